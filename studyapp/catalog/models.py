@@ -1,0 +1,129 @@
+"""Typed catalog entries: the hardware and model figures every question uses.
+
+Field names are a fixed contract (DESIGN.md). Units are in the names:
+``memory_gb`` is 10^9 bytes, ``memory_bandwidth_tb_s`` is 10^12 bytes/s,
+``*_tflops`` are dense (never sparse) 10^12 FLOP/s, ``scale_up_gb_s`` is
+per chip with both directions summed.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, HttpUrl, field_validator
+
+
+class Entry(BaseModel):
+    """Every catalog entry has an id, a display name and sources."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")
+    name: str
+    sources: list[HttpUrl] = Field(min_length=1)
+    note: str | None = None
+
+    @field_validator("sources")
+    @classmethod
+    def _http_only(cls, value: list[HttpUrl]) -> list[HttpUrl]:
+        for url in value:
+            if url.scheme not in ("http", "https"):
+                raise ValueError(f"source {url} is not an http(s) URL")
+        return value
+
+
+Vendor = Literal["nvidia", "amd", "google", "aws", "intel"]
+
+
+class Accelerator(Entry):
+    """One accelerator chip as its vendor publishes it."""
+
+    vendor: Vendor
+    post: str
+    year: int = Field(ge=2015, le=2030)
+    architecture: str | None = None
+    memory_gb: float = Field(gt=0)
+    memory_type: str
+    memory_bandwidth_tb_s: float = Field(gt=0)
+    bf16_dense_tflops: float = Field(gt=0)
+    fp8_dense_tflops: float | None = Field(default=None, gt=0)
+    fp4_dense_tflops: float | None = Field(default=None, gt=0)
+    tdp_w: float | None = Field(default=None, gt=0)
+    scale_up: str | None = None
+    scale_up_gb_s: float | None = Field(default=None, gt=0)
+    scale_out: str | None = None
+    software: str | None = None
+    form_factor: str | None = None
+
+    @property
+    def memory_bytes(self) -> float:
+        return self.memory_gb * 1e9
+
+    @property
+    def bandwidth_bytes_s(self) -> float:
+        return self.memory_bandwidth_tb_s * 1e12
+
+
+class Interconnect(Entry):
+    """A link or network port; ``bandwidth_gb_s`` in GB/s (bytes)."""
+
+    kind: Literal["scale-up", "scale-out", "host"]
+    bandwidth_gb_s: float = Field(gt=0)
+    direction: Literal["per-direction", "bidirectional"]
+    gbit_s: float | None = Field(default=None, gt=0)
+    year: int | None = None
+    post: str | None = None
+
+
+class System(Entry):
+    """A node or rack built from several accelerators."""
+
+    vendor: Vendor
+    post: str
+    gpus: int = Field(gt=0)
+    accelerator: str
+    total_memory_gb: float = Field(gt=0)
+    interconnect: str | None = None
+    aggregate_scale_up_gb_s: float | None = Field(default=None, gt=0)
+    nvlink_domain: int | None = None
+    cpus: str | None = None
+
+
+Attention = Literal["mha", "gqa", "mla"]
+
+
+class Model(Entry):
+    """A language model's shape from its published config."""
+
+    params_b: float = Field(gt=0)
+    active_params_b: float | None = Field(default=None, gt=0)
+    layers: int = Field(gt=0)
+    hidden_size: int = Field(gt=0)
+    heads: int = Field(gt=0)
+    kv_heads: int = Field(gt=0)
+    head_dim: int = Field(gt=0)
+    context_length: int = Field(gt=0)
+    attention: Attention
+    kv_lora_rank: int | None = Field(default=None, gt=0)
+    qk_rope_head_dim: int | None = Field(default=None, gt=0)
+    vocab_size: int | None = Field(default=None, gt=0)
+    year: int | None = None
+    family: str | None = None
+
+    @property
+    def params(self) -> float:
+        return self.params_b * 1e9
+
+
+class HardwareFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    accelerators: list[Accelerator]
+    interconnects: list[Interconnect] = []
+    systems: list[System] = []
+
+
+class ModelsFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    models: list[Model]
