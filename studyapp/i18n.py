@@ -1,0 +1,57 @@
+"""UI strings in Spanish and English.
+
+Strings live in ``content/i18n/<area>.<lang>.yaml`` (flat ``key: text`` maps,
+keys namespaced like ``home.title``); every area has both languages with the
+same keys (a test checks it). ``t()`` formats with ``str.format`` fields.
+"""
+
+from __future__ import annotations
+
+import locale
+import os
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+from studyapp import locations
+
+LANGS = ("es", "en")
+
+
+def default_lang() -> str:
+    """``es*`` locales get Spanish, everything else English."""
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        value = os.environ.get(var)
+        if value:
+            return "es" if value.lower().startswith("es") else "en"
+    try:
+        code = locale.getlocale()[0] or ""
+    except ValueError:
+        code = ""
+    return "es" if code.lower().startswith("es") else "en"
+
+
+def i18n_dir() -> Path:
+    return locations.content_dir() / "i18n"
+
+
+@cache
+def strings(lang: str) -> dict[str, str]:
+    """All UI strings for ``lang``, merged from every area file."""
+    merged: dict[str, str] = {}
+    for path in sorted(i18n_dir().glob(f"*.{lang}.yaml")):
+        with path.open(encoding="utf-8") as fh:
+            data = yaml.safe_load(fh) or {}
+        for key, value in data.items():
+            merged[str(key)] = str(value)
+    return merged
+
+
+def t(key: str, lang: str, /, **fields: object) -> str:
+    """The string for ``key`` in ``lang`` (falls back to English, then the key)."""
+    table = strings(lang)
+    text = table.get(key)
+    if text is None:
+        text = strings("en").get(key, key)
+    return text.format(**fields) if fields else text

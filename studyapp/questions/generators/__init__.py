@@ -1,0 +1,60 @@
+"""Built-in question families, registered by name.
+
+A family draws its parameters from the catalog with a seeded RNG, computes
+the answer with ``studyapp.infra`` and writes a worked explanation. Each
+module in this package registers its families with ``@register``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from studyapp.questions.model import Kind, Question
+
+GenerateFn = Callable[[int, str, Mapping[str, Any]], Question]
+
+
+@dataclass(frozen=True)
+class Family:
+    """One generator family: ``generate(seed, lang, options) -> Question``."""
+
+    name: str
+    post: str
+    kind: Kind
+    description: Mapping[str, str]  # by language
+    generate: GenerateFn
+    options: Mapping[str, str]  # accepted option names -> what they take
+
+
+_REGISTRY: dict[str, Family] = {}
+
+
+def register(family: Family) -> Family:
+    if family.name in _REGISTRY:
+        raise ValueError(f"family {family.name!r} registered twice")
+    _REGISTRY[family.name] = family
+    return family
+
+
+def _load_all() -> None:
+    """Import the family modules (they register themselves)."""
+    from studyapp.questions.generators import families  # noqa: F401
+
+
+def families() -> dict[str, Family]:
+    """All families by name, in registration order."""
+    if not _REGISTRY:
+        _load_all()
+    return dict(_REGISTRY)
+
+
+def get_family(name: str) -> Family:
+    """A family by name; ``UnknownIdError`` lists close names."""
+    from studyapp.catalog import UnknownIdError
+
+    table = families()
+    if name not in table:
+        raise UnknownIdError("generator", name, list(table))
+    return table[name]
