@@ -1,0 +1,112 @@
+"""Memory arithmetic: weights, KV cache and whether a model fits.
+
+All sizes in bytes. KV cache per token: GQA/MHA keep a key and a value per
+layer and KV head, ``2 * layers * kv_heads * head_dim * bytes``; MLA keeps one
+compressed latent plus the decoupled RoPE key per layer,
+``layers * (kv_lora_rank + qk_rope_head_dim) * bytes`` (DeepSeek-V2/V3 paper).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from studyapp.infra.units import dtype_bytes
+
+DEFAULT_USABLE_FRACTION = 0.9
+
+
+@dataclass(frozen=True)
+class KVShape:
+    """What the KV cache of one token depends on."""
+
+    layers: int
+    kv_heads: int = 0
+    head_dim: int = 0
+    kv_lora_rank: int | None = None
+    qk_rope_head_dim: int | None = None
+
+    @property
+    def is_mla(self) -> bool:
+        return self.kv_lora_rank is not None
+
+    def values_per_token(self) -> int:
+        """Numbers stored per token across all layers."""
+        if self.kv_lora_rank is not None:
+            return self.layers * (self.kv_lora_rank + (self.qk_rope_head_dim or 0))
+        return 2 * self.layers * self.kv_heads * self.head_dim
+
+
+def weights_bytes(params: float, dtype: str) -> float:
+    """Parameters × bytes per parameter."""
+    return params * dtype_bytes(dtype)
+
+
+def kv_bytes_per_token(shape: KVShape, dtype: str) -> float:
+    """KV cache bytes one token keeps in every layer."""
+    return shape.values_per_token() * dtype_bytes(dtype)
+
+
+def kv_cache_bytes(shape: KVShape, dtype: str, tokens: int, batch: int = 1) -> float:
+    """KV cache for ``batch`` sequences of ``tokens`` each."""
+    return kv_bytes_per_token(shape, dtype) * tokens * batch
+
+
+def usable_bytes(memory_bytes: float, devices: int = 1,
+                 usable_fraction: float = DEFAULT_USABLE_FRACTION) -> float:
+    """Memory left for weights and KV after runtime, activations and fragmentation."""
+    return memory_bytes * devices * usable_fraction
+
+
+def min_devices(required: float, memory_bytes: float,
+                usable_fraction: float = DEFAULT_USABLE_FRACTION) -> int:
+    """Fewest devices whose usable memory holds ``required`` bytes."""
+    per_device = memory_bytes * usable_fraction
+    if required <= 0:
+        return 1
+    return max(1, math.ceil(required / per_device - 1e-12))
+
+
+@dataclass(frozen=True)
+class Fit:
+    """Does weights + KV cache fit, and by how much."""
+
+    weights_bytes: float
+    kv_cache_bytes: float
+    required_bytes: float
+    available_bytes: float
+    devices: int
+    min_devices: int
+
+    @property
+    def fits(self) -> bool:
+        return self.required_bytes <= self.available_bytes
+
+    @property
+    def headroom_bytes(self) -> float:
+        return self.available_bytes - self.required_bytes
+
+
+def fit(params: float, dtype: str, shape: KVShape, memory_bytes: float, *,
+        context: int = 0, batch: int = 1, kv_dtype: str | None = None, devices: int = 1,
+        usable_fraction: float = DEFAULT_USABLE_FRACTION) -> Fit:
+    """Weights in ``dtype`` plus KV cache for context × batch against usable memory."""
+    w = weights_bytes(params, dtype)
+    kv = kv_cache_bytes(shape, kv_dtype or dtype, context, batch)
+    need = w + kv
+    return Fit(
+        weights_bytes=w,
+        kv_cache_bytes=kv,
+        required_bytes=need,
+        available_bytes=usable_bytes(memory_bytes, devices, usable_fraction),
+        devices=devices,
+        min_devices=min_devices(need, memory_bytes, usable_fraction),
+    )
+
+
+def max_tokens_that_fit(free_bytes: float, shape: KVShape, kv_dtype: str, batch: int = 1) -> int:
+    """Longest context (tokens per sequence) whose KV cache fits in ``free_bytes``."""
+    per_token = kv_bytes_per_token(shape, kv_dtype) * batch
+    if free_bytes <= 0:
+        return 0
+    return int(free_bytes // per_token)
