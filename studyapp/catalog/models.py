@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, HttpUrl, field_validator
+from pydantic import BaseModel, ConfigDict, Field, HttpUrl, field_validator, model_validator
 
 
 class Entry(BaseModel):
@@ -109,6 +109,19 @@ class Model(Entry):
     vocab_size: int | None = Field(default=None, gt=0)
     year: int | None = None
     family: str | None = None
+
+    @model_validator(mode="after")
+    def _attention_shape(self) -> Model:
+        """MLA needs its latent sizes; K/V heads never outnumber query heads."""
+        if self.attention == "mla" and (
+            self.kv_lora_rank is None or self.qk_rope_head_dim is None
+        ):
+            raise ValueError(
+                f"model {self.id}: attention mla needs kv_lora_rank and qk_rope_head_dim"
+            )
+        if self.kv_heads > self.heads:
+            raise ValueError(f"model {self.id}: kv_heads {self.kv_heads} > heads {self.heads}")
+        return self
 
     @property
     def params(self) -> float:
