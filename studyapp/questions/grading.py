@@ -1,0 +1,323 @@
+"""Grade an answer the way a person writes it.
+
+``grade`` never raises for anything a learner can type. When an answer
+cannot be judged fairly (empty, a unit of another dimension, an ambiguous
+unit or number) the verdict has ``correct=None`` and ``retry=True``: the
+learner is asked again and nothing is recorded, because marking a
+misunderstanding of the input as a wrong answer would teach nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from studyapp.i18n import t
+from studyapp.questions.formatting import format_number, format_quantity
+from studyapp.questions.model import DEFAULT_TOLERANCE, Kind, Question, Tolerance
+from studyapp.questions.units import (
+    COUNT,
+    AmbiguousUnit,
+    Quantity,
+    Unit,
+    UnitError,
+    UnknownUnit,
+    UnparsableAnswer,
+    parse_number,
+    parse_quantity,
+    resolve_unit,
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of one answer.
+
+    ``correct`` is None when the answer was not graded (``retry`` is then
+    True and ``expected`` is empty, so asking again does not give the answer
+    away). ``given`` is what the learner answered, normalised and, for
+    numbers, converted to the question's unit; ``message`` is in the
+    question's language.
+    """
+
+    correct: bool | None
+    message: str
+    given: str
+    expected: str
+    retry: bool = False
+
+
+_MAX_SIG = 17
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_TRUE_WORDS = frozenset({"y", "yes", "t", "true", "s", "si", "v", "verdadero", "cierto", "verdad"})
+_FALSE_WORDS = frozenset({"n", "no", "f", "false", "falso"})
+
+
+def grade(question: Question, response: str) -> Verdict:
+    """Judge ``response`` to ``question`` (see the module docstring for retries)."""
+    text = response.strip()
+    if not text:
+        return _ask_again(question, "", t("grading.empty", question.lang))
+    if question.kind is Kind.NUMERIC:
+        return _grade_numeric(question, text)
+    if question.kind is Kind.CHOICE:
+        return _grade_choice(question, text)
+    if question.kind is Kind.TRUEFALSE:
+        return _grade_truefalse(question, text)
+    return _grade_text(question, text)
+
+
+def expected_display(question: Question) -> str:
+    """The right answer as shown to the learner; a numeric one grades correct if typed back."""
+    if question.kind is Kind.NUMERIC:
+        return _expected_numeric(question)[0]
+    if question.kind is Kind.CHOICE:
+        index = _answer_index(question)
+        if index is None:
+            return str(question.answer)
+        return f"{_LETTERS[index]}) {question.choices[index]}"
+    if question.kind is Kind.TRUEFALSE:
+        return t("grading.true" if question.answer else "grading.false", question.lang)
+    return str(question.answer)
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _ask_again(question: Question, given: str, message: str) -> Verdict:
+    return Verdict(correct=None, message=message, given=given, expected="", retry=True)
+
+
+def _judged(
+    question: Question, correct: bool, given: str, expected: str, hint: str = ""
+) -> Verdict:
+    lang = question.lang
+    if correct:
+        message = t("grading.correct", lang)
+    else:
+        message = t("grading.wrong", lang, expected=expected)
+        if hint:
+            message = f"{message} {hint}"
+    return Verdict(correct=correct, message=message, given=given, expected=expected)
+
+
+def _fold(text: str) -> str:
+    """Case-, accent- and space-insensitive form (``HBM3e`` = ``hbm 3E`` = ``HBM-3e``)."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
+    plain = re.sub(r"[\s\-_]+", "", plain.casefold())
+    return plain.rstrip(".!")
+
+
+# ---------------------------------------------------------------- numeric
+
+
+@dataclass(frozen=True)
+class _Target:
+    """What a numeric question asks for: its unit (or a counted noun) and value."""
+
+    unit: str | None
+    dimension: str
+    factor: float
+    value: float
+    tolerance: Tolerance
+
+
+def _target(question: Question) -> _Target:
+    unit = question.unit or None
+    dimension, factor = COUNT, 1.0
+    if unit is not None:
+        try:
+            resolved: Unit = resolve_unit(unit)
+            dimension, factor = resolved.dimension, resolved.factor
+        except AmbiguousUnit as exc:
+            # A deck should not use an ambiguous unit; read it as its first meaning.
+            resolved = resolve_unit(exc.candidates[0])
+            dimension, factor = resolved.dimension, resolved.factor
+        except UnknownUnit:
+            pass  # a counted noun such as "GPUs" or "layers"
+    answer = question.answer
+    value = float(answer) if isinstance(answer, int | float) else math.nan
+    tolerance = question.tolerance or DEFAULT_TOLERANCE
+    return _Target(unit, dimension, factor, value, tolerance)
+
+
+def _in_target_unit(q: Quantity, target: _Target, value: float) -> float:
+    return value if q.dimension is None else value / target.factor
+
+
+def _reads_as(text: str, target: _Target, lang: str) -> float | None:
+    try:
+        q = parse_quantity(text, lang, target.dimension)
+    except UnitError:
+        return None
+    if q.dimension not in (None, target.dimension):
+        return None
+    return _in_target_unit(q, target, q.value)
+
+
+def _expected_numeric(question: Question) -> tuple[str, int]:
+    """The expected value with the fewest figures (at least 3) that still grade correct."""
+    target = _target(question)
+    if not math.isfinite(target.value):
+        return str(question.answer), 3
+    for sig in range(3, _MAX_SIG + 1):
+        shown = format_quantity(target.value, target.unit, question.lang, sig)
+        back = _reads_as(shown, target, question.lang)
+        if back is not None and target.tolerance.accepts(target.value, back):
+            return shown, sig
+    return format_quantity(target.value, target.unit, question.lang, _MAX_SIG), _MAX_SIG
+
+
+def _dimension_name(dimension: str | None, lang: str) -> str:
+    return t(f"grading.dim.{dimension or COUNT}", lang)
+
+
+def _grade_numeric(question: Question, text: str) -> Verdict:
+    lang = question.lang
+    target = _target(question)
+    example = format_quantity(12.5, target.unit, lang)
+    try:
+        q = parse_quantity(text, lang, target.dimension)
+    except AmbiguousUnit as exc:
+        options = f" {t('grading.or', lang)} ".join(exc.candidates)
+        message = t("grading.ambiguous_unit", lang, unit=exc.unit, options=options)
+        if any(c.rstrip("/s").endswith(("B", "b")) for c in exc.candidates):
+            message = f"{message} {t('grading.bits_note', lang)}"
+        return _ask_again(question, text, message)
+    except UnknownUnit as exc:
+        return _ask_again(
+            question, text, t("grading.unknown_unit", lang, unit=exc.unit, example=example)
+        )
+    except UnparsableAnswer:
+        return _ask_again(question, text, t("grading.unparsable", lang, text=text, example=example))
+    if q.dimension is not None and q.dimension != target.dimension:
+        wanted = _dimension_name(target.dimension, lang)
+        if target.unit:
+            wanted = f"{wanted} ({target.unit})"
+        given_name = _dimension_name(q.dimension, lang)
+        message = t("grading.wrong_dimension", lang, given=given_name, expected=wanted)
+        return _ask_again(question, text, message)
+
+    given_value = _in_target_unit(q, target, q.value)
+    expected_text, sig = _expected_numeric(question)
+    correct = math.isfinite(target.value) and target.tolerance.accepts(target.value, given_value)
+    if not correct and q.alternative is not None:
+        other = _in_target_unit(q, target, q.alternative)
+        if target.tolerance.accepts(target.value, other) and q.value != 0:
+            number = parse_number(text, lang)[0]
+            meant = number * q.alternative / q.value
+            message = t(
+                "grading.ambiguous_number",
+                lang,
+                text=text,
+                reading=format_number(number, lang, 6, grouping=False),
+                alternative=format_number(meant, lang, 6, grouping=False),
+            )
+            return _ask_again(question, text, message)
+    given_text = _given_numeric(given_value, target, lang, sig, expected_text, correct)
+    hint = "" if correct else _hint(given_value, target.value, lang)
+    return _judged(question, correct, given_text, expected_text, hint)
+
+
+def _given_numeric(
+    value: float, target: _Target, lang: str, sig: int, expected: str, correct: bool
+) -> str:
+    """The answer in the question's unit, with enough figures to differ from a wrong expected."""
+    sig = max(sig, 4)
+    shown = format_quantity(value, target.unit, lang, sig)
+    while not correct and shown == expected and sig < _MAX_SIG:
+        sig += 1
+        shown = format_quantity(value, target.unit, lang, sig)
+    return shown
+
+
+def _close(ratio: float, factor: float) -> bool:
+    return abs(ratio / factor - 1) < 0.005
+
+
+def _hint(given: float, expected: float, lang: str) -> str:
+    """A pointer when a wrong answer is off by a telling factor (bits, prefix, GiB)."""
+    if not (math.isfinite(given) and math.isfinite(expected)) or given == 0 or expected == 0:
+        return ""
+    ratio = abs(given / expected)
+    if _close(ratio, 8) or _close(ratio, 1 / 8):
+        return t("grading.hint.bits", lang)
+    for k in (1, 2, 3, 4):
+        for f in (1000.0**k, 1000.0**-k):
+            if _close(ratio, f):
+                return t("grading.hint.prefix", lang, factor=format_number(1000.0**k, lang))
+    for k in (1, 2, 3, 4):
+        f = 1.024**k
+        if _close(ratio, f) or _close(ratio, 1 / f):
+            return t("grading.hint.binary", lang)
+    return ""
+
+
+# ---------------------------------------------------------------- choice
+
+
+def _answer_index(question: Question) -> int | None:
+    if not isinstance(question.answer, str):
+        return None
+    if question.answer in question.choices:
+        return question.choices.index(question.answer)
+    folded = _fold(question.answer)
+    for i, choice in enumerate(question.choices):
+        if _fold(choice) == folded:
+            return i
+    return None
+
+
+def _grade_choice(question: Question, text: str) -> Verdict:
+    lang = question.lang
+    count = len(question.choices)
+    picked: set[int] = set()
+    folded = _fold(text)
+    for i, choice in enumerate(question.choices):
+        if _fold(choice) == folded:
+            picked.add(i)
+    token = re.sub(r"^[(\[]?\s*(\w+)\s*[)\].:]?$", r"\1", text.strip()).lower()
+    if token.isascii() and token.isdigit() and 1 <= int(token) <= count:
+        picked.add(int(token) - 1)
+    if len(token) == 1 and token in _LETTERS[:count]:
+        picked.add(_LETTERS.index(token))
+    if not picked:
+        last = _LETTERS[max(count, 1) - 1]
+        return _ask_again(question, text, t("grading.choice_invalid", lang, count=count, last=last))
+    if len(picked) > 1:
+        options = ", ".join(f"{_LETTERS[i]}) {question.choices[i]}" for i in sorted(picked))
+        return _ask_again(question, text, t("grading.choice_ambiguous", lang, options=options))
+    index = picked.pop()
+    given = f"{_LETTERS[index]}) {question.choices[index]}"
+    return _judged(question, index == _answer_index(question), given, expected_display(question))
+
+
+# ---------------------------------------------------------------- true/false
+
+
+def _grade_truefalse(question: Question, text: str) -> Verdict:
+    lang = question.lang
+    word = _fold(text)
+    if word in _TRUE_WORDS:
+        said = True
+    elif word in _FALSE_WORDS:
+        said = False
+    else:
+        return _ask_again(question, text, t("grading.truefalse_invalid", lang))
+    given = t("grading.true" if said else "grading.false", lang)
+    return _judged(question, said == bool(question.answer), given, expected_display(question))
+
+
+# ---------------------------------------------------------------- text
+
+
+def _grade_text(question: Question, text: str) -> Verdict:
+    accepted = {_fold(str(question.answer)), *(_fold(a) for a in question.accept)}
+    accepted.discard("")
+    return _judged(question, _fold(text) in accepted, text, expected_display(question))
+
+
+__all__ = ["Verdict", "expected_display", "grade"]
