@@ -1,0 +1,269 @@
+"""Published figures the catalog must match, each with the page that prints it.
+
+A row is (table, entry id, field, published value, unit, source URL). ``rel``
+allows for rounding where the catalog keeps the vendor's rounded figure
+(e.g. 989 for NVIDIA's 989.4 TFLOPS). GiB figures are converted to GB here,
+the way the catalog stores them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from studyapp.catalog import Catalog, load_catalog_from
+
+CONTENT = Path(__file__).resolve().parents[2] / "content"
+GIB = 2**30 / 1e9
+
+
+class Published(NamedTuple):
+    table: str
+    entry: str
+    field: str
+    value: float
+    unit: str
+    source: str
+    rel: float = 1e-9
+
+
+P = Published
+
+FIGURES: list[Published] = [
+    # ---- NVIDIA A100 / H100 / H200
+    P("accelerators", "a100-80gb", "bf16_dense_tflops", 312, "TFLOPS",
+      "https://glennklockwood.com/garden/processors/A100"),
+    P("accelerators", "a100-80gb", "memory_bandwidth_tb_s", 2.039, "TB/s",
+      "https://www.thundercompute.com/blog/nvidia-a100-specs-full-guide"),
+    P("accelerators", "a100-80gb", "tdp_w", 400, "W",
+      "https://www.thundercompute.com/blog/nvidia-a100-specs-full-guide"),
+    P("accelerators", "h100-sxm", "memory_gb", 80, "GB",
+      "https://glennklockwood.com/garden/processors/h100"),
+    P("accelerators", "h100-sxm", "memory_bandwidth_tb_s", 3.35, "TB/s",
+      "https://lzwjava.github.io/nvidia-h200-gpu-specs-en"),
+    P("accelerators", "h100-sxm", "bf16_dense_tflops", 989.4, "TFLOPS",
+      "https://glennklockwood.com/garden/processors/h100", rel=1e-3),
+    P("accelerators", "h100-sxm", "fp8_dense_tflops", 1978.9, "TFLOPS",
+      "https://glennklockwood.com/garden/processors/h100", rel=1e-3),
+    P("accelerators", "h100-sxm", "tdp_w", 700, "W",
+      "https://glennklockwood.com/garden/processors/h100"),
+    P("accelerators", "h100-pcie", "tdp_w", 350, "W",
+      "https://manuals.plus/m/56b0c3ef7d0a1c470c0af8f05a0bd1f29a778007472ba941201fbbb185c9bccd"),
+    P("accelerators", "h200-sxm", "memory_gb", 141, "GB",
+      "https://raw.githubusercontent.com/mlcommons/inference_results_v4.1/main/closed/NVIDIA/systems/H200-SXM-141GBx8_TRT_MaxQ.json"),
+    P("accelerators", "h200-sxm", "tdp_w", 700, "W",
+      "https://raw.githubusercontent.com/mlcommons/inference_results_v4.1/main/closed/NVIDIA/systems/H200-SXM-141GBx8_TRT_MaxQ.json"),
+    P("accelerators", "h200-sxm", "scale_up_gb_s", 900, "GB/s",
+      "https://raw.githubusercontent.com/mlcommons/inference_results_v4.1/main/closed/NVIDIA/systems/H200-SXM-141GBx8_TRT_MaxQ.json"),
+    P("accelerators", "h200-sxm", "memory_bandwidth_tb_s", 4.8, "TB/s",
+      "https://geektopia.es/es/technology/2023/11/13/noticias/nvidia-anuncia-la-aceleradora-h200-tiene-141-gb-de-hbm3e.html"),
+    # ---- NVIDIA Blackwell
+    P("accelerators", "b200", "memory_gb", 180, "GB",
+      "https://raw.githubusercontent.com/mlcommons/inference_results_v6.0/main/closed/Nebius/systems/nebius_b200_n1.json"),
+    P("accelerators", "b200", "tdp_w", 1000, "W",
+      "https://raw.githubusercontent.com/mlcommons/inference_results_v6.0/main/closed/Nebius/systems/nebius_b200_n1.json"),
+    P("accelerators", "b200", "bf16_dense_tflops", 2250, "TFLOPS",
+      "https://glennklockwood.com/garden/processors/B200"),
+    P("accelerators", "b200", "fp8_dense_tflops", 4500, "TFLOPS",
+      "https://glennklockwood.com/garden/processors/B200"),
+    P("accelerators", "b200", "fp4_dense_tflops", 9000, "TFLOPS",
+      "https://glennklockwood.com/garden/processors/B200"),
+    P("accelerators", "gb200", "memory_gb", 186, "GB",
+      "https://raw.githubusercontent.com/mlcommons/inference_results_v6.1/main/closed/Crusoe/systems/GB200-NVL72_GB200-186GB_aarch64x16_Dynamo.json"),
+    P("accelerators", "gb200", "bf16_dense_tflops", 2500, "TFLOPS",
+      "https://glennklockwood.com/garden/processors/B200"),
+    P("accelerators", "gb200", "fp4_dense_tflops", 10000, "TFLOPS",
+      "https://glennklockwood.com/garden/processors/B200"),
+    # ---- AMD Instinct
+    P("accelerators", "mi300x", "memory_gb", 192, "GB",
+      "https://raw.githubusercontent.com/mlcommons/inference_results_v4.1/main/closed/AMD/systems/8xMI300X_2xEPYC-9374F.json"),
+    P("accelerators", "mi300x", "tdp_w", 750, "W",
+      "https://raw.githubusercontent.com/mlcommons/inference_results_v4.1/main/closed/AMD/systems/8xMI300X_2xEPYC-9374F.json"),
+    P("accelerators", "mi300x", "memory_bandwidth_tb_s", 5.3, "TB/s",
+      "https://docs.vultr.com/inference-cookbook/rocm/getting-started/hardware-requirements"),
+    P("accelerators", "mi300x", "bf16_dense_tflops", 1307.4, "TFLOPS",
+      "https://raw.githubusercontent.com/alpharomercoma/MI300X-vs-H200/6077fdc7bfc215171c33435b7cd76ca4c5f2b236/METHODOLOGY.md"),
+    P("accelerators", "mi300x", "fp8_dense_tflops", 2614.9, "TFLOPS",
+      "https://raw.githubusercontent.com/alpharomercoma/MI300X-vs-H200/6077fdc7bfc215171c33435b7cd76ca4c5f2b236/METHODOLOGY.md"),
+    P("accelerators", "mi325x", "memory_gb", 256, "GB",
+      "https://docs.vultr.com/inference-cookbook/rocm/getting-started/hardware-requirements"),
+    P("accelerators", "mi325x", "memory_bandwidth_tb_s", 6.0, "TB/s",
+      "https://docs.vultr.com/inference-cookbook/rocm/getting-started/hardware-requirements"),
+    P("accelerators", "mi325x", "fp8_dense_tflops", 2614.9, "TFLOPS",
+      "https://awesomeagents.ai/hardware/amd-mi325x"),
+    P("accelerators", "mi350x", "tdp_w", 1000, "W",
+      "https://wccftech.com/amd-instinct-mi350-gpuai-hardware-powerhouse-3nm-3d-chiplet-cdna-4-185-billion-transistors-1400w-tbp-over-4000b-llm-support//amp/"),
+    P("accelerators", "mi355x", "tdp_w", 1400, "W",
+      "https://wccftech.com/amd-instinct-mi350-gpuai-hardware-powerhouse-3nm-3d-chiplet-cdna-4-185-billion-transistors-1400w-tbp-over-4000b-llm-support//amp/"),
+    P("accelerators", "mi355x", "memory_gb", 288, "GB",
+      "https://www.tomshardware.com/pc-components/gpus/amds-instinct-mi355x-accelerator-will-consume-1-400-watts"),
+    P("accelerators", "mi355x", "memory_bandwidth_tb_s", 8, "TB/s",
+      "https://www.tomshardware.com/pc-components/gpus/amds-instinct-mi355x-accelerator-will-consume-1-400-watts"),
+    P("accelerators", "mi355x", "fp8_dense_tflops", 5000, "TFLOPS",
+      "https://www.world-today-news.com/?p=7253162"),
+    # ---- Google TPU
+    P("accelerators", "tpu-v5e", "bf16_dense_tflops", 197, "TFLOPS",
+      "https://docs.cloud.google.com/tpu/docs/v5e"),
+    P("accelerators", "tpu-v5e", "memory_bandwidth_tb_s", 0.819, "TB/s",
+      "https://docs.cloud.google.com/tpu/docs/v5e"),
+    P("accelerators", "tpu-v5e", "scale_up_gb_s", 400, "GB/s",
+      "https://docs.cloud.google.com/tpu/docs/v5e"),
+    P("accelerators", "tpu-v5p", "bf16_dense_tflops", 459, "TFLOPS",
+      "https://docs.cloud.google.com/tpu/docs/v5p-training?authuser=1"),
+    P("accelerators", "tpu-v5p", "fp8_dense_tflops", 459, "TFLOPS",
+      "https://docs.cloud.google.com/tpu/docs/v5p-training?authuser=1"),
+    P("accelerators", "tpu-v5p", "memory_gb", 95 * GIB, "GiB->GB",
+      "https://docs.cloud.google.com/tpu/docs/v5p-training?authuser=1", rel=1e-4),
+    P("accelerators", "tpu-v5p", "memory_bandwidth_tb_s", 2.765, "TB/s",
+      "https://docs.cloud.google.com/tpu/docs/v5p-training?authuser=1"),
+    P("accelerators", "tpu-v5p", "scale_up_gb_s", 1200, "GB/s",
+      "https://docs.cloud.google.com/tpu/docs/v5p-training?authuser=1"),
+    P("accelerators", "tpu-v6e", "bf16_dense_tflops", 918, "TFLOPS",
+      "https://docs.cloud.google.com/tpu/docs/v6e.md.txt"),
+    P("accelerators", "tpu-v6e", "memory_gb", 32, "GB",
+      "https://docs.cloud.google.com/tpu/docs/v6e.md.txt"),
+    P("accelerators", "tpu-v6e", "memory_bandwidth_tb_s", 1.638, "TB/s",
+      "https://docs.cloud.google.com/tpu/docs/v6e.md.txt"),
+    P("accelerators", "tpu-v6e", "scale_up_gb_s", 800, "GB/s",
+      "https://docs.cloud.google.com/tpu/docs/v6e.md.txt"),
+    P("accelerators", "tpu-v7", "bf16_dense_tflops", 2307, "TFLOPS",
+      "https://docs.cloud.google.com/tpu/docs/tpu7x?authuser=101"),
+    P("accelerators", "tpu-v7", "fp8_dense_tflops", 4614, "TFLOPS",
+      "https://docs.cloud.google.com/tpu/docs/ironwood-performance"),
+    P("accelerators", "tpu-v7", "memory_gb", 192 * GIB, "GiB->GB",
+      "https://docs.cloud.google.com/tpu/docs/tpu7x?authuser=101", rel=1e-4),
+    # ---- AWS Trainium
+    P("accelerators", "trainium1", "bf16_dense_tflops", 190, "TFLOPS",
+      "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/general/arch/neuron-hardware/trainium.html"),
+    P("accelerators", "trainium1", "memory_gb", 32 * GIB, "GiB->GB",
+      "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/general/arch/neuron-hardware/trainium.html",
+      rel=1e-4),
+    P("accelerators", "trainium1", "scale_up_gb_s", 384, "GB/s",
+      "https://github.com/aws-neuron/aws-neuron-sdk/blob/master/about-neuron/arch/neuron-hardware/trainium2.rst"),
+    P("accelerators", "trainium2", "bf16_dense_tflops", 667, "TFLOPS",
+      "https://github.com/aws-neuron/aws-neuron-sdk/blob/master/about-neuron/arch/neuron-hardware/trainium2.rst"),
+    P("accelerators", "trainium2", "fp8_dense_tflops", 1299, "TFLOPS",
+      "https://github.com/aws-neuron/aws-neuron-sdk/blob/master/about-neuron/arch/neuron-hardware/trainium2.rst"),
+    P("accelerators", "trainium2", "memory_gb", 96 * GIB, "GiB->GB",
+      "https://github.com/aws-neuron/aws-neuron-sdk/blob/master/about-neuron/arch/neuron-hardware/trainium2.rst",
+      rel=1e-4),
+    P("accelerators", "trainium2", "memory_bandwidth_tb_s", 2.9, "TB/s",
+      "https://github.com/aws-neuron/aws-neuron-sdk/blob/master/about-neuron/arch/neuron-hardware/trainium2.rst"),
+    P("accelerators", "trainium2", "scale_up_gb_s", 1280, "GB/s",
+      "https://github.com/aws-neuron/aws-neuron-sdk/blob/master/about-neuron/arch/neuron-hardware/trainium2.rst"),
+    # ---- Intel Gaudi
+    P("accelerators", "gaudi2", "bf16_dense_tflops", 432, "TFLOPS",
+      "https://www.sgpjbg.com/baogao/465025.html"),
+    P("accelerators", "gaudi2", "memory_gb", 96, "GB",
+      "https://www.sgpjbg.com/baogao/465025.html"),
+    P("accelerators", "gaudi2", "tdp_w", 600, "W",
+      "https://www.sgpjbg.com/baogao/465025.html"),
+    P("accelerators", "gaudi3", "bf16_dense_tflops", 1835, "TFLOPS",
+      "https://www.sgpjbg.com/baogao/465025.html"),
+    P("accelerators", "gaudi3", "fp8_dense_tflops", 1835, "TFLOPS",
+      "https://www.sgpjbg.com/baogao/465025.html"),
+    P("accelerators", "gaudi3", "memory_gb", 128, "GB",
+      "https://www.sgpjbg.com/baogao/465025.html"),
+    P("accelerators", "gaudi3", "tdp_w", 900, "W",
+      "https://www.sgpjbg.com/baogao/465025.html"),
+    P("accelerators", "gaudi3", "memory_bandwidth_tb_s", 3.7, "TB/s",
+      "https://www.theregister.com/2024/04/09/intel_gaudi_ai_accelerator/"),
+    P("accelerators", "gaudi3", "scale_up_gb_s", 1050, "GB/s",
+      "https://docs.habana.ai/en/latest/Management_and_Monitoring/Network_Configuration/index.html"),
+    # ---- interconnects
+    P("interconnects", "nvlink-4", "bandwidth_gb_s", 900, "GB/s",
+      "https://raw.githubusercontent.com/mlcommons/inference_results_v4.1/main/closed/NVIDIA/systems/H200-SXM-141GBx8_TRT_MaxQ.json"),
+    P("interconnects", "nvlink-5", "bandwidth_gb_s", 14400 / 8, "GB/s",
+      "https://raw.githubusercontent.com/mlcommons/inference_results_v6.0/main/closed/Nebius/systems/nebius_b200_n1.json"),
+    P("interconnects", "ib-ndr", "gbit_s", 400, "Gb/s",
+      "https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-b200/latest/dgx-superpod-components.html"),
+    P("interconnects", "ib-ndr", "bandwidth_gb_s", 400 / 8, "GB/s",
+      "https://docs.nvidia.com/networking/display/QM97X0PUB/Interfaces"),
+    P("interconnects", "ib-xdr", "gbit_s", 800, "Gb/s",
+      "https://docs.nvidia.com/networking/display/XDRSwitchesHWUM/Document-Revision-History"),
+    P("interconnects", "roce-200g", "bandwidth_gb_s", 25, "GB/s",
+      "https://docs.habana.ai/en/latest/Management_and_Monitoring/Network_Configuration/index.html"),
+    P("interconnects", "pcie-gen5", "bandwidth_gb_s", 128 / 2, "GB/s",
+      "https://glennklockwood.com/garden/processors/h100"),
+    # ---- systems
+    P("systems", "hgx-h100", "total_memory_gb", 640, "GB",
+      "https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-h100/latest/dgx-superpod-components.html"),
+    P("systems", "hgx-b200", "total_memory_gb", 1440, "GB",
+      "https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-b200/latest/dgx-superpod-components.html"),
+    P("systems", "hgx-b200", "aggregate_scale_up_gb_s", 14400, "GB/s",
+      "https://raw.githubusercontent.com/mlcommons/inference_results_v6.0/main/closed/Nebius/systems/nebius_b200_n1.json"),
+    P("systems", "gb200-nvl72", "gpus", 72, "GPUs",
+      "https://developer.nvidia.com/blog/nvidia-gb200-nvl72-delivers-trillion-parameter-llm-training-and-real-time-inference/"),
+    P("systems", "gb200-nvl72", "total_memory_gb", 13400, "GB",
+      "https://www.nvidia.com/en-us/data-center/gb200-nvl72/", rel=0.005),
+    # ---- models
+    P("models", "llama-2-7b", "kv_heads", 32, "heads",
+      "https://github.com/microsoft/Olive/blob/main/examples/llm/config.py"),
+    P("models", "llama-2-70b", "kv_heads", 8, "heads",
+      "https://huggingface.co/meta-llama/Llama-2-70b-hf/blob/main/config.json"),
+    P("models", "llama-3.1-8b", "layers", 32, "layers",
+      "https://github.com/citsjtu2020/LLM-Prof/blob/main/sglang/Model_Config.md"),
+    P("models", "llama-3.1-8b", "vocab_size", 128256, "tokens",
+      "https://github.com/citsjtu2020/LLM-Prof/blob/main/sglang/Model_Config.md"),
+    P("models", "llama-3.1-8b", "kv_heads", 8, "heads",
+      "https://github.com/citsjtu2020/LLM-Prof/blob/main/sglang/Model_Config.md"),
+    P("models", "deepseek-v3", "vocab_size", 129280, "tokens",
+      "https://apxml.com/models/deepseek-v3"),
+    P("models", "llama-3.1-70b", "layers", 80, "layers",
+      "https://github.com/vulkomilev/oumi/blob/main/configs/recipes/llama3_1/README.md"),
+    P("models", "mistral-7b", "context_length", 8192, "tokens",
+      "https://arxiv.org/abs/2310.06825"),
+    P("models", "mixtral-8x7b", "context_length", 32768, "tokens",
+      "https://arxiv.org/abs/2401.04088"),
+    P("models", "mixtral-8x7b", "params_b", 46.7, "B params",
+      "https://apxml.com/models/mixtral-8x7b-v0-1"),
+    P("models", "mixtral-8x7b", "active_params_b", 12.9, "B params",
+      "https://apxml.com/models/mixtral-8x7b-v0-1"),
+    P("models", "qwen2.5-72b", "layers", 80, "layers",
+      "https://huggingface.co/Qwen/Qwen2.5-72B-Instruct/blob/main/config.json"),
+    P("models", "qwen2.5-72b", "kv_heads", 8, "heads",
+      "https://huggingface.co/Qwen/Qwen2.5-72B-Instruct/blob/main/config.json"),
+    P("models", "deepseek-v3", "kv_lora_rank", 512, "dims",
+      "https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json"),
+    P("models", "deepseek-v3", "qk_rope_head_dim", 64, "dims",
+      "https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json"),
+    P("models", "deepseek-v3", "layers", 61, "layers",
+      "https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json"),
+    P("models", "deepseek-v3", "params_b", 671, "B params",
+      "https://arxiv.org/abs/2412.19437"),
+    P("models", "deepseek-v3", "active_params_b", 37, "B params",
+      "https://arxiv.org/abs/2412.19437"),
+    P("models", "gpt-3-175b", "hidden_size", 12288, "dims",
+      "https://arxiv.org/abs/2005.14165"),
+    P("models", "gpt-3-175b", "layers", 96, "layers",
+      "https://arxiv.org/abs/2005.14165"),
+    P("models", "gpt-3-175b", "context_length", 2048, "tokens",
+      "https://arxiv.org/abs/2005.14165"),
+]
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog_from(CONTENT)
+
+
+def test_table_is_large_enough() -> None:
+    assert len(FIGURES) >= 40
+    assert len({(f.table, f.entry, f.field) for f in FIGURES}) == len(FIGURES)
+    for figure in FIGURES:
+        assert figure.source.startswith(("https://", "http://")), figure
+
+
+@pytest.mark.parametrize(
+    "figure", FIGURES, ids=[f"{f.entry}.{f.field}={f.value:g}{f.unit}" for f in FIGURES]
+)
+def test_catalog_matches_published_figure(catalog: Catalog, figure: Published) -> None:
+    entry = catalog.table(figure.table)[figure.entry]
+    actual = getattr(entry, figure.field)
+    assert actual is not None, f"{figure.entry}.{figure.field} is empty; source: {figure.source}"
+    assert actual == pytest.approx(figure.value, rel=figure.rel), (
+        f"{figure.entry}.{figure.field} = {actual}, published {figure.value} {figure.unit} "
+        f"at {figure.source}"
+    )
