@@ -338,6 +338,62 @@ def calc_allreduce(ctx: click.Context, **kw: Any) -> None:
 
 # --- study commands ---
 
+
+def make_service(settings: Settings, extra_decks: tuple[str, ...] = ()) -> Any:
+    """The study service for these settings (the same factory the TUI uses)."""
+    from pathlib import Path
+
+    from studyapp.study import StudyConfig, StudyService
+
+    return StudyService(StudyConfig(db_url=settings.db_url, profile=settings.profile,
+                                    lang=settings.lang,
+                                    extra_decks=tuple(Path(p) for p in extra_decks)))
+
+
+def user_errors() -> tuple[type[Exception], ...]:
+    """Exceptions that are the user's input, reported in one line."""
+    from studyapp.catalog import UnknownIdError
+    from studyapp.decks import DeckError
+    from studyapp.store import StoreError
+
+    return (StoreError, UnknownIdError, DeckError)
+
+
+@main.command()
+@click.option("--post", metavar="SLUG", help="Study one post (its summary first, the first time).")
+@click.option("--deck", metavar="ID|PATH", help="Study one deck, by id or YAML file.")
+@click.option("--limit", type=click.IntRange(min=1), help="Stop after N answers.")
+@click.option("--seed", type=int, help="Seed for generated questions (repeatable sessions).")
+@click.option("--plain", is_flag=True, help="Line-by-line loop on stdin/stdout.")
+@click.option("--practice", is_flag=True, help="Practise without changing the schedule.")
+@click.pass_context
+def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | None,
+          seed: int | None, plain: bool, practice: bool) -> None:
+    """Study: a post, a deck, or everything due."""
+    settings = _settings(ctx)
+    if not plain:
+        from studyapp.tui.app import run_app
+
+        run_app(settings, study={"post": post, "deck": deck, "limit": limit, "seed": seed,
+                                 "practice": practice})
+        return
+    from studyapp.plain import run_plain
+    from studyapp.study import SessionKind
+
+    kind = (SessionKind.PRACTICE if practice else SessionKind.DECK if deck
+            else SessionKind.POST if post else SessionKind.DUE)
+    service = make_service(settings)
+    try:
+        session = service.start(kind, post=post, deck=deck, limit=limit, seed=seed)
+        code = run_plain(session)
+    except user_errors() as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        code = 130
+    finally:
+        service.close()
+    sys.exit(code)
+
 # --- deck commands ---
 
 # --- generate commands ---

@@ -1,0 +1,121 @@
+"""``studyapp study --plain``: a line-by-line study loop on stdin/stdout.
+
+For screen readers, scripts and dumb terminals. Same service, scheduling and
+storage as the TUI. Every line printed is plain text: deck text is shown
+literally, never as markup, with control characters made visible.
+"""
+
+from __future__ import annotations
+
+import string
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+from studyapp.i18n import t
+from studyapp.questions.model import Kind, Question
+from studyapp.srs.scheduler import Rating, format_interval
+from studyapp.study import Presented, StudySession
+
+
+def visible(text: str) -> str:
+    """Control characters (ANSI escapes included) shown as escapes, not obeyed."""
+    allowed = set("\n\t")
+    return "".join(ch if ch in allowed or ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
+def render_question(presented: Presented, lang: str) -> list[str]:
+    q = presented.question
+    lines = [f"[{presented.number}/{presented.total}] "
+             + t("plain.heading", lang, post=q.post, kind=t(f"kind.{q.kind.value}", lang))]
+    lines.append(visible(q.prompt))
+    if q.kind is Kind.CHOICE:
+        for n, choice in enumerate(q.choices):
+            lines.append(f"  {n + 1}) {string.ascii_lowercase[n]}. {visible(choice)}")
+        lines.append(t("plain.hint.choice", lang))
+    elif q.kind is Kind.TRUEFALSE:
+        lines.append(t("plain.hint.truefalse", lang))
+    elif q.kind is Kind.NUMERIC:
+        lines.append(t("plain.hint.numeric", lang, unit=q.unit or "-"))
+    else:
+        lines.append(t("plain.hint.text", lang))
+    return lines
+
+
+def _normalise_truefalse(question: Question, line: str, lang: str) -> str:
+    """In plain mode true/false is also offered as 1) true 2) false."""
+    if question.kind is Kind.TRUEFALSE and line.strip() in ("1", "2"):
+        return "true" if line.strip() == "1" else "false"
+    return line
+
+
+def run_plain(session: StudySession, *, stdin: TextIO | None = None,
+              stdout: TextIO | None = None) -> int:
+    """Ask until the limit or the queue ends, or input ends. Returns the exit code."""
+    inp = stdin or sys.stdin
+    out = stdout or sys.stdout
+    lang = session.lang
+
+    def say(*lines: str) -> None:
+        for line in lines:
+            out.write(line + "\n")
+        out.flush()
+
+    def read(prompt: str) -> str | None:
+        out.write(prompt)
+        out.flush()
+        line = inp.readline()
+        if not line:
+            return None
+        return line.rstrip("\r\n")
+
+    finished = _loop(session, say, read, lang)
+    if not finished:
+        say("")
+    say(t("plain.session", lang, answered=session.answered, correct=session.correct))
+    return 0
+
+
+def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str], str | None],
+          lang: str) -> bool:
+    while True:
+        presented = session.next()
+        if presented is None:
+            if session.answered == 0:
+                say(t("plain.nothing_due", lang))
+            return True
+        say("", *render_question(presented, lang))
+        while True:
+            line = read("> ")
+            if line is None:
+                return False
+            outcome = session.submit(_normalise_truefalse(presented.question, line, lang))
+            verdict = outcome.verdict
+            if verdict.correct is None:
+                say(visible(verdict.message))
+                continue
+            break
+        mark = t("plain.right", lang) if verdict.correct else t("plain.wrong", lang)
+        say(f"{mark} {visible(verdict.message)}".rstrip())
+        if not verdict.correct or verdict.given:
+            say(t("plain.compare", lang, given=visible(verdict.given),
+                  expected=visible(verdict.expected)))
+        say(t("plain.explanation", lang), visible(presented.question.explanation))
+        if outcome.needs_rating:
+            options = "  ".join(
+                f"{r.value}={t(f'rating.{r.name.lower()}', lang)} "
+                f"({format_interval(outcome.intervals[r], lang)})"
+                for r in Rating)
+            say(t("plain.rate", lang, options=options))
+            while True:
+                line = read("rating> ")
+                if line is None:
+                    return False
+                choice = line.strip()
+                if choice == "":
+                    session.rate(Rating.GOOD)
+                    break
+                if choice in ("1", "2", "3", "4"):
+                    session.rate(Rating(int(choice)))
+                    break
+                say(t("plain.rate_again", lang))

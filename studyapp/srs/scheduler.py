@@ -1,0 +1,180 @@
+"""FSRS scheduling through the ``fsrs`` package, with settings pinned per profile.
+
+The library's defaults may change between versions; a profile stores the
+parameters it started with, so an upgrade never silently reschedules anyone.
+Every datetime is aware UTC, and every fsrs.Card gets an explicit card id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from enum import IntEnum
+from typing import Any
+
+import fsrs
+
+
+class Rating(IntEnum):
+    AGAIN = 1
+    HARD = 2
+    GOOD = 3
+    EASY = 4
+
+
+class CardStage(IntEnum):
+    """fsrs.State plus NEW for cards never answered."""
+
+    NEW = 0
+    LEARNING = 1
+    REVIEW = 2
+    RELEARNING = 3
+
+
+_DEFAULT = fsrs.Scheduler()
+
+
+@dataclass(frozen=True)
+class SchedulerSettings:
+    """What a profile's scheduling depends on (stored as JSON in the profile)."""
+
+    parameters: tuple[float, ...] = tuple(_DEFAULT.parameters)
+    desired_retention: float = 0.9
+    learning_steps_s: tuple[int, ...] = (60, 600)
+    relearning_steps_s: tuple[int, ...] = (600,)
+    maximum_interval_days: int = 36500
+    new_per_day: int = 20
+    reviews_per_day: int = 200
+    leech_lapses: int = 8
+    day_rollover_hour: int = 4
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        for key in ("parameters", "learning_steps_s", "relearning_steps_s"):
+            data[key] = list(data[key])
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SchedulerSettings:
+        known = {f for f in cls.__dataclass_fields__}
+        values: dict[str, Any] = {k: v for k, v in data.items() if k in known}
+        for key in ("parameters", "learning_steps_s", "relearning_steps_s"):
+            if key in values:
+                values[key] = tuple(values[key])
+        return cls(**values)
+
+    def with_changes(self, **changes: Any) -> SchedulerSettings:
+        return replace(self, **changes)
+
+    def fsrs_scheduler(self) -> fsrs.Scheduler:
+        return fsrs.Scheduler(
+            parameters=self.parameters,
+            desired_retention=self.desired_retention,
+            learning_steps=tuple(timedelta(seconds=s) for s in self.learning_steps_s),
+            relearning_steps=tuple(timedelta(seconds=s) for s in self.relearning_steps_s),
+            maximum_interval=self.maximum_interval_days,
+            enable_fuzzing=False,  # the interval shown on a button is the one applied
+        )
+
+
+@dataclass(frozen=True)
+class Memory:
+    """A card's scheduling state, free of any storage or library type."""
+
+    card_id: int
+    stage: CardStage = CardStage.NEW
+    step: int | None = 0
+    stability: float | None = None
+    difficulty: float | None = None
+    due: datetime | None = None
+    last_review: datetime | None = None
+    reps: int = 0
+    lapses: int = 0
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _as_fsrs(memory: Memory, now: datetime) -> fsrs.Card:
+    stage = memory.stage
+    if stage is CardStage.NEW:
+        return fsrs.Card(card_id=memory.card_id, state=fsrs.State.Learning, step=0, due=now)
+    return fsrs.Card(
+        card_id=memory.card_id,
+        state=fsrs.State(int(stage)),
+        step=memory.step,
+        stability=memory.stability,
+        difficulty=memory.difficulty,
+        due=memory.due or now,
+        last_review=memory.last_review,
+    )
+
+
+def _utc(moment: datetime) -> datetime:
+    if moment.tzinfo is None:
+        raise ValueError("scheduling needs aware UTC datetimes")
+    return moment.astimezone(UTC)
+
+
+class Scheduler:
+    """Review a card: new memory state from (memory, rating, time), nothing hidden."""
+
+    def __init__(self, settings: SchedulerSettings | None = None) -> None:
+        self.settings = settings or SchedulerSettings()
+        self._fsrs = self.settings.fsrs_scheduler()
+
+    def review(self, memory: Memory, rating: Rating, now: datetime) -> Memory:
+        """The state after answering at ``now`` with ``rating``.
+
+        A clock that went backwards (``now`` before the last review) is treated
+        as a review at the last review time, so stability never goes negative.
+        """
+        now = _utc(now)
+        if memory.last_review is not None and now < memory.last_review:
+            now = memory.last_review
+        card, _log = self._fsrs.review_card(_as_fsrs(memory, now), fsrs.Rating(int(rating)), now)
+        lapse = rating is Rating.AGAIN and memory.stage is CardStage.REVIEW
+        return Memory(
+            card_id=memory.card_id,
+            stage=CardStage(int(card.state)),
+            step=card.step,
+            stability=card.stability,
+            difficulty=card.difficulty,
+            due=_utc(card.due),
+            last_review=_utc(card.last_review) if card.last_review else now,
+            reps=memory.reps + 1,
+            lapses=memory.lapses + (1 if lapse else 0),
+        )
+
+    def preview(self, memory: Memory, now: datetime) -> dict[Rating, timedelta]:
+        """The interval each rating would give (shown on the rating buttons)."""
+        now = _utc(now)
+        return {r: self.review(memory, r, now).due - now for r in Rating}  # type: ignore[operator]
+
+    def retrievability(self, memory: Memory, now: datetime) -> float:
+        """Probability of recall now (1.0 for cards in learning with no stability)."""
+        if memory.stage is CardStage.NEW or memory.stability is None:
+            return 0.0
+        return float(self._fsrs.get_card_retrievability(_as_fsrs(memory, now), _utc(now)))
+
+    def is_leech(self, memory: Memory) -> bool:
+        return memory.lapses >= self.settings.leech_lapses
+
+
+def format_interval(delta: timedelta, lang: str = "en") -> str:
+    """Short human interval for buttons: 45s, 10m, 3h, 3d, 2.1mo, 1.5y."""
+    seconds = max(0.0, delta.total_seconds())
+    day = 86400.0
+    if seconds < 60:
+        return f"{seconds:.0f}s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f}m"
+    if seconds < day:
+        return f"{seconds / 3600:.0f}h"
+    days = seconds / day
+    if days < 30:
+        return f"{days:.0f}d"
+    if days < 365:
+        text = f"{days / 30.4375:.1f}mo"
+    else:
+        text = f"{days / 365.25:.1f}" + ("a" if lang == "es" else "y")
+    return text.replace(".", ",") if lang == "es" else text

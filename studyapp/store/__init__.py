@@ -1,0 +1,8 @@
+"""Storage: SQLAlchemy models, safe opening and migrations.
+
+Nothing outside this package imports SQLAlchemy.
+"""
+
+from studyapp.store.database import HEAD, REVISIONS, Store, StoreError, open_store
+
+__all__ = ["HEAD", "REVISIONS", "Store", "StoreError", "open_store"]

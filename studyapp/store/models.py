@@ -1,0 +1,137 @@
+"""Tables: profiles, card states, review logs, post reads.
+
+A card row exists once a learner has seen the card; cards never seen are
+"new" and live only in the decks. Rows are keyed by (profile, deck id, card
+id) so editing a deck keeps progress. All datetimes are UTC.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes on every backend (SQLite keeps no time zone)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> Any:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the store; use timezone.utc")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Profile(Base):
+    """One learner; every other row belongs to exactly one profile."""
+
+    __tablename__ = "profiles"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # scheduler parameters, desired retention, steps, limits: pinned per profile
+    settings: Mapped[dict[str, object]] = mapped_column(JSON, default=dict)
+
+
+class CardState(Base):
+    """Scheduling state of one card for one profile (FSRS fields plus counters)."""
+
+    __tablename__ = "card_states"
+    __table_args__ = (
+        UniqueConstraint("profile_id", "deck_id", "card_key", name="uq_card_states_key"),
+        Index("ix_card_states_due", "profile_id", "suspended", "due"),
+        Index("ix_card_states_post", "profile_id", "post"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    profile_id: Mapped[int] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"))
+    deck_id: Mapped[str] = mapped_column(String(200))
+    card_key: Mapped[str] = mapped_column(String(200))
+    post: Mapped[str] = mapped_column(String(64))
+    family: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    # fsrs.State: 1 learning, 2 review, 3 relearning
+    state: Mapped[int] = mapped_column(Integer)
+    step: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    stability: Mapped[float | None] = mapped_column(Float, nullable=True)
+    difficulty: Mapped[float | None] = mapped_column(Float, nullable=True)
+    due: Mapped[datetime] = mapped_column(UTCDateTime())
+    last_review: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    reps: Mapped[int] = mapped_column(Integer, default=0)
+    lapses: Mapped[int] = mapped_column(Integer, default=0)
+    suspended: Mapped[bool] = mapped_column(Boolean, default=False)
+    leech: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class ReviewLog(Base):
+    """One answer: what was asked (params), what was said, and the rating."""
+
+    __tablename__ = "review_logs"
+    __table_args__ = (
+        Index("ix_review_logs_profile_time", "profile_id", "reviewed_at"),
+        Index("ix_review_logs_card", "card_id", "reviewed_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    profile_id: Mapped[int] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"))
+    card_id: Mapped[int] = mapped_column(ForeignKey("card_states.id", ondelete="CASCADE"))
+    reviewed_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    rating: Mapped[int] = mapped_column(Integer)  # fsrs.Rating 1..4
+    correct: Mapped[bool] = mapped_column(Boolean)
+    duration_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    state_before: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # the card row before this answer, so undo can restore it exactly
+    previous: Mapped[dict[str, object] | None] = mapped_column(JSON, nullable=True)
+    seed: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    params: Mapped[dict[str, object] | None] = mapped_column(JSON, nullable=True)
+    prompt: Mapped[str | None] = mapped_column(Text, nullable=True)
+    response: Mapped[str | None] = mapped_column(Text, nullable=True)
+    expected: Mapped[str | None] = mapped_column(Text, nullable=True)
+    lang: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    uid: Mapped[str] = mapped_column(String(64), unique=True)  # stable across export/import
+
+
+class PostRead(Base):
+    """When a learner first and last opened a post's summary."""
+
+    __tablename__ = "post_reads"
+    __table_args__ = (UniqueConstraint("profile_id", "post", name="uq_post_reads"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    profile_id: Mapped[int] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"))
+    post: Mapped[str] = mapped_column(String(64))
+    first_read_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    last_read_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    times: Mapped[int] = mapped_column(Integer, default=1)

@@ -1,0 +1,261 @@
+"""Reading and writing progress: the only queries the study service needs.
+
+Every function takes the profile id and touches only that profile's rows.
+Results are frozen dataclasses, never live ORM objects.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, delete, func, select, update
+from sqlalchemy.orm import Session
+
+from studyapp.store.database import Store
+from studyapp.store.models import CardState, PostRead, Profile, ReviewLog
+
+
+@dataclass(frozen=True)
+class ProfileInfo:
+    id: int
+    name: str
+    settings: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class CardRow:
+    """A card's stored state (stage 1 learning, 2 review, 3 relearning)."""
+
+    id: int
+    deck_id: str
+    card_key: str
+    post: str
+    family: str | None
+    stage: int
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: datetime
+    last_review: datetime | None
+    reps: int
+    lapses: int
+    suspended: bool
+    leech: bool
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.deck_id, self.card_key)
+
+    def as_json(self) -> dict[str, Any]:
+        """The fields undo restores."""
+        return {
+            "stage": self.stage, "step": self.step, "stability": self.stability,
+            "difficulty": self.difficulty, "due": self.due.isoformat(),
+            "last_review": self.last_review.isoformat() if self.last_review else None,
+            "reps": self.reps, "lapses": self.lapses, "suspended": self.suspended,
+            "leech": self.leech,
+        }
+
+
+@dataclass(frozen=True)
+class NewState:
+    """A card's state after an answer."""
+
+    stage: int
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: datetime
+    last_review: datetime
+    reps: int
+    lapses: int
+    leech: bool
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What one answer writes: the card's new state and its review log."""
+
+    deck_id: str
+    card_key: str
+    post: str
+    family: str | None
+    state: NewState
+    reviewed_at: datetime
+    rating: int
+    correct: bool
+    duration_ms: int | None = None
+    seed: int | None = None
+    params: Mapping[str, Any] | None = None
+    prompt: str | None = None
+    response: str | None = None
+    expected: str | None = None
+    lang: str | None = None
+
+
+def _row(card: CardState) -> CardRow:
+    return CardRow(
+        id=card.id, deck_id=card.deck_id, card_key=card.card_key, post=card.post,
+        family=card.family, stage=card.state, step=card.step, stability=card.stability,
+        difficulty=card.difficulty, due=card.due, last_review=card.last_review, reps=card.reps,
+        lapses=card.lapses, suspended=card.suspended, leech=card.leech,
+    )
+
+
+def ensure_profile(store: Store, name: str, default_settings: Mapping[str, Any],
+                   now: datetime) -> ProfileInfo:
+    """The profile named ``name``, created with ``default_settings`` the first time."""
+    with store.transaction() as session:
+        profile = session.scalar(select(Profile).where(Profile.name == name))
+        if profile is None:
+            profile = Profile(name=name, created_at=now, settings=dict(default_settings))
+            session.add(profile)
+            session.flush()
+        return ProfileInfo(profile.id, profile.name, dict(profile.settings or {}))
+
+
+def save_profile_settings(store: Store, profile_id: int, settings: Mapping[str, Any]) -> None:
+    with store.transaction() as session:
+        session.execute(update(Profile).where(Profile.id == profile_id)
+                        .values(settings=dict(settings)))
+
+
+def card_states(store: Store, profile_id: int) -> dict[tuple[str, str], CardRow]:
+    """Every stored card of the profile, by (deck id, card id)."""
+    with store.sessions() as session:
+        rows = session.scalars(select(CardState).where(CardState.profile_id == profile_id))
+        return {(c.deck_id, c.card_key): _row(c) for c in rows}
+
+
+def card_state(store: Store, profile_id: int, deck_id: str, card_key: str) -> CardRow | None:
+    with store.sessions() as session:
+        card = session.scalar(select(CardState).where(
+            CardState.profile_id == profile_id, CardState.deck_id == deck_id,
+            CardState.card_key == card_key))
+        return _row(card) if card else None
+
+
+def _apply(card: CardState, state: NewState) -> None:
+    card.state = state.stage
+    card.step = state.step
+    card.stability = state.stability
+    card.difficulty = state.difficulty
+    card.due = state.due
+    card.last_review = state.last_review
+    card.reps = state.reps
+    card.lapses = state.lapses
+    card.leech = state.leech
+
+
+def record_answer(store: Store, profile_id: int, answer: Answer) -> int:
+    """Write the card state and its review log in one transaction; return the log id."""
+    with store.transaction() as session:
+        card = session.scalar(select(CardState).where(
+            CardState.profile_id == profile_id, CardState.deck_id == answer.deck_id,
+            CardState.card_key == answer.card_key).with_for_update())
+        previous = _row(card).as_json() if card else None
+        stage_before = card.state if card else 0
+        if card is None:
+            card = CardState(profile_id=profile_id, deck_id=answer.deck_id,
+                             card_key=answer.card_key, post=answer.post, family=answer.family,
+                             suspended=False, created_at=answer.reviewed_at, state=0,
+                             due=answer.reviewed_at, reps=0, lapses=0, leech=False)
+            session.add(card)
+        card.post = answer.post
+        card.family = answer.family
+        _apply(card, answer.state)
+        session.flush()
+        log = ReviewLog(
+            profile_id=profile_id, card_id=card.id, reviewed_at=answer.reviewed_at,
+            rating=answer.rating, correct=answer.correct, duration_ms=answer.duration_ms,
+            state_before=stage_before, previous=previous, seed=answer.seed,
+            params=dict(answer.params) if answer.params is not None else None,
+            prompt=answer.prompt, response=answer.response, expected=answer.expected,
+            lang=answer.lang, uid=uuid.uuid4().hex,
+        )
+        session.add(log)
+        session.flush()
+        return log.id
+
+
+def undo_answer(store: Store, profile_id: int, log_id: int) -> bool:
+    """Remove one review log and restore its card to the state before it."""
+    with store.transaction() as session:
+        log = session.get(ReviewLog, log_id)
+        if log is None or log.profile_id != profile_id:
+            return False
+        card = session.get(CardState, log.card_id)
+        previous = log.previous
+        session.delete(log)
+        session.flush()
+        if card is not None:
+            if previous is None:
+                session.delete(card)
+            else:
+                card.state = int(previous["stage"])  # type: ignore[call-overload]
+                card.step = previous["step"]  # type: ignore[assignment]
+                card.stability = previous["stability"]  # type: ignore[assignment]
+                card.difficulty = previous["difficulty"]  # type: ignore[assignment]
+                card.due = datetime.fromisoformat(str(previous["due"]))
+                last = previous["last_review"]
+                card.last_review = datetime.fromisoformat(str(last)) if last else None
+                card.reps = int(previous["reps"])  # type: ignore[call-overload]
+                card.lapses = int(previous["lapses"])  # type: ignore[call-overload]
+                card.suspended = bool(previous["suspended"])
+                card.leech = bool(previous["leech"])
+        return True
+
+
+def set_suspended(store: Store, profile_id: int, deck_id: str, card_key: str,
+                  suspended: bool) -> bool:
+    with store.transaction() as session:
+        result = session.execute(update(CardState).where(
+            CardState.profile_id == profile_id, CardState.deck_id == deck_id,
+            CardState.card_key == card_key).values(suspended=suspended))
+        return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def answered_between(store: Store, profile_id: int, start: datetime,
+                     end: datetime) -> tuple[int, int]:
+    """(new cards introduced, reviews of already-seen cards) in [start, end)."""
+    with store.sessions() as session:
+        in_range = and_(ReviewLog.profile_id == profile_id, ReviewLog.reviewed_at >= start,
+                        ReviewLog.reviewed_at < end)
+        new = session.scalar(select(func.count()).where(in_range, ReviewLog.state_before == 0))
+        reviews = session.scalar(select(func.count()).where(
+            in_range, ReviewLog.state_before == 2))
+        return int(new or 0), int(reviews or 0)
+
+
+def mark_post_read(store: Store, profile_id: int, post: str, now: datetime) -> None:
+    with store.transaction() as session:
+        read = session.scalar(select(PostRead).where(PostRead.profile_id == profile_id,
+                                                     PostRead.post == post))
+        if read is None:
+            session.add(PostRead(profile_id=profile_id, post=post, first_read_at=now,
+                                 last_read_at=now, times=1))
+        else:
+            read.last_read_at = now
+            read.times += 1
+
+
+def posts_read(store: Store, profile_id: int) -> set[str]:
+    with store.sessions() as session:
+        return set(session.scalars(select(PostRead.post).where(
+            PostRead.profile_id == profile_id)))
+
+
+def review_count(store: Store, profile_id: int) -> int:
+    with store.sessions() as session:
+        return int(session.scalar(select(func.count()).where(
+            ReviewLog.profile_id == profile_id)) or 0)
+
+
+def delete_profile_data(session: Session, profile_id: int) -> None:
+    """Used by tests and imports that replace a profile wholesale."""
+    session.execute(delete(ReviewLog).where(ReviewLog.profile_id == profile_id))
+    session.execute(delete(CardState).where(CardState.profile_id == profile_id))
