@@ -39,8 +39,17 @@ def register(family: Family) -> Family:
 
 
 def _load_all() -> None:
-    """Import the family modules (they register themselves)."""
-    from studyapp.questions.generators import families  # noqa: F401
+    """Import the family modules (they register themselves).
+
+    ``from . import families`` would return the function below instead of
+    importing the subpackage, and importing the subpackage rebinds the package
+    attribute ``families``; so import it by name and put the function back.
+    """
+    import importlib
+
+    listing = families
+    importlib.import_module("studyapp.questions.generators.families")
+    globals()["families"] = listing
 
 
 def families() -> dict[str, Family]:

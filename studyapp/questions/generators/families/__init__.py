@@ -1,0 +1,5 @@
+"""The built-in families, one module per area; importing registers them."""
+
+from studyapp.questions.generators.families import memory
+
+__all__ = ["memory"]

@@ -1,0 +1,49 @@
+"""Runs of a family: K instances from one seed, and their fixed JSON shape.
+
+``studyapp generate`` and anything else that wants several instances use
+these, so instance ``i`` of a run of seed ``s`` is the same question
+everywhere (DESIGN.md fixes the JSON keys).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from studyapp.questions.generators import Family
+from studyapp.questions.generators.drawing import instance_seed
+from studyapp.questions.model import Kind, Question, Tolerance
+
+
+def generate_run(family: Family, seed: int, count: int, lang: str,
+                 options: Mapping[str, Any] | None = None) -> list[Question]:
+    """``count`` instances; instance ``i`` uses a seed derived from (seed, i)."""
+    opts = options or {}
+    return [family.generate(instance_seed(seed, index), lang, opts) for index in range(count)]
+
+
+def tolerance_text(tolerance: Tolerance | None, unit: str | None) -> str | None:
+    """``"2%"`` for a relative tolerance, ``"0.5 KB"`` for an absolute one."""
+    if tolerance is None:
+        return None
+    if tolerance.absolute is not None:
+        return f"{tolerance.absolute:g}" + (f" {unit}" if unit else "")
+    return f"{(tolerance.relative or 0.0) * 100:g}%"
+
+
+def as_record(question: Question) -> dict[str, Any]:
+    """The JSON object of one instance (keys fixed by DESIGN.md, plus ``seed``)."""
+    numeric = question.kind is Kind.NUMERIC
+    return {
+        "family": question.family,
+        "post": question.post,
+        "kind": str(question.kind),
+        "prompt": question.prompt,
+        "choices": list(question.choices) if question.kind is Kind.CHOICE else None,
+        "answer": question.answer,
+        "unit": question.unit if numeric else None,
+        "tolerance": tolerance_text(question.tolerance, question.unit) if numeric else None,
+        "params": dict(question.params),
+        "explanation": question.explanation,
+        "seed": question.seed,
+    }

@@ -1,0 +1,66 @@
+"""Numbers and small phrases as a reader of each language expects them.
+
+Spanish writes a decimal comma and groups thousands with a no-break space;
+English writes a decimal point and groups with commas. Questions show the
+same figure in both, so one function formats it for either.
+"""
+
+from __future__ import annotations
+
+import math
+
+from studyapp.i18n import t
+
+NBSP = "\u00a0"
+
+
+def significant(value: float, digits: int = 6) -> float:
+    """``value`` rounded to ``digits`` significant figures (answers stay readable in JSON)."""
+    if value == 0 or not math.isfinite(value):
+        return value
+    decimals = digits - 1 - math.floor(math.log10(abs(value)))
+    return round(value, decimals)
+
+
+def num(value: float, lang: str, digits: int = 3) -> str:
+    """``value`` to ``digits`` significant figures (integer digits kept), no trailing zeros."""
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    decimals = max(0, digits - 1 - magnitude)
+    rounded = round(value, decimals)
+    text = f"{rounded:,.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    if lang == "es":
+        whole, _, frac = text.partition(".")
+        digits_only = whole.replace(",", "")
+        # Spanish groups only from five digits on (RAE): 8192, 131 072
+        whole = whole.replace(",", NBSP) if len(digits_only.lstrip("-")) > 4 else digits_only
+        text = whole + ("," + frac if frac else "")
+    return text
+
+
+def sci(value: float, lang: str, digits: int = 3) -> str:
+    """Very large or small numbers as ``6,3 × 10^24``; plain ``num`` in between."""
+    if value == 0:
+        return "0"
+    exponent = math.floor(math.log10(abs(value)))
+    if -3 <= exponent <= 6:
+        return num(value, lang, digits)
+    mantissa = value / 10**exponent
+    return f"{num(mantissa, lang, digits)} × 10^{exponent}"
+
+
+def pct(fraction: float, lang: str) -> str:
+    """A fraction as a percentage: ``90 %`` in Spanish, ``90%`` in English."""
+    return num(fraction * 100, lang, 3) + ("\u00a0%" if lang == "es" else "%")
+
+
+def yes_no(value: bool, lang: str) -> str:
+    return t("gen.word.yes" if value else "gen.word.no", lang)
+
+
+def join_steps(*parts: str) -> str:
+    """Explanation lines, one step per line."""
+    return "\n".join(part for part in parts if part)
