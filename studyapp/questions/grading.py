@@ -25,7 +25,6 @@ from studyapp.questions.units import (
     UnitError,
     UnknownUnit,
     UnparsableAnswer,
-    parse_number,
     parse_quantity,
     resolve_unit,
 )
@@ -144,8 +143,9 @@ def _target(question: Question) -> _Target:
     return _Target(unit, dimension, factor, value, tolerance)
 
 
-def _in_target_unit(q: Quantity, target: _Target, value: float) -> float:
-    return value if q.dimension is None else value / target.factor
+def _in_target_unit(q: Quantity, target: _Target) -> float:
+    """A bare number is already in the question's unit."""
+    return q.number if q.dimension is None else q.in_unit(target.factor)
 
 
 def _reads_as(text: str, target: _Target, lang: str) -> float | None:
@@ -155,7 +155,7 @@ def _reads_as(text: str, target: _Target, lang: str) -> float | None:
         return None
     if q.dimension not in (None, target.dimension):
         return None
-    return _in_target_unit(q, target, q.value)
+    return _in_target_unit(q, target)
 
 
 def _expected_numeric(question: Question) -> tuple[str, int]:
@@ -201,20 +201,19 @@ def _grade_numeric(question: Question, text: str) -> Verdict:
         message = t("grading.wrong_dimension", lang, given=given_name, expected=wanted)
         return _ask_again(question, text, message)
 
-    given_value = _in_target_unit(q, target, q.value)
+    given_value = _in_target_unit(q, target)
     expected_text, sig = _expected_numeric(question)
     correct = math.isfinite(target.value) and target.tolerance.accepts(target.value, given_value)
-    if not correct and q.alternative is not None:
-        other = _in_target_unit(q, target, q.alternative)
-        if target.tolerance.accepts(target.value, other) and q.value != 0:
-            number = parse_number(text, lang)[0]
-            meant = number * q.alternative / q.value
+    if not correct and q.alternative is not None and q.value != 0:
+        # "1.234" in Spanish reads 1234; if 1.234 was right, ask rather than mark wrong.
+        ratio = q.alternative / q.value
+        if target.tolerance.accepts(target.value, given_value * ratio):
             message = t(
                 "grading.ambiguous_number",
                 lang,
                 text=text,
-                reading=format_number(number, lang, 6, grouping=False),
-                alternative=format_number(meant, lang, 6, grouping=False),
+                reading=format_number(q.number, lang, 6, grouping=False),
+                alternative=format_number(q.number * ratio, lang, 6, grouping=False),
             )
             return _ask_again(question, text, message)
     given_text = _given_numeric(given_value, target, lang, sig, expected_text, correct)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 # ---------------------------------------------------------------- errors
 
@@ -124,13 +124,23 @@ class Quantity:
     bare number (``dimension is None``) it is the number as typed and means
     "in the question's unit". ``unit`` is the unit as written. When the
     number's separators could be read two ways (``1.234`` in Spanish),
-    ``alternative`` holds the value under the other reading.
+    ``alternative`` holds the value under the other reading. ``number`` is
+    the number as typed and ``factor`` the unit's size in base units, so
+    ``value == number * factor`` (kept apart to convert without rounding).
     """
 
     value: float
     dimension: str | None
     unit: str
     alternative: float | None = None
+    number: float = 0.0
+    factor: float = 1.0
+
+    def in_unit(self, factor: float) -> float:
+        """The value in a unit of ``factor`` base units; exact when it is the written unit."""
+        if factor == self.factor:
+            return self.number
+        return self.number * (self.factor / factor)
 
 
 _EXACT: dict[str, list[Unit]] = {}
@@ -413,8 +423,11 @@ def _grouped(text: str, sep: str) -> bool:
     return re.fullmatch(rf"\d{{1,3}}(?:{re.escape(sep)}\d{{3}})+", text) is not None
 
 
-def _read_mantissa(mant: str, lang: str) -> tuple[float, float | None]:
-    """Value of the digits and marks of a number, and the other reading if any."""
+def _read_mantissa(mant: str, lang: str) -> tuple[str, str | None]:
+    """The number as plain ``digits.digits``, and the other reading if any.
+
+    Strings, not floats, so the exponent is applied by one exact ``float()``.
+    """
     groups = re.split(_SEP_CLASS, mant)
     if len(groups) > 1:
         # Spaces group thousands, so a mark in the last group is the decimal mark.
@@ -424,27 +437,27 @@ def _read_mantissa(mant: str, lang: str) -> tuple[float, float | None]:
             raise UnparsableAnswer(mant, "digits grouped in threes")
         if not all(re.fullmatch(r"\d{3}", g) for g in middle):
             raise UnparsableAnswer(mant, "digits grouped in threes")
-        return float(f"{head}{''.join(middle)}{tail[1]}.{tail[2] or '0'}"), None
+        return f"{head}{''.join(middle)}{tail[1]}.{tail[2] or '0'}", None
     marks = [c for c in mant if c in ".,"]
     if not marks:
-        return float(mant), None
+        return mant, None
     if len(set(marks)) == 2:
         dec = marks[-1]
         sep = "," if dec == "." else "."
         whole, _, frac = mant.rpartition(dec)
         if not _grouped(whole, sep) or not frac.isdigit():
             raise UnparsableAnswer(mant, "mixed separators")
-        return float(f"{whole.replace(sep, '')}.{frac}"), None
+        return f"{whole.replace(sep, '')}.{frac}", None
     mark = marks[0]
     if len(marks) > 1:
         if not _grouped(mant, mark):
             raise UnparsableAnswer(mant, "digits grouped in threes")
-        return float(mant.replace(mark, "")), None
+        return mant.replace(mark, ""), None
     whole, _, frac = mant.partition(mark)
-    as_decimal = float(f"{whole or '0'}.{frac or '0'}")
+    as_decimal = f"{whole or '0'}.{frac or '0'}"
     if len(frac) != 3 or not whole or whole.startswith("0") or len(whole) > 3:
         return as_decimal, None
-    as_thousands = float(whole + frac)
+    as_thousands = whole + frac
     if mark == DECIMAL_MARK.get(lang, "."):
         return as_decimal, as_thousands
     return as_thousands, as_decimal
@@ -477,18 +490,17 @@ def parse_number(text: str, lang: str) -> tuple[float, float | None, str]:
     m = _NUMBER_RE.match(cleaned)
     if not m:
         raise UnparsableAnswer(text)
-    value, other = _read_mantissa(m["mant"], lang)
+    digits, other_digits = _read_mantissa(m["mant"], lang)
     exp = 0
     if m["exp"]:
-        digits = re.search(r"[+\-]?\d+$", m["exp"])
-        assert digits is not None
-        exp = int(digits[0])
+        power = re.search(r"[+\-]?\d+$", m["exp"])
+        assert power is not None
+        exp = int(power[0])
         if abs(exp) > 400:
             raise UnparsableAnswer(text, "exponent out of range")
-    sign = -1.0 if m["sign"] == "-" else 1.0
-    value = sign * value * 10.0**exp
-    if other is not None:
-        other = sign * other * 10.0**exp
+    sign = m["sign"] or ""
+    value = float(f"{sign}{digits}e{exp}")
+    other = None if other_digits is None else float(f"{sign}{other_digits}e{exp}")
     if not math.isfinite(value):
         raise UnparsableAnswer(text, "out of range")
     rest = cleaned[m.end() :].strip()
@@ -511,14 +523,14 @@ def parse_quantity(text: str, lang: str, expect: str | None = None) -> Quantity:
     """
     value, other, rest = parse_number(text, lang)
     if not rest:
-        return Quantity(value, None, "", other)
+        return _quantity(value, None, "", other, 1.0)
     if rest[0].isdigit():
         raise UnparsableAnswer(text)
     unit_text = _normalise_unit(rest)
     if expect in COUNT_DIMENSIONS:
         factor = multiplier_of(unit_text)
         if factor is not None:
-            return _scaled(Quantity(value, expect, rest, other), factor)
+            return _quantity(value, expect, rest, other, factor)
     try:
         unit = resolve_unit(unit_text, expect)
     except UnknownUnit:
@@ -527,13 +539,18 @@ def parse_quantity(text: str, lang: str, expect: str | None = None) -> Quantity:
             spaced = m is not None and " " in unit_text[: m.end("mult") + 1]
             if m and spaced and _NOUN_RE.fullmatch(m["rest"]):
                 factor = _MULTIPLIERS[m["mult"]]
-                return _scaled(Quantity(value, COUNT, rest, other), factor)
+                return _quantity(value, COUNT, rest, other, factor)
             if _NOUN_RE.fullmatch(unit_text):
-                return Quantity(value, COUNT, rest, other)
+                return _quantity(value, COUNT, rest, other, 1.0)
         raise
-    return _scaled(Quantity(value, unit.dimension, rest, other), unit.factor)
+    return _quantity(value, unit.dimension, rest, other, unit.factor)
 
 
-def _scaled(q: Quantity, factor: float) -> Quantity:
-    alt = None if q.alternative is None else q.alternative * factor
-    return replace(q, value=q.value * factor, alternative=alt)
+def _quantity(
+    number: float, dimension: str | None, unit: str, other: float | None, factor: float
+) -> Quantity:
+    alt = None if other is None else other * factor
+    value = number * factor
+    if not math.isfinite(value):
+        raise UnparsableAnswer(f"{number} {unit}", "out of range")
+    return Quantity(value, dimension, unit, alt, number, factor)
