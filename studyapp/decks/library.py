@@ -1,0 +1,113 @@
+"""Where decks live: the shipped ones, the installed ones, and installing more.
+
+Listing never raises: a broken deck is listed with its problems so that the
+UIs can show it as broken instead of failing to start.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from studyapp import locations
+from studyapp.decks.loader import check_deck_file, deck_files
+from studyapp.decks.model import Deck, DeckSource
+from studyapp.decks.problems import DeckError, Problem
+
+
+@dataclass(frozen=True)
+class DeckListing:
+    """One deck file found on disk: the deck when it loads, else its problems."""
+
+    path: Path
+    source: DeckSource
+    deck: Deck | None
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.deck is not None and not self.problems
+
+    @property
+    def id(self) -> str:
+        """The deck id, or the file name when the deck does not load."""
+        return self.deck.id if self.deck is not None else self.path.stem
+
+
+def _listings(folder: Path, source: DeckSource) -> list[DeckListing]:
+    if not folder.is_dir():
+        return []
+    found: list[DeckListing] = []
+    for path in deck_files([folder]):
+        deck, problems = check_deck_file(path, source)
+        found.append(DeckListing(path, source, deck, tuple(problems)))
+    return found
+
+
+def discover_decks() -> list[DeckListing]:
+    """Built-in decks (posts/ and examples/), then the user's installed decks.
+
+    A deck whose id is already taken by an earlier listing is listed as broken.
+    """
+    listings = _listings(locations.builtin_decks_dir(), "builtin")
+    listings += _listings(locations.user_decks_dir(), "user")
+    first: dict[str, DeckListing] = {}
+    result: list[DeckListing] = []
+    for listing in listings:
+        if listing.deck is not None and listing.deck.id in first:
+            other = first[listing.deck.id].path
+            message = f"deck id {listing.deck.id!r} is already used by {other}"
+            problem = Problem(listing.path, 1, 1, message)
+            listing = DeckListing(listing.path, listing.source, None, (problem,))
+        elif listing.deck is not None:
+            first[listing.deck.id] = listing
+        result.append(listing)
+    return result
+
+
+def find_deck(id_or_path: str) -> Deck:
+    """A deck by file path, or by id among discovered decks; ``DeckError`` if neither."""
+    path = Path(id_or_path)
+    if path.suffix.lower() in (".yaml", ".yml") or path.exists():
+        from studyapp.decks.loader import load_deck
+
+        return load_deck(path)
+    for listing in discover_decks():
+        if listing.id == id_or_path:
+            if listing.deck is None:
+                raise DeckError(list(listing.problems))
+            return listing.deck
+    raise DeckError([Problem(path, 1, 1, f"no deck with id {id_or_path!r}")])
+
+
+def install_deck(path: Path | str) -> Path:
+    """Validate ``path`` and copy it into the user's deck folder as ``<deck id>.yaml``.
+
+    Installing a deck with the same id again replaces it (progress is kept:
+    cards match by deck and card id). ``DeckError`` if the deck has problems
+    or its id belongs to a built-in deck.
+    """
+    source = Path(path)
+    deck, problems = check_deck_file(source)
+    if deck is None:
+        raise DeckError(problems)
+    for listing in _listings(locations.builtin_decks_dir(), "builtin"):
+        if listing.id == deck.id:
+            message = f"deck id {deck.id!r} is taken by the built-in deck {listing.path}"
+            raise DeckError([Problem(source, 1, 1, message)])
+    folder = locations.user_decks_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{deck.id}.yaml"
+    # copy then rename, so an interrupted install never leaves half a deck
+    fd, temp_name = tempfile.mkstemp(dir=folder, prefix=".installing-", suffix=".tmp")
+    os.close(fd)
+    try:
+        shutil.copyfile(source, temp_name)
+        os.replace(temp_name, target)
+    finally:
+        if os.path.exists(temp_name):
+            os.unlink(temp_name)
+    return target

@@ -1,0 +1,261 @@
+"""Loaded decks: typed, read-only, ready to turn cards into questions.
+
+A ``Deck`` is what the loader returns once every check passed. Its cards are
+``CardSpec``\\ s; ``CardSpec.instantiate(seed, lang)`` gives a ``Question``
+(a template draws fresh parameters for every seed, so a learner practises the
+method, not one number).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from studyapp.decks.formula import (
+    EntryView,
+    Formula,
+    FormulaError,
+    Value,
+    evaluate,
+    format_value,
+    number,
+    render,
+)
+from studyapp.decks.problems import DeckError, Problem
+from studyapp.questions.model import Kind, Question, Tolerance
+
+CardType = Literal["choice", "truefalse", "numeric", "text", "generated"]
+DeckSource = Literal["builtin", "user", "file"]
+Localized = Mapping[str, str]
+
+
+def pick_language(text: Localized, lang: str, fallback: str) -> str:
+    """``text`` in ``lang``, else in the deck's language, else in any language."""
+    for candidate in (lang, fallback):
+        value = text.get(candidate)
+        if value is not None:
+            return value
+    return next(iter(text.values()), "")
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """How one template parameter is drawn.
+
+    ``kind``: ``constant`` (one value), ``pick`` (one of ``values``),
+    ``range`` (``start + k*step`` up to ``stop``), ``catalog`` (one of the
+    matching entries in ``values``, bound as an ``EntryView``).
+    """
+
+    kind: Literal["constant", "pick", "range", "catalog"]
+    values: tuple[Value, ...] = ()
+    start: float = 0
+    stop: float = 0
+    step: float = 1
+    integral: bool = True
+
+    @property
+    def range_count(self) -> int:
+        return int((self.stop - self.start) / self.step + 1e-9) + 1
+
+    def range_value(self, k: int) -> int | float:
+        value = self.start + k * self.step
+        return round(value) if self.integral else round(value, 12)
+
+    def draw(self, rng: random.Random) -> Value:
+        if self.kind == "range":
+            return self.range_value(rng.randrange(self.range_count))
+        if self.kind == "constant":
+            return self.values[0]
+        return rng.choice(self.values)
+
+    def candidates(self, limit: int, rng: random.Random) -> list[Value]:
+        """Values worth trying when checking formulas: all, or the ends plus a sample."""
+        if self.kind != "range":
+            return list(self.values)
+        count = self.range_count
+        if count <= limit:
+            return [self.range_value(k) for k in range(count)]
+        picks = {0, count - 1, *(rng.randrange(count) for _ in range(limit - 2))}
+        return [self.range_value(k) for k in sorted(picks)]
+
+
+def draw_params(params: Mapping[str, ParamSpec], seed: int) -> dict[str, Value]:
+    """One value per parameter, in declaration order, from ``random.Random(seed)``."""
+    rng = random.Random(seed)
+    return {name: spec.draw(rng) for name, spec in params.items()}
+
+
+def shown_params(values: Mapping[str, Value]) -> dict[str, Any]:
+    """Drawn values as stored with a question: catalog entries by their id."""
+    return {k: (v.id if isinstance(v, EntryView) else v) for k, v in values.items()}
+
+
+@dataclass(frozen=True)
+class CardSpec:
+    """One card of a deck, as written; ``instantiate`` makes it a ``Question``.
+
+    Text fields are mappings by language (a plain string in the file is
+    stored under the deck's ``language``). ``answer`` is, by type: choice →
+    0-based index of the right choice; truefalse → bool or a formula;
+    numeric → a number or a formula; text → text by language; generated →
+    ``None``.
+    """
+
+    id: str
+    type: CardType
+    post: str
+    deck: str
+    language: str
+    prompt: Localized = field(default_factory=dict)
+    explanation: Localized | None = None
+    choices: tuple[Localized, ...] = ()
+    answer: int | float | bool | str | Localized | None = None
+    accept: tuple[Localized, ...] = ()
+    params: Mapping[str, ParamSpec] = field(default_factory=dict)
+    unit: str | None = None
+    tolerance: Tolerance | None = None
+    generator: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    path: Path = Path()
+    line: int = 1
+    col: int = 1
+
+    @property
+    def kind(self) -> Kind | None:
+        """The question kind a static or template card gives (``None`` for generated)."""
+        return None if self.type == "generated" else Kind(self.type)
+
+    @property
+    def is_template(self) -> bool:
+        """True if reviews draw new values (parameters or a generator)."""
+        return self.type == "generated" or any(p.kind != "constant" for p in self.params.values())
+
+    def text(self, value: Localized, lang: str) -> str:
+        return pick_language(value, lang, self.language)
+
+    def instantiate(self, seed: int, lang: str) -> Question:
+        """The question for ``seed`` in ``lang``; ``DeckError`` if a formula fails.
+
+        The loader evaluates every formula over sampled parameters, so a
+        failure here means a combination the sample missed.
+        """
+        try:
+            if self.type == "generated":
+                return self._generated(seed, lang)
+            return self._authored(seed, lang)
+        except FormulaError as exc:
+            problem = Problem(self.path, self.line, self.col, f"card {self.id!r}: {exc}")
+            raise DeckError([problem]) from None
+
+    def _generated(self, seed: int, lang: str) -> Question:
+        from studyapp.questions.generators import get_family
+
+        assert self.generator is not None
+        question = get_family(self.generator).generate(seed, lang, self.options)
+        return replace(question, post=self.post, family=self.generator, seed=seed, lang=lang)
+
+    def _authored(self, seed: int, lang: str) -> Question:
+        words = bool_words(lang)
+        names: dict[str, Value] = draw_params(self.params, seed)
+        kind = Kind(self.type)
+        choices: tuple[str, ...] = ()
+        accept: tuple[str, ...] = ()
+        answer: float | bool | str
+        answer_shown: Value
+        if kind is Kind.CHOICE:
+            choices = tuple(render(self.text(c, lang), names, words) for c in self.choices)
+            assert isinstance(self.answer, int)
+            answer = answer_shown = choices[self.answer]
+        elif kind is Kind.TRUEFALSE:
+            answer = answer_shown = truth(self.answer, names)
+        elif kind is Kind.NUMERIC:
+            answer = answer_shown = numeric_answer(self.answer, names)
+        else:
+            assert isinstance(self.answer, Mapping)
+            answer = answer_shown = render(self.text(self.answer, lang), names, words)
+            variants = [self.answer, *self.accept]
+            rendered = [render(v, names, words) for variant in variants for v in variant.values()]
+            accept = tuple(dict.fromkeys(r for r in rendered if r != answer))
+        names_with_answer = {**names, "answer": answer_shown}
+        prompt = render(self.text(self.prompt, lang), names, words)
+        if self.explanation is not None:
+            explanation = render(self.text(self.explanation, lang), names_with_answer, words)
+        else:
+            explanation = self._default_explanation(answer_shown, words)
+        return Question(
+            kind=kind,
+            post=self.post,
+            prompt=prompt,
+            explanation=explanation,
+            answer=answer,
+            choices=choices,
+            accept=accept,
+            unit=self.unit if kind is Kind.NUMERIC else None,
+            tolerance=self.tolerance if kind is Kind.NUMERIC else None,
+            params=shown_params(names),
+            family=None,
+            seed=seed,
+            lang=lang,
+        )
+
+    def _default_explanation(self, answer: Value, words: Mapping[bool, str]) -> str:
+        shown = format_value(answer, "", words)
+        if self.type == "numeric" and isinstance(self.answer, str):
+            unit = f" {self.unit}" if self.unit else ""
+            return f"{self.answer} = {shown}{unit}"
+        return shown
+
+
+def truth(answer: object, names: Mapping[str, Value]) -> bool:
+    """A true/false answer: the literal, or a formula that must give true or false."""
+    if isinstance(answer, bool):
+        return answer
+    value = evaluate(str(answer), names)
+    if not isinstance(value, bool):
+        raise FormulaError(f"the answer formula gives {value!r}, not true or false")
+    return value
+
+
+def numeric_answer(answer: object, names: Mapping[str, Value]) -> float:
+    """A numeric answer: finite and not negative (sizes, rates and times never are)."""
+    value = evaluate(answer, names) if isinstance(answer, str | Formula) else answer
+    result = number(value)
+    if result < 0:
+        raise FormulaError(f"the answer is negative ({format_value(result)})")
+    return result
+
+
+def bool_words(lang: str) -> Mapping[bool, str]:
+    """How true/false read in ``lang`` inside prompts and explanations."""
+    from studyapp.i18n import t
+
+    return {True: t("decks.true", lang), False: t("decks.false", lang)}
+
+
+@dataclass(frozen=True)
+class Deck:
+    """A validated deck; ``title`` by language, ``cards`` in file order."""
+
+    id: str
+    title: Localized
+    language: str
+    post: str
+    cards: tuple[CardSpec, ...]
+    path: Path
+    source: DeckSource = "file"
+
+    def card(self, card_id: str) -> CardSpec:
+        """The card with ``card_id``; ``KeyError`` if there is none."""
+        for card in self.cards:
+            if card.id == card_id:
+                return card
+        raise KeyError(card_id)
+
+
+def deck_title(deck: Deck, lang: str) -> str:
+    """The deck's title in ``lang`` (falling back to the deck's language, then any)."""
+    return pick_language(deck.title, lang, deck.language)

@@ -1,0 +1,228 @@
+"""The deck file format as pydantic models: validation and the JSON Schema.
+
+These models check shape and types only. What needs the catalog, the
+generator registry or formula evaluation is checked afterwards by the
+loader, which also maps every error here back to a ``line:col``.
+
+Tagged unions use callable discriminators whose tags are written ``<...>`` so
+that the loader can tell a union branch from a real key in an error's path.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    Tag,
+    model_validator,
+)
+
+LANGUAGES: tuple[str, ...] = ("es", "en")
+
+POST_SLUGS: tuple[str, ...] = (
+    "intro",
+    "hbm-kv-cache",
+    "h100",
+    "h200",
+    "blackwell",
+    "mi350",
+    "tpu",
+    "trainium",
+    "gaudi",
+    "hgx",
+    "nvlink-infiniband",
+    "storage-checkpoints",
+)
+"""The twelve post slugs (DESIGN.md); every card belongs to one."""
+
+CARD_TYPES: tuple[str, ...] = ("choice", "truefalse", "numeric", "text", "generated")
+
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._\-]*$"
+
+UNION_TAGS = frozenset(
+    {
+        "<text>", "<by-language>",
+        "<pick-one>", "<range>", "<catalog>", "<constant>",
+        *(f"<{kind}>" for kind in CARD_TYPES),
+    }
+)  # fmt: skip
+"""Branch names pydantic puts in error paths; they are not keys in the file."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class ByLanguage(_Strict):
+    """The same text in each language; at least one is given."""
+
+    es: StrictStr | None = None
+    en: StrictStr | None = None
+
+    @model_validator(mode="after")
+    def _at_least_one(self) -> ByLanguage:
+        if self.es is None and self.en is None:
+            raise ValueError("give the text in at least one language (es, en)")
+        return self
+
+
+def _text_branch(value: Any) -> str | None:
+    if isinstance(value, str):
+        return "<text>"
+    if isinstance(value, dict | ByLanguage):
+        return "<by-language>"
+    return None
+
+
+LocalizedText = Annotated[
+    Annotated[StrictStr, Tag("<text>")] | Annotated[ByLanguage, Tag("<by-language>")],
+    Discriminator(
+        _text_branch,
+        custom_error_type="localized_text",
+        custom_error_message="expected text, or text by language like {es: ..., en: ...}",
+    ),
+]
+
+Scalar = StrictBool | StrictInt | StrictFloat | StrictStr
+
+
+class RangeParam(_Strict):
+    """Evenly spaced numbers from ``min`` to ``max`` (inclusive), ``step`` apart."""
+
+    min: StrictInt | StrictFloat
+    max: StrictInt | StrictFloat
+    step: StrictInt | StrictFloat = 1
+
+
+class CatalogDraw(_Strict):
+    """One catalog entry from table ``from``, optionally filtered by ``where``."""
+
+    from_: StrictStr = Field(alias="from")
+    where: dict[str, Scalar | list[Scalar]] = Field(default_factory=dict)
+
+
+def _param_branch(value: Any) -> str | None:
+    if isinstance(value, list):
+        return "<pick-one>"
+    if isinstance(value, dict):
+        return "<catalog>" if "from" in value else "<range>"
+    if isinstance(value, bool | int | float | str):
+        return "<constant>"
+    return None
+
+
+ParamSpecModel = Annotated[
+    Annotated[list[Scalar], Tag("<pick-one>"), Field(min_length=1)]
+    | Annotated[RangeParam, Tag("<range>")]
+    | Annotated[CatalogDraw, Tag("<catalog>")]
+    | Annotated[Scalar, Tag("<constant>")],
+    Discriminator(
+        _param_branch,
+        custom_error_type="param_spec",
+        custom_error_message=(
+            "a parameter is a constant, a list to pick from, {min, max, step}, "
+            "or {from: <catalog table>, where: {...}}"
+        ),
+    ),
+]
+
+
+class _CardBase(_Strict):
+    id: str = Field(pattern=ID_PATTERN, max_length=100)
+    post: StrictStr | None = None
+
+
+class _AuthoredCard(_CardBase):
+    prompt: LocalizedText
+    explanation: LocalizedText | None = None
+    params: dict[str, ParamSpecModel] = Field(default_factory=dict)
+
+
+class ChoiceCard(_AuthoredCard):
+    """Pick one of ``choices``; ``answer`` is the right choice's text or 0-based index."""
+
+    type: Literal["choice"]
+    choices: list[LocalizedText] = Field(min_length=2, max_length=26)
+    answer: StrictInt | StrictStr
+
+
+class TrueFalseCard(_AuthoredCard):
+    """``answer`` is true/false, or a formula such as ``gpu.memory_gb > 100``."""
+
+    type: Literal["truefalse"]
+    answer: StrictBool | StrictStr
+
+
+class NumericCard(_AuthoredCard):
+    """``answer`` is a formula over ``params``; graded within ``tolerance``."""
+
+    type: Literal["numeric"]
+    answer: StrictInt | StrictFloat | StrictStr
+    unit: StrictStr | None = None
+    tolerance: StrictStr | StrictInt | StrictFloat | None = None
+
+
+class TextCard(_AuthoredCard):
+    """A short answer compared case- and space-insensitively with ``accept``."""
+
+    type: Literal["text"]
+    answer: LocalizedText
+    accept: list[LocalizedText] = Field(default_factory=list)
+
+
+class GeneratedCard(_CardBase):
+    """A built-in generator family; each review draws fresh numbers."""
+
+    type: Literal["generated"]
+    generator: StrictStr
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+def _card_branch(value: Any) -> str | None:
+    if isinstance(value, dict) and value.get("type") in CARD_TYPES:
+        return f"<{value['type']}>"
+    return None
+
+
+CardModel = Annotated[
+    Annotated[ChoiceCard, Tag("<choice>")]
+    | Annotated[TrueFalseCard, Tag("<truefalse>")]
+    | Annotated[NumericCard, Tag("<numeric>")]
+    | Annotated[TextCard, Tag("<text>")]
+    | Annotated[GeneratedCard, Tag("<generated>")],
+    Discriminator(
+        _card_branch,
+        custom_error_type="card_type",
+        custom_error_message=f"a card needs a type: {', '.join(CARD_TYPES)}",
+    ),
+]
+
+
+class DeckFile(_Strict):
+    """A deck as written in YAML (DESIGN.md, section "Decks")."""
+
+    model_config = ConfigDict(
+        title="studyapp deck",
+        json_schema_extra={"description": "An instructor deck for studyapp."},
+    )
+
+    deck: str = Field(pattern=ID_PATTERN, max_length=100, description="Stable deck id")
+    title: LocalizedText
+    language: Literal["es", "en"] = Field(description="Language of plain (non-mapping) strings")
+    post: StrictStr = Field(description="Default post slug for the cards")
+    cards: list[CardModel] = Field(min_length=1)
+
+
+def deck_json_schema() -> dict[str, Any]:
+    """JSON Schema for editors (``studyapp deck schema``)."""
+    schema = DeckFile.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema
