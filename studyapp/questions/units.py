@@ -423,7 +423,7 @@ def _grouped(text: str, sep: str) -> bool:
     return re.fullmatch(rf"\d{{1,3}}(?:{re.escape(sep)}\d{{3}})+", text) is not None
 
 
-def _read_mantissa(mant: str, lang: str) -> tuple[str, str | None]:
+def _read_mantissa(mant: str, lang: str, scientific: bool) -> tuple[str, str | None]:
     """The number as plain ``digits.digits``, and the other reading if any.
 
     Strings, not floats, so the exponent is applied by one exact ``float()``.
@@ -455,7 +455,8 @@ def _read_mantissa(mant: str, lang: str) -> tuple[str, str | None]:
         return mant.replace(mark, ""), None
     whole, _, frac = mant.partition(mark)
     as_decimal = f"{whole or '0'}.{frac or '0'}"
-    if len(frac) != 3 or not whole or whole.startswith("0") or len(whole) > 3:
+    grouping_possible = len(frac) == 3 and whole and not whole.startswith("0") and len(whole) <= 3
+    if scientific or not grouping_possible:
         return as_decimal, None
     as_thousands = whole + frac
     if mark == DECIMAL_MARK.get(lang, "."):
@@ -482,7 +483,8 @@ def parse_number(text: str, lang: str) -> tuple[float, float | None, str]:
       decides: the decimal mark of the language (``.`` in English, ``,`` in
       Spanish) is decimal, the other groups thousands; the other reading is
       returned too, so grading can ask instead of marking wrong.
-    * Exponents: ``1.4e11``, ``1,4e11`` (Spanish), ``1.4 × 10^11``, ``1.4·10¹¹``.
+    * Exponents: ``1.4e11``, ``1,4e11`` (Spanish), ``1.4 × 10^11``, ``1.4·10¹¹``;
+      before an exponent a single mark is always decimal (``1.234e3`` = 1234).
     """
     cleaned = _clean(text)
     if len(cleaned) > _MAX_LEN:
@@ -490,7 +492,7 @@ def parse_number(text: str, lang: str) -> tuple[float, float | None, str]:
     m = _NUMBER_RE.match(cleaned)
     if not m:
         raise UnparsableAnswer(text)
-    digits, other_digits = _read_mantissa(m["mant"], lang)
+    digits, other_digits = _read_mantissa(m["mant"], lang, bool(m["exp"]))
     exp = 0
     if m["exp"]:
         power = re.search(r"[+\-]?\d+$", m["exp"])
@@ -531,6 +533,9 @@ def parse_quantity(text: str, lang: str, expect: str | None = None) -> Quantity:
         factor = multiplier_of(unit_text)
         if factor is not None:
             return _quantity(value, expect, rest, other, factor)
+    compound = _compound_time(value, other, rest, lang)
+    if compound is not None:
+        return compound
     try:
         unit = resolve_unit(unit_text, expect)
     except UnknownUnit:
@@ -544,6 +549,24 @@ def parse_quantity(text: str, lang: str, expect: str | None = None) -> Quantity:
                 return _quantity(value, COUNT, rest, other, 1.0)
         raise
     return _quantity(value, unit.dimension, rest, other, unit.factor)
+
+
+_COMPOUND_RE = re.compile(r"(?P<unit>[^\d\s,]+)\s*(?:,|and|y)?\s*(?P<more>\d.*)", re.DOTALL)
+
+
+def _compound_time(number: float, other: float | None, rest: str, lang: str) -> Quantity | None:
+    """``1 h 30 min`` and ``2 days 3 h``: a sum of times, or None when ``rest`` is not one."""
+    m = _COMPOUND_RE.fullmatch(rest)
+    if not m or other is not None:
+        return None
+    try:
+        unit = resolve_unit(m["unit"], TIME)
+        more = parse_quantity(m["more"], lang, TIME)
+    except UnitError:
+        return None
+    if unit.dimension != TIME or more.dimension != TIME or more.alternative is not None:
+        return None
+    return _quantity(number * unit.factor + more.value, TIME, rest, None, 1.0)
 
 
 def _quantity(

@@ -60,6 +60,7 @@ def numeric(
         (12, "h", "en", "12 h", True),
         (12, "h", "en", "0.5 days", True),
         (48, "h", "en", "2 days", True),
+        (1.5, "h", "en", "1 h 30 min", True),
         (2, "days", "es", "2 días", True),
         (2, "days", "es", "48 h", True),
         # H100 SXM dense BF16: 989 TFLOPS (NVIDIA datasheet).
@@ -322,7 +323,7 @@ MAGNITUDES = st.floats(min_value=1e-3, max_value=1e15)
 
 def _ambiguous(number: str) -> bool:
     """One mark followed by exactly three digits reads by the language's convention."""
-    return re.fullmatch(r"-?[1-9]\d{0,2}[.,]\d{3}(e-?\d+)?", number) is not None
+    return re.fullmatch(r"-?[1-9]\d{0,2}[.,]\d{3}", number) is not None
 
 
 @st.composite

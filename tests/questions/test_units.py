@@ -60,6 +60,9 @@ GB = 1e9
         ("5 µs", "en", None, 5e-6, "time"),
         ("5 us", "en", None, 5e-6, "time"),
         ("90 min", "en", None, 5400, "time"),
+        ("1 h 30 min", "en", None, 5400, "time"),
+        ("1h30min", "en", None, 5400, "time"),
+        ("2 días y 3 h", "es", None, 183600, "time"),
         ("989 TFLOPS", "en", None, 989e12, "flop_rate"),
         ("989 TFLOP/s", "en", None, 989e12, "flop_rate"),
         ("989 TFLOPs", "en", "flop_rate", 989e12, "flop_rate"),
@@ -122,6 +125,8 @@ def test_parse_quantity(
         ("-3.2", "en", -3.2, None),
         ("−3,2", "es", -3.2, None),
         ("~140", "en", 140, None),
+        ("1.234e3", "es", 1234, None),  # before an exponent one mark is decimal
+        ("1,234e3", "en", 1234, None),
     ],
 )
 def test_parse_number(text: str, lang: str, value: float, alternative: float | None) -> None:
