@@ -1,5 +1,5 @@
 """The built-in families, one module per area; importing registers them."""
 
-from studyapp.questions.generators.families import memory
+from studyapp.questions.generators.families import accelerators, memory
 
-__all__ = ["memory"]
+__all__ = ["accelerators", "memory"]
