@@ -1,0 +1,111 @@
+"""FSRS through our Scheduler: ratings, previews, clock safety, intervals."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import fsrs
+import pytest
+
+from studyapp.srs import CardStage, Memory, Rating, Scheduler, SchedulerSettings, format_interval
+
+NOW = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
+
+
+def test_new_card_good_enters_learning_steps() -> None:
+    after = Scheduler().review(Memory(card_id=7), Rating.GOOD, NOW)
+    assert after.stage is CardStage.LEARNING
+    # default learning steps 1 min and 10 min: Good on a new card goes to the 10 min step
+    assert after.due == NOW + timedelta(minutes=10)
+    assert after.reps == 1 and after.lapses == 0
+
+
+def test_same_result_as_py_fsrs() -> None:
+    """Our wrapper must schedule exactly as the library does (fuzzing off)."""
+    ours = Scheduler()
+    theirs = fsrs.Scheduler(enable_fuzzing=False)
+    card = fsrs.Card(card_id=1, due=NOW)
+    memory = Memory(card_id=1)
+    moment = NOW
+    for rating in (Rating.GOOD, Rating.GOOD, Rating.EASY, Rating.AGAIN, Rating.GOOD):
+        card, _ = theirs.review_card(card, fsrs.Rating(int(rating)), moment)
+        memory = ours.review(memory, rating, moment)
+        assert memory.due == card.due
+        assert memory.stability == pytest.approx(card.stability)
+        moment = card.due
+    assert memory.lapses == 1  # Again while in review
+
+
+def test_preview_matches_review() -> None:
+    scheduler = Scheduler()
+    memory = scheduler.review(Memory(card_id=3), Rating.GOOD, NOW)
+    memory = scheduler.review(memory, Rating.GOOD, NOW + timedelta(minutes=10))
+    later = NOW + timedelta(days=3)
+    preview = scheduler.preview(memory, later)
+    for rating, delta in preview.items():
+        assert scheduler.review(memory, rating, later).due == later + delta
+    assert preview[Rating.AGAIN] < preview[Rating.HARD] < preview[Rating.GOOD] < preview[
+        Rating.EASY]
+
+
+def test_clock_going_backwards_does_not_corrupt_a_card() -> None:
+    scheduler = Scheduler()
+    memory = scheduler.review(Memory(card_id=1), Rating.GOOD, NOW)
+    memory = scheduler.review(memory, Rating.GOOD, NOW + timedelta(minutes=10))
+    earlier = NOW - timedelta(days=2)
+    after = scheduler.review(memory, Rating.GOOD, earlier)
+    assert after.stability is not None and after.stability > 0
+    assert after.last_review is not None and after.last_review >= memory.last_review  # type: ignore[operator]
+    assert after.due is not None and after.due > after.last_review
+
+
+def test_naive_datetimes_are_refused() -> None:
+    with pytest.raises(ValueError, match="UTC"):
+        Scheduler().review(Memory(card_id=1), Rating.GOOD, datetime(2026, 1, 1))
+
+
+def test_other_time_zones_are_converted_to_utc() -> None:
+    madrid = timezone(timedelta(hours=1))
+    after = Scheduler().review(Memory(card_id=1), Rating.GOOD, NOW.astimezone(madrid))
+    assert after.due is not None and after.due.tzinfo == UTC
+
+
+def test_settings_round_trip_and_pinning() -> None:
+    settings = SchedulerSettings(desired_retention=0.85, new_per_day=5)
+    again = SchedulerSettings.from_dict(settings.to_dict())
+    assert again == settings
+    # parameters are stored explicitly, so a library default change cannot move them
+    assert len(settings.to_dict()["parameters"]) == len(fsrs.Scheduler().parameters)
+
+
+def test_higher_retention_gives_shorter_intervals() -> None:
+    def interval(retention: float) -> timedelta:
+        s = Scheduler(SchedulerSettings(desired_retention=retention))
+        m = s.review(Memory(card_id=1), Rating.GOOD, NOW)
+        m = s.review(m, Rating.GOOD, NOW + timedelta(minutes=10))
+        assert m.due is not None
+        return m.due - NOW
+
+    assert interval(0.95) < interval(0.9) < interval(0.8)
+
+
+def test_leech_after_eight_lapses() -> None:
+    scheduler = Scheduler()
+    assert not scheduler.is_leech(Memory(card_id=1, lapses=7))
+    assert scheduler.is_leech(Memory(card_id=1, lapses=8))
+
+
+@pytest.mark.parametrize(
+    ("delta", "en", "es"),
+    [
+        (timedelta(seconds=30), "30s", "30s"),
+        (timedelta(minutes=10), "10m", "10m"),
+        (timedelta(hours=5), "5h", "5h"),
+        (timedelta(days=3), "3d", "3d"),
+        (timedelta(days=64), "2.1mo", "2,1mo"),
+        (timedelta(days=548), "1.5y", "1,5a"),
+    ],
+)
+def test_format_interval(delta: timedelta, en: str, es: str) -> None:
+    assert format_interval(delta, "en") == en
+    assert format_interval(delta, "es") == es
