@@ -105,7 +105,9 @@ def _is_count_unit(unit: str | None) -> bool:
     return u.dimension in COUNT_DIMENSIONS and u.factor == 1.0
 
 
-def format_quantity(value: float, unit: str | None, lang: str, sig: int = 3) -> str:
+def format_quantity(
+    value: float, unit: str | None, lang: str, sig: int = 3, *, count_suffix: bool = True
+) -> str:
     """``value`` in ``unit`` for display: ``140 GB``, ``1,5 s``, ``70B params``.
 
     Counts of a million or more take a suffix (M, B, T) because ``7e10
@@ -113,7 +115,7 @@ def format_quantity(value: float, unit: str | None, lang: str, sig: int = 3) -> 
     """
     suffix = ""
     magnitude = abs(value)
-    if _is_count_unit(unit) and math.isfinite(value):
+    if count_suffix and _is_count_unit(unit) and math.isfinite(value):
         for letter, factor in _COUNT_SUFFIXES:
             if factor <= float(f"{magnitude:.{max(1, min(sig, 17))}g}") < factor * 1000:
                 value, suffix = value / factor, letter

@@ -163,11 +163,14 @@ def _expected_numeric(question: Question) -> tuple[str, int]:
     target = _target(question)
     if not math.isfinite(target.value):
         return str(question.answer), 3
-    for sig in range(3, _MAX_SIG + 1):
-        shown = format_quantity(target.value, target.unit, question.lang, sig)
-        back = _reads_as(shown, target, question.lang)
-        if back is not None and target.tolerance.accepts(target.value, back):
-            return shown, sig
+    for suffix in (True, False):  # 70B params, or 7e10 params when a suffix loses precision
+        for sig in range(3, _MAX_SIG + 1):
+            shown = format_quantity(
+                target.value, target.unit, question.lang, sig, count_suffix=suffix
+            )
+            back = _reads_as(shown, target, question.lang)
+            if back is not None and target.tolerance.accepts(target.value, back):
+                return shown, sig
     return format_quantity(target.value, target.unit, question.lang, _MAX_SIG), _MAX_SIG
 
 
