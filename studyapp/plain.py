@@ -95,9 +95,9 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
                 say(visible(verdict.message))
                 continue
             break
-        mark = t("plain.right", lang) if verdict.correct else t("plain.wrong", lang)
-        say(f"{mark} {visible(verdict.message)}".rstrip())
-        if not verdict.correct or verdict.given:
+        say(visible(verdict.message) or (t("plain.right", lang) if verdict.correct
+                                          else t("plain.wrong", lang)))
+        if verdict.given:
             say(t("plain.compare", lang, given=visible(verdict.given),
                   expected=visible(verdict.expected)))
         say(t("plain.explanation", lang), visible(presented.question.explanation))
