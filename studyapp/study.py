@@ -142,6 +142,8 @@ class StudyService:
         self.config = config
         self._store: Store | None = None
         self._profile: ProfileInfo | None = None
+        self._settings: SchedulerSettings | None = None
+        self._scheduler: Scheduler | None = None
 
     # -- resources, opened on first use ---------------------------------
 
@@ -164,7 +166,9 @@ class StudyService:
 
     @property
     def settings(self) -> SchedulerSettings:
-        return SchedulerSettings.from_dict(self.profile.settings)
+        if self._settings is None:
+            self._settings = SchedulerSettings.from_dict(self.profile.settings)
+        return self._settings
 
     def update_settings(self, **changes: Any) -> SchedulerSettings:
         """Change and save scheduler settings (retention, limits…)."""
@@ -173,11 +177,15 @@ class StudyService:
         new = self.settings.with_changes(**changes)
         save_profile_settings(self.store, self.profile.id, new.to_dict())
         self._profile = None
+        self._settings = None
+        self._scheduler = None
         return new
 
     @property
     def scheduler(self) -> Scheduler:
-        return Scheduler(self.settings)
+        if self._scheduler is None:
+            self._scheduler = Scheduler(self.settings)
+        return self._scheduler
 
     def now(self) -> datetime:
         return self.config.clock()
@@ -220,6 +228,7 @@ class StudyService:
 
             deck = load_deck(path)
             self.__dict__.pop("_cards", None)
+            self.__dict__.pop("_cards_by_key", None)
             self.decks.append(deck)
             return deck
         from studyapp.catalog import UnknownIdError
@@ -354,11 +363,15 @@ class StudyService:
         return StudySession(self, kind, queue, limit=limit, seed=seed,
                             lang=lang or self.config.lang)
 
+    @cached_property
+    def _cards_by_key(self) -> dict[tuple[str, str], _Card]:
+        return {card.key: card for card in self._cards}
+
     def card(self, deck_id: str, card_key: str) -> CardSpec:
-        for card in self._cards:
-            if card.key == (deck_id, card_key):
-                return card.spec
-        raise NoSuchItem(f"{deck_id}/{card_key}")
+        card = self._cards_by_key.get((deck_id, card_key))
+        if card is None:
+            raise NoSuchItem(f"{deck_id}/{card_key}")
+        return card.spec
 
     def set_suspended(self, deck_id: str, card_key: str, suspended: bool) -> bool:
         from studyapp.store.progress import set_suspended
