@@ -469,8 +469,24 @@ def parse_template(text: str) -> Template:
     return Template(tuple(parts))
 
 
-def format_value(value: Any, spec: str = "", words: Mapping[bool, str] | None = None) -> str:
-    """How a value reads in a prompt: plain numbers, entry names, true/false words."""
+_SPANISH_MARKS = str.maketrans({".": ",", ",": "."})
+
+
+def format_value(
+    value: Any, spec: str = "", words: Mapping[bool, str] | None = None, lang: str = "en"
+) -> str:
+    """How a value reads in a prompt: plain numbers, entry names, true/false words.
+
+    Numbers take the language's decimal mark (``1,5`` in Spanish), as learners
+    type them.
+    """
+    text = _format_value(value, spec, words)
+    if lang == "es" and _is_number(value):
+        return text.translate(_SPANISH_MARKS)
+    return text
+
+
+def _format_value(value: Any, spec: str, words: Mapping[bool, str] | None) -> str:
     if isinstance(value, bool):
         if spec:
             raise FormulaError("true/false values take no format")
@@ -494,6 +510,7 @@ def render(
     template: Template | str,
     names: Mapping[str, Value],
     words: Mapping[bool, str] | None = None,
+    lang: str = "en",
 ) -> str:
     """The template's text with every field evaluated and formatted."""
     parsed = parse_template(template) if isinstance(template, str) else template
@@ -503,5 +520,5 @@ def render(
             out.append(part)
         else:
             formula, spec = part
-            out.append(plain_text(format_value(evaluate(formula, names), spec, words)))
+            out.append(plain_text(format_value(evaluate(formula, names), spec, words, lang)))
     return "".join(out)

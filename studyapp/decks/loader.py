@@ -73,7 +73,7 @@ DECK_SUFFIXES = (".yaml", ".yml")
 
 _CARD_ADAPTER: TypeAdapter[Any] = TypeAdapter(CardModel)
 _CATALOG_TABLES = ("accelerators", "interconnects", "systems", "models")
-_TOLERANCE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*(%|[^\s\d%][^\s]*)?\s*$")
+_TOLERANCE = re.compile(r"^\s*((?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(%|[^\s\d%.].*?)?\s*$")
 
 
 class _DeckHeader(DeckFile):
@@ -557,14 +557,20 @@ class _DeckCheck:
             self.at(path, "the answer is negative; sizes, rates and times never are")
 
     def unit(self, unit: str | None, path: PathKey) -> str | None:
+        """The card's unit, checked against the grading unit table."""
         if unit is None:
             return None
+        from studyapp.questions.units import UnitError, resolve_unit
+
         cleaned = unit.strip()
-        if not cleaned or len(cleaned) > 30 or "\n" in cleaned:
-            self.at(path, "a unit is a short word like GB, KB, GB/s, ms or tokens/s")
+        try:
+            resolve_unit(cleaned)
+        except UnitError as exc:
+            self.at(path, f"{exc}; use a unit like GB, KB, GiB, GB/s, Gb/s, ms, s or tokens/s")
         return cleaned
 
     def tolerance(self, value: str | float | None, unit: str | None, path: PathKey) -> Tolerance:
+        """``2%`` is relative; ``0.5 KB`` is absolute, converted into the card's unit."""
         if value is None:
             return DEFAULT_TOLERANCE
         if isinstance(value, int | float):
@@ -577,15 +583,22 @@ class _DeckCheck:
             self.at(path, f"bad tolerance {value!r}: write a percentage like 2% "
                           "or an amount in the card's unit like 0.5 KB")  # fmt: skip
             return DEFAULT_TOLERANCE
-        amount = float(value.strip().split("%")[0].rstrip(match.group(2) or "").strip())
-        suffix = match.group(2)
+        amount, suffix = float(match.group(1)), match.group(2)
         if suffix == "%":
             return Tolerance(relative=amount / 100, absolute=None)
-        if suffix is not None and suffix != unit:
-            shown = repr(unit) if unit else "none"
-            self.at(path, f"tolerance unit {suffix!r} differs from the card's unit ({shown}); "
-                          "write the tolerance in the card's unit")  # fmt: skip
-        return Tolerance(relative=None, absolute=amount)
+        if suffix is None or suffix == unit:
+            return Tolerance(relative=None, absolute=amount)
+        if unit is None:
+            self.at(path, f"the tolerance has a unit ({suffix}) but the card has none; "
+                          "add unit: or drop the tolerance's unit")  # fmt: skip
+            return DEFAULT_TOLERANCE
+        from studyapp.questions.units import UnitError, convert
+
+        try:
+            return Tolerance(relative=None, absolute=convert(amount, suffix, unit))
+        except UnitError as exc:
+            self.at(path, f"tolerance {value!r} does not fit the card's unit {unit}: {exc}")
+            return DEFAULT_TOLERANCE
 
     # parameters
     def params(self, raw: Mapping[str, Any], path: PathKey) -> dict[str, ParamSpec]:
@@ -701,7 +714,7 @@ class _DeckCheck:
                 if text.path[len(path)] == "explanation":
                     bound["answer"] = answer if answer is not None else ""
                 try:
-                    render(text.text, bound, bool_words(text.lang))
+                    render(text.text, bound, bool_words(text.lang), text.lang)
                 except FormulaError as exc:
                     report(text.path, exc, names)
 

@@ -167,7 +167,7 @@ class CardSpec:
         answer: float | bool | str
         answer_shown: Value
         if kind is Kind.CHOICE:
-            choices = tuple(render(self.text(c, lang), names, words) for c in self.choices)
+            choices = tuple(render(self.text(c, lang), names, words, lang) for c in self.choices)
             assert isinstance(self.answer, int)
             answer = answer_shown = choices[self.answer]
         elif kind is Kind.TRUEFALSE:
@@ -176,16 +176,18 @@ class CardSpec:
             answer = answer_shown = numeric_answer(self.answer, names)
         else:
             assert isinstance(self.answer, Mapping)
-            answer = answer_shown = render(self.text(self.answer, lang), names, words)
+            answer = answer_shown = render(self.text(self.answer, lang), names, words, lang)
             variants = [self.answer, *self.accept]
-            rendered = [render(v, names, words) for variant in variants for v in variant.values()]
+            rendered = [render(v, names, words, lang) for variant in variants for v in variant.values()]
             accept = tuple(dict.fromkeys(r for r in rendered if r != answer))
         names_with_answer = {**names, "answer": answer_shown}
-        prompt = render(self.text(self.prompt, lang), names, words)
+        prompt = render(self.text(self.prompt, lang), names, words, lang)
         if self.explanation is not None:
-            explanation = render(self.text(self.explanation, lang), names_with_answer, words)
+            explanation = render(
+                self.text(self.explanation, lang), names_with_answer, words, lang
+            )
         else:
-            explanation = self._default_explanation(answer_shown, words)
+            explanation = self._default_explanation(answer_shown, words, lang)
         return Question(
             kind=kind,
             post=self.post,
@@ -202,8 +204,8 @@ class CardSpec:
             lang=lang,
         )
 
-    def _default_explanation(self, answer: Value, words: Mapping[bool, str]) -> str:
-        shown = format_value(answer, "", words)
+    def _default_explanation(self, answer: Value, words: Mapping[bool, str], lang: str) -> str:
+        shown = format_value(answer, "", words, lang)
         if self.type == "numeric" and isinstance(self.answer, str):
             unit = f" {self.unit}" if self.unit else ""
             return f"{self.answer} = {shown}{unit}"
