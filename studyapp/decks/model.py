@@ -178,7 +178,8 @@ class CardSpec:
             assert isinstance(self.answer, Mapping)
             answer = answer_shown = render(self.text(self.answer, lang), names, words, lang)
             variants = [self.answer, *self.accept]
-            rendered = [render(v, names, words, lang) for variant in variants for v in variant.values()]
+            texts = [v for variant in variants for v in variant.values()]
+            rendered = [render(v, names, words, lang) for v in texts]
             accept = tuple(dict.fromkeys(r for r in rendered if r != answer))
         names_with_answer = {**names, "answer": answer_shown}
         prompt = render(self.text(self.prompt, lang), names, words, lang)
