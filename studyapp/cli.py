@@ -208,7 +208,7 @@ def calc() -> None:
               show_default=True, help="Share of memory left for weights and KV cache.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def calc_fit(ctx: click.Context, **kw: Any) -> None:
+def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
     """Does a model (weights + KV cache) fit on N devices?"""
     from studyapp.infra.calc import fit_report
 
@@ -228,7 +228,7 @@ def calc_fit(ctx: click.Context, **kw: Any) -> None:
 @click.option("--dtype", type=click.Choice(DTYPES), default="bf16", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def calc_kv(ctx: click.Context, **kw: Any) -> None:
+def calc_kv(ctx: click.Context, /, **kw: Any) -> None:
     """KV cache per token and for tokens × batch."""
     from studyapp.infra.calc import kv_report
 
@@ -249,7 +249,7 @@ def calc_kv(ctx: click.Context, **kw: Any) -> None:
               help="Weights and bandwidth split over N devices.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def calc_decode(ctx: click.Context, **kw: Any) -> None:
+def calc_decode(ctx: click.Context, /, **kw: Any) -> None:
     """Memory-bandwidth ceiling on decode tokens/s."""
     from studyapp.infra.calc import decode_report
 
@@ -273,7 +273,7 @@ def calc_decode(ctx: click.Context, **kw: Any) -> None:
               show_default=True, help="Model FLOPs utilisation.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def calc_train(ctx: click.Context, **kw: Any) -> None:
+def calc_train(ctx: click.Context, /, **kw: Any) -> None:
     """Training compute 6·N·D and time on K devices."""
     from studyapp.infra.calc import parse_count, train_report
 
@@ -296,7 +296,7 @@ def calc_train(ctx: click.Context, **kw: Any) -> None:
               help="Sustained write bandwidth in GB/s.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def calc_checkpoint(ctx: click.Context, **kw: Any) -> None:
+def calc_checkpoint(ctx: click.Context, /, **kw: Any) -> None:
     """Checkpoint size and write time."""
     from studyapp.infra.calc import checkpoint_report
 
@@ -316,7 +316,7 @@ def calc_checkpoint(ctx: click.Context, **kw: Any) -> None:
               help="Per-direction bandwidth in GB/s instead of --link.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def calc_allreduce(ctx: click.Context, **kw: Any) -> None:
+def calc_allreduce(ctx: click.Context, /, **kw: Any) -> None:
     """Ring all-reduce time: 2(n-1)/n · S / B, B per direction."""
     from studyapp.infra.calc import allreduce_report
 
