@@ -569,3 +569,7 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, seed: 
 
 
 # --- stats, export, import, class commands ---
+
+
+if __name__ == "__main__":
+    main()
