@@ -1,0 +1,207 @@
+"""Network families: transfers, ring all-reduce, and bits versus bytes.
+
+NVLink is quoted in bytes and both directions summed; network ports in bits
+per direction. Every question here makes the learner convert before dividing.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from studyapp.catalog import load_catalog
+from studyapp.catalog.models import Interconnect
+from studyapp.i18n import t
+from studyapp.infra import per_direction, ring_allreduce_seconds, transfer_seconds
+from studyapp.infra.units import GB, gbit_to_bytes_per_s
+from studyapp.questions.generators import Family, register
+from studyapp.questions.generators.drawing import entries, values
+from studyapp.questions.generators.wording import join_steps, num, significant
+from studyapp.questions.model import Kind, Question, Tolerance
+
+SIZES_GB = (1, 2, 5, 10, 16, 40, 100, 140)
+
+
+def link_fields(link: Interconnect, lang: str) -> dict[str, str]:
+    """How a link is quoted, and what it moves each way."""
+    one_way = per_direction(link.bandwidth_gb_s * GB, link.direction)
+    quoted = (t("gen.link.quoted_bits", lang, gbit=num(link.gbit_s, lang))
+              if link.gbit_s else
+              t("gen.link.quoted_bidir", lang, gb=num(link.bandwidth_gb_s, lang))
+              if link.direction == "bidirectional" else
+              t("gen.link.quoted_oneway", lang, gb=num(link.bandwidth_gb_s, lang)))
+    if link.gbit_s:
+        step = t("gen.link.bits_step", lang, gbit=num(link.gbit_s, lang),
+                 gb=num(gbit_to_bytes_per_s(link.gbit_s) / GB, lang, 4))
+    elif link.direction == "bidirectional":
+        step = t("gen.link.bidir_step", lang, gb=num(link.bandwidth_gb_s, lang),
+                 half=num(one_way / GB, lang, 4))
+    else:
+        step = ""
+    return {"link": link.name, "quoted": quoted, "one_way_gb": num(one_way / GB, lang, 4),
+            "link_step": step}
+
+
+def _one_way(link: Interconnect) -> float:
+    if link.gbit_s:
+        return gbit_to_bytes_per_s(link.gbit_s)
+    return per_direction(link.bandwidth_gb_s * GB, link.direction)
+
+
+def _time_unit(seconds: float, lang: str) -> tuple[float, str, str]:
+    if seconds < 1:
+        return seconds * 1e3, "ms", t("gen.word.ms", lang)
+    return seconds, "s", t("gen.word.s", lang)
+
+
+# --- link-transfer --------------------------------------------------------
+
+
+def link_transfer(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """Size over one-way bandwidth, after turning the quoted figure into bytes each way."""
+    rng = random.Random(seed)
+    links = entries(load_catalog().interconnects, options, "links",
+                    keep=lambda link: link.kind in ("scale-up", "scale-out"))
+    link = rng.choice(links)
+    size = float(rng.choice(values(options, "sizes_gb", SIZES_GB)))
+    seconds = transfer_seconds(size * GB, _one_way(link))
+    value, unit, word = _time_unit(seconds, lang)
+    fields = {**link_fields(link, lang), "size": num(size, lang), "unit": unit, "word": word,
+              "seconds": num(seconds, lang, 4), "answer": num(value, lang, 4)}
+    return Question(
+        kind=Kind.NUMERIC, post="nvlink-infiniband", family="link-transfer", seed=seed,
+        lang=lang, prompt=t("gen.xfer.prompt", lang, **fields),
+        explanation=join_steps(fields["link_step"], t("gen.xfer.explain", lang, **fields),
+                               t("gen.xfer.why", lang), t("gen.convention.gb", lang)),
+        answer=significant(value), unit=unit, tolerance=Tolerance(relative=0.02),
+        params={"link": link.id, "size_gb": size, "bandwidth_gb_s": link.bandwidth_gb_s,
+                "direction": link.direction, "gbit_s": link.gbit_s},
+    )
+
+
+# --- bits-vs-bytes --------------------------------------------------------
+
+
+def bits_vs_bytes(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """A port in Gb/s moves one eighth of that in GB/s: NDR 400 Gb/s = 50 GB/s."""
+    rng = random.Random(seed)
+    ports = entries(load_catalog().interconnects, options, "links",
+                    keep=lambda link: link.gbit_s is not None)
+    port = rng.choice(ports)
+    count = int(rng.choice(values(options, "ports", (1, 1, 2, 4, 8))))
+    gbit = port.gbit_s or port.bandwidth_gb_s * 8
+    one_way = gbit_to_bytes_per_s(gbit) * count
+    fields = {"link": port.name, "gbit": num(gbit, lang), "count": num(count, lang),
+              "per_port": num(gbit_to_bytes_per_s(gbit) / GB, lang, 4),
+              "answer": num(one_way / GB, lang, 4)}
+    key = "gen.bits.prompt_one" if count == 1 else "gen.bits.prompt_many"
+    return Question(
+        kind=Kind.NUMERIC, post="nvlink-infiniband", family="bits-vs-bytes", seed=seed,
+        lang=lang, prompt=t(key, lang, **fields),
+        explanation=join_steps(t("gen.bits.explain", lang, **fields),
+                               "" if count == 1 else t("gen.bits.many", lang, **fields),
+                               t("gen.bits.why", lang)),
+        answer=significant(one_way / GB), unit="GB/s", tolerance=Tolerance(relative=0.02),
+        params={"link": port.id, "gbit_s": gbit, "ports": count},
+    )
+
+
+# --- ring-allreduce -------------------------------------------------------
+
+GPU_COUNTS = (2, 4, 8, 16, 64, 256)
+
+
+def ring_allreduce(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """BF16 gradients through a ring: 2(n-1)/n · S / B per direction."""
+    rng = random.Random(seed)
+    catalog = load_catalog()
+    model = rng.choice(entries(catalog.models, options, "models"))
+    links = entries(catalog.interconnects, options, "links",
+                    keep=lambda link: link.kind in ("scale-up", "scale-out"))
+    link = rng.choice(links)
+    count = int(rng.choice(values(options, "gpu_counts", GPU_COUNTS)))
+    size = model.params * 2
+    seconds = ring_allreduce_seconds(size, count, _one_way(link))
+    value, unit, word = _time_unit(seconds, lang)
+    fields = {**link_fields(link, lang), "model": model.name,
+              "params_b": num(model.params_b, lang, 4), "size_gb": num(size / GB, lang, 4),
+              "count": num(count, lang), "factor": num(2 * (count - 1) / count, lang, 4),
+              "sent_gb": num(2 * (count - 1) / count * size / GB, lang, 4),
+              "unit": unit, "word": word, "answer": num(value, lang, 4)}
+    return Question(
+        kind=Kind.NUMERIC, post="nvlink-infiniband", family="ring-allreduce", seed=seed,
+        lang=lang, prompt=t("gen.ring.prompt", lang, **fields),
+        explanation=join_steps(t("gen.ring.size", lang, **fields), fields["link_step"],
+                               t("gen.ring.explain", lang, **fields), t("gen.ring.why", lang),
+                               t("gen.convention.gb", lang)),
+        answer=significant(value), unit=unit, tolerance=Tolerance(relative=0.02),
+        params={"model": model.id, "size_bytes": size, "gpus": count, "link": link.id,
+                "bandwidth_bytes_s": _one_way(link)},
+    )
+
+
+# --- gaudi-ethernet -------------------------------------------------------
+
+GAUDI_PORTS = {"gaudi2": (24, "roce-100g"), "gaudi3": (24, "roce-200g")}
+"""On-chip Ethernet ports per chip (Intel Gaudi 2 and Gaudi 3 white papers)."""
+
+HLS3_SCALE_UP_PORTS = 21
+"""Gaudi 3 HLS-3 server: 21 ports to the 7 peers (3 each), 3 to scale-out."""
+
+
+def gaudi_ethernet(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """Gaudi scales with plain RoCE Ethernet on the chip: ports × Gb/s / 8."""
+    rng = random.Random(seed)
+    catalog = load_catalog()
+    chips = [c for c in entries(catalog.accelerators, options, "gpus",
+                                keep=lambda c: c.id in GAUDI_PORTS) if c.id in GAUDI_PORTS]
+    chip = rng.choice(chips)
+    total, port_id = GAUDI_PORTS[chip.id]
+    port = catalog.interconnects[port_id]
+    gbit = port.gbit_s or port.bandwidth_gb_s * 8
+    variants = ["all", "all"]
+    if chip.id == "gaudi3":
+        variants += ["scale-up", "scale-out"]
+    variant = rng.choice(variants)
+    count = {"all": total, "scale-up": HLS3_SCALE_UP_PORTS,
+             "scale-out": total - HLS3_SCALE_UP_PORTS}[variant]
+    one_way = gbit_to_bytes_per_s(gbit) * count
+    fields = {"gpu": chip.name, "total": num(total, lang), "count": num(count, lang),
+              "gbit": num(gbit, lang), "tbit": num(gbit * count / 1e3, lang, 3),
+              "per_port": num(gbit_to_bytes_per_s(gbit) / GB, lang, 4),
+              "answer": num(one_way / GB, lang, 4), "bidir": num(2 * one_way / GB, lang, 4)}
+    return Question(
+        kind=Kind.NUMERIC, post="gaudi", family="gaudi-ethernet", seed=seed, lang=lang,
+        prompt=t(f"gen.gaudi.prompt_{variant.replace('-', '_')}", lang, **fields),
+        explanation=join_steps(t("gen.gaudi.explain", lang, **fields), t("gen.gaudi.why", lang)),
+        answer=significant(one_way / GB), unit="GB/s", tolerance=Tolerance(relative=0.02),
+        params={"gpu": chip.id, "ports": count, "port_gbit_s": gbit, "variant": variant},
+    )
+
+
+register(Family(
+    name="link-transfer", post="nvlink-infiniband", kind=Kind.NUMERIC,
+    description={"es": "Tiempo para mover X GB por NVLink, ICI o un puerto InfiniBand/Ethernet",
+                 "en": "Time to move X GB over NVLink, ICI or an InfiniBand/Ethernet port"},
+    generate=link_transfer, options={"links": "interconnect ids", "sizes_gb": "sizes in GB"},
+))
+register(Family(
+    name="bits-vs-bytes", post="nvlink-infiniband", kind=Kind.NUMERIC,
+    description={"es": "Gb/s de un puerto a GB/s por sentido (bits frente a bytes)",
+                 "en": "A port's Gb/s as GB/s each way (bits versus bytes)"},
+    generate=bits_vs_bytes, options={"links": "port ids", "ports": "port counts"},
+))
+register(Family(
+    name="ring-allreduce", post="nvlink-infiniband", kind=Kind.NUMERIC,
+    description={"es": "Tiempo de un all-reduce en anillo de los gradientes BF16",
+                 "en": "Ring all-reduce time for BF16 gradients"},
+    generate=ring_allreduce,
+    options={"models": "model ids", "links": "interconnect ids", "gpu_counts": "ring sizes"},
+))
+register(Family(
+    name="gaudi-ethernet", post="gaudi", kind=Kind.NUMERIC,
+    description={"es": "Ancho de banda de los puertos Ethernet RoCE integrados en Gaudi",
+                 "en": "Bandwidth of Gaudi's on-chip RoCE Ethernet ports"},
+    generate=gaudi_ethernet, options={"gpus": "gaudi2, gaudi3"},
+))
