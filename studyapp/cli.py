@@ -384,6 +384,11 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
             else SessionKind.POST if post else SessionKind.DUE)
     service = make_service(settings)
     try:
+        if post is not None and kind is SessionKind.POST and not service.has_read(post):
+            from studyapp.plain import post_summary_lines
+
+            click.echo("\n".join(post_summary_lines(post, settings.lang)))
+            service.read_post(post)
         session = service.start(kind, post=post, deck=deck, limit=limit, seed=seed)
         code = run_plain(session)
     except user_errors() as exc:

@@ -55,3 +55,11 @@ def t(key: str, lang: str, /, **fields: object) -> str:
     if text is None:
         text = strings("en").get(key, key)
     return text.format(**fields) if fields else text
+
+
+def field_labels(lang: str) -> dict[str, str]:
+    """Catalog field names as table headers (``field.<name>`` keys)."""
+    prefix = "field."
+    labels = {k[len(prefix):]: v for k, v in strings("en").items() if k.startswith(prefix)}
+    labels.update({k[len(prefix):]: v for k, v in strings(lang).items() if k.startswith(prefix)})
+    return labels

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import string
 import sys
+import unicodedata
 from collections.abc import Callable
 from typing import TextIO
 
@@ -17,11 +18,15 @@ from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import Rating, format_interval
 from studyapp.study import Presented, StudySession
 
+_HIDDEN = {"Cc", "Cf", "Cs", "Co", "Cn"}
+
 
 def visible(text: str) -> str:
-    """Control characters (ANSI escapes included) shown as escapes, not obeyed."""
-    allowed = set("\n\t")
-    return "".join(ch if ch in allowed or ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    """Control and format characters (ANSI escapes, bidi overrides) shown, not obeyed."""
+    return "".join(
+        ch if ch in "\n\t" or unicodedata.category(ch) not in _HIDDEN
+        else ascii(ch)[1:-1]
+        for ch in text)
 
 
 def render_question(presented: Presented, lang: str) -> list[str]:
@@ -40,6 +45,23 @@ def render_question(presented: Presented, lang: str) -> list[str]:
     else:
         lines.append(t("plain.hint.text", lang))
     return lines
+
+
+def post_summary_lines(slug: str, lang: str) -> list[str]:
+    """A post's title, tagline and summary as plain text (shown before first study)."""
+    from studyapp.catalog.posts import figures_rows, load_post
+    from studyapp.i18n import field_labels
+
+    post = load_post(slug, lang)
+    lines = [post.title, post.tagline, ""]
+    lines += post.body.strip().splitlines()
+    if post.figures is not None:
+        rows = figures_rows(post, labels=field_labels(lang))
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        lines.append("")
+        lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+                  for row in rows]
+    return [visible(line) for line in lines]
 
 
 def _normalise_truefalse(question: Question, line: str, lang: str) -> str:
@@ -69,15 +91,15 @@ def run_plain(session: StudySession, *, stdin: TextIO | None = None,
             return None
         return line.rstrip("\r\n")
 
-    finished = _loop(session, say, read, lang)
-    if not finished:
-        say("")
+    _loop(session, say, read, lang)
+    say("")
     say(t("plain.session", lang, answered=session.answered, correct=session.correct))
     return 0
 
 
 def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str], str | None],
           lang: str) -> bool:
+    """True when the session ran out of questions, False when input ended."""
     while True:
         presented = session.next()
         if presented is None:
@@ -108,7 +130,7 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
                 for r in Rating)
             say(t("plain.rate", lang, options=options))
             while True:
-                line = read("rating> ")
+                line = read("> ")
                 if line is None:
                     return False
                 choice = line.strip()
