@@ -73,7 +73,8 @@ def _model_options(f: Any) -> Any:
     """--model ID, or an explicit shape for a model outside the catalog."""
     opts = [
         click.option("--model", "model_id", metavar="ID", help="Model id from the catalog."),
-        click.option("--params", metavar="N", help="Parameter count instead of --model (70e9, 70B)."),
+        click.option("--params", metavar="N",
+                     help="Parameter count instead of --model (70e9, 70B)."),
         click.option("--layers", type=click.IntRange(min=1), help="Transformer layers."),
         click.option("--kv-heads", type=click.IntRange(min=1), help="KV heads (GQA)."),
         click.option("--head-dim", type=click.IntRange(min=1), help="Head dimension."),
