@@ -689,12 +689,12 @@ class _DeckCheck:
         path: PathKey,
         texts: list[_TextAt],
     ) -> None:
-        seen: set[tuple[PathKey, str]] = set()
+        seen: set[PathKey] = set()
 
         def report(where: PathKey, exc: FormulaError, names: Mapping[str, Value]) -> None:
-            if (where, str(exc)) in seen:
+            if where in seen:  # the first failing combination says enough
                 return
-            seen.add((where, str(exc)))
+            seen.add(where)
             drawn = ", ".join(f"{k}={format_value(v)}" for k, v in names.items()
                               if k != "answer")  # fmt: skip
             self.at(where, f"{exc} (with {drawn})" if drawn else str(exc))
