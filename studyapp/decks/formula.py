@@ -111,6 +111,8 @@ def _is_number(value: object) -> bool:
 def _check_number(value: Any) -> Any:
     if isinstance(value, complex):
         raise FormulaError("the result is not a real number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise FormulaError("a number overflows or is not a number (inf/NaN)")
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > MAX_INT_BITS:
         raise FormulaError("a number in the formula is too large")
     if isinstance(value, str) and len(value) > MAX_TEXT_LENGTH:

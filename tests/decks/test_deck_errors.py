@@ -142,7 +142,7 @@ CASES = [
     type: numeric
     prompt: p
     answer: "exp(700) * exp(700)"
-""", 9, 13, "infinite"),
+""", 9, 13, "overflows"),
     ("unknown catalog table", """\
   - id: a
     type: numeric
