@@ -1,0 +1,238 @@
+"""Conceptual families: facts read from the catalog, asked as choices.
+
+Which chip has the most HBM, which memory a chip uses, how each vendor
+scales up and what software it is programmed with, and what limits a
+workload. Distractors come from the catalog too, so they stay plausible.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from studyapp.catalog import load_catalog
+from studyapp.catalog.models import Accelerator
+from studyapp.i18n import t
+from studyapp.infra import usable_bytes, weights_bytes
+from studyapp.infra.units import GB
+from studyapp.questions.generators import Family, register
+from studyapp.questions.generators.drawing import apart, entries, redraw, shuffled_choices, values
+from studyapp.questions.generators.wording import join_steps, num
+from studyapp.questions.model import Kind, Question
+
+# --- chip-ranking ---------------------------------------------------------
+
+METRICS = ("memory_gb", "memory_bandwidth_tb_s", "bf16_dense_tflops", "scale_up_gb_s")
+METRIC_UNITS = {"memory_gb": "GB", "memory_bandwidth_tb_s": "TB/s",
+                "bf16_dense_tflops": "TFLOPS", "scale_up_gb_s": "GB/s"}
+
+
+def _metric(chip: Accelerator, metric: str) -> float:
+    value = getattr(chip, metric)
+    return float(value) if value is not None else 0.0
+
+
+def chip_ranking(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """The top chip among four on one figure, at least 10% ahead of the runner-up."""
+    rng = random.Random(seed)
+    chips = entries(load_catalog().accelerators, options, "gpus")
+    metrics = [str(m) for m in values(options, "metrics", METRICS)]
+
+    def draw(rng: random.Random) -> tuple[list[Accelerator], str]:
+        return rng.sample(chips, min(4, len(chips))), rng.choice(metrics)
+
+    def clear(d: tuple[list[Accelerator], str]) -> bool:
+        scores = sorted((_metric(c, d[1]) for c in d[0]), reverse=True)
+        return (len(scores) >= 2 and scores[-1] > 0 and len({c.name for c in d[0]}) == len(d[0])
+                and apart(scores[0], scores[1]))
+
+    (group, metric), _ = redraw(rng, draw, clear)
+    best = max(group, key=lambda c: _metric(c, metric))
+    unit = METRIC_UNITS[metric]
+    lines = [t("gen.rank.line", lang, gpu=c.name, value=num(_metric(c, metric), lang, 5),
+               unit=unit) for c in sorted(group, key=lambda c: -_metric(c, metric))]
+    return Question(
+        kind=Kind.CHOICE, post="mi350", family="chip-ranking", seed=seed, lang=lang,
+        prompt=t(f"gen.rank.prompt_{metric}", lang),
+        explanation=join_steps(*lines, t(f"gen.rank.why_{metric}", lang),
+                               t("gen.convention.dense", lang)
+                               if metric == "bf16_dense_tflops" else ""),
+        answer=best.name, choices=shuffled_choices(rng, best.name, [c.name for c in group]),
+        params={"gpus": [c.id for c in group], "metric": metric, "best": best.id},
+    )
+
+
+# --- memory-type ----------------------------------------------------------
+
+MEMORY_TYPES = ("HBM2", "HBM2e", "HBM3", "HBM3e", "GDDR6X", "GDDR7", "LPDDR5X")
+
+
+def memory_type(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """Which HBM generation a chip carries (chips listed only as "HBM" are skipped)."""
+    rng = random.Random(seed)
+    chips = entries(load_catalog().accelerators, options, "gpus",
+                    keep=lambda c: c.memory_type.upper() != "HBM")
+    chip = rng.choice(chips)
+    catalog_types = sorted({c.memory_type for c in load_catalog().accelerators
+                            if c.memory_type.upper() != "HBM"})
+    pool = [m for m in MEMORY_TYPES if m.startswith("HBM")] + catalog_types
+    pool = sorted(set(pool), key=pool.index)
+    if rng.random() < 0.3:
+        pool += [m for m in MEMORY_TYPES if not m.startswith("HBM")]
+    fields = {"gpu": chip.name, "memory": chip.memory_type,
+              "memory_gb": num(chip.memory_gb, lang, 5),
+              "bandwidth": num(chip.memory_bandwidth_tb_s, lang, 4)}
+    return Question(
+        kind=Kind.CHOICE, post="hbm-kv-cache", family="memory-type", seed=seed, lang=lang,
+        prompt=t("gen.memtype.prompt", lang, **fields),
+        explanation=join_steps(t("gen.memtype.explain", lang, **fields),
+                               t("gen.memtype.why", lang)),
+        answer=chip.memory_type, choices=shuffled_choices(rng, chip.memory_type, pool),
+        params={"gpu": chip.id, "memory_type": chip.memory_type},
+    )
+
+
+# --- scale-up-fabric and software-stack -----------------------------------
+
+FABRICS = {"nvidia": "NVLink", "amd": "Infinity Fabric", "google": "ICI",
+           "aws": "NeuronLink", "intel": "RoCE"}
+"""Keyword the catalog's ``scale_up`` text carries for each vendor's scale-up link."""
+
+STACKS = {"nvidia": "CUDA", "amd": "ROCm", "google": "XLA", "aws": "Neuron",
+          "intel": "Gaudi"}
+"""Keyword the catalog's ``software`` text carries for each vendor's stack."""
+
+
+def _label(kind: str, vendor: str, lang: str) -> str:
+    return t(f"gen.{kind}.{vendor}", lang)
+
+
+def vendor_fact(kind: str, post: str, family: str, table: Mapping[str, str]) -> Any:
+    """A choice among the five vendors' answers, the right one read from the chip's entry."""
+
+    def generate(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+        rng = random.Random(seed)
+        field = "scale_up" if kind == "fabric" else "software"
+
+        def matches(chip: Accelerator) -> bool:
+            text = getattr(chip, field) or ""
+            return chip.vendor in table and table[chip.vendor].lower() in text.lower()
+
+        chips = entries(load_catalog().accelerators, options, "gpus", keep=matches)
+        chip = rng.choice(chips)
+        correct = _label(kind, chip.vendor, lang)
+        others = [_label(kind, vendor, lang) for vendor in table if vendor != chip.vendor]
+        fields = {"gpu": chip.name, "vendor": chip.vendor, "listed": getattr(chip, field) or "",
+                  "answer": correct}
+        return Question(
+            kind=Kind.CHOICE, post=post, family=family, seed=seed, lang=lang,
+            prompt=t(f"gen.{kind}.prompt", lang, **fields),
+            explanation=join_steps(t(f"gen.{kind}.explain", lang, **fields),
+                                   t(f"gen.{kind}.why", lang)),
+            answer=correct, choices=shuffled_choices(rng, correct, others),
+            params={"gpu": chip.id, "vendor": chip.vendor, field: getattr(chip, field)},
+        )
+
+    return generate
+
+
+# --- dense-vs-sparse ------------------------------------------------------
+
+
+def dense_vs_sparse(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """Datasheet headlines with 2:4 sparsity are twice the dense figure."""
+    rng = random.Random(seed)
+    chips = entries(load_catalog().accelerators, options, "gpus",
+                    keep=lambda c: c.vendor in ("nvidia", "amd"))
+    chip = rng.choice(chips)
+    precisions = [p for p in ("bf16", "fp8", "fp4") if getattr(chip, f"{p}_dense_tflops")]
+    precision = rng.choice(precisions)
+    dense = float(getattr(chip, f"{precision}_dense_tflops"))
+    sparse = dense * 2
+    correct = num(dense, lang, 5) + " TFLOPS"
+    distractors = [num(v, lang, 5) + " TFLOPS" for v in (sparse, dense * 4, dense / 2)]
+    fields = {"gpu": chip.name, "precision": precision.upper(), "sparse": num(sparse, lang, 5),
+              "dense": num(dense, lang, 5)}
+    return Question(
+        kind=Kind.CHOICE, post="blackwell", family="dense-vs-sparse", seed=seed, lang=lang,
+        prompt=t("gen.sparse.prompt", lang, **fields),
+        explanation=join_steps(t("gen.sparse.explain", lang, **fields),
+                               t("gen.sparse.why", lang)),
+        answer=correct, choices=shuffled_choices(rng, correct, distractors),
+        params={"gpu": chip.id, "precision": precision, "dense_tflops": dense,
+                "sparse_tflops": sparse},
+    )
+
+
+# --- bottleneck -----------------------------------------------------------
+
+RESOURCES = ("bandwidth", "compute", "capacity", "network", "storage", "scale_up")
+SCENARIOS = ("decode", "prefill", "capacity", "network", "storage", "scale_up")
+
+
+def bottleneck(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """Which resource limits a workload: the first question to ask about any setup."""
+    rng = random.Random(seed)
+    catalog = load_catalog()
+    scenario = str(rng.choice(values(options, "scenarios", SCENARIOS)))
+    chip = rng.choice(entries(catalog.accelerators, options, "gpus"))
+    dense = [m for m in catalog.models if m.active_params_b is None]
+    model = rng.choice(dense or list(catalog.models))
+    if scenario == "capacity":
+        bigger = [m for m in catalog.models
+                  if weights_bytes(m.params, "bf16") > 1.2 * usable_bytes(chip.memory_bytes)]
+        model = rng.choice(bigger) if bigger else model
+    fields = {"gpu": chip.name, "model": model.name, "params_b": num(model.params_b, lang, 4),
+              "memory_gb": num(chip.memory_gb, lang, 5),
+              "weights_gb": num(weights_bytes(model.params, "bf16") / GB, lang, 4),
+              "bandwidth": num(chip.memory_bandwidth_tb_s, lang, 4)}
+    correct = t(f"gen.neck.res_{scenario if scenario != 'decode' else 'bandwidth'}", lang)
+    others = [t(f"gen.neck.res_{r}", lang) for r in RESOURCES]
+    return Question(
+        kind=Kind.CHOICE, post="intro", family="bottleneck", seed=seed, lang=lang,
+        prompt=t(f"gen.neck.prompt_{scenario}", lang, **fields),
+        explanation=t(f"gen.neck.explain_{scenario}", lang, **fields),
+        answer=correct, choices=shuffled_choices(rng, correct, others),
+        params={"scenario": scenario, "gpu": chip.id, "model": model.id},
+    )
+
+
+register(Family(
+    name="chip-ranking", post="mi350", kind=Kind.CHOICE,
+    description={"es": "Qué chip tiene más HBM, ancho de banda, TFLOPS o escalado entre cuatro",
+                 "en": "Which of four chips has the most HBM, bandwidth, TFLOPS or scale-up"},
+    generate=chip_ranking, options={"gpus": "accelerator ids", "metrics": ", ".join(METRICS)},
+))
+register(Family(
+    name="memory-type", post="hbm-kv-cache", kind=Kind.CHOICE,
+    description={"es": "Qué tipo de memoria lleva un chip", "en": "Which memory type a chip uses"},
+    generate=memory_type, options={"gpus": "accelerator ids"},
+))
+register(Family(
+    name="scale-up-fabric", post="trainium", kind=Kind.CHOICE,
+    description={"es": "Con qué tecnología escala cada fabricante dentro del nodo o pod",
+                 "en": "Which technology each vendor uses to scale up"},
+    generate=vendor_fact("fabric", "trainium", "scale-up-fabric", FABRICS),
+    options={"gpus": "accelerator ids"},
+))
+register(Family(
+    name="software-stack", post="tpu", kind=Kind.CHOICE,
+    description={"es": "Con qué pila de software se programa cada chip",
+                 "en": "Which software stack programs each chip"},
+    generate=vendor_fact("stack", "tpu", "software-stack", STACKS),
+    options={"gpus": "accelerator ids"},
+))
+register(Family(
+    name="dense-vs-sparse", post="blackwell", kind=Kind.CHOICE,
+    description={"es": "Cifra densa a partir de la cifra «con dispersión» de la hoja de datos",
+                 "en": "The dense figure behind a datasheet's 'with sparsity' headline"},
+    generate=dense_vs_sparse, options={"gpus": "accelerator ids"},
+))
+register(Family(
+    name="bottleneck", post="intro", kind=Kind.CHOICE,
+    description={"es": "Qué recurso limita una carga: ancho de banda, cálculo, capacidad, red…",
+                 "en": "Which resource limits a workload: bandwidth, compute, capacity, network…"},
+    generate=bottleneck,
+    options={"gpus": "accelerator ids", "scenarios": ", ".join(SCENARIOS)},
+))

@@ -1,0 +1,157 @@
+"""System families: node, rack, instance and pod totals from per-chip figures.
+
+A system's headline numbers are per-chip figures times the chip count; the
+learner multiplies, and learns which totals are sums (NVLink aggregate) and
+not what one pair of GPUs can use.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from studyapp.catalog import load_catalog
+from studyapp.catalog.models import Accelerator, System
+from studyapp.i18n import t
+from studyapp.infra import min_devices, usable_bytes, weights_bytes
+from studyapp.infra.units import GB, TB, TFLOPS
+from studyapp.questions.generators import Family, GenerateFn, register
+from studyapp.questions.generators.drawing import entries, values
+from studyapp.questions.generators.wording import join_steps, num, significant
+from studyapp.questions.model import Kind, Question, Tolerance
+
+QUANTITIES = ("memory", "bandwidth", "scale_up", "bf16")
+
+
+def _total(chip: Accelerator, gpus: int, quantity: str) -> tuple[float, str, float]:
+    """(total in the question's unit, unit, per-chip figure in that unit's base)."""
+    if quantity == "memory":
+        return usable_bytes(chip.memory_bytes, gpus, 1.0) / TB, "TB", chip.memory_gb
+    if quantity == "bandwidth":
+        return chip.bandwidth_bytes_s * gpus / TB, "TB/s", chip.memory_bandwidth_tb_s
+    if quantity == "scale_up":
+        return (chip.scale_up_gb_s or 0) * GB * gpus / TB, "TB/s", chip.scale_up_gb_s or 0
+    return chip.bf16_dense_tflops * TFLOPS * gpus / 1e15, "PFLOPS", chip.bf16_dense_tflops
+
+
+def system_totals(post: str, family: str, keep: Callable[[System], bool]) -> GenerateFn:
+    """A generator asking one total of a system from its chip's figures."""
+
+    def generate(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+        rng = random.Random(seed)
+        catalog = load_catalog()
+        systems = entries(catalog.systems, options, "systems", keep=keep)
+        system = rng.choice(systems)
+        chip = catalog.accelerators[system.accelerator]
+        quantities = [q for q in values(options, "quantities", QUANTITIES)
+                      if q != "scale_up" or chip.scale_up_gb_s]
+        quantity = str(rng.choice(quantities))
+        total, unit, per_chip = _total(chip, system.gpus, quantity)
+        fields = {"system": system.name, "gpus": num(system.gpus, lang), "gpu": chip.name,
+                  "per_chip": num(per_chip, lang, 5), "total": num(total, lang, 4),
+                  "unit": unit}
+        note = ""
+        if quantity == "scale_up":
+            note = t("gen.sys.scale_up_note", lang, **fields)
+        elif quantity == "memory":
+            note = t("gen.sys.memory_note", lang, listed=num(system.total_memory_gb, lang, 6))
+        return Question(
+            kind=Kind.NUMERIC, post=post, family=family, seed=seed, lang=lang,
+            prompt=t(f"gen.sys.prompt_{quantity}", lang, **fields),
+            explanation=join_steps(t(f"gen.sys.explain_{quantity}", lang, **fields), note,
+                                   t("gen.convention.gb", lang) if quantity != "bf16"
+                                   else t("gen.convention.dense", lang)),
+            answer=significant(total), unit=unit, tolerance=Tolerance(relative=0.02),
+            params={"system": system.id, "gpu": chip.id, "gpus": system.gpus,
+                    "quantity": quantity},
+        )
+
+    return generate
+
+
+# --- tpu-pod --------------------------------------------------------------
+
+POD_CHIPS = {"tpu-v5e": 256, "tpu-v5p": 8960, "tpu-v6e": 256, "tpu-v7": 9216}
+"""Chips in one pod (Google Cloud TPU documentation, per generation)."""
+
+POD_MODELS = ("llama-3.1-70b", "llama-3.1-405b", "deepseek-v3", "gpt-3-175b", "qwen2.5-72b")
+
+
+def tpu_pod(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """Pod totals, and how many chips of a generation just the weights of a big model need."""
+    rng = random.Random(seed)
+    catalog = load_catalog()
+    chips = entries(catalog.accelerators, options, "gpus", keep=lambda c: c.id in POD_CHIPS)
+    chip = rng.choice([c for c in chips if c.id in POD_CHIPS] or chips)
+    pod = POD_CHIPS.get(chip.id, 256)
+    variant = str(rng.choice(values(options, "ask", ("memory", "bf16", "chips"))))
+    fields: dict[str, Any] = {"gpu": chip.name, "pod": num(pod, lang),
+                              "memory_gb": num(chip.memory_gb, lang, 5),
+                              "tflops": num(chip.bf16_dense_tflops, lang, 5)}
+    if variant == "chips":
+        default = [m for m in POD_MODELS if m in catalog.models]
+        model = rng.choice(entries(catalog.models, {"models": default, **options}, "models"))
+        w = weights_bytes(model.params, "bf16")
+        count = min_devices(w, chip.memory_bytes)
+        fields.update(model=model.name, params_b=num(model.params_b, lang, 4),
+                      weights_gb=num(w / GB, lang, 4),
+                      usable_gb=num(usable_bytes(chip.memory_bytes) / GB, lang, 4),
+                      ratio=num(w / usable_bytes(chip.memory_bytes), lang, 4),
+                      answer=num(count, lang))
+        return Question(
+            kind=Kind.NUMERIC, post="tpu", family="tpu-pod", seed=seed, lang=lang,
+            prompt=t("gen.pod.prompt_chips", lang, **fields),
+            explanation=join_steps(t("gen.pod.explain_chips", lang, **fields),
+                                   t("gen.pod.why", lang), t("gen.convention.gb_usable", lang)),
+            answer=float(count), unit=None, tolerance=Tolerance(relative=None, absolute=0),
+            params={"gpu": chip.id, "model": model.id, "dtype": "bf16",
+                    "usable_fraction": 0.9, "pod_chips": pod, "ask": variant},
+        )
+    quantity = "memory" if variant == "memory" else "bf16"
+    total, unit, _ = _total(chip, pod, quantity)
+    fields.update(total=num(total, lang, 4), unit=unit)
+    return Question(
+        kind=Kind.NUMERIC, post="tpu", family="tpu-pod", seed=seed, lang=lang,
+        prompt=t(f"gen.pod.prompt_{variant}", lang, **fields),
+        explanation=join_steps(t(f"gen.pod.explain_{variant}", lang, **fields),
+                               t("gen.pod.why", lang),
+                               t("gen.convention.gb" if variant == "memory"
+                                 else "gen.convention.dense", lang)),
+        answer=significant(total), unit=unit, tolerance=Tolerance(relative=0.02),
+        params={"gpu": chip.id, "pod_chips": pod, "ask": variant},
+    )
+
+
+_SYSTEMS = "system ids from the catalog"
+_QUANTITIES = "memory, bandwidth, scale_up, bf16"
+
+register(Family(
+    name="hgx-node-totals", post="hgx", kind=Kind.NUMERIC,
+    description={"es": "Totales de un nodo de 8 GPU: memoria, ancho de banda, NVLink, TFLOPS",
+                 "en": "8-GPU node totals: memory, bandwidth, NVLink, TFLOPS"},
+    generate=system_totals("hgx", "hgx-node-totals", lambda s: s.post == "hgx"),
+    options={"systems": _SYSTEMS, "quantities": _QUANTITIES},
+))
+register(Family(
+    name="nvl72-rack-totals", post="blackwell", kind=Kind.NUMERIC,
+    description={"es": "Totales del rack GB200 NVL72 a partir de cada GPU",
+                 "en": "GB200 NVL72 rack totals from each GPU's figures"},
+    generate=system_totals("blackwell", "nvl72-rack-totals", lambda s: s.post == "blackwell"),
+    options={"systems": _SYSTEMS, "quantities": _QUANTITIES},
+))
+register(Family(
+    name="trainium-server-totals", post="trainium", kind=Kind.NUMERIC,
+    description={"es": "Totales de una instancia Trn2 (16 Trainium2 unidos por NeuronLink)",
+                 "en": "Trn2 instance totals (16 Trainium2 joined by NeuronLink)"},
+    generate=system_totals("trainium", "trainium-server-totals",
+                           lambda s: s.post == "trainium"),
+    options={"systems": _SYSTEMS, "quantities": _QUANTITIES},
+))
+register(Family(
+    name="tpu-pod", post="tpu", kind=Kind.NUMERIC,
+    description={"es": "Pods de TPU: memoria y TFLOPS totales, chips para los pesos de un modelo",
+                 "en": "TPU pods: total memory and TFLOPS, chips for a model's weights"},
+    generate=tpu_pod,
+    options={"gpus": "TPU ids", "models": "model ids", "ask": "memory, bf16, chips"},
+))
