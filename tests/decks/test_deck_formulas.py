@@ -10,6 +10,7 @@ from studyapp.decks.formula import (
     DTYPE_BYTES,
     EntryView,
     FormulaError,
+    Value,
     evaluate,
     parse_template,
     render,
@@ -17,7 +18,7 @@ from studyapp.decks.formula import (
 
 GPU = EntryView("accelerators", {"id": "h200-sxm", "name": "NVIDIA H200 SXM",
                                  "memory_gb": 141.0, "fp4_dense_tflops": None})  # fmt: skip
-NAMES = {"layers": 80, "kv_heads": 8, "head_dim": 128, "dtype": "bf16", "gpu": GPU}
+NAMES: dict[str, Value] = {"layers": 80, "kv_heads": 8, "head_dim": 128, "dtype": "bf16", "gpu": GPU}
 
 
 @pytest.mark.parametrize(

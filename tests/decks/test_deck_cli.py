@@ -1,0 +1,123 @@
+"""``studyapp deck ...``: exit codes, output forms, never a traceback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from deck_texts import HEADER, VALID_DECK, write
+
+from studyapp.cli import main
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A user folder of its own, so installed decks land in the test's folder."""
+    folder = tmp_path / "home"
+    monkeypatch.setenv("STUDYAPP_HOME", str(folder))
+    return folder
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(main, ["--lang", "en", *args])
+
+
+def test_validate_clean_deck_exits_0(tmp_path: Path) -> None:
+    result = run("deck", "validate", str(write(tmp_path, VALID_DECK)))
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == "1 deck file(s) checked: no problems"
+
+
+def test_validate_reports_every_problem_and_exits_1(tmp_path: Path) -> None:
+    bad = write(tmp_path, HEADER + """\
+  - id: a
+    type: choice
+    prompt: p
+    choices: [x, y]
+    answer: z
+  - id: b
+    type: numeric
+    prompt: p
+    answer: "1 / 0"
+""", "bad.yaml")
+    good = write(tmp_path, VALID_DECK, "good.yaml")
+    result = run("deck", "validate", str(bad), str(good))
+    assert result.exit_code == 1
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
+    lines = result.output.strip().splitlines()
+    assert lines[0].startswith(f"{bad}:10:13: answer 'z' is not among the choices")
+    assert lines[1].startswith(f"{bad}:14:13: division by zero")
+    assert lines[2] == "2 deck file(s) checked: 2 problem(s)"
+    assert "Traceback" not in result.output
+
+
+def test_validate_folder_and_missing_path(tmp_path: Path) -> None:
+    write(tmp_path, "deck: [\n", "broken.yaml")
+    result = run("deck", "validate", str(tmp_path), str(tmp_path / "missing.yaml"))
+    assert result.exit_code == 1
+    assert f"{tmp_path / 'broken.yaml'}:2:1: malformed YAML" in result.output
+    assert f"{tmp_path / 'missing.yaml'}:1:1: no such file or folder" in result.output
+
+
+def test_validate_without_paths_is_a_usage_error() -> None:
+    assert run("deck", "validate").exit_code == 2
+
+
+def test_schema_is_json_schema() -> None:
+    result = run("deck", "schema")
+    assert result.exit_code == 0
+    schema = json.loads(result.output)
+    assert schema["type"] == "object"
+    assert set(schema["required"]) >= {"deck", "title", "language", "post", "cards"}
+    assert "cards" in schema["properties"]
+    assert "from" in json.dumps(schema)
+
+
+def test_preview_shows_questions(tmp_path: Path) -> None:
+    path = write(tmp_path, VALID_DECK)
+    result = CliRunner().invoke(main, ["--lang", "es", "deck", "preview", str(path), "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    assert "KV cache drill" not in result.output and "Práctica de KV cache" in result.output
+    assert "  * b) HBM3e" in result.output
+    assert "¿Qué significa HBM?" in result.output
+    assert "Respuesta:" in result.output and "Explicación:" in result.output
+    one = run("deck", "preview", str(path), "--card", "kv-per-token", "--seed", "1")
+    assert one.exit_code == 0
+    assert "[kv-per-token]" in one.output and "[hbm-on-h200]" not in one.output
+    assert run("deck", "preview", str(path), "--seed", "1").output == run(
+        "deck", "preview", str(path), "--seed", "1").output
+
+
+def test_preview_errors(tmp_path: Path) -> None:
+    path = write(tmp_path, VALID_DECK)
+    missing = run("deck", "preview", str(path), "--card", "nope")
+    assert missing.exit_code == 1 and "no card nope" in missing.output
+    broken = run("deck", "preview", str(write(tmp_path, "deck: [", "b.yaml")))
+    assert broken.exit_code == 1 and "malformed YAML" in broken.output
+
+
+def test_add_then_list(tmp_path: Path, home: Path) -> None:
+    result = run("deck", "add", str(write(tmp_path, VALID_DECK, "mine.yaml")))
+    assert result.exit_code == 0, result.output
+    installed = home / "data" / "decks" / "kv-cache-drill.yaml"
+    assert installed.read_text(encoding="utf-8") == VALID_DECK
+    assert str(installed) in result.output
+    (installed.parent / "broken.yaml").write_text("deck: [\n", encoding="utf-8")
+    listing = run("deck", "list")
+    assert listing.exit_code == 0
+    mine = next(line for line in listing.output.splitlines() if "kv-cache-drill" in line)
+    assert "user" in mine and "4 cards" in mine and " ok " in mine
+    broken = next(line for line in listing.output.splitlines() if line.startswith("broken "))
+    assert "broken" in broken.split()[1:]
+    data = json.loads(run("deck", "list", "--json").output)
+    statuses = {d["id"]: d["status"] for d in data if d["source"] == "user"}
+    assert statuses == {"kv-cache-drill": "ok", "broken": "broken"}
+
+
+def test_add_refuses_a_broken_deck(tmp_path: Path, home: Path) -> None:
+    result = run("deck", "add", str(write(tmp_path, HEADER + "  - {id: a}\n")))
+    assert result.exit_code == 1
+    assert "missing required key 'type'" in result.output
+    assert not (home / "data" / "decks").exists()
