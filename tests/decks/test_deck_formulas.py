@@ -18,7 +18,9 @@ from studyapp.decks.formula import (
 
 GPU = EntryView("accelerators", {"id": "h200-sxm", "name": "NVIDIA H200 SXM",
                                  "memory_gb": 141.0, "fp4_dense_tflops": None})  # fmt: skip
-NAMES: dict[str, Value] = {"layers": 80, "kv_heads": 8, "head_dim": 128, "dtype": "bf16", "gpu": GPU}
+NAMES: dict[str, Value] = {
+    "layers": 80, "kv_heads": 8, "head_dim": 128, "dtype": "bf16", "gpu": GPU,
+}  # fmt: skip
 
 
 @pytest.mark.parametrize(
