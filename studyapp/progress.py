@@ -1,0 +1,396 @@
+"""The learner's progress view, built from the store's aggregates and the overview.
+
+Sits between the UIs (CLI, TUI) and the store: it turns study days into UTC
+boundaries, applies the profile's FSRS forgetting curve to card rows, and
+hands back frozen dataclasses with a JSON form. Textual-free, SQLAlchemy-free.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from studyapp.srs.calendar import day_start, local_zone, study_day
+from studyapp.srs.scheduler import SchedulerSettings
+
+if TYPE_CHECKING:
+    from studyapp.store.stats import CardDetail, CardScore
+    from studyapp.study import StudyService
+
+HEATMAP_DAYS = 180
+FORECAST_DAYS = 30
+RETENTION_DAYS = 30
+MASTERY_RETRIEVABILITY = 0.9
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def forgetting_curve(parameters: tuple[float, ...] | list[float]) -> tuple[float, float]:
+    """(DECAY, FACTOR) of FSRS: R = (1 + FACTOR · t / S) ^ DECAY, R = 0.9 at t = S."""
+    decay = -float(parameters[20])
+    factor = 0.9 ** (1 / decay) - 1
+    return decay, factor
+
+
+def retrievability(settings: SchedulerSettings, stability: float | None,
+                   elapsed_days: float) -> float:
+    """Probability of recall after ``elapsed_days`` for a card of ``stability`` days."""
+    if not stability or stability <= 0:
+        return 0.0
+    decay, factor = forgetting_curve(settings.parameters)
+    return float((1 + factor * max(0.0, elapsed_days) / stability) ** decay)
+
+
+def mastery_age(settings: SchedulerSettings, threshold: float = MASTERY_RETRIEVABILITY) -> float:
+    """Age, in stabilities, up to which retrievability stays at least ``threshold``."""
+    decay, factor = forgetting_curve(settings.parameters)
+    return float((threshold ** (1 / decay) - 1) / factor)
+
+
+@dataclass(frozen=True)
+class PostStats:
+    """One post's line: deck counts from the overview, mastery and accuracy from the store."""
+
+    slug: str
+    title: str
+    total: int
+    new: int
+    learning: int
+    review: int
+    due: int
+    mastered: int
+    reviews: int
+    correct: int
+    first_tries: int
+    first_correct: int
+    leeches: int
+
+    @property
+    def mastery(self) -> float:
+        return min(1.0, self.mastered / self.total) if self.total else 0.0
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.reviews if self.reviews else None
+
+    @property
+    def first_try_accuracy(self) -> float | None:
+        return self.first_correct / self.first_tries if self.first_tries else None
+
+
+@dataclass(frozen=True)
+class CardLine:
+    """A card in the weakest or leech list."""
+
+    deck_id: str
+    card_key: str
+    post: str
+    family: str | None
+    stage: int
+    lapses: int
+    reviews: int
+    accuracy: float | None
+    stability: float | None
+    difficulty: float | None
+    retrievability: float
+    due: datetime
+    leech: bool
+
+
+@dataclass(frozen=True)
+class LearnerStats:
+    """Everything ``studyapp stats`` shows for one profile."""
+
+    profile: str
+    generated_at: datetime
+    today: date
+    reviews_total: int
+    correct_total: int
+    cards_seen: int
+    due_today: int
+    new_left_today: int
+    reviews_today: int
+    time_today_ms: int
+    time_total_ms: int
+    retention_30d: float | None
+    retention_young: float | None
+    retention_mature: float | None
+    retention_reviews: int
+    desired_retention: float
+    streak_days: int
+    posts: tuple[PostStats, ...]
+    reviews_per_day: tuple[tuple[date, int], ...]
+    due_forecast: tuple[tuple[date, int], ...]
+    weakest: tuple[CardLine, ...]
+    leeches: tuple[CardLine, ...]
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct_total / self.reviews_total if self.reviews_total else None
+
+    def as_json(self) -> dict[str, Any]:
+        """The ``stats --json`` object; the first keys are a fixed contract."""
+        return {
+            "profile": self.profile,
+            "reviews_total": self.reviews_total,
+            "cards_seen": self.cards_seen,
+            "due_today": self.due_today,
+            "retention_30d": _round(self.retention_30d),
+            "posts": {p.slug: {
+                "title": p.title, "total": p.total, "new": p.new, "learning": p.learning,
+                "review": p.review, "due": p.due, "mastery": round(p.mastery, 4),
+                "mastered": p.mastered, "reviews": p.reviews, "accuracy": _round(p.accuracy),
+                "first_try_accuracy": _round(p.first_try_accuracy), "leeches": p.leeches,
+            } for p in self.posts},
+            "generated_at": self.generated_at.isoformat(),
+            "study_day": self.today.isoformat(),
+            "correct_total": self.correct_total,
+            "accuracy": _round(self.accuracy),
+            "new_left_today": self.new_left_today,
+            "reviews_today": self.reviews_today,
+            "retention": {"desired": self.desired_retention,
+                          "true_30d": _round(self.retention_30d),
+                          "young": _round(self.retention_young),
+                          "mature": _round(self.retention_mature),
+                          "reviews": self.retention_reviews},
+            "desired_retention": self.desired_retention,
+            "streak_days": self.streak_days,
+            "time_today_s": round(self.time_today_ms / 1000, 1),
+            "time_total_s": round(self.time_total_ms / 1000, 1),
+            "reviews_per_day": {d.isoformat(): n for d, n in self.reviews_per_day},
+            "due_forecast": {d.isoformat(): n for d, n in self.due_forecast},
+            "weakest": [_card_json(c) for c in self.weakest],
+            "leeches": [_card_json(c) for c in self.leeches],
+        }
+
+
+def _round(value: float | None, digits: int = 4) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _card_json(card: CardLine) -> dict[str, Any]:
+    return {"deck": card.deck_id, "card": card.card_key, "post": card.post,
+            "family": card.family, "stage": card.stage, "lapses": card.lapses,
+            "reviews": card.reviews, "accuracy": _round(card.accuracy),
+            "stability_days": _round(card.stability, 2),
+            "difficulty": _round(card.difficulty, 2),
+            "retrievability": _round(card.retrievability), "due": card.due.isoformat(),
+            "leech": card.leech}
+
+
+def _card_line(score: CardScore, settings: SchedulerSettings, now: datetime) -> CardLine:
+    card = score.card
+    elapsed = ((now - card.last_review).total_seconds() / 86400) if card.last_review else 0.0
+    return CardLine(card.deck_id, card.card_key, card.post, card.family, card.stage,
+                    card.lapses, score.reviews, score.accuracy, card.stability,
+                    card.difficulty, retrievability(settings, card.stability, elapsed),
+                    card.due, card.leech)
+
+
+def day_boundaries(first: date, days: int, rollover: int) -> list[datetime]:
+    """UTC starts of ``days`` consecutive study days from ``first``, plus the end."""
+    zone = local_zone()
+    return [day_start(first + timedelta(days=i), rollover, zone) for i in range(days + 1)]
+
+
+def study_day_shift(now: datetime, rollover: int) -> timedelta:
+    """What to add to a UTC time to read its study day as a plain date."""
+    offset = now.astimezone(local_zone()).utcoffset() or timedelta(0)
+    return offset - timedelta(hours=rollover)
+
+
+def _streak(service: StudyService, today: date, recent: list[int], rollover: int) -> int:
+    """Consecutive study days with reviews, ending today (or yesterday, if not yet today)."""
+    from studyapp.store.stats import reviews_per_bucket
+
+    counts = list(reversed(recent))  # counts[i] is today - i days
+    i = 1 if counts and counts[0] == 0 else 0
+    streak = 0
+    while streak < 36500:
+        if i >= len(counts):
+            first = today - timedelta(days=len(counts) + HEATMAP_DAYS - 1)
+            older = reviews_per_bucket(service.store, service.profile.id,
+                                       day_boundaries(first, HEATMAP_DAYS, rollover))
+            counts += list(reversed(older))
+        if counts[i] == 0:
+            break
+        streak += 1
+        i += 1
+    return streak
+
+
+def learner_stats(service: StudyService, *, top: int = 10) -> LearnerStats:
+    """The learner's progress: per post, retention, calendar, forecast, weak cards."""
+    from studyapp.store import stats as db
+
+    store, profile = service.store, service.profile
+    settings = service.settings
+    now = service.now()
+    rollover = settings.day_rollover_hour
+    overview = service.overview()
+    today = study_day(now, rollover)
+    totals = db.totals(store, profile.id)
+    tallies = db.post_tallies(store, profile.id, now, mastery_age(settings))
+    heat_bounds = day_boundaries(today - timedelta(days=HEATMAP_DAYS - 1), HEATMAP_DAYS,
+                                 rollover)
+    heat = db.reviews_per_bucket(store, profile.id, heat_bounds)
+    today_start, today_end = heat_bounds[-2], heat_bounds[-1]
+    today_totals = db.window(store, profile.id, today_start, today_end)
+    forecast_bounds = day_boundaries(today, FORECAST_DAYS, rollover)
+    # the first day of the forecast also holds everything already overdue
+    forecast = db.due_per_bucket(store, profile.id, [_EPOCH, *forecast_bounds[1:]])
+    retention = db.true_retention(store, profile.id, today_end - timedelta(days=RETENTION_DAYS),
+                                  today_end, study_day_shift(now, rollover))
+    posts = []
+    for post in overview.posts:
+        tally = tallies.get(post.slug) or db.PostTally(post.slug)
+        posts.append(PostStats(post.slug, post.title, post.total, post.new, post.learning,
+                               post.review, post.due, tally.mastered, tally.reviews,
+                               tally.correct, tally.first_tries, tally.first_correct,
+                               tally.leeches))
+    weakest = tuple(_card_line(s, settings, now)
+                    for s in db.weakest_cards(store, profile.id, top))
+    leech_lines = tuple(_card_line(s, settings, now)
+                        for s in db.leeches(store, profile.id, max(top, 50)))
+    return LearnerStats(
+        profile=profile.name, generated_at=now, today=today,
+        reviews_total=totals.reviews, correct_total=totals.correct,
+        cards_seen=totals.cards_seen, due_today=overview.due_today,
+        new_left_today=overview.new_left, reviews_today=today_totals.reviews,
+        time_today_ms=today_totals.duration_ms, time_total_ms=totals.duration_ms,
+        retention_30d=retention.rate, retention_young=retention.young,
+        retention_mature=retention.mature, retention_reviews=retention.total,
+        desired_retention=settings.desired_retention,
+        streak_days=_streak(service, today, heat, rollover),
+        posts=tuple(posts),
+        reviews_per_day=tuple((today - timedelta(days=HEATMAP_DAYS - 1 - i), n)
+                              for i, n in enumerate(heat)),
+        due_forecast=tuple((today + timedelta(days=i), n) for i, n in enumerate(forecast)),
+        weakest=weakest, leeches=leech_lines,
+    )
+
+
+def card_drilldown(service: StudyService, deck_id: str, card_key: str,
+                   last: int = 10) -> CardDetail | None:
+    """One card's stored state and latest answers (with their parameters)."""
+    from studyapp.store.stats import card_detail
+
+    return card_detail(service.store, service.profile.id, deck_id, card_key, last)
+
+
+@dataclass(frozen=True)
+class StudentReport:
+    """One student's line in the class report."""
+
+    name: str
+    reviews: int
+    correct: int
+    cards_seen: int
+    overdue: int
+    time_ms: int
+    last_review: datetime | None
+    mastery: tuple[tuple[str, float], ...]
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.reviews if self.reviews else None
+
+
+@dataclass(frozen=True)
+class ClassReport:
+    """Per student and per post mastery, hardest questions, most overdue students."""
+
+    generated_at: datetime
+    source: str
+    students: tuple[StudentReport, ...]
+    hardest: tuple[Any, ...]  # store.classroom.QuestionRow
+    most_overdue: tuple[StudentReport, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "generated_at": self.generated_at.isoformat(),
+            "source": self.source,
+            "students": [{
+                "name": s.name, "reviews": s.reviews, "accuracy": _round(s.accuracy),
+                "cards_seen": s.cards_seen, "overdue": s.overdue,
+                "time_s": round(s.time_ms / 1000, 1),
+                "last_review": s.last_review.isoformat() if s.last_review else None,
+                "mastery": {post: round(m, 4) for post, m in s.mastery},
+            } for s in self.students],
+            "hardest_questions": [{
+                "deck": q.deck_id, "card": q.card_key, "post": q.post, "students": q.students,
+                "first_try_accuracy": round(q.first_try_accuracy, 4), "reviews": q.reviews,
+                "accuracy": _round(q.correct / q.reviews if q.reviews else None),
+            } for q in self.hardest],
+            "most_overdue": [{"name": s.name, "overdue": s.overdue} for s in self.most_overdue],
+        }
+
+    def csv_rows(self) -> list[dict[str, Any]]:
+        """One row per student and post (the mastery grid), for spreadsheets."""
+        rows = []
+        for s in self.students:
+            for post, mastery in s.mastery:
+                rows.append({"student": s.name, "post": post, "mastery": round(mastery, 4),
+                             "reviews": s.reviews, "accuracy": _round(s.accuracy),
+                             "cards_seen": s.cards_seen, "overdue": s.overdue})
+        return rows
+
+
+def deck_card_totals(service: StudyService) -> dict[str, int]:
+    """Cards per post over the decks the service loads (mastery's denominator)."""
+    from studyapp.catalog.posts import POST_SLUGS
+
+    totals = dict.fromkeys(POST_SLUGS, 0)
+    for deck in service.decks:
+        for spec in deck.cards:
+            totals[spec.post] = totals.get(spec.post, 0) + 1
+    return totals
+
+
+def class_report(store: Any, totals: dict[str, int], now: datetime, *, source: str = "database",
+                 top: int = 20) -> ClassReport:
+    """The class report over every profile of ``store``."""
+    from studyapp.store import classroom
+
+    mastered = classroom.mastery_by_post(store, now, mastery_age(SchedulerSettings()))
+    students = []
+    for row in classroom.students(store, now):
+        mastery = tuple((post, min(1.0, mastered.get((row.profile_id, post), 0) / total)
+                         if total else 0.0) for post, total in totals.items())
+        students.append(StudentReport(row.name, row.reviews, row.correct, row.cards_seen,
+                                      row.overdue, row.time_ms, row.last_review, mastery))
+    overdue = sorted((s for s in students if s.overdue), key=lambda s: (-s.overdue, s.name))
+    return ClassReport(now, source, tuple(students),
+                       tuple(classroom.hardest_questions(store, top)), tuple(overdue[:top]))
+
+
+def class_report_from_files(paths: list[Path], totals: dict[str, int], now: datetime, *,
+                            top: int = 20) -> ClassReport:
+    """The class report over exported files: each file becomes one student.
+
+    The files are imported into a temporary SQLite database, so the report
+    runs the very same queries as over a shared database.
+    """
+    import tempfile
+
+    from studyapp.store import open_store
+    from studyapp.store.exchange import import_progress, read_export
+    from studyapp.store.progress import ensure_profile
+
+    with tempfile.TemporaryDirectory(prefix="studyapp-class.") as tmp:
+        store = open_store(f"sqlite:///{Path(tmp) / 'class.sqlite3'}")
+        try:
+            names: set[str] = set()
+            for path in paths:
+                export = read_export(path)
+                name = export.profile or path.stem
+                if name in names:
+                    name = f"{name} ({path.name})"
+                names.add(name)
+                profile = ensure_profile(store, name, export.settings, now)
+                import_progress(store, profile.id, export)
+            return class_report(store, totals, now, source=", ".join(str(p) for p in paths),
+                                top=top)
+        finally:
+            store.close()

@@ -1,0 +1,114 @@
+"""Class-wide aggregates over every profile of one database.
+
+An instructor's report groups by profile and by question in SQL, so a class
+of thirty with tens of thousands of answers each is read in a few queries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import and_, case, func, select
+
+from studyapp.store.database import Store
+from studyapp.store.models import CardState, Profile, ReviewLog
+from studyapp.store.stats import REVIEW, age_days
+
+
+@dataclass(frozen=True)
+class StudentRow:
+    """One profile's totals."""
+
+    profile_id: int
+    name: str
+    reviews: int
+    correct: int
+    cards_seen: int
+    overdue: int
+    time_ms: int
+    last_review: datetime | None
+
+
+@dataclass(frozen=True)
+class QuestionRow:
+    """How a question went the first time each student met it."""
+
+    deck_id: str
+    card_key: str
+    post: str
+    students: int
+    first_correct: int
+    reviews: int
+    correct: int
+
+    @property
+    def first_try_accuracy(self) -> float:
+        return self.first_correct / self.students if self.students else 0.0
+
+
+def _true(condition: Any) -> Any:
+    return case((condition, 1), else_=0)
+
+
+def _int(value: Any) -> int:
+    return int(value or 0)
+
+
+def students(store: Store, now: datetime) -> list[StudentRow]:
+    """Every profile with its reviews, cards seen and overdue cards."""
+    with store.sessions() as session:
+        logs = {pid: (n, ok, ms, last) for pid, n, ok, ms, last in session.execute(
+            select(ReviewLog.profile_id, func.count(), func.sum(_true(ReviewLog.correct)),
+                   func.sum(ReviewLog.duration_ms), func.max(ReviewLog.reviewed_at))
+            .group_by(ReviewLog.profile_id))}
+        cards = {pid: (n, overdue) for pid, n, overdue in session.execute(
+            select(CardState.profile_id, func.count(),
+                   func.sum(_true(and_(CardState.suspended.is_(False), CardState.due < now))))
+            .group_by(CardState.profile_id))}
+        rows = []
+        for pid, name in session.execute(select(Profile.id, Profile.name)
+                                         .order_by(Profile.name)):
+            n, ok, ms, last = logs.get(pid, (0, 0, 0, None))
+            seen, overdue = cards.get(pid, (0, 0))
+            if isinstance(last, str):  # SQLite returns MAX() of a datetime as text
+                last = datetime.fromisoformat(last)
+            if last is not None and last.tzinfo is None:
+                last = last.replace(tzinfo=UTC)
+            rows.append(StudentRow(pid, name, _int(n), _int(ok), _int(seen), _int(overdue),
+                                   _int(ms), last))
+        return rows
+
+
+def mastery_by_post(store: Store, now: datetime,
+                    mastery_age: float = 1.0) -> dict[tuple[int, str], int]:
+    """Mastered cards (review, recall still >= the threshold) per (profile, post)."""
+    with store.sessions() as session:
+        age = age_days(session, CardState.last_review, now)
+        mastered = and_(CardState.state == REVIEW, CardState.suspended.is_(False),
+                        CardState.stability.is_not(None), CardState.last_review.is_not(None),
+                        age <= CardState.stability * mastery_age)
+        return {(pid, post): _int(n) for pid, post, n in session.execute(
+            select(CardState.profile_id, CardState.post, func.sum(_true(mastered)))
+            .group_by(CardState.profile_id, CardState.post))}
+
+
+def hardest_questions(store: Store, limit: int = 20, min_students: int = 1) -> list[QuestionRow]:
+    """Questions with the lowest first-try accuracy across students."""
+    with store.sessions() as session:
+        first = ReviewLog.state_before == 0
+        students_n = func.sum(_true(first))
+        first_ok = func.sum(_true(and_(first, ReviewLog.correct)))
+        rows = session.execute(
+            select(CardState.deck_id, CardState.card_key, func.min(CardState.post),
+                   students_n, first_ok, func.count(ReviewLog.id),
+                   func.sum(_true(ReviewLog.correct)))
+            .join(ReviewLog, ReviewLog.card_id == CardState.id)
+            .group_by(CardState.deck_id, CardState.card_key)
+            .having(students_n >= min_students)
+            .order_by((first_ok * 1.0 / students_n).asc(), students_n.desc(),
+                      CardState.deck_id, CardState.card_key)
+            .limit(limit)).all()
+        return [QuestionRow(d, k, p, _int(s), _int(ok), _int(n), _int(c))
+                for d, k, p, s, ok, n, c in rows]

@@ -1,0 +1,414 @@
+"""Progress figures computed by the database, never by loading every log.
+
+Counts, sums and day buckets are SQL aggregates that run the same on SQLite
+and PostgreSQL. Only small results come back to Python: one row per post,
+one per day bucket, a handful of cards. Day buckets are given as exact UTC
+boundaries by the caller, so the 04:00 rollover and daylight saving time are
+the calendar's business, not SQL's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from itertools import pairwise
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    Date,
+    Integer,
+    and_,
+    case,
+    cast,
+    extract,
+    func,
+    literal,
+    select,
+    union_all,
+)
+from sqlalchemy.orm import Session
+
+from studyapp.store.database import Store
+from studyapp.store.models import CardState, Profile, ReviewLog, UTCDateTime
+from studyapp.store.progress import CardRow, ProfileInfo, _row
+
+REVIEW = 2
+LEARNING_STAGES = (1, 3)
+MATURE_DAYS = 21.0
+"""A card whose stability is at least this many days counts as mature (as in Anki)."""
+
+
+@dataclass(frozen=True)
+class Totals:
+    """All-time figures of one profile."""
+
+    reviews: int
+    correct: int
+    cards_seen: int
+    duration_ms: int
+
+
+@dataclass(frozen=True)
+class PostTally:
+    """One post's stored cards and answers (cards never seen are not here)."""
+
+    post: str
+    seen: int = 0
+    learning: int = 0
+    review: int = 0
+    suspended: int = 0
+    mastered: int = 0
+    leeches: int = 0
+    reviews: int = 0
+    correct: int = 0
+    first_tries: int = 0
+    first_correct: int = 0
+
+
+@dataclass(frozen=True)
+class Retention:
+    """Pass counts of review-stage cards, young and mature apart."""
+
+    young_total: int = 0
+    young_passed: int = 0
+    mature_total: int = 0
+    mature_passed: int = 0
+
+    @staticmethod
+    def _rate(passed: int, total: int) -> float | None:
+        return passed / total if total else None
+
+    @property
+    def total(self) -> int:
+        return self.young_total + self.mature_total
+
+    @property
+    def rate(self) -> float | None:
+        return self._rate(self.young_passed + self.mature_passed, self.total)
+
+    @property
+    def young(self) -> float | None:
+        return self._rate(self.young_passed, self.young_total)
+
+    @property
+    def mature(self) -> float | None:
+        return self._rate(self.mature_passed, self.mature_total)
+
+
+@dataclass(frozen=True)
+class CardScore:
+    """A card with its answer counts: for weakest cards, leeches and reports."""
+
+    card: CardRow
+    reviews: int
+    correct: int
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.reviews if self.reviews else None
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One stored answer, as a drill-down shows it."""
+
+    uid: str
+    reviewed_at: datetime
+    rating: int
+    correct: bool
+    duration_ms: int | None
+    state_before: int | None
+    seed: int | None
+    params: Mapping[str, Any] | None
+    prompt: str | None
+    response: str | None
+    expected: str | None
+
+
+@dataclass(frozen=True)
+class CardDetail:
+    card: CardRow
+    reviews: int
+    correct: int
+    logs: tuple[LogLine, ...]
+
+
+def _dialect(session: Session) -> str:
+    return session.get_bind().dialect.name
+
+
+def _now(moment: datetime) -> ColumnElement[Any]:
+    return literal(moment, UTCDateTime())
+
+
+def age_days(session: Session, column: Any, now: datetime) -> ColumnElement[Any]:
+    """Days from ``column`` to ``now``, as a float, in the session's SQL dialect."""
+    if _dialect(session) == "sqlite":
+        return func.julianday(_now(now)) - func.julianday(column)
+    return extract("epoch", _now(now) - column) / 86400.0
+
+
+def day_key(session: Session, column: Any, shift: timedelta) -> ColumnElement[Any]:
+    """The calendar date of ``column + shift``: a day bucket for GROUP BY / PARTITION BY."""
+    seconds = int(shift.total_seconds())
+    if _dialect(session) == "sqlite":
+        return func.date(column, f"{seconds:+d} seconds")
+    return cast(func.timezone("UTC", column) + literal(timedelta(seconds=seconds)), Date)
+
+
+def _int(value: Any) -> int:
+    return int(value or 0)
+
+
+def _true(column: Any) -> ColumnElement[int]:
+    return case((column, 1), else_=0)
+
+
+def find_profile(store: Store, name: str) -> ProfileInfo | None:
+    """The profile named ``name``, or None (reading never creates one)."""
+    with store.sessions() as session:
+        profile = session.scalar(select(Profile).where(Profile.name == name))
+        return ProfileInfo(profile.id, profile.name, dict(profile.settings or {})) \
+            if profile else None
+
+
+def list_profiles(store: Store) -> list[ProfileInfo]:
+    """Every profile in the database, by name."""
+    with store.sessions() as session:
+        return [ProfileInfo(p.id, p.name, dict(p.settings or {}))
+                for p in session.scalars(select(Profile).order_by(Profile.name))]
+
+
+def totals(store: Store, profile_id: int) -> Totals:
+    """Reviews, right answers, cards seen and time studied, all time."""
+    with store.sessions() as session:
+        reviews, correct, duration = session.execute(
+            select(func.count(), func.sum(_true(ReviewLog.correct)),
+                   func.sum(ReviewLog.duration_ms))
+            .where(ReviewLog.profile_id == profile_id)).one()
+        seen = session.scalar(select(func.count()).where(CardState.profile_id == profile_id))
+        return Totals(_int(reviews), _int(correct), _int(seen), _int(duration))
+
+
+def window(store: Store, profile_id: int, start: datetime, end: datetime) -> Totals:
+    """Reviews, right answers, distinct cards and time in [start, end)."""
+    with store.sessions() as session:
+        reviews, correct, cards, duration = session.execute(
+            select(func.count(), func.sum(_true(ReviewLog.correct)),
+                   func.count(func.distinct(ReviewLog.card_id)),
+                   func.sum(ReviewLog.duration_ms))
+            .where(ReviewLog.profile_id == profile_id, ReviewLog.reviewed_at >= start,
+                   ReviewLog.reviewed_at < end)).one()
+        return Totals(_int(reviews), _int(correct), _int(cards), _int(duration))
+
+
+def post_tallies(store: Store, profile_id: int, now: datetime,
+                 mastery_age: float = 1.0) -> dict[str, PostTally]:
+    """Per post: card stages, mastered cards and answer counts.
+
+    A review card is mastered while its age (days since its last review) is
+    at most ``mastery_age`` times its stability; the caller derives that
+    factor from the FSRS forgetting curve (1.0 is retrievability 0.9).
+    """
+    with store.sessions() as session:
+        age = age_days(session, CardState.last_review, now)
+        live = CardState.suspended.is_(False)
+        in_review = and_(CardState.state == REVIEW, live)
+        mastered = and_(in_review, CardState.stability.is_not(None),
+                        CardState.last_review.is_not(None),
+                        age <= CardState.stability * mastery_age)
+        cards = session.execute(
+            select(CardState.post, func.count(),
+                   func.sum(_true(and_(CardState.state.in_(LEARNING_STAGES), live))),
+                   func.sum(_true(in_review)),
+                   func.sum(_true(CardState.suspended)),
+                   func.sum(_true(mastered)),
+                   func.sum(_true(CardState.leech)))
+            .where(CardState.profile_id == profile_id).group_by(CardState.post)).all()
+        answers = session.execute(
+            select(CardState.post, func.count(ReviewLog.id),
+                   func.sum(_true(ReviewLog.correct)),
+                   func.sum(_true(ReviewLog.state_before == 0)),
+                   func.sum(_true(and_(ReviewLog.state_before == 0, ReviewLog.correct))))
+            .join(ReviewLog, ReviewLog.card_id == CardState.id)
+            .where(CardState.profile_id == profile_id).group_by(CardState.post)).all()
+    found: dict[str, dict[str, int]] = {}
+    for post, seen, learning, review, suspended, mastered_n, leeches in cards:
+        found[post] = {"seen": _int(seen), "learning": _int(learning), "review": _int(review),
+                       "suspended": _int(suspended), "mastered": _int(mastered_n),
+                       "leeches": _int(leeches)}
+    for post, reviews, correct, first, first_ok in answers:
+        found.setdefault(post, {}).update(reviews=_int(reviews), correct=_int(correct),
+                                          first_tries=_int(first), first_correct=_int(first_ok))
+    return {post: PostTally(post, **values) for post, values in found.items()}
+
+
+def _bucket_table(bounds: Sequence[datetime]) -> Any:
+    """A derived table (i, lo, hi) of consecutive buckets, as UNION ALL of literals."""
+    selects = [select(literal(i, Integer).label("i"), _now(lo).label("lo"),
+                      _now(hi).label("hi"))
+               for i, (lo, hi) in enumerate(pairwise(bounds))]
+    return union_all(*selects).subquery("buckets")
+
+
+def _bucket_counts(session: Session, column: Any, where: Sequence[Any], on: Any,
+                   bounds: Sequence[datetime], value: Any) -> list[int]:
+    """COUNT/SUM of rows in each [bounds[i], bounds[i+1]), one index range per bucket."""
+    counts = [0] * max(0, len(bounds) - 1)
+    chunk = 400  # SQLite allows 500 terms in a compound SELECT
+    for first in range(0, len(counts), chunk):
+        part = bounds[first:first + chunk + 1]
+        buckets = _bucket_table(part)
+        rows = session.execute(
+            select(buckets.c.i, value)
+            .select_from(buckets)
+            .join(on, and_(column >= buckets.c.lo, column < buckets.c.hi, *where))
+            .group_by(buckets.c.i)).all()
+        for i, n in rows:
+            counts[first + int(i)] = _int(n)
+    return counts
+
+
+def reviews_per_bucket(store: Store, profile_id: int,
+                       bounds: Sequence[datetime]) -> list[int]:
+    """Reviews in each [bounds[i], bounds[i+1]): the heat map's days."""
+    if len(bounds) < 2:
+        return []
+    with store.sessions() as session:
+        return _bucket_counts(session, ReviewLog.reviewed_at,
+                              [ReviewLog.profile_id == profile_id], ReviewLog, bounds,
+                              func.count(ReviewLog.id))
+
+
+def due_per_bucket(store: Store, profile_id: int, bounds: Sequence[datetime]) -> list[int]:
+    """Unsuspended cards falling due in each [bounds[i], bounds[i+1]): the forecast."""
+    if len(bounds) < 2:
+        return []
+    with store.sessions() as session:
+        return _bucket_counts(session, CardState.due,
+                              [CardState.profile_id == profile_id,
+                               CardState.suspended.is_(False)], CardState, bounds,
+                              func.count(CardState.id))
+
+
+def first_review_before(store: Store, profile_id: int) -> datetime | None:
+    with store.sessions() as session:
+        return session.scalar(select(func.min(ReviewLog.reviewed_at))
+                              .where(ReviewLog.profile_id == profile_id))
+
+
+def true_retention(store: Store, profile_id: int, start: datetime, end: datetime,
+                   day_shift: timedelta, mature_days: float = MATURE_DAYS) -> Retention:
+    """Share of passed reviews (not Again) of cards that were in review, in [start, end).
+
+    Only each card's first review of a study day counts; ``day_shift`` turns
+    a UTC time into its study day (UTC offset minus the rollover hour). Young
+    and mature split on the card's stability before the review.
+    """
+    with store.sessions() as session:
+        day = day_key(session, ReviewLog.reviewed_at, day_shift)
+        stability = ReviewLog.previous["stability"].as_float()
+        ranked = (
+            select(ReviewLog.rating.label("rating"),
+                   case((func.coalesce(stability, 0.0) >= mature_days, 1), else_=0)
+                   .label("mature"),
+                   func.row_number().over(partition_by=(ReviewLog.card_id, day),
+                                          order_by=ReviewLog.reviewed_at).label("nth"))
+            .where(ReviewLog.profile_id == profile_id, ReviewLog.state_before == REVIEW,
+                   ReviewLog.reviewed_at >= start, ReviewLog.reviewed_at < end)
+        ).subquery()
+        passed = ranked.c.rating > 1
+        row = session.execute(
+            select(func.sum(_true(ranked.c.mature == 0)),
+                   func.sum(_true(and_(ranked.c.mature == 0, passed))),
+                   func.sum(_true(ranked.c.mature == 1)),
+                   func.sum(_true(and_(ranked.c.mature == 1, passed))))
+            .where(ranked.c.nth == 1)).one()
+        return Retention(*(_int(v) for v in row))
+
+
+def _scores(session: Session, profile_id: int, cards: Sequence[CardState]) -> list[CardScore]:
+    ids = [c.id for c in cards]
+    counts: dict[int, tuple[int, int]] = {}
+    if ids:
+        for card_id, n, ok in session.execute(
+                select(ReviewLog.card_id, func.count(), func.sum(_true(ReviewLog.correct)))
+                .where(ReviewLog.card_id.in_(ids), ReviewLog.profile_id == profile_id)
+                .group_by(ReviewLog.card_id)):
+            counts[card_id] = (_int(n), _int(ok))
+    return [CardScore(_row(c), *counts.get(c.id, (0, 0))) for c in cards]
+
+
+def weakest_cards(store: Store, profile_id: int, limit: int = 10) -> list[CardScore]:
+    """Cards the learner forgets most: most lapses, then hardest (FSRS difficulty)."""
+    with store.sessions() as session:
+        cards = list(session.scalars(
+            select(CardState)
+            .where(CardState.profile_id == profile_id, CardState.suspended.is_(False),
+                   CardState.reps > 0)
+            .order_by(CardState.lapses.desc(), CardState.difficulty.desc().nulls_last(),
+                      CardState.id)
+            .limit(limit)))
+        return _scores(session, profile_id, cards)
+
+
+def leeches(store: Store, profile_id: int, limit: int = 50) -> list[CardScore]:
+    """Cards flagged as leeches (many lapses), worst first."""
+    with store.sessions() as session:
+        cards = list(session.scalars(
+            select(CardState)
+            .where(CardState.profile_id == profile_id, CardState.leech.is_(True))
+            .order_by(CardState.lapses.desc(), CardState.id).limit(limit)))
+        return _scores(session, profile_id, cards)
+
+
+def review_cards(store: Store, profile_id: int) -> list[tuple[str, float, datetime]]:
+    """(post, stability, last review) of unsuspended review cards: card rows, not logs."""
+    with store.sessions() as session:
+        rows = session.execute(
+            select(CardState.post, CardState.stability, CardState.last_review)
+            .where(CardState.profile_id == profile_id, CardState.state == REVIEW,
+                   CardState.suspended.is_(False), CardState.stability.is_not(None),
+                   CardState.last_review.is_not(None))).all()
+        return [(post, float(s or 0.0), last) for post, s, last in rows if last is not None]
+
+
+def card_detail(store: Store, profile_id: int, deck_id: str, card_key: str,
+                last: int = 10) -> CardDetail | None:
+    """One card's state and its latest answers with their parameters."""
+    with store.sessions() as session:
+        card = session.scalar(select(CardState).where(
+            CardState.profile_id == profile_id, CardState.deck_id == deck_id,
+            CardState.card_key == card_key))
+        if card is None:
+            return None
+        n, ok = session.execute(
+            select(func.count(), func.sum(_true(ReviewLog.correct)))
+            .where(ReviewLog.card_id == card.id)).one()
+        logs = session.scalars(select(ReviewLog).where(ReviewLog.card_id == card.id)
+                               .order_by(ReviewLog.reviewed_at.desc(), ReviewLog.id.desc())
+                               .limit(last))
+        lines = tuple(LogLine(log.uid, log.reviewed_at, log.rating, log.correct,
+                              log.duration_ms, log.state_before, log.seed, log.params,
+                              log.prompt, log.response, log.expected) for log in logs)
+        return CardDetail(_row(card), _int(n), _int(ok), lines)
+
+
+def overdue_by_profile(store: Store, now: datetime) -> dict[int, int]:
+    """Unsuspended cards past due, per profile (for the class report)."""
+    with store.sessions() as session:
+        return {pid: _int(n) for pid, n in session.execute(
+            select(CardState.profile_id, func.count())
+            .where(CardState.suspended.is_(False), CardState.due < now)
+            .group_by(CardState.profile_id))}
+
+
+__all__ = [
+    "MATURE_DAYS", "CardDetail", "CardScore", "LogLine", "PostTally", "Retention", "Totals",
+    "age_days", "card_detail", "day_key", "due_per_bucket", "find_profile",
+    "first_review_before", "leeches", "list_profiles", "overdue_by_profile", "post_tallies",
+    "review_cards", "reviews_per_bucket", "totals", "true_retention", "weakest_cards",
+    "window",
+]
