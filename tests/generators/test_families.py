@@ -1,0 +1,250 @@
+"""Quality gate for every generator family: 1,000 seeded instances each.
+
+Every instance must be well formed in both languages, keep its margin, and
+agree with ``studyapp.infra`` recomputed here from the instance's params.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Mapping
+from functools import cache
+from typing import Any
+
+import pytest
+
+from studyapp.catalog import load_catalog
+from studyapp.infra import (
+    checkpoint_bytes,
+    cluster_mtbf_seconds,
+    decode,
+    fit,
+    kv_bytes_per_token,
+    kv_cache_bytes,
+    max_tokens_that_fit,
+    min_devices,
+    prefill_seconds,
+    ridge_point,
+    ring_allreduce_seconds,
+    training_flops,
+    training_memory_bytes,
+    training_seconds,
+    transfer_seconds,
+    usable_bytes,
+    weights_bytes,
+    young_daly_interval,
+)
+from studyapp.infra.shapes import kv_shape
+from studyapp.questions.generators import families
+from studyapp.questions.generators.drawing import instance_seed
+from studyapp.questions.model import Kind, Question
+
+INSTANCES = 1000
+POSTS = {"intro", "hbm-kv-cache", "h100", "h200", "blackwell", "mi350", "tpu", "trainium",
+         "gaudi", "hgx", "nvlink-infiniband", "storage-checkpoints"}
+PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")
+GB, TB = 1e9, 1e12
+
+
+@cache
+def instances(name: str, lang: str) -> tuple[Question, ...]:
+    family = families()[name]
+    return tuple(family.generate(instance_seed(2024, i), lang, {}) for i in range(INSTANCES))
+
+
+def in_unit(value_si: float, unit: str | None) -> float:
+    scale = {"GB": GB, "TB": TB, "KB": 1e3, "GiB": 2**30, "ms": 1e-3, "s": 1.0, "min": 60.0,
+             "days": 86400.0, "TB/s": TB, "GB/s": GB, "PFLOPS": 1e15}
+    return value_si / scale[unit] if unit in scale else value_si
+
+
+def _model(p: Mapping[str, Any]) -> Any:
+    return load_catalog().models[p["model"]]
+
+
+def _gpu(p: Mapping[str, Any], key: str = "gpu") -> Any:
+    return load_catalog().accelerators[p[key]]
+
+
+def _fit(p: Mapping[str, Any]) -> Any:
+    m, g = _model(p), _gpu(p)
+    return fit(m.params, p["dtype"], kv_shape(m), g.memory_bytes, context=p["context"],
+               batch=p["batch"])
+
+
+def _one_way(link_id: str) -> float:
+    link = load_catalog().interconnects[link_id]
+    if link.gbit_s:
+        return link.gbit_s * 1e9 / 8
+    return link.bandwidth_gb_s * GB / (2 if link.direction == "bidirectional" else 1)
+
+
+def _max_context(p: Mapping[str, Any]) -> float:
+    m, g = _model(p), _gpu(p)
+    free = usable_bytes(g.memory_bytes) - weights_bytes(m.params, p["dtype"])
+    if p["solve_for"] == "context":
+        return max_tokens_that_fit(free, kv_shape(m), p["kv_dtype"], p["batch"])
+    per_sequence = kv_bytes_per_token(kv_shape(m), p["kv_dtype"]) * p["context"]
+    return float(math.floor(free / per_sequence))
+
+
+def _system_total(p: Mapping[str, Any]) -> float:
+    g = _gpu(p)
+    n = p["gpus"]
+    return float({"memory": g.memory_bytes * n, "bandwidth": g.bandwidth_bytes_s * n,
+            "scale_up": (g.scale_up_gb_s or 0) * GB * n,
+            "bf16": g.bf16_dense_tflops * 1e12 * n}[p["quantity"]])
+
+
+def _tpu_pod(p: Mapping[str, Any]) -> float:
+    g = _gpu(p)
+    if p["ask"] == "chips":
+        return min_devices(weights_bytes(_model(p).params, "bf16"), g.memory_bytes)
+    if p["ask"] == "memory":
+        return float(g.memory_bytes * p["pod_chips"])
+    return float(g.bf16_dense_tflops * 1e12 * p["pod_chips"])
+
+
+NUMERIC: dict[str, Callable[[Mapping[str, Any]], float]] = {
+    "weights-size": lambda p: weights_bytes(p["params"], p["dtype"]),
+    "gb-vs-gib": lambda p: (p["memory_gb"] * GB if p["direction"] == "gb-to-gib"
+                            else p["size_gib"] * 2**30),
+    "kv-cache-per-token": lambda p: kv_bytes_per_token(kv_shape(_model(p)), p["kv_dtype"]),
+    "kv-cache-total": lambda p: kv_cache_bytes(kv_shape(_model(p)), p["kv_dtype"],
+                                               p["context"], p["batch"]),
+    "min-gpus": lambda p: _fit(p).min_devices,
+    "max-context-that-fits": _max_context,
+    "decode-ceiling": lambda p: decode(weights_bytes(_model(p).params, p["dtype"]), 0,
+                                       _gpu(p).bandwidth_bytes_s).tokens_per_s,
+    "decode-compare": lambda p: (_gpu(p, "fast_gpu").bandwidth_bytes_s
+                                 / _gpu(p, "slow_gpu").bandwidth_bytes_s),
+    "ridge-point": lambda p: ridge_point(p["tflops"] * 1e12, _gpu(p).bandwidth_bytes_s),
+    "prefill-time": lambda p: prefill_seconds(p["params_active"], p["tokens"],
+                                              _gpu(p).bf16_dense_tflops * 1e12,
+                                              p["utilisation"]),
+    "training-days": lambda p: training_seconds(training_flops(p["params"], p["tokens"]),
+                                                _gpu(p).bf16_dense_tflops * 1e12, p["gpus"],
+                                                p["mfu"]),
+    "training-memory": lambda p: training_memory_bytes(p["params"], 16.0, p["zero_stage"],
+                                                       p["devices"]),
+    "checkpoint-write": lambda p: (checkpoint_bytes(p["params"], 14.0) if p["ask"] == "size"
+                                   else transfer_seconds(checkpoint_bytes(p["params"], 14.0),
+                                                         p["write_gb_s"] * GB)),
+    "checkpoint-interval": lambda p: young_daly_interval(
+        p["checkpoint_seconds"], cluster_mtbf_seconds(p["device_mtbf_hours"] * 3600, p["gpus"])),
+    "link-transfer": lambda p: transfer_seconds(p["size_gb"] * GB, _one_way(p["link"])),
+    "bits-vs-bytes": lambda p: p["gbit_s"] * 1e9 / 8 * p["ports"],
+    "ring-allreduce": lambda p: ring_allreduce_seconds(p["size_bytes"], p["gpus"],
+                                                       _one_way(p["link"])),
+    "gaudi-ethernet": lambda p: p["port_gbit_s"] * 1e9 / 8 * p["ports"],
+    "hgx-node-totals": _system_total,
+    "nvl72-rack-totals": _system_total,
+    "trainium-server-totals": _system_total,
+    "tpu-pod": _tpu_pod,
+}
+
+
+def _best(p: Mapping[str, Any], score: Callable[[Any], float]) -> tuple[str, float, float]:
+    chips = [load_catalog().accelerators[i] for i in p["gpus"]]
+    ranked = sorted(chips, key=score, reverse=True)
+    return ranked[0].name, score(ranked[0]), score(ranked[1])
+
+
+def check_choice(name: str, q: Question) -> None:
+    p = q.params
+    catalog = load_catalog()
+    if name == "chip-ranking":
+        best, first, second = _best(p, lambda c: float(getattr(c, p["metric"]) or 0))
+        assert q.answer == best and first >= 1.1 * second
+    elif name == "perf-per-watt":
+        def score(c: Any) -> float:
+            figure = c.bf16_dense_tflops if p["metric"] == "tflops" else c.memory_bandwidth_tb_s
+            return float(figure / c.tdp_w)
+        best, first, second = _best(p, score)
+        assert q.answer == best and first >= 1.1 * second
+    elif name == "memory-type":
+        assert q.answer == catalog.accelerators[p["gpu"]].memory_type
+    elif name == "low-precision-speedup":
+        chip = catalog.accelerators[p["gpu"]]
+        low = getattr(chip, f"{p['precision']}_dense_tflops")
+        assert p["low_tflops"] == low
+        if low is not None:
+            assert abs(low / chip.bf16_dense_tflops - p["speedup"]) <= 0.1 * p["speedup"]
+    elif name == "dense-vs-sparse":
+        chip = catalog.accelerators[p["gpu"]]
+        assert p["dense_tflops"] == getattr(chip, f"{p['precision']}_dense_tflops")
+        assert p["sparse_tflops"] == 2 * p["dense_tflops"]
+
+
+def check_truefalse(name: str, q: Question) -> None:
+    p = q.params
+    if name == "fits-on-gpu":
+        result = _fit(p)
+        assert q.answer == result.fits
+        if p["margin_kept"]:
+            gap = abs(result.required_bytes - result.available_bytes)
+            assert gap >= 0.1 * min(result.required_bytes, result.available_bytes) * (1 - 1e-9)
+    elif name == "compute-or-memory-bound":
+        chip = load_catalog().accelerators[p["gpu"]]
+        ridge = ridge_point(chip.bf16_dense_tflops * 1e12, chip.bandwidth_bytes_s)
+        assert q.answer == (p["batch"] >= ridge)
+        assert abs(p["batch"] - ridge) >= 0.1 * min(p["batch"], ridge) or "10" in q.explanation
+
+
+@pytest.mark.parametrize("name", list(families()))
+def test_family_instances_are_sound(name: str) -> None:
+    family = families()[name]
+    assert family.post in POSTS
+    assert set(family.description) >= {"es", "en"}
+    kinds_seen = set()
+    for q in instances(name, "en"):
+        assert q.family == name and q.post == family.post and q.kind is family.kind
+        kinds_seen.add(q.kind)
+        json.dumps(dict(q.params))  # params stay JSON-serialisable
+        assert q.prompt.strip() and q.explanation.strip()
+        assert not PLACEHOLDER.search(q.prompt + q.explanation), q.prompt + q.explanation
+        if q.kind is Kind.NUMERIC:
+            assert isinstance(q.answer, float) and math.isfinite(q.answer)
+            expected = in_unit(NUMERIC[name](q.params), q.unit)
+            assert q.answer == pytest.approx(expected, rel=1e-4), (q.params, q.unit)
+            assert q.tolerance is not None
+        elif q.kind is Kind.CHOICE:
+            keys = [c.strip().casefold() for c in q.choices]
+            assert len(set(keys)) == len(keys) >= 2
+            assert q.choices.count(str(q.answer)) == 1
+            check_choice(name, q)
+        else:
+            assert isinstance(q.answer, bool)
+            check_truefalse(name, q)
+
+
+@pytest.mark.parametrize("name", list(families()))
+def test_family_speaks_spanish(name: str) -> None:
+    for q_en, q_es in zip(instances(name, "en"), instances(name, "es"), strict=True):
+        assert not PLACEHOLDER.search(q_es.prompt + q_es.explanation)
+        assert q_es.prompt != q_en.prompt
+        assert q_es.params == q_en.params  # the language never changes the draw
+        if q_es.kind is Kind.NUMERIC:
+            assert q_es.answer == q_en.answer
+
+
+@pytest.mark.parametrize("name", list(families()))
+def test_same_seed_same_question(name: str) -> None:
+    family = families()[name]
+    for seed in (0, 1, 99, 2**40):
+        assert family.generate(seed, "en", {}) == family.generate(seed, "en", {})
+    assert len({family.generate(s, "en", {}).prompt for s in range(30)}) > 1
+
+
+def test_truefalse_families_are_balanced() -> None:
+    for name, family in families().items():
+        if family.kind is Kind.TRUEFALSE:
+            yes = sum(bool(q.answer) for q in instances(name, "en"))
+            assert 0.3 * INSTANCES < yes < 0.7 * INSTANCES, (name, yes)
+
+
+def test_every_post_has_a_family() -> None:
+    assert {f.post for f in families().values()} == POSTS
+    assert len(families()) >= 20

@@ -1,0 +1,61 @@
+"""``studyapp generate``: the JSON contract DESIGN.md fixes, and its errors."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from studyapp.cli import main
+
+KEYS = {"family", "post", "kind", "prompt", "choices", "answer", "unit", "tolerance", "params",
+        "explanation"}
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_list_json_describes_in_the_global_language() -> None:
+    code, out, _ = run("--lang", "es", "generate", "--list", "--json")
+    assert code == 0
+    listing = json.loads(out)
+    assert len(listing) >= 20
+    assert {"name", "post", "kind", "description"} <= set(listing[0])
+    fits = next(item for item in listing if item["name"] == "fits-on-gpu")
+    assert fits["kind"] == "truefalse" and "GPU" in fits["description"]
+    assert fits["description"].startswith("¿")
+
+
+def test_instances_keep_the_contract_and_the_seed() -> None:
+    code, out, _ = run("generate", "chip-ranking", "--seed", "5", "--count", "3", "--json")
+    assert code == 0
+    first = json.loads(out)
+    assert len(first) == 3 and all(set(item) >= KEYS for item in first)
+    assert all(item["answer"] in item["choices"] for item in first)
+    assert json.loads(run("generate", "chip-ranking", "--seed", "5", "--count", "3",
+                          "--json")[1]) == first
+    numeric = json.loads(run("generate", "kv-cache-total", "--seed", "1", "--json")[1])[0]
+    assert numeric["choices"] is None and numeric["tolerance"] == "2%"
+    assert isinstance(numeric["answer"], float)
+
+
+def test_lang_after_the_subcommand_and_options() -> None:
+    es = json.loads(run("generate", "fits-on-gpu", "--seed", "1", "--json", "--lang", "es")[1])
+    en = json.loads(run("--lang", "en", "generate", "fits-on-gpu", "--seed", "1", "--json")[1])
+    assert es[0]["params"] == en[0]["params"] and es[0]["prompt"] != en[0]["prompt"]
+    code, out, _ = run("generate", "fits-on-gpu", "--seed", "2", "--json",
+                       "--option", "models=llama-3.1-70b", "--option", "gpus=h200-sxm")
+    assert code == 0 and json.loads(out)[0]["params"]["gpu"] == "h200-sxm"
+
+
+def test_unknown_family_suggests_close_names() -> None:
+    code, _, err = run("generate", "fit-on-gpu")
+    assert code == 1
+    assert "fits-on-gpu" in err and len(err.strip().splitlines()) == 1
+
+
+def test_readable_text_without_json() -> None:
+    code, out, _ = run("--lang", "en", "generate", "memory-type", "--seed", "3")
+    assert code == 0 and "a) " in out and "Answer:" in out

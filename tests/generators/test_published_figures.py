@@ -1,0 +1,101 @@
+"""Key numbers the generators teach, checked against published figures."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from studyapp.questions.generators import get_family
+from studyapp.questions.generators.running import as_record, generate_run
+from studyapp.questions.generators.wording import num
+
+
+@pytest.mark.parametrize(
+    ("model", "dtype", "kb"),
+    [
+        # meta-llama/Llama-3.1-8B config.json: 32 layers, 8 KV heads, head_dim 128
+        ("llama-3.1-8b", "bf16", 131.072),
+        # meta-llama/Llama-3.1-70B config.json: 80 layers, 8 KV heads -> 320 KiB-ish
+        ("llama-3.1-70b", "bf16", 327.68),
+        # deepseek-ai/DeepSeek-V3 config.json: 61 layers x (512 + 64) x 2 B (MLA)
+        ("deepseek-v3", "bf16", 70.272),
+    ],
+)
+def test_kv_per_token_matches_config(model: str, dtype: str, kb: float) -> None:
+    q = get_family("kv-cache-per-token").generate(1, "en", {"models": [model], "dtypes": [dtype]})
+    assert q.answer == pytest.approx(kb)
+    assert q.unit == "KB"
+
+
+def test_h200_141_gb_is_131_3_gib() -> None:
+    q = get_family("gb-vs-gib").generate(0, "en", {"gpus": ["h200-sxm"]})
+    for seed in range(20):
+        q = get_family("gb-vs-gib").generate(seed, "en", {"gpus": ["h200-sxm"]})
+        if q.params["direction"] == "gb-to-gib":
+            break
+    assert q.answer == pytest.approx(131.3, abs=0.05)
+    assert "131.3 GiB" in q.explanation
+
+
+def test_70b_bf16_does_not_fit_on_one_h200() -> None:
+    """The headline: 141 GB of BF16 weights against 126.9 GB usable."""
+    options = {"models": ["llama-3.1-70b"], "gpus": ["h200-sxm"], "dtypes": ["bf16"]}
+    for seed in range(50):
+        q = get_family("fits-on-gpu").generate(seed, "en", options)
+        assert q.answer is False
+        assert "126.9 GB" in q.explanation and "141.1 GB" in q.explanation
+
+
+def test_70b_fp8_fits_on_one_h200_at_short_context() -> None:
+    options = {"models": ["llama-3.1-70b"], "gpus": ["h200-sxm"], "dtypes": ["fp8"],
+               "contexts": [4096], "batches": [1]}
+    assert get_family("fits-on-gpu").generate(3, "en", options).answer is True
+
+
+def test_ndr_port_is_50_gb_per_second() -> None:
+    q = get_family("bits-vs-bytes").generate(0, "en", {"links": ["ib-ndr"], "ports": [1]})
+    assert q.answer == pytest.approx(50.0)
+    assert q.unit == "GB/s"
+
+
+def test_h100_ridge_point_is_about_295() -> None:
+    q = get_family("ridge-point").generate(0, "en", {"gpus": ["h100-sxm"], "precisions": ["bf16"]})
+    assert q.answer == pytest.approx(989 / 3.35, rel=1e-4)
+
+
+def test_spanish_numbers_use_a_decimal_comma() -> None:
+    assert num(131.32, "es", 4) == "131,3"
+    assert num(131072, "es") == "131\u00a0072"
+    assert num(8192, "es") == "8192"
+    assert num(131072, "en") == "131,072"
+    q = get_family("gb-vs-gib").generate(0, "es", {"gpus": ["h200-sxm"], "sizes_gib": [141]})
+    assert "," in q.explanation
+
+
+def test_unknown_option_id_is_reported() -> None:
+    from studyapp.catalog import UnknownIdError
+
+    with pytest.raises(UnknownIdError):
+        get_family("fits-on-gpu").generate(0, "en", {"gpus": ["h200-sxn"]})
+
+
+def test_runs_are_the_same_in_another_process() -> None:
+    """Same seed, same question, even with a different string-hash seed."""
+    code = ("import json;from studyapp.questions.generators import families;"
+            "from studyapp.questions.generators.running import as_record, generate_run;"
+            "print(json.dumps([as_record(q) for f in families().values() "
+            "for q in generate_run(f, 7, 3, 'es')], sort_keys=True))")
+    outputs = {
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                       env={"PYTHONHASHSEED": seed, "PATH": ""}).stdout
+        for seed in ("1", "2")
+    }
+    assert len(outputs) == 1
+    import json
+
+    from studyapp.questions.generators import families
+
+    here = [as_record(q) for f in families().values() for q in generate_run(f, 7, 3, "es")]
+    assert json.loads(outputs.pop()) == json.loads(json.dumps(here))
