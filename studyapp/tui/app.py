@@ -1,0 +1,304 @@
+"""The studyapp Textual app: built by ``make_app`` from the command line's settings.
+
+Screens live in ``screens/``; this module only wires them to the study
+service (on its own thread) and to the learner's preferences.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.command import CommandPalette
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from studyapp.i18n import t
+from studyapp.tui.backend import StudyBackend
+from studyapp.tui.commands import StudyCommands
+from studyapp.tui.preferences import Preferences, load_preferences, save_preferences
+from studyapp.tui.screens.home import HomeScreen
+
+if TYPE_CHECKING:
+    from studyapp.cli import Settings
+    from studyapp.study import Overview, StudyService
+
+
+class StudyApp(App[None]):
+    """Posts, questions and reviews in the terminal."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "studyapp"
+    COMMANDS = App.COMMANDS | {StudyCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "tui.key.quit", priority=True, id="app.quit"),
+        Binding("f1,question_mark", "help", "tui.key.help", id="app.help"),
+        Binding("ctrl+s", "save_screenshot", "tui.key.screenshot", show=False,
+                id="app.screenshot"),
+        Binding("ctrl+t", "change_theme", "tui.key.theme", show=False, id="app.theme"),
+    ]
+
+    lang: reactive[str] = reactive("en", init=False)
+    """Language of the interface, the posts and the questions."""
+
+    def __init__(self, settings: Settings, *, preferences: Preferences | None = None,
+                 preferences_path: Path | None = None, study: dict[str, Any] | None = None,
+                 clock: Callable[[], datetime] | None = None, seed: int | None = None,
+                 lang_from_command_line: bool = True) -> None:
+        super().__init__()
+        self.settings = settings
+        self.preferences_path = preferences_path
+        self.preferences = preferences if preferences is not None else load_preferences(
+            preferences_path)
+        lang = settings.lang
+        if not lang_from_command_line and self.preferences.language:
+            lang = self.preferences.language
+        self.set_reactive(StudyApp.lang, lang)
+        self.study_request = study
+        self.seed = seed if seed is not None else (study or {}).get("seed")
+        self.clock = clock
+        self.backend = StudyBackend(self._make_service)
+        self.fatal_error: str | None = None
+        if self.preferences.theme and self.preferences.theme in self.available_themes:
+            self.theme = self.preferences.theme
+        if self.preferences.keymap:
+            self.set_keymap(self.preferences.keymap)
+
+    def _make_service(self) -> StudyService:
+        """Built on the service thread: importing it pulls in SQLAlchemy and fsrs."""
+        from studyapp.study import StudyConfig, StudyService
+
+        config = StudyConfig(db_url=self.settings.db_url, profile=self.settings.profile,
+                             lang=self.lang)
+        if self.clock is not None:
+            config = StudyConfig(db_url=config.db_url, profile=config.profile, lang=config.lang,
+                                 clock=self.clock)
+        return StudyService(config)
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def get_default_screen(self) -> Screen[Any]:
+        return HomeScreen()
+
+    def on_mount(self) -> None:
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
+        if self.study_request is not None:
+            request = self.study_request
+            self.call_after_refresh(self._start_requested_session, request)
+
+    def _start_requested_session(self, request: dict[str, Any]) -> None:
+        """``studyapp study ...`` opens the question screen over the home screen."""
+        if request.get("deck"):
+            self.start_session("deck", deck=request["deck"], limit=request.get("limit"))
+        elif request.get("post"):
+            self.study_post(request["post"], limit=request.get("limit"),
+                            practice=bool(request.get("practice")))
+        else:
+            kind = "practice" if request.get("practice") else "due"
+            self.start_session(kind, limit=request.get("limit"))
+
+    def on_unmount(self) -> None:
+        self.backend.close()
+
+    def _remember_theme(self, theme: object) -> None:
+        self.update_preferences(theme=self.theme)
+
+    def update_preferences(self, **changes: Any) -> None:
+        """Apply and save at once; the file is written only when something changed."""
+        new = self.preferences.with_changes(**changes)
+        if new == self.preferences:
+            return
+        self.preferences = new
+        try:
+            save_preferences(new, self.preferences_path)
+        except OSError as exc:
+            self.notify(self.tr("tui.error.save_settings", detail=str(exc)), severity="error")
+
+    def tr(self, key: str, **fields: Any) -> str:
+        return t(key, self.lang, **fields)
+
+    def set_language(self, lang: str) -> None:
+        """Switch the interface language; screens recompose when shown again."""
+        self.update_preferences(language=lang)
+        self.lang = lang
+
+    # -- errors ---------------------------------------------------------------
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A failed worker becomes a message on screen, never a traceback."""
+        if event.state is not WorkerState.ERROR:
+            return
+        self.show_error(event.worker.error)
+
+    def show_error(self, error: BaseException | None) -> None:
+        from studyapp.tui.screens.message import ErrorScreen, describe_error
+
+        fatal, text = describe_error(error, self.lang)
+        if fatal:
+            self.fatal_error = text
+        if isinstance(self.screen, ErrorScreen):
+            return
+        self.push_screen(ErrorScreen(text, fatal=fatal))
+
+    # -- navigation -------------------------------------------------------------
+
+    def open_post(self, slug: str, *, then_study: bool = False,
+                  from_question: bool = False) -> None:
+        from studyapp.tui.screens.post import PostScreen
+
+        self.push_screen(PostScreen(slug, then_study=then_study, from_question=from_question))
+
+    def study_post(self, slug: str, *, limit: int | None = None, practice: bool = False) -> None:
+        """Study one post; the first time, its summary comes first."""
+        self.update_preferences(last_post=slug)
+        self.run_worker(self._study_post(slug, limit, practice), group="start",
+                        exclusive=True, exit_on_error=False)
+
+    async def _study_post(self, slug: str, limit: int | None, practice: bool) -> None:
+        read = await self.backend.call(lambda service: service.has_read(slug))
+        if not read:
+            self.open_post(slug, then_study=True)
+            return
+        self.start_session("practice" if practice else "post", post=slug, limit=limit)
+
+    def start_session(self, kind: str, *, post: str | None = None, deck: str | None = None,
+                      limit: int | None = None) -> None:
+        from studyapp.tui.screens.question import QuestionScreen
+
+        self.push_screen(QuestionScreen(kind, post=post, deck=deck, limit=limit, seed=self.seed))
+
+    def review_due(self) -> None:
+        self.start_session("due")
+
+    def continue_studying(self, overview: Overview | None) -> None:
+        """The last post studied if it has work left, else the first post that has."""
+        slug = self.preferences.last_post
+        if overview is not None:
+            open_posts = [p.slug for p in overview.posts if p.due or p.new]
+            if slug not in open_posts:
+                slug = open_posts[0] if open_posts else None
+        if slug is None:
+            self.notify(self.tr("tui.home.nothing_left"))
+            return
+        self.study_post(slug)
+
+    def action_calculator(self) -> None:
+        from studyapp.tui.screens.calculator import CalculatorScreen
+
+        self.push_screen(CalculatorScreen())
+
+    def action_decks(self) -> None:
+        from studyapp.tui.screens.decks import DecksScreen
+
+        self.push_screen(DecksScreen())
+
+    def action_progress(self) -> None:
+        from studyapp.tui.screens.progress import ProgressScreen
+
+        self.push_screen(ProgressScreen())
+
+    def action_settings(self) -> None:
+        from studyapp.tui.screens.settings import SettingsScreen
+
+        self.push_screen(SettingsScreen())
+
+    def action_help(self) -> None:
+        from studyapp.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_save_screenshot(self) -> None:
+        """An SVG of the screen in the docs folder (README pictures) or the cwd."""
+        docs = Path.cwd() / "docs"
+        folder = docs if docs.is_dir() else Path.cwd()
+        path = self.save_screenshot(path=str(folder))
+        self.notify(self.tr("tui.app.screenshot_saved", path=path))
+
+    # -- command palette -----------------------------------------------------------
+
+    def action_command_palette(self) -> None:
+        if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
+            self.push_screen(CommandPalette(id="--command-palette",
+                                            placeholder=self.tr("tui.palette.placeholder")))
+
+    def search_themes(self) -> None:
+        from textual.theme import ThemeProvider
+
+        self.push_screen(CommandPalette(providers=[ThemeProvider],
+                                        placeholder=self.tr("tui.palette.themes")))
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Every app action, titled in the interface language."""
+        tr = self.tr
+        yield SystemCommand(tr("tui.cmd.home"), tr("tui.cmd.home_help"), self.go_home)
+        yield SystemCommand(tr("tui.cmd.review"), tr("tui.cmd.review_help"), self.review_due)
+        yield SystemCommand(tr("tui.cmd.continue"), tr("tui.cmd.continue_help"),
+                            self._continue_from_palette)
+        yield SystemCommand(tr("tui.cmd.calculator"), tr("tui.cmd.calculator_help"),
+                            self.action_calculator)
+        yield SystemCommand(tr("tui.cmd.decks"), tr("tui.cmd.decks_help"), self.action_decks)
+        yield SystemCommand(tr("tui.cmd.progress"), tr("tui.cmd.progress_help"),
+                            self.action_progress)
+        yield SystemCommand(tr("tui.cmd.settings"), tr("tui.cmd.settings_help"),
+                            self.action_settings)
+        yield SystemCommand(tr("tui.cmd.help"), tr("tui.cmd.help_help"), self.action_help)
+        yield SystemCommand(tr("tui.cmd.theme"), tr("tui.cmd.theme_help"),
+                            self.action_change_theme)
+        other = "en" if self.lang == "es" else "es"
+        yield SystemCommand(tr("tui.cmd.language", language=tr(f"tui.language.{other}")),
+                            tr("tui.cmd.language_help"), lambda: self.set_language(other))
+        yield SystemCommand(tr("tui.cmd.screenshot"), tr("tui.cmd.screenshot_help"),
+                            self.action_save_screenshot)
+        yield SystemCommand(tr("tui.cmd.quit"), tr("tui.cmd.quit_help"), self.exit)
+
+    def go_home(self) -> None:
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    def _continue_from_palette(self) -> None:
+        home = self.screen_stack[0] if self.screen_stack else None
+        self.continue_studying(home.overview if isinstance(home, HomeScreen) else None)
+
+
+def _lang_from_command_line() -> bool:
+    """Was --lang given? Then it wins over the language saved in the settings screen."""
+    try:
+        import click
+        from click.core import ParameterSource
+
+        ctx = click.get_current_context(silent=True)
+    except ImportError:  # pragma: no cover - click is a dependency
+        return True
+    if ctx is None:
+        return True
+    root = ctx.find_root()
+    return root.get_parameter_source("lang") is not ParameterSource.DEFAULT
+
+
+def make_app(settings: Settings, *, study: dict[str, Any] | None = None,
+             clock: Callable[[], datetime] | None = None, seed: int | None = None,
+             preferences_path: Path | None = None,
+             lang_from_command_line: bool = True) -> StudyApp:
+    """The app for these settings (the command line and the tests use this)."""
+    return StudyApp(settings, study=study, clock=clock, seed=seed,
+                    preferences_path=preferences_path,
+                    lang_from_command_line=lang_from_command_line)
+
+
+def run_app(settings: Settings, study: dict[str, Any] | None = None) -> None:
+    """Run the app; a database that cannot be used ends with a clear message."""
+    app = make_app(settings, study=study, lang_from_command_line=_lang_from_command_line())
+    app.run()
+    if app.fatal_error:
+        print(f"studyapp: {app.fatal_error}", file=sys.stderr)
+        sys.exit(1)
+
+
+__all__ = ["StudyApp", "make_app", "run_app"]

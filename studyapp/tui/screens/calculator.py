@@ -1,0 +1,26 @@
+"""The calculator screen (being built)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Footer, Label
+
+from studyapp.tui.screens.base import StudyScreen
+
+
+class CalculatorScreen(StudyScreen):
+    """Placeholder until the full screen lands."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "tui.key.back", id="calculator.back"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Label("calculator")
+        yield Footer()
+
+    def action_back(self) -> None:
+        self.dismiss(None)

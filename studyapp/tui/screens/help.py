@@ -1,0 +1,86 @@
+"""Every key of every screen, read from the screens' own bindings (remaps included)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Footer, Label, Static
+
+from studyapp.tui.screens.base import StudyScreen
+
+
+def screens_with_keys() -> list[tuple[str, type[StudyScreen] | None]]:
+    """(i18n key of the screen's name, screen class); None stands for the whole app."""
+    from studyapp.tui.screens.calculator import CalculatorScreen
+    from studyapp.tui.screens.decks import DecksScreen
+    from studyapp.tui.screens.home import HomeScreen
+    from studyapp.tui.screens.post import PostScreen
+    from studyapp.tui.screens.progress import ProgressScreen
+    from studyapp.tui.screens.question import QuestionScreen
+    from studyapp.tui.screens.settings import SettingsScreen
+    from studyapp.tui.screens.summary import SummaryScreen
+
+    return [
+        ("tui.help.everywhere", None),
+        ("tui.help.home", HomeScreen),
+        ("tui.help.post", PostScreen),
+        ("tui.help.question", QuestionScreen),
+        ("tui.help.summary", SummaryScreen),
+        ("tui.help.calculator", CalculatorScreen),
+        ("tui.help.decks", DecksScreen),
+        ("tui.help.progress", ProgressScreen),
+        ("tui.help.settings", SettingsScreen),
+    ]
+
+
+class HelpScreen(StudyScreen):
+    """Keys, screen by screen; Escape goes back."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,f1,question_mark", "back", "tui.key.back", id="help.back"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id="help-screen")
+
+    def compose(self) -> ComposeResult:
+        from studyapp.tui.app import StudyApp
+
+        yield Label(self.tr("tui.help.title"), id="help-title")
+        with VerticalScroll(id="help-body"):
+            for title_key, screen in screens_with_keys():
+                bindings = StudyApp.BINDINGS if screen is None else screen.BINDINGS
+                yield Label(self.tr(title_key), classes="subheading")
+                yield Static(self.key_table(bindings), classes="help-keys")
+            yield Label(self.tr("tui.help.palette"), classes="hint")
+        yield Footer()
+
+    def key_table(self, bindings: list[BindingType]) -> Content:
+        remaps = self.study_app.preferences.keymap
+        rows: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        for item in bindings:
+            if not isinstance(item, Binding):
+                continue
+            description = item.description
+            if item.id and item.id in remaps:
+                item = replace(item, key=remaps[item.id])
+            keys = " ".join(self.app.get_key_display(replace(item, key=key.strip()))
+                            for key in item.key.split(","))
+            if description in seen and description == "tui.key.choice":
+                continue
+            seen.add(description)
+            label = self.tr(description) if description.startswith("tui.") else description
+            if description == "tui.key.choice":
+                keys, label = "1–9 a–f", self.tr("tui.help.choice_keys")
+            rows.append((keys, label))
+        width = max((len(keys) for keys, _ in rows), default=0) + 2
+        return Content("\n".join(f"  {keys:<{width}}{label}" for keys, label in rows))
+
+    def action_back(self) -> None:
+        self.dismiss(None)

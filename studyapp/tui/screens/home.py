@@ -1,0 +1,146 @@
+"""The home screen: the twelve posts by section, and today's numbers.
+
+Composed from the posts' front matter only, so it paints at once; the
+counts come from the study service on its thread right after.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.widgets import Footer, Label, Static
+
+from studyapp.catalog.posts import SECTIONS, list_posts
+from studyapp.tui.messages import OverviewLoaded
+from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.widgets.post_row import PostRow
+
+if TYPE_CHECKING:
+    from studyapp.study import Overview
+
+
+class HomeScreen(StudyScreen):
+    """Where every session starts and ends."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_post", "tui.key.read", id="home.read"),
+        Binding("s", "study_post", "tui.key.study", id="home.study"),
+        Binding("r", "review_due", "tui.key.review", id="home.review"),
+        Binding("c", "continue", "tui.key.continue", id="home.continue"),
+        Binding("k", "app.calculator", "tui.key.calculator", id="home.calculator"),
+        Binding("d", "app.decks", "tui.key.decks", id="home.decks"),
+        Binding("p", "app.progress", "tui.key.progress", id="home.progress"),
+        Binding("comma", "app.settings", "tui.key.settings", id="home.settings"),
+        Binding("down,j", "move(1)", "tui.key.next", show=False, id="home.down"),
+        Binding("up", "move(-1)", "tui.key.previous", show=False, id="home.up"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id="home")
+        self.overview: Overview | None = None
+
+    def compose(self) -> ComposeResult:
+        posts = list_posts(self.lang)
+        with Horizontal(id="topbar"):
+            yield Label(self.tr("tui.app.title"), id="app-title")
+            yield Label(self.tr("tui.home.loading"), id="today")
+        with VerticalScroll(id="posts"):
+            for section in SECTIONS:
+                in_section = [post for post in posts if post.section == section]
+                if not in_section:
+                    continue
+                yield Label(self.tr(f"tui.section.{section}"), classes="section-title")
+                for post in in_section:
+                    yield PostRow(post, self.lang)
+        yield Static("", id="preview")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        rows = list(self.query(PostRow))
+        if rows:
+            rows[0].focus()
+        # Counts after the first paint: the service imports SQLAlchemy and the decks.
+        self.call_after_refresh(self.load_overview)
+
+    async def on_screen_resume(self) -> None:
+        await super().on_screen_resume()
+        if self.overview is not None:
+            self.load_overview()
+
+    def after_language_change(self) -> None:
+        self.load_overview()
+
+    @work(exclusive=True, group="overview", exit_on_error=False)
+    async def load_overview(self) -> None:
+        lang = self.lang
+        overview = await self.study_app.backend.call(lambda service: service.overview(lang))
+        self.post_message(OverviewLoaded(overview))
+
+    def on_overview_loaded(self, message: OverviewLoaded) -> None:
+        self.overview = message.overview
+        for progress in message.overview.posts:
+            for row in self.query(f"#post-{progress.slug}").results(PostRow):
+                row.show_progress(progress)
+        self.query_one("#today", Label).update(self.today_line(message.overview))
+        self.refresh_bindings()
+
+    def today_line(self, overview: Overview) -> str:
+        line = self.tr("tui.home.today", due=overview.due_today, new=overview.new_left,
+                       done=overview.reviews_done_today)
+        streak = getattr(overview, "streak", None)
+        if streak:
+            line += " · " + self.tr("tui.home.streak", days=streak)
+        return line
+
+    # -- selection ---------------------------------------------------------
+
+    @property
+    def rows(self) -> list[PostRow]:
+        return list(self.query(PostRow))
+
+    @property
+    def selected(self) -> PostRow | None:
+        focused = self.focused
+        return focused if isinstance(focused, PostRow) else None
+
+    def on_descendant_focus(self) -> None:
+        row = self.selected
+        if row is not None:
+            self.query_one("#preview", Static).update(Content(row.post.tagline))
+
+    def action_move(self, step: int) -> None:
+        rows = self.rows
+        current = self.selected
+        index = rows.index(current) if current in rows else -1
+        rows[max(0, min(len(rows) - 1, index + step))].focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("open_post", "study_post"):
+            return self.selected is not None
+        if action == "review_due":
+            return self.overview is None or self.overview.due_today > 0 or None
+        return True
+
+    # -- actions -----------------------------------------------------------
+
+    def action_open_post(self) -> None:
+        row = self.selected
+        if row is not None:
+            self.study_app.open_post(row.slug)
+
+    def action_study_post(self) -> None:
+        row = self.selected
+        if row is not None:
+            self.study_app.study_post(row.slug)
+
+    def action_review_due(self) -> None:
+        self.study_app.review_due()
+
+    def action_continue(self) -> None:
+        self.study_app.continue_studying(self.overview)

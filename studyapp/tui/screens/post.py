@@ -1,0 +1,121 @@
+"""A post's summary: Markdown, the key-figures table from the catalog, sources.
+
+Opened from the home screen, before a post's first study session, or from
+a question (then it only goes back to the question).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.widgets import DataTable, Footer, Label, Markdown, Static
+
+from studyapp.catalog.posts import load_post
+from studyapp.i18n import t
+from studyapp.tui.screens.base import StudyScreen
+
+FIGURE_FIELDS = (
+    "name", "vendor", "year", "memory_gb", "memory_type", "memory_bandwidth_tb_s",
+    "bf16_dense_tflops", "fp8_dense_tflops", "fp4_dense_tflops", "tdp_w", "scale_up",
+    "scale_up_gb_s", "bandwidth_gb_s", "direction", "gpus", "accelerator", "total_memory_gb",
+    "params_b", "active_params_b", "layers", "hidden_size", "heads", "kv_heads", "head_dim",
+    "context_length", "attention",
+)
+
+
+def figure_labels(lang: str) -> dict[str, str]:
+    """Column headers for catalog fields in the interface language."""
+    return {field: t(f"tui.field.{field}", lang) for field in FIGURE_FIELDS}
+
+
+class PostScreen(StudyScreen):
+    """Read a post; ``s`` studies it (or Enter, when opened before a first session)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "study", "tui.key.study_post", id="post.study"),
+        Binding("enter", "start", "tui.key.start", id="post.start"),
+        Binding("escape", "back", "tui.key.back", id="post.back"),
+    ]
+
+    def __init__(self, slug: str, *, then_study: bool = False,
+                 from_question: bool = False) -> None:
+        super().__init__(id="post-screen")
+        self.slug = slug
+        self.then_study = then_study
+        self.from_question = from_question
+
+    def compose(self) -> ComposeResult:
+        post = load_post(self.slug, self.lang)
+        with Horizontal(id="post-head"):
+            yield Label(Content(post.title), id="post-heading")
+            yield Label(self.tr(f"tui.section.{post.section}"), id="post-section")
+        if self.then_study:
+            yield Label(self.tr("tui.post.read_first"), id="read-first")
+        with VerticalScroll(id="post-body"):
+            yield Markdown(post.body, id="summary", open_links=False)
+            if post.figures is not None:
+                yield Label(self.tr("tui.post.figures"), classes="subheading")
+                yield DataTable(id="figures", show_cursor=False, zebra_stripes=True)
+            yield Label(self.tr("tui.post.sources"), classes="subheading")
+            yield Static(Content("\n".join(f"• {url}" for url in post.sources)), id="sources")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one("#post-body").focus()
+        self.load_figures()
+        self.remember_reading()
+
+    def after_language_change(self) -> None:
+        self.load_figures()
+
+    @work(exclusive=True, group="figures", exit_on_error=False)
+    async def load_figures(self) -> None:
+        if not self.query("#figures"):
+            return
+        slug, lang = self.slug, self.lang
+
+        def rows(_: object) -> list[list[str]]:
+            from studyapp.catalog.posts import figures_rows
+
+            return figures_rows(load_post(slug, lang), labels=figure_labels(lang))
+
+        table_rows = await self.study_app.backend.call(rows)
+        table = self.query_one("#figures", DataTable)
+        table.clear(columns=True)
+        if table_rows:
+            table.add_columns(*(Text(cell) for cell in table_rows[0]))
+            for row in table_rows[1:]:
+                table.add_row(*(Text(cell) for cell in row))
+
+    @work(group="read", exit_on_error=False)
+    async def remember_reading(self) -> None:
+        slug = self.slug
+        await self.study_app.backend.call(lambda service: service.read_post(slug))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "study":
+            return not self.from_question
+        if action == "start":
+            return self.then_study and not self.from_question
+        return True
+
+    def action_start(self) -> None:
+        self.action_study()
+
+    def action_study(self) -> None:
+        if self.from_question:
+            return
+        from studyapp.tui.screens.question import QuestionScreen
+
+        self.study_app.update_preferences(last_post=self.slug)
+        self.app.switch_screen(QuestionScreen("post", post=self.slug, seed=self.study_app.seed))
+
+    def action_back(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,377 @@
+"""Asking, grading and rating, one question at a time.
+
+One layout per kind: a number with its unit, a choice by number or letter,
+true/false by y/n, a short text. After an answer: right or wrong, the
+learner's answer next to the expected one, the worked explanation, and
+Hard/Good/Easy with the next interval of each (Enter = Good). A wrong answer
+is recorded as Again by the service. Deck text is shown as plain text only.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Button, Footer, Input, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from studyapp.catalog.posts import list_posts
+from studyapp.questions.model import Kind
+from studyapp.srs.scheduler import Rating, format_interval
+from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.text import plain
+
+if TYPE_CHECKING:
+    from studyapp.study import Outcome, Presented, StudyService, StudySession
+
+LETTERS = string.ascii_lowercase[:9]
+RATED = (Rating.HARD, Rating.GOOD, Rating.EASY)
+
+
+@dataclass(frozen=True)
+class SessionTally:
+    """What the summary screen shows once the session ends."""
+
+    answered: int
+    correct: int
+    elapsed: timedelta
+    comes_back: tuple[timedelta, ...]
+    """When each answered card is next due, counted from its answer."""
+    practice: bool
+
+
+class QuestionScreen(StudyScreen):
+    """A study session: the service's ``StudySession`` driven from the keyboard."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+o", "show_post", "tui.key.show_post", id="question.post"),
+        Binding("ctrl+z", "undo", "tui.key.undo", id="question.undo"),
+        Binding("escape", "end", "tui.key.end", id="question.end"),
+        Binding("y,s", "truefalse(True)", "tui.key.true", show=False, id="question.yes"),
+        Binding("n", "truefalse(False)", "tui.key.false", show=False, id="question.no"),
+        *(Binding(str(n), f"number({n})", "tui.key.choice", show=False,
+                  id=f"question.number{n}") for n in range(1, 10)),
+        *(Binding(letter, f"letter({n})", "tui.key.choice", show=False,
+                  id=f"question.letter{letter}") for n, letter in enumerate(LETTERS[:6])),
+    ]
+
+    phase: reactive[str] = reactive("loading", bindings=True)
+    """loading → asking → feedback → asking … → done."""
+    can_undo: reactive[bool] = reactive(False, bindings=True)
+
+    def __init__(self, kind: str, *, post: str | None = None, deck: str | None = None,
+                 limit: int | None = None, seed: int | None = None) -> None:
+        super().__init__(id="question-screen")
+        self.kind = kind
+        self.post = post
+        self.deck = deck
+        self.limit = limit
+        self.seed = seed
+        self.session: StudySession | None = None
+        self.presented: Presented | None = None
+        self.outcome: Outcome | None = None
+        self.busy = False
+        self.answered = 0
+        self.correct = 0
+        self.comes_back: list[timedelta] = []
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="question-head"):
+            yield Label(self.tr("tui.question.loading"), id="session-line")
+            yield Label("", id="session-score")
+        yield VerticalScroll(id="card")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.begin()
+
+    # -- the session on the service thread -------------------------------------
+
+    @work(exclusive=True, group="session", exit_on_error=False)
+    async def begin(self) -> None:
+        kind, post, deck, limit, seed, lang = (self.kind, self.post, self.deck, self.limit,
+                                               self.seed, self.lang)
+
+        def start(service: StudyService) -> StudySession:
+            from studyapp.study import SessionKind
+
+            return service.start(SessionKind(kind), post=post, deck=deck, limit=limit,
+                                 seed=seed, lang=lang)
+
+        try:
+            self.session = await self.study_app.backend.call(start)
+        except Exception:
+            self.dismiss(None)
+            raise
+        await self.show_next()
+
+    async def show_next(self) -> None:
+        session = self.session
+        assert session is not None
+
+        def advance(_: StudyService) -> tuple[Presented | None, bool, int, int]:
+            presented = session.next()
+            return presented, session.can_undo, session.answered, session.correct
+
+        presented, can_undo, self.answered, self.correct = await self.study_app.backend.call(
+            advance)
+        self.can_undo = can_undo
+        self.presented = presented
+        self.outcome = None
+        if presented is None:
+            self.finish()
+            return
+        await self.show_question(presented)
+
+    def finish(self) -> None:
+        """The summary replaces this screen; with nothing answered, straight home."""
+        from studyapp.tui.screens.summary import SummaryScreen
+
+        self.phase = "done"
+        session = self.session
+        if session is None or self.answered == 0:
+            if self.presented is None and self.answered == 0:
+                self.app.notify(self.tr("tui.question.nothing_to_study"))
+            self.dismiss(None)
+            return
+        tally = SessionTally(self.answered, self.correct, session.elapsed,
+                             tuple(self.comes_back), session.practice)
+        self.app.switch_screen(SummaryScreen(tally))
+
+    @work(exclusive=True, group="session", exit_on_error=False)
+    async def submit(self, response: str) -> None:
+        session = self.session
+        if session is None or self.phase != "asking" or self.busy:
+            return
+        self.busy = True
+        try:
+            def answer(_: StudyService) -> tuple[Outcome, timedelta | None, bool]:
+                again = session.intervals().get(Rating.AGAIN)
+                outcome = session.submit(response)
+                return outcome, again, session.can_undo
+
+            outcome, again, can_undo = await self.study_app.backend.call(answer)
+        finally:
+            self.busy = False
+        verdict = outcome.verdict
+        if verdict.correct is None:
+            self.show_retry(verdict.message)
+            return
+        self.outcome = outcome
+        self.can_undo = can_undo
+        if outcome.recorded:
+            self.answered += 1
+            if again is not None:
+                self.comes_back.append(again)
+        await self.show_feedback(outcome)
+
+    @work(exclusive=True, group="session", exit_on_error=False)
+    async def rate(self, rating: Rating) -> None:
+        session, outcome = self.session, self.outcome
+        if session is None or outcome is None or not outcome.needs_rating or self.busy:
+            return
+        self.busy = True
+        try:
+            await self.study_app.backend.call(lambda _: session.rate(rating))
+        finally:
+            self.busy = False
+        if rating in outcome.intervals:
+            self.comes_back.append(outcome.intervals[rating])
+        await self.show_next()
+
+    @work(exclusive=True, group="session", exit_on_error=False)
+    async def next_question(self) -> None:
+        if self.busy:
+            return
+        await self.show_next()
+
+    @work(exclusive=True, group="session", exit_on_error=False)
+    async def undo(self) -> None:
+        session = self.session
+        if session is None or self.busy:
+            return
+        self.busy = True
+        try:
+            undone = await self.study_app.backend.call(lambda _: session.undo())
+        finally:
+            self.busy = False
+        if undone:
+            if self.comes_back:
+                self.comes_back.pop()
+            self.app.notify(self.tr("tui.question.undone"))
+            await self.show_next()
+
+    # -- what is on screen ---------------------------------------------------------
+
+    def post_title(self, slug: str) -> str:
+        for post in list_posts(self.lang):
+            if post.slug == slug:
+                return post.title
+        return slug
+
+    async def show_question(self, presented: Presented) -> None:
+        question = presented.question
+        self.query_one("#session-line", Label).update(Content(
+            f"[{presented.number}/{presented.total}] {self.post_title(question.post)} · "
+            + self.tr(f"tui.kind.{question.kind.value}")))
+        self.query_one("#session-score", Label).update(
+            self.tr("tui.question.score", correct=self.correct, answered=self.answered)
+            if self.answered else "")
+        card = self.query_one("#card", VerticalScroll)
+        await card.remove_children()
+        widgets: list[Widget] = [Static(plain(question.prompt), id="prompt")]
+        focus: Widget
+        if question.kind in (Kind.CHOICE, Kind.TRUEFALSE):
+            if question.kind is Kind.CHOICE:
+                options = [Option(Content(f"{n + 1}) ").append(plain(choice)), id=f"choice-{n}")
+                           for n, choice in enumerate(question.choices)]
+                hint = self.tr("tui.question.hint_choice", last=len(question.choices),
+                               letter=LETTERS[min(len(question.choices), 6) - 1])
+            else:
+                options = [Option(self.tr("tui.question.true_option"), id="choice-true"),
+                           Option(self.tr("tui.question.false_option"), id="choice-false")]
+                hint = self.tr("tui.question.hint_truefalse")
+            focus = OptionList(*options, id="choices")
+            widgets += [focus, Label(hint, classes="hint")]
+        else:
+            if question.kind is Kind.NUMERIC:
+                hint = (self.tr("tui.question.hint_numeric", unit=question.unit)
+                        if question.unit else self.tr("tui.question.hint_number"))
+                placeholder = self.tr("tui.question.placeholder_numeric",
+                                      example=f"140 {question.unit or ''}".strip())
+            else:
+                hint = self.tr("tui.question.hint_text")
+                placeholder = self.tr("tui.question.placeholder_text")
+            focus = Input(placeholder=placeholder, id="response")
+            widgets += [focus, Label(hint, classes="hint")]
+        widgets.append(Label("", id="retry"))
+        await card.mount_all(widgets)
+        card.scroll_home(animate=False)
+        self.phase = "asking"
+        focus.focus()
+
+    def show_retry(self, message: str) -> None:
+        self.query_one("#retry", Label).update(plain(message))
+        self.query_one("#retry").add_class("-shown")
+
+    async def show_feedback(self, outcome: Outcome) -> None:
+        presented = self.presented
+        assert presented is not None
+        verdict = outcome.verdict
+        right = bool(verdict.correct)
+        card = self.query_one("#card", VerticalScroll)
+        for widget in card.query("#choices, #response, .hint, #retry"):
+            widget.disabled = True
+        mark = self.tr("tui.question.right") if right else self.tr("tui.question.wrong")
+        if outcome.recorded and not right:
+            mark += "  " + self.tr("tui.question.recorded_again")
+        feedback = Vertical(id="feedback", classes="-right" if right else "-wrong")
+        parts: list[Widget] = [Label(mark, id="verdict")]
+        comparison = Content.assemble(
+            (self.tr("tui.question.your_answer") + " ", "bold"), plain(verdict.given or "—"),
+            "    ", (self.tr("tui.question.expected") + " ", "bold"), plain(verdict.expected))
+        parts.append(Static(comparison, id="comparison"))
+        if verdict.message:
+            parts.append(Static(plain(verdict.message), id="verdict-message"))
+        parts.append(Label(self.tr("tui.question.explanation"), classes="subheading"))
+        parts.append(Static(plain(presented.question.explanation), id="explanation"))
+        buttons: list[Button] = []
+        if outcome.needs_rating:
+            for rating in RATED:
+                interval = format_interval(outcome.intervals[rating], self.lang)
+                label = Content.assemble(self.tr(f"tui.rating.{rating.name.lower()}"),
+                                         (f" · {interval}", "dim"))
+                buttons.append(Button(label, id=f"rate-{rating.name.lower()}",
+                                      variant="primary" if rating is Rating.GOOD else "default",
+                                      compact=True))
+        else:
+            buttons.append(Button(self.tr("tui.question.continue"), id="continue",
+                                  variant="primary", compact=True))
+        parts.append(Horizontal(*buttons, id="ratings"))
+        await card.mount(feedback)
+        await feedback.mount_all(parts)
+        self.phase = "feedback"
+        self.query_one("#rate-good" if outcome.needs_rating else "#continue", Button).focus()
+        card.scroll_end(animate=False)
+
+    # -- input -----------------------------------------------------------------------
+
+    @on(Input.Submitted, "#response")
+    def on_response(self, event: Input.Submitted) -> None:
+        if event.value.strip():
+            self.submit(event.value)
+
+    @on(OptionList.OptionSelected, "#choices")
+    def on_choice(self, event: OptionList.OptionSelected) -> None:
+        self.choose(event.option_index)
+
+    def choose(self, index: int) -> None:
+        presented = self.presented
+        if presented is None or self.phase != "asking":
+            return
+        if presented.question.kind is Kind.TRUEFALSE:
+            self.submit("true" if index == 0 else "false")
+        elif 0 <= index < len(presented.question.choices):
+            self.submit(str(index + 1))
+
+    @on(Button.Pressed)
+    def on_rating(self, event: Button.Pressed) -> None:
+        button = event.button.id or ""
+        if button == "continue":
+            self.next_question()
+        elif button.startswith("rate-"):
+            self.rate(Rating[button.removeprefix("rate-").upper()])
+
+    def _kind(self) -> Kind | None:
+        return self.presented.question.kind if self.presented is not None else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        kind = self._kind()
+        if action == "undo":
+            return self.can_undo and self.phase in ("asking", "feedback")
+        if action == "show_post":
+            return self.presented is not None
+        if action == "truefalse":
+            return self.phase == "asking" and kind is Kind.TRUEFALSE
+        if action == "letter":
+            return self.phase == "asking" and kind is Kind.CHOICE
+        if action == "number":
+            if self.phase == "asking":
+                return kind in (Kind.CHOICE, Kind.TRUEFALSE)
+            return self.phase == "feedback" and self.outcome is not None
+        return True
+
+    def action_truefalse(self, value: bool) -> None:
+        self.choose(0 if value else 1)
+
+    def action_letter(self, index: int) -> None:
+        self.choose(index)
+
+    def action_number(self, number: int) -> None:
+        if self.phase == "asking":
+            self.choose(number - 1)
+        elif self.phase == "feedback" and self.outcome is not None:
+            if self.outcome.needs_rating and 1 <= number <= 4:
+                self.rate(Rating(number))
+            elif not self.outcome.needs_rating:
+                self.next_question()
+
+    def action_show_post(self) -> None:
+        if self.presented is not None:
+            self.study_app.open_post(self.presented.question.post, from_question=True)
+
+    def action_undo(self) -> None:
+        self.undo()
+
+    def action_end(self) -> None:
+        self.finish()

@@ -1,0 +1,86 @@
+"""The end of a session: answered, accuracy, time, and when the cards come back."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import timedelta
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widgets import Button, Footer, Label, Static
+
+from studyapp.srs.scheduler import format_interval
+from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.screens.question import SessionTally
+
+BUCKETS = (timedelta(hours=1), timedelta(days=1), timedelta(days=7), timedelta(days=30))
+
+
+def bucket(delta: timedelta) -> int:
+    """Index in BUCKETS of the first limit the interval fits under (len → later)."""
+    for index, limit in enumerate(BUCKETS):
+        if delta <= limit:
+            return index
+    return len(BUCKETS)
+
+
+def format_elapsed(delta: timedelta) -> str:
+    seconds = int(delta.total_seconds())
+    minutes, seconds = divmod(max(0, seconds), 60)
+    return f"{minutes}:{seconds:02d}"
+
+
+class SummaryScreen(StudyScreen):
+    """Shown in place of the question screen; Enter goes home."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,escape", "home", "tui.key.home", id="summary.home"),
+        Binding("r", "review", "tui.key.review", id="summary.review"),
+    ]
+
+    def __init__(self, tally: SessionTally) -> None:
+        super().__init__(id="summary-screen")
+        self.tally = tally
+
+    def compose(self) -> ComposeResult:
+        tally = self.tally
+        accuracy = round(100 * tally.correct / tally.answered) if tally.answered else 0
+        with Vertical(id="summary-box"):
+            yield Label(self.tr("tui.summary.title"), id="summary-title")
+            yield Label(self.tr("tui.summary.answered", answered=tally.answered,
+                                correct=tally.correct), id="summary-answered")
+            yield Label(self.tr("tui.summary.accuracy", percent=accuracy), id="summary-accuracy")
+            yield Label(self.tr("tui.summary.time", time=format_elapsed(tally.elapsed)),
+                        id="summary-time")
+            if tally.practice:
+                yield Label(self.tr("tui.summary.practice"), classes="hint")
+            elif tally.comes_back:
+                yield Label(self.tr("tui.summary.comes_back"), classes="subheading")
+                yield Static(self.comes_back_text(), id="summary-next")
+            yield Button(self.tr("tui.summary.home_button"), id="summary-home", variant="primary",
+                         compact=True)
+        yield Footer()
+
+    def comes_back_text(self) -> str:
+        counts = Counter(bucket(delta) for delta in self.tally.comes_back)
+        soonest = min(self.tally.comes_back)
+        lines = [self.tr("tui.summary.soonest", interval=format_interval(soonest, self.lang))]
+        for index in sorted(counts):
+            lines.append(self.tr(f"tui.summary.bucket{index}", count=counts[index]))
+        return "\n".join(lines)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one("#summary-home", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.action_home()
+
+    def action_home(self) -> None:
+        self.dismiss(None)
+
+    def action_review(self) -> None:
+        self.dismiss(None)
+        self.study_app.review_due()
