@@ -15,26 +15,6 @@ import pytest
 
 PG_URL = os.environ.get("STUDYAPP_TEST_PG")
 
-TRUEFALSE_DECK = """\
-deck: store-drill
-title: Store drill
-language: en
-post: intro
-cards:
-"""
-
-
-def write_deck(folder: Path, cards: int = 30, deck_id: str = "store-drill") -> Path:
-    """A deck of true/false cards whose answer is always true (so "n" is always wrong)."""
-    lines = [TRUEFALSE_DECK.replace("store-drill", deck_id)]
-    for n in range(cards):
-        lines.append(f"  - id: fact-{n:03d}\n    type: truefalse\n"
-                     f"    prompt: \"Fact number {n} is true.\"\n    answer: true\n"
-                     f"    explanation: \"It is.\"\n")
-    path = folder / f"{deck_id}.yaml"
-    path.write_text("".join(lines), encoding="utf-8")
-    return path
-
 
 def pg_schema_url(schema: str) -> str:
     from sqlalchemy.engine import make_url

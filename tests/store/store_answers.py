@@ -1,8 +1,9 @@
-"""Answers written straight through the store, for tests that need history fast."""
+"""Answers written straight through the store, and a small deck, for storage tests."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from studyapp.store.progress import Answer, NewState
 
@@ -19,3 +20,24 @@ def answer(deck: str, card: str, at: datetime, *, post: str = "intro", stage: in
         reviewed_at=at, rating=rating, correct=correct, duration_ms=duration_ms, seed=7,
         params={"gpu": "h200-sxm", "batch": 4}, prompt=f"Question {card}?", response="42",
         expected="42", lang="en")
+
+
+TRUEFALSE_DECK = """\
+deck: store-drill
+title: Store drill
+language: en
+post: intro
+cards:
+"""
+
+
+def write_deck(folder: Path, cards: int = 30, deck_id: str = "store-drill") -> Path:
+    """A deck of true/false cards whose answer is always true (so "n" is always wrong)."""
+    lines = [TRUEFALSE_DECK.replace("store-drill", deck_id)]
+    for n in range(cards):
+        lines.append(f"  - id: fact-{n:03d}\n    type: truefalse\n"
+                     f"    prompt: \"Fact number {n} is true.\"\n    answer: true\n"
+                     f"    explanation: \"It is.\"\n")
+    path = folder / f"{deck_id}.yaml"
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
