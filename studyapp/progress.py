@@ -62,8 +62,7 @@ class PostStats:
     mastered: int
     reviews: int
     correct: int
-    first_tries: int
-    first_correct: int
+    time_ms: int
     leeches: int
 
     @property
@@ -73,10 +72,6 @@ class PostStats:
     @property
     def accuracy(self) -> float | None:
         return self.correct / self.reviews if self.reviews else None
-
-    @property
-    def first_try_accuracy(self) -> float | None:
-        return self.first_correct / self.first_tries if self.first_tries else None
 
 
 @dataclass(frozen=True)
@@ -141,7 +136,7 @@ class LearnerStats:
                 "title": p.title, "total": p.total, "new": p.new, "learning": p.learning,
                 "review": p.review, "due": p.due, "mastery": round(p.mastery, 4),
                 "mastered": p.mastered, "reviews": p.reviews, "accuracy": _round(p.accuracy),
-                "first_try_accuracy": _round(p.first_try_accuracy), "leeches": p.leeches,
+                "time_s": round(p.time_ms / 1000, 1), "leeches": p.leeches,
             } for p in self.posts},
             "generated_at": self.generated_at.isoformat(),
             "study_day": self.today.isoformat(),
@@ -230,8 +225,11 @@ def learner_stats(service: StudyService, *, top: int = 10) -> LearnerStats:
     rollover = settings.day_rollover_hour
     overview = service.overview()
     today = study_day(now, rollover)
-    totals = db.totals(store, profile.id)
     tallies = db.post_tallies(store, profile.id, now, mastery_age(settings))
+    totals = db.Totals(reviews=sum(t.reviews for t in tallies.values()),
+                       correct=sum(t.correct for t in tallies.values()),
+                       cards_seen=sum(t.seen for t in tallies.values()),
+                       duration_ms=sum(t.duration_ms for t in tallies.values()))
     heat_bounds = day_boundaries(today - timedelta(days=HEATMAP_DAYS - 1), HEATMAP_DAYS,
                                  rollover)
     heat = db.reviews_per_bucket(store, profile.id, heat_bounds)
@@ -247,8 +245,7 @@ def learner_stats(service: StudyService, *, top: int = 10) -> LearnerStats:
         tally = tallies.get(post.slug) or db.PostTally(post.slug)
         posts.append(PostStats(post.slug, post.title, post.total, post.new, post.learning,
                                post.review, post.due, tally.mastered, tally.reviews,
-                               tally.correct, tally.first_tries, tally.first_correct,
-                               tally.leeches))
+                               tally.correct, tally.duration_ms, tally.leeches))
     weakest = tuple(_card_line(s, settings, now)
                     for s in db.weakest_cards(store, profile.id, top))
     leech_lines = tuple(_card_line(s, settings, now)

@@ -18,7 +18,6 @@ from typing import Any
 from sqlalchemy import (
     ColumnElement,
     Date,
-    Integer,
     and_,
     case,
     cast,
@@ -26,7 +25,6 @@ from sqlalchemy import (
     func,
     literal,
     select,
-    union_all,
 )
 from sqlalchemy.orm import Session
 
@@ -63,8 +61,7 @@ class PostTally:
     leeches: int = 0
     reviews: int = 0
     correct: int = 0
-    first_tries: int = 0
-    first_correct: int = 0
+    duration_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -206,7 +203,7 @@ def window(store: Store, profile_id: int, start: datetime, end: datetime) -> Tot
 
 def post_tallies(store: Store, profile_id: int, now: datetime,
                  mastery_age: float = 1.0) -> dict[str, PostTally]:
-    """Per post: card stages, mastered cards and answer counts.
+    """Per post: card stages, mastered cards, answers and time (sum over posts = totals).
 
     A review card is mastered while its age (days since its last review) is
     at most ``mastery_age`` times its stability; the caller derives that
@@ -227,47 +224,43 @@ def post_tallies(store: Store, profile_id: int, now: datetime,
                    func.sum(_true(mastered)),
                    func.sum(_true(CardState.leech)))
             .where(CardState.profile_id == profile_id).group_by(CardState.post)).all()
+        # per card first, read from the covering index alone, then per post
+        per_card = (
+            select(ReviewLog.card_id.label("card_id"), func.count().label("n"),
+                   func.sum(_true(ReviewLog.correct)).label("ok"),
+                   func.sum(ReviewLog.duration_ms).label("ms"))
+            .where(ReviewLog.profile_id == profile_id).group_by(ReviewLog.card_id)
+        ).subquery()
         answers = session.execute(
-            select(CardState.post, func.count(ReviewLog.id),
-                   func.sum(_true(ReviewLog.correct)),
-                   func.sum(_true(ReviewLog.state_before == 0)),
-                   func.sum(_true(and_(ReviewLog.state_before == 0, ReviewLog.correct))))
-            .join(ReviewLog, ReviewLog.card_id == CardState.id)
-            .where(CardState.profile_id == profile_id).group_by(CardState.post)).all()
+            select(CardState.post, func.sum(per_card.c.n), func.sum(per_card.c.ok),
+                   func.sum(per_card.c.ms))
+            .join(CardState, CardState.id == per_card.c.card_id)
+            .group_by(CardState.post)).all()
     found: dict[str, dict[str, int]] = {}
     for post, seen, learning, review, suspended, mastered_n, leeches in cards:
         found[post] = {"seen": _int(seen), "learning": _int(learning), "review": _int(review),
                        "suspended": _int(suspended), "mastered": _int(mastered_n),
                        "leeches": _int(leeches)}
-    for post, reviews, correct, first, first_ok in answers:
+    for post, reviews, correct, duration in answers:
         found.setdefault(post, {}).update(reviews=_int(reviews), correct=_int(correct),
-                                          first_tries=_int(first), first_correct=_int(first_ok))
+                                          duration_ms=_int(duration))
     return {post: PostTally(post, **values) for post, values in found.items()}
 
 
-def _bucket_table(bounds: Sequence[datetime]) -> Any:
-    """A derived table (i, lo, hi) of consecutive buckets, as UNION ALL of literals."""
-    selects = [select(literal(i, Integer).label("i"), _now(lo).label("lo"),
-                      _now(hi).label("hi"))
-               for i, (lo, hi) in enumerate(pairwise(bounds))]
-    return union_all(*selects).subquery("buckets")
+def _bucket_counts(session: Session, column: Any, where: Sequence[Any],
+                   bounds: Sequence[datetime]) -> list[int]:
+    """COUNT of rows in each [bounds[i], bounds[i+1]): one index range count per bucket.
 
-
-def _bucket_counts(session: Session, column: Any, where: Sequence[Any], on: Any,
-                   bounds: Sequence[datetime], value: Any) -> list[int]:
-    """COUNT/SUM of rows in each [bounds[i], bounds[i+1]), one index range per bucket."""
-    counts = [0] * max(0, len(bounds) - 1)
-    chunk = 400  # SQLite allows 500 terms in a compound SELECT
-    for first in range(0, len(counts), chunk):
+    One SELECT of scalar subqueries, so each bucket is a plain range on an
+    index on both backends; the caller's boundaries keep calendar rules in Python.
+    """
+    counts: list[int] = []
+    chunk = 200
+    for first in range(0, len(bounds) - 1, chunk):
         part = bounds[first:first + chunk + 1]
-        buckets = _bucket_table(part)
-        rows = session.execute(
-            select(buckets.c.i, value)
-            .select_from(buckets)
-            .join(on, and_(column >= buckets.c.lo, column < buckets.c.hi, *where))
-            .group_by(buckets.c.i)).all()
-        for i, n in rows:
-            counts[first + int(i)] = _int(n)
+        columns = [select(func.count()).where(*where, column >= lo, column < hi)
+                   .scalar_subquery() for lo, hi in pairwise(part)]
+        counts.extend(_int(n) for n in session.execute(select(*columns)).one())
     return counts
 
 
@@ -278,8 +271,7 @@ def reviews_per_bucket(store: Store, profile_id: int,
         return []
     with store.sessions() as session:
         return _bucket_counts(session, ReviewLog.reviewed_at,
-                              [ReviewLog.profile_id == profile_id], ReviewLog, bounds,
-                              func.count(ReviewLog.id))
+                              [ReviewLog.profile_id == profile_id], bounds)
 
 
 def due_per_bucket(store: Store, profile_id: int, bounds: Sequence[datetime]) -> list[int]:
@@ -289,8 +281,7 @@ def due_per_bucket(store: Store, profile_id: int, bounds: Sequence[datetime]) ->
     with store.sessions() as session:
         return _bucket_counts(session, CardState.due,
                               [CardState.profile_id == profile_id,
-                               CardState.suspended.is_(False)], CardState, bounds,
-                              func.count(CardState.id))
+                               CardState.suspended.is_(False)], bounds)
 
 
 def first_review_before(store: Store, profile_id: int) -> datetime | None:
