@@ -14,28 +14,35 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.command import CommandPalette
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from studyapp.i18n import t
 from studyapp.tui.backend import StudyBackend
-from studyapp.tui.commands import StudyCommands
 from studyapp.tui.preferences import Preferences, load_preferences, save_preferences
 from studyapp.tui.screens.home import HomeScreen
+from studyapp.tui.strings import t
 
 if TYPE_CHECKING:
+    from textual.command import Provider
+
     from studyapp.cli import Settings
     from studyapp.study import Overview, StudyService
+
+
+def study_commands_provider() -> type[Provider]:
+    """Imported when the palette first opens: textual.command is not needed to start."""
+    from studyapp.tui.commands import StudyCommands
+
+    return StudyCommands
 
 
 class StudyApp(App[None]):
     """Posts, questions and reviews in the terminal."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).parent / "app.tcss"
     TITLE = "studyapp"
-    COMMANDS = App.COMMANDS | {StudyCommands}
+    COMMANDS = App.COMMANDS | {study_commands_provider}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "tui.key.quit", priority=True, id="app.quit"),
         Binding("f1,question_mark", "help", "tui.key.help", id="app.help"),
@@ -224,11 +231,14 @@ class StudyApp(App[None]):
     # -- command palette -----------------------------------------------------------
 
     def action_command_palette(self) -> None:
+        from textual.command import CommandPalette
+
         if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
             self.push_screen(CommandPalette(id="--command-palette",
                                             placeholder=self.tr("tui.palette.placeholder")))
 
     def search_themes(self) -> None:
+        from textual.command import CommandPalette
         from textual.theme import ThemeProvider
 
         self.push_screen(CommandPalette(providers=[ThemeProvider],

@@ -9,7 +9,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.fuzzy import Matcher
 
-from studyapp.i18n import t
+from studyapp.tui.strings import t
 from studyapp.tui.text import visible
 
 if TYPE_CHECKING:

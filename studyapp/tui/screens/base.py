@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 from textual.binding import ActiveBinding
 from textual.screen import ModalScreen, Screen
 
-from studyapp.i18n import t
+from studyapp.tui.strings import t
 
 if TYPE_CHECKING:
     from studyapp.tui.app import StudyApp

@@ -15,8 +15,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Footer, Label, Static
 
-from studyapp.catalog.posts import SECTIONS, list_posts
 from studyapp.tui.messages import OverviewLoaded
+from studyapp.tui.post_index import post_headings, sections
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.widgets.post_row import PostRow
 
@@ -40,17 +40,19 @@ class HomeScreen(StudyScreen):
         Binding("up", "move(-1)", "tui.key.previous", show=False, id="home.up"),
     ]
 
+    AUTO_FOCUS = ".post-row"
+
     def __init__(self) -> None:
         super().__init__(id="home")
         self.overview: Overview | None = None
 
     def compose(self) -> ComposeResult:
-        posts = list_posts(self.lang)
+        posts = post_headings(self.lang)
         with Horizontal(id="topbar"):
             yield Label(self.tr("tui.app.title"), id="app-title")
             yield Label(self.tr("tui.home.loading"), id="today")
         with VerticalScroll(id="posts"):
-            for section in SECTIONS:
+            for section in sections(posts):
                 in_section = [post for post in posts if post.section == section]
                 if not in_section:
                     continue
@@ -62,9 +64,6 @@ class HomeScreen(StudyScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        rows = list(self.query(PostRow))
-        if rows:
-            rows[0].focus()
         # Counts after the first paint: the service imports SQLAlchemy and the decks.
         self.call_after_refresh(self.load_overview)
 

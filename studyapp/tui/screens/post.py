@@ -17,8 +17,8 @@ from textual.content import Content
 from textual.widgets import DataTable, Footer, Label, Markdown, Static
 
 from studyapp.catalog.posts import load_post
-from studyapp.i18n import t
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.strings import t
 
 FIGURE_FIELDS = (
     "name", "vendor", "year", "memory_gb", "memory_type", "memory_bandwidth_tb_s",

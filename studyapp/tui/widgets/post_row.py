@@ -1,48 +1,94 @@
-"""A post's line on the home screen: title, tagline, progress and counts."""
+"""A post's line on the home screen: title, tagline, progress bar and counts.
+
+One widget that renders its own line (rather than five nested ones, or
+component classes): the home screen shows twelve of them and must paint at
+once. Colours are theme variables, resolved when the line is drawn.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual.app import ComposeResult
-from textual.containers import Horizontal
 from textual.content import Content
-from textual.widgets import Label
+from textual.widget import Widget
 
-from studyapp.i18n import t
-from studyapp.tui.widgets.share_bar import ShareBar
+from studyapp.tui.strings import t
 
 if TYPE_CHECKING:
-    from studyapp.catalog.posts import Post
     from studyapp.study import PostProgress
+    from studyapp.tui.post_index import PostHeading
+
+BAR_WIDTH = 10
+COUNTS_WIDTH = 18
 
 
-class PostRow(Horizontal, can_focus=True):
+def fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` cells with an ellipsis."""
+    if width <= 0:
+        return ""
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+class PostRow(Widget, can_focus=True):
     """One focusable line per post; counts arrive after the first paint."""
 
-    def __init__(self, post: Post, lang: str) -> None:
+    def __init__(self, post: PostHeading, lang: str) -> None:
         super().__init__(id=f"post-{post.slug}", classes="post-row")
         self.post = post
         self.slug = post.slug
         self.lang = lang
         self.progress: PostProgress | None = None
 
-    def compose(self) -> ComposeResult:
-        yield Label(Content(self.post.title), classes="post-title")
-        yield Label(Content(self.post.tagline), classes="post-tagline")
-        yield ShareBar(classes="post-bar")
-        yield Label("", classes="post-counts")
-
     def show_progress(self, progress: PostProgress) -> None:
         """Fill in the bar and counts from the service's overview."""
         self.progress = progress
-        seen = progress.learning + progress.review
-        parts = [(float(progress.review), "done"), (float(progress.learning), "learning")]
-        self.query_one(ShareBar).update(parts, float(progress.total))
-        if progress.total == 0:
-            counts = t("tui.home.no_cards", self.lang)
-        else:
-            counts = t("tui.home.counts", self.lang, new=progress.new, due=progress.due)
-        self.query_one(".post-counts", Label).update(counts)
         self.set_class(progress.due > 0, "-due")
-        self.set_class(seen == progress.total and progress.total > 0, "-complete")
+        self.refresh()
+
+    def counts_text(self) -> str:
+        progress = self.progress
+        if progress is None:
+            return ""
+        if progress.total == 0:
+            return t("tui.home.no_cards", self.lang)
+        return t("tui.home.counts", self.lang, new=progress.new, due=progress.due)
+
+    def bar(self, width: int) -> Content:
+        progress = self.progress
+        rest = "$text-disabled"
+        if progress is None or progress.total == 0:
+            return Content("─" * width).stylize(rest)
+        done = round(progress.review / progress.total * width)
+        learning = min(width - done, round((progress.review + progress.learning)
+                                           / progress.total * width) - done)
+        return Content.assemble(
+            Content("█" * done).stylize("$success"),
+            Content("█" * learning).stylize("$warning"),
+            Content("─" * (width - done - learning)).stylize(rest),
+        )
+
+    def render(self) -> Content:
+        width = self.content_size.width
+        counts_width = COUNTS_WIDTH if width >= 50 else 0
+        bar_width = BAR_WIDTH if width >= 40 else 0
+        side = counts_width + bar_width + (2 if bar_width else 0)
+        title = self.post.title
+        title_width = min(len(title), max(10, (width - side) * 3 // 5), width - side)
+        tagline_width = max(0, width - side - title_width - 2)
+        focused = self.has_focus
+        line = Content(fit(title, title_width)).stylize("bold" if focused else "")
+        if tagline_width > 4:
+            tagline = fit(self.post.tagline, tagline_width)
+            line = Content.assemble(
+                line, "  ", Content(tagline.ljust(tagline_width)).stylize(
+                    "dim" if focused else "$text-muted"))
+        else:
+            line = Content.assemble(line, " " * max(0, width - side - line.cell_length))
+        if bar_width:
+            line = Content.assemble(line, " ", self.bar(bar_width), " ")
+        if counts_width:
+            style = "$warning" if self.has_class("-due") and not focused else (
+                "" if focused else "$text-muted")
+            counts = fit(self.counts_text(), counts_width).rjust(counts_width)
+            line = Content.assemble(line, Content(counts).stylize(style))
+        return line
