@@ -34,9 +34,10 @@ def _answer_text(question: Question, lang: str) -> str:
     if question.kind is Kind.TRUEFALSE:
         return t("decks.true" if answer else "decks.false", lang)
     if question.kind is Kind.NUMERIC and isinstance(answer, float):
-        unit = f" {question.unit}" if question.unit else ""
+        from studyapp.questions.grading import expected_display
+
         tolerance = f" ({question.tolerance.describe()})" if question.tolerance else ""
-        return f"{answer:g}{unit}{tolerance}"
+        return f"{expected_display(question)}{tolerance}"
     return str(answer)
 
 
