@@ -16,6 +16,7 @@ import math
 import operator as op
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from simpleeval import InvalidExpression, SimpleEval
@@ -267,8 +268,12 @@ class Formula:
     fields: frozenset[tuple[str, str]]  # (parameter, field) read as param.field
 
 
+@lru_cache(maxsize=8192)
 def parse_formula(source: str) -> Formula:
-    """Parse ``source`` and refuse anything beyond arithmetic on names and fields."""
+    """Parse ``source`` and refuse anything beyond arithmetic on names and fields.
+
+    Cached: a deck repeats the same formulas across cards and samples.
+    """
     text = source.strip()
     if not text:
         raise FormulaError("empty formula")
@@ -434,8 +439,9 @@ def _check_spec(spec: str) -> None:
         raise FormulaError(f"format {spec!r} asks for more than {MAX_FORMAT_WIDTH} characters")
 
 
+@lru_cache(maxsize=8192)
 def parse_template(text: str) -> Template:
-    """Split ``text``; ``{{`` and ``}}`` are literal braces."""
+    """Split ``text``; ``{{`` and ``}}`` are literal braces (cached like formulas)."""
     parts: list[str | tuple[Formula, str]] = []
     literal: list[str] = []
     i = 0
