@@ -28,7 +28,8 @@ def _write_deck(path: Path) -> None:
                       "    explanation: HBM3e on the H200."]
         elif kind == 1:
             lines += [f"  - id: tf-{n}", "    type: truefalse",
-                      f"    prompt: 'Decode is memory-bound at batch 1 (#{n}).'", "    answer: true",
+                      f"    prompt: 'Decode is memory-bound at batch 1 (#{n}).'",
+                      "    answer: true",
                       "    explanation: Each token reads every weight."]
         elif kind == 2:
             lines += [f"  - id: kv-{n}", "    type: numeric",
@@ -61,11 +62,12 @@ def test_validate_and_load_a_5000_card_deck(tmp_path: Path) -> None:
     _write_deck(path)
     text = path.read_text(encoding="utf-8")
     baseline, _ = _best(lambda: yaml.safe_load(text))
-    c_loader, _ = _best(lambda: yaml.load(text, Loader=yaml.CSafeLoader))  # noqa: S506
+    c_loader, _ = _best(lambda: yaml.load(text, Loader=yaml.CSafeLoader))
     validate, _ = _best(lambda: validate_paths([path]), runs=2)
     load, _ = _best(lambda: load_deck(path), runs=2)
     assert validate_paths([path]) == []
     assert len(load_deck(path).cards) == CARDS
     print(f"\n5,000-card deck ({path.stat().st_size / 1e6:.2f} MB): yaml.safe_load "
-          f"{baseline * 1e3:.0f} ms (C safe loader {c_loader * 1e3:.0f} ms); validate {validate * 1e3:.0f} ms "
+          f"{baseline * 1e3:.0f} ms (C safe loader {c_loader * 1e3:.0f} ms); "
+          f"validate {validate * 1e3:.0f} ms "
           f"({validate / baseline:.1f}x); load {load * 1e3:.0f} ms ({load / baseline:.1f}x)")
