@@ -155,11 +155,12 @@ class StudyApp(App[None]):
 
     # -- navigation -------------------------------------------------------------
 
-    def open_post(self, slug: str, *, then_study: bool = False,
-                  from_question: bool = False) -> None:
+    def open_post(self, slug: str, *, then_study: bool = False, from_question: bool = False,
+                  limit: int | None = None, practice: bool = False) -> None:
         from studyapp.tui.screens.post import PostScreen
 
-        self.push_screen(PostScreen(slug, then_study=then_study, from_question=from_question))
+        self.push_screen(PostScreen(slug, then_study=then_study, from_question=from_question,
+                                    limit=limit, practice=practice))
 
     def study_post(self, slug: str, *, limit: int | None = None, practice: bool = False) -> None:
         """Study one post; the first time, its summary comes first."""
@@ -170,7 +171,7 @@ class StudyApp(App[None]):
     async def _study_post(self, slug: str, limit: int | None, practice: bool) -> None:
         read = await self.backend.call(lambda service: service.has_read(slug))
         if not read:
-            self.open_post(slug, then_study=True)
+            self.open_post(slug, then_study=True, limit=limit, practice=practice)
             return
         self.start_session("practice" if practice else "post", post=slug, limit=limit)
 

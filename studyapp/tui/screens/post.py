@@ -43,12 +43,15 @@ class PostScreen(StudyScreen):
         Binding("escape", "back", "tui.key.back", id="post.back"),
     ]
 
-    def __init__(self, slug: str, *, then_study: bool = False,
-                 from_question: bool = False) -> None:
+    def __init__(self, slug: str, *, then_study: bool = False, from_question: bool = False,
+                 limit: int | None = None, practice: bool = False) -> None:
         super().__init__(id="post-screen")
         self.slug = slug
         self.then_study = then_study
         self.from_question = from_question
+        self.limit = limit
+        """Question limit and practice mode of the session that follows the reading."""
+        self.practice = practice
 
     def compose(self) -> ComposeResult:
         post = load_post(self.slug, self.lang)
@@ -94,10 +97,14 @@ class PostScreen(StudyScreen):
             for row in table_rows[1:]:
                 table.add_row(*(Text(cell) for cell in row))
 
-    @work(group="read", exit_on_error=False)
-    async def remember_reading(self) -> None:
+    def remember_reading(self) -> None:
+        """On the app, not this screen: leaving at once must not cancel it."""
         slug = self.slug
-        await self.study_app.backend.call(lambda service: service.read_post(slug))
+
+        async def read() -> None:
+            await self.study_app.backend.call(lambda service: service.read_post(slug))
+
+        self.app.run_worker(read(), group="read", exit_on_error=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "study":
@@ -115,7 +122,9 @@ class PostScreen(StudyScreen):
         from studyapp.tui.screens.question import QuestionScreen
 
         self.study_app.update_preferences(last_post=self.slug)
-        self.app.switch_screen(QuestionScreen("post", post=self.slug, seed=self.study_app.seed))
+        kind = "practice" if self.practice else "post"
+        self.app.switch_screen(QuestionScreen(kind, post=self.slug, limit=self.limit,
+                                              seed=self.study_app.seed))
 
     def action_back(self) -> None:
         self.dismiss(None)

@@ -1,0 +1,35 @@
+"""Fixtures for the terminal app: a temporary database, a fixed clock and seed.
+
+The user folder (STUDYAPP_HOME) is already temporary for every test
+(tests/conftest.py); here each app also gets its own SQLite file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tui_helpers import SEED, fixed_clock
+
+from studyapp.cli import Settings
+from studyapp.tui.app import StudyApp, make_app
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "study.sqlite3"
+
+
+@pytest.fixture
+def app_factory(db_path: Path) -> Callable[..., StudyApp]:
+    """``app_factory(lang="es", study={...})``: the real app on a temporary database."""
+
+    def build(lang: str = "en", **kwargs: Any) -> StudyApp:
+        settings = Settings(db_url=f"sqlite:///{db_path}", profile="default", lang=lang)
+        kwargs.setdefault("clock", fixed_clock)
+        kwargs.setdefault("seed", SEED)
+        return make_app(settings, **kwargs)
+
+    return build

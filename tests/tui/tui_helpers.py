@@ -1,0 +1,78 @@
+"""Helpers for the terminal app tests: a fixed clock, answering, reading saved reviews."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from studyapp.questions.model import Kind, Question
+
+FIXED_NOW = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
+"""Every app in these tests lives at this moment (snapshots must not move)."""
+
+SEED = 7
+
+
+def fixed_clock() -> datetime:
+    return FIXED_NOW
+
+
+async def wait_until(pilot: Pilot[Any], condition: Callable[[], object],
+                     timeout: float = 15.0) -> None:
+    """Let the app run until ``condition()`` holds (service calls run on a thread)."""
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            app = pilot.app
+            raise AssertionError(f"timed out waiting for {condition}; screens: "
+                                 f"{app.screen_stack}; notifications: "
+                                 f"{[n.message for n in app._notifications]}")
+        await pilot.pause(0.02)
+
+
+def right_answer(question: Question) -> str:
+    """What a learner who knows the answer types for this question."""
+    if question.kind is Kind.CHOICE:
+        assert question.answer_index is not None
+        return str(question.answer_index + 1)
+    if question.kind is Kind.TRUEFALSE:
+        return "y" if question.answer else "n"
+    if question.kind is Kind.NUMERIC:
+        assert isinstance(question.answer, float | int)
+        return f"{question.answer:.6g} {question.unit or ''}".strip()
+    return str(question.answer)
+
+
+def wrong_answer(question: Question) -> str:
+    if question.kind is Kind.CHOICE:
+        assert question.answer_index is not None
+        return "2" if question.answer_index == 0 else "1"
+    if question.kind is Kind.TRUEFALSE:
+        return "n" if question.answer else "y"
+    if question.kind is Kind.NUMERIC:
+        assert isinstance(question.answer, float | int)
+        return f"{question.answer * 3 + 1:.6g} {question.unit or ''}".strip()
+    return "certainly not this"
+
+
+async def answer(pilot: Pilot[Any], text: str, kind: Kind) -> None:
+    """Type or press an answer as the question's layout expects."""
+    if kind in (Kind.CHOICE, Kind.TRUEFALSE):
+        await pilot.press(text)
+    else:
+        await pilot.press(*text)
+        await pilot.press("enter")
+
+
+def review_rows(db_path: Path) -> list[tuple[str, str, int, int, str | None]]:
+    """(deck, card, rating, correct, response) of every answer saved in the database."""
+    with sqlite3.connect(db_path) as connection:
+        return list(connection.execute(
+            "SELECT c.deck_id, c.card_key, r.rating, r.correct, r.response "
+            "FROM review_logs r JOIN card_states c ON c.id = r.card_id ORDER BY r.id"))
