@@ -1,26 +1,261 @@
-"""The calculator screen (being built)."""
+"""The calculator: does a model fit, how big is its KV cache, how fast can it decode,
+how long does training take. Every figure comes from ``studyapp.infra.calc``,
+the same reports ``studyapp calc`` prints, recomputed as the learner types.
+"""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, Label
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.events import Resize
+from textual.widgets import Footer, Input, Label, Select, Static
 
+from studyapp.infra.calc import (
+    DeviceInput,
+    ModelInput,
+    decode_report,
+    fit_report,
+    kv_report,
+    parse_count,
+    train_report,
+)
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.widgets.share_bar import ShareBar
+
+if TYPE_CHECKING:
+    from studyapp.catalog import Catalog
+
+DTYPES = ("fp32", "fp16", "bf16", "fp8", "int8", "fp4", "int4")
+NARROW = 76
+"""Below this width the form and the results stack instead of sitting side by side."""
+
+
+@dataclass(frozen=True)
+class CalculatorInputs:
+    """What the form holds once every field parses."""
+
+    model_id: str
+    gpu_id: str
+    dtype: str
+    kv_dtype: str
+    context: int
+    batch: int
+    gpus: int
+    tokens: float
+    mfu: float
+
+
+def parse_fraction(text: str) -> float:
+    """``0.4``, ``40%`` or ``0,4`` as a fraction in (0, 1]."""
+    cleaned = text.strip().replace(",", ".")
+    value = float(cleaned.rstrip("%")) / (100 if cleaned.endswith("%") else 1)
+    if not 0 < value <= 1:
+        raise ValueError(text)
+    return value
+
+
+def parse_whole(text: str, minimum: int) -> int:
+    value = int(parse_count(text)) if text.strip() not in ("0",) else 0
+    if value < minimum:
+        raise ValueError(text)
+    return value
+
+
+def number(value: float, digits: int = 3) -> str:
+    """A figure for reading: ``141``, ``10.7``, ``0.0312``, ``3.2e+24``."""
+    if value == 0:
+        return "0"
+    if abs(value) >= 1e7 or abs(value) < 1e-3:
+        return f"{value:.{digits}g}"
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.{digits}g}"
 
 
 class CalculatorScreen(StudyScreen):
-    """Placeholder until the full screen lands."""
+    """Catalog pickers on the left, live results and the GPU memory bar on the right."""
 
+    CSS_PATH = Path(__file__).parent / "calculator.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "tui.key.back", id="calculator.back"),
     ]
 
+    def __init__(self) -> None:
+        super().__init__(id="calculator-screen")
+        self.catalog: Catalog | None = None
+
     def compose(self) -> ComposeResult:
-        yield Label("calculator")
+        yield Label(self.tr("tui.calc.title"), id="calc-title")
+        with Horizontal(id="calc-body"):
+            with VerticalScroll(id="calc-form"):
+                yield from self.field("model", Select[str]([], id="model", compact=True,
+                                                          allow_blank=True))
+                yield from self.field("gpu", Select[str]([], id="gpu", compact=True,
+                                                        allow_blank=True))
+                dtypes = [(dtype, dtype) for dtype in DTYPES]
+                yield from self.field("dtype", Select(dtypes, id="dtype", value="bf16",
+                                                      compact=True, allow_blank=False))
+                yield from self.field("kv_dtype", Select(dtypes, id="kv_dtype", value="bf16",
+                                                         compact=True, allow_blank=False))
+                yield from self.field("context", Input("8192", id="context", compact=True))
+                yield from self.field("batch", Input("1", id="batch", compact=True))
+                yield from self.field("gpus", Input("1", id="gpus", compact=True))
+                yield from self.field("tokens", Input("15T", id="tokens", compact=True))
+                yield from self.field("mfu", Input("40%", id="mfu", compact=True))
+            with VerticalScroll(id="calc-results"):
+                yield Label(self.tr("tui.calc.fit_heading"), classes="subheading first")
+                yield Static("", id="fit-result")
+                yield ShareBar(id="memory-bar")
+                yield Static("", id="memory-legend")
+                yield Label(self.tr("tui.calc.kv_heading"), classes="subheading")
+                yield Static("", id="kv-result")
+                yield Label(self.tr("tui.calc.decode_heading"), classes="subheading")
+                yield Static("", id="decode-result")
+                yield Label(self.tr("tui.calc.train_heading"), classes="subheading")
+                yield Static("", id="train-result")
         yield Footer()
+
+    def field(self, name: str, widget: Any) -> ComposeResult:
+        with Horizontal(classes="calc-field"):
+            yield Label(self.tr(f"tui.calc.field.{name}"), classes="calc-label")
+            yield widget
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.set_class(self.size.width < NARROW, "-narrow")
+        self.load_catalog()
+
+    def on_resize(self, event: Resize) -> None:
+        self.set_class(event.size.width < NARROW, "-narrow")
+
+    @work(exclusive=True, group="catalog", exit_on_error=False)
+    async def load_catalog(self) -> None:
+        def catalog(_: object) -> Catalog:
+            from studyapp.catalog import load_catalog
+
+            return load_catalog()
+
+        self.catalog = await self.study_app.backend.call(catalog)
+        models = [(model.name, model.id) for model in self.catalog.models]
+        gpus = [(gpu.name, gpu.id) for gpu in self.catalog.accelerators]
+        model_select = self.query_one("#model", Select)
+        gpu_select = self.query_one("#gpu", Select)
+        with self.prevent(Select.Changed):
+            model_select.set_options(models)
+            gpu_select.set_options(gpus)
+        model_select.value = "llama-3.1-70b" if "llama-3.1-70b" in self.catalog.models \
+            else models[0][1]
+        gpu_select.value = "h200-sxm" if "h200-sxm" in self.catalog.accelerators \
+            else gpus[0][1]
+        self.query_one("#model", Select).focus()
+        self.recompute()
+
+    @on(Select.Changed)
+    @on(Input.Changed)
+    def on_form_changed(self) -> None:
+        self.recompute()
+
+    def read_inputs(self) -> CalculatorInputs | None:
+        """The form's values, marking every field that does not parse."""
+        values: dict[str, Any] = {}
+        valid = True
+        for name in ("model", "gpu", "dtype", "kv_dtype"):
+            value = self.query_one(f"#{name}", Select).value
+            if not isinstance(value, str):
+                return None
+            values[name] = value
+        parsers = {"context": lambda text: parse_whole(text, 0),
+                   "batch": lambda text: parse_whole(text, 1),
+                   "gpus": lambda text: parse_whole(text, 1),
+                   "tokens": parse_count, "mfu": parse_fraction}
+        for name, parse in parsers.items():
+            field = self.query_one(f"#{name}", Input)
+            try:
+                values[name] = parse(field.value)
+                field.remove_class("-invalid")
+            except (ValueError, OverflowError):
+                field.add_class("-invalid")
+                valid = False
+        if not valid:
+            return None
+        return CalculatorInputs(values["model"], values["gpu"], values["dtype"],
+                                values["kv_dtype"], values["context"], values["batch"],
+                                values["gpus"], values["tokens"], values["mfu"])
+
+    def recompute(self) -> None:
+        catalog = self.catalog
+        if catalog is None:
+            return
+        inputs = self.read_inputs()
+        if inputs is None:
+            for result in ("#fit-result", "#kv-result", "#decode-result", "#train-result"):
+                self.query_one(result, Static).update(self.tr("tui.calc.invalid"))
+            return
+        from studyapp.infra.shapes import kv_shape
+
+        model = catalog.models[inputs.model_id]
+        gpu = catalog.accelerators[inputs.gpu_id]
+        model_input = ModelInput(model.id, model.params, kv_shape(model), model.attention)
+        by_dtype = {"fp8": gpu.fp8_dense_tflops, "int8": gpu.fp8_dense_tflops,
+                    "fp4": gpu.fp4_dense_tflops, "int4": gpu.fp4_dense_tflops}
+        tflops = by_dtype.get(inputs.dtype) or gpu.bf16_dense_tflops
+        device = DeviceInput(gpu.id, gpu.memory_bytes, gpu.bandwidth_bytes_s, tflops * 1e12)
+        fit = fit_report(model_input, device, dtype=inputs.dtype, kv_dtype=inputs.kv_dtype,
+                         context=inputs.context, batch=inputs.batch, gpus=inputs.gpus)
+        kv = kv_report(model_input, dtype=inputs.kv_dtype, tokens=inputs.context,
+                       batch=inputs.batch)
+        decode = decode_report(model_input, device, dtype=inputs.dtype,
+                               kv_dtype=inputs.kv_dtype, batch=inputs.batch,
+                               context=inputs.context, gpus=inputs.gpus)
+        train = train_report(params=model.params, tokens=inputs.tokens,
+                             flops_per_device=tflops * 1e12, gpus=inputs.gpus, mfu=inputs.mfu)
+        self.show_fit(fit, total_bytes=inputs.gpus * gpu.memory_bytes)
+        self.query_one("#kv-result", Static).update(self.tr(
+            "tui.calc.kv_result", per_token=number(kv["kv_cache_bytes_per_token"] / 1e3),
+            total=number(kv["kv_cache_gb"]), tokens=f"{inputs.context:,}",
+            batch=inputs.batch))
+        self.query_one("#decode-result", Static).update(self.tr(
+            "tui.calc.decode_result", tokens=number(decode["tokens_per_s"]),
+            per_sequence=number(decode["tokens_per_s_per_sequence"]),
+            step=number(decode["step_ms"]), bandwidth=number(decode["bandwidth_tb_s"])))
+        self.query_one("#train-result", Static).update(self.tr(
+            "tui.calc.train_result", flops=f"{train['flops']:.3g}", days=number(train["days"]),
+            gpu_hours=number(train["gpu_hours"]), tflops=number(tflops)))
+
+    def show_fit(self, fit: dict[str, Any], *, total_bytes: float) -> None:
+        verdict = self.tr("tui.calc.fits" if fit["fits"] else "tui.calc.does_not_fit")
+        text = Content.assemble(
+            (verdict, "bold $success" if fit["fits"] else "bold $error"), "\n",
+            self.tr("tui.calc.fit_result", weights=number(fit["weights_gb"]),
+                    kv=number(fit["kv_cache_gb"]), required=number(fit["required_gb"]),
+                    available=number(fit["available_gb"]), devices=fit["devices"],
+                    min_devices=fit["min_devices"] or "—"))
+        self.query_one("#fit-result", Static).update(text)
+        weights, kv = fit["weights_bytes"], fit["kv_cache_bytes"]
+        available = fit["available_bytes"]
+        free = max(0.0, available - weights - kv)
+        over = weights + kv > available
+        parts = [(min(weights, total_bytes), "over" if over else "weights"),
+                 (min(kv, max(0.0, total_bytes - weights)), "over" if over else "kv"),
+                 (free, "free")]
+        self.query_one("#memory-bar", ShareBar).update(parts, total_bytes)
+        legend = Content.assemble(
+            ("█ ", "$primary"), self.tr("tui.calc.legend_weights"), "  ",
+            ("█ ", "$accent"), self.tr("tui.calc.legend_kv"), "  ",
+            ("▒ ", "$success"), self.tr("tui.calc.legend_free",
+                                        free=number(free / 1e9)), "  ",
+            ("─ ", "$text-disabled"), self.tr("tui.calc.legend_reserve"))
+        if over:
+            legend = Content.assemble(("█ ", "$error"), self.tr("tui.calc.legend_over"), "\n",
+                                      legend)
+        self.query_one("#memory-legend", Static).update(legend)
 
     def action_back(self) -> None:
         self.dismiss(None)

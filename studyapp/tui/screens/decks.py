@@ -1,26 +1,145 @@
-"""The decks screen (being built)."""
+"""Decks: the built-in ones and those the learner installed; study one.
+
+A deck that does not load is listed with its problems (path:line:col),
+never hidden and never fatal. Deck titles are untrusted: plain text only.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
+from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, Label
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Footer, Label, Static
 
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.text import plain, visible
+from studyapp.tui.widgets.post_row import fit
+
+
+@dataclass(frozen=True)
+class DeckRow:
+    """One deck file as the screen shows it."""
+
+    deck_id: str
+    title: str
+    cards: int
+    source: str
+    path: str
+    post: str
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def deck_rows(lang: str) -> list[DeckRow]:
+    """Every deck file found (runs on the service thread: it reads YAML)."""
+    from studyapp.decks import deck_title, discover_decks
+
+    rows: list[DeckRow] = []
+    for listing in discover_decks():
+        deck = listing.deck
+        problems = tuple(str(problem) for problem in listing.problems)
+        if deck is not None:
+            rows.append(DeckRow(deck.id, deck_title(deck, lang), len(deck.cards),
+                                listing.source, str(listing.path), deck.post, problems))
+        else:
+            rows.append(DeckRow(listing.id, listing.path.name, 0, listing.source,
+                                str(listing.path), "", problems or ("?",)))
+    return rows
 
 
 class DecksScreen(StudyScreen):
-    """Placeholder until the full screen lands."""
+    """A table of decks; Enter studies the highlighted deck."""
 
+    CSS_PATH = Path(__file__).parent / "pages.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "study", "tui.key.study_deck", id="decks.study"),
         Binding("escape", "back", "tui.key.back", id="decks.back"),
     ]
 
+    def __init__(self) -> None:
+        super().__init__(id="decks-screen")
+        self.rows: list[DeckRow] = []
+
     def compose(self) -> ComposeResult:
-        yield Label("decks")
+        yield Label(self.tr("tui.decks.title"), classes="screen-title")
+        yield DataTable(id="decks-table", cursor_type="row", zebra_stripes=True)
+        with VerticalScroll(id="deck-detail"):
+            yield Static(self.tr("tui.decks.loading"), id="deck-info")
         yield Footer()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one(DataTable).focus()
+        self.load()
+
+    def after_language_change(self) -> None:
+        self.load()
+
+    @work(exclusive=True, group="decks", exit_on_error=False)
+    async def load(self) -> None:
+        lang = self.lang
+        self.rows = await self.study_app.backend.call(lambda _: deck_rows(lang))
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        for column, label in (("id", "id"), ("title", "title_column"), ("cards", "cards"),
+                              ("source", "source"), ("status", "status")):
+            table.add_column(Text(self.tr(f"tui.decks.{label}")), key=column)
+        for row in self.rows:
+            status = (Text(self.tr("tui.decks.ok")) if row.ok else
+                      Text(self.tr("tui.decks.broken", count=len(row.problems)),
+                           style="bold"))
+            table.add_row(Text(fit(visible(row.deck_id), 24)), Text(fit(visible(row.title), 34)),
+                          row.cards,
+                          Text(self.tr(f"tui.decks.source_{row.source}")), status,
+                          key=row.path)
+        table.refresh(layout=True)
+        self.show_detail(0)
+        self.refresh_bindings()
+
+    @on(DataTable.RowHighlighted)
+    def on_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_detail(event.cursor_row)
+        self.refresh_bindings()
+
+    def selected(self) -> DeckRow | None:
+        table = self.query_one(DataTable)
+        if not self.rows or not 0 <= table.cursor_row < len(self.rows):
+            return None
+        return self.rows[table.cursor_row]
+
+    def show_detail(self, index: int) -> None:
+        info = self.query_one("#deck-info", Static)
+        if not 0 <= index < len(self.rows):
+            info.update(self.tr("tui.decks.none"))
+            return
+        row = self.rows[index]
+        if row.ok:
+            text = self.tr("tui.decks.detail", path=row.path, post=row.post, cards=row.cards)
+            info.update(plain(text))
+        else:
+            lines = [self.tr("tui.decks.problems", path=row.path), *row.problems]
+            info.update(plain("\n".join(lines)))
+        info.set_class(not row.ok, "-broken")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "study":
+            row = self.selected()
+            return row is not None and row.ok and row.cards > 0
+        return True
+
+    def action_study(self) -> None:
+        row = self.selected()
+        if row is not None and row.ok:
+            self.study_app.start_session("deck", deck=row.deck_id)
 
     def action_back(self) -> None:
         self.dismiss(None)

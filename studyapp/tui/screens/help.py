@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -41,6 +42,7 @@ def screens_with_keys() -> list[tuple[str, type[StudyScreen] | None]]:
 class HelpScreen(StudyScreen):
     """Keys, screen by screen; Escape goes back."""
 
+    CSS_PATH = Path(__file__).parent / "pages.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,f1,question_mark", "back", "tui.key.back", id="help.back"),
     ]
@@ -51,7 +53,7 @@ class HelpScreen(StudyScreen):
     def compose(self) -> ComposeResult:
         from studyapp.tui.app import StudyApp
 
-        yield Label(self.tr("tui.help.title"), id="help-title")
+        yield Label(self.tr("tui.help.title"), classes="screen-title")
         with VerticalScroll(id="help-body"):
             for title_key, screen in screens_with_keys():
                 bindings = StudyApp.BINDINGS if screen is None else screen.BINDINGS
@@ -62,7 +64,7 @@ class HelpScreen(StudyScreen):
 
     def key_table(self, bindings: list[BindingType]) -> Content:
         remaps = self.study_app.preferences.keymap
-        rows: list[tuple[str, str]] = []
+        rows: list[tuple[str, str, str]] = []
         seen: set[str] = set()
         for item in bindings:
             if not isinstance(item, Binding):
@@ -76,11 +78,16 @@ class HelpScreen(StudyScreen):
                 continue
             seen.add(description)
             label = self.tr(description) if description.startswith("tui.") else description
+            binding_id = item.id or ""
             if description == "tui.key.choice":
-                keys, label = "1–9 a–f", self.tr("tui.help.choice_keys")
-            rows.append((keys, label))
-        width = max((len(keys) for keys, _ in rows), default=0) + 2
-        return Content("\n".join(f"  {keys:<{width}}{label}" for keys, label in rows))
+                keys, label, binding_id = "1–9 a–f", self.tr("tui.help.choice_keys"), ""
+            rows.append((keys, label, binding_id))
+        keys_width = max((len(keys) for keys, _, _ in rows), default=0) + 2
+        label_width = max((len(label) for _, label, _ in rows), default=0) + 2
+        lines = [Content.assemble(f"{keys:<{keys_width}}", f"{label:<{label_width}}",
+                                  (binding_id, "$text-muted"))
+                 for keys, label, binding_id in rows]
+        return Content("\n").join(lines)
 
     def action_back(self) -> None:
         self.dismiss(None)

@@ -6,6 +6,7 @@ a question (then it only goes back to the question).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -37,6 +38,7 @@ def figure_labels(lang: str) -> dict[str, str]:
 class PostScreen(StudyScreen):
     """Read a post; ``s`` studies it (or Enter, when opened before a first session)."""
 
+    CSS_PATH = Path(__file__).parent / "post.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "study", "tui.key.study_post", id="post.study"),
         Binding("enter", "start", "tui.key.start", id="post.start"),

@@ -8,6 +8,7 @@ once the service offers them.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 class ProgressScreen(StudyScreen):
     """A table of the twelve posts; Enter studies the highlighted one."""
 
+    CSS_PATH = Path(__file__).parent / "pages.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "study", "tui.key.study", id="progress.study"),
         Binding("escape", "back", "tui.key.back", id="progress.back"),
@@ -37,7 +39,7 @@ class ProgressScreen(StudyScreen):
         self.overview: Overview | None = None
 
     def compose(self) -> ComposeResult:
-        yield Label(self.tr("tui.progress.title"), id="progress-title")
+        yield Label(self.tr("tui.progress.title"), classes="screen-title")
         with VerticalScroll(id="progress-body"):
             yield DataTable(id="progress-table", cursor_type="row", zebra_stripes=True)
             yield Label("", id="progress-totals")

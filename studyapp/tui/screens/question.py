@@ -12,6 +12,7 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
@@ -52,6 +53,7 @@ class SessionTally:
 class QuestionScreen(StudyScreen):
     """A study session: the service's ``StudySession`` driven from the keyboard."""
 
+    CSS_PATH = Path(__file__).parent / "question.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "show_post", "tui.key.show_post", id="question.post"),
         Binding("ctrl+z", "undo", "tui.key.undo", id="question.undo"),

@@ -1,26 +1,160 @@
-"""The settings screen (being built)."""
+"""Settings: language, theme, daily limits and desired retention, applied at once.
+
+Language and theme live in the app's settings file (with key remaps);
+limits and retention belong to the learner's profile in the database,
+saved through the study service. Nothing is written unless it changed.
+"""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, Label
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.widgets import Footer, Input, Label, Select, Static
 
+from studyapp.tui.preferences import preferences_path
 from studyapp.tui.screens.base import StudyScreen
+
+if TYPE_CHECKING:
+    from studyapp.srs.scheduler import SchedulerSettings
+    from studyapp.study import StudyService
+
+LIMITS = {"new_per_day": (0, 1000), "reviews_per_day": (0, 10000)}
+RETENTION = (0.7, 0.99)
+
+
+def parse_retention(text: str) -> float:
+    """``0.9``, ``90%`` or ``0,9``, between 0.70 and 0.99."""
+    cleaned = text.strip().replace(",", ".")
+    value = float(cleaned.rstrip("% ")) / (100 if cleaned.endswith("%") else 1)
+    if not RETENTION[0] <= value <= RETENTION[1]:
+        raise ValueError(text)
+    return round(value, 3)
 
 
 class SettingsScreen(StudyScreen):
-    """Placeholder until the full screen lands."""
+    """One field per line; every valid change is applied and saved immediately."""
 
+    CSS_PATH = Path(__file__).parent / "pages.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "tui.key.back", id="settings.back"),
     ]
 
+    def __init__(self) -> None:
+        super().__init__(id="settings-screen")
+        self.scheduler_settings: SchedulerSettings | None = None
+
     def compose(self) -> ComposeResult:
-        yield Label("settings")
+        app = self.study_app
+        yield Label(self.tr("tui.settings.title"), classes="screen-title")
+        with VerticalScroll(id="settings-body"):
+            languages = [(self.tr(f"tui.language.{code}"), code) for code in ("es", "en")]
+            yield from self.field("language", Select(languages, id="language", value=app.lang,
+                                                     allow_blank=False, compact=True))
+            themes = [(name, name) for name in sorted(app.available_themes)]
+            yield from self.field("theme", Select(themes, id="theme", value=app.theme,
+                                                  allow_blank=False, compact=True))
+            yield from self.field("new_per_day", Input("", id="new_per_day", compact=True,
+                                                       disabled=True))
+            yield from self.field("reviews_per_day", Input("", id="reviews_per_day",
+                                                           compact=True, disabled=True))
+            yield from self.field("retention", Input("", id="retention", compact=True,
+                                                     disabled=True))
+            yield Static("", id="settings-status")
+            yield Static(Content(self.tr("tui.settings.keymap", path=str(preferences_path()))),
+                         id="settings-keymap", classes="hint")
         yield Footer()
+
+    def field(self, name: str, widget: Any) -> ComposeResult:
+        with Horizontal(classes="settings-field"):
+            yield Label(self.tr(f"tui.settings.{name}"), classes="settings-label")
+            yield widget
+        yield Label(self.tr(f"tui.settings.{name}_help"), classes="hint settings-help")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one("#language", Select).focus()
+        self.load()
+
+    def after_language_change(self) -> None:
+        self.load()
+
+    @work(exclusive=True, group="settings", exit_on_error=False)
+    async def load(self) -> None:
+        settings = await self.study_app.backend.call(lambda service: service.settings)
+        self.show_scheduler_settings(settings)
+
+    def show_scheduler_settings(self, settings: SchedulerSettings) -> None:
+        self.scheduler_settings = settings
+        values = {"new_per_day": str(settings.new_per_day),
+                  "reviews_per_day": str(settings.reviews_per_day),
+                  "retention": self.format_retention(settings.desired_retention)}
+        for name, value in values.items():
+            field = self.query_one(f"#{name}", Input)
+            with self.prevent(Input.Changed):
+                field.value = value
+            field.disabled = False
+
+    def format_retention(self, value: float) -> str:
+        text = f"{value:.2f}"
+        return text.replace(".", ",") if self.lang == "es" else text
+
+    @on(Select.Changed, "#language")
+    async def on_language(self, event: Select.Changed) -> None:
+        lang = event.value
+        if isinstance(lang, str) and lang != self.lang:
+            self.study_app.set_language(lang)
+            self._composed_lang = lang
+            await self.recompose()
+            self.query_one("#language", Select).focus()
+            self.load()
+
+    @on(Select.Changed, "#theme")
+    def on_theme(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str) and event.value != self.app.theme:
+            self.app.theme = event.value  # the app saves it (theme_changed_signal)
+
+    @on(Input.Changed, "#new_per_day, #reviews_per_day, #retention")
+    def on_scheduler_field(self, event: Input.Changed) -> None:
+        current = self.scheduler_settings
+        field = event.input
+        if current is None or field.id is None:
+            return
+        changes: dict[str, Any] = {}
+        try:
+            if field.id == "retention":
+                value: float | int = parse_retention(field.value)
+                if value != current.desired_retention:
+                    changes["desired_retention"] = value
+            else:
+                low, high = LIMITS[field.id]
+                value = int(field.value.strip())
+                if not low <= value <= high:
+                    raise ValueError(field.value)
+                if value != getattr(current, field.id):
+                    changes[field.id] = value
+        except ValueError:
+            field.add_class("-invalid")
+            self.query_one("#settings-status", Static).update(
+                self.tr("tui.settings.invalid", field=self.tr(f"tui.settings.{field.id}")))
+            return
+        field.remove_class("-invalid")
+        self.query_one("#settings-status", Static).update("")
+        if changes:
+            self.save(changes)
+
+    @work(exclusive=True, group="save-settings", exit_on_error=False)
+    async def save(self, changes: dict[str, Any]) -> None:
+        def update(service: StudyService) -> SchedulerSettings:
+            return service.update_settings(**changes)
+
+        self.scheduler_settings = await self.study_app.backend.call(update)
+        self.query_one("#settings-status", Static).update(self.tr("tui.settings.saved"))
 
     def action_back(self) -> None:
         self.dismiss(None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import timedelta
+from pathlib import Path
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -35,6 +36,7 @@ def format_elapsed(delta: timedelta) -> str:
 class SummaryScreen(StudyScreen):
     """Shown in place of the question screen; Enter goes home."""
 
+    CSS_PATH = Path(__file__).parent / "question.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,escape", "home", "tui.key.home", id="summary.home"),
         Binding("r", "review", "tui.key.review", id="summary.review"),
