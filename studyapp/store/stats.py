@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 from typing import Any
 
@@ -26,6 +26,7 @@ from sqlalchemy import (
     literal,
     select,
 )
+from sqlalchemy.dialects.postgresql import ARRAY, TIMESTAMP
 from sqlalchemy.orm import Session
 
 from studyapp.store.database import Store
@@ -254,6 +255,16 @@ def _bucket_counts(session: Session, column: Any, where: Sequence[Any],
     One SELECT of scalar subqueries, so each bucket is a plain range on an
     index on both backends; the caller's boundaries keep calendar rules in Python.
     """
+    if _dialect(session) == "postgresql":
+        # one index range scan; width_bucket places each row by the exact boundaries
+        thresholds = cast(literal([b.astimezone(UTC) for b in bounds],
+                                  ARRAY(TIMESTAMP(timezone=True))), ARRAY(TIMESTAMP(timezone=True)))
+        bucket = func.width_bucket(column, thresholds)
+        found: dict[int, int] = dict(session.execute(
+            select(bucket, func.count())
+            .where(*where, column >= bounds[0], column < bounds[-1])
+            .group_by(bucket)).tuples().all())
+        return [_int(found.get(i)) for i in range(1, len(bounds))]
     counts: list[int] = []
     chunk = 200
     for first in range(0, len(bounds) - 1, chunk):
