@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from textual.binding import ActiveBinding
 from textual.screen import ModalScreen, Screen
+from textual.worker import Worker, WorkerState
 
 from studyapp.tui.strings import t
 
@@ -52,6 +53,11 @@ class StudyScreen(Screen[None]):
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
         return localise_bindings(super().active_bindings, self.lang)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Worker messages do not bubble: each screen hands failures to the app."""
+        if event.state is WorkerState.ERROR:
+            self.study_app.show_error(event.worker.error)
 
     def on_mount(self) -> None:
         self._composed_lang = self.lang

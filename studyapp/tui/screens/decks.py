@@ -41,18 +41,23 @@ class DeckRow:
 
 def deck_rows(lang: str) -> list[DeckRow]:
     """Every deck file found (runs on the service thread: it reads YAML)."""
+    from studyapp import locations
     from studyapp.decks import deck_title, discover_decks
 
+    builtin = locations.builtin_decks_dir()
     rows: list[DeckRow] = []
     for listing in discover_decks():
+        path = listing.path
+        shown = (f"{builtin.name}/{path.relative_to(builtin)}" if path.is_relative_to(builtin)
+                 else str(path))
         deck = listing.deck
         problems = tuple(str(problem) for problem in listing.problems)
         if deck is not None:
             rows.append(DeckRow(deck.id, deck_title(deck, lang), len(deck.cards),
-                                listing.source, str(listing.path), deck.post, problems))
+                                listing.source, shown, deck.post, problems))
         else:
-            rows.append(DeckRow(listing.id, listing.path.name, 0, listing.source,
-                                str(listing.path), "", problems or ("?",)))
+            rows.append(DeckRow(listing.id, path.name, 0, listing.source, shown, "",
+                                problems or ("?",)))
     return rows
 
 
@@ -129,6 +134,11 @@ class DecksScreen(StudyScreen):
             lines = [self.tr("tui.decks.problems", path=row.path), *row.problems]
             info.update(plain("\n".join(lines)))
         info.set_class(not row.ok, "-broken")
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on the table itself (it takes the key before the screen does)."""
+        event.stop()
+        self.action_study()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "study":

@@ -78,6 +78,11 @@ class ProgressScreen(StudyScreen):
             "tui.progress.totals", due=overview.due_today, new=overview.new_left,
             done=overview.reviews_done_today))
 
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on the table itself (it takes the key before the screen does)."""
+        event.stop()
+        self.action_study()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "study":
             return self.overview is not None
