@@ -10,12 +10,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.dom import DOMNode
 from textual.widgets import Footer, Label, Static
 
 from studyapp.tui.screens.base import StudyScreen
 
 
-def screens_with_keys() -> list[tuple[str, type[StudyScreen] | None]]:
+def screens_with_keys() -> list[tuple[str, type[DOMNode] | None]]:
     """(i18n key of the screen's name, screen class); None stands for the whole app."""
     from studyapp.tui.screens.calculator import CalculatorScreen
     from studyapp.tui.screens.decks import DecksScreen
@@ -25,10 +26,12 @@ def screens_with_keys() -> list[tuple[str, type[StudyScreen] | None]]:
     from studyapp.tui.screens.question import QuestionScreen
     from studyapp.tui.screens.settings import SettingsScreen
     from studyapp.tui.screens.summary import SummaryScreen
+    from studyapp.tui.widgets.post_row import PostRow
 
     return [
         ("tui.help.everywhere", None),
         ("tui.help.home", HomeScreen),
+        ("tui.help.post_list", PostRow),
         ("tui.help.post", PostScreen),
         ("tui.help.question", QuestionScreen),
         ("tui.help.summary", SummaryScreen),

@@ -36,8 +36,6 @@ class HomeScreen(StudyScreen):
         Binding("d", "app.decks", "tui.key.decks", id="home.decks"),
         Binding("p", "app.progress", "tui.key.progress", id="home.progress"),
         Binding("comma", "app.settings", "tui.key.settings", id="home.settings"),
-        Binding("down,j", "move(1)", "tui.key.next", show=False, id="home.down"),
-        Binding("up", "move(-1)", "tui.key.previous", show=False, id="home.up"),
     ]
 
     AUTO_FOCUS = ".post-row"

@@ -7,8 +7,9 @@ once. Colours are theme variables, resolved when the line is drawn.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
+from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widget import Widget
 
@@ -31,6 +32,12 @@ def fit(text: str, width: int) -> str:
 
 class PostRow(Widget, can_focus=True):
     """One focusable line per post; counts arrive after the first paint."""
+
+    # On the row itself, so that the scrolling list around it does not take the keys.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down,j", "screen.move(1)", "tui.key.next", show=False, id="home.down"),
+        Binding("up", "screen.move(-1)", "tui.key.previous", show=False, id="home.up"),
+    ]
 
     def __init__(self, post: PostHeading, lang: str) -> None:
         super().__init__(id=f"post-{post.slug}", classes="post-row")
@@ -73,7 +80,8 @@ class PostRow(Widget, can_focus=True):
         bar_width = BAR_WIDTH if width >= 40 else 0
         side = counts_width + bar_width + (2 if bar_width else 0)
         title = self.post.title
-        title_width = min(len(title), max(10, (width - side) * 3 // 5), width - side)
+        room = width - side
+        title_width = min(len(title), room if width < 70 else max(10, room * 3 // 5))
         tagline_width = max(0, width - side - title_width - 2)
         focused = self.has_focus
         line = Content(fit(title, title_width)).stylize("bold" if focused else "")
