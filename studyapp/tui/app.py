@@ -222,11 +222,11 @@ class StudyApp(App[None]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
-    def action_save_screenshot(self) -> None:
+    def action_save_screenshot(self, filename: str | None = None) -> None:
         """An SVG of the screen in the docs folder (README pictures) or the cwd."""
         docs = Path.cwd() / "docs"
         folder = docs if docs.is_dir() else Path.cwd()
-        path = self.save_screenshot(path=str(folder))
+        path = self.save_screenshot(filename, path=str(folder))
         self.notify(self.tr("tui.app.screenshot_saved", path=path))
 
     # -- command palette -----------------------------------------------------------

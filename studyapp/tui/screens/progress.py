@@ -20,6 +20,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Label
 
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.widgets.post_row import fit
 
 if TYPE_CHECKING:
     from studyapp.study import Overview
@@ -72,8 +73,8 @@ class ProgressScreen(StudyScreen):
             table.add_column(Text(self.tr(f"tui.progress.{column}")), key=column)
         yes, no = self.tr("tui.progress.yes"), self.tr("tui.progress.no")
         for post in overview.posts:
-            table.add_row(Text(post.title), post.total, post.new, post.learning, post.review,
-                          post.due, yes if post.read else no, key=post.slug)
+            table.add_row(Text(fit(post.title, 30)), post.total, post.new, post.learning,
+                          post.review, post.due, yes if post.read else no, key=post.slug)
         self.query_one("#progress-totals", Label).update(self.tr(
             "tui.progress.totals", due=overview.due_today, new=overview.new_left,
             done=overview.reviews_done_today))

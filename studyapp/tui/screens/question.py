@@ -231,6 +231,7 @@ class QuestionScreen(StudyScreen):
             if self.answered else "")
         card = self.query_one("#card", VerticalScroll)
         await card.remove_children()
+        card.remove_class("-answered")
         widgets: list[Widget] = [Static(plain(question.prompt), id="prompt")]
         focus: Widget
         if question.kind in (Kind.CHOICE, Kind.TRUEFALSE):
@@ -274,6 +275,7 @@ class QuestionScreen(StudyScreen):
         card = self.query_one("#card", VerticalScroll)
         for widget in card.query("#choices, #response, .hint, #retry"):
             widget.disabled = True
+        card.add_class("-answered")  # the answer widgets give their room to the feedback
         mark = self.tr("tui.question.right") if right else self.tr("tui.question.wrong")
         if outcome.recorded and not right:
             mark += "  " + self.tr("tui.question.recorded_again")
@@ -303,8 +305,9 @@ class QuestionScreen(StudyScreen):
         await card.mount(feedback)
         await feedback.mount_all(parts)
         self.phase = "feedback"
-        self.query_one("#rate-good" if outcome.needs_rating else "#continue", Button).focus()
-        card.scroll_end(animate=False)
+        self.query_one("#rate-good" if outcome.needs_rating else "#continue", Button).focus(
+            scroll_visible=False)
+        card.scroll_home(animate=False)
 
     # -- input -----------------------------------------------------------------------
 
