@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from studyapp.questions.grading import Verdict
     from studyapp.questions.model import Question
     from studyapp.store import Store
-    from studyapp.store.progress import CardRow, ProfileInfo
+    from studyapp.store.progress import CardRow, ProfileInfo, QueueRow
 
 LEARN_AHEAD = timedelta(minutes=20)
 """A learning card due within this time may come back in the same session."""
@@ -253,13 +253,13 @@ class StudyService:
     def overview(self, lang: str | None = None) -> Overview:
         """Per-post counts and today's numbers for the home screen."""
         from studyapp.catalog.posts import list_posts
-        from studyapp.store.progress import answered_between, posts_read
+        from studyapp.store.progress import answered_between, card_summaries, posts_read
 
         lang = lang or self.config.lang
-        rows = self._card_rows()
         read = posts_read(self.store, self.profile.id)
         _, end = day_bounds(self.now(), self.settings.day_rollover_hour)
-        live = {c.key for c in self._cards}
+        rows = card_summaries(self.store, self.profile.id, end)
+        live = self._cards_by_key
         per_post: dict[str, dict[str, int]] = {}
         for card in self._cards:
             counts = per_post.setdefault(card.spec.post, {"total": 0, "new": 0, "learning": 0,
@@ -272,10 +272,10 @@ class StudyService:
             if row.suspended:
                 continue
             counts["review" if row.stage == CardStage.REVIEW else "learning"] += 1
-            if row.due < end:
+            if row.due:
                 counts["due"] += 1
         due_today = sum(1 for key, r in rows.items()
-                        if key in live and not r.suspended and r.due < end)
+                        if key in live and not r.suspended and r.due)
         start, _ = day_bounds(self.now(), self.settings.day_rollover_hour)
         new_done, reviews_done = answered_between(self.store, self.profile.id, start, end)
         posts = []
@@ -302,15 +302,17 @@ class StudyService:
     # -- sessions ---------------------------------------------------------
 
     def _memory(self, row: CardRow | None, card_id: int = 0) -> Memory:
+        """The scheduler's view of a stored card (a new card when there is none)."""
         if row is None:
             return Memory(card_id=card_id or 1)
         return Memory(card_id=row.id, stage=CardStage(row.stage), step=row.step,
                       stability=row.stability, difficulty=row.difficulty, due=row.due,
                       last_review=row.last_review, reps=row.reps, lapses=row.lapses)
 
-    def _item(self, card: _Card, row: CardRow | None, now: datetime) -> QueueItem:
+    def _item(self, card: _Card, row: CardRow | QueueRow | None, now: datetime) -> QueueItem:
         stage = CardStage(row.stage) if row else CardStage.NEW
-        retr = self.scheduler.retrievability(self._memory(row), now) if row else 0.0
+        retr = (self.scheduler.recall_probability(row.stability, row.last_review, now)
+                if row else 0.0)
         return QueueItem(card.deck.id, card.spec.id, card.spec.post, card.template, stage,
                          row.due if row else None, retr,
                          (card.post_order, card.deck_order, card.card_order))
@@ -332,25 +334,30 @@ class StudyService:
         if deck is not None:
             wanted = self.find_deck(deck).id
             cards = [c for c in self._cards if c.deck.id == wanted]
-        rows = self._card_rows()
         if kind is SessionKind.PRACTICE:
+            rows = self._card_rows()
             items = [self._item(c, rows.get(c.key), now) for c in cards
                      if not (rows.get(c.key) and rows[c.key].suspended)]
             items.sort(key=lambda i: (i.stage != CardStage.NEW, i.retrievability, i.order))
             planned = interleave_templates_only(items)
             return planned[:limit] if limit else planned
-        learning, reviews, new = [], [], []
-        for card in cards:
-            row = rows.get(card.key)
-            if row is None:
-                new.append(self._item(card, None, now))
-            elif row.suspended or row.due >= end:
-                continue
-            elif row.stage == CardStage.REVIEW:
-                reviews.append(self._item(card, row, now))
-            else:
-                learning.append(self._item(card, row, now))
+        from studyapp.store.progress import queue_rows
+
+        seen = queue_rows(self.store, self.profile.id, end)
         new_left, reviews_left = self._limits_left()
+        learning: list[QueueItem] = []
+        reviews: list[QueueItem] = []
+        new_cards: list[_Card] = []
+        for card in cards:
+            row = seen.get(card.key)
+            if row is None:
+                new_cards.append(card)
+            elif row.due is not None:
+                item = self._item(card, row, now)
+                (reviews if row.stage == CardStage.REVIEW else learning).append(item)
+        # only the new cards today's limit allows, in curriculum order
+        new_cards.sort(key=lambda c: (c.post_order, c.deck_order, c.card_order))
+        new = [self._item(c, None, now) for c in new_cards[:new_left]]
         planned = build_queue(learning, reviews, new, reviews_left=reviews_left,
                               new_left=new_left, interleave_posts=post is None)
         return planned[:limit] if limit else planned

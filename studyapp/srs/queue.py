@@ -34,27 +34,37 @@ class QueueItem:
         return (self.deck_id, self.card_key)
 
 
+def _due_key(item: QueueItem) -> tuple[float, tuple[int, int, int]]:
+    return (item.due.timestamp() if item.due is not None else 0.0, item.order)
+
+
 def _priority(items: Sequence[QueueItem], learning: bool) -> list[QueueItem]:
     if learning:
-        return sorted(items, key=lambda i: (i.due or datetime.min, i.order))
+        return sorted(items, key=_due_key)
     return sorted(items, key=lambda i: (i.retrievability, i.order))
+
+
+LOOKAHEAD = 64
+"""How far ahead interleaving looks for a different card (keeps it linear)."""
 
 
 def interleave(items: Sequence[QueueItem], after: QueueItem | None = None) -> list[QueueItem]:
     """Reorder as little as possible so neighbours differ in template, then in post."""
     pending = list(items)
+    pending.reverse()  # pop from the end: O(1) for the usual case
     result: list[QueueItem] = []
     last = after
     while pending:
-        choice = 0
+        choice = len(pending) - 1
         if last is not None:
             prev = last
-            found = next((n for n, i in enumerate(pending)
-                          if i.template != prev.template and i.post != prev.post), None)
+            window = range(len(pending) - 1, max(-1, len(pending) - 1 - LOOKAHEAD), -1)
+            found = next((n for n in window if pending[n].template != prev.template
+                          and pending[n].post != prev.post), None)
             if found is None:
-                found = next((n for n, i in enumerate(pending)
-                              if i.template != prev.template), None)
-            choice = found or 0
+                found = next((n for n in window if pending[n].template != prev.template), None)
+            if found is not None:
+                choice = found
         last = pending.pop(choice)
         result.append(last)
     return result
@@ -75,12 +85,15 @@ def build_queue(learning: Sequence[QueueItem], reviews: Sequence[QueueItem],
 def interleave_templates_only(items: Sequence[QueueItem]) -> list[QueueItem]:
     """For one post's session: keep curriculum order, only split template twins."""
     pending = list(items)
+    pending.reverse()
     result: list[QueueItem] = []
     while pending:
-        choice = 0
+        choice = len(pending) - 1
         if result:
-            found = next((n for n, i in enumerate(pending)
-                          if i.template != result[-1].template), None)
-            choice = found if found is not None else 0
+            prev = result[-1].template
+            window = range(len(pending) - 1, max(-1, len(pending) - 1 - LOOKAHEAD), -1)
+            found = next((n for n in window if pending[n].template != prev), None)
+            if found is not None:
+                choice = found
         result.append(pending.pop(choice))
     return result

@@ -151,10 +151,21 @@ class Scheduler:
         return {r: self.review(memory, r, now).due - now for r in Rating}  # type: ignore[operator]
 
     def retrievability(self, memory: Memory, now: datetime) -> float:
-        """Probability of recall now (1.0 for cards in learning with no stability)."""
-        if memory.stage is CardStage.NEW or memory.stability is None:
+        """Probability of recall now (0 for cards never reviewed)."""
+        return self.recall_probability(memory.stability, memory.last_review, now)
+
+    def recall_probability(self, stability: float | None, last_review: datetime | None,
+                           now: datetime) -> float:
+        """FSRS forgetting curve R = (1 + F·t/S)^D, as fsrs computes it, without a Card.
+
+        The queue evaluates this for every due card, so it avoids building objects.
+        """
+        if stability is None or last_review is None:
             return 0.0
-        return float(self._fsrs.get_card_retrievability(_as_fsrs(memory, now), _utc(now)))
+        elapsed_days = max(0, (now - last_review).days)
+        decay = -self.settings.parameters[20]
+        factor = 0.9 ** (1 / decay) - 1
+        return float((1 + factor * elapsed_days / stability) ** decay)
 
     def is_leech(self, memory: Memory) -> bool:
         return memory.lapses >= self.settings.leech_lapses

@@ -41,6 +41,21 @@ class UTCDateTime(TypeDecorator[datetime]):
         value = value.astimezone(UTC)
         return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
 
+    def result_processor(self, dialect: Dialect, coltype: object) -> Any:
+        """On SQLite, parse the stored ISO text directly (C-speed fromisoformat)."""
+        if dialect.name != "sqlite":
+            return super().result_processor(dialect, coltype)
+
+        def parse(value: Any) -> datetime | None:
+            if value is None:
+                return None
+            moment = value if isinstance(value, datetime) else datetime.fromisoformat(value)
+            if moment.tzinfo is None:
+                return moment.replace(tzinfo=UTC)
+            return moment.astimezone(UTC)
+
+        return parse
+
     def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
         if value is None:
             return None

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, func, select, update
+from sqlalchemy import and_, case, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from studyapp.store.database import Store
@@ -124,11 +124,76 @@ def save_profile_settings(store: Store, profile_id: int, settings: Mapping[str, 
                         .values(settings=dict(settings)))
 
 
+_ROW_COLUMNS = (
+    CardState.id, CardState.deck_id, CardState.card_key, CardState.post, CardState.family,
+    CardState.state, CardState.step, CardState.stability, CardState.difficulty, CardState.due,
+    CardState.last_review, CardState.reps, CardState.lapses, CardState.suspended,
+    CardState.leech,
+)
+
+
 def card_states(store: Store, profile_id: int) -> dict[tuple[str, str], CardRow]:
-    """Every stored card of the profile, by (deck id, card id)."""
+    """Every stored card of the profile, by (deck id, card id).
+
+    Plain column tuples, not ORM objects: this runs for every queue and
+    overview, over thousands of cards.
+    """
     with store.sessions() as session:
-        rows = session.scalars(select(CardState).where(CardState.profile_id == profile_id))
-        return {(c.deck_id, c.card_key): _row(c) for c in rows}
+        rows = session.execute(select(*_ROW_COLUMNS).where(CardState.profile_id == profile_id))
+        return {(r[1], r[2]): CardRow(*tuple(r)) for r in rows}
+
+
+@dataclass(frozen=True)
+class CardSummary:
+    """What counting needs of a stored card: its stage, whether suspended or due."""
+
+    stage: int
+    suspended: bool
+    due: bool
+
+
+def card_summaries(store: Store, profile_id: int,
+                   due_before: datetime) -> dict[tuple[str, str], CardSummary]:
+    """Every stored card as (stage, suspended, due before ``due_before``).
+
+    The comparison runs in SQL, so no datetime is converted per row.
+    """
+    is_due = (CardState.due < due_before).label("is_due")
+    query = select(CardState.deck_id, CardState.card_key, CardState.state,
+                   CardState.suspended, is_due).where(CardState.profile_id == profile_id)
+    with store.sessions() as session:
+        return {(d, k): CardSummary(stage, bool(sus), bool(due))
+                for d, k, stage, sus, due in session.execute(query)}
+
+
+@dataclass(frozen=True)
+class QueueRow:
+    """A stored card as the queue sees it; times only for cards that are due."""
+
+    stage: int
+    suspended: bool
+    stability: float | None
+    due: datetime | None  # None when not due before the cut-off
+    last_review: datetime | None
+
+
+def queue_rows(store: Store, profile_id: int,
+               due_before: datetime) -> dict[tuple[str, str], QueueRow]:
+    """Every stored card in one light query: what is seen, what is due, and when.
+
+    Datetimes are read only for due cards (CASE in SQL), since building the
+    queue must stay fast over tens of thousands of cards.
+    """
+    is_due = and_(CardState.due < due_before, CardState.suspended.is_(False))
+    query = select(
+        CardState.deck_id, CardState.card_key, CardState.state, CardState.suspended,
+        CardState.stability,
+        case((is_due, CardState.due), else_=None).label("due"),
+        case((is_due, CardState.last_review), else_=None).label("last_review"),
+    ).where(CardState.profile_id == profile_id)
+    with store.sessions() as session:
+        return {(d, k): QueueRow(stage, bool(sus), stab, due, last)
+                for d, k, stage, sus, stab, due, last in session.execute(query)}
 
 
 def card_state(store: Store, profile_id: int, deck_id: str, card_key: str) -> CardRow | None:

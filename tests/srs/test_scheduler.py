@@ -109,3 +109,14 @@ def test_leech_after_eight_lapses() -> None:
 def test_format_interval(delta: timedelta, en: str, es: str) -> None:
     assert format_interval(delta, "en") == en
     assert format_interval(delta, "es") == es
+
+
+def test_recall_probability_matches_py_fsrs() -> None:
+    ours = Scheduler()
+    theirs = fsrs.Scheduler(enable_fuzzing=False)
+    card, _ = theirs.review_card(fsrs.Card(card_id=1, due=NOW), fsrs.Rating.Good, NOW)
+    card, _ = theirs.review_card(card, fsrs.Rating.Good, card.due)
+    for days in (0, 1, 3, 10, 100):
+        later = card.last_review + timedelta(days=days, hours=5)
+        assert ours.recall_probability(card.stability, card.last_review, later) == pytest.approx(
+            theirs.get_card_retrievability(card, later))
