@@ -147,6 +147,40 @@ def migrate(engine: Engine, target: str = HEAD) -> None:
         command.upgrade(config, target)
 
 
+@contextmanager
+def _migration_lock(engine: Engine, path: Path | None) -> Iterator[None]:
+    """One process at a time checks and migrates a database.
+
+    Several learners (or two terminals) opening a new database at once must
+    not both create the tables. SQLite: an advisory lock on a file beside the
+    database. PostgreSQL: an advisory lock held for the migration.
+    """
+    if path is not None:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: SQLite's own locks only
+            yield
+            return
+        with open(path.with_name(path.name + ".lock"), "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+        return
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as conn:
+            conn.exec_driver_sql("SELECT pg_advisory_lock(7410291)")
+            conn.commit()
+            try:
+                yield
+            finally:
+                conn.exec_driver_sql("SELECT pg_advisory_unlock(7410291)")
+                conn.commit()
+        return
+    yield
+
+
 def open_store(url: str, *, migrate_to: str = HEAD) -> Store:
     """Check the database, migrate it when due, and return it ready to use."""
     path = _sqlite_file(url)
@@ -162,14 +196,17 @@ def open_store(url: str, *, migrate_to: str = HEAD) -> Store:
                 f"(schema {revision}); it was left untouched. Upgrade studyapp to open it."
             )
         if revision != migrate_to:
-            if path is not None and path.exists() and path.stat().st_size > 0 and revision:
-                from studyapp.store.backup import backup_before_migration
+            with _migration_lock(engine, path):
+                revision = current_revision(engine)  # another process may have migrated
+                if revision != migrate_to:
+                    if path is not None and revision:
+                        from studyapp.store.backup import backup_before_migration
 
-                backup_before_migration(engine, path, revision)
-            migrate(engine, migrate_to)
-            if path is not None:
-                with engine.connect() as conn:
-                    conn.exec_driver_sql("PRAGMA journal_mode = WAL")
+                        backup_before_migration(engine, path, revision)
+                    migrate(engine, migrate_to)
+                    if path is not None:
+                        with engine.connect() as conn:
+                            conn.exec_driver_sql("PRAGMA journal_mode = WAL")
     except (OperationalError, DBAPIError) as exc:
         engine.dispose()
         original = getattr(exc, "orig", exc)

@@ -118,6 +118,9 @@ class ReviewLog(Base):
     __table_args__ = (
         Index("ix_review_logs_profile_time", "profile_id", "reviewed_at"),
         Index("ix_review_logs_card", "card_id", "reviewed_at"),
+        # revision 0002: per-card answer sums without reading the log rows
+        Index("ix_review_logs_profile_card", "profile_id", "card_id", "correct", "duration_ms",
+              "state_before"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
