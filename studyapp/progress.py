@@ -215,6 +215,18 @@ def _streak(service: StudyService, today: date, recent: list[int], rollover: int
     return streak
 
 
+def streak_days(service: StudyService) -> int:
+    """Consecutive study days with reviews up to today (for the home screen)."""
+    from studyapp.store.stats import reviews_per_bucket
+
+    rollover = service.settings.day_rollover_hour
+    today = study_day(service.now(), rollover)
+    window = 31
+    bounds = day_boundaries(today - timedelta(days=window - 1), window, rollover)
+    recent = reviews_per_bucket(service.store, service.profile.id, bounds)
+    return _streak(service, today, recent, rollover)
+
+
 def learner_stats(service: StudyService, *, top: int = 10) -> LearnerStats:
     """The learner's progress: per post, retention, calendar, forecast, weak cards."""
     from studyapp.store import stats as db
@@ -223,7 +235,7 @@ def learner_stats(service: StudyService, *, top: int = 10) -> LearnerStats:
     settings = service.settings
     now = service.now()
     rollover = settings.day_rollover_hour
-    overview = service.overview()
+    overview = service.overview(with_streak=False)
     today = study_day(now, rollover)
     tallies = db.post_tallies(store, profile.id, now, mastery_age(settings))
     totals = db.Totals(reviews=sum(t.reviews for t in tallies.values()),

@@ -89,6 +89,7 @@ class Overview:
     new_left: int
     reviews_done_today: int
     new_done_today: int
+    streak: int = 0  # consecutive study days with reviews, up to today
 
 
 @dataclass(frozen=True)
@@ -250,7 +251,7 @@ class StudyService:
         return (max(0, self.settings.new_per_day - new_done),
                 max(0, self.settings.reviews_per_day - reviews_done))
 
-    def overview(self, lang: str | None = None) -> Overview:
+    def overview(self, lang: str | None = None, *, with_streak: bool = True) -> Overview:
         """Per-post counts and today's numbers for the home screen."""
         from studyapp.catalog.posts import list_posts
         from studyapp.store.progress import answered_between, card_summaries, posts_read
@@ -285,8 +286,14 @@ class StudyService:
             posts.append(PostProgress(post.slug, post.title, post.section, post.order,
                                       post.tagline, c["total"], c["new"], c["learning"],
                                       c["review"], c["due"], post.slug in read))
+        streak = 0
+        if with_streak:
+            from studyapp.progress import streak_days
+
+            streak = streak_days(self)
         return Overview(tuple(posts), due_today,
-                        max(0, self.settings.new_per_day - new_done), reviews_done, new_done)
+                        max(0, self.settings.new_per_day - new_done), reviews_done, new_done,
+                        streak)
 
     def read_post(self, slug: str) -> None:
         """Remember that the learner opened a post's summary."""

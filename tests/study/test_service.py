@@ -242,3 +242,17 @@ def test_progress_survives_reopening(tmp_path: Path) -> None:
     assert answered == 3
     assert h200.learning + h200.review >= 1
     assert h200.new == h200.total - (h200.learning + h200.review)
+
+
+def test_streak_counts_consecutive_study_days(tmp_path: Path) -> None:
+    clock = Clock()
+    svc = service(tmp_path, clock)
+    assert svc.overview().streak == 0
+    for _ in range(3):
+        answer_all(svc, SessionKind.POST, post="h100", limit=2)
+        clock.advance(days=1)
+    # a new day without study yet: the streak still counts up to yesterday
+    assert svc.overview().streak == 3
+    clock.advance(days=1)  # a day missed
+    answer_all(svc, SessionKind.POST, post="h100", limit=1)
+    assert svc.overview().streak == 1
