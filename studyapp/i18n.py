@@ -16,6 +16,11 @@ import yaml
 
 from studyapp import locations
 
+try:  # the C loader is much faster; both are safe loaders
+    from yaml import CSafeLoader as _SafeLoader
+except ImportError:  # pragma: no cover - PyYAML without libyaml
+    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
+
 LANGS = ("es", "en")
 
 
@@ -41,8 +46,8 @@ def strings(lang: str) -> dict[str, str]:
     """All UI strings for ``lang``, merged from every area file."""
     merged: dict[str, str] = {}
     for path in sorted(i18n_dir().glob(f"*.{lang}.yaml")):
-        with path.open(encoding="utf-8") as fh:
-            data = yaml.safe_load(fh) or {}
+        with path.open("rb") as fh:
+            data = yaml.load(fh, Loader=_SafeLoader) or {}
         for key, value in data.items():
             merged[str(key)] = str(value)
     return merged

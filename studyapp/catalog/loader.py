@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Generic, TypeVar
 import yaml
 
 from studyapp import locations
+from studyapp.catalog.errors import UnknownIdError
 from studyapp.catalog.models import (
     Accelerator,
     Entry,
@@ -27,18 +27,6 @@ except ImportError:  # pragma: no cover - pure-Python PyYAML
     from yaml import SafeLoader  # type: ignore[assignment]
 
 E = TypeVar("E", bound=Entry)
-
-
-class UnknownIdError(LookupError):
-    """An id that is not in the catalog, with the closest ids to suggest."""
-
-    def __init__(self, kind: str, wanted: str, known: list[str]) -> None:
-        self.kind = kind
-        self.wanted = wanted
-        self.close = difflib.get_close_matches(wanted, known, n=4, cutoff=0.4)
-        self.known = known
-        hint = f"; did you mean {', '.join(self.close)}?" if self.close else ""
-        super().__init__(f"unknown {kind} id {wanted!r}{hint} (known: {', '.join(known)})")
 
 
 @dataclass(frozen=True)
@@ -104,7 +92,7 @@ def _index(kind: str, entries: list[E]) -> Table[E]:
 
 def _read(path: Path) -> object:
     with path.open("rb") as fh:
-        return yaml.load(fh, Loader=SafeLoader)  # noqa: S506 - a safe loader
+        return yaml.load(fh, Loader=SafeLoader)
 
 
 def load_catalog_from(folder: Path) -> Catalog:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import yaml
 
 from studyapp import locations
-from studyapp.catalog.loader import UnknownIdError
+from studyapp.catalog.errors import UnknownIdError
 
 if TYPE_CHECKING:
     from studyapp.catalog.loader import Catalog
