@@ -260,10 +260,11 @@ def _bucket_counts(session: Session, column: Any, where: Sequence[Any],
         thresholds = cast(literal([b.astimezone(UTC) for b in bounds],
                                   ARRAY(TIMESTAMP(timezone=True))), ARRAY(TIMESTAMP(timezone=True)))
         bucket = func.width_bucket(column, thresholds)
-        found: dict[int, int] = dict(session.execute(
-            select(bucket, func.count())
-            .where(*where, column >= bounds[0], column < bounds[-1])
-            .group_by(bucket)).tuples().all())
+        found: dict[int, int] = {
+            int(b): int(n) for b, n in session.execute(
+                select(bucket, func.count())
+                .where(*where, column >= bounds[0], column < bounds[-1])
+                .group_by(bucket))}
         return [_int(found.get(i)) for i in range(1, len(bounds))]
     counts: list[int] = []
     chunk = 200
