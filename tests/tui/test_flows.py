@@ -206,3 +206,33 @@ async def test_prompt_text_is_never_markup(app_factory: AppFactory, tmp_path: Pa
         await pilot.click("#explanation", offset=(2, 0))
         await pilot.pause()
         assert app.is_running
+
+
+async def test_a_wrong_unit_is_explained_then_cleared_once_graded(
+        app_factory: AppFactory) -> None:
+    """A size given for a rate is not graded; the hint goes once the answer is graded."""
+    app = app_factory(study={"post": "h200", "practice": True})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, PostScreen))
+        await pilot.press("enter")
+        for _ in range(30):
+            await wait_until(pilot, lambda: asking(app) or isinstance(app.screen, HomeScreen))
+            screen = app.screen
+            if not isinstance(screen, QuestionScreen) or screen.presented is None:
+                break
+            question = screen.presented.question
+            if question.kind is Kind.NUMERIC and question.unit == "tokens/s":
+                break
+            await answer(pilot, right_answer(question), question.kind)
+            await wait_until(pilot, lambda: in_feedback(app))
+            await pilot.press("enter")
+        else:
+            raise AssertionError("no tokens/s question in 30 practice questions")
+        assert isinstance(screen, QuestionScreen)
+        await answer(pilot, "40 GB", Kind.NUMERIC)
+        await wait_until(pilot, lambda: "size" in str(screen.query_one("#retry", Static).content))
+        assert asking(app)  # not graded: still asking
+        screen.query_one("#response", Input).value = ""
+        await answer(pilot, wrong_answer(question), Kind.NUMERIC)
+        await wait_until(pilot, lambda: in_feedback(app))
+        assert str(screen.query_one("#retry", Static).content).strip() == ""

@@ -275,6 +275,9 @@ class QuestionScreen(StudyScreen):
         card = self.query_one("#card", VerticalScroll)
         for widget in card.query("#choices, #response, .hint, #retry"):
             widget.disabled = True
+        retry = self.query_one("#retry", Label)  # a retry hint is moot once graded
+        retry.update("")
+        retry.remove_class("-shown")
         card.add_class("-answered")  # the answer widgets give their room to the feedback
         mark = self.tr("tui.question.right") if right else self.tr("tui.question.wrong")
         if outcome.recorded and not right:
