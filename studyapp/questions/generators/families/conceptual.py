@@ -169,6 +169,10 @@ def dense_vs_sparse(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
 
 RESOURCES = ("bandwidth", "compute", "capacity", "network", "storage", "scale_up")
 SCENARIOS = ("decode", "prefill", "capacity", "network", "storage", "scale_up")
+PREFILL_TOKENS = 8192
+LIMITS = {"decode": "bandwidth", "prefill": "compute", "capacity": "capacity",
+          "network": "network", "storage": "storage", "scale_up": "scale_up"}
+"""The resource that limits each scenario."""
 
 
 def bottleneck(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
@@ -177,17 +181,24 @@ def bottleneck(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     catalog = load_catalog()
     scenario = str(rng.choice(values(options, "scenarios", SCENARIOS)))
     chip = rng.choice(entries(catalog.accelerators, options, "gpus"))
+    usable = usable_bytes(chip.memory_bytes)
     dense = [m for m in catalog.models if m.active_params_b is None]
-    model = rng.choice(dense or list(catalog.models))
+    # on one chip the model must fit, or "memory capacity" would be right too;
+    # a prefill prompt must also be within the model's context window
+    fitting = [m for m in dense if weights_bytes(m.params, "bf16") <= usable
+               and (scenario != "prefill" or m.context_length >= PREFILL_TOKENS)]
+    model = rng.choice(fitting or dense or list(catalog.models))
     if scenario == "capacity":
-        bigger = [m for m in catalog.models
-                  if weights_bytes(m.params, "bf16") > 1.2 * usable_bytes(chip.memory_bytes)]
+        bigger = [m for m in catalog.models if weights_bytes(m.params, "bf16") > 1.2 * usable]
         model = rng.choice(bigger) if bigger else model
+    weights = weights_bytes(model.params, "bf16")
     fields = {"gpu": chip.name, "model": model.name, "params_b": num(model.params_b, lang, 4),
-              "memory_gb": num(chip.memory_gb, lang, 5),
-              "weights_gb": num(weights_bytes(model.params, "bf16") / GB, lang, 4),
-              "bandwidth": num(chip.memory_bandwidth_tb_s, lang, 4)}
-    correct = t(f"gen.neck.res_{scenario if scenario != 'decode' else 'bandwidth'}", lang)
+              "memory_gb": num(chip.memory_gb, lang, 5), "usable_gb": num(usable / GB, lang, 4),
+              "weights_gb": num(weights / GB, lang, 4),
+              "bandwidth": num(chip.memory_bandwidth_tb_s, lang, 4),
+              "tokens_s": num(chip.bandwidth_bytes_s / weights, lang, 3),
+              "prompt_tokens": num(PREFILL_TOKENS, lang)}
+    correct = t(f"gen.neck.res_{LIMITS[scenario]}", lang)
     others = [t(f"gen.neck.res_{r}", lang) for r in RESOURCES]
     return Question(
         kind=Kind.CHOICE, post="intro", family="bottleneck", seed=seed, lang=lang,
