@@ -35,7 +35,7 @@ from studyapp.questions.generators.drawing import (
     values,
 )
 from studyapp.questions.generators.families.memory import dtype_name, model_fields
-from studyapp.questions.generators.wording import join_steps, num, significant
+from studyapp.questions.generators.wording import join_steps, num, sci, significant
 from studyapp.questions.model import Kind, Question, Tolerance
 
 PRECISIONS = ("bf16", "fp8")
@@ -87,7 +87,7 @@ def decode_ceiling(seed: int, lang: str, options: Mapping[str, Any]) -> Question
         kind=Kind.NUMERIC, post="h200", family="decode-ceiling", seed=seed, lang=lang,
         prompt=t("gen.decode.prompt", lang, **fields),
         explanation=join_steps(t("gen.decode.explain", lang, **fields),
-                               t("gen.decode.why", lang), t("gen.convention.gb", lang)),
+                               t("gen.decode.why", lang), t("gen.convention.decode", lang)),
         answer=significant(step.tokens_per_s), unit="tokens/s",
         tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "gpu": chip.id, "dtype": dtype, "batch": 1, "context": 0},
@@ -127,13 +127,15 @@ def decode_compare(seed: int, lang: str, options: Mapping[str, Any]) -> Question
     fields = {**model_fields(model, lang), "fast": fast.name, "slow": slow.name,
               "fast_bw": num(fast.memory_bandwidth_tb_s, lang, 4),
               "slow_bw": num(slow.memory_bandwidth_tb_s, lang, 4),
+              "fast_bw_gb": num(fast.memory_bandwidth_tb_s * 1e3, lang, 4),
+              "slow_bw_gb": num(slow.memory_bandwidth_tb_s * 1e3, lang, 4),
               "weights_gb": num(w / GB, lang, 4), "fast_tps": num(fast_tps, lang, 4),
               "slow_tps": num(slow_tps, lang, 4), "ratio": num(ratio, lang, 3)}
     return Question(
         kind=Kind.NUMERIC, post="mi350", family="decode-compare", seed=seed, lang=lang,
         prompt=t("gen.decodecmp.prompt", lang, **fields),
         explanation=join_steps(t("gen.decodecmp.explain", lang, **fields),
-                               t("gen.decodecmp.why", lang)),
+                               t("gen.decodecmp.why", lang), t("gen.convention.decode", lang)),
         answer=significant(ratio), unit="x", tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "fast_gpu": fast.id, "slow_gpu": slow.id, "dtype": "bf16"},
     )
@@ -241,11 +243,15 @@ def prefill_time(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     flops = forward_flops(active, tokens)
     in_ms = seconds < 2
     value = seconds * 1e3 if in_ms else seconds
+    time = num(seconds, lang, 4) + " s"
+    if in_ms:
+        time += f" = {num(value, lang, 4)} ms"
     fields = {**model_fields(model, lang), **chip_fields(chip, lang),
               "active_b": num(active / 1e9, lang, 4), "tokens": num(tokens, lang),
               "utilisation": num(utilisation * 100, lang), "tflops": num(chip.bf16_dense_tflops,
                                                                           lang, 5),
-              "flops": num(flops / 1e15, lang, 4), "unit": "ms" if in_ms else "s",
+              "flops": sci(flops, lang, 4), "rate": sci(peak * utilisation, lang, 4),
+              "time": time, "unit": "ms" if in_ms else "s",
               "unit_word": t("gen.word.ms" if in_ms else "gen.word.s", lang),
               "answer": num(value, lang, 4)}
     moe = ""
@@ -266,6 +272,13 @@ def prefill_time(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 # --- low-precision-speedup ------------------------------------------------
 
 SPEEDUPS = (1.0, 2.0, 4.0)
+
+LACKS_FP8 = ("a100-80gb", "tpu-v5e")
+"""Chips without FP8 matrix units (Ampere; TPU v5e runs INT8 instead).
+
+Other chips with no dense FP8 figure in the catalog (Gaudi 2) do run FP8, only
+without an official number, so "no figure" would teach that they cannot.
+"""
 
 
 def low_precision_speedup(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
@@ -288,6 +301,8 @@ def low_precision_speedup(seed: int, lang: str, options: Mapping[str, Any]) -> Q
         b = bucket(*d)
         if d[1] == "fp4" and b is None:
             return d[0].vendor in ("nvidia", "amd")  # their older parts simply lack FP4
+        if d[1] == "fp8" and b is None:
+            return d[0].id in LACKS_FP8
         return b != -1.0
 
     (chip, precision), _ = redraw(rng, draw, usable)

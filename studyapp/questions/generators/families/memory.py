@@ -179,14 +179,15 @@ def kv_cache_total(seed: int, lang: str, options: Mapping[str, Any]) -> Question
     fields = {"model": model.name, "dtype": dtype_name(kv_dtype), "context": num(context, lang),
               "batch": num(batch, lang), "per_token": num(per_token, lang, 6),
               "total_gb": num(total / GB, lang, 4)}
+    one = "_one" if batch == 1 else ""  # "a batch of 1 sequences" reads wrong in both languages
     explanation = join_steps(
         kv_formula(model, kv_dtype, lang),
-        t("gen.kv.total_explain", lang, **fields),
+        t(f"gen.kv.total_explain{one}", lang, **fields),
         t("gen.convention.gb", lang),
     )
     return Question(
         kind=Kind.NUMERIC, post="hbm-kv-cache", family="kv-cache-total", seed=seed, lang=lang,
-        prompt=t("gen.kv.total_prompt", lang, **fields), explanation=explanation,
+        prompt=t(f"gen.kv.total_prompt{one}", lang, **fields), explanation=explanation,
         answer=significant(total / GB), unit="GB", tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "kv_dtype": kv_dtype, "context": context, "batch": batch},
     )
@@ -235,6 +236,7 @@ def serve_fields(d: ServeDraw, lang: str) -> dict[str, str]:
         "memory_gb": num(d.gpu.memory_gb, lang, 5),
         "dtype": dtype_name(d.dtype),
         "bytes": num(dtype_bytes(d.dtype), lang),
+        "per_token": num(kv_bytes_per_token(kv_shape(d.model), d.dtype), lang, 6),
         "context": num(d.context, lang),
         "batch": num(d.batch, lang),
         "weights_gb": num(result.weights_bytes / GB, lang, 4),
@@ -365,13 +367,15 @@ def max_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     per_token = kv_bytes_per_token(shape, dtype)
     avail = usable_bytes(gpu.memory_bytes)
     w = weights_bytes(model.params, dtype)
+    exact = max(avail - w, 0.0) / (per_token * (batch if what == "context" else context))
     fields = {**model_fields(model, lang), "gpu": gpu.name,
               "memory_gb": num(gpu.memory_gb, lang, 5),
               "dtype": dtype_name(dtype), "batch": num(batch, lang), "context": num(context, lang),
               "available_gb": num(avail / GB, lang, 4), "weights_gb": num(w / GB, lang, 4),
               "free_gb": num((avail - w) / GB, lang, 4), "per_token": num(per_token, lang, 6),
               "per_sequence_gb": num(per_token * context / GB, lang, 4),
-              "answer": num(n, lang), "max_context": num(model.context_length, lang),
+              "answer": num(n, lang), "exact": num(exact, lang, len(str(int(exact))) + 2),
+              "max_context": num(model.context_length, lang),
               "fraction": num(DEFAULT_USABLE_FRACTION, lang)}
     key = "gen.maxctx.context" if what == "context" else "gen.maxctx.batch"
     cap = ""

@@ -111,6 +111,14 @@ def bits_vs_bytes(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 
 GPU_COUNTS = (2, 4, 8, 16, 64, 256)
 
+RING_DOMAIN = {"nvlink-3": 16, "nvlink-4": 256, "nvlink-5": 72,
+               "infinity-fabric-mi300": 8, "infinity-fabric-mi350": 8,
+               "tpu-ici-v5e": 256, "tpu-ici-v6e": 256, "tpu-ici-v5p": 8960, "tpu-ici-v7": 9216,
+               "neuronlink-v2": 16, "neuronlink-v3": 64}
+"""Most chips one scale-up link joins (HGX A100 16, NVLink Switch System 256, NVL72,
+8-GPU AMD platforms, TPU pods, Trn1 instance, Trn2 UltraServer); a ring over more
+has to leave the link. Scale-out networks have no such cap."""
+
 
 def ring_allreduce(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     """BF16 gradients through a ring: 2(n-1)/n · S / B per direction."""
@@ -120,7 +128,9 @@ def ring_allreduce(seed: int, lang: str, options: Mapping[str, Any]) -> Question
     links = entries(catalog.interconnects, options, "links",
                     keep=lambda link: link.kind in ("scale-up", "scale-out"))
     link = rng.choice(links)
-    count = int(rng.choice(values(options, "gpu_counts", GPU_COUNTS)))
+    counts = [int(c) for c in values(options, "gpu_counts", GPU_COUNTS)]
+    within = [c for c in counts if c <= RING_DOMAIN.get(link.id, c)]
+    count = rng.choice(within or counts)
     size = model.params * 2
     seconds = ring_allreduce_seconds(size, count, _one_way(link))
     value, unit, word = _time_unit(seconds, lang)

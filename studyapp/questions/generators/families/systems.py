@@ -24,6 +24,11 @@ from studyapp.questions.model import Kind, Question, Tolerance
 QUANTITIES = ("memory", "bandwidth", "scale_up", "bf16")
 
 
+def _base_sum(chip: Accelerator, gpus: int, quantity: str) -> float:
+    """The total in the per-chip figure's own unit (GB, TB/s, GB/s or TFLOPS)."""
+    return _total(chip, gpus, quantity)[2] * gpus
+
+
 def _total(chip: Accelerator, gpus: int, quantity: str) -> tuple[float, str, float]:
     """(total in the question's unit, unit, per-chip figure in that unit's base)."""
     if quantity == "memory":
@@ -50,7 +55,8 @@ def system_totals(post: str, family: str, keep: Callable[[System], bool]) -> Gen
         total, unit, per_chip = _total(chip, system.gpus, quantity)
         fields = {"system": system.name, "gpus": num(system.gpus, lang), "gpu": chip.name,
                   "per_chip": num(per_chip, lang, 5), "total": num(total, lang, 4),
-                  "unit": unit}
+                  "total_base": num(_base_sum(chip, system.gpus, quantity), lang, 7),
+                  "half": num(per_chip / 2, lang, 5), "unit": unit}
         note = ""
         if quantity == "scale_up":
             note = t("gen.sys.scale_up_note", lang, **fields)
@@ -110,7 +116,8 @@ def tpu_pod(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         )
     quantity = "memory" if variant == "memory" else "bf16"
     total, unit, _ = _total(chip, pod, quantity)
-    fields.update(total=num(total, lang, 4), unit=unit)
+    fields.update(total=num(total, lang, 4), unit=unit,
+                  total_base=num(_base_sum(chip, pod, quantity), lang, 8))
     return Question(
         kind=Kind.NUMERIC, post="tpu", family="tpu-pod", seed=seed, lang=lang,
         prompt=t(f"gen.pod.prompt_{variant}", lang, **fields),

@@ -72,9 +72,10 @@ def training_days(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     fields = {"model": model.name, "params_b": num(n / 1e9, lang, 4),
               "tokens": sci(tokens, lang), "tokens_t": num(tokens / 1e12, lang, 3),
               "gpu": chip.name, "count": num(count, lang), "mfu": num(mfu * 100, lang),
-              "tflops": num(chip.bf16_dense_tflops, lang, 5), "flops": sci(flops, lang),
-              "rate": sci(chip.bf16_dense_tflops * TFLOPS * count * mfu, lang),
-              "seconds": sci(answer * 86400, lang), "days": num(answer, lang, 4)}
+              "tflops": num(chip.bf16_dense_tflops, lang, 5), "flops": sci(flops, lang, 4),
+              "rate": sci(chip.bf16_dense_tflops * TFLOPS * count * mfu, lang, 4),
+              "seconds": sci(answer * 86400, lang), "day_s": num(86400, lang),
+              "days": num(answer, lang, 4)}
     moe = t("gen.train.moe", lang, model=model.name, active_b=num(n / 1e9, lang, 3),
             total_b=num(model.params_b, lang, 4)) if model.active_params_b else ""
     return Question(
@@ -146,6 +147,8 @@ def checkpoint_write(seed: int, lang: str, options: Mapping[str, Any]) -> Questi
     fields = {"model": model.name, "params_b": num(model.params_b, lang, 4),
               "write": num(bandwidth, lang), "size": num(size_value, lang, 4),
               "size_unit": "TB" if in_tb else "GB", "size_gb": num(size / GB, lang, 5),
+              "size_tb": f" = {num(size_value, lang, 4)} TB" if in_tb else "",
+              "unit_def": "1 TB = 10^12 bytes" if in_tb else "1 GB = 10^9 bytes",
               "seconds": num(seconds, lang, 4), "time": num(time_value, lang, 4),
               "time_unit": "min" if in_minutes else "s",
               "time_word": t("gen.word.min" if in_minutes else "gen.word.s", lang)}
