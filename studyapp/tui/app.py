@@ -211,6 +211,12 @@ class StudyApp(App[None]):
 
         self.push_screen(ProgressScreen())
 
+    def action_class_report(self) -> None:
+        from studyapp.tui.screens.class_report import ClassReportScreen
+
+        if not isinstance(self.screen, ClassReportScreen):
+            self.push_screen(ClassReportScreen())
+
     def action_settings(self) -> None:
         from studyapp.tui.screens.settings import SettingsScreen
 
@@ -257,6 +263,11 @@ class StudyApp(App[None]):
         yield SystemCommand(tr("tui.cmd.decks"), tr("tui.cmd.decks_help"), self.action_decks)
         yield SystemCommand(tr("tui.cmd.progress"), tr("tui.cmd.progress_help"),
                             self.action_progress)
+        yield SystemCommand(tr("tui.cmd.class_report"), tr("tui.cmd.class_report_help"),
+                            self.action_class_report)
+        palette_commands = getattr(screen, "palette_commands", None)
+        if callable(palette_commands):  # the screen's own actions on its highlighted row
+            yield from palette_commands()
         yield SystemCommand(tr("tui.cmd.settings"), tr("tui.cmd.settings_help"),
                             self.action_settings)
         yield SystemCommand(tr("tui.cmd.help"), tr("tui.cmd.help_help"), self.action_help)

@@ -1,100 +1,364 @@
-"""Progress per post: new, learning, review and due cards, from the service's overview.
+"""The learner's progress review: posts, retention, calendar, forecast, weak cards.
 
-A first, simple screen. Deeper statistics (retention, heat map, forecast,
-streak, leeches) belong below the table: ``stats_panels`` is where they go
-once the service offers them.
+Everything comes from ``studyapp.progress.learner_stats`` in one call on the
+service thread. Enter opens a post's cards or a card's details; ``x``
+suspends or resumes a weak card or a leech and the row shows it at once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.coordinate import Coordinate
+from textual.geometry import Region
+from textual.markup import escape
 from textual.widget import Widget
-from textual.widgets import DataTable, Footer, Label
+from textual.widgets import DataTable, Footer, Label, Static
 
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.strings import t
+from studyapp.tui.text import visible
+from studyapp.tui.widgets.forecast import DueForecast
+from studyapp.tui.widgets.heatmap import ReviewHeatmap
 from studyapp.tui.widgets.post_row import fit
+from studyapp.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
-    from studyapp.study import Overview
+    from studyapp.progress import CardLine, LearnerStats
+    from studyapp.study import StudyService
+
+CSS = Path(__file__).parent / "progress.tcss"
+CARD_TABLES = ("weakest-table", "leeches-table")
+LEECH_MARK = "⚑"
+
+
+# -- formatting shared by the progress screens --------------------------------------
+
+
+def plain_text(text: str, width: int | None = None) -> Text:
+    """Deck or user text for a table cell: never markup, control characters shown."""
+    shown = visible(text)
+    return Text(fit(shown, width) if width else shown)
+
+
+def percent(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
+
+def duration(ms: int) -> str:
+    """Time studied, short: ``45 s``, ``12 min``, ``3 h 05 min``."""
+    seconds = round(ms / 1000)
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = seconds // 60
+    if minutes < 60:
+        return f"{minutes} min"
+    return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def days_text(days: int, lang: str) -> str:
+    return t("tui.stats.days_one", lang) if days == 1 else t("tui.stats.days_many", lang,
+                                                               n=days)
+
+
+def card_name(deck_id: str, card_key: str) -> str:
+    return f"{deck_id}/{card_key}"
+
+
+def card_state_text(stage: int, suspended: bool, leech: bool, lang: str) -> str:
+    """``review``, ``relearning ⚑`` (a leech), ``suspended ⚑``…, localised."""
+    word = t("tui.stats.suspended", lang) if suspended else t(f"tui.stats.stage.{stage}", lang)
+    return f"{word} {LEECH_MARK}" if leech else word
+
+
+def scroll_row_into_view(body: VerticalScroll, table: DataTable[object]) -> None:
+    """Tables grow to their full height, so the page scrolls to the cursor instead."""
+    if not table.row_count:
+        return
+    top = table.virtual_region.y + table.header_height + table.cursor_row
+    body.scroll_to_region(Region(0, top, 1, 1), animate=False, immediate=True)
+
+
+@dataclass(frozen=True)
+class ProgressView:
+    """The screen's data: the learner's stats and which listed cards are suspended."""
+
+    stats: LearnerStats
+    suspended: frozenset[tuple[str, str]]
+
+
+def load_progress(service: StudyService) -> ProgressView:
+    """Runs on the service thread: stats, plus the suspended flag the card lines lack."""
+    from studyapp.progress import learner_stats
+    from studyapp.store.progress import card_states
+
+    stats = learner_stats(service)
+    rows = card_states(service.store, service.profile.id)
+    listed = {(c.deck_id, c.card_key) for c in (*stats.weakest, *stats.leeches)}
+    suspended = frozenset(key for key in listed if key in rows and rows[key].suspended)
+    return ProgressView(stats, suspended)
+
+
+# -- the screen ------------------------------------------------------------------------
 
 
 class ProgressScreen(StudyScreen):
-    """A table of the twelve posts; Enter studies the highlighted one."""
+    """Posts, retention, calendar and forecast; weak cards and leeches to act on."""
 
-    CSS_PATH = Path(__file__).parent / "pages.tcss"
+    CSS_PATH = CSS
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "study", "tui.key.study", id="progress.study"),
+        Binding("enter", "open", "tui.key.open", id="progress.open"),
+        Binding("x", "suspend", "tui.key.suspend", id="progress.suspend"),
+        Binding("c", "class_report", "tui.key.class_report", id="progress.class_report"),
         Binding("escape", "back", "tui.key.back", id="progress.back"),
     ]
 
     def __init__(self) -> None:
         super().__init__(id="progress-screen")
-        self.overview: Overview | None = None
+        self.view: ProgressView | None = None
+        self.suspended: set[tuple[str, str]] = set()
+        self.card_lines: dict[str, list[CardLine]] = {name: [] for name in CARD_TABLES}
+
+    @property
+    def stats(self) -> LearnerStats | None:
+        return self.view.stats if self.view else None
+
+    @property
+    def overview(self) -> LearnerStats | None:
+        """Set once the figures are on screen (the same moment as ``stats``)."""
+        return self.stats
 
     def compose(self) -> ComposeResult:
-        yield Label(self.tr("tui.progress.title"), classes="screen-title")
+        tr = self.tr
+        yield Label(tr("tui.stats.title"), classes="screen-title")
         with VerticalScroll(id="progress-body"):
-            yield DataTable(id="progress-table", cursor_type="row", zebra_stripes=True)
-            yield Label("", id="progress-totals")
-            yield from self.stats_panels()
+            yield Static(tr("tui.stats.loading"), id="stats-summary", markup=False)
+            yield RowTable(id="progress-table")
+            yield Label("", id="heatmap-title", classes="subheading", markup=False)
+            yield ReviewHeatmap(weekdays=tr("tui.stats.weekdays").split(","),
+                                months=tr("tui.stats.months").split(","),
+                                less=tr("tui.stats.less"), more=tr("tui.stats.more"),
+                                id="heatmap")
+            yield Label("", id="forecast-title", classes="subheading", markup=False)
+            yield DueForecast(today=tr("tui.stats.forecast_today"),
+                              later=tr("tui.stats.forecast_later"), id="forecast")
+            yield from self.card_panel("weakest")
+            yield from self.card_panel("leeches")
         yield Footer()
 
-    def stats_panels(self) -> Iterable[Widget]:
-        """Extra statistics under the table (none yet; see the module docstring)."""
-        return ()
+    def card_panel(self, name: str) -> Iterable[Widget]:
+        yield Label(self.tr(f"tui.stats.{name}"), classes="subheading")
+        yield RowTable(id=f"{name}-table", classes="card-table")
+        yield Label(self.tr("tui.stats.none"), id=f"{name}-none", classes="hint")
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.query_one(DataTable).focus()
+        self.query_one("#progress-table", DataTable).focus()
         self.load()
 
+    async def on_screen_resume(self) -> None:
+        await super().on_screen_resume()
+        if self.view is not None:
+            self.load()  # a card may have been suspended in a drill-down
+
     def after_language_change(self) -> None:
-        self.load()
+        self.query_one("#progress-table", DataTable).focus()
 
     @work(exclusive=True, group="progress", exit_on_error=False)
     async def load(self) -> None:
-        lang = self.lang
-        self.overview = await self.study_app.backend.call(lambda service: service.overview(lang))
-        self.fill(self.overview)
+        view = await self.study_app.backend.call(load_progress)
+        self.fill(view)
+        self.view = view
+        self.refresh_bindings()
 
-    def fill(self, overview: Overview) -> None:
-        table = self.query_one(DataTable)
+    # -- filling the panels ------------------------------------------------------------
+
+    def fill(self, view: ProgressView) -> None:
+        stats = view.stats
+        self.suspended = set(view.suspended)
+        self.query_one("#stats-summary", Static).update(self.summary_text(stats))
+        self.fill_posts(stats)
+        heat = stats.reviews_per_day
+        self.query_one("#heatmap-title", Label).update(self.tr(
+            "tui.stats.heatmap", total=sum(n for _, n in heat),
+            busiest=max((n for _, n in heat), default=0)))
+        self.query_one(ReviewHeatmap).update(heat)
+        forecast = stats.due_forecast
+        self.query_one("#forecast-title", Label).update(self.tr(
+            "tui.stats.forecast", week=sum(n for _, n in forecast[:7]),
+            month=sum(n for _, n in forecast)))
+        self.query_one(DueForecast).update(forecast)
+        self.fill_cards("weakest-table", list(stats.weakest))
+        self.fill_cards("leeches-table", list(stats.leeches))
+
+    def summary_text(self, stats: LearnerStats) -> str:
+        tr, lang = self.tr, self.lang
+        return "\n".join((
+            tr("tui.stats.line_time", streak=days_text(stats.streak_days, lang),
+               today=duration(stats.time_today_ms), total=duration(stats.time_total_ms)),
+            tr("tui.stats.line_reviews", reviews=stats.reviews_total,
+               today=stats.reviews_today, accuracy=percent(stats.accuracy),
+               due=stats.due_today, new=stats.new_left_today),
+            tr("tui.stats.line_retention", all=percent(stats.retention_30d),
+               young=percent(stats.retention_young), mature=percent(stats.retention_mature),
+               desired=percent(stats.desired_retention)),
+        ))
+
+    def fill_posts(self, stats: LearnerStats) -> None:
+        table: DataTable[object] = self.query_one("#progress-table", DataTable)
+        row = table.cursor_row
         table.clear(columns=True)
-        columns = ("post", "total", "new", "learning", "review", "due", "read")
-        for column in columns:
-            table.add_column(Text(self.tr(f"tui.progress.{column}")), key=column)
-        yes, no = self.tr("tui.progress.yes"), self.tr("tui.progress.no")
-        for post in overview.posts:
-            table.add_row(Text(fit(post.title, 30)), post.total, post.new, post.learning,
-                          post.review, post.due, yes if post.read else no, key=post.slug)
-        self.query_one("#progress-totals", Label).update(self.tr(
-            "tui.progress.totals", due=overview.due_today, new=overview.new_left,
-            done=overview.reviews_done_today))
+        for column in ("post", "new", "learning", "review", "mastery", "due", "accuracy"):
+            table.add_column(Text(self.tr(f"tui.stats.col.{column}")), key=column)
+        for post in stats.posts:
+            table.add_row(Text(fit(post.title, 26)), post.new, post.learning, post.review,
+                          percent(post.mastery), post.due, percent(post.accuracy),
+                          key=post.slug)
+        if table.row_count:
+            table.move_cursor(row=min(row, table.row_count - 1), animate=False)
+
+    def fill_cards(self, table_id: str, lines: list[CardLine]) -> None:
+        table: DataTable[object] = self.query_one(f"#{table_id}", DataTable)
+        row = table.cursor_row
+        self.card_lines[table_id] = lines
+        table.clear(columns=True)
+        for column in ("card", "post", "lapses", "accuracy", "recall", "state"):
+            table.add_column(Text(self.tr(f"tui.stats.col.{column}")), key=column)
+        for line in lines:
+            table.add_row(plain_text(card_name(line.deck_id, line.card_key), 22),
+                          plain_text(line.post, 12), line.lapses, percent(line.accuracy),
+                          percent(line.retrievability), self.state_cell(line))
+        table.display = bool(lines)
+        self.query_one(f"#{table_id.replace('-table', '-none')}").display = not lines
+        if table.row_count:
+            table.move_cursor(row=min(row, table.row_count - 1), animate=False)
+
+    def state_cell(self, line: CardLine) -> Text:
+        suspended = (line.deck_id, line.card_key) in self.suspended
+        text = Text(card_state_text(line.stage, suspended, line.leech, self.lang))
+        if suspended:
+            text.stylize("italic")
+        return text
+
+    # -- what the highlighted row is ------------------------------------------------------
+
+    def focused_table(self) -> DataTable[object] | None:
+        focused = self.focused
+        return focused if isinstance(focused, DataTable) else None
+
+    def highlighted_card(self) -> CardLine | None:
+        table = self.focused_table()
+        if table is None or table.id not in CARD_TABLES or not table.row_count:
+            return None
+        lines = self.card_lines[table.id]
+        return lines[table.cursor_row] if table.cursor_row < len(lines) else None
+
+    def highlighted_post(self) -> tuple[str, str] | None:
+        table = self.focused_table()
+        if (self.stats is None or table is None or table.id != "progress-table"
+                or not table.row_count):
+            return None
+        post = self.stats.posts[table.cursor_row]
+        return post.slug, post.title
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.has_focus:
+            scroll_row_into_view(self.query_one("#progress-body", VerticalScroll),
+                             event.data_table)
+        self.refresh_bindings()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        """Enter on the table itself (it takes the key before the screen does)."""
+        """Enter on a table (the table takes the key before the screen does)."""
         event.stop()
-        self.action_study()
+        self.action_open()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "study":
-            return self.overview is not None
+        if action == "open":
+            return self.highlighted_post() is not None or self.highlighted_card() is not None
+        if action == "suspend":
+            return self.highlighted_card() is not None
+        if action == "class_report":
+            return self.view is not None
         return True
 
-    def action_study(self) -> None:
-        table = self.query_one(DataTable)
-        if self.overview is None or not table.row_count:
+    # -- actions ------------------------------------------------------------------------
+
+    def action_open(self) -> None:
+        post = self.highlighted_post()
+        if post is not None:
+            from studyapp.tui.screens.post_cards import PostCardsScreen
+
+            self.app.push_screen(PostCardsScreen(*post))
             return
-        slug = self.overview.posts[table.cursor_row].slug
-        self.study_app.study_post(slug)
+        card = self.highlighted_card()
+        if card is not None:
+            from studyapp.tui.screens.card_detail import CardDetailScreen
+
+            self.app.push_screen(CardDetailScreen(card.deck_id, card.card_key))
+
+    def action_suspend(self) -> None:
+        card = self.highlighted_card()
+        if card is not None:
+            self.toggle_suspended(card.deck_id, card.card_key)
+
+    @work(group="suspend", exit_on_error=False)
+    async def toggle_suspended(self, deck_id: str, card_key: str) -> None:
+        key = (deck_id, card_key)
+        suspend = key not in self.suspended
+        changed = await self.study_app.backend.call(
+            lambda service: service.set_suspended(deck_id, card_key, suspend))
+        name = visible(card_name(deck_id, card_key))
+        if not changed:
+            self.notify(self.tr("tui.stats.never_answered", card=name), markup=False)
+            return
+        if suspend:
+            self.suspended.add(key)
+        else:
+            self.suspended.discard(key)
+        self.refresh_card_states()
+        self.notify(self.tr("tui.stats.suspended_now" if suspend else "tui.stats.resumed_now",
+                            card=name), markup=False)
+
+    def refresh_card_states(self) -> None:
+        """Only the state cells change: the cursor stays where it was."""
+        for table_id in CARD_TABLES:
+            table: DataTable[object] = self.query_one(f"#{table_id}", DataTable)
+            for index, line in enumerate(self.card_lines[table_id]):
+                table.update_cell_at(Coordinate(index, 5), self.state_cell(line))
+
+    def action_class_report(self) -> None:
+        self.study_app.action_class_report()
 
     def action_back(self) -> None:
         self.dismiss(None)
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        """The highlighted row's actions, for the command palette."""
+        tr = self.tr
+        post = self.highlighted_post()
+        if post is not None:
+            yield SystemCommand(tr("tui.cmd.post_cards", title=escape(post[1])),
+                                tr("tui.cmd.post_cards_help"), self.action_open)
+        card = self.highlighted_card()
+        if card is not None:
+            name = escape(visible(card_name(card.deck_id, card.card_key)))
+            yield SystemCommand(tr("tui.cmd.card_detail", card=name),
+                                tr("tui.cmd.card_detail_help"), self.action_open)
+            suspended = (card.deck_id, card.card_key) in self.suspended
+            yield SystemCommand(tr("tui.cmd.unsuspend" if suspended else "tui.cmd.suspend",
+                                   card=name), tr("tui.cmd.suspend_help"),
+                                self.action_suspend)
+
+
+__all__ = ["ProgressScreen", "ProgressView", "load_progress"]
