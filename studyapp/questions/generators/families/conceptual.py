@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from studyapp.catalog import load_catalog
-from studyapp.catalog.models import Accelerator
+from studyapp.catalog.models import Accelerator, Model
 from studyapp.i18n import t
 from studyapp.infra import usable_bytes, weights_bytes
 from studyapp.infra.units import GB
@@ -180,14 +180,21 @@ def bottleneck(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     rng = random.Random(seed)
     catalog = load_catalog()
     scenario = str(rng.choice(values(options, "scenarios", SCENARIOS)))
-    chip = rng.choice(entries(catalog.accelerators, options, "gpus"))
-    usable = usable_bytes(chip.memory_bytes)
     dense = [m for m in catalog.models if m.active_params_b is None]
-    # on one chip the model must fit, or "memory capacity" would be right too;
-    # a prefill prompt must also be within the model's context window
-    fitting = [m for m in dense if weights_bytes(m.params, "bf16") <= usable
-               and (scenario != "prefill" or m.context_length >= PREFILL_TOKENS)]
-    model = rng.choice(fitting or dense or list(catalog.models))
+
+    def fitting(chip: Accelerator) -> list[Model]:
+        """On one chip the model must fit, or "memory capacity" would be right too;
+        a prefill prompt must also be within the model's context window."""
+        return [m for m in dense
+                if weights_bytes(m.params, "bf16") <= usable_bytes(chip.memory_bytes)
+                and (scenario != "prefill" or m.context_length >= PREFILL_TOKENS)]
+
+    chips = entries(catalog.accelerators, options, "gpus")
+    if scenario in ("decode", "prefill"):
+        chips = [c for c in chips if fitting(c)] or chips
+    chip = rng.choice(chips)
+    usable = usable_bytes(chip.memory_bytes)
+    model = rng.choice(fitting(chip) or dense or list(catalog.models))
     if scenario == "capacity":
         bigger = [m for m in catalog.models if weights_bytes(m.params, "bf16") > 1.2 * usable]
         model = rng.choice(bigger) if bigger else model

@@ -1,0 +1,179 @@
+"""Worked explanations show every intermediate figure; wording reads right in both languages.
+
+A learner must be able to redo each step from the explanation alone: the
+figures below are recomputed here and looked for in the text.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+import pytest
+
+from studyapp.catalog import load_catalog
+from studyapp.infra import kv_bytes_per_token, usable_bytes, weights_bytes
+from studyapp.infra.shapes import kv_shape
+from studyapp.questions.generators import families, get_family
+from studyapp.questions.generators.drawing import instance_seed
+from studyapp.questions.generators.wording import num, sci
+from studyapp.questions.model import Question
+
+LANGS = ("es", "en")
+RUNS = 200
+
+
+@cache
+def run(name: str, lang: str) -> tuple[Question, ...]:
+    family = families()[name]
+    return tuple(family.generate(instance_seed(77, i), lang, {}) for i in range(RUNS))
+
+
+def text(q: Question) -> str:
+    return " ".join([q.prompt, q.explanation, *(q.choices or ()), str(q.answer)])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_decode_ceiling_divides_bandwidth_by_the_weight_bytes(lang: str) -> None:
+    options = {"models": ["llama-3.1-8b"], "gpus": ["b200"], "dtypes": ["bf16"]}
+    q = get_family("decode-ceiling").generate(0, lang, options)
+    weights = num(16.06, lang, 4)
+    assert f"{weights} GB" in q.explanation  # the weights in GB, not just params × bytes
+    # the division with both numbers, in matching units, and its result
+    assert f"{num(8000, lang)} GB/s / {weights} GB = {num(498.1, lang, 4)} tokens/s" in (
+        q.explanation)
+    assert "10^9" in q.explanation and ("lote 1" if lang == "es" else "batch 1") in q.explanation
+    assert q.answer == pytest.approx(8e12 / 16.06e9, rel=1e-4)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_decode_compare_shows_both_ceilings_in_gb_per_s(lang: str) -> None:
+    options = {"models": ["llama-3.1-8b"], "gpus": ["b200", "h100-sxm"]}
+    q = get_family("decode-compare").generate(0, lang, options)
+    weights = num(16.06, lang, 4)
+    assert f"{num(8000, lang)} GB/s / {weights} GB" in q.explanation
+    assert f"{num(3350, lang)} GB/s / {weights} GB" in q.explanation
+
+
+@pytest.mark.parametrize("name", ["fits-on-gpu", "min-gpus"])
+@pytest.mark.parametrize("lang", LANGS)
+def test_kv_step_multiplies_the_per_token_bytes(name: str, lang: str) -> None:
+    catalog = load_catalog()
+    for q in run(name, lang)[:50]:
+        model = catalog.models[q.params["model"]]
+        per_token = kv_bytes_per_token(kv_shape(model), q.params["dtype"])
+        context = num(q.params["context"], lang)
+        assert f"{num(per_token, lang, 6)} B/token × {context} tokens" in q.explanation
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_prefill_divides_flops_by_the_sustained_rate(lang: str) -> None:
+    for q in run("prefill-time", lang)[:50]:
+        p = q.params
+        chip = load_catalog().accelerators[p["gpu"]]
+        flops = 2 * p["params_active"] * p["tokens"]
+        rate = chip.bf16_dense_tflops * 1e12 * p["utilisation"]
+        assert f"({sci(flops, lang, 4)} FLOP) / ({sci(rate, lang, 4)} FLOP/s)" in q.explanation
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_max_context_shows_the_quotient_before_rounding(lang: str) -> None:
+    word = "redondeado hacia abajo" if lang == "es" else "rounded down"
+    for q in run("max-context-that-fits", lang)[:50]:
+        assert f"{word}: {num(float(q.answer), lang)}" in q.explanation
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_system_totals_show_the_sum_before_the_unit_change(lang: str) -> None:
+    options = {"systems": ["hgx-h200"], "quantities": ["memory"]}
+    q = get_family("hgx-node-totals").generate(0, lang, options)
+    assert f"8 × 141 GB = {num(1128, lang)} GB = {num(1.128, lang, 4)} TB" in q.explanation
+    options = {"systems": ["hgx-h200"], "quantities": ["scale_up"]}
+    q = get_family("hgx-node-totals").generate(0, lang, options)
+    assert "900 GB/s / 2 = 450 GB/s" in q.explanation
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_training_days_divide_seconds_by_seconds_per_day(lang: str) -> None:
+    q = run("training-days", lang)[0]
+    assert f"/ {num(86400, lang)} s" in q.explanation
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_young_daly_names_the_checkpoint_cost(lang: str) -> None:
+    q = run("checkpoint-interval", lang)[0]
+    assert f"C = {num(q.params['checkpoint_seconds'], lang)} s" in q.explanation
+
+
+@pytest.mark.parametrize("name", list(families()))
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_raw_message_key_reaches_the_learner(name: str, lang: str) -> None:
+    for q in run(name, lang):
+        assert not re.search(r"\bgen\.[a-z]", text(q)), text(q)
+
+
+@pytest.mark.parametrize("name", list(families()))
+def test_dtypes_are_upper_case_in_prose(name: str) -> None:
+    for lang in LANGS:
+        for q in run(name, lang):
+            assert not re.search(r"\b(bf16|fp8|fp16|fp32|fp4|int4|int8)\b",
+                                 q.prompt + " " + q.explanation), q.prompt
+
+
+@pytest.mark.parametrize("name", list(families()))
+def test_spanish_text_has_no_english_leftovers(name: str) -> None:
+    english = re.compile(r"\b(also|runtime|framework|bridge|torus|gen|the|with|of|per)\b")
+    for q in run(name, "es"):
+        assert not english.search(text(q)), text(q)
+
+
+def test_a_single_sequence_is_singular() -> None:
+    options = {"batches": [1]}
+    for lang, wrong in (("es", "1 secuencias"), ("en", "1 sequences")):
+        for seed in range(20):
+            q = get_family("kv-cache-total").generate(seed, lang, options)
+            assert wrong not in q.prompt + q.explanation
+
+
+def test_fit_question_agrees_with_its_subject() -> None:
+    q = get_family("fits-on-gpu").generate(0, "en", {})
+    assert q.prompt.startswith("Does ")
+    assert get_family("fits-on-gpu").generate(0, "es", {}).prompt.startswith("¿Cabe ")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_bottleneck_answers_the_limit_of_each_scenario(lang: str) -> None:
+    limit = {"decode": "res_bandwidth", "prefill": "res_compute", "capacity": "res_capacity",
+             "network": "res_network", "storage": "res_storage", "scale_up": "res_scale_up"}
+    from studyapp.i18n import t
+
+    catalog = load_catalog()
+    for q in run("bottleneck", lang):
+        scenario = q.params["scenario"]
+        assert q.answer == t(f"gen.neck.{limit[scenario]}", lang)
+        if scenario in ("decode", "prefill"):  # else "memory capacity" would be right too
+            model = catalog.models[q.params["model"]]
+            chip = catalog.accelerators[q.params["gpu"]]
+            assert weights_bytes(model.params, "bf16") <= usable_bytes(chip.memory_bytes)
+
+
+def test_no_dense_fp8_figure_only_where_the_chip_has_no_fp8() -> None:
+    """Gaudi 2 runs FP8 without an official dense figure: it must not teach "none"."""
+    for seed in range(300):
+        q = get_family("low-precision-speedup").generate(seed, "en", {"precisions": ["fp8"]})
+        if q.params["low_tflops"] is None:
+            assert q.params["gpu"] in ("a100-80gb", "tpu-v5e")
+
+
+def test_ring_stays_within_its_scale_up_domain() -> None:
+    for seed in range(100):
+        q = get_family("ring-allreduce").generate(
+            seed, "en", {"links": ["infinity-fabric-mi300"], "gpu_counts": [2, 8, 64, 256]})
+        assert q.params["gpus"] <= 8
+
+
+def test_nvidia_scale_up_answer_holds_for_bridged_cards() -> None:
+    """H200 NVL and H100 PCIe join over NVLink bridges, not NVSwitch."""
+    for gpu in ("h200-nvl", "h100-pcie"):
+        q = get_family("scale-up-fabric").generate(0, "en", {"gpus": [gpu]})
+        assert q.answer == "NVLink"
