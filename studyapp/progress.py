@@ -196,19 +196,24 @@ def study_day_shift(now: datetime, rollover: int) -> timedelta:
 
 
 def _streak(service: StudyService, today: date, recent: list[int], rollover: int) -> int:
-    """Consecutive study days with reviews, ending today (or yesterday, if not yet today)."""
-    from studyapp.store.stats import reviews_per_bucket
+    """Consecutive study days with reviews, ending today (or yesterday, if not yet today).
 
-    counts = list(reversed(recent))  # counts[i] is today - i days
-    i = 1 if counts and counts[0] == 0 else 0
+    ``recent`` holds the last days' review counts (oldest first); older days
+    are checked with EXISTS in blocks, so a years-long streak stays cheap.
+    """
+    from studyapp.store.stats import studied_in_buckets
+
+    studied = [n > 0 for n in reversed(recent)]  # studied[i] is today - i days
+    i = 1 if studied and not studied[0] else 0
     streak = 0
+    block = 120
     while streak < 36500:
-        if i >= len(counts):
-            first = today - timedelta(days=len(counts) + HEATMAP_DAYS - 1)
-            older = reviews_per_bucket(service.store, service.profile.id,
-                                       day_boundaries(first, HEATMAP_DAYS, rollover))
-            counts += list(reversed(older))
-        if counts[i] == 0:
+        if i >= len(studied):
+            first = today - timedelta(days=len(studied) + block - 1)
+            older = studied_in_buckets(service.store, service.profile.id,
+                                       day_boundaries(first, block, rollover))
+            studied += list(reversed(older))
+        if not studied[i]:
             break
         streak += 1
         i += 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import cache
 from itertools import pairwise
 from typing import Any
 
@@ -19,6 +20,7 @@ from sqlalchemy import (
     ColumnElement,
     Date,
     and_,
+    bindparam,
     case,
     cast,
     extract,
@@ -284,6 +286,40 @@ def reviews_per_bucket(store: Store, profile_id: int,
     with store.sessions() as session:
         return _bucket_counts(session, ReviewLog.reviewed_at,
                               [ReviewLog.profile_id == profile_id], bounds)
+
+
+def studied_in_buckets(store: Store, profile_id: int,
+                       bounds: Sequence[datetime]) -> list[bool]:
+    """Whether any review falls in each [bounds[i], bounds[i+1]): for streaks.
+
+    EXISTS stops at the first row, so a long streak costs one index seek per
+    day instead of counting every review of every day.
+    """
+    if len(bounds) < 2:
+        return []
+    found: list[bool] = []
+    chunk = 200
+    with store.sessions() as session:
+        for first in range(0, len(bounds) - 1, chunk):
+            part = bounds[first:first + chunk + 1]
+            params: dict[str, Any] = {"profile_id": profile_id}
+            for n, (lo, hi) in enumerate(pairwise(part)):
+                params[f"lo{n}"], params[f"hi{n}"] = lo, hi
+            row = session.execute(_exists_per_bucket(len(part) - 1), params).one()
+            found.extend(bool(v) for v in row)
+    return found
+
+
+@cache
+def _exists_per_bucket(buckets: int) -> Any:
+    """The EXISTS-per-bucket SELECT, built once per size (building it costs more than running)."""
+    def exists(n: int) -> Any:
+        return select(ReviewLog.id).where(
+            ReviewLog.profile_id == bindparam("profile_id"),
+            ReviewLog.reviewed_at >= bindparam(f"lo{n}", type_=UTCDateTime()),
+            ReviewLog.reviewed_at < bindparam(f"hi{n}", type_=UTCDateTime())).exists()
+
+    return select(*(exists(n) for n in range(buckets)))
 
 
 def due_per_bucket(store: Store, profile_id: int, bounds: Sequence[datetime]) -> list[int]:
