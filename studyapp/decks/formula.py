@@ -22,6 +22,7 @@ from typing import Any
 from simpleeval import InvalidExpression, SimpleEval
 
 from studyapp.decks.text import plain_text
+from studyapp.infra.units import DTYPE_BYTES as UNIT_DTYPE_BYTES
 
 MAX_FORMULA_LENGTH = 500
 MAX_FORMULA_NODES = 200
@@ -30,15 +31,7 @@ MAX_EXPONENT = 1_000
 MAX_INT_BITS = 4_096
 MAX_ROUND_DIGITS = 20
 
-DTYPE_BYTES: Mapping[str, float] = {
-    "fp32": 4,
-    "fp16": 2,
-    "bf16": 2,
-    "fp8": 1,
-    "int8": 1,
-    "fp4": 0.5,
-    "int4": 0.5,
-}
+DTYPE_BYTES: Mapping[str, float] = UNIT_DTYPE_BYTES
 """Bytes per value of each dtype, as DESIGN.md fixes them."""
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
+from studyapp.catalog.posts import POST_SLUGS
 from studyapp.decks.formula import (
     RESERVED_NAMES,
     EntryView,
@@ -45,7 +46,6 @@ from studyapp.decks.model import (
 from studyapp.decks.problems import DeckError, Problem, sorted_unique
 from studyapp.decks.schema import (
     CARD_TYPES,
-    POST_SLUGS,
     UNION_TAGS,
     ByLanguage,
     CardModel,

@@ -27,21 +27,6 @@ from pydantic import (
 
 LANGUAGES: tuple[str, ...] = ("es", "en")
 
-POST_SLUGS: tuple[str, ...] = (
-    "intro",
-    "hbm-kv-cache",
-    "h100",
-    "h200",
-    "blackwell",
-    "mi350",
-    "tpu",
-    "trainium",
-    "gaudi",
-    "hgx",
-    "nvlink-infiniband",
-    "storage-checkpoints",
-)
-"""The twelve post slugs (DESIGN.md); every card belongs to one."""
 
 CARD_TYPES: tuple[str, ...] = ("choice", "truefalse", "numeric", "text", "generated")
 
