@@ -5,9 +5,11 @@ Benchmarks in tests/perf run only when asked for (``python -m pytest tests/perf`
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from backends import PG_URL, fresh_pg_schema
 
 PERF = Path(__file__).parent / "perf"
 
@@ -30,3 +32,21 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.delenv("STUDYAPP_DB", raising=False)
     monkeypatch.delenv("STUDYAPP_PROFILE", raising=False)
     return home
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A URL to an empty PostgreSQL schema of its own (skipped without a server)."""
+    if not PG_URL:
+        pytest.skip("STUDYAPP_TEST_PG is not set")
+    with fresh_pg_schema() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database on each backend."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'progress.sqlite3'}"
+        return
+    yield request.getfixturevalue("pg_url")

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, insert, select, text
+from backends import PG_URL, fresh_pg_schema
+from sqlalchemy import insert, select, text
 from sqlalchemy.engine import make_url
 
 from studyapp.catalog.posts import POST_SLUGS
@@ -30,7 +31,6 @@ from studyapp.store import Store, open_store
 from studyapp.store.models import CardState, ReviewLog
 from studyapp.store.progress import ensure_profile
 
-PG_URL = os.environ.get("STUDYAPP_TEST_PG")
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
 
@@ -163,16 +163,6 @@ def populate(store: Store, name: str, cards: int, logs: int, *, days: int = 730,
 
 # -- backends -----------------------------------------------------------------------
 
-def _pg_admin(statement: str) -> None:
-    assert PG_URL
-    engine = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-    try:
-        with engine.connect() as conn:
-            conn.execute(text(statement))
-    finally:
-        engine.dispose()
-
-
 @pytest.fixture(params=["sqlite", "postgresql"])
 def bench_url(request: pytest.FixtureRequest, tmp_path: Path,
               monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
@@ -182,13 +172,8 @@ def bench_url(request: pytest.FixtureRequest, tmp_path: Path,
         return
     if not PG_URL:
         pytest.skip("STUDYAPP_TEST_PG is not set")
-    schema = f"bench_{uuid.uuid4().hex[:12]}"
-    _pg_admin(f"CREATE SCHEMA {schema}")
-    try:
-        yield make_url(PG_URL).update_query_dict(
-            {"options": f"-csearch_path={schema}"}).render_as_string(hide_password=False)
-    finally:
-        _pg_admin(f"DROP SCHEMA {schema} CASCADE")
+    with fresh_pg_schema() as url:
+        yield url
 
 
 # -- benchmarks ---------------------------------------------------------------------
