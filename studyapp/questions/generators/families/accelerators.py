@@ -370,7 +370,9 @@ def perf_per_watt(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         kind=Kind.CHOICE, post="gaudi", family="perf-per-watt", seed=seed, lang=lang,
         prompt=t(f"gen.ppw.prompt_{metric}", lang),
         explanation=join_steps(*lines, t("gen.ppw.verdict", lang, gpu=best.name),
-                               t("gen.ppw.why", lang), t("gen.convention.dense", lang)),
+                               t("gen.ppw.why", lang),
+                               t("gen.convention.dense" if metric == "tflops"
+                                 else "gen.convention.gb", lang)),
         answer=best.name, choices=choices,
         params={"gpus": [c.id for c in group], "metric": metric, "best": best.id,
                 "per_watt": {c.id: significant(per_watt(c, metric), 4) for c in group}},
