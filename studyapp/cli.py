@@ -558,7 +558,9 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, seed: 
     if as_json:
         echo_json(records)
         return
-    for number, record in enumerate(records, 1):
+    from studyapp.questions.grading import expected_display
+
+    for number, (question, record) in enumerate(zip(questions, records, strict=True), 1):
         click.echo(f"[{number}/{len(records)}] {record['family']} ({record['post']}, "
                    f"{record['kind']}, seed {record['seed']})")
         click.echo(record["prompt"])
@@ -567,9 +569,10 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, seed: 
         answer = record["answer"]
         if isinstance(answer, bool):
             answer = t("gen.word.yes" if answer else "gen.word.no", lang)
-        unit = f" {record['unit']}" if record["unit"] else ""
+        elif isinstance(answer, float):
+            answer = expected_display(question)  # the learner's language and unit
         tolerance = f" (±{record['tolerance']})" if record["tolerance"] else ""
-        click.echo(f"{t('gen.cli.answer', lang)}: {answer}{unit}{tolerance}")
+        click.echo(f"{t('gen.cli.answer', lang)}: {answer}{tolerance}")
         click.echo(record["explanation"])
         click.echo("")
 
