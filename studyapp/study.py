@@ -467,6 +467,9 @@ class StudySession:
             return Outcome(verdict, recorded=False, needs_rating=False)
         pending.response = response
         pending.verdict = verdict
+        if self.practice:  # cramming: counted for the session, never scheduled
+            self._record(Rating.GOOD if verdict.correct else Rating.AGAIN)
+            return Outcome(verdict, recorded=False, needs_rating=False)
         if not verdict.correct:
             self._record(Rating.AGAIN)
             return Outcome(verdict, recorded=True, needs_rating=False)

@@ -138,6 +138,16 @@ def test_undo_restores_the_card_and_removes_the_log(tmp_path: Path) -> None:
 
 def test_practice_changes_nothing(tmp_path: Path) -> None:
     svc = service(tmp_path, Clock())
+    session = svc.start(SessionKind.PRACTICE, post="tpu", seed=2)
+    first = session.next()
+    assert first is not None
+    right = session.submit(right_answer(first.question))
+    assert not right.needs_rating and not right.recorded  # nothing to schedule
+    second = session.next()
+    assert second is not None
+    wrong = session.submit(wrong_answer(second.question))
+    assert not wrong.recorded
+    assert (session.answered, session.correct) == (2, 1)
     answered = answer_all(svc, SessionKind.PRACTICE, post="tpu", limit=5)
     assert answered == 5
     from studyapp.store.progress import card_states, review_count
