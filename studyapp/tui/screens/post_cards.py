@@ -221,7 +221,7 @@ class PostCardsScreen(StudyScreen):
         self.cards[index] = updated
         table: DataTable[object] = self.query_one(DataTable)
         for column, value in enumerate(self.row_cells(updated, self.data.now)):
-            table.update_cell_at(Coordinate(index, column), value)
+            table.update_cell_at(Coordinate(index, column), value, update_width=True)
         self.query_one("#cards-summary", Static).update(self.summary(self.cards, self.data.now))
         self.refresh_bindings()
         self.notify(self.tr("tui.stats.suspended_now" if suspend else "tui.stats.resumed_now",

@@ -218,8 +218,9 @@ class ProgressScreen(StudyScreen):
         table.clear(columns=True)
         for column in ("post", "new", "learning", "review", "mastery", "due", "accuracy"):
             table.add_column(Text(self.tr(f"tui.stats.col.{column}")), key=column)
+        title_width = 26 if self.size.width >= 78 else 16  # narrow terminals scroll less
         for post in stats.posts:
-            table.add_row(Text(fit(post.title, 26)), post.new, post.learning, post.review,
+            table.add_row(Text(fit(post.title, title_width)), post.new, post.learning, post.review,
                           percent(post.mastery), post.due, percent(post.accuracy),
                           key=post.slug)
         if table.row_count:
@@ -233,7 +234,7 @@ class ProgressScreen(StudyScreen):
         for column in ("card", "post", "lapses", "accuracy", "recall", "state"):
             table.add_column(Text(self.tr(f"tui.stats.col.{column}")), key=column)
         for line in lines:
-            table.add_row(plain_text(card_name(line.deck_id, line.card_key), 22),
+            table.add_row(plain_text(card_name(line.deck_id, line.card_key), 20),
                           plain_text(line.post, 12), line.lapses, percent(line.accuracy),
                           percent(line.retrievability), self.state_cell(line))
         table.display = bool(lines)
@@ -335,7 +336,8 @@ class ProgressScreen(StudyScreen):
         for table_id in CARD_TABLES:
             table: DataTable[object] = self.query_one(f"#{table_id}", DataTable)
             for index, line in enumerate(self.card_lines[table_id]):
-                table.update_cell_at(Coordinate(index, 5), self.state_cell(line))
+                table.update_cell_at(Coordinate(index, 5), self.state_cell(line),
+                                     update_width=True)
 
     def action_class_report(self) -> None:
         self.study_app.action_class_report()

@@ -29,7 +29,7 @@ def bar_cells(count: int, busiest: int, rows: int = ROWS) -> list[str]:
     return cells
 
 
-class DueForecast(Widget):
+class DueForecast(Widget, can_focus=True):
     """Due cards for each of the next days; the first bar holds everything overdue."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"forecast--bar", "forecast--today",

@@ -45,8 +45,11 @@ def week_grid(days: Sequence[tuple[date, int]]) -> list[list[tuple[date, int] | 
     return columns
 
 
-class ReviewHeatmap(Widget):
-    """Reviews per day over the last months; wider cells when the terminal allows."""
+class ReviewHeatmap(Widget, can_focus=True):
+    """Reviews per day over the last months; wider cells when the terminal allows.
+
+    Focusable only so that Tab scrolls the page to it.
+    """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         *(f"heatmap--level-{n}" for n in range(LEVELS)),

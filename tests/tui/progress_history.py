@@ -1,0 +1,58 @@
+"""Months of study made through the real service, for the progress screens' tests.
+
+Every answer goes through ``StudySession`` with a clock that walks the days
+before ``FIXED_NOW``, so the heat map, forecast, retention and leeches come
+from the same code that records a learner's answers.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+from pathlib import Path
+from unittest import mock
+
+from tui_helpers import FIXED_NOW, right_answer, wrong_answer
+
+from studyapp.srs.scheduler import Rating
+from studyapp.study import SessionKind, StudyConfig, StudyService
+
+DAY = timedelta(days=1)
+
+
+def make_history(db_path: Path, profile: str = "default", *, days: int = 60,
+                 skill: float = 0.75, per_day: int = 12, seed: int = 1) -> None:
+    """Study on most of the last ``days`` days, right with probability ``skill``."""
+    rng = random.Random(f"{profile}-{seed}")
+    moment = [FIXED_NOW - days * DAY]
+
+    def clock() -> datetime:
+        return moment[0]
+
+    service = StudyService(StudyConfig(db_url=f"sqlite:///{db_path}", profile=profile,
+                                       lang="en", clock=clock))
+    # Answer times follow the simulated clock too, so time studied is the same on every run.
+    with mock.patch("studyapp.study.time.monotonic", lambda: moment[0].timestamp()):
+        _study(service, moment, rng, days, skill, per_day)
+
+
+def _study(service: StudyService, moment: list[datetime], rng: random.Random, days: int,
+           skill: float, per_day: int) -> None:
+    try:
+        for day in range(days):
+            if rng.random() < 0.25:
+                continue
+            moment[0] = FIXED_NOW - (days - day) * DAY + timedelta(hours=rng.randint(0, 6))
+            kind = SessionKind.POST if day % 3 == 0 else SessionKind.DUE
+            session = service.start(kind, post="h200" if kind is SessionKind.POST else None,
+                                    limit=per_day, seed=day)
+            while (presented := session.next()) is not None:
+                moment[0] += timedelta(seconds=rng.randint(10, 50))
+                question = presented.question
+                right = rng.random() < skill
+                outcome = session.submit(right_answer(question) if right
+                                         else wrong_answer(question))
+                if outcome.needs_rating:
+                    session.rate(Rating.GOOD)
+    finally:
+        service.close()
