@@ -107,7 +107,7 @@ class ClassReportScreen(StudyScreen):
             hardest.add_column(Text(tr(f"tui.class.col.{key}")), key=key)
         hardest.add_column(Text(tr("tui.stats.col.post")), key="post")
         for question in report.hardest:
-            hardest.add_row(plain_text(card_name(question.deck_id, question.card_key), 36),
+            hardest.add_row(plain_text(card_name(question.deck_id, question.card_key), 30),
                             question.students, percent(question.first_try_accuracy),
                             plain_text(question.post, 18))
 

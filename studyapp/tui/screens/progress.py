@@ -234,8 +234,8 @@ class ProgressScreen(StudyScreen):
         for column in ("card", "post", "lapses", "accuracy", "recall", "state"):
             table.add_column(Text(self.tr(f"tui.stats.col.{column}")), key=column)
         for line in lines:
-            table.add_row(plain_text(card_name(line.deck_id, line.card_key), 20),
-                          plain_text(line.post, 12), line.lapses, percent(line.accuracy),
+            table.add_row(plain_text(card_name(line.deck_id, line.card_key), 19),
+                          plain_text(line.post, 10), line.lapses, percent(line.accuracy),
                           percent(line.retrievability), self.state_cell(line))
         table.display = bool(lines)
         self.query_one(f"#{table_id.replace('-table', '-none')}").display = not lines
