@@ -18,6 +18,7 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.coordinate import Coordinate
+from textual.events import DescendantFocus
 from textual.geometry import Region
 from textual.markup import escape
 from textual.widget import Widget
@@ -270,8 +271,16 @@ class ProgressScreen(StudyScreen):
         post = self.stats.posts[table.cursor_row]
         return post.slug, post.title
 
-    def on_descendant_focus(self) -> None:
+    def on_descendant_focus(self, event: DescendantFocus) -> None:
+        """Tab to a panel shows it with its title (the posts table with the summary)."""
         self.refresh_bindings()
+        body = self.query_one("#progress-body", VerticalScroll)
+        titles = {"progress-table": "#stats-summary", "heatmap": "#heatmap-title",
+                  "forecast": "#forecast-title"}
+        title = titles.get(event.widget.id or "")
+        if title is not None:
+            target = self.query_one(title)
+            self.call_after_refresh(body.scroll_to_widget, target, animate=False, top=True)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table.has_focus:
