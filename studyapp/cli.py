@@ -579,30 +579,6 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, seed: 
 
 # --- stats, export, import, class commands ---
 
-_LABELS: dict[str, dict[str, str]] = {
-    "en": {"post": "Post", "new": "New", "learning": "Learning", "review": "Review",
-           "due": "Due", "mastery": "Mastery", "accuracy": "Accuracy",
-           "profile": "Profile", "reviews": "Reviews", "seen": "Cards seen",
-           "due_today": "Due today", "retention": "True retention (30 d)",
-           "young": "young", "mature": "mature", "desired": "desired",
-           "streak": "Streak", "days": "days", "today": "Today", "total": "Total time",
-           "calendar": "Reviews per day (last 26 weeks)", "forecast": "Due in the next 30 days",
-           "weakest": "Weakest cards", "leeches": "Leeches", "card": "Card",
-           "lapses": "Lapses", "stability": "Stability", "recall": "Recall now",
-           "none": "none"},
-    "es": {"post": "Post", "new": "Nuevas", "learning": "Aprendiendo", "review": "Repaso",
-           "due": "Pendientes", "mastery": "Dominio", "accuracy": "Aciertos",
-           "profile": "Perfil", "reviews": "Repasos", "seen": "Tarjetas vistas",
-           "due_today": "Pendientes hoy", "retention": "Retención real (30 d)",
-           "young": "jóvenes", "mature": "maduras", "desired": "deseada",
-           "streak": "Racha", "days": "días", "today": "Hoy", "total": "Tiempo total",
-           "calendar": "Repasos por día (últimas 26 semanas)",
-           "forecast": "Pendientes en los próximos 30 días",
-           "weakest": "Tarjetas más débiles", "leeches": "Sanguijuelas", "card": "Tarjeta",
-           "lapses": "Olvidos", "stability": "Estabilidad", "recall": "Recuerdo ahora",
-           "none": "ninguna"},
-}
-
 
 def _pct(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:.0f}%"
@@ -619,7 +595,9 @@ def _print_stats(data: Any, lang: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    label = _LABELS.get(lang, _LABELS["en"])
+    from studyapp.i18n import strings
+
+    label = {k[len("stats."):]: v for k, v in strings(lang).items() if k.startswith("stats.")}
     console = Console(highlight=False)
     retention = (f"{_pct(data.retention_30d)} ({label['young']} {_pct(data.retention_young)}, "
                  f"{label['mature']} {_pct(data.retention_mature)}; "
