@@ -60,7 +60,10 @@ async def on_progress(pilot: Pilot[Any]) -> None:
 
 async def on_charts(pilot: Pilot[Any]) -> None:
     await on_progress(pilot)
-    await pilot.press("tab")  # the heat map: the page scrolls to it
+    await pilot.press("tab")  # the heat map: the page scrolls to its title
+    screen = pilot.app.screen
+    body, title = screen.query_one("#progress-body"), screen.query_one("#heatmap-title")
+    await wait_until(pilot, lambda: title.region.y == body.region.y + 1)  # its margin above
     await pilot.pause(0.2)
 
 

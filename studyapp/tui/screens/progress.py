@@ -18,7 +18,6 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.coordinate import Coordinate
-from textual.events import DescendantFocus
 from textual.geometry import Region
 from textual.markup import escape
 from textual.widget import Widget
@@ -39,6 +38,8 @@ if TYPE_CHECKING:
 CSS = Path(__file__).parent / "progress.tcss"
 CARD_TABLES = ("weakest-table", "leeches-table")
 LEECH_MARK = "⚑"
+PANEL_TITLES = {"progress-table": "#stats-summary", "heatmap": "#heatmap-title",
+                "forecast": "#forecast-title"}
 
 
 # -- formatting shared by the progress screens --------------------------------------
@@ -271,16 +272,20 @@ class ProgressScreen(StudyScreen):
         post = self.stats.posts[table.cursor_row]
         return post.slug, post.title
 
-    def on_descendant_focus(self, event: DescendantFocus) -> None:
-        """Tab to a panel shows it with its title (the posts table with the summary)."""
+    def on_descendant_focus(self) -> None:
         self.refresh_bindings()
+
+    def set_focus(self, widget: Widget | None, scroll_visible: bool = True,
+                  from_app_focus: bool = False) -> None:
+        """Tab to a panel shows it from its title (the posts table from the summary)."""
+        title = PANEL_TITLES.get(widget.id or "") if widget is not None else None
+        if title is None or not scroll_visible:
+            super().set_focus(widget, scroll_visible, from_app_focus)
+            return
+        super().set_focus(widget, False, from_app_focus)
         body = self.query_one("#progress-body", VerticalScroll)
-        titles = {"progress-table": "#stats-summary", "heatmap": "#heatmap-title",
-                  "forecast": "#forecast-title"}
-        title = titles.get(event.widget.id or "")
-        if title is not None:
-            target = self.query_one(title)
-            self.call_after_refresh(body.scroll_to_widget, target, animate=False, top=True)
+        self.call_after_refresh(body.scroll_to_widget, self.query_one(title), animate=False,
+                                top=True)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table.has_focus:
