@@ -161,9 +161,9 @@ def card_summaries(store: Store, profile_id: int,
     is_due = (CardState.due < due_before).label("is_due")
     query = select(CardState.deck_id, CardState.card_key, CardState.state,
                    CardState.suspended, is_due).where(CardState.profile_id == profile_id)
-    with store.sessions() as session:
+    with store.engine.connect() as conn:
         return {(d, k): CardSummary(stage, bool(sus), bool(due))
-                for d, k, stage, sus, due in session.execute(query)}
+                for d, k, stage, sus, due in conn.execute(query).all()}
 
 
 @dataclass(frozen=True)
@@ -177,12 +177,13 @@ class QueueRow:
     last_review: datetime | None
 
 
-def queue_rows(store: Store, profile_id: int,
-               due_before: datetime) -> dict[tuple[str, str], QueueRow]:
-    """Every stored card in one light query: what is seen, what is due, and when.
+def queue_rows(store: Store, profile_id: int, due_before: datetime
+               ) -> tuple[set[tuple[str, str]], dict[tuple[str, str], QueueRow]]:
+    """Every stored card's key, and the due ones with what the queue needs, in one query.
 
-    Datetimes are read only for due cards (CASE in SQL), since building the
-    queue must stay fast over tens of thousands of cards.
+    Datetimes are read only for due cards (CASE in SQL), and only due cards
+    become objects, since building the queue must stay fast over tens of
+    thousands of cards.
     """
     is_due = and_(CardState.due < due_before, CardState.suspended.is_(False))
     query = select(
@@ -191,9 +192,12 @@ def queue_rows(store: Store, profile_id: int,
         case((is_due, CardState.due), else_=None).label("due"),
         case((is_due, CardState.last_review), else_=None).label("last_review"),
     ).where(CardState.profile_id == profile_id)
-    with store.sessions() as session:
-        return {(d, k): QueueRow(stage, bool(sus), stab, due, last)
-                for d, k, stage, sus, stab, due, last in session.execute(query)}
+    with store.engine.connect() as conn:  # Core rows: no ORM bookkeeping per row
+        rows = conn.execute(query).all()
+    seen = {(r[0], r[1]) for r in rows}
+    due = {(d, k): QueueRow(stage, bool(sus), stab, when, last)
+           for d, k, stage, sus, stab, when, last in rows if when is not None}
+    return seen, due
 
 
 def card_state(store: Store, profile_id: int, deck_id: str, card_key: str) -> CardRow | None:
