@@ -7,6 +7,7 @@ hands back frozen dataclasses with a JSON form. Textual-free, SQLAlchemy-free.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -240,23 +241,30 @@ def learner_stats(service: StudyService, *, top: int = 10) -> LearnerStats:
     settings = service.settings
     now = service.now()
     rollover = settings.day_rollover_hour
-    overview = service.overview(with_streak=False)
     today = study_day(now, rollover)
-    tallies = db.post_tallies(store, profile.id, now, mastery_age(settings))
+    heat_bounds = day_boundaries(today - timedelta(days=HEATMAP_DAYS - 1), HEATMAP_DAYS,
+                                 rollover)
+    today_start, today_end = heat_bounds[-2], heat_bounds[-1]
+    # The two heaviest aggregates are independent reads: on SQLite's WAL (and
+    # on PostgreSQL) they run at once on their own connections.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        tallies_job = pool.submit(db.post_tallies, store, profile.id, now,
+                                  mastery_age(settings))
+        retention_job = pool.submit(db.true_retention, store, profile.id,
+                                    today_end - timedelta(days=RETENTION_DAYS), today_end,
+                                    study_day_shift(now, rollover))
+        overview = service.overview(with_streak=False)
+        tallies = tallies_job.result()
+        retention = retention_job.result()
     totals = db.Totals(reviews=sum(t.reviews for t in tallies.values()),
                        correct=sum(t.correct for t in tallies.values()),
                        cards_seen=sum(t.seen for t in tallies.values()),
                        duration_ms=sum(t.duration_ms for t in tallies.values()))
-    heat_bounds = day_boundaries(today - timedelta(days=HEATMAP_DAYS - 1), HEATMAP_DAYS,
-                                 rollover)
     heat = db.reviews_per_bucket(store, profile.id, heat_bounds)
-    today_start, today_end = heat_bounds[-2], heat_bounds[-1]
     today_totals = db.window(store, profile.id, today_start, today_end)
     forecast_bounds = day_boundaries(today, FORECAST_DAYS, rollover)
     # the first day of the forecast also holds everything already overdue
     forecast = db.due_per_bucket(store, profile.id, [_EPOCH, *forecast_bounds[1:]])
-    retention = db.true_retention(store, profile.id, today_end - timedelta(days=RETENTION_DAYS),
-                                  today_end, study_day_shift(now, rollover))
     posts = []
     for post in overview.posts:
         tally = tallies.get(post.slug) or db.PostTally(post.slug)
