@@ -19,9 +19,12 @@ from studyapp.tui.screens.base import StudyScreen
 def screens_with_keys() -> list[tuple[str, type[DOMNode] | None]]:
     """(i18n key of the screen's name, screen class); None stands for the whole app."""
     from studyapp.tui.screens.calculator import CalculatorScreen
+    from studyapp.tui.screens.card_detail import CardDetailScreen
+    from studyapp.tui.screens.class_report import ClassReportScreen
     from studyapp.tui.screens.decks import DecksScreen
     from studyapp.tui.screens.home import HomeScreen
     from studyapp.tui.screens.post import PostScreen
+    from studyapp.tui.screens.post_cards import PostCardsScreen
     from studyapp.tui.screens.progress import ProgressScreen
     from studyapp.tui.screens.question import QuestionScreen
     from studyapp.tui.screens.settings import SettingsScreen
@@ -38,6 +41,9 @@ def screens_with_keys() -> list[tuple[str, type[DOMNode] | None]]:
         ("tui.help.calculator", CalculatorScreen),
         ("tui.help.decks", DecksScreen),
         ("tui.help.progress", ProgressScreen),
+        ("tui.help.post_cards", PostCardsScreen),
+        ("tui.help.card_detail", CardDetailScreen),
+        ("tui.help.class_report", ClassReportScreen),
         ("tui.help.settings", SettingsScreen),
     ]
 
