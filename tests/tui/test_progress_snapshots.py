@@ -74,8 +74,11 @@ async def on_leeches(pilot: Pilot[Any]) -> None:
     await pilot.press("x")
     screen = pilot.app.screen
     assert isinstance(screen, ProgressScreen)
-    await wait_until(pilot, lambda: bool(screen.suspended))
+    # the worker marks the card, redraws its cells, then posts a notice: wait for all
+    await wait_until(pilot, lambda: bool(screen.suspended) and bool(pilot.app._notifications))
+    await pilot.pause()
     pilot.app.clear_notifications()  # the row itself shows the change
+    await pilot.wait_for_scheduled_animations()
     await pilot.pause(0.2)
 
 

@@ -32,16 +32,12 @@ def localise_bindings(bindings: dict[str, ActiveBinding], lang: str) -> dict[str
     return shown
 
 
-class StudyScreen(Screen[None]):
-    """A full screen; recomposes itself when the language changed while hidden."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._composed_lang: str | None = None
+class Localised:
+    """What every screen and dialog shares: the app, its language and key labels."""
 
     @property
     def study_app(self) -> StudyApp:
-        return cast("StudyApp", self.app)
+        return cast("StudyApp", self.app)  # type: ignore[attr-defined]
 
     @property
     def lang(self) -> str:
@@ -52,7 +48,16 @@ class StudyScreen(Screen[None]):
 
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
-        return localise_bindings(super().active_bindings, self.lang)
+        return localise_bindings(super().active_bindings, self.lang)  # type: ignore[misc]
+
+
+class StudyScreen(Localised, Screen[None]):
+    """A full screen; recomposes itself when the language changed while hidden."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._composed_lang: str | None = None
+
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Worker messages do not bubble: each screen hands failures to the app."""
@@ -72,20 +77,6 @@ class StudyScreen(Screen[None]):
         """Reload what the screen shows in the new language (override when needed)."""
 
 
-class StudyModal(ModalScreen[Any]):
+class StudyModal(Localised, ModalScreen[Any]):
     """A dialog with localised key labels."""
 
-    @property
-    def study_app(self) -> StudyApp:
-        return cast("StudyApp", self.app)
-
-    @property
-    def lang(self) -> str:
-        return self.study_app.lang
-
-    def tr(self, key: str, **fields: Any) -> str:
-        return t(key, self.lang, **fields)
-
-    @property
-    def active_bindings(self) -> dict[str, ActiveBinding]:
-        return localise_bindings(super().active_bindings, self.lang)
