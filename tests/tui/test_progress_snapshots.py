@@ -55,6 +55,7 @@ async def on_progress(pilot: Pilot[Any]) -> None:
     await pilot.press("p")
     await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen)
                      and app.screen.view is not None)
+    await pilot.wait_for_scheduled_animations()
     await pilot.pause(0.2)
 
 
@@ -64,7 +65,8 @@ async def on_charts(pilot: Pilot[Any]) -> None:
     screen = pilot.app.screen
     body, title = screen.query_one("#progress-body"), screen.query_one("#heatmap-title")
     await wait_until(pilot, lambda: title.region.y == body.region.y + 1)  # its margin above
-    await pilot.pause(0.2)
+    await pilot.wait_for_scheduled_animations()  # the scroll has finished, not just begun
+    await pilot.pause(0.3)
 
 
 async def on_leeches(pilot: Pilot[Any]) -> None:
