@@ -39,3 +39,20 @@ def test_app_starts_without_the_heavy_core() -> None:
     heavy = {"sqlalchemy", "pydantic", "fsrs", "alembic", "simpleeval"}
     assert not heavy & top_level(loaded)
     assert not {"studyapp.study", "studyapp.decks", "studyapp.catalog"} & loaded
+
+
+def test_only_the_store_imports_sqlalchemy() -> None:
+    """Storage stays behind studyapp.store: no other module names SQLAlchemy."""
+    import re
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent.parent / "studyapp"
+    pattern = re.compile(r"^\s*(from|import)\s+sqlalchemy\b", re.MULTILINE)
+    offenders = [str(path.relative_to(package)) for path in package.rglob("*.py")
+                 if "store" not in path.relative_to(package).parts[:1]
+                 and pattern.search(path.read_text(encoding="utf-8"))]
+    assert offenders == []
+
+
+def test_study_service_loads_no_database_code_until_used() -> None:
+    assert "sqlalchemy" not in top_level(modules_after("import studyapp.study"))
