@@ -9,24 +9,14 @@ from __future__ import annotations
 
 import string
 import sys
-import unicodedata
 from collections.abc import Callable
 from typing import TextIO
 
+from studyapp.decks.text import visible
 from studyapp.i18n import t
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import Rating, format_interval
 from studyapp.study import Presented, StudySession
-
-_HIDDEN = {"Cc", "Cf", "Cs", "Co", "Cn"}
-
-
-def visible(text: str) -> str:
-    """Control and format characters (ANSI escapes, bidi overrides) shown, not obeyed."""
-    return "".join(
-        ch if ch in "\n\t" or unicodedata.category(ch) not in _HIDDEN
-        else ascii(ch)[1:-1]
-        for ch in text)
 
 
 def render_question(presented: Presented, lang: str) -> list[str]:
