@@ -92,6 +92,7 @@ class CardLine:
     retrievability: float
     due: datetime
     leech: bool
+    suspended: bool = False
 
 
 @dataclass(frozen=True)
@@ -181,7 +182,7 @@ def _card_line(score: CardScore, settings: SchedulerSettings, now: datetime) -> 
     return CardLine(card.deck_id, card.card_key, card.post, card.family, card.stage,
                     card.lapses, score.reviews, score.accuracy, card.stability,
                     card.difficulty, retrievability(settings, card.stability, elapsed),
-                    card.due, card.leech)
+                    card.due, card.leech, card.suspended)
 
 
 def day_boundaries(first: date, days: int, rollover: int) -> list[datetime]:

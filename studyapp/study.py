@@ -131,9 +131,11 @@ class _Card:
     card_order: int
     key: tuple[str, str] = field(init=False)
     template: str = field(init=False)
+    order: tuple[int, int, int] = field(init=False)
 
     def __post_init__(self) -> None:
         self.key = (self.deck.id, self.spec.id)
+        self.order = (self.post_order, self.deck_order, self.card_order)
         generator = getattr(self.spec, "generator", None)
         self.template = str(generator) if generator else f"{self.deck.id}/{self.spec.id}"
 
@@ -244,7 +246,8 @@ class StudyService:
 
     # -- overview ---------------------------------------------------------
 
-    def _card_rows(self) -> dict[tuple[str, str], CardRow]:
+    def card_states(self) -> dict[tuple[str, str], CardRow]:
+        """Every stored card of the profile by (deck id, card id)."""
         from studyapp.store.progress import card_states
 
         return card_states(self.store, self.profile.id)
@@ -264,7 +267,7 @@ class StudyService:
 
         lang = lang or self.config.lang
         read = posts_read(self.store, self.profile.id)
-        _, end = day_bounds(self.now(), self.settings.day_rollover_hour)
+        start, end = day_bounds(self.now(), self.settings.day_rollover_hour)
         rows = card_summaries(self.store, self.profile.id, end)
         live = self._cards_by_key
         per_post: dict[str, dict[str, int]] = {}
@@ -283,7 +286,6 @@ class StudyService:
                 counts["due"] += 1
         due_today = sum(1 for key, r in rows.items()
                         if key in live and not r.suspended and r.due)
-        start, _ = day_bounds(self.now(), self.settings.day_rollover_hour)
         new_done, reviews_done = answered_between(self.store, self.profile.id, start, end)
         posts = []
         for post in list_posts(lang):
@@ -327,15 +329,18 @@ class StudyService:
         retr = (self.scheduler.recall_probability(row.stability, row.last_review, now)
                 if row else 0.0)
         return QueueItem(card.deck.id, card.spec.id, card.spec.post, card.template, stage,
-                         row.due if row else None, retr,
-                         (card.post_order, card.deck_order, card.card_order))
+                         row.due if row else None, retr, card.order)
 
     def plan(self, kind: SessionKind, *, post: str | None = None, deck: str | None = None,
              limit: int | None = None) -> list[QueueItem]:
         """The cards a session will ask, in order (limits and interleaving applied)."""
         now = self.now()
         _, end = day_bounds(now, self.settings.day_rollover_hour)
-        cards = self._cards
+        if deck is not None:  # first: a deck given by path joins the cards here
+            wanted = self.find_deck(deck).id
+            cards = [c for c in self._cards if c.deck.id == wanted]
+        else:
+            cards = self._cards
         if post is not None:
             from studyapp.catalog.posts import POST_SLUGS
 
@@ -344,11 +349,8 @@ class StudyService:
 
                 raise UnknownIdError("post", post, list(POST_SLUGS))
             cards = [c for c in cards if c.spec.post == post]
-        if deck is not None:
-            wanted = self.find_deck(deck).id
-            cards = [c for c in self._cards if c.deck.id == wanted]
         if kind is SessionKind.PRACTICE:
-            rows = self._card_rows()
+            rows = self.card_states()
             items = [self._item(c, rows.get(c.key), now) for c in cards
                      if not (rows.get(c.key) and rows[c.key].suspended)]
             items.sort(key=lambda i: (i.stage != CardStage.NEW, i.retrievability, i.order))
@@ -368,15 +370,15 @@ class StudyService:
                 if card.key not in seen:
                     new_cards.append(card)
             elif row.stage == CardStage.REVIEW:
-                order = (card.post_order, card.deck_order, card.card_order)
-                due_reviews.append((recall(row.stability, row.last_review, now), order, card, row))
+                due_reviews.append((recall(row.stability, row.last_review, now), card.order,
+                                    card, row))
             else:
                 learning.append(self._item(card, row, now))
         # only today's allowance of reviews, the least likely to be recalled first
         weakest = heapq.nsmallest(reviews_left, due_reviews, key=lambda r: (r[0], r[1]))
         reviews = [self._item(card, row, now) for _, _, card, row in weakest]
         # only the new cards today's limit allows, in curriculum order
-        new_cards.sort(key=lambda c: (c.post_order, c.deck_order, c.card_order))
+        new_cards.sort(key=lambda c: c.order)
         new = [self._item(c, None, now) for c in new_cards[:new_left]]
         planned = build_queue(learning, reviews, new, reviews_left=reviews_left,
                               new_left=new_left, interleave_posts=post is None)

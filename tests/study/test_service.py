@@ -266,3 +266,12 @@ def test_streak_counts_consecutive_study_days(tmp_path: Path) -> None:
     clock.advance(days=1)  # a day missed
     answer_all(svc, SessionKind.POST, post="h100", limit=1)
     assert svc.overview().streak == 1
+
+
+def test_a_deck_and_a_post_together_narrow_the_session(tmp_path: Path) -> None:
+    svc = service(tmp_path, Clock())
+    both = svc.plan(SessionKind.DECK, deck="numeric-drill", post="hgx")
+    deck_only = svc.plan(SessionKind.DECK, deck="numeric-drill")
+    assert both and {i.post for i in both} == {"hgx"}
+    assert {i.deck_id for i in both} == {"numeric-drill"}
+    assert len(both) < len(deck_only)

@@ -64,9 +64,7 @@ def post_cards_loader(slug: str) -> Callable[[StudyService], PostCards]:
     """A service-thread function: the post's deck cards with their stored state."""
 
     def load(service: StudyService) -> PostCards:
-        from studyapp.store.progress import card_states
-
-        rows = card_states(service.store, service.profile.id)
+        rows = service.card_states()
         cards = []
         for deck in service.decks:
             for spec in deck.cards:

@@ -100,12 +100,10 @@ class ProgressView:
 def load_progress(service: StudyService) -> ProgressView:
     """Runs on the service thread: stats, plus the suspended flag the card lines lack."""
     from studyapp.progress import learner_stats
-    from studyapp.store.progress import card_states
 
     stats = learner_stats(service)
-    rows = card_states(service.store, service.profile.id)
-    listed = {(c.deck_id, c.card_key) for c in (*stats.weakest, *stats.leeches)}
-    suspended = frozenset(key for key in listed if key in rows and rows[key].suspended)
+    suspended = frozenset((c.deck_id, c.card_key) for c in (*stats.weakest, *stats.leeches)
+                          if c.suspended)
     return ProgressView(stats, suspended)
 
 
