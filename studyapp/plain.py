@@ -54,7 +54,7 @@ def post_summary_lines(slug: str, lang: str) -> list[str]:
     return [visible(line) for line in lines]
 
 
-def _normalise_truefalse(question: Question, line: str, lang: str) -> str:
+def _normalise_truefalse(question: Question, line: str) -> str:
     """In plain mode true/false is also offered as 1) true 2) false."""
     if question.kind is Kind.TRUEFALSE and line.strip() in ("1", "2"):
         return "true" if line.strip() == "1" else "false"
@@ -88,20 +88,20 @@ def run_plain(session: StudySession, *, stdin: TextIO | None = None,
 
 
 def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str], str | None],
-          lang: str) -> bool:
-    """True when the session ran out of questions, False when input ended."""
+          lang: str) -> None:
+    """Ask until the session runs out of questions or the input ends."""
     while True:
         presented = session.next()
         if presented is None:
             if session.answered == 0:
                 say(t("plain.nothing_due", lang))
-            return True
+            return
         say("", *render_question(presented, lang))
         while True:
             line = read("> ")
             if line is None:
-                return False
-            outcome = session.submit(_normalise_truefalse(presented.question, line, lang))
+                return
+            outcome = session.submit(_normalise_truefalse(presented.question, line))
             verdict = outcome.verdict
             if verdict.correct is None:
                 say(visible(verdict.message))
@@ -122,7 +122,7 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
             while True:
                 line = read("> ")
                 if line is None:
-                    return False
+                    return
                 choice = line.strip()
                 if choice == "":
                     session.rate(Rating.GOOD)
