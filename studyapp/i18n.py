@@ -7,34 +7,20 @@ same keys (a test checks it). ``t()`` formats with ``str.format`` fields.
 
 from __future__ import annotations
 
-import locale
-import os
 from functools import cache
 from pathlib import Path
 
 import yaml
 
 from studyapp import locations
+from studyapp.config import LANGS, default_lang
 
 try:  # the C loader is much faster; both are safe loaders
     from yaml import CSafeLoader as _SafeLoader
 except ImportError:  # pragma: no cover - PyYAML without libyaml
     from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
 
-LANGS = ("es", "en")
-
-
-def default_lang() -> str:
-    """``es*`` locales get Spanish, everything else English."""
-    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
-        value = os.environ.get(var)
-        if value:
-            return "es" if value.lower().startswith("es") else "en"
-    try:
-        code = locale.getlocale()[0] or ""
-    except ValueError:
-        code = ""
-    return "es" if code.lower().startswith("es") else "en"
+__all__ = ["LANGS", "default_lang", "field_labels", "i18n_dir", "strings", "t"]
 
 
 def i18n_dir() -> Path:

@@ -1,4 +1,4 @@
-"""The studyapp Textual app: built by ``make_app`` from the command line's settings.
+"""The studyapp Textual app: built by ``make_app`` from resolved ``Settings``.
 
 Screens live in ``screens/``; this module only wires them to the study
 service (on its own thread) and to the learner's preferences.
@@ -26,7 +26,7 @@ from studyapp.tui.strings import t
 if TYPE_CHECKING:
     from textual.command import Provider
 
-    from studyapp.cli import Settings
+    from studyapp.config import Settings
     from studyapp.study import Overview, StudyService
 
 
@@ -289,21 +289,6 @@ class StudyApp(App[None]):
         self.continue_studying(home.overview if isinstance(home, HomeScreen) else None)
 
 
-def _lang_from_command_line() -> bool:
-    """Was --lang given? Then it wins over the language saved in the settings screen."""
-    try:
-        import click
-        from click.core import ParameterSource
-
-        ctx = click.get_current_context(silent=True)
-    except ImportError:  # pragma: no cover - click is a dependency
-        return True
-    if ctx is None:
-        return True
-    root = ctx.find_root()
-    return root.get_parameter_source("lang") is not ParameterSource.DEFAULT
-
-
 def make_app(settings: Settings, *, study: dict[str, Any] | None = None,
              clock: Callable[[], datetime] | None = None, seed: int | None = None,
              preferences_path: Path | None = None,
@@ -316,7 +301,7 @@ def make_app(settings: Settings, *, study: dict[str, Any] | None = None,
 
 def run_app(settings: Settings, study: dict[str, Any] | None = None) -> None:
     """Run the app; a database that cannot be used ends with a clear message."""
-    app = make_app(settings, study=study, lang_from_command_line=_lang_from_command_line())
+    app = make_app(settings, study=study, lang_from_command_line=settings.lang_chosen)
     app.run()
     if app.fatal_error:
         print(f"studyapp: {app.fatal_error}", file=sys.stderr)

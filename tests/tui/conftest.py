@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from tui_helpers import SEED, fixed_clock
 
-from studyapp.cli import Settings
+from studyapp.config import Settings
 from studyapp.tui.app import StudyApp, make_app
 
 

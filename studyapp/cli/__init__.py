@@ -1,0 +1,129 @@
+"""The ``studyapp`` command: parses options, builds settings, runs one thing.
+
+Each command group lives in its own module of this package (``calc``,
+``study``, ``progress`` for stats/export/import/backup, ``deck``,
+``classroom`` for ``class``, ``generate``). A module is imported only when
+its command runs (or when the top-level ``--help`` lists every command), so
+``studyapp`` opening the terminal app loads none of them.
+
+Adding a command group:
+
+1. Write ``studyapp/cli/<group>.py`` with a ``@click.group()`` or
+   ``@click.command()`` and its subcommands; take what every command shares
+   from here: ``current_settings(ctx)``, ``make_service(settings)``,
+   ``user_errors()``, ``fail(message)``, ``echo_json(data)``.
+2. Add one line to ``COMMANDS`` below: the command's name and
+   ``"module:attribute"``.
+3. Keep the module under 300 lines: a second group gets a second module.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import click
+
+from studyapp.config import Settings, resolve_settings
+
+if TYPE_CHECKING:
+    from studyapp.study import StudyService
+
+COMMANDS: dict[str, str] = {
+    "backup": "progress:backup_cmd",
+    "calc": "calc:calc",
+    "class": "classroom:class_group",
+    "deck": "deck:deck",
+    "export": "progress:export_cmd",
+    "generate": "generate:generate",
+    "import": "progress:import_cmd",
+    "stats": "progress:stats",
+    "study": "study:study",
+}
+"""Command name → ``module:attribute`` in this package, imported when first needed."""
+
+
+def current_settings(ctx: click.Context) -> Settings:
+    """The settings ``main`` resolved from the global options and the environment."""
+    obj = ctx.find_object(Settings)
+    assert obj is not None
+    return obj
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """A problem in the user's input: one clear line on stderr, no traceback."""
+    click.echo(f"studyapp: {message}", err=True)
+    sys.exit(code)
+
+
+def echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def pct(value: float | None) -> str:
+    """A share as a whole percentage, or a dash when there is nothing to measure."""
+    return "—" if value is None else f"{value * 100:.0f}%"
+
+
+def make_service(settings: Settings, extra_decks: tuple[str, ...] = ()) -> StudyService:
+    """The study service for these settings (the same one the terminal app builds)."""
+    from pathlib import Path
+
+    from studyapp.study import StudyConfig, StudyService
+
+    return StudyService(StudyConfig(db_url=settings.db_url, profile=settings.profile,
+                                    lang=settings.lang,
+                                    extra_decks=tuple(Path(p) for p in extra_decks)))
+
+
+def user_errors() -> tuple[type[Exception], ...]:
+    """Exceptions that are the user's input, reported in one line."""
+    from studyapp.catalog import UnknownIdError
+    from studyapp.decks import DeckError
+    from studyapp.store import StoreError
+
+    return (StoreError, UnknownIdError, DeckError)
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands come from ``COMMANDS``, imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            module_name, _, attribute = COMMANDS[cmd_name].partition(":")
+            module = importlib.import_module(f"{__name__}.{module_name}")
+            command = getattr(module, attribute)
+            assert isinstance(command, click.Command)
+            self.add_command(command, cmd_name)
+        return self.commands.get(cmd_name)
+
+
+@click.group(cls=LazyGroup, invoke_without_command=True,
+             context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", "db_url", envvar="STUDYAPP_DB", default=None, metavar="URL",
+              help="Database URL (default: SQLite in the user data folder).")
+@click.option("--profile", envvar="STUDYAPP_PROFILE", default="default", show_default=True,
+              help="Learner profile; profiles in one database never mix.")
+@click.option("--lang", type=click.Choice(["es", "en"]), default=None,
+              help="Language of posts, questions and interface (default: from the locale).")
+@click.version_option(package_name="studyapp")
+@click.pass_context
+def main(ctx: click.Context, db_url: str | None, profile: str, lang: str | None) -> None:
+    """Study the infrastructure behind AI models, with spaced repetition.
+
+    Without a command, opens the terminal app on the home screen.
+    """
+    ctx.obj = resolve_settings(db_url, profile, lang)
+    if ctx.invoked_subcommand is None:
+        from studyapp.tui.app import run_app
+
+        run_app(ctx.obj)
+
+
+__all__ = ["COMMANDS", "Settings", "current_settings", "echo_json", "fail", "main",
+           "make_service", "pct", "user_errors"]

@@ -1,0 +1,5 @@
+"""``python -m studyapp.cli`` runs the command line."""
+
+from studyapp.cli import main
+
+main()

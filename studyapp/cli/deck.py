@@ -1,0 +1,97 @@
+"""``studyapp deck``: check, preview, install and list instructor decks."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from studyapp.cli import current_settings, echo_json, fail
+
+
+@click.group()
+def deck() -> None:
+    """Instructor decks: check, preview, install and list them."""
+
+
+@deck.command("validate")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.pass_context
+def deck_validate(ctx: click.Context, paths: tuple[str, ...]) -> None:
+    """Report every problem in deck files or folders as path:line:col: message."""
+    from pathlib import Path
+
+    from studyapp.decks.report import validation_report
+
+    lines, code = validation_report([Path(p) for p in paths], current_settings(ctx).lang)
+    for line in lines:
+        click.echo(line)
+    sys.exit(code)
+
+
+@deck.command("schema")
+def deck_schema() -> None:
+    """Print the deck JSON Schema (for editor completion)."""
+    from studyapp.decks import deck_json_schema
+
+    echo_json(deck_json_schema())
+
+
+@deck.command("preview")
+@click.argument("file", type=click.Path())
+@click.option("--card", "card_id", default=None, metavar="ID", help="Only this card.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for drawn values.")
+@click.pass_context
+def deck_preview(ctx: click.Context, file: str, card_id: str | None, seed: int) -> None:
+    """Show a deck's cards as questions, with answers and explanations."""
+    from studyapp.decks import DeckError, load_deck
+    from studyapp.decks.report import preview_lines
+    from studyapp.i18n import t
+
+    lang = current_settings(ctx).lang
+    try:
+        loaded = load_deck(file)
+        lines = preview_lines(loaded, lang, seed, card_id)
+    except DeckError as exc:
+        for problem in exc.problems:
+            click.echo(str(problem))
+        sys.exit(1)
+    except KeyError:
+        fail(t("decks.no_card", lang, deck=file, card=card_id))
+    for line in lines:
+        click.echo(line)
+
+
+@deck.command("add")
+@click.argument("file", type=click.Path())
+@click.pass_context
+def deck_add(ctx: click.Context, file: str) -> None:
+    """Validate a deck and install it into your deck folder."""
+    from studyapp.decks import DeckError, install_deck, load_deck
+    from studyapp.i18n import t
+
+    try:
+        target = install_deck(file)
+    except DeckError as exc:
+        for problem in exc.problems:
+            click.echo(str(problem))
+        sys.exit(1)
+    added = load_deck(target, source="user")
+    click.echo(t("decks.installed", current_settings(ctx).lang, deck=added.id,
+                 cards=len(added.cards), path=target))
+
+
+@deck.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def deck_list(ctx: click.Context, as_json: bool) -> None:
+    """All decks (built-in and installed) with card counts and status."""
+    from studyapp.decks import discover_decks
+    from studyapp.decks.report import listing_json, listing_lines
+
+    listings = discover_decks()
+    if as_json:
+        echo_json(listing_json(listings))
+        return
+    for line in listing_lines(listings, current_settings(ctx).lang):
+        click.echo(line)

@@ -1,0 +1,93 @@
+"""``studyapp generate``: list the generator families, or draw questions from one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from studyapp.cli import current_settings, echo_json, fail
+
+
+def _option_pairs(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``--option gpus=h200-sxm,h100-sxm`` as ``{"gpus": ["h200-sxm", "h100-sxm"]}``."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            fail(f"--option takes KEY=VALUE, not {pair!r}")
+        items = [item.strip() for item in value.split(",") if item.strip()]
+        options[key.strip()] = [int(i) if i.isdigit() else i for i in items]
+    return options
+
+
+@click.command("generate")
+@click.argument("family", required=False)
+@click.option("--list", "list_families", is_flag=True, help="List the generator families.")
+@click.option("--seed", type=int, default=None,
+              help="Seed of the run (default: a random one); same seed, same questions.")
+@click.option("--count", type=click.IntRange(min=1, max=100_000), default=1, show_default=True,
+              help="How many instances.")
+@click.option("--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
+              help="Family option, e.g. gpus=h200-sxm,h100-sxm (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--lang", type=click.Choice(["es", "en"]), default=None,
+              help="Language of the questions (default: the global --lang).")
+@click.pass_context
+def generate(ctx: click.Context, family: str | None, list_families: bool, seed: int | None,
+             count: int, option_pairs: tuple[str, ...], as_json: bool,
+             lang: str | None) -> None:
+    """Generated questions: list the families, or draw instances of one."""
+    import difflib
+    import random
+
+    from studyapp.catalog import UnknownIdError
+    from studyapp.i18n import t
+    from studyapp.questions.generators import families
+    from studyapp.questions.generators.running import as_record, generate_run
+
+    lang = lang or current_settings(ctx).lang
+    table = families()
+    if list_families or family is None:
+        listing = [{"name": f.name, "post": f.post, "kind": str(f.kind),
+                    "description": f.description.get(lang) or f.description.get("en", "")}
+                   for f in table.values()]
+        if as_json:
+            echo_json(listing)
+            return
+        width = max(len(item["name"]) for item in listing)
+        for item in listing:
+            click.echo(f"{item['name']:<{width}}  {item['post']:<19} {item['kind']:<9} "
+                       f"{item['description']}")
+        return
+    if family not in table:
+        close = difflib.get_close_matches(family, list(table), n=4, cutoff=0.4)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        fail(f"unknown generator family {family!r}{hint} (see: studyapp generate --list)")
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+    try:
+        questions = generate_run(table[family], seed, count, lang, _option_pairs(option_pairs))
+    except (UnknownIdError, LookupError, ValueError) as exc:
+        fail(str(exc))
+    records = [as_record(q) for q in questions]
+    if as_json:
+        echo_json(records)
+        return
+    from studyapp.questions.grading import expected_display
+
+    for number, (question, record) in enumerate(zip(questions, records, strict=True), 1):
+        click.echo(f"[{number}/{len(records)}] {record['family']} ({record['post']}, "
+                   f"{record['kind']}, seed {record['seed']})")
+        click.echo(record["prompt"])
+        for letter, choice in zip("abcdefgh", record["choices"] or [], strict=False):
+            click.echo(f"  {letter}) {choice}")
+        answer = record["answer"]
+        if isinstance(answer, bool):
+            answer = t("gen.word.yes" if answer else "gen.word.no", lang)
+        elif isinstance(answer, float):
+            answer = expected_display(question)  # the learner's language and unit
+        tolerance = f" (±{record['tolerance']})" if record["tolerance"] else ""
+        click.echo(f"{t('gen.cli.answer', lang)}: {answer}{tolerance}")
+        click.echo(record["explanation"])
+        click.echo("")

@@ -1,0 +1,234 @@
+"""``studyapp stats``, ``export``, ``import`` and ``backup``: one profile's progress."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from studyapp.cli import current_settings, echo_json, fail, make_service, pct, user_errors
+
+
+def _duration(ms: int) -> str:
+    minutes = ms // 60000
+    return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
+
+
+def _print_stats(data: Any, lang: str) -> None:
+    """Rich tables for a terminal; every text from decks or posts is escaped."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from studyapp.i18n import strings
+
+    label = {k[len("stats."):]: v for k, v in strings(lang).items() if k.startswith("stats.")}
+    console = Console(highlight=False)
+    retention = (f"{pct(data.retention_30d)} ({label['young']} {pct(data.retention_young)}, "
+                 f"{label['mature']} {pct(data.retention_mature)}; "
+                 f"{label['desired']} {pct(data.desired_retention)})")
+    summary = Table.grid(padding=(0, 2))
+    for key, value in [
+        ("profile", data.profile), ("reviews", str(data.reviews_total)),
+        ("accuracy", pct(data.accuracy)), ("seen", str(data.cards_seen)),
+        ("due_today", str(data.due_today)), ("retention", retention),
+        ("streak", f"{data.streak_days} {label['days']}"),
+        ("today", f"{data.reviews_today} · {_duration(data.time_today_ms)}"),
+        ("total", _duration(data.time_total_ms)),
+    ]:
+        summary.add_row(Text(label[key], style="bold"), Text(value))
+    console.print(summary)
+    table = Table(title=None, show_edge=False)
+    table.add_column(label["post"])
+    for key in ("new", "learning", "review", "due", "mastery", "accuracy"):
+        table.add_column(label[key], justify="right")
+    for p in data.posts:
+        table.add_row(Text(p.title), str(p.new), str(p.learning), str(p.review), str(p.due),
+                      pct(p.mastery), pct(p.accuracy))
+    console.print(table)
+    shades = " ░▒▓█"
+    counts = [n for _, n in data.reviews_per_day]
+    peak = max(counts) if counts else 0
+    if peak:
+        console.print(Text(label["calendar"], style="bold"))
+        days = data.reviews_per_day
+        pad = days[0][0].weekday()
+        cells = [None] * pad + [n for _, n in days]
+        for weekday in range(7):
+            line = "".join(
+                " " if cells[i] is None else
+                ("·" if cells[i] == 0 else shades[min(4, 1 + (cells[i] * 4 - 1) // peak)])
+                for i in range(weekday, len(cells), 7))
+            console.print(Text(line))
+    forecast = [n for _, n in data.due_forecast]
+    console.print(Text(label["forecast"], style="bold"))
+    console.print(Text(" ".join(str(n) for n in forecast)))
+    for title, cards in (("weakest", data.weakest), ("leeches", data.leeches)):
+        console.print(Text(label[title], style="bold"))
+        if not cards:
+            console.print(Text(label["none"]))
+            continue
+        cards_table = Table(show_edge=False)
+        for key in ("card", "post", "lapses", "accuracy", "stability", "recall"):
+            cards_table.add_column(label[key])
+        for c in cards:
+            stability = "—" if c.stability is None else f"{c.stability:.1f} d"
+            cards_table.add_row(Text(f"{c.deck_id}/{c.card_key}"), Text(c.post), str(c.lapses),
+                                pct(c.accuracy), stability, pct(c.retrievability))
+        console.print(cards_table)
+
+
+def _print_card(detail: Any) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(highlight=False)
+    card = detail.card
+    console.print(Text(f"{card.deck_id}/{card.card_key} · {card.post} · stage {card.stage} · "
+                       f"stability {card.stability or 0:.2f} d · difficulty "
+                       f"{card.difficulty or 0:.2f} · due {card.due:%Y-%m-%d %H:%M} UTC · "
+                       f"reviews {detail.reviews}, correct {detail.correct}, "
+                       f"lapses {card.lapses}"))
+    for log in detail.logs:
+        mark = "✓" if log.correct else "✗"
+        console.print(Text(f"{log.reviewed_at:%Y-%m-%d %H:%M} {mark} rating {log.rating} "
+                           f"answer {log.response!r} expected {log.expected!r} "
+                           f"params {json.dumps(log.params, ensure_ascii=False)}"))
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--card", "card_ref", metavar="DECK/CARD",
+              help="One card: its state and latest answers with their parameters.")
+@click.pass_context
+def stats(ctx: click.Context, as_json: bool, card_ref: str | None) -> None:
+    """Progress of one profile: posts, retention, calendar, forecast, weak cards."""
+    from studyapp.progress import card_drilldown, learner_stats
+
+    settings = current_settings(ctx)
+    service = make_service(settings)
+    try:
+        if card_ref:
+            deck_id, sep, card_key = card_ref.rpartition("/")
+            if not sep or not deck_id:
+                fail("--card takes DECK/CARD, for example post-h100/h100-hbm")
+            detail = card_drilldown(service, deck_id, card_key, last=20)
+            if detail is None:
+                fail(f"no answers stored for {card_ref} in profile {settings.profile!r}")
+            if as_json:
+                echo_json({"card": {**detail.card.as_json(), "deck": detail.card.deck_id,
+                                    "card": detail.card.card_key, "post": detail.card.post},
+                           "reviews": detail.reviews, "correct": detail.correct,
+                           "last": [{"reviewed_at": log.reviewed_at.isoformat(),
+                                     "rating": log.rating, "correct": log.correct,
+                                     "duration_ms": log.duration_ms, "seed": log.seed,
+                                     "params": log.params, "prompt": log.prompt,
+                                     "response": log.response, "expected": log.expected}
+                                    for log in detail.logs]})
+            else:
+                _print_card(detail)
+            return
+        data = learner_stats(service)
+    except user_errors() as exc:
+        fail(str(exc))
+    finally:
+        service.close()
+    if as_json:
+        echo_json(data.as_json())
+    else:
+        _print_stats(data, settings.lang)
+
+
+@click.command("export")
+@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="json",
+              show_default=True, help="File format.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
+              help="File to write (default: standard output).")
+@click.pass_context
+def export_cmd(ctx: click.Context, fmt: str, output: str | None) -> None:
+    """Write a profile's progress (cards, answers, parameters) as CSV or JSON."""
+    import os
+    from pathlib import Path
+
+    from studyapp.store.exchange import write_csv, write_json
+
+    settings = current_settings(ctx)
+    service = make_service(settings)
+    try:
+        store, profile = service.store, service.profile
+
+        def write(out: Any) -> int:
+            if fmt == "json":
+                return int(write_json(store, profile, out, service.now()))
+            return int(write_csv(store, profile, out))
+
+        if output is None:
+            write(sys.stdout)
+            return
+        target = Path(output)
+        partial = target.with_name(f".{target.name}.partial")
+        with partial.open("w", encoding="utf-8", newline="") as fh:
+            count = write(fh)
+        os.replace(partial, target)
+        click.echo(f"exported {count} records of profile {profile.name!r} to {target}",
+                   err=True)
+    except user_errors() as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror or exc}")
+    finally:
+        service.close()
+
+
+@click.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.pass_context
+def import_cmd(ctx: click.Context, file: str) -> None:
+    """Merge an export into this profile; importing a file twice changes nothing."""
+    from pathlib import Path
+
+    from studyapp.store.exchange import import_progress, read_export
+
+    settings = current_settings(ctx)
+    service = make_service(settings)
+    try:
+        export = read_export(Path(file))
+        result = import_progress(service.store, service.profile.id, export)
+    except user_errors() as exc:
+        fail(str(exc))
+    finally:
+        service.close()
+    click.echo(f"imported into profile {settings.profile!r}: {result.reviews_added} reviews "
+               f"added, {result.reviews_skipped} already there; {result.cards_added} cards "
+               f"added, {result.cards_updated} updated")
+
+
+@click.command("backup")
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Backup file (default: backups/ in the user data folder).")
+@click.pass_context
+def backup_cmd(ctx: click.Context, output: str | None) -> None:
+    """A consistent copy of the SQLite database, safe while studying goes on."""
+    import sqlite3
+    from datetime import UTC, datetime
+    from pathlib import Path
+
+    from studyapp.config import backup_path
+    from studyapp.store.backup import backup_sqlite
+
+    service = make_service(current_settings(ctx))
+    try:
+        path = service.store.sqlite_path()
+        if path is None:
+            fail("backup copies an SQLite database; for PostgreSQL use pg_dump")
+        target = Path(output) if output else backup_path(datetime.now(UTC))
+        backup_sqlite(path, target)
+    except user_errors() as exc:
+        fail(str(exc))
+    except (OSError, sqlite3.Error) as exc:
+        fail(f"backup failed: {exc}")
+    finally:
+        service.close()
+    click.echo(str(target))

@@ -1,0 +1,50 @@
+"""``studyapp study``: a session in the terminal app, or line by line with ``--plain``."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from studyapp.cli import current_settings, fail, make_service, user_errors
+
+
+@click.command()
+@click.option("--post", metavar="SLUG", help="Study one post (its summary first, the first time).")
+@click.option("--deck", metavar="ID|PATH", help="Study one deck, by id or YAML file.")
+@click.option("--limit", type=click.IntRange(min=1), help="Stop after N answers.")
+@click.option("--seed", type=int, help="Seed for generated questions (repeatable sessions).")
+@click.option("--plain", is_flag=True, help="Line-by-line loop on stdin/stdout.")
+@click.option("--practice", is_flag=True, help="Practise without changing the schedule.")
+@click.pass_context
+def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | None,
+          seed: int | None, plain: bool, practice: bool) -> None:
+    """Study: a post, a deck, or everything due."""
+    settings = current_settings(ctx)
+    if not plain:
+        from studyapp.tui.app import run_app
+
+        run_app(settings, study={"post": post, "deck": deck, "limit": limit, "seed": seed,
+                                 "practice": practice})
+        return
+    from studyapp.plain import run_plain
+    from studyapp.study import SessionKind
+
+    kind = (SessionKind.PRACTICE if practice else SessionKind.DECK if deck
+            else SessionKind.POST if post else SessionKind.DUE)
+    service = make_service(settings)
+    try:
+        if post is not None and kind is SessionKind.POST and not service.has_read(post):
+            from studyapp.plain import post_summary_lines
+
+            click.echo("\n".join(post_summary_lines(post, settings.lang)))
+            service.read_post(post)
+        session = service.start(kind, post=post, deck=deck, limit=limit, seed=seed)
+        code = run_plain(session)
+    except user_errors() as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        code = 130
+    finally:
+        service.close()
+    sys.exit(code)
