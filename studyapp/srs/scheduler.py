@@ -7,7 +7,7 @@ Every datetime is aware UTC, and every fsrs.Card gets an explicit card id.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from enum import IntEnum
@@ -34,12 +34,30 @@ class CardStage(IntEnum):
 
 _DEFAULT = fsrs.Scheduler()
 
+DEFAULT_PARAMETERS: tuple[float, ...] = tuple(_DEFAULT.parameters)
+"""FSRS-6 defaults of the pinned ``fsrs`` version (21 numbers)."""
+
+
+def clamp_parameters(values: Sequence[float]) -> tuple[float, ...]:
+    """Parameters inside the bounds ``fsrs`` accepts, rounded as Anki shows them.
+
+    Fitted parameters come from float32 arithmetic and may sit a hair outside
+    the bounds; ``fsrs.Scheduler`` would refuse them.
+    """
+    from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
+
+    if len(values) != len(DEFAULT_PARAMETERS):
+        raise ValueError(f"expected {len(DEFAULT_PARAMETERS)} FSRS parameters, "
+                         f"got {len(values)}")
+    return tuple(round(min(high, max(low, float(v))), 4) for v, low, high
+                 in zip(values, LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS, strict=True))
+
 
 @dataclass(frozen=True)
 class SchedulerSettings:
     """What a profile's scheduling depends on (stored as JSON in the profile)."""
 
-    parameters: tuple[float, ...] = tuple(_DEFAULT.parameters)
+    parameters: tuple[float, ...] = DEFAULT_PARAMETERS
     desired_retention: float = 0.9
     learning_steps_s: tuple[int, ...] = (60, 600)
     relearning_steps_s: tuple[int, ...] = (600,)

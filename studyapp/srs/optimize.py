@@ -1,0 +1,139 @@
+"""Fit FSRS parameters to one learner's review history with fsrs-rs-python.
+
+fsrs-rs is the Rust FSRS that Anki itself optimizes with. The history is
+turned into FSRS items the way Anki does: for every review that comes at
+least one study day after an earlier review of the same card, the card's
+reviews up to and including it (delta_t in study days, so the 04:00
+rollover counts, not midnight). The items are ordered by time; the last
+fifth is held out. Parameters fitted on the first four fifths are compared
+with the defaults on the held-out fifth (log loss and RMSE over bins, both
+from fsrs-rs). Only when the fitted ones win on both are parameters fitted on
+the whole history proposed for saving.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+
+import fsrs_rs_python as fsrs_rs
+
+from studyapp.srs.calendar import study_day
+from studyapp.srs.scheduler import DEFAULT_PARAMETERS, clamp_parameters
+
+MIN_ITEMS = 400
+"""Reviews a day or more after an earlier one needed before fitting is worth it."""
+
+HELD_OUT = 0.2
+"""Share of the newest items kept for the comparison."""
+
+Progress = Callable[[str, float], None]
+"""Told the stage ("items", "fit", "evaluate", "refit", "done") and the fraction done."""
+
+
+@dataclass(frozen=True)
+class ReviewEvent:
+    """One stored answer, as the optimizer needs it."""
+
+    card_id: int
+    reviewed_at: datetime
+    rating: int  # 1 Again .. 4 Easy
+
+
+@dataclass(frozen=True)
+class TimedItem:
+    """An FSRS item and when its last (predicted) review happened."""
+
+    card_id: int
+    at: datetime
+    reviews: tuple[tuple[int, int], ...]  # (rating, days since the previous review)
+
+    @property
+    def item(self) -> fsrs_rs.FSRSItem:
+        return fsrs_rs.FSRSItem([fsrs_rs.FSRSReview(r, d) for r, d in self.reviews])
+
+
+@dataclass(frozen=True)
+class OptimizeResult:
+    """The comparison on held-out reviews and what should be saved."""
+
+    reviews: int  # answers in the history
+    items: int  # of them, reviews a day or more after an earlier one
+    needed: int  # MIN_ITEMS
+    enough: bool
+    better: bool
+    log_loss_default: float | None = None
+    log_loss_fitted: float | None = None
+    rmse_default: float | None = None
+    rmse_fitted: float | None = None
+    parameters: tuple[float, ...] | None = None  # fitted on all items, when better
+
+    @property
+    def missing(self) -> int:
+        return max(0, self.needed - self.items)
+
+
+def fsrs_items(events: Iterable[ReviewEvent], *, rollover_hour: int = 4,
+               zone: tzinfo | None = None) -> list[TimedItem]:
+    """FSRS items from answers, ordered by the time of their last review."""
+    per_card: dict[int, list[ReviewEvent]] = defaultdict(list)
+    for event in events:
+        if 1 <= event.rating <= 4:
+            per_card[event.card_id].append(event)
+    items: list[TimedItem] = []
+    for card_id, card_events in per_card.items():
+        card_events.sort(key=lambda e: e.reviewed_at)
+        reviews: list[tuple[int, int]] = []
+        previous_day = None
+        for event in card_events:
+            day = study_day(event.reviewed_at, rollover_hour, zone)
+            delta = 0 if previous_day is None else (day - previous_day).days
+            previous_day = day
+            reviews.append((event.rating, max(0, delta)))
+            if delta > 0:
+                items.append(TimedItem(card_id, event.reviewed_at, tuple(reviews)))
+    items.sort(key=lambda i: (i.at, i.card_id))
+    return items
+
+
+def _finite(value: float) -> float:
+    return value if math.isfinite(value) else float("inf")
+
+
+def optimize(events: Sequence[ReviewEvent], *, rollover_hour: int = 4,
+             zone: tzinfo | None = None, progress: Progress | None = None,
+             min_items: int = MIN_ITEMS) -> OptimizeResult:
+    """Fit, compare with the defaults on the newest fifth, refit on everything if better."""
+    def tell(stage: str, fraction: float) -> None:
+        if progress is not None:
+            progress(stage, fraction)
+
+    tell("items", 0.0)
+    timed = fsrs_items(events, rollover_hour=rollover_hour, zone=zone)
+    if len(timed) < min_items:
+        tell("done", 1.0)
+        return OptimizeResult(len(events), len(timed), min_items, enough=False, better=False)
+    split = int(len(timed) * (1 - HELD_OUT))
+    train = [t.item for t in timed[:split]]
+    test = [t.item for t in timed[split:]]
+    tell("fit", 0.1)
+    fitted = clamp_parameters(fsrs_rs.FSRS(list(DEFAULT_PARAMETERS)).compute_parameters(train))
+    tell("evaluate", 0.5)
+    default_eval = fsrs_rs.FSRS(list(DEFAULT_PARAMETERS)).evaluate(test)
+    fitted_eval = fsrs_rs.FSRS(list(fitted)).evaluate(test)
+    loss_default, loss_fitted = _finite(default_eval.log_loss), _finite(fitted_eval.log_loss)
+    rmse_default, rmse_fitted = _finite(default_eval.rmse_bins), _finite(fitted_eval.rmse_bins)
+    better = loss_fitted < loss_default and rmse_fitted <= rmse_default
+    parameters = None
+    if better:
+        tell("refit", 0.6)
+        parameters = clamp_parameters(
+            fsrs_rs.FSRS(list(DEFAULT_PARAMETERS)).compute_parameters([t.item for t in timed]))
+    tell("done", 1.0)
+    return OptimizeResult(len(events), len(timed), min_items, enough=True, better=better,
+                          log_loss_default=loss_default, log_loss_fitted=loss_fitted,
+                          rmse_default=rmse_default, rmse_fitted=rmse_fitted,
+                          parameters=parameters)
