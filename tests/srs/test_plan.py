@@ -1,0 +1,85 @@
+"""The exam plan against a small case computed by hand."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+
+from studyapp.srs.plan import PlanError, learn_days, new_cards_per_day, plan_exam
+from studyapp.srs.scheduler import (
+    DEFAULT_PARAMETERS,
+    CardStage,
+    Memory,
+    Scheduler,
+    SchedulerSettings,
+)
+
+# FSRS-6 formulas, from https://github.com/open-spaced-repetition/fsrs4anki/wiki/The-Algorithm
+#   R(t, S) = (1 + F·t/S)^(-w20),  F = 0.9^(-1/w20) - 1   (so R(S, S) = 0.9)
+#   S' (Good) = S · (1 + e^w8 · (11 - D) · S^(-w9) · (e^(w10·(1-R)) - 1))
+W = list(DEFAULT_PARAMETERS)
+W[2] = 100.0  # a first Good gives 100 days of stability: no review of a new card before the exam
+NOW = datetime(2025, 3, 3, 12, 0, tzinfo=UTC)  # noon, study day 2025-03-03 (rollover 04:00 UTC)
+EXAM = date(2025, 3, 13)
+
+
+def recall(t_days: float, stability: float) -> float:
+    factor = 0.9 ** (-1 / W[20]) - 1
+    return float((1 + factor * t_days / stability) ** -W[20])
+
+
+@pytest.mark.parametrize(("new_left", "days_left", "expected"), [
+    (3, 10, 1),     # 3 learning days (10 - 7): one a day
+    (100, 27, 5),   # 20 learning days
+    (101, 27, 6),   # one more card needs one more a day
+    (10, 5, 10),    # the exam is within the buffer: everything today
+    (0, 30, 0),
+])
+def test_new_cards_per_day(new_left: int, days_left: int, expected: int) -> None:
+    assert new_cards_per_day(new_left, days_left) == expected
+
+
+def test_plan_against_a_hand_computed_case() -> None:
+    settings = SchedulerSettings(parameters=tuple(W), learning_steps_s=(), relearning_steps_s=())
+    scheduler = Scheduler(settings)
+    # A: S = 50 d, last seen 10 days ago, due in 40 days: untouched until the exam.
+    far = Memory(card_id=1, stage=CardStage.REVIEW, step=None, stability=50.0, difficulty=5.0,
+                 due=NOW + timedelta(days=40), last_review=NOW - timedelta(days=10), reps=3)
+    # B: S = 4 d, seen yesterday, due on day 3 (2025-03-06), when R = R(4, 4) = 0.9.
+    near = Memory(card_id=2, stage=CardStage.REVIEW, step=None, stability=4.0, difficulty=5.0,
+                  due=NOW + timedelta(days=3), last_review=NOW - timedelta(days=1), reps=2)
+    plan = plan_exam(EXAM, NOW, scheduler, [far, near], new_left=3, zone=UTC)
+
+    assert plan.days_left == 10 and plan.learn_days == 3 and plan.new_per_day == 1
+    # B's review on day 3: 1 answer + (1 - 0.9) expected for a lapse; nothing else is due.
+    expected_loads = [0.0] * 10
+    expected_loads[3] = 1.1
+    assert plan.daily_reviews == pytest.approx(expected_loads)
+    assert plan.reviews_per_day == pytest.approx(0.11)
+    # B after a Good at R = 0.9 (D = 5): S' = 4 · (1 + e^w8 · 6 · 4^-w9 · (e^(0.1·w10) - 1))
+    s_b = 4.0 * (1 + math.exp(W[8]) * 6 * 4.0 ** -W[9] * (math.exp(W[10] * 0.1) - 1))
+    assert s_b > 7  # its next review falls after the exam
+    recalls = [
+        recall(20, 50.0),          # A: 20 days since its last review at the exam
+        recall(7, s_b),            # B: reviewed on day 3, exam on day 10
+        recall(10, 100.0), recall(9, 100.0), recall(8, 100.0),  # new cards of days 0, 1, 2
+    ]
+    assert plan.predicted_recall == pytest.approx(sum(recalls) / 5, abs=1e-4)
+    assert plan.as_json() == {"exam": "2025-03-13", "days_left": 10, "new_left": 3,
+                              "new_per_day": 1, "reviews_per_day": 0.1,
+                              "predicted_recall": round(sum(recalls) / 5, 3)}
+
+
+def test_learning_steps_count_as_reviews_on_the_day_a_card_is_introduced() -> None:
+    # default steps 1 min and 10 min: a Good moves from step 0 to step 1, another graduates
+    scheduler = Scheduler(SchedulerSettings())
+    plan = plan_exam(date(2025, 3, 4), NOW, scheduler, [], new_left=2, zone=UTC)
+    assert plan.new_per_day == 2 and learn_days(1) == 1
+    assert plan.daily_reviews == (2.0,)
+
+
+def test_an_exam_today_or_past_is_refused() -> None:
+    with pytest.raises(PlanError):
+        plan_exam(date(2025, 3, 3), NOW, Scheduler(), [], new_left=1, zone=UTC)
