@@ -66,6 +66,7 @@ class SchedulerSettings:
     reviews_per_day: int = 200
     leech_lapses: int = 8
     day_rollover_hour: int = 4
+    exam_date: str | None = None  # ISO date set by `plan --apply`; the home screen counts down
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -1,0 +1,100 @@
+"""An instructor's Anki deck (made here with genanki) becomes a studyapp deck that validates."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import genanki
+import pytest
+
+from studyapp.decks import load_deck
+from studyapp.decks.report import validation_report
+from studyapp.exchange.from_anki import (
+    AnkiPackageError,
+    accepted_answers,
+    convert_package,
+    deck_yaml,
+    html_to_text,
+)
+
+
+def _package(tmp_path: Path) -> Path:
+    deck = genanki.Deck(2059400110, "Course::Serving <i>LLMs</i>")
+    deck.add_note(genanki.Note(
+        model=genanki.BASIC_MODEL,
+        fields=["Which memory does the <b>H200</b> use?<br><img src='h200.png'>",
+                "HBM3e (HBM 3e)"]))
+    deck.add_note(genanki.Note(
+        model=genanki.BASIC_AND_REVERSED_CARD_MODEL,
+        fields=["InfiniBand NDR per port", "400 Gb/s; 50 GB/s"]))
+    deck.add_note(genanki.Note(  # optional reverse left empty: one card
+        model=genanki.BASIC_OPTIONAL_REVERSED_CARD_MODEL, fields=["HBM", "High Bandwidth Memory",
+                                                                  ""]))
+    deck.add_note(genanki.Note(
+        model=genanki.CLOZE_MODEL,
+        fields=["The {{c1::H100}} has {{c2::80::GB}} GB &amp; a {brace}[sound:gpu.mp3]",
+                "From the <a href='x'>post</a>"]))
+    deck.add_note(genanki.Note(model=genanki.BASIC_MODEL, fields=["Empty back", ""]))
+    path = tmp_path / "course.apkg"
+    genanki.Package(deck).write_to_file(str(path))
+    return path
+
+
+def test_basic_reversed_and_cloze_notes_become_a_deck_that_validates(tmp_path: Path) -> None:
+    conversion = convert_package(_package(tmp_path), language="en", post="h200")
+    assert conversion.notes == 4 and conversion.cards == 6
+    assert conversion.media_skipped == 2  # the image and the sound
+    assert sum(conversion.skipped_notes.values()) == 1  # the note without an answer
+    target = tmp_path / "course.yaml"
+    target.write_text(deck_yaml(conversion.deck), encoding="utf-8")
+    lines, code = validation_report([target], "en")
+    assert code == 0, lines
+    deck = load_deck(target)
+    assert deck.title == {"en": "Serving <i>LLMs</i>"} and deck.post == "h200"
+    questions = [card.instantiate(0, "en") for card in deck.cards]
+    by_prompt = {q.prompt: q for q in questions}
+    basic = by_prompt["Which memory does the H200 use?"]
+    assert basic.answer == "HBM3e (HBM 3e)" and basic.accept == ("HBM3e",)
+    forward = by_prompt["InfiniBand NDR per port"]
+    assert forward.accept == ("400 Gb/s", "50 GB/s")
+    assert by_prompt["400 Gb/s; 50 GB/s"].answer == "InfiniBand NDR per port"  # reversed
+    assert by_prompt["HBM"].answer == "High Bandwidth Memory"
+    assert "High Bandwidth Memory" not in by_prompt  # the optional reverse was not asked for
+    first = by_prompt["The [...] has 80 GB & a {brace}"]
+    assert first.answer == "H100"
+    assert first.explanation == "The H100 has 80 GB & a {brace}\nFrom the post"
+    assert by_prompt["The H100 has [GB] GB & a {brace}"].answer == "80"
+
+
+def test_html_is_reduced_to_text() -> None:
+    text, media = html_to_text("<div>One&nbsp;<b>two</b></div><div>three<script>x()</script>"
+                               "</div><img src=a.png>[sound:b.mp3]")
+    assert (text, media) == ("One two\nthree", 2)
+
+
+@pytest.mark.parametrize(("answer", "variants"), [
+    ("HBM3e", []),
+    ("NVLink (NVLink 4)", ["NVLink"]),
+    ("400 Gb/s; 50 GB/s", ["400 Gb/s", "50 GB/s"]),
+    ("1,5", []),  # a decimal comma is not a list
+])
+def test_accepted_answers(answer: str, variants: list[str]) -> None:
+    assert accepted_answers(answer) == variants
+
+
+def test_packages_this_reader_cannot_use_are_refused_in_one_sentence(tmp_path: Path) -> None:
+    newer = tmp_path / "newer.apkg"
+    with zipfile.ZipFile(newer, "w") as archive:
+        archive.writestr("collection.anki21b", b"zstd data")
+    with pytest.raises(AnkiPackageError, match="Support older Anki versions"):
+        convert_package(newer, language="en")
+    junk = tmp_path / "junk.apkg"
+    junk.write_bytes(b"not a zip")
+    with pytest.raises(AnkiPackageError, match="not a zip"):
+        convert_package(junk, language="en")
+    broken = tmp_path / "broken.apkg"
+    with zipfile.ZipFile(broken, "w") as archive:
+        archive.writestr("collection.anki2", b"not sqlite")
+    with pytest.raises(AnkiPackageError, match="cannot be read"):
+        convert_package(broken, language="en")
