@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from studyapp.study import StudyService
 
 __all__ = ["ExamPlan", "OptimizeOutcome", "PlanError", "exam_plan", "optimize_profile",
-           "saved_exam_plan"]
+           "optimize_summary", "saved_exam_plan"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,23 @@ class OptimizeOutcome:
                 "rmse_default": r.rmse_default, "rmse_fitted": r.rmse_fitted,
                 "parameters": list(self.parameters), "items": r.items,
                 "needed": r.needed}
+
+
+def optimize_summary(outcome: OptimizeOutcome, lang: str) -> str:
+    """What the optimizer found and did, in one paragraph (the CLI and the TUI say the same)."""
+    from studyapp.i18n import t
+
+    result = outcome.result
+    head = t("tuning.optimize.reviews", lang, reviews=result.reviews, items=result.items)
+    if not result.enough:
+        return head + " " + t("tuning.optimize.not_enough", lang, items=result.items,
+                              needed=result.needed, missing=result.missing)
+    figures = {"loss_default": f"{result.log_loss_default:.4f}",
+               "loss_fitted": f"{result.log_loss_fitted:.4f}",
+               "rmse_default": f"{result.rmse_default:.4f}",
+               "rmse_fitted": f"{result.rmse_fitted:.4f}"}
+    key = "tuning.optimize.saved" if outcome.saved else "tuning.optimize.kept"
+    return head + " " + t(key, lang, **figures)
 
 
 def optimize_profile(service: StudyService, *, progress: Progress | None = None,

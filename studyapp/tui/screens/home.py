@@ -22,6 +22,7 @@ from studyapp.tui.widgets.post_row import PostRow
 
 if TYPE_CHECKING:
     from studyapp.study import Overview
+    from studyapp.tuning import ExamPlan
 
 
 class HomeScreen(StudyScreen):
@@ -49,6 +50,7 @@ class HomeScreen(StudyScreen):
         with Horizontal(id="topbar"):
             yield Label(self.tr("tui.app.title"), id="app-title")
             yield Label(self.tr("tui.home.loading"), id="today")
+        yield Static("", id="exam-plan")
         with VerticalScroll(id="posts"):
             for section in sections(posts):
                 in_section = [post for post in posts if post.section == section]
@@ -78,6 +80,22 @@ class HomeScreen(StudyScreen):
         lang = self.lang
         overview = await self.study_app.backend.call(lambda service: service.overview(lang))
         self.post_message(OverviewLoaded(overview))
+        from studyapp.tuning import saved_exam_plan
+
+        plan = await self.study_app.backend.call(saved_exam_plan)
+        self.show_exam_plan(plan)
+
+    def show_exam_plan(self, plan: ExamPlan | None) -> None:
+        """The exam countdown and plan, once `plan --apply` saved an exam date."""
+        line = self.query_one("#exam-plan", Static)
+        line.display = plan is not None
+        if plan is None:
+            return
+        recall = ("—" if plan.predicted_recall is None
+                  else f"{plan.predicted_recall * 100:.0f}%")
+        line.update(Content(self.tr("tuning.plan.line", days=plan.days_left,
+                                    exam=plan.exam.isoformat(), new=plan.new_per_day,
+                                    reviews=f"{plan.reviews_per_day:.0f}", recall=recall)))
 
     def on_overview_loaded(self, message: OverviewLoaded) -> None:
         self.overview = message.overview

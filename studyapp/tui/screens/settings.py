@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Input, Label, Select, Static
+from textual.widgets import Button, Footer, Input, Label, ProgressBar, Select, Static
 
 from studyapp.tui.preferences import preferences_path
 from studyapp.tui.screens.base import StudyScreen
@@ -66,6 +66,13 @@ class SettingsScreen(StudyScreen):
             yield from self.field("retention", Input("", id="retention", compact=True,
                                                      disabled=True))
             yield Static("", id="settings-status")
+            with Horizontal(classes="settings-field"):
+                yield Label(self.tr("tuning.settings.optimize"), classes="settings-label")
+                yield Button(self.tr("tuning.settings.optimize_button"), id="optimize",
+                             compact=True)
+            yield Label(self.tr("tuning.settings.optimize_help"), classes="hint settings-help")
+            yield ProgressBar(total=1.0, show_eta=False, id="optimize-progress")
+            yield Static("", id="optimize-status")
             yield Static(Content(self.tr("tui.settings.keymap", path=str(preferences_path()))),
                          id="settings-keymap", classes="hint")
         yield Footer()
@@ -156,5 +163,45 @@ class SettingsScreen(StudyScreen):
         self.scheduler_settings = await self.study_app.backend.call(update)
         self.query_one("#settings-status", Static).update(self.tr("tui.settings.saved"))
 
+    # -- FSRS optimizer ------------------------------------------------------
+
+    @on(Button.Pressed, "#optimize")
+    def on_optimize(self) -> None:
+        self.run_optimizer()
+
+    def show_stage(self, stage: str, fraction: float) -> None:
+        """Progress from the optimizer, called on the event loop."""
+        self.query_one("#optimize-progress", ProgressBar).update(progress=fraction)
+        self.query_one("#optimize-status", Static).update(
+            Content(self.tr(f"tuning.stage.{stage}")))
+
+    @work(exclusive=True, group="optimize", exit_on_error=False)
+    async def run_optimizer(self) -> None:
+        from studyapp.tuning import optimize_profile, optimize_summary
+
+        button = self.query_one("#optimize", Button)
+        bar = self.query_one("#optimize-progress", ProgressBar)
+        button.disabled = True
+        bar.update(progress=0)
+        bar.display = True
+
+        def report(stage: str, fraction: float) -> None:  # on the service thread
+            self.app.call_from_thread(self.show_stage, stage, fraction)
+
+        status = self.query_one("#optimize-status", Static)
+        try:
+            outcome = await self.study_app.backend.call(
+                lambda service: optimize_profile(service, progress=report))
+        except Exception as exc:  # shown, never swallowed: fsrs-rs or the database failed
+            status.update(Content(self.tr("tuning.optimize.failed", detail=str(exc))))
+            return
+        finally:
+            button.disabled = False
+            bar.display = False
+        status.update(Content(optimize_summary(outcome, self.lang)))
+        if outcome.saved:
+            self.load()
+
     def action_back(self) -> None:
         self.dismiss(None)
+

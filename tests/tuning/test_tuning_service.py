@@ -1,0 +1,74 @@
+"""The tuning service on a real database: fitted parameters saved and used, an exam applied."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import pytest
+from learner_sim import simulate_learner, store_history
+
+from studyapp.srs.scheduler import DEFAULT_PARAMETERS
+from studyapp.study import StudyConfig, StudyService
+from studyapp.tuning import exam_plan, optimize_profile, optimize_summary, saved_exam_plan
+
+NOW = datetime(2025, 6, 2, 10, 0, tzinfo=UTC)
+
+
+def _service(url: str, profile: str = "default") -> StudyService:
+    return StudyService(StudyConfig(db_url=url, profile=profile, lang="en", clock=lambda: NOW))
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'study.sqlite3'}"
+
+
+def test_fitted_parameters_are_saved_and_then_schedule_the_profile(url: str) -> None:
+    service = _service(url)
+    assert service.profile.name == "default"  # created with the defaults
+    store_history(url, "default", simulate_learner(cards=300, days=120))
+    stages: list[float] = []
+    outcome = optimize_profile(service, progress=lambda _, f: stages.append(f))
+    service.close()
+    assert outcome.saved and outcome.result.better
+    assert stages == sorted(stages) and stages[-1] == 1.0
+    assert "Saved" in optimize_summary(outcome, "en")
+    again = _service(url)
+    try:
+        assert again.settings.parameters == outcome.parameters != DEFAULT_PARAMETERS
+        assert tuple(again.scheduler.settings.parameters) == outcome.parameters
+    finally:
+        again.close()
+    other = _service(url, "someone-else")  # settings are per profile
+    try:
+        assert other.settings.parameters == DEFAULT_PARAMETERS
+    finally:
+        other.close()
+
+
+def test_too_little_history_changes_nothing(url: str) -> None:
+    service = _service(url)
+    try:
+        outcome = optimize_profile(service)
+        assert not outcome.saved and outcome.result.missing == outcome.result.needed
+        assert service.settings.parameters == DEFAULT_PARAMETERS
+        assert "400 more" in optimize_summary(outcome, "en")
+    finally:
+        service.close()
+
+
+def test_applying_an_exam_plan_sets_the_new_card_limit_and_the_date(url: str) -> None:
+    service = _service(url)
+    try:
+        cards = sum(len(d.cards) for d in service.decks)
+        preview = exam_plan(service, date(2025, 7, 2))  # 30 days: 23 to see everything
+        assert preview.new_left == cards and preview.new_per_day == -(-cards // 23)
+        assert service.settings.exam_date is None and saved_exam_plan(service) is None
+        applied = exam_plan(service, date(2025, 7, 2), apply=True)
+        assert service.settings.new_per_day == applied.new_per_day
+        assert service.settings.exam_date == "2025-07-02"
+        saved = saved_exam_plan(service)
+        assert saved is not None and saved.days_left == 30
+    finally:
+        service.close()
