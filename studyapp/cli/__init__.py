@@ -39,6 +39,8 @@ COMMANDS: dict[str, str] = {
     "export": "progress:export_cmd",
     "generate": "generate:generate",
     "import": "progress:import_cmd",
+    "optimize": "tuning:optimize_cmd",
+    "plan": "tuning:plan_cmd",
     "stats": "progress:stats",
     "study": "study:study",
 }

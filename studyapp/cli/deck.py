@@ -95,3 +95,13 @@ def deck_list(ctx: click.Context, as_json: bool) -> None:
         return
     for line in listing_lines(listings, current_settings(ctx).lang):
         click.echo(line)
+
+
+def _from_anki() -> None:
+    """``deck from-anki`` lives with the other Anki command (cli/anki.py)."""
+    from studyapp.cli.anki import deck_from_anki
+
+    deck.add_command(deck_from_anki)
+
+
+_from_anki()

@@ -142,15 +142,28 @@ def stats(ctx: click.Context, as_json: bool, card_ref: str | None) -> None:
 
 
 @click.command("export")
-@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="json",
-              show_default=True, help="File format.")
+@click.option("--format", "fmt", type=click.Choice(["csv", "json", "apkg"]), default="json",
+              show_default=True, help="File format; apkg: the cards as an Anki deck.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
               help="File to write (default: standard output).")
+@click.option("--deck", "deck_ref", metavar="ID|PATH", help="apkg: only this deck.")
+@click.option("--post", metavar="SLUG", help="apkg: only this post's cards.")
+@click.option("--instances", type=click.IntRange(min=1, max=100), default=5, show_default=True,
+              help="apkg: draws of each generated or template card.")
 @click.pass_context
-def export_cmd(ctx: click.Context, fmt: str, output: str | None) -> None:
-    """Write a profile's progress (cards, answers, parameters) as CSV or JSON."""
+def export_cmd(ctx: click.Context, fmt: str, output: str | None, deck_ref: str | None,
+               post: str | None, instances: int) -> None:
+    """Write a profile's progress as CSV or JSON, or the cards as an Anki package (apkg)."""
     import os
     from pathlib import Path
+
+    if fmt == "apkg":
+        from studyapp.cli.anki import export_apkg
+
+        export_apkg(ctx, output, deck_ref, post, instances)
+        return
+    if deck_ref or post:
+        fail("--deck and --post choose cards for --format apkg", code=2)
 
     from studyapp.store.exchange import write_csv, write_json
 

@@ -195,6 +195,11 @@ class Conversion:
 
 def _collection_bytes(archive: zipfile.ZipFile) -> bytes:
     names = set(archive.namelist())
+    if "collection.anki21b" in names and "collection.anki21" not in names:
+        # its collection.anki2, if any, only holds a note asking to update Anki
+        raise AnkiPackageError(
+            "this package uses Anki's newer compressed format (collection.anki21b); "
+            "export it again from Anki with 'Support older Anki versions' ticked")
     for name in COLLECTION_NAMES:
         if name in names:
             info = archive.getinfo(name)
@@ -203,10 +208,6 @@ def _collection_bytes(archive: zipfile.ZipFile) -> bytes:
                     f"the collection is {info.file_size / 1e6:.0f} MB unpacked; "
                     f"the limit is {MAX_COLLECTION_BYTES / 1e6:.0f} MB")
             return archive.read(name)
-    if "collection.anki21b" in names:
-        raise AnkiPackageError(
-            "this package uses Anki's newer compressed format (collection.anki21b); "
-            "export it again from Anki with 'Support older Anki versions' ticked")
     raise AnkiPackageError("no collection.anki2 or collection.anki21 inside: not an Anki package")
 
 

@@ -72,6 +72,8 @@ class SchedulerSettings:
         data = asdict(self)
         for key in ("parameters", "learning_steps_s", "relearning_steps_s"):
             data[key] = list(data[key])
+        if data["exam_date"] is None:  # absent until set: older exports stay the same
+            del data["exam_date"]
         return data
 
     @classmethod

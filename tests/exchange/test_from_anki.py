@@ -98,3 +98,30 @@ def test_packages_this_reader_cannot_use_are_refused_in_one_sentence(tmp_path: P
         archive.writestr("collection.anki2", b"not sqlite")
     with pytest.raises(AnkiPackageError, match="cannot be read"):
         convert_package(broken, language="en")
+
+
+def test_a_deck_exported_by_anki_itself_converts(tmp_path: Path) -> None:
+    collection_module = pytest.importorskip("anki.collection")
+    col = collection_module.Collection(str(tmp_path / "instructor.anki2"))
+    try:
+        reversed_type = col.models.by_name("Basic (and reversed card)")
+        note = col.new_note(reversed_type)
+        note["Front"], note["Back"] = "NVLink 4 per GPU?", "900 GB/s (both directions)"
+        col.add_note(note, col.decks.id("Course::Interconnect"))
+        cloze = col.new_note(col.models.by_name("Cloze"))
+        cloze["Text"] = "InfiniBand {{c1::NDR}} runs at {{c2::400 Gb/s}} per port"
+        col.add_note(cloze, col.decks.id("Course::Interconnect"))
+        options = collection_module.ExportAnkiPackageOptions
+        for legacy in (True, False):
+            col.export_anki_package(
+                out_path=str(tmp_path / f"legacy-{legacy}.apkg"), limit=None,
+                options=options(legacy=legacy, with_scheduling=False, with_media=False,
+                                with_deck_configs=False))
+    finally:
+        col.close()
+    conversion = convert_package(tmp_path / "legacy-True.apkg", language="en")
+    assert conversion.deck["deck"] == "interconnect" and conversion.cards == 4
+    prompts = [card["prompt"] for card in conversion.deck["cards"]]
+    assert "InfiniBand [...] runs at 400 Gb/s per port" in prompts
+    with pytest.raises(AnkiPackageError, match="newer compressed format"):
+        convert_package(tmp_path / "legacy-False.apkg", language="en")

@@ -1,0 +1,93 @@
+"""``studyapp optimize`` and ``studyapp plan``: FSRS fitted to the learner, an exam date."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import click
+
+from studyapp.cli import current_settings, echo_json, fail, make_service, user_errors
+
+
+@click.command("optimize")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def optimize_cmd(ctx: click.Context, as_json: bool) -> None:
+    """Fit FSRS parameters to this profile's answers; keep them only if they predict better."""
+    from studyapp.i18n import t
+    from studyapp.tuning import optimize_profile, optimize_summary
+
+    settings = current_settings(ctx)
+
+    def progress(stage: str, _fraction: float) -> None:
+        if not as_json:
+            click.echo(t(f"tuning.stage.{stage}", settings.lang), err=True)
+
+    service = make_service(settings)
+    try:
+        outcome = optimize_profile(service, progress=progress)
+    except user_errors() as exc:
+        fail(str(exc))
+    except (ValueError, RuntimeError) as exc:  # fsrs-rs refused the history
+        fail(t("tuning.optimize.failed", settings.lang, detail=str(exc)))
+    finally:
+        service.close()
+    if as_json:
+        echo_json(outcome.as_json())
+        return
+    click.echo(optimize_summary(outcome, settings.lang))
+    if outcome.result.enough:
+        click.echo("parameters: " + ", ".join(f"{p:g}" for p in outcome.parameters))
+
+
+@click.command("plan")
+@click.option("--exam", type=click.DateTime(formats=["%Y-%m-%d"]), metavar="YYYY-MM-DD",
+              help="Exam date (default: the one saved with --apply).")
+@click.option("--apply", is_flag=True,
+              help="Save the exam date and set the daily new-card limit to the plan's.")
+@click.option("--clear", is_flag=True, help="Forget the saved exam date.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def plan_cmd(ctx: click.Context, exam: datetime | None, apply: bool, clear: bool,
+             as_json: bool) -> None:
+    """New cards a day to see everything a week before the exam, review load, recall."""
+    from studyapp.i18n import t
+    from studyapp.tuning import PlanError, exam_plan
+
+    settings = current_settings(ctx)
+    service = make_service(settings)
+    try:
+        if clear:
+            service.update_settings(exam_date=None)
+            return
+        saved = service.settings.exam_date
+        if exam is None and not saved:
+            fail("give --exam YYYY-MM-DD", code=2)
+        day = exam.date() if exam is not None else datetime.fromisoformat(str(saved)).date()
+        plan = exam_plan(service, day, apply=apply)
+        new_limit = service.settings.new_per_day
+    except PlanError as exc:
+        fail(str(exc))
+    except user_errors() as exc:
+        fail(str(exc))
+    finally:
+        service.close()
+    if as_json:
+        echo_json(plan.as_json())
+        return
+    lang = settings.lang
+    recall = "—" if plan.predicted_recall is None else f"{plan.predicted_recall * 100:.1f}%"
+    rows = [("exam", plan.exam.isoformat()), ("days_left", str(plan.days_left)),
+            ("new_left", str(plan.new_left)), ("new_per_day", str(plan.new_per_day)),
+            ("learn_days", str(plan.learn_days)),
+            ("reviews_per_day", f"{plan.reviews_per_day:.1f}"),
+            ("peak_reviews", f"{plan.peak_reviews:.0f}"), ("predicted_recall", recall)]
+    labels = [t(f"tuning.plan.{key}", lang) for key, _ in rows]
+    width = max(len(label) for label in labels)
+    for label, (_, value) in zip(labels, rows, strict=True):
+        click.echo(f"{label:<{width}}  {value}")
+    if apply:
+        click.echo(t("tuning.plan.applied", lang, exam=plan.exam.isoformat(),
+                     new=new_limit))
+    elif saved != plan.exam.isoformat():
+        click.echo(t("tuning.plan.not_applied", lang))
