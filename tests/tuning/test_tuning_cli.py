@@ -1,0 +1,70 @@
+"""The four commands as a user runs them: exit codes, JSON keys, files written."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from datetime import date, timedelta
+from pathlib import Path
+
+import genanki
+from click.testing import CliRunner, Result
+
+from studyapp.cli import main
+
+
+def run(tmp_path: Path, *args: str) -> Result:
+    db = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    return CliRunner().invoke(main, ["--db", db, "--lang", "en", *args])
+
+
+def test_export_apkg_writes_a_package_and_csv_still_refuses_apkg_options(tmp_path: Path) -> None:
+    target = tmp_path / "h200.apkg"
+    result = run(tmp_path, "export", "--format", "apkg", "-o", str(target), "--post", "h200",
+                 "--instances", "2")
+    assert result.exit_code == 0, result.output
+    assert "Exported" in result.output
+    assert "collection.anki2" in zipfile.ZipFile(target).namelist()
+    assert run(tmp_path, "export", "--format", "apkg").exit_code == 2  # needs -o
+    assert run(tmp_path, "export", "--format", "apkg", "-o", str(target),
+               "--deck", "no-such-deck").exit_code == 1
+    assert run(tmp_path, "export", "--format", "csv", "--post", "h200").exit_code == 2
+    plain = run(tmp_path, "export", "--format", "json")
+    assert plain.exit_code == 0 and json.loads(plain.output)["format"] == "studyapp-progress"
+    assert "exam_date" not in json.loads(plain.output)["settings"]
+
+
+def test_deck_from_anki_writes_a_deck_that_validates(tmp_path: Path) -> None:
+    deck = genanki.Deck(1, "Serving")
+    deck.add_note(genanki.Note(model=genanki.BASIC_MODEL, fields=["KV cache?", "Keys, values"]))
+    source = tmp_path / "serving.apkg"
+    genanki.Package(deck).write_to_file(str(source))
+    target = tmp_path / "serving.yaml"
+    result = run(tmp_path, "deck", "from-anki", str(source), "-o", str(target), "--post", "h100")
+    assert result.exit_code == 0, result.output
+    assert "1 cards from 1 notes" in result.output
+    assert run(tmp_path, "deck", "validate", str(target)).exit_code == 0
+    assert run(tmp_path, "deck", "from-anki", str(target), "-o", "x.yaml").exit_code == 1
+
+
+def test_optimize_and_plan_json_keys(tmp_path: Path) -> None:
+    optimized = run(tmp_path, "optimize", "--json")
+    assert optimized.exit_code == 0, optimized.output
+    data = json.loads(optimized.output)
+    assert {"reviews", "saved", "log_loss_default", "log_loss_fitted", "rmse_default",
+            "rmse_fitted", "parameters"} <= set(data)
+    assert data["reviews"] == 0 and data["saved"] is False and len(data["parameters"]) == 21
+    exam = (date.today() + timedelta(days=60)).isoformat()
+    planned = run(tmp_path, "plan", "--exam", exam, "--json")
+    assert planned.exit_code == 0, planned.output
+    plan = json.loads(planned.output)
+    assert set(plan) == {"exam", "days_left", "new_left", "new_per_day", "reviews_per_day",
+                         "predicted_recall"}
+    assert plan["exam"] == exam and plan["new_per_day"] > 0
+    applied = run(tmp_path, "plan", "--exam", exam, "--apply")
+    assert applied.exit_code == 0 and f"{plan['new_per_day']} new cards per day" in \
+        applied.output
+    assert json.loads(run(tmp_path, "plan", "--json").output)["exam"] == exam  # saved date
+    assert run(tmp_path, "plan", "--exam", "2000-01-01").exit_code == 1
+    assert run(tmp_path, "plan", "--clear").exit_code == 0
+    assert run(tmp_path, "plan").exit_code == 2
