@@ -2,7 +2,8 @@
 
 Each command group lives in its own module of this package (``calc``,
 ``study``, ``progress`` for stats/export/import/backup, ``deck``,
-``classroom`` for ``class``, ``generate``). A module is imported only when
+``classroom`` for ``class``, ``generate``, ``tuning`` for optimize/plan,
+``anki`` for ``export --format apkg`` and ``deck from-anki``). A module is imported only when
 its command runs (or when the top-level ``--help`` lists every command), so
 ``studyapp`` opening the terminal app loads none of them.
 
