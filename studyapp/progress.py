@@ -1,24 +1,91 @@
-"""The learner's progress view, built from the store's aggregates and the overview.
+"""The learner's progress service: stats, one card's history, export, import, backup.
 
-Sits between the UIs (CLI, TUI) and the store: it turns study days into UTC
+Sits between the faces (CLI, TUI) and the store: it turns study days into UTC
 boundaries, applies the profile's FSRS forgetting curve to card rows, and
-hands back frozen dataclasses with a JSON form. Textual-free, SQLAlchemy-free.
+hands back frozen dataclasses with a JSON form. The faces reach stored progress
+only through here and ``studyapp.study``; the store's plain result types they
+show are re-exported below. It needs the study service only as a
+``ProgressSource``, so ``studyapp.study`` can use it without an import cycle.
 """
 
 from __future__ import annotations
 
+import os
+import sqlite3
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, Any, Literal, Protocol
 
 from studyapp.srs.calendar import day_start, local_zone, study_day
 from studyapp.srs.scheduler import SchedulerSettings
+from studyapp.store import Store, StoreError
+from studyapp.store import stats as db
+from studyapp.store.backup import backup_sqlite
+from studyapp.store.exchange import (
+    ImportResult,
+    import_progress,
+    read_export,
+    write_csv,
+    write_json,
+)
+from studyapp.store.progress import ProfileInfo
+from studyapp.store.stats import CardDetail, CardScore, LogLine
 
-if TYPE_CHECKING:
-    from studyapp.store.stats import CardDetail, CardScore
-    from studyapp.study import StudyService
+__all__ = [
+    "BackupError", "CardDetail", "CardLine", "ImportResult", "LearnerStats", "LogLine",
+    "PostStats", "ProgressSource", "StoreError", "backup_database", "card_drilldown",
+    "export_file", "export_progress", "import_file", "learner_stats", "mastery_age",
+    "retrievability", "round_or_none", "streak_days",
+]
+
+
+
+class PostCounts(Protocol):
+    """One post's deck counts, as the study overview gives them."""
+
+    @property
+    def slug(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def total(self) -> int: ...
+    @property
+    def new(self) -> int: ...
+    @property
+    def learning(self) -> int: ...
+    @property
+    def review(self) -> int: ...
+    @property
+    def due(self) -> int: ...
+
+
+class OverviewCounts(Protocol):
+    """Today's numbers, as the study overview gives them."""
+
+    @property
+    def posts(self) -> Sequence[PostCounts]: ...
+    @property
+    def due_today(self) -> int: ...
+    @property
+    def new_left(self) -> int: ...
+
+
+class ProgressSource(Protocol):
+    """What progress needs of the study service (``StudyService`` is one)."""
+
+    @property
+    def store(self) -> Store: ...
+    @property
+    def profile(self) -> ProfileInfo: ...
+    @property
+    def settings(self) -> SchedulerSettings: ...
+    def now(self) -> datetime: ...
+    def overview(self, lang: str | None = None, *, with_streak: bool = True) -> OverviewCounts:
+        ...
+
 
 HEATMAP_DAYS = 180
 FORECAST_DAYS = 30
@@ -133,23 +200,23 @@ class LearnerStats:
             "reviews_total": self.reviews_total,
             "cards_seen": self.cards_seen,
             "due_today": self.due_today,
-            "retention_30d": _round(self.retention_30d),
+            "retention_30d": round_or_none(self.retention_30d),
             "posts": {p.slug: {
                 "title": p.title, "total": p.total, "new": p.new, "learning": p.learning,
                 "review": p.review, "due": p.due, "mastery": round(p.mastery, 4),
-                "mastered": p.mastered, "reviews": p.reviews, "accuracy": _round(p.accuracy),
+                "mastered": p.mastered, "reviews": p.reviews, "accuracy": round_or_none(p.accuracy),
                 "time_s": round(p.time_ms / 1000, 1), "leeches": p.leeches,
             } for p in self.posts},
             "generated_at": self.generated_at.isoformat(),
             "study_day": self.today.isoformat(),
             "correct_total": self.correct_total,
-            "accuracy": _round(self.accuracy),
+            "accuracy": round_or_none(self.accuracy),
             "new_left_today": self.new_left_today,
             "reviews_today": self.reviews_today,
             "retention": {"desired": self.desired_retention,
-                          "true_30d": _round(self.retention_30d),
-                          "young": _round(self.retention_young),
-                          "mature": _round(self.retention_mature),
+                          "true_30d": round_or_none(self.retention_30d),
+                          "young": round_or_none(self.retention_young),
+                          "mature": round_or_none(self.retention_mature),
                           "reviews": self.retention_reviews},
             "desired_retention": self.desired_retention,
             "streak_days": self.streak_days,
@@ -162,17 +229,17 @@ class LearnerStats:
         }
 
 
-def _round(value: float | None, digits: int = 4) -> float | None:
+def round_or_none(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(value, digits)
 
 
 def _card_json(card: CardLine) -> dict[str, Any]:
     return {"deck": card.deck_id, "card": card.card_key, "post": card.post,
             "family": card.family, "stage": card.stage, "lapses": card.lapses,
-            "reviews": card.reviews, "accuracy": _round(card.accuracy),
-            "stability_days": _round(card.stability, 2),
-            "difficulty": _round(card.difficulty, 2),
-            "retrievability": _round(card.retrievability), "due": card.due.isoformat(),
+            "reviews": card.reviews, "accuracy": round_or_none(card.accuracy),
+            "stability_days": round_or_none(card.stability, 2),
+            "difficulty": round_or_none(card.difficulty, 2),
+            "retrievability": round_or_none(card.retrievability), "due": card.due.isoformat(),
             "leech": card.leech}
 
 
@@ -197,14 +264,12 @@ def study_day_shift(now: datetime, rollover: int) -> timedelta:
     return offset - timedelta(hours=rollover)
 
 
-def _streak(service: StudyService, today: date, recent: list[int], rollover: int) -> int:
+def _streak(service: ProgressSource, today: date, recent: list[int], rollover: int) -> int:
     """Consecutive study days with reviews, ending today (or yesterday, if not yet today).
 
     ``recent`` holds the last days' review counts (oldest first); older days
     are checked with EXISTS in blocks, so a years-long streak stays cheap.
     """
-    from studyapp.store.stats import studied_in_buckets
-
     studied = [n > 0 for n in reversed(recent)]  # studied[i] is today - i days
     i = 1 if studied and not studied[0] else 0
     streak = 0
@@ -212,7 +277,7 @@ def _streak(service: StudyService, today: date, recent: list[int], rollover: int
     while streak < 36500:
         if i >= len(studied):
             first = today - timedelta(days=len(studied) + block - 1)
-            older = studied_in_buckets(service.store, service.profile.id,
+            older = db.studied_in_buckets(service.store, service.profile.id,
                                        day_boundaries(first, block, rollover))
             studied += list(reversed(older))
         if not studied[i]:
@@ -222,22 +287,18 @@ def _streak(service: StudyService, today: date, recent: list[int], rollover: int
     return streak
 
 
-def streak_days(service: StudyService) -> int:
+def streak_days(service: ProgressSource) -> int:
     """Consecutive study days with reviews up to today (for the home screen)."""
-    from studyapp.store.stats import reviews_per_bucket
-
     rollover = service.settings.day_rollover_hour
     today = study_day(service.now(), rollover)
     window = 31
     bounds = day_boundaries(today - timedelta(days=window - 1), window, rollover)
-    recent = reviews_per_bucket(service.store, service.profile.id, bounds)
+    recent = db.reviews_per_bucket(service.store, service.profile.id, bounds)
     return _streak(service, today, recent, rollover)
 
 
-def learner_stats(service: StudyService, *, top: int = 10) -> LearnerStats:
+def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
     """The learner's progress: per post, retention, calendar, forecast, weak cards."""
-    from studyapp.store import stats as db
-
     store, profile = service.store, service.profile
     settings = service.settings
     now = service.now()
@@ -294,126 +355,43 @@ def learner_stats(service: StudyService, *, top: int = 10) -> LearnerStats:
     )
 
 
-def card_drilldown(service: StudyService, deck_id: str, card_key: str,
+def card_drilldown(service: ProgressSource, deck_id: str, card_key: str,
                    last: int = 10) -> CardDetail | None:
     """One card's stored state and latest answers (with their parameters)."""
-    from studyapp.store.stats import card_detail
-
-    return card_detail(service.store, service.profile.id, deck_id, card_key, last)
+    return db.card_detail(service.store, service.profile.id, deck_id, card_key, last)
 
 
-@dataclass(frozen=True)
-class StudentReport:
-    """One student's line in the class report."""
-
-    name: str
-    reviews: int
-    correct: int
-    cards_seen: int
-    overdue: int
-    time_ms: int
-    last_review: datetime | None
-    mastery: tuple[tuple[str, float], ...]
-
-    @property
-    def accuracy(self) -> float | None:
-        return self.correct / self.reviews if self.reviews else None
+def export_progress(service: ProgressSource, out: IO[str], fmt: Literal["csv", "json"]) -> int:
+    """Write the profile's cards, answers and parameters to ``out``; returns the records."""
+    if fmt == "json":
+        return int(write_json(service.store, service.profile, out, service.now()))
+    return int(write_csv(service.store, service.profile, out))
 
 
-@dataclass(frozen=True)
-class ClassReport:
-    """Per student and per post mastery, hardest questions, most overdue students."""
-
-    generated_at: datetime
-    source: str
-    students: tuple[StudentReport, ...]
-    hardest: tuple[Any, ...]  # store.classroom.QuestionRow
-    most_overdue: tuple[StudentReport, ...]
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "generated_at": self.generated_at.isoformat(),
-            "source": self.source,
-            "students": [{
-                "name": s.name, "reviews": s.reviews, "accuracy": _round(s.accuracy),
-                "cards_seen": s.cards_seen, "overdue": s.overdue,
-                "time_s": round(s.time_ms / 1000, 1),
-                "last_review": s.last_review.isoformat() if s.last_review else None,
-                "mastery": {post: round(m, 4) for post, m in s.mastery},
-            } for s in self.students],
-            "hardest_questions": [{
-                "deck": q.deck_id, "card": q.card_key, "post": q.post, "students": q.students,
-                "first_try_accuracy": round(q.first_try_accuracy, 4), "reviews": q.reviews,
-                "accuracy": _round(q.correct / q.reviews if q.reviews else None),
-            } for q in self.hardest],
-            "most_overdue": [{"name": s.name, "overdue": s.overdue} for s in self.most_overdue],
-        }
-
-    def csv_rows(self) -> list[dict[str, Any]]:
-        """One row per student and post (the mastery grid), for spreadsheets."""
-        rows = []
-        for s in self.students:
-            for post, mastery in s.mastery:
-                rows.append({"student": s.name, "post": post, "mastery": round(mastery, 4),
-                             "reviews": s.reviews, "accuracy": _round(s.accuracy),
-                             "cards_seen": s.cards_seen, "overdue": s.overdue})
-        return rows
+def export_file(service: ProgressSource, target: Path, fmt: Literal["csv", "json"]) -> int:
+    """Export into ``target`` through a partial file: a failed write leaves no half file."""
+    partial = target.with_name(f".{target.name}.partial")
+    with partial.open("w", encoding="utf-8", newline="") as fh:
+        count = export_progress(service, fh, fmt)
+    os.replace(partial, target)
+    return count
 
 
-def deck_card_totals(service: StudyService) -> dict[str, int]:
-    """Cards per post over the decks the service loads (mastery's denominator)."""
-    from studyapp.catalog.posts import POST_SLUGS
-
-    totals = dict.fromkeys(POST_SLUGS, 0)
-    for deck in service.decks:
-        for spec in deck.cards:
-            totals[spec.post] = totals.get(spec.post, 0) + 1
-    return totals
+def import_file(service: ProgressSource, path: Path) -> ImportResult:
+    """Merge an export file into the profile; importing a file twice changes nothing."""
+    return import_progress(service.store, service.profile.id, read_export(path))
 
 
-def class_report(store: Any, totals: dict[str, int], now: datetime, *, source: str = "database",
-                 top: int = 20) -> ClassReport:
-    """The class report over every profile of ``store``."""
-    from studyapp.store import classroom
-
-    mastered = classroom.mastery_by_post(store, now, mastery_age(SchedulerSettings()))
-    students = []
-    for row in classroom.students(store, now):
-        mastery = tuple((post, min(1.0, mastered.get((row.profile_id, post), 0) / total)
-                         if total else 0.0) for post, total in totals.items())
-        students.append(StudentReport(row.name, row.reviews, row.correct, row.cards_seen,
-                                      row.overdue, row.time_ms, row.last_review, mastery))
-    overdue = sorted((s for s in students if s.overdue), key=lambda s: (-s.overdue, s.name))
-    return ClassReport(now, source, tuple(students),
-                       tuple(classroom.hardest_questions(store, top)), tuple(overdue[:top]))
+class BackupError(Exception):
+    """A backup that cannot be made; the message is meant for the user."""
 
 
-def class_report_from_files(paths: list[Path], totals: dict[str, int], now: datetime, *,
-                            top: int = 20) -> ClassReport:
-    """The class report over exported files: each file becomes one student.
-
-    The files are imported into a temporary SQLite database, so the report
-    runs the very same queries as over a shared database.
-    """
-    import tempfile
-
-    from studyapp.store import open_store
-    from studyapp.store.exchange import import_progress, read_export
-    from studyapp.store.progress import ensure_profile
-
-    with tempfile.TemporaryDirectory(prefix="studyapp-class.") as tmp:
-        store = open_store(f"sqlite:///{Path(tmp) / 'class.sqlite3'}")
-        try:
-            names: set[str] = set()
-            for path in paths:
-                export = read_export(path)
-                name = export.profile or path.stem
-                if name in names:
-                    name = f"{name} ({path.name})"
-                names.add(name)
-                profile = ensure_profile(store, name, export.settings, now)
-                import_progress(store, profile.id, export)
-            return class_report(store, totals, now, source=", ".join(str(p) for p in paths),
-                                top=top)
-        finally:
-            store.close()
+def backup_database(service: ProgressSource, target: Path) -> Path:
+    """A consistent copy of the SQLite database, safe while studying goes on."""
+    path = service.store.sqlite_path()
+    if path is None:
+        raise BackupError("backup copies an SQLite database; for PostgreSQL use pg_dump")
+    try:
+        return backup_sqlite(path, target)
+    except (OSError, sqlite3.Error) as exc:
+        raise BackupError(f"backup failed: {exc}") from exc

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from studyapp.questions.grading import Verdict
     from studyapp.questions.model import Question
     from studyapp.store import Store
+    from studyapp.store import StoreError as StoreError
     from studyapp.store.progress import CardRow, ProfileInfo, QueueRow
 
 LEARN_AHEAD = timedelta(minutes=20)
@@ -296,7 +297,7 @@ class StudyService:
                                       c["review"], c["due"], post.slug in read))
         streak = 0
         if with_streak:
-            from studyapp.progress import streak_days
+            from studyapp.progress import streak_days  # loads the store: only when asked
 
             streak = streak_days(self)
         return Overview(tuple(posts), due_today,
@@ -611,3 +612,12 @@ def _jsonable(value: Any) -> Any:
 def today(service: StudyService) -> str:
     """The current study day as an ISO date (04:00 rollover)."""
     return study_day(service.now(), service.settings.day_rollover_hour).isoformat()
+
+
+def __getattr__(name: str) -> Any:
+    """``StoreError`` for the faces, loaded with the store only when asked (PEP 562)."""
+    if name == "StoreError":
+        from studyapp.store import StoreError
+
+        return StoreError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

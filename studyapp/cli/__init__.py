@@ -85,7 +85,7 @@ def user_errors() -> tuple[type[Exception], ...]:
     """Exceptions that are the user's input, reported in one line."""
     from studyapp.catalog import UnknownIdError
     from studyapp.decks import DeckError
-    from studyapp.store import StoreError
+    from studyapp.study import StoreError
 
     return (StoreError, UnknownIdError, DeckError)
 

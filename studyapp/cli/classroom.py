@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -25,21 +27,13 @@ def class_group() -> None:
 def class_report_cmd(ctx: click.Context, files: tuple[str, ...], as_json: bool, as_csv: bool,
                      top: int) -> None:
     """Every profile of the database (or the exported FILES): mastery, hardest questions."""
-    import csv
-    from pathlib import Path
-
-    from studyapp.progress import class_report, class_report_from_files, deck_card_totals
+    from studyapp.classroom import class_report_for
 
     if as_json and as_csv:
         fail("choose one of --json and --csv")
     service = make_service(current_settings(ctx))
     try:
-        totals = deck_card_totals(service)
-        if files:
-            report = class_report_from_files([Path(f) for f in files], totals, service.now(),
-                                             top=top)
-        else:
-            report = class_report(service.store, totals, service.now(), top=top)
+        report, posts = class_report_for(service, [Path(f) for f in files], top=top)
     except user_errors() as exc:
         fail(str(exc))
     finally:
@@ -54,7 +48,7 @@ def class_report_cmd(ctx: click.Context, files: tuple[str, ...], as_json: bool, 
         writer.writeheader()
         writer.writerows(rows)
         return
-    _print_class(report, list(totals))
+    _print_class(report, list(posts))
 
 
 def _print_class(report: Any, posts: list[str]) -> None:

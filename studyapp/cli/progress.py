@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
 
 import click
 
 from studyapp.cli import current_settings, echo_json, fail, make_service, pct, user_errors
+from studyapp.config import backup_path
 
 
 def _duration(ms: int) -> str:
@@ -154,9 +157,6 @@ def stats(ctx: click.Context, as_json: bool, card_ref: str | None) -> None:
 def export_cmd(ctx: click.Context, fmt: str, output: str | None, deck_ref: str | None,
                post: str | None, instances: int) -> None:
     """Write a profile's progress as CSV or JSON, or the cards as an Anki package (apkg)."""
-    import os
-    from pathlib import Path
-
     if fmt == "apkg":
         from studyapp.cli.anki import export_apkg
 
@@ -164,28 +164,18 @@ def export_cmd(ctx: click.Context, fmt: str, output: str | None, deck_ref: str |
         return
     if deck_ref or post:
         fail("--deck and --post choose cards for --format apkg", code=2)
-
-    from studyapp.store.exchange import write_csv, write_json
+    from studyapp.progress import export_file, export_progress
 
     settings = current_settings(ctx)
     service = make_service(settings)
+    file_format: Literal["csv", "json"] = "json" if fmt == "json" else "csv"
     try:
-        store, profile = service.store, service.profile
-
-        def write(out: Any) -> int:
-            if fmt == "json":
-                return int(write_json(store, profile, out, service.now()))
-            return int(write_csv(store, profile, out))
-
         if output is None:
-            write(sys.stdout)
+            export_progress(service, sys.stdout, file_format)
             return
         target = Path(output)
-        partial = target.with_name(f".{target.name}.partial")
-        with partial.open("w", encoding="utf-8", newline="") as fh:
-            count = write(fh)
-        os.replace(partial, target)
-        click.echo(f"exported {count} records of profile {profile.name!r} to {target}",
+        count = export_file(service, target, file_format)
+        click.echo(f"exported {count} records of profile {service.profile.name!r} to {target}",
                    err=True)
     except user_errors() as exc:
         fail(str(exc))
@@ -200,15 +190,12 @@ def export_cmd(ctx: click.Context, fmt: str, output: str | None, deck_ref: str |
 @click.pass_context
 def import_cmd(ctx: click.Context, file: str) -> None:
     """Merge an export into this profile; importing a file twice changes nothing."""
-    from pathlib import Path
-
-    from studyapp.store.exchange import import_progress, read_export
+    from studyapp.progress import import_file
 
     settings = current_settings(ctx)
     service = make_service(settings)
     try:
-        export = read_export(Path(file))
-        result = import_progress(service.store, service.profile.id, export)
+        result = import_file(service, Path(file))
     except user_errors() as exc:
         fail(str(exc))
     finally:
@@ -224,24 +211,16 @@ def import_cmd(ctx: click.Context, file: str) -> None:
 @click.pass_context
 def backup_cmd(ctx: click.Context, output: str | None) -> None:
     """A consistent copy of the SQLite database, safe while studying goes on."""
-    import sqlite3
-    from datetime import UTC, datetime
-    from pathlib import Path
-
-    from studyapp.config import backup_path
-    from studyapp.store.backup import backup_sqlite
+    from studyapp.progress import BackupError, backup_database
 
     service = make_service(current_settings(ctx))
     try:
-        path = service.store.sqlite_path()
-        if path is None:
-            fail("backup copies an SQLite database; for PostgreSQL use pg_dump")
         target = Path(output) if output else backup_path(datetime.now(UTC))
-        backup_sqlite(path, target)
+        backup_database(service, target)
     except user_errors() as exc:
         fail(str(exc))
-    except (OSError, sqlite3.Error) as exc:
-        fail(f"backup failed: {exc}")
+    except BackupError as exc:
+        fail(str(exc))
     finally:
         service.close()
     click.echo(str(target))

@@ -207,7 +207,7 @@ def test_learner_stats_with_a_million_logs(bench_url: str) -> None:
 
 
 def test_class_report_thirty_students(bench_url: str) -> None:
-    from studyapp.progress import class_report
+    from studyapp.classroom import class_report
 
     students, reviews = 30, scaled(20_000)
     store = open_store(bench_url)

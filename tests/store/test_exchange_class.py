@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from store_answers import answer
 
-from studyapp.progress import class_report, class_report_from_files
+from studyapp.classroom import class_report, class_report_from_files
 from studyapp.store import open_store
 from studyapp.store.exchange import (
     import_progress,

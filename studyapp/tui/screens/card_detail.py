@@ -25,7 +25,7 @@ from studyapp.tui.screens.progress import CSS, card_name, card_state_text
 from studyapp.tui.text import plain, visible
 
 if TYPE_CHECKING:
-    from studyapp.store.stats import CardDetail, LogLine
+    from studyapp.progress import CardDetail, LogLine
 
 RATINGS = {1: "tui.rating.again", 2: "tui.rating.hard", 3: "tui.rating.good",
            4: "tui.rating.easy"}

@@ -27,16 +27,15 @@ from studyapp.tui.screens.progress import (
 )
 
 if TYPE_CHECKING:
-    from studyapp.progress import ClassReport
+    from studyapp.classroom import ClassReport
     from studyapp.study import StudyService
 
 
 def load_class_report(service: StudyService) -> tuple[ClassReport, tuple[str, ...]]:
     """Runs on the service thread: the report and the posts in catalogue order."""
-    from studyapp.progress import class_report, deck_card_totals
+    from studyapp.classroom import class_report_for
 
-    totals = deck_card_totals(service)
-    return class_report(service.store, totals, service.now()), tuple(totals)
+    return class_report_for(service)
 
 
 class ClassReportScreen(StudyScreen):

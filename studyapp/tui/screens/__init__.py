@@ -1,0 +1,1 @@
+"""The app's screens: each is imported when it is first opened, so the home screen paints first."""
