@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
@@ -25,10 +25,7 @@ class StudyCommands(Provider):
 
     @property
     def study_app(self) -> StudyApp:
-        from studyapp.tui.app import StudyApp
-
-        assert isinstance(self.app, StudyApp)
-        return self.app
+        return cast("StudyApp", self.app)  # only the study app registers this provider
 
     async def startup(self) -> None:
         from studyapp.catalog.posts import list_posts

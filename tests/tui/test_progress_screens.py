@@ -21,7 +21,8 @@ from studyapp.tui.screens.card_detail import CardDetailScreen
 from studyapp.tui.screens.class_report import ClassReportScreen
 from studyapp.tui.screens.home import HomeScreen
 from studyapp.tui.screens.post_cards import PostCardsScreen
-from studyapp.tui.screens.progress import ProgressScreen, duration, percent
+from studyapp.tui.screens.progress import ProgressScreen
+from studyapp.tui.screens.progress_format import duration, percent
 from studyapp.tui.widgets.forecast import DueForecast, bar_cells
 from studyapp.tui.widgets.heatmap import ReviewHeatmap, level, week_grid
 

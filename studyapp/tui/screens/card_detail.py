@@ -21,7 +21,7 @@ from textual.markup import escape
 from textual.widgets import Footer, Label, Static
 
 from studyapp.tui.screens.base import StudyScreen
-from studyapp.tui.screens.progress import CSS, card_name, card_state_text
+from studyapp.tui.screens.progress_format import CSS, card_name, card_state_text
 from studyapp.tui.text import plain, visible
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Footer, Label, Static
 
 from studyapp.tui.screens.base import StudyScreen
-from studyapp.tui.screens.progress import (
+from studyapp.tui.screens.progress_format import (
     CSS,
     card_name,
     duration,

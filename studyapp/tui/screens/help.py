@@ -60,12 +60,10 @@ class HelpScreen(StudyScreen):
         super().__init__(id="help-screen")
 
     def compose(self) -> ComposeResult:
-        from studyapp.tui.app import StudyApp
-
         yield Label(self.tr("tui.help.title"), classes="screen-title")
         with VerticalScroll(id="help-body"):
             for title_key, screen in screens_with_keys():
-                bindings = StudyApp.BINDINGS if screen is None else screen.BINDINGS
+                bindings = self.study_app.BINDINGS if screen is None else screen.BINDINGS
                 yield Label(self.tr(title_key), classes="subheading")
                 yield Static(self.key_table(bindings), classes="help-keys")
             yield Label(self.tr("tui.help.palette"), classes="hint")

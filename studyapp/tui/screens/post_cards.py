@@ -21,7 +21,7 @@ from textual.markup import escape
 from textual.widgets import DataTable, Footer, Label, Static
 
 from studyapp.tui.screens.base import StudyScreen
-from studyapp.tui.screens.progress import (
+from studyapp.tui.screens.progress_format import (
     CSS,
     card_name,
     card_state_text,

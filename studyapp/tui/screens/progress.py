@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -18,13 +17,21 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.coordinate import Coordinate
-from textual.geometry import Region
 from textual.markup import escape
 from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Label, Static
 
 from studyapp.tui.screens.base import StudyScreen
-from studyapp.tui.strings import t
+from studyapp.tui.screens.progress_format import (
+    CSS,
+    card_name,
+    card_state_text,
+    days_text,
+    duration,
+    percent,
+    plain_text,
+    scroll_row_into_view,
+)
 from studyapp.tui.text import visible
 from studyapp.tui.widgets.forecast import DueForecast
 from studyapp.tui.widgets.heatmap import ReviewHeatmap
@@ -35,58 +42,9 @@ if TYPE_CHECKING:
     from studyapp.progress import CardLine, LearnerStats
     from studyapp.study import StudyService
 
-CSS = Path(__file__).parent / "progress.tcss"
 CARD_TABLES = ("weakest-table", "leeches-table")
-LEECH_MARK = "⚑"
 PANEL_TITLES = {"progress-table": "#stats-summary", "heatmap": "#heatmap-title",
                 "forecast": "#forecast-title"}
-
-
-# -- formatting shared by the progress screens --------------------------------------
-
-
-def plain_text(text: str, width: int | None = None) -> Text:
-    """Deck or user text for a table cell: never markup, control characters shown."""
-    shown = visible(text)
-    return Text(fit(shown, width) if width else shown)
-
-
-def percent(value: float | None) -> str:
-    return "—" if value is None else f"{value:.0%}"
-
-
-def duration(ms: int) -> str:
-    """Time studied, short: ``45 s``, ``12 min``, ``3 h 05 min``."""
-    seconds = round(ms / 1000)
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes = seconds // 60
-    if minutes < 60:
-        return f"{minutes} min"
-    return f"{minutes // 60} h {minutes % 60:02d} min"
-
-
-def days_text(days: int, lang: str) -> str:
-    return t("tui.stats.days_one", lang) if days == 1 else t("tui.stats.days_many", lang,
-                                                               n=days)
-
-
-def card_name(deck_id: str, card_key: str) -> str:
-    return f"{deck_id}/{card_key}"
-
-
-def card_state_text(stage: int, suspended: bool, leech: bool, lang: str) -> str:
-    """``review``, ``relearning ⚑`` (a leech), ``suspended ⚑``…, localised."""
-    word = t("tui.stats.suspended", lang) if suspended else t(f"tui.stats.stage.{stage}", lang)
-    return f"{word} {LEECH_MARK}" if leech else word
-
-
-def scroll_row_into_view(body: VerticalScroll, table: DataTable[object]) -> None:
-    """Tables grow to their full height, so the page scrolls to the cursor instead."""
-    if not table.row_count:
-        return
-    top = table.virtual_region.y + table.header_height + table.cursor_row
-    body.scroll_to_region(Region(0, top, 1, 1), animate=False, immediate=True)
 
 
 @dataclass(frozen=True)

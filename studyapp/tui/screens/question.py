@@ -10,7 +10,6 @@ is recorded as Again by the service. Deck text is shown as plain text only.
 from __future__ import annotations
 
 import string
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -29,6 +28,7 @@ from studyapp.catalog.posts import list_posts
 from studyapp.questions.model import Kind
 from studyapp.srs.scheduler import Rating, format_interval
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.screens.summary import SessionTally
 from studyapp.tui.text import plain
 
 if TYPE_CHECKING:
@@ -36,18 +36,6 @@ if TYPE_CHECKING:
 
 LETTERS = string.ascii_lowercase[:9]
 RATED = (Rating.HARD, Rating.GOOD, Rating.EASY)
-
-
-@dataclass(frozen=True)
-class SessionTally:
-    """What the summary screen shows once the session ends."""
-
-    answered: int
-    correct: int
-    elapsed: timedelta
-    comes_back: tuple[timedelta, ...]
-    """When each answered card is next due, counted from its answer."""
-    practice: bool
 
 
 class QuestionScreen(StudyScreen):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import ClassVar
@@ -14,9 +15,20 @@ from textual.widgets import Button, Footer, Label, Static
 
 from studyapp.srs.scheduler import format_interval
 from studyapp.tui.screens.base import StudyScreen
-from studyapp.tui.screens.question import SessionTally
 
 BUCKETS = (timedelta(hours=1), timedelta(days=1), timedelta(days=7), timedelta(days=30))
+
+
+@dataclass(frozen=True)
+class SessionTally:
+    """What the summary screen shows once the session ends."""
+
+    answered: int
+    correct: int
+    elapsed: timedelta
+    comes_back: tuple[timedelta, ...]
+    """When each answered card is next due, counted from its answer."""
+    practice: bool
 
 
 def bucket(delta: timedelta) -> int:

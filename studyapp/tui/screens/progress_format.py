@@ -1,0 +1,66 @@
+"""Formatting the progress screens share: progress, a post's cards, a card, the class.
+
+Kept apart from the screens so that each screen can import it while the
+progress screen opens the others (no import cycle between screens).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.geometry import Region
+from textual.widgets import DataTable
+
+from studyapp.tui.strings import t
+from studyapp.tui.text import visible
+from studyapp.tui.widgets.post_row import fit
+
+CSS = Path(__file__).parent / "progress.tcss"
+LEECH_MARK = "⚑"
+
+
+
+def plain_text(text: str, width: int | None = None) -> Text:
+    """Deck or user text for a table cell: never markup, control characters shown."""
+    shown = visible(text)
+    return Text(fit(shown, width) if width else shown)
+
+
+def percent(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
+
+def duration(ms: int) -> str:
+    """Time studied, short: ``45 s``, ``12 min``, ``3 h 05 min``."""
+    seconds = round(ms / 1000)
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = seconds // 60
+    if minutes < 60:
+        return f"{minutes} min"
+    return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def days_text(days: int, lang: str) -> str:
+    return t("tui.stats.days_one", lang) if days == 1 else t("tui.stats.days_many", lang,
+                                                               n=days)
+
+
+def card_name(deck_id: str, card_key: str) -> str:
+    return f"{deck_id}/{card_key}"
+
+
+def card_state_text(stage: int, suspended: bool, leech: bool, lang: str) -> str:
+    """``review``, ``relearning ⚑`` (a leech), ``suspended ⚑``…, localised."""
+    word = t("tui.stats.suspended", lang) if suspended else t(f"tui.stats.stage.{stage}", lang)
+    return f"{word} {LEECH_MARK}" if leech else word
+
+
+def scroll_row_into_view(body: VerticalScroll, table: DataTable[object]) -> None:
+    """Tables grow to their full height, so the page scrolls to the cursor instead."""
+    if not table.row_count:
+        return
+    top = table.virtual_region.y + table.header_height + table.cursor_row
+    body.scroll_to_region(Region(0, top, 1, 1), animate=False, immediate=True)
