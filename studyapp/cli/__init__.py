@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
@@ -72,8 +73,7 @@ def pct(value: float | None) -> str:
 
 def make_service(settings: Settings, extra_decks: tuple[str, ...] = ()) -> StudyService:
     """The study service for these settings (the same one the terminal app builds)."""
-    from pathlib import Path
-
+    # loaded when the command runs, so that --help stays fast
     from studyapp.study import StudyConfig, StudyService
 
     return StudyService(StudyConfig(db_url=settings.db_url, profile=settings.profile,
@@ -83,6 +83,7 @@ def make_service(settings: Settings, extra_decks: tuple[str, ...] = ()) -> Study
 
 def user_errors() -> tuple[type[Exception], ...]:
     """Exceptions that are the user's input, reported in one line."""
+    # called only once a command has failed: the store and the decks are loaded by then
     from studyapp.catalog import UnknownIdError
     from studyapp.decks import DeckError
     from studyapp.study import StoreError
@@ -123,7 +124,7 @@ def main(ctx: click.Context, db_url: str | None, profile: str, lang: str | None)
     """
     ctx.obj = resolve_settings(db_url, profile, lang)
     if ctx.invoked_subcommand is None:
-        from studyapp.tui.app import run_app
+        from studyapp.tui.app import run_app  # Textual only when the app opens
 
         run_app(ctx.obj)
 

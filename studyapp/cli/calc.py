@@ -45,6 +45,7 @@ def _device_options(f: Any) -> Any:
 
 
 def _resolve_model(kw: dict[str, Any], need_params: bool = True) -> Any:
+    # loaded when the command runs, so that --help stays fast
     from studyapp.catalog import UnknownIdError, load_catalog
     from studyapp.infra.calc import ModelInput, parse_count
     from studyapp.infra.memory import KVShape
@@ -86,6 +87,7 @@ def _resolve_model(kw: dict[str, Any], need_params: bool = True) -> Any:
 
 def _resolve_device(kw: dict[str, Any], need: str) -> Any:
     """need: 'memory', 'bandwidth' or 'flops' (the figure the command uses)."""
+    # loaded when the command runs, so that --help stays fast
     from studyapp.catalog import UnknownIdError, load_catalog
     from studyapp.infra.calc import DeviceInput
 
@@ -119,6 +121,7 @@ def _print_report(ctx: click.Context, report: dict[str, Any], as_json: bool) -> 
     if as_json:
         echo_json(report)
         return
+    # loaded when the command runs, so that --help stays fast
     from studyapp.i18n import t
 
     lang = current_settings(ctx).lang
@@ -153,6 +156,7 @@ def calc() -> None:
 @click.pass_context
 def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
     """Does a model (weights + KV cache) fit on N devices?"""
+    # loaded when the command runs, so that --help stays fast
     from studyapp.infra.calc import fit_report
 
     model = _resolve_model(kw)
@@ -173,6 +177,7 @@ def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
 @click.pass_context
 def calc_kv(ctx: click.Context, /, **kw: Any) -> None:
     """KV cache per token and for tokens × batch."""
+    # loaded when the command runs, so that --help stays fast
     from studyapp.infra.calc import kv_report
 
     model = _resolve_model(kw, need_params=False)
@@ -194,6 +199,7 @@ def calc_kv(ctx: click.Context, /, **kw: Any) -> None:
 @click.pass_context
 def calc_decode(ctx: click.Context, /, **kw: Any) -> None:
     """Memory-bandwidth ceiling on decode tokens/s."""
+    # loaded when the command runs, so that --help stays fast
     from studyapp.infra.calc import decode_report
 
     model = _resolve_model(kw)
@@ -218,6 +224,7 @@ def calc_decode(ctx: click.Context, /, **kw: Any) -> None:
 @click.pass_context
 def calc_train(ctx: click.Context, /, **kw: Any) -> None:
     """Training compute 6·N·D and time on K devices."""
+    # loaded when the command runs, so that --help stays fast
     from studyapp.infra.calc import parse_count, train_report
 
     try:
@@ -241,6 +248,7 @@ def calc_train(ctx: click.Context, /, **kw: Any) -> None:
 @click.pass_context
 def calc_checkpoint(ctx: click.Context, /, **kw: Any) -> None:
     """Checkpoint size and write time."""
+    # loaded when the command runs, so that --help stays fast
     from studyapp.infra.calc import checkpoint_report
 
     model = _resolve_model({"model_id": kw["model_id"], "params": kw["params"],
@@ -261,12 +269,13 @@ def calc_checkpoint(ctx: click.Context, /, **kw: Any) -> None:
 @click.pass_context
 def calc_allreduce(ctx: click.Context, /, **kw: Any) -> None:
     """Ring all-reduce time: 2(n-1)/n · S / B, B per direction."""
+    # loaded when the command runs, so that --help stays fast
+    from studyapp.catalog import UnknownIdError, load_catalog
     from studyapp.infra.calc import allreduce_report
+    from studyapp.infra.network import per_direction
 
     bandwidth = kw["bandwidth_gb_s"] * 1e9 if kw["bandwidth_gb_s"] else None
     if kw["link"]:
-        from studyapp.catalog import UnknownIdError, load_catalog
-        from studyapp.infra.network import per_direction
 
         try:
             link = load_catalog().interconnects[kw["link"]]

@@ -27,6 +27,7 @@ def class_group() -> None:
 def class_report_cmd(ctx: click.Context, files: tuple[str, ...], as_json: bool, as_csv: bool,
                      top: int) -> None:
     """Every profile of the database (or the exported FILES): mastery, hardest questions."""
+    # loaded when the command runs, so that --help stays fast
     from studyapp.classroom import class_report_for
 
     if as_json and as_csv:
@@ -52,6 +53,7 @@ def class_report_cmd(ctx: click.Context, files: tuple[str, ...], as_json: bool, 
 
 
 def _print_class(report: Any, posts: list[str]) -> None:
+    # loaded when the command runs, so that --help stays fast
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -19,8 +20,7 @@ def deck() -> None:
 @click.pass_context
 def deck_validate(ctx: click.Context, paths: tuple[str, ...]) -> None:
     """Report every problem in deck files or folders as path:line:col: message."""
-    from pathlib import Path
-
+    # loaded when the command runs, so that --help stays fast
     from studyapp.decks.report import validation_report
 
     lines, code = validation_report([Path(p) for p in paths], current_settings(ctx).lang)
@@ -32,6 +32,7 @@ def deck_validate(ctx: click.Context, paths: tuple[str, ...]) -> None:
 @deck.command("schema")
 def deck_schema() -> None:
     """Print the deck JSON Schema (for editor completion)."""
+    # loaded when the command runs, so that --help stays fast
     from studyapp.decks import deck_json_schema
 
     echo_json(deck_json_schema())
@@ -44,6 +45,7 @@ def deck_schema() -> None:
 @click.pass_context
 def deck_preview(ctx: click.Context, file: str, card_id: str | None, seed: int) -> None:
     """Show a deck's cards as questions, with answers and explanations."""
+    # loaded when the command runs, so that --help stays fast
     from studyapp.decks import DeckError, load_deck
     from studyapp.decks.report import preview_lines
     from studyapp.i18n import t
@@ -67,6 +69,7 @@ def deck_preview(ctx: click.Context, file: str, card_id: str | None, seed: int) 
 @click.pass_context
 def deck_add(ctx: click.Context, file: str) -> None:
     """Validate a deck and install it into your deck folder."""
+    # loaded when the command runs, so that --help stays fast
     from studyapp.decks import DeckError, install_deck, load_deck
     from studyapp.i18n import t
 
@@ -86,6 +89,7 @@ def deck_add(ctx: click.Context, file: str) -> None:
 @click.pass_context
 def deck_list(ctx: click.Context, as_json: bool) -> None:
     """All decks (built-in and installed) with card counts and status."""
+    # loaded when the command runs, so that --help stays fast
     from studyapp.decks import discover_decks
     from studyapp.decks.report import listing_json, listing_lines
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import random
 from typing import Any
 
 import click
@@ -38,9 +40,7 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, seed: 
              count: int, option_pairs: tuple[str, ...], as_json: bool,
              lang: str | None) -> None:
     """Generated questions: list the families, or draw instances of one."""
-    import difflib
-    import random
-
+    # loaded when the command runs, so that --help stays fast
     from studyapp.catalog import UnknownIdError
     from studyapp.i18n import t
     from studyapp.questions.generators import families
@@ -74,7 +74,7 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, seed: 
     if as_json:
         echo_json(records)
         return
-    from studyapp.questions.grading import expected_display
+    from studyapp.questions.grading import expected_display  # only for the text listing
 
     for number, (question, record) in enumerate(zip(questions, records, strict=True), 1):
         click.echo(f"[{number}/{len(records)}] {record['family']} ({record['post']}, "

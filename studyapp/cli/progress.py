@@ -21,6 +21,7 @@ def _duration(ms: int) -> str:
 
 def _print_stats(data: Any, lang: str) -> None:
     """Rich tables for a terminal; every text from decks or posts is escaped."""
+    # loaded when the command runs, so that --help stays fast
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -84,6 +85,7 @@ def _print_stats(data: Any, lang: str) -> None:
 
 
 def _print_card(detail: Any) -> None:
+    # loaded when the command runs, so that --help stays fast
     from rich.console import Console
     from rich.text import Text
 
@@ -108,6 +110,7 @@ def _print_card(detail: Any) -> None:
 @click.pass_context
 def stats(ctx: click.Context, as_json: bool, card_ref: str | None) -> None:
     """Progress of one profile: posts, retention, calendar, forecast, weak cards."""
+    # loaded when the command runs, so that --help stays fast
     from studyapp.progress import card_drilldown, learner_stats
 
     settings = current_settings(ctx)
@@ -158,12 +161,13 @@ def export_cmd(ctx: click.Context, fmt: str, output: str | None, deck_ref: str |
                post: str | None, instances: int) -> None:
     """Write a profile's progress as CSV or JSON, or the cards as an Anki package (apkg)."""
     if fmt == "apkg":
-        from studyapp.cli.anki import export_apkg
+        from studyapp.cli.anki import export_apkg  # genanki: only for this format
 
         export_apkg(ctx, output, deck_ref, post, instances)
         return
     if deck_ref or post:
         fail("--deck and --post choose cards for --format apkg", code=2)
+    # loaded when the command runs, so that --help stays fast
     from studyapp.progress import export_file, export_progress
 
     settings = current_settings(ctx)
@@ -190,6 +194,7 @@ def export_cmd(ctx: click.Context, fmt: str, output: str | None, deck_ref: str |
 @click.pass_context
 def import_cmd(ctx: click.Context, file: str) -> None:
     """Merge an export into this profile; importing a file twice changes nothing."""
+    # loaded when the command runs, so that --help stays fast
     from studyapp.progress import import_file
 
     settings = current_settings(ctx)
@@ -211,6 +216,7 @@ def import_cmd(ctx: click.Context, file: str) -> None:
 @click.pass_context
 def backup_cmd(ctx: click.Context, output: str | None) -> None:
     """A consistent copy of the SQLite database, safe while studying goes on."""
+    # loaded when the command runs, so that --help stays fast
     from studyapp.progress import BackupError, backup_database
 
     service = make_service(current_settings(ctx))

@@ -22,12 +22,13 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
     """Study: a post, a deck, or everything due."""
     settings = current_settings(ctx)
     if not plain:
-        from studyapp.tui.app import run_app
+        from studyapp.tui.app import run_app  # Textual only when the app opens
 
         run_app(settings, study={"post": post, "deck": deck, "limit": limit, "seed": seed,
                                  "practice": practice})
         return
-    from studyapp.plain import run_plain
+    # loaded when the command runs, so that --help stays fast
+    from studyapp.plain import post_summary_lines, run_plain
     from studyapp.study import SessionKind
 
     kind = (SessionKind.PRACTICE if practice else SessionKind.DECK if deck
@@ -35,8 +36,6 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
     service = make_service(settings)
     try:
         if post is not None and kind is SessionKind.POST and not service.has_read(post):
-            from studyapp.plain import post_summary_lines
-
             click.echo("\n".join(post_summary_lines(post, settings.lang)))
             service.read_post(post)
         session = service.start(kind, post=post, deck=deck, limit=limit, seed=seed)

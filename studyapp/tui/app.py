@@ -31,7 +31,11 @@ if TYPE_CHECKING:
 
 
 def study_commands_provider() -> type[Provider]:
-    """Imported when the palette first opens: textual.command is not needed to start."""
+    """Imported when the palette first opens: textual.command is not needed to start.
+
+    Every screen but home is likewise imported when first opened ("opened on
+    demand" below), so the home screen paints before their code loads.
+    """
     from studyapp.tui.commands import StudyCommands
 
     return StudyCommands
@@ -79,7 +83,7 @@ class StudyApp(App[None]):
 
     def _make_service(self) -> StudyService:
         """Built on the service thread: importing it pulls in SQLAlchemy and fsrs."""
-        from studyapp.study import StudyConfig, StudyService
+        from studyapp.study import StudyConfig, StudyService  # on the service thread
 
         config = StudyConfig(db_url=self.settings.db_url, profile=self.settings.profile,
                              lang=self.lang)
@@ -144,7 +148,7 @@ class StudyApp(App[None]):
         self.show_error(event.worker.error)
 
     def show_error(self, error: BaseException | None) -> None:
-        from studyapp.tui.screens.message import ErrorScreen, describe_error
+        from studyapp.tui.screens.message import ErrorScreen, describe_error  # opened on demand
 
         fatal, text = describe_error(error, self.lang)
         if fatal:
@@ -157,7 +161,7 @@ class StudyApp(App[None]):
 
     def open_post(self, slug: str, *, then_study: bool = False, from_question: bool = False,
                   limit: int | None = None, practice: bool = False) -> None:
-        from studyapp.tui.screens.post import PostScreen
+        from studyapp.tui.screens.post import PostScreen  # opened on demand
 
         self.push_screen(PostScreen(slug, then_study=then_study, from_question=from_question,
                                     limit=limit, practice=practice))
@@ -177,7 +181,7 @@ class StudyApp(App[None]):
 
     def start_session(self, kind: str, *, post: str | None = None, deck: str | None = None,
                       limit: int | None = None) -> None:
-        from studyapp.tui.screens.question import QuestionScreen
+        from studyapp.tui.screens.question import QuestionScreen  # opened on demand
 
         self.push_screen(QuestionScreen(kind, post=post, deck=deck, limit=limit, seed=self.seed))
 
@@ -197,33 +201,33 @@ class StudyApp(App[None]):
         self.study_post(slug)
 
     def action_calculator(self) -> None:
-        from studyapp.tui.screens.calculator import CalculatorScreen
+        from studyapp.tui.screens.calculator import CalculatorScreen  # opened on demand
 
         self.push_screen(CalculatorScreen())
 
     def action_decks(self) -> None:
-        from studyapp.tui.screens.decks import DecksScreen
+        from studyapp.tui.screens.decks import DecksScreen  # opened on demand
 
         self.push_screen(DecksScreen())
 
     def action_progress(self) -> None:
-        from studyapp.tui.screens.progress import ProgressScreen
+        from studyapp.tui.screens.progress import ProgressScreen  # opened on demand
 
         self.push_screen(ProgressScreen())
 
     def action_class_report(self) -> None:
-        from studyapp.tui.screens.class_report import ClassReportScreen
+        from studyapp.tui.screens.class_report import ClassReportScreen  # opened on demand
 
         if not isinstance(self.screen, ClassReportScreen):
             self.push_screen(ClassReportScreen())
 
     def action_settings(self) -> None:
-        from studyapp.tui.screens.settings import SettingsScreen
+        from studyapp.tui.screens.settings import SettingsScreen  # opened on demand
 
         self.push_screen(SettingsScreen())
 
     def action_help(self) -> None:
-        from studyapp.tui.screens.help import HelpScreen
+        from studyapp.tui.screens.help import HelpScreen  # opened on demand
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
@@ -238,14 +242,14 @@ class StudyApp(App[None]):
     # -- command palette -----------------------------------------------------------
 
     def action_command_palette(self) -> None:
-        from textual.command import CommandPalette
+        from textual.command import CommandPalette  # only when the palette opens
 
         if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
             self.push_screen(CommandPalette(id="--command-palette",
                                             placeholder=self.tr("tui.palette.placeholder")))
 
     def search_themes(self) -> None:
-        from textual.command import CommandPalette
+        from textual.command import CommandPalette  # only when the palette opens
         from textual.theme import ThemeProvider
 
         self.push_screen(CommandPalette(providers=[ThemeProvider],

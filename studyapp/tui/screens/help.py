@@ -14,23 +14,22 @@ from textual.dom import DOMNode
 from textual.widgets import Footer, Label, Static
 
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.screens.calculator import CalculatorScreen
+from studyapp.tui.screens.card_detail import CardDetailScreen
+from studyapp.tui.screens.class_report import ClassReportScreen
+from studyapp.tui.screens.decks import DecksScreen
+from studyapp.tui.screens.home import HomeScreen
+from studyapp.tui.screens.post import PostScreen
+from studyapp.tui.screens.post_cards import PostCardsScreen
+from studyapp.tui.screens.progress import ProgressScreen
+from studyapp.tui.screens.question import QuestionScreen
+from studyapp.tui.screens.settings import SettingsScreen
+from studyapp.tui.screens.summary import SummaryScreen
+from studyapp.tui.widgets.post_row import PostRow
 
 
 def screens_with_keys() -> list[tuple[str, type[DOMNode] | None]]:
     """(i18n key of the screen's name, screen class); None stands for the whole app."""
-    from studyapp.tui.screens.calculator import CalculatorScreen
-    from studyapp.tui.screens.card_detail import CardDetailScreen
-    from studyapp.tui.screens.class_report import ClassReportScreen
-    from studyapp.tui.screens.decks import DecksScreen
-    from studyapp.tui.screens.home import HomeScreen
-    from studyapp.tui.screens.post import PostScreen
-    from studyapp.tui.screens.post_cards import PostCardsScreen
-    from studyapp.tui.screens.progress import ProgressScreen
-    from studyapp.tui.screens.question import QuestionScreen
-    from studyapp.tui.screens.settings import SettingsScreen
-    from studyapp.tui.screens.summary import SummaryScreen
-    from studyapp.tui.widgets.post_row import PostRow
-
     return [
         ("tui.help.everywhere", None),
         ("tui.help.home", HomeScreen),

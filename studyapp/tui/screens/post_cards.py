@@ -21,6 +21,7 @@ from textual.markup import escape
 from textual.widgets import DataTable, Footer, Label, Static
 
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.screens.card_detail import CardDetailScreen
 from studyapp.tui.screens.progress_format import (
     CSS,
     card_name,
@@ -195,8 +196,6 @@ class PostCardsScreen(StudyScreen):
     def action_open(self) -> None:
         card = self.highlighted()
         if card is not None:
-            from studyapp.tui.screens.card_detail import CardDetailScreen
-
             self.app.push_screen(CardDetailScreen(card.deck_id, card.card_key))
 
     def action_suspend(self) -> None:

@@ -22,6 +22,8 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Label, Static
 
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.screens.card_detail import CardDetailScreen
+from studyapp.tui.screens.post_cards import PostCardsScreen
 from studyapp.tui.screens.progress_format import (
     CSS,
     card_name,
@@ -268,14 +270,10 @@ class ProgressScreen(StudyScreen):
     def action_open(self) -> None:
         post = self.highlighted_post()
         if post is not None:
-            from studyapp.tui.screens.post_cards import PostCardsScreen
-
             self.app.push_screen(PostCardsScreen(*post))
             return
         card = self.highlighted_card()
         if card is not None:
-            from studyapp.tui.screens.card_detail import CardDetailScreen
-
             self.app.push_screen(CardDetailScreen(card.deck_id, card.card_key))
 
     def action_suspend(self) -> None:
