@@ -4,6 +4,10 @@
 more to import than the whole first paint may take; the home screen only
 needs four front-matter fields, read here with the C YAML loader. Every
 other screen reads posts through ``studyapp.catalog.posts``.
+
+Why not ``studyapp.catalog.posts`` directly: through the catalog package the
+headings cost about 12 ms more before the first paint (11 ms against 24 ms,
+measured with Textual already imported); sharing it is worth it only under 5 ms.
 """
 
 from __future__ import annotations
