@@ -42,6 +42,7 @@ COMMANDS: dict[str, str] = {
     "import": "progress:import_cmd",
     "optimize": "tuning:optimize_cmd",
     "plan": "tuning:plan_cmd",
+    "serve": "serve:serve_cmd",
     "stats": "progress:stats",
     "study": "study:study",
 }

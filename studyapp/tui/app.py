@@ -113,6 +113,19 @@ class StudyApp(App[None]):
     def on_unmount(self) -> None:
         self.backend.close()
 
+    def on_app_focus(self) -> None:
+        """In a browser the app starts unfocused, and a screen shown then skips its
+        AUTO_FOCUS; give the screen its first widget once the page has focus."""
+        screen = self.screen
+        if screen.focused is not None:
+            return
+        selector = screen.AUTO_FOCUS if screen.AUTO_FOCUS is not None else self.AUTO_FOCUS
+        if selector:
+            for widget in screen.query(selector):
+                if widget.focusable:
+                    screen.set_focus(widget, scroll_visible=False)
+                    break
+
     def _remember_theme(self, theme: object) -> None:
         self.update_preferences(theme=self.theme)
 
