@@ -3,9 +3,10 @@
 Each command group lives in its own module of this package (``calc``,
 ``study``, ``progress`` for stats/export/import/backup, ``deck``,
 ``classroom`` for ``class``, ``generate``, ``tuning`` for optimize/plan,
-``anki`` for ``export --format apkg`` and ``deck from-anki``). A module is imported only when
-its command runs (or when the top-level ``--help`` lists every command), so
-``studyapp`` opening the terminal app loads none of them.
+``anki`` for ``export --format apkg`` and ``deck from-anki``, ``serve`` for the app in a
+browser). A module is imported only when its command runs (or when the top-level
+``--help`` lists every command), so ``studyapp`` opening the terminal app loads none
+of them.
 
 Adding a command group:
 
