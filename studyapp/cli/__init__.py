@@ -3,9 +3,10 @@
 Each command group lives in its own module of this package (``calc``,
 ``study``, ``progress`` for stats/export/import/backup, ``deck``,
 ``classroom`` for ``class``, ``generate``, ``tuning`` for optimize/plan,
-``anki`` for ``export --format apkg`` and ``deck from-anki``). A module is imported only when
-its command runs (or when the top-level ``--help`` lists every command), so
-``studyapp`` opening the terminal app loads none of them.
+``anki`` for ``export --format apkg`` and ``deck from-anki``, ``serve`` for the app in a
+browser). A module is imported only when its command runs (or when the top-level
+``--help`` lists every command), so ``studyapp`` opening the terminal app loads none
+of them.
 
 Adding a command group:
 
@@ -43,6 +44,7 @@ COMMANDS: dict[str, str] = {
     "import": "progress:import_cmd",
     "optimize": "tuning:optimize_cmd",
     "plan": "tuning:plan_cmd",
+    "serve": "serve:serve_cmd",
     "stats": "progress:stats",
     "study": "study:study",
 }

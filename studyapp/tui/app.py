@@ -6,6 +6,7 @@ service (on its own thread) and to the learner's preferences.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable, Iterable
 from datetime import datetime
@@ -99,6 +100,8 @@ class StudyApp(App[None]):
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._remember_theme)
+        if self.is_web:
+            self._end_with_the_server()
         if self.study_request is not None:
             request = self.study_request
             self.call_after_refresh(self._start_requested_session, request)
@@ -116,6 +119,38 @@ class StudyApp(App[None]):
 
     def on_unmount(self) -> None:
         self.backend.close()
+
+    def _end_with_the_server(self, poll_s: float = 1.0) -> None:
+        """Served to a browser, quit (saving as usual) if the server is killed rather than
+        stopped, instead of running on with no tab to show."""
+        import os
+        import threading
+        import time
+
+        server = os.getppid()
+
+        def watch() -> None:
+            while self.is_running:
+                time.sleep(poll_s)
+                if os.getppid() != server:
+                    with contextlib.suppress(RuntimeError):  # already exiting
+                        self.call_from_thread(self.exit)
+                    return
+
+        threading.Thread(target=watch, name="studyapp-server-watch", daemon=True).start()
+
+    def on_app_focus(self) -> None:
+        """In a browser the app starts unfocused, and a screen shown then skips its
+        AUTO_FOCUS; give the screen its first widget once the page has focus."""
+        screen = self.screen
+        if screen.focused is not None:
+            return
+        selector = screen.AUTO_FOCUS if screen.AUTO_FOCUS is not None else self.AUTO_FOCUS
+        if selector:
+            for widget in screen.query(selector):
+                if widget.focusable:
+                    screen.set_focus(widget, scroll_visible=False)
+                    break
 
     def _remember_theme(self, theme: object) -> None:
         self.update_preferences(theme=self.theme)

@@ -1,0 +1,319 @@
+"""The TUI in a browser: textual-serve with a token at the door.
+
+Each browser tab (each WebSocket) runs its own ``studyapp`` process on the
+same database, in a session of its own so a Ctrl+C in the server's terminal
+reaches only the server; the server then asks every app to quit, and an app
+closes its study service only after the answer in flight is committed.
+
+Anything but a loopback address needs a token: the printed link carries it
+as ``?token=``, the page sets it as a same-site cookie, and every other
+request (static files, the WebSocket) is refused with 403 without one of
+the two. Built on ``textual_serve.Server`` (pinned in pyproject.toml): its
+aiohttp application gains a middleware, its page our own template, and its
+WebSocket handler starts :class:`AppProcess` instead of a shell command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import ipaddress
+import logging
+import secrets
+import signal
+import socket
+import sys
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import aiohttp_jinja2
+from aiohttp import web
+from textual_serve.app_service import AppService
+from textual_serve.server import Server, to_int
+
+from studyapp.tui.strings import t
+
+if TYPE_CHECKING:
+    from studyapp.config import Settings
+
+log = logging.getLogger("studyapp.serve")
+
+TEMPLATES = Path(__file__).parent / "web"
+TOKEN_PARAM = "token"
+TOKEN_COOKIE = "studyapp_token"
+QUIT_GRACE_S = 10.0
+"""How long an app may take to commit and close after being asked to quit."""
+WILDCARD_HOSTS = {"", "0.0.0.0", "::"}
+
+
+def is_loopback(host: str) -> bool:
+    """Is ``host`` (an address or a name) one only this machine can reach?"""
+    host = host.strip().strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def door_token(host: str, given: str | None) -> str | None:
+    """The token the server asks for: the given one; a fresh one off loopback; else none."""
+    if given is not None:
+        return given
+    if is_loopback(host):
+        return None
+    return secrets.token_urlsafe(24)
+
+
+def _same(candidate: str | None, token: str) -> bool:
+    """Constant-time comparison, so timing tells nothing about the token."""
+    if candidate is None:
+        return False
+    return hmac.compare_digest(candidate.encode("utf-8"), token.encode("utf-8"))
+
+
+def _host_name(netloc: str) -> str:
+    """``host`` of ``host:port`` or ``[v6]:port``."""
+    return urlsplit(f"//{netloc}").hostname or ""
+
+
+@dataclass(frozen=True)
+class Door:
+    """Who may come in: the token (None: loopback only, no token)."""
+
+    token: str | None
+
+    def refusal(self, request: web.BaseRequest) -> str | None:
+        """Why ``request`` is refused, or None when it may pass."""
+        if self.token is None:
+            # No token: only this machine. A page from another site that
+            # resolves its name to 127.0.0.1 still sends its own Host.
+            if not is_loopback(_host_name(request.host)):
+                return "host"
+        elif not (_same(request.query.get(TOKEN_PARAM), self.token)
+                  or _same(request.cookies.get(TOKEN_COOKIE), self.token)):
+            return "token"
+        origin = request.headers.get("Origin")
+        if (origin is not None and request.headers.get("Upgrade", "").lower() == "websocket"
+                and urlsplit(origin).netloc.lower() != request.host.lower()):
+            return "origin"  # another site's page driving a learner's app
+        return None
+
+    def middleware(self, forbidden_text: str) -> Any:
+        """An aiohttp middleware: 403 for refused requests; the page sets the cookie."""
+
+        @web.middleware
+        async def check(request: web.Request,
+                        handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+                        ) -> web.StreamResponse:
+            reason = self.refusal(request)
+            if reason is not None:
+                log.warning("refused %s %s (%s)", request.method, request.path, reason)
+                return web.Response(status=403, text=forbidden_text)
+            response = await handler(request)
+            if (self.token is not None and not response.prepared
+                    and _same(request.query.get(TOKEN_PARAM), self.token)
+                    and not _same(request.cookies.get(TOKEN_COOKIE), self.token)):
+                response.set_cookie(TOKEN_COOKIE, self.token, httponly=True, samesite="Strict",
+                                    path="/")
+            return response
+
+        return check
+
+
+def reachable_host(host: str) -> str:
+    """The host to print in the link: a wildcard address becomes this machine's LAN address."""
+    if host not in WILDCARD_HOSTS:
+        return host
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks a route
+        address: str = probe.getsockname()[0]
+        return address
+    return socket.gethostname()
+
+
+def share_url(host: str, port: int, token: str | None) -> str:
+    """The link to print: host, port and, when needed, the token."""
+    shown = reachable_host(host)
+    if ":" in shown:
+        shown = f"[{shown}]"
+    url = f"http://{shown}:{port}/"
+    return f"{url}?{TOKEN_PARAM}={token}" if token else url
+
+
+def app_command(*, profile: str, lang: str | None) -> list[str]:
+    """The command each tab runs: this Python, this studyapp, the same profile and language."""
+    argv = [sys.executable, "-m", "studyapp", "--profile", profile]
+    if lang is not None:
+        argv += ["--lang", lang]
+    return argv
+
+
+def app_environment(db_url: str | None) -> dict[str, str]:
+    """The database travels in the environment, never in ``ps`` output."""
+    return {"STUDYAPP_DB": db_url} if db_url else {}
+
+
+class AppProcess(AppService):
+    """One tab's app: exec'd (no shell), in its own session, stopped with a grace period."""
+
+    def __init__(self, argv: Sequence[str], extra_env: Mapping[str, str],
+                 **kwargs: Any) -> None:
+        super().__init__(" ".join(argv), **kwargs)
+        self.argv = list(argv)
+        self.extra_env = dict(extra_env)
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    async def _open_app_process(self, width: int = 80, height: int = 24) -> Any:
+        environment = self._build_environment(width=width, height=height)
+        environment.update(self.extra_env)
+        self._process = process = await asyncio.create_subprocess_exec(
+            *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env=environment, start_new_session=True)
+        assert process.stdin is not None
+        self._stdin = process.stdin
+        return process
+
+    async def stop(self) -> None:
+        """Ask the app to quit; it commits and closes. Only a hung app is terminated."""
+        task, self._task = self._task, None
+        process = self._process
+        if task is None or process is None:
+            return
+        await self._download_manager.cancel_app_downloads(app_service_id=self.app_service_id)
+        await self.send_meta({"type": "quit"})
+        try:
+            await asyncio.wait_for(asyncio.shield(process.wait()), QUIT_GRACE_S)
+        except TimeoutError:
+            log.warning("app process %s did not quit; terminating it", process.pid)
+            with contextlib.suppress(ProcessLookupError):
+                process.terminate()  # the web driver turns SIGTERM into a clean exit too
+            try:
+                await asyncio.wait_for(asyncio.shield(process.wait()), QUIT_GRACE_S)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+                await process.wait()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+class StudyServer(Server):
+    """textual-serve's server for studyapp: the door, our page, our app processes."""
+
+    def __init__(self, *, argv: Sequence[str], extra_env: Mapping[str, str], host: str,
+                 port: int, token: str | None, lang: str) -> None:
+        super().__init__(" ".join(argv), host=host, port=port, title=t("serve.title", lang),
+                         templates_path=TEMPLATES)
+        self.argv = list(argv)
+        self.extra_env = dict(extra_env)
+        self.door = Door(token)
+        self.lang = lang
+        self.sessions: dict[AppProcess, web.WebSocketResponse] = {}
+        self._stop_requested: asyncio.Event | None = None
+
+    async def _make_app(self) -> web.Application:
+        app = await super()._make_app()
+        app.middlewares.insert(0, self.door.middleware(t("serve.forbidden", self.lang)))
+        return app
+
+    def initialize_logging(self) -> None:
+        """Warnings only: one line per refused request, none per static file."""
+        logging.basicConfig(level=logging.WARNING, format="%(message)s")
+
+    async def on_startup(self, app: web.Application) -> None:
+        """The command line prints the link once the port is bound."""
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        """Every open tab's app quits (committing its last answer), then its socket closes."""
+        sessions = list(self.sessions.items())
+        await asyncio.gather(*(service.stop() for service, _ in sessions),
+                             return_exceptions=True)
+        for _, websocket in sessions:
+            await websocket.close()
+
+    @aiohttp_jinja2.template("app_index.html")
+    async def handle_index(self, request: web.Request) -> dict[str, Any]:
+        """The page, with URLs on the host the browser used (not the bind address)."""
+        base = f"{request.scheme}://{request.host}"
+        ws_scheme = "wss" if request.scheme == "https" else "ws"
+        words = {key: t(f"serve.{key}", self.lang)
+                 for key in ("starting", "session_ended", "restart", "start")}
+        return {
+            "font_size": to_int(request.query.get("fontsize", "16"), 16),
+            "app_websocket_url": f"{ws_scheme}://{request.host}/ws",
+            "config": {"static": {"url": f"{base}/static/"}},
+            "application": {"name": self.title},
+            "lang": self.lang,
+            "words": words,
+        }
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        """One tab: start its app, relay both ways, and stop the app when the tab goes."""
+        websocket = web.WebSocketResponse(heartbeat=15)
+        width = to_int(request.query.get("width", "80"), 80)
+        height = to_int(request.query.get("height", "24"), 24)
+        service: AppProcess | None = None
+        try:
+            await websocket.prepare(request)
+            service = AppProcess(self.argv, self.extra_env, write_bytes=websocket.send_bytes,
+                                 write_str=websocket.send_str, close=websocket.close,
+                                 download_manager=self.download_manager, debug=self.debug)
+            self.sessions[service] = websocket
+            await service.start(width, height)
+            await self._process_messages(websocket, service)
+        except asyncio.CancelledError:
+            await websocket.close()
+        except Exception:
+            log.exception("a browser session failed")
+        finally:
+            if service is not None:
+                await service.stop()
+                self.sessions.pop(service, None)
+        return websocket
+
+    def request_exit(self) -> None:
+        if self._stop_requested is not None:
+            self._stop_requested.set()
+
+    async def run(self, on_ready: Callable[[int], None]) -> None:
+        """Serve until SIGINT or SIGTERM; ``on_ready`` gets the bound port."""
+        self._stop_requested = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError):
+                loop.add_signal_handler(signum, self.request_exit)
+        runner = web.AppRunner(await self._make_app(), handle_signals=False, access_log=None,
+                               shutdown_timeout=QUIT_GRACE_S)
+        await runner.setup()
+        try:
+            site = web.TCPSite(runner, self.host, self.port)
+            await site.start()
+            port = self.port
+            for address in runner.addresses:
+                port = int(address[1])
+                break
+            on_ready(port)
+            await self._stop_requested.wait()
+        finally:
+            await runner.cleanup()
+
+
+def serve(settings: Settings, *, host: str, port: int, token: str | None,
+          on_ready: Callable[[int], None]) -> None:
+    """Run the server until Ctrl+C. Raises OSError when the address cannot be bound."""
+    lang = settings.lang if settings.lang_chosen else None
+    server = StudyServer(argv=app_command(profile=settings.profile, lang=lang),
+                         extra_env=app_environment(settings.db_url), host=host, port=port,
+                         token=token, lang=settings.lang)
+    server.initialize_logging()
+    asyncio.run(server.run(on_ready))
+
