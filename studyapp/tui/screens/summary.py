@@ -58,7 +58,7 @@ class SummaryScreen(StudyScreen):
                         id="summary-time")
             if tally.practice:
                 yield Label(self.tr("tui.summary.practice"), classes="hint")
-            elif tally.comes_back:
+            elif tally.comes_back or tally.coming_back:
                 yield Label(self.tr("tui.summary.comes_back"), classes="subheading")
                 yield Static(self.comes_back_text(), id="summary-next")
             yield Button(self.tr("tui.summary.home_button"), id="summary-home", variant="primary",
@@ -66,9 +66,14 @@ class SummaryScreen(StudyScreen):
         yield Footer()
 
     def comes_back_text(self) -> str:
+        """The words home and stats use, then this session's cards by when they are due."""
         counts = Counter(bucket(delta) for delta in self.tally.comes_back)
-        soonest = min(self.tally.comes_back)
-        lines = [self.tr("tui.summary.soonest", interval=format_interval(soonest, self.lang))]
+        lines = []
+        if self.tally.coming_back:
+            lines.append(self.tally.coming_back[:1].upper() + self.tally.coming_back[1:])
+        elif self.tally.comes_back:
+            soonest = format_interval(min(self.tally.comes_back), self.lang)
+            lines.append(self.tr("tui.summary.soonest", interval=soonest))
         for index in sorted(counts):
             lines.append(self.tr(f"tui.summary.bucket{index}", count=counts[index]))
         return "\n".join(lines)
