@@ -261,3 +261,37 @@ def test_example_decks_start_switched_off_and_can_be_switched_on(tmp_path: Path)
     assert {d.deck_id: d.enabled for d in reopened.deck_list()}["numeric-drill"]
     reopened.set_deck_enabled("post-h200", False)
     assert all(i.deck_id != "post-h200" for i in reopened.plan(SessionKind.DUE))
+
+
+def test_plain_mode_header_counts_and_spanish_v_f(tmp_path: Path) -> None:
+    import io
+    import re
+
+    from studyapp.plain import run_plain
+
+    deck = tmp_path / "tf.yaml"
+    deck.write_text("""deck: tf
+title: TF
+language: es
+post: h200
+cards:
+  - {id: a, type: truefalse, prompt: "La H200 SXM tiene 141 GB.", answer: true}
+  - {id: b, type: truefalse, prompt: "La H200 SXM tiene 80 GB.", answer: false}
+""", encoding="utf-8")
+    clock = Clock()
+    svc = service(tmp_path, clock)
+    svc.update_settings(learn_ahead_min=0)  # both back in 10 min: the session ends
+    session = svc.start(SessionKind.DECK, deck=str(deck), seed=1, lang="es")
+    first = session.next()
+    assert first is not None
+    session.skip()
+    replies = ["v", "", "f", ""] if first.card_key == "a" else ["f", "", "v", ""]
+    out = io.StringIO()
+    assert run_plain(session, stdin=io.StringIO("\n".join(replies) + "\n"), stdout=out) == 0
+    text = out.getvalue()
+    headers = re.findall(r"^\[(\d+)/(\d+)\].*$", text, re.M)
+    assert headers == [("1", "2"), ("2", "2")]
+    assert "Correcto." in text and "Incorrecto." not in text
+    lines = text.strip().splitlines()
+    assert lines[-1] == "sesión: 2 respondidas, 2 correctas"
+    assert lines[-2].startswith("Vuelven: 2 tarjetas en la próxima hora")
