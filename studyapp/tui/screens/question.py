@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from studyapp.study import Outcome, Presented, StudyService, StudySession
 
 LETTERS = string.ascii_lowercase[:9]
+NARROW = 70
+"""Below this width the four rating buttons take two rows."""
 RATED = (Rating.AGAIN, Rating.HARD, Rating.GOOD, Rating.EASY)
 """After a right answer all four: Again reads "I guessed" (a lucky guess is a lapse)."""
 
@@ -105,7 +107,11 @@ class QuestionScreen(StudyScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
+        self.set_class(self.app.size.width < NARROW, "-narrow")
         self.begin()
+
+    def on_resize(self) -> None:
+        self.set_class(self.app.size.width < NARROW, "-narrow")
 
     # -- the session on the service thread -------------------------------------
 
@@ -242,10 +248,10 @@ class QuestionScreen(StudyScreen):
 
     async def show_question(self, presented: Presented) -> None:
         question = presented.question
-        learning = (" " + self.tr("tui.question.learning", count=presented.learning)
+        learning = (" " + self.tr("tui.question.learning", count=presented.learning) + " ·"
                     if presented.learning else "")
         self.query_one("#session-line", Label).update(Content(
-            f"[{presented.number}/{presented.total}]{learning} · "
+            f"[{presented.number}/{presented.total}]{learning} "
             f"{self.post_title(question.post)} · "
             + self.tr(f"tui.kind.{question.kind.value}")))
         self.query_one("#session-score", Label).update(

@@ -74,6 +74,8 @@ class SummaryScreen(StudyScreen):
         elif self.tally.comes_back:
             soonest = format_interval(min(self.tally.comes_back), self.lang)
             lines.append(self.tr("tui.summary.soonest", interval=soonest))
+        if self.tally.coming_back:
+            counts.pop(0, None)  # "within the hour" is the line above
         for index in sorted(counts):
             lines.append(self.tr(f"tui.summary.bucket{index}", count=counts[index]))
         return "\n".join(lines)
