@@ -21,7 +21,9 @@ from studyapp.study import Presented, StudySession
 
 def render_question(presented: Presented, lang: str) -> list[str]:
     q = presented.question
-    lines = [f"[{presented.number}/{presented.total}] "
+    learning = (f" {t('plain.learning', lang, count=presented.learning)} ·"
+                if presented.learning else "")
+    lines = [f"[{presented.number}/{presented.total}]{learning} "
              + t("plain.heading", lang, post=q.post, kind=t(f"kind.{q.kind.value}", lang))]
     lines.append(visible(q.prompt))
     if q.kind is Kind.CHOICE:
@@ -54,10 +56,16 @@ def post_summary_lines(slug: str, lang: str) -> list[str]:
     return [visible(line) for line in lines]
 
 
+TRUE_KEYS = frozenset({"1", "y", "s", "v"})
+FALSE_KEYS = frozenset({"2", "n", "f"})
+"""True/false by one key: 1/2, y/n, and in Spanish s/n or v/f (verdadero/falso)."""
+
+
 def _normalise_truefalse(question: Question, line: str) -> str:
-    """In plain mode true/false is also offered as 1) true 2) false."""
-    if question.kind is Kind.TRUEFALSE and line.strip() in ("1", "2"):
-        return "true" if line.strip() == "1" else "false"
+    """In plain mode true/false is also offered as 1) true 2) false, and v/f."""
+    key = line.strip().lower()
+    if question.kind is Kind.TRUEFALSE and key in TRUE_KEYS | FALSE_KEYS:
+        return "true" if key in TRUE_KEYS else "false"
     return line
 
 
@@ -83,6 +91,12 @@ def run_plain(session: StudySession, *, stdin: TextIO | None = None,
 
     _loop(session, say, read, lang)
     say("")
+    if not session.practice and session.answered:
+        from studyapp.study import coming_back_text
+
+        text = coming_back_text(session.service.coming_back(), lang)
+        if text:
+            say(t("plain.comes_back", lang, text=text))
     say(t("plain.session", lang, answered=session.answered, correct=session.correct))
     return 0
 

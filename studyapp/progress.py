@@ -188,6 +188,9 @@ class LearnerStats:
     due_forecast: tuple[tuple[date, int], ...]
     weakest: tuple[CardLine, ...]
     leeches: tuple[CardLine, ...]
+    comes_back_within_hour: int = 0
+    comes_back_next_s: int | None = None
+    """Learning cards due within the hour, and seconds until the soonest (stored due)."""
 
     @property
     def accuracy(self) -> float | None:
@@ -213,6 +216,8 @@ class LearnerStats:
             "accuracy": round_or_none(self.accuracy),
             "new_left_today": self.new_left_today,
             "reviews_today": self.reviews_today,
+            "comes_back": {"within_hour": self.comes_back_within_hour,
+                           "next_in_s": self.comes_back_next_s},
             "retention": {"desired": self.desired_retention,
                           "true_30d": round_or_none(self.retention_30d),
                           "young": round_or_none(self.retention_young),
@@ -327,6 +332,7 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
     forecast_bounds = day_boundaries(today, FORECAST_DAYS, rollover)
     # the first day of the forecast also holds everything already overdue
     forecast = db.due_per_bucket(store, profile.id, [_EPOCH, *forecast_bounds[1:]])
+    coming = overview.coming_back
     posts = []
     for post in overview.posts:
         tally = tallies.get(post.slug) or db.PostTally(post.slug)
@@ -352,6 +358,9 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
                               for i, n in enumerate(heat)),
         due_forecast=tuple((today + timedelta(days=i), n) for i, n in enumerate(forecast)),
         weakest=weakest, leeches=leech_lines,
+        comes_back_within_hour=coming.within_hour if coming else 0,
+        comes_back_next_s=(round(coming.next_in.total_seconds())
+                           if coming and coming.next_in is not None else None),
     )
 
 

@@ -12,7 +12,7 @@ import heapq
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from functools import cached_property
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from studyapp import locations
 from studyapp.srs.calendar import day_bounds, study_day
-from studyapp.srs.queue import QueueItem, build_queue, interleave_templates_only
+from studyapp.srs.queue import QueueItem, SessionQueue, build_queue, interleave_templates_only
 from studyapp.srs.scheduler import CardStage, Memory, Rating, Scheduler, SchedulerSettings
 
 if TYPE_CHECKING:
@@ -32,8 +32,9 @@ if TYPE_CHECKING:
     from studyapp.store import StoreError as StoreError
     from studyapp.store.progress import CardRow, ProfileInfo, QueueRow
 
-LEARN_AHEAD = timedelta(minutes=20)
-"""A learning card due within this time may come back in the same session."""
+LEARNING_STAGES = (CardStage.LEARNING, CardStage.RELEARNING)
+SOON = timedelta(hours=1)
+""""Comes back soon": learning cards due within this time are counted by name."""
 
 
 def utc_now() -> datetime:
@@ -84,6 +85,21 @@ class PostProgress:
 
 
 @dataclass(frozen=True)
+class ComingBack:
+    """Learning cards waiting, from their stored due times (every screen says the same)."""
+
+    within_hour: int
+    next_due: datetime | None
+    now: datetime
+
+    @property
+    def next_in(self) -> timedelta | None:
+        if self.next_due is None:
+            return None
+        return max(timedelta(0), self.next_due - self.now)
+
+
+@dataclass(frozen=True)
 class Overview:
     """Today's numbers at a glance."""
 
@@ -91,20 +107,42 @@ class Overview:
     due_today: int
     new_left: int
     reviews_done_today: int
+    """Every answer given today (the figure "reviewed today" on every screen)."""
     new_done_today: int
     streak: int = 0  # consecutive study days with reviews, up to today
+    new_waiting: int = 0
+    """Unseen cards of the enabled decks (limits aside)."""
+    coming_back: ComingBack | None = None
+
+    @property
+    def new_limit_reached(self) -> bool:
+        """Today's new cards are done while more wait: offer more, or practice."""
+        return self.new_left == 0 and self.new_waiting > 0
+
+
+@dataclass(frozen=True)
+class DeckChoiceInfo:
+    """One deck as a learner switches it on or off."""
+
+    deck_id: str
+    title: str
+    kind: str  # post | example | installed | file
+    cards: int
+    enabled: bool
 
 
 @dataclass(frozen=True)
 class Presented:
     """A question as shown: which card, which instance, where in the session."""
 
-    number: int  # 1-based, counts this session's questions
-    total: int  # planned questions in the session
+    number: int  # 1-based: how many of the planned cards were reached
+    total: int  # distinct cards planned for the session; never grows
     deck_id: str
     card_key: str
     question: Question
     stage: CardStage
+    returning: bool = False  # a learning card asked again, not one of the planned
+    learning: int = 0  # returning learning cards left in the session, this one included
 
 
 @dataclass(frozen=True)
@@ -133,12 +171,36 @@ class _Card:
     key: tuple[str, str] = field(init=False)
     template: str = field(init=False)
     order: tuple[int, int, int] = field(init=False)
+    fact: str | None = field(init=False)
 
     def __post_init__(self) -> None:
         self.key = (self.deck.id, self.spec.id)
         self.order = (self.post_order, self.deck_order, self.card_order)
         generator = getattr(self.spec, "generator", None)
         self.template = str(generator) if generator else f"{self.deck.id}/{self.spec.id}"
+        fact = getattr(self.spec, "fact", None)
+        self.fact = fact if fact else (_family_fact(str(generator)) if generator else None)
+
+
+def _family_fact(name: str) -> str | None:
+    """The fact a generator family's cards share (both directions of a conversion)."""
+    from studyapp.questions.generators import families
+
+    family = families().get(name)
+    return family.fact if family is not None else None
+
+
+def deck_kind(deck: Deck) -> str:
+    """post (built in, one per post), example (decks/examples), installed, or file."""
+    if deck.source == "builtin":
+        examples = locations.builtin_decks_dir() / "examples"
+        return "example" if deck.path.is_relative_to(examples) else "post"
+    return "installed" if deck.source == "user" else "file"
+
+
+def deck_on_by_default(deck: Deck) -> bool:
+    """Post decks and installed decks are studied; the examples wait to be switched on."""
+    return deck_kind(deck) != "example"
 
 
 class StudyService:
@@ -253,32 +315,130 @@ class StudyService:
 
         return card_states(self.store, self.profile.id)
 
+    @property
+    def learn_ahead(self) -> timedelta:
+        return timedelta(minutes=self.settings.learn_ahead_min)
+
+    def new_limit_today(self) -> int:
+        """Today's new-card limit, raised by "study more" for today only."""
+        settings = self.settings
+        extra = settings.extra_new if settings.extra_new_day == today(self) else 0
+        return settings.new_per_day + extra
+
+    def study_more_new(self, count: int) -> int:
+        """Anki's custom study: raise today's new-card limit by ``count``; the new limit."""
+        day = today(self)
+        settings = self.settings
+        extra = settings.extra_new if settings.extra_new_day == day else 0
+        self.update_settings(extra_new_day=day, extra_new=extra + max(0, count))
+        return self.new_limit_today()
+
     def _limits_left(self) -> tuple[int, int]:
         from studyapp.store.progress import answered_between
 
         start, end = day_bounds(self.now(), self.settings.day_rollover_hour)
         new_done, reviews_done = answered_between(self.store, self.profile.id, start, end)
-        return (max(0, self.settings.new_per_day - new_done),
+        return (max(0, self.new_limit_today() - new_done),
                 max(0, self.settings.reviews_per_day - reviews_done))
+
+    def coming_back(self) -> ComingBack:
+        """Learning cards due within the hour, and the soonest (stored due times)."""
+        from studyapp.store.progress import learning_due_times
+
+        now = self.now()
+        live = self._active_keys
+        times = [due for key, due in learning_due_times(self.store, self.profile.id, now)
+                 if key in live]
+        soon = sum(1 for due in times if due <= now + SOON)
+        return ComingBack(soon, times[0] if times else None, now)
+
+    def _facts_answered(self, start: datetime, end: datetime) -> set[str]:
+        """Facts of the cards answered in [start, end): their siblings are buried."""
+        from studyapp.store.progress import answered_keys_between
+
+        cards = self._cards_by_key
+        facts = set()
+        for key in answered_keys_between(self.store, self.profile.id, start, end):
+            card = cards.get(key)
+            if card is not None and card.fact:
+                facts.add(card.fact)
+        return facts
+
+    def siblings(self, deck_id: str, card_key: str) -> set[tuple[str, str]]:
+        """Other cards sharing this card's fact."""
+        card = self._cards_by_key.get((deck_id, card_key))
+        if card is None or not card.fact:
+            return set()
+        return {c.key for c in self._cards if c.fact == card.fact and c.key != card.key}
+
+    # -- decks switched on and off per profile ---------------------------
+
+    @cached_property
+    def _deck_choices(self) -> dict[str, bool]:
+        from studyapp.store.progress import deck_choices
+
+        return deck_choices(self.store, self.profile.id)
+
+    def deck_enabled(self, deck: Deck) -> bool:
+        if deck_kind(deck) == "file":  # given on the command line: studied
+            return True
+        return self._deck_choices.get(deck.id, deck_on_by_default(deck))
+
+    def deck_list(self, lang: str | None = None) -> list[DeckChoiceInfo]:
+        from studyapp.decks import deck_title
+
+        lang = lang or self.config.lang
+        return [DeckChoiceInfo(d.id, deck_title(d, lang), deck_kind(d), len(d.cards),
+                               self.deck_enabled(d)) for d in self.decks]
+
+    def set_deck_enabled(self, deck_id: str, enabled: bool) -> DeckChoiceInfo:
+        """Switch a deck on or off for this profile (``UnknownIdError`` if none has that id)."""
+        from studyapp.store.progress import set_deck_choice
+
+        deck = next((d for d in self.decks if d.id == deck_id), None)
+        if deck is None:
+            from studyapp.catalog import UnknownIdError
+
+            raise UnknownIdError("deck", deck_id, [d.id for d in self.decks])
+        set_deck_choice(self.store, self.profile.id, deck.id, enabled, self.now())
+        self.__dict__.pop("_deck_choices", None)
+        self.__dict__.pop("_active_cards", None)
+        self.__dict__.pop("_active_keys", None)
+        return next(info for info in self.deck_list() if info.deck_id == deck_id)
+
+    @cached_property
+    def _active_cards(self) -> list[_Card]:
+        """Cards of the decks this learner studies (what home, review and posts count)."""
+        enabled = {d.id for d in self.decks if self.deck_enabled(d)}
+        return [c for c in self._cards if c.deck.id in enabled]
+
+    @cached_property
+    def _active_keys(self) -> set[tuple[str, str]]:
+        return {c.key for c in self._active_cards}
 
     def overview(self, lang: str | None = None, *, with_streak: bool = True) -> Overview:
         """Per-post counts and today's numbers for the home screen."""
         from studyapp.catalog.posts import list_posts
-        from studyapp.store.progress import answered_between, card_summaries, posts_read
+        from studyapp.store.progress import answer_counts, card_summaries, posts_read
 
         lang = lang or self.config.lang
         read = posts_read(self.store, self.profile.id)
-        start, end = day_bounds(self.now(), self.settings.day_rollover_hour)
-        rows = card_summaries(self.store, self.profile.id, end)
-        live = self._cards_by_key
+        now = self.now()
+        start, end = day_bounds(now, self.settings.day_rollover_hour)
+        rows = card_summaries(self.store, self.profile.id, end, now)
+        live = self._active_keys
+        buried_facts = self._facts_answered(start, end)
+        new_waiting = 0
         per_post: dict[str, dict[str, int]] = {}
-        for card in self._cards:
+        for card in self._active_cards:
             counts = per_post.setdefault(card.spec.post, {"total": 0, "new": 0, "learning": 0,
                                                           "review": 0, "due": 0})
             counts["total"] += 1
             row = rows.get(card.key)
             if row is None:
                 counts["new"] += 1
+                if not (card.fact and card.fact in buried_facts):
+                    new_waiting += 1
                 continue
             if row.suspended:
                 continue
@@ -287,7 +447,7 @@ class StudyService:
                 counts["due"] += 1
         due_today = sum(1 for key, r in rows.items()
                         if key in live and not r.suspended and r.due)
-        new_done, reviews_done = answered_between(self.store, self.profile.id, start, end)
+        new_done, _, answers = answer_counts(self.store, self.profile.id, start, end)
         posts = []
         for post in list_posts(lang):
             c = per_post.get(post.slug, {"total": 0, "new": 0, "learning": 0, "review": 0,
@@ -301,8 +461,8 @@ class StudyService:
 
             streak = streak_days(self)
         return Overview(tuple(posts), due_today,
-                        max(0, self.settings.new_per_day - new_done), reviews_done, new_done,
-                        streak)
+                        max(0, self.new_limit_today() - new_done), answers, new_done,
+                        streak, new_waiting, self.coming_back())
 
     def read_post(self, slug: str) -> None:
         """Remember that the learner opened a post's summary."""
@@ -330,18 +490,15 @@ class StudyService:
         retr = (self.scheduler.recall_probability(row.stability, row.last_review, now)
                 if row else 0.0)
         return QueueItem(card.deck.id, card.spec.id, card.spec.post, card.template, stage,
-                         row.due if row else None, retr, card.order)
+                         row.due if row else None, retr, card.order, card.fact)
 
-    def plan(self, kind: SessionKind, *, post: str | None = None, deck: str | None = None,
-             limit: int | None = None) -> list[QueueItem]:
-        """The cards a session will ask, in order (limits and interleaving applied)."""
-        now = self.now()
-        _, end = day_bounds(now, self.settings.day_rollover_hour)
+    def _session_cards(self, deck: str | None, post: str | None) -> list[_Card]:
+        """A deck asked for by name is studied whether or not it is switched on."""
         if deck is not None:  # first: a deck given by path joins the cards here
             wanted = self.find_deck(deck).id
             cards = [c for c in self._cards if c.deck.id == wanted]
         else:
-            cards = self._cards
+            cards = self._active_cards
         if post is not None:
             from studyapp.catalog.posts import POST_SLUGS
 
@@ -350,17 +507,36 @@ class StudyService:
 
                 raise UnknownIdError("post", post, list(POST_SLUGS))
             cards = [c for c in cards if c.spec.post == post]
+        return cards
+
+    def plan(self, kind: SessionKind, *, post: str | None = None, deck: str | None = None,
+             limit: int | None = None) -> list[QueueItem]:
+        """The cards a session will ask: learning cards (by due time), then the main queue."""
+        queue = self.session_queue(kind, post=post, deck=deck, limit=limit)
+        return [*queue.learning, *queue.main]
+
+    def session_queue(self, kind: SessionKind, *, post: str | None = None,
+                      deck: str | None = None, limit: int | None = None) -> SessionQueue:
+        """Today's learning cards, and the reviews and new cards within the daily limits.
+
+        One card per fact: a sibling of a card answered today, or of one
+        already in the queue, waits for another day (Anki buries siblings).
+        """
+        now = self.now()
+        start, end = day_bounds(now, self.settings.day_rollover_hour)
+        cards = self._session_cards(deck, post)
         if kind is SessionKind.PRACTICE:
             rows = self.card_states()
             items = [self._item(c, rows.get(c.key), now) for c in cards
                      if not (rows.get(c.key) and rows[c.key].suspended)]
             items.sort(key=lambda i: (i.stage != CardStage.NEW, i.retrievability, i.order))
             planned = interleave_templates_only(items)
-            return planned[:limit] if limit else planned
+            return SessionQueue(planned[:limit] if limit else planned, [], cutoff=end)
         from studyapp.store.progress import queue_rows
 
-        seen, due = queue_rows(self.store, self.profile.id, end)
+        seen, due = queue_rows(self.store, self.profile.id, end, now)
         new_left, reviews_left = self._limits_left()
+        taken = self._facts_answered(start, end)
         learning: list[QueueItem] = []
         due_reviews: list[tuple[float, tuple[int, int, int], _Card, QueueRow]] = []
         new_cards: list[_Card] = []
@@ -368,28 +544,44 @@ class StudyService:
         for card in cards:
             row = due.get(card.key)
             if row is None:
-                if card.key not in seen:
+                if card.key not in seen and not (card.fact and card.fact in taken):
                     new_cards.append(card)
             elif row.stage == CardStage.REVIEW:
-                due_reviews.append((recall(row.stability, row.last_review, now), card.order,
-                                    card, row))
+                if not (card.fact and card.fact in taken):
+                    due_reviews.append((recall(row.stability, row.last_review, now),
+                                        card.order, card, row))
             else:
                 learning.append(self._item(card, row, now))
+        taken |= {i.fact for i in learning if i.fact}
         # only today's allowance of reviews, the least likely to be recalled first
         weakest = heapq.nsmallest(reviews_left, due_reviews, key=lambda r: (r[0], r[1]))
-        reviews = [self._item(card, row, now) for _, _, card, row in weakest]
+        reviews = []
+        for _, _, card, row in weakest:
+            if card.fact and card.fact in taken:
+                continue
+            if card.fact:
+                taken.add(card.fact)
+            reviews.append(self._item(card, row, now))
         # only the new cards today's limit allows, in curriculum order
         new_cards.sort(key=lambda c: c.order)
-        new = [self._item(c, None, now) for c in new_cards[:new_left]]
-        planned = build_queue(learning, reviews, new, reviews_left=reviews_left,
-                              new_left=new_left, interleave_posts=post is None)
-        return planned[:limit] if limit else planned
+        new: list[QueueItem] = []
+        for card in new_cards:
+            if len(new) >= new_left:
+                break
+            if card.fact and card.fact in taken:
+                continue
+            if card.fact:
+                taken.add(card.fact)
+            new.append(self._item(card, None, now))
+        main = build_queue([], reviews, new, reviews_left=reviews_left, new_left=new_left,
+                           interleave_posts=post is None)
+        return SessionQueue(main[:limit] if limit else main, learning, cutoff=end)
 
     def start(self, kind: SessionKind = SessionKind.DUE, *, post: str | None = None,
               deck: str | None = None, limit: int | None = None, seed: int | None = None,
               lang: str | None = None) -> StudySession:
         """A study session over the planned queue."""
-        queue = self.plan(kind, post=post, deck=deck, limit=limit)
+        queue = self.session_queue(kind, post=post, deck=deck, limit=limit)
         return StudySession(self, kind, queue, limit=limit, seed=seed,
                             lang=lang or self.config.lang)
 
@@ -412,29 +604,51 @@ class StudyService:
 @dataclass
 class _Pending:
     presented: Presented
+    item: QueueItem
+    first: bool  # the first showing of a planned card (counted in n)
     started: float
     response: str | None = None
     verdict: Verdict | None = None
 
 
 class StudySession:
-    """One sitting: ask, grade, rate, record; every answer committed at once."""
+    """One sitting: ask, grade, rate, record; every answer committed at once.
 
-    def __init__(self, service: StudyService, kind: SessionKind, queue: Sequence[QueueItem], *,
-                 limit: int | None, seed: int | None, lang: str) -> None:
+    After each answer the next card is chosen as Anki does (``SessionQueue``):
+    a learning card comes back when it is due, never earlier, unless nothing
+    else waits and it is due within the learn-ahead limit. ``[n/N]``: N is the
+    number of distinct cards planned when the session started and never
+    grows; returning learning cards are counted apart.
+    """
+
+    def __init__(self, service: StudyService, kind: SessionKind,
+                 queue: SessionQueue | Sequence[QueueItem], *, limit: int | None,
+                 seed: int | None, lang: str) -> None:
         self.service = service
         self.kind = kind
-        self.queue: list[QueueItem] = list(queue)
+        if not isinstance(queue, SessionQueue):
+            items = list(queue)
+            waiting = [i for i in items if i.stage in LEARNING_STAGES and i.due is not None]
+            queue = SessionQueue([i for i in items if i not in waiting], waiting)
+        self.queue = queue
         self.limit = limit
         self.lang = lang
         self.rng = random.Random(seed)
         self.answered = 0
         self.correct = 0
-        self.shown = 0
         self.started_at = service.now()
+        horizon = self.started_at + service.learn_ahead
+        startable = [*queue.main, *(i for i in queue.learning
+                                    if i.due is not None and i.due <= horizon)]
+        self._planned_keys = {i.key for i in startable}
+        count = len(self._planned_keys)
+        self.total = min(count, limit) if limit else count
+        self.reached = 0  # planned cards shown at least once (n)
+        self._shown: set[tuple[str, str]] = set()
+        self._last: tuple[str, str] | None = None
         self._pending: _Pending | None = None
         self._last_log: int | None = None
-        self._history: list[tuple[QueueItem, int | None, bool]] = []
+        self._history: list[tuple[QueueItem, int | None, bool, bool]] = []
 
     @property
     def practice(self) -> bool:
@@ -442,12 +656,24 @@ class StudySession:
 
     @property
     def planned(self) -> int:
-        total = self.shown + len(self.queue) - (1 if self._pending else 0)
-        return min(total, self.limit) if self.limit else total
+        """N: distinct cards planned for the session (does not grow)."""
+        return self.total
 
     @property
     def remaining(self) -> int:
-        return max(0, self.planned - self.answered)
+        return max(0, self.total - self.reached)
+
+    def _is_return(self, item: QueueItem) -> bool:
+        return item.key in self._shown or item.key not in self._planned_keys
+
+    @property
+    def learning_left(self) -> int:
+        """Returning learning cards still waiting in this session."""
+        return sum(1 for item in self.queue.learning if self._is_return(item))
+
+    @property
+    def shown(self) -> int:
+        return self.reached
 
     def next(self) -> Presented | None:
         """The next question, or None when the session is over."""
@@ -455,21 +681,26 @@ class StudySession:
             return self._pending.presented
         if self.limit is not None and self.answered >= self.limit:
             return None
-        while self.queue:
-            item = self.queue.pop(0)
+        now = self.service.now()
+        while True:
+            item = self.queue.pop(now, self.service.learn_ahead, self._last)
+            if item is None:
+                return None
             seed = self.rng.randrange(2**31)
             try:
                 spec = self.service.card(item.deck_id, item.card_key)
             except NoSuchItem:
                 continue
             question = spec.instantiate(seed, self.lang)
-            self.shown += 1
-            total = max(self.planned, self.shown)
-            presented = Presented(self.shown, total, item.deck_id, item.card_key, question,
-                                  item.stage)
-            self._pending = _Pending(presented, time.monotonic())
+            first = not self._is_return(item)
+            if first:
+                self.reached += 1
+            self._shown.add(item.key)
+            learning = self.learning_left + (0 if first else 1)
+            presented = Presented(self.reached, self.total, item.deck_id, item.card_key,
+                                  question, item.stage, returning=not first, learning=learning)
+            self._pending = _Pending(presented, item, first, time.monotonic())
             return presented
-        return None
 
     def submit(self, response: str) -> Outcome:
         """Grade a response. Wrong → recorded as Again now; right → wait for a rating."""
@@ -508,16 +739,19 @@ class StudySession:
             raise RuntimeError("no right answer is waiting for a rating")
         self._record(rating)
 
+    def _unshow(self, item: QueueItem, first: bool) -> None:
+        if first:
+            self.reached -= 1
+            self._shown.discard(item.key)
+
     def skip(self) -> None:
         """Put the pending question back at the end of the queue, unrecorded."""
         pending = self._pending
         if pending is None:
             return
         self._pending = None
-        self.shown -= 1
-        p = pending.presented
-        self.queue.append(QueueItem(p.deck_id, p.card_key, p.question.post,
-                                    p.question.family or p.card_key, p.stage))
+        self._unshow(pending.item, pending.first)
+        self.queue.main.append(pending.item)
 
     def _row(self, presented: Presented) -> CardRow | None:
         from studyapp.store.progress import card_state
@@ -535,10 +769,9 @@ class StudySession:
         self.answered += 1
         self.correct += int(correct)
         self._pending = None
+        self._last = pending.item.key
         if self.practice:
-            self._history.append((QueueItem(presented.deck_id, presented.card_key,
-                                            presented.question.post, "", presented.stage),
-                                  None, correct))
+            self._history.append((pending.item, None, correct, pending.first))
             return
         service = self.service
         now = service.now()
@@ -558,14 +791,25 @@ class StudySession:
             response=pending.response, expected=pending.verdict.expected, lang=self.lang,
         )
         self._last_log = record_answer(service.store, service.profile.id, answer)
-        self._history.append((QueueItem(presented.deck_id, presented.card_key, question.post,
-                                        question.family or presented.card_key,
-                                        presented.stage), self._last_log, correct))
-        if after.due is not None and after.due - now <= LEARN_AHEAD:
-            item = QueueItem(presented.deck_id, presented.card_key, question.post,
-                             question.family or presented.card_key, after.stage, after.due)
-            position = min(len(self.queue), 3)
-            self.queue.insert(position, item)
+        self._history.append((pending.item, self._last_log, correct, pending.first))
+        if after.stage in LEARNING_STAGES and after.due is not None:
+            self.queue.requeue(replace(pending.item, stage=after.stage), after.due)
+        else:
+            self.queue.drop({pending.item.key})
+        self._bury_siblings(pending.item)
+
+    def _bury_siblings(self, item: QueueItem) -> None:
+        """Cards sharing this one's fact wait until the next study day (not those in learning)."""
+        from studyapp.store.progress import bury_cards
+
+        service = self.service
+        siblings = service.siblings(item.deck_id, item.card_key)
+        siblings -= {i.key for i in self.queue.learning}
+        if not siblings:
+            return
+        _, end = day_bounds(service.now(), service.settings.day_rollover_hour)
+        bury_cards(service.store, service.profile.id, siblings, end)
+        self.queue.drop(siblings)
 
     @property
     def can_undo(self) -> bool:
@@ -578,23 +822,43 @@ class StudySession:
 
         if not self._history:
             return False
-        item, log_id, correct = self._history.pop()
+        item, log_id, correct, first = self._history.pop()
         if log_id is not None and not undo_answer(self.service.store,
                                                   self.service.profile.id, log_id):
             return False
         self.answered -= 1
         self.correct -= int(correct)
-        self.queue = [q for q in self.queue if q.key != item.key]
+        self.queue.drop({item.key})
         if self._pending is not None:
-            self.skip()
-            self.queue.insert(0, self.queue.pop())
-        self.queue.insert(0, item)
-        self.shown = max(0, self.shown - 1)
+            pending = self._pending
+            self._pending = None
+            self._unshow(pending.item, pending.first)
+            self.queue.main.insert(0, pending.item)
+        self._unshow(item, first)
+        if item.stage in LEARNING_STAGES and not first:
+            self.queue.learning.insert(0, item)  # due again now: asked next
+        else:
+            self.queue.main.insert(0, item)
+        self._last = None
         return True
 
     @property
     def elapsed(self) -> timedelta:
         return self.service.now() - self.started_at
+
+    def comes_back(self) -> tuple[timedelta, ...]:
+        """How long until each card answered in this session is due (stored due times)."""
+        from studyapp.store.progress import card_state
+
+        service = self.service
+        now = service.now()
+        keys = dict.fromkeys(item.key for item, log_id, _, _ in self._history if log_id)
+        waits = []
+        for deck_id, card_key in keys:
+            row = card_state(service.store, service.profile.id, deck_id, card_key)
+            if row is not None and not row.suspended:
+                waits.append(max(timedelta(0), row.due - now))
+        return tuple(sorted(waits))
 
 
 def _jsonable(value: Any) -> Any:
@@ -607,6 +871,32 @@ def _jsonable(value: Any) -> Any:
         return value
     entry_id = getattr(value, "id", None)
     return str(entry_id) if entry_id is not None else str(value)
+
+
+def wait_text(delta: timedelta, lang: str) -> str:
+    """How long until a card is back: "now", "9 min", "3h", "2d"."""
+    from studyapp.i18n import t
+    from studyapp.srs.scheduler import format_interval
+
+    minutes = delta.total_seconds() / 60
+    if minutes < 1:
+        return t("study.wait.now", lang)
+    if minutes < 60:
+        return t("study.wait.minutes", lang, minutes=round(minutes))
+    return format_interval(delta, lang)
+
+
+def coming_back_text(coming: ComingBack | None, lang: str) -> str | None:
+    """ "3 cards within the hour, next in 9 min" (None when no learning card waits)."""
+    from studyapp.i18n import t
+
+    if coming is None or coming.next_in is None:
+        return None
+    wait = wait_text(coming.next_in, lang)
+    if coming.within_hour == 0:
+        return t("study.comes_back.later", lang, wait=wait)
+    key = "study.comes_back.one" if coming.within_hour == 1 else "study.comes_back.many"
+    return t(key, lang, count=coming.within_hour, wait=wait)
 
 
 def today(service: StudyService) -> str:

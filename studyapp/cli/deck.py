@@ -101,6 +101,38 @@ def deck_list(ctx: click.Context, as_json: bool) -> None:
         click.echo(line)
 
 
+def _switch_deck(ctx: click.Context, deck_id: str, enabled: bool) -> None:
+    from studyapp.cli import make_service, user_errors
+    from studyapp.i18n import t
+
+    settings = current_settings(ctx)
+    service = make_service(settings)
+    try:
+        info = service.set_deck_enabled(deck_id, enabled)
+    except user_errors() as exc:
+        fail(str(exc))
+    finally:
+        service.close()
+    key = "deck.enabled" if info.enabled else "deck.disabled"
+    click.echo(t(key, settings.lang, deck=info.deck_id, profile=settings.profile))
+
+
+@deck.command("enable")
+@click.argument("deck_id")
+@click.pass_context
+def deck_enable(ctx: click.Context, deck_id: str) -> None:
+    """Study this deck in this profile's sessions (example decks start disabled)."""
+    _switch_deck(ctx, deck_id, True)
+
+
+@deck.command("disable")
+@click.argument("deck_id")
+@click.pass_context
+def deck_disable(ctx: click.Context, deck_id: str) -> None:
+    """Leave this deck out of this profile's sessions (its progress is kept)."""
+    _switch_deck(ctx, deck_id, False)
+
+
 def _from_anki() -> None:
     """``deck from-anki`` lives with the other Anki command (cli/anki.py)."""
     from studyapp.cli.anki import deck_from_anki

@@ -19,6 +19,20 @@ def _duration(ms: int) -> str:
     return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
 
 
+def _comes_back(data: Any, lang: str) -> str:
+    """The words home, the progress screen and a session's summary use."""
+    from datetime import timedelta
+
+    from studyapp.study import ComingBack, coming_back_text
+
+    if data.comes_back_next_s is None:
+        return "—"
+    now = data.generated_at
+    coming = ComingBack(data.comes_back_within_hour,
+                        now + timedelta(seconds=data.comes_back_next_s), now)
+    return coming_back_text(coming, lang) or "—"
+
+
 def _print_stats(data: Any, lang: str) -> None:
     """Rich tables for a terminal; every text from decks or posts is escaped."""
     # loaded when the command runs, so that --help stays fast
@@ -40,6 +54,7 @@ def _print_stats(data: Any, lang: str) -> None:
         ("due_today", str(data.due_today)), ("retention", retention),
         ("streak", f"{data.streak_days} {label['days']}"),
         ("today", f"{data.reviews_today} · {_duration(data.time_today_ms)}"),
+        ("comes_back", _comes_back(data, lang)),
         ("total", _duration(data.time_total_ms)),
     ]:
         summary.add_row(Text(label[key], style="bold"), Text(value))

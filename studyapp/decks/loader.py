@@ -381,6 +381,7 @@ class _DeckCheck:
         common: dict[str, Any] = {
             "id": model.id,
             "post": model.post or deck_post,
+            "fact": model.fact,
             "deck": deck_id,
             "language": language,
             "path": self.path,

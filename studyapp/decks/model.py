@@ -120,6 +120,8 @@ class CardSpec:
     tolerance: Tolerance | None = None
     generator: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    fact: str | None = None
+    """Siblings share a fact (``fact:`` in the file; a generated card inherits its family's)."""
     path: Path = Path()
     line: int = 1
     col: int = 1

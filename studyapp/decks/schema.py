@@ -123,6 +123,10 @@ ParamSpecModel = Annotated[
 class _CardBase(_Strict):
     id: str = Field(pattern=ID_PATTERN, max_length=100)
     post: StrictStr | None = None
+    fact: str | None = Field(
+        None, pattern=ID_PATTERN, max_length=100,
+        description="Cards naming the same fact are siblings: once one is answered, "
+                    "the others wait until the next study day")
 
 
 class _AuthoredCard(_CardBase):

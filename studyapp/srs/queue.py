@@ -9,9 +9,10 @@ else is waiting.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 
 from studyapp.srs.scheduler import CardStage
 
@@ -28,6 +29,7 @@ class QueueItem:
     due: datetime | None = None
     retrievability: float = 0.0
     order: tuple[int, int, int] = (0, 0, 0)  # post order, deck order, card order
+    fact: str | None = None  # siblings share a fact: one answered buries the others today
 
     @property
     def key(self) -> tuple[str, str]:
@@ -97,3 +99,77 @@ def interleave_templates_only(items: Sequence[QueueItem]) -> list[QueueItem]:
                 choice = found
         result.append(pending.pop(choice))
     return result
+
+
+LEARN_AHEAD = timedelta(minutes=20)
+"""Anki's default learn-ahead limit ("collapseTime", 1200 s)."""
+
+
+@dataclass
+class SessionQueue:
+    """What a sitting asks next, as Anki's v3 scheduler picks it.
+
+    Anki (rslib/src/scheduler/queue/mod.rs, ``get_queued_card``): a learning
+    card that is due now first; else the next card of the main queue
+    (reviews and new cards); else, only when the main queue is empty, a
+    learning card due within the learn-ahead limit. A learning card is never
+    shown before its due time while anything else waits, so the interval
+    printed on a rating button is the truth.
+    """
+
+    main: list[QueueItem]
+    learning: list[QueueItem] = field(default_factory=list)
+    """Cards in (re)learning waiting in this session, soonest due first."""
+    cutoff: datetime | None = None
+    """Learning cards due after this (the study day's end) wait for another day."""
+
+    def __post_init__(self) -> None:
+        self.learning.sort(key=_due_key)
+
+    def pop(self, now: datetime, learn_ahead: timedelta = LEARN_AHEAD,
+            last: tuple[str, str] | None = None) -> QueueItem | None:
+        """The next card to ask at ``now``, removed from the queue; None when nothing may be.
+
+        ``last`` is the card just answered: when the queue has collapsed to
+        learning cards only, another learning card goes before it, as Anki
+        does, so one card is not asked twice in a row while others wait.
+        """
+        if self.learning and self._due(self.learning[0]) <= now:
+            return self.learning.pop(0)
+        if self.main:
+            return self.main.pop(0)
+        ahead = [n for n, item in enumerate(self.learning)
+                 if self._due(item) <= now + learn_ahead]
+        if not ahead:
+            return None
+        index = ahead[0]
+        if last is not None and self.learning[index].key == last and len(ahead) > 1:
+            index = ahead[1]
+        return self.learning.pop(index)
+
+    def requeue(self, item: QueueItem, due: datetime) -> bool:
+        """Bring a card answered in this session back at ``due`` (today only)."""
+        self.drop({item.key})
+        if self.cutoff is not None and due >= self.cutoff:
+            return False
+        entry = replace(item, due=due)
+        keys = [_due_key(i) for i in self.learning]
+        self.learning.insert(bisect.bisect_right(keys, _due_key(entry)), entry)
+        return True
+
+    def drop(self, keys: set[tuple[str, str]]) -> None:
+        """Take cards out of the session (buried siblings, an undone card)."""
+        self.main = [i for i in self.main if i.key not in keys]
+        self.learning = [i for i in self.learning if i.key not in keys]
+
+    def next_due(self) -> datetime | None:
+        """When the soonest waiting learning card is due."""
+        return self._due(self.learning[0]) if self.learning else None
+
+    @staticmethod
+    def _due(item: QueueItem) -> datetime:
+        assert item.due is not None, "a learning card in the session has a due time"
+        return item.due
+
+    def __len__(self) -> int:
+        return len(self.main) + len(self.learning)

@@ -67,6 +67,11 @@ class SchedulerSettings:
     leech_lapses: int = 8
     day_rollover_hour: int = 4
     exam_date: str | None = None  # ISO date set by `plan --apply`; the home screen counts down
+    learn_ahead_min: int = 20
+    """A learning card may come back this much early, only when nothing else waits (Anki)."""
+    extra_new_day: str = ""
+    extra_new: int = 0
+    """Custom study: ``extra_new`` more new cards on study day ``extra_new_day`` (ISO)."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

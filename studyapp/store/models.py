@@ -109,6 +109,9 @@ class CardState(Base):
     suspended: Mapped[bool] = mapped_column(Boolean, default=False)
     leech: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # revision 0003: siblings answered today bury a card until the next study day
+    buried_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    flag: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class ReviewLog(Base):
@@ -140,6 +143,19 @@ class ReviewLog(Base):
     expected: Mapped[str | None] = mapped_column(Text, nullable=True)
     lang: Mapped[str | None] = mapped_column(String(8), nullable=True)
     uid: Mapped[str] = mapped_column(String(64), unique=True)  # stable across export/import
+
+
+class DeckChoice(Base):
+    """A learner's own on/off for one deck (decks without a row keep their default)."""
+
+    __tablename__ = "deck_choices"
+    __table_args__ = (UniqueConstraint("profile_id", "deck_id", name="uq_deck_choices"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    profile_id: Mapped[int] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"))
+    deck_id: Mapped[str] = mapped_column(String(200))
+    enabled: Mapped[bool] = mapped_column(Boolean)
+    changed_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 class PostRead(Base):

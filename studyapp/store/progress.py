@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, case, delete, func, select, update
+from sqlalchemy import and_, case, delete, func, or_, select, true, tuple_, update
 from sqlalchemy.orm import Session
 
 from studyapp.store.database import Store
-from studyapp.store.models import CardState, PostRead, Profile, ReviewLog
+from studyapp.store.models import CardState, DeckChoice, PostRead, Profile, ReviewLog
 
 
 @dataclass(frozen=True)
@@ -152,13 +152,21 @@ class CardSummary:
     due: bool
 
 
-def card_summaries(store: Store, profile_id: int,
-                   due_before: datetime) -> dict[tuple[str, str], CardSummary]:
+def _not_buried(now: datetime | None) -> Any:
+    """Cards not buried at ``now`` (every card when ``now`` is None)."""
+    if now is None:
+        return true()
+    return or_(CardState.buried_until.is_(None), CardState.buried_until <= now)
+
+
+def card_summaries(store: Store, profile_id: int, due_before: datetime,
+                   now: datetime | None = None) -> dict[tuple[str, str], CardSummary]:
     """Every stored card as (stage, suspended, due before ``due_before``).
 
-    The comparison runs in SQL, so no datetime is converted per row.
+    A card buried at ``now`` is not due. The comparison runs in SQL, so no
+    datetime is converted per row.
     """
-    is_due = (CardState.due < due_before).label("is_due")
+    is_due = and_(CardState.due < due_before, _not_buried(now)).label("is_due")
     query = select(CardState.deck_id, CardState.card_key, CardState.state,
                    CardState.suspended, is_due).where(CardState.profile_id == profile_id)
     with store.engine.connect() as conn:
@@ -177,15 +185,15 @@ class QueueRow:
     last_review: datetime | None
 
 
-def queue_rows(store: Store, profile_id: int, due_before: datetime
+def queue_rows(store: Store, profile_id: int, due_before: datetime, now: datetime | None = None
                ) -> tuple[set[tuple[str, str]], dict[tuple[str, str], QueueRow]]:
     """Every stored card's key, and the due ones with what the queue needs, in one query.
 
     Datetimes are read only for due cards (CASE in SQL), and only due cards
     become objects, since building the queue must stay fast over tens of
-    thousands of cards.
+    thousands of cards. A card buried at ``now`` is not due.
     """
-    is_due = and_(CardState.due < due_before, CardState.suspended.is_(False))
+    is_due = and_(CardState.due < due_before, CardState.suspended.is_(False), _not_buried(now))
     query = select(
         CardState.deck_id, CardState.card_key, CardState.state, CardState.suspended,
         CardState.stability,
@@ -291,13 +299,84 @@ def set_suspended(store: Store, profile_id: int, deck_id: str, card_key: str,
 def answered_between(store: Store, profile_id: int, start: datetime,
                      end: datetime) -> tuple[int, int]:
     """(new cards introduced, reviews of already-seen cards) in [start, end)."""
+    new, reviews, _ = answer_counts(store, profile_id, start, end)
+    return new, reviews
+
+
+def answer_counts(store: Store, profile_id: int, start: datetime,
+                  end: datetime) -> tuple[int, int, int]:
+    """(new cards introduced, reviews of review cards, all answers) in [start, end).
+
+    "Reviewed today" on every screen is the last figure: every answer counts.
+    """
     with store.sessions() as session:
         in_range = and_(ReviewLog.profile_id == profile_id, ReviewLog.reviewed_at >= start,
                         ReviewLog.reviewed_at < end)
-        new = session.scalar(select(func.count()).where(in_range, ReviewLog.state_before == 0))
-        reviews = session.scalar(select(func.count()).where(
-            in_range, ReviewLog.state_before == 2))
-        return int(new or 0), int(reviews or 0)
+        new, reviews, total = session.execute(select(
+            func.count(case((ReviewLog.state_before == 0, 1))),
+            func.count(case((ReviewLog.state_before == 2, 1))),
+            func.count()).where(in_range)).one()
+        return int(new or 0), int(reviews or 0), int(total or 0)
+
+
+def answered_keys_between(store: Store, profile_id: int, start: datetime,
+                          end: datetime) -> set[tuple[str, str]]:
+    """(deck id, card id) of every card answered in [start, end)."""
+    with store.sessions() as session:
+        rows = session.execute(
+            select(CardState.deck_id, CardState.card_key).distinct()
+            .join(ReviewLog, ReviewLog.card_id == CardState.id)
+            .where(ReviewLog.profile_id == profile_id, ReviewLog.reviewed_at >= start,
+                   ReviewLog.reviewed_at < end))
+        return {(d, k) for d, k in rows}
+
+
+def bury_cards(store: Store, profile_id: int, keys: set[tuple[str, str]],
+               until: datetime) -> int:
+    """Keep stored cards out of every queue until ``until``; the number buried."""
+    if not keys:
+        return 0
+    with store.transaction() as session:
+        result = session.execute(update(CardState).where(
+            CardState.profile_id == profile_id,
+            tuple_(CardState.deck_id, CardState.card_key).in_(sorted(keys)))
+            .values(buried_until=until))
+        return int(result.rowcount)  # type: ignore[attr-defined]
+
+
+def learning_due_times(store: Store, profile_id: int,
+                       now: datetime) -> list[tuple[tuple[str, str], datetime]]:
+    """When each learning or relearning card comes back, soonest first.
+
+    Suspended and buried cards are left out.
+    """
+    with store.sessions() as session:
+        rows = session.execute(select(CardState.deck_id, CardState.card_key, CardState.due)
+                               .where(CardState.profile_id == profile_id,
+                                      CardState.state.in_((1, 3)),
+                                      CardState.suspended.is_(False), _not_buried(now))
+                               .order_by(CardState.due))
+        return [((d, k), due) for d, k, due in rows]
+
+
+def deck_choices(store: Store, profile_id: int) -> dict[str, bool]:
+    """The learner's own on/off per deck id (decks not listed keep their default)."""
+    with store.sessions() as session:
+        return {d: bool(e) for d, e in session.execute(select(
+            DeckChoice.deck_id, DeckChoice.enabled).where(DeckChoice.profile_id == profile_id))}
+
+
+def set_deck_choice(store: Store, profile_id: int, deck_id: str, enabled: bool,
+                    now: datetime) -> None:
+    with store.transaction() as session:
+        choice = session.scalar(select(DeckChoice).where(
+            DeckChoice.profile_id == profile_id, DeckChoice.deck_id == deck_id))
+        if choice is None:
+            session.add(DeckChoice(profile_id=profile_id, deck_id=deck_id, enabled=enabled,
+                                   changed_at=now))
+        else:
+            choice.enabled = enabled
+            choice.changed_at = now
 
 
 def mark_post_read(store: Store, profile_id: int, post: str, now: datetime) -> None:
@@ -328,3 +407,4 @@ def delete_profile_data(session: Session, profile_id: int) -> None:
     """Used by tests and imports that replace a profile wholesale."""
     session.execute(delete(ReviewLog).where(ReviewLog.profile_id == profile_id))
     session.execute(delete(CardState).where(CardState.profile_id == profile_id))
+    session.execute(delete(DeckChoice).where(DeckChoice.profile_id == profile_id))

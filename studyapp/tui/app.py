@@ -223,6 +223,19 @@ class StudyApp(App[None]):
     def review_due(self) -> None:
         self.start_session("due")
 
+    def study_more(self, slug: str | None, count: int = 10) -> None:
+        """Raise today's new-card limit (Anki's custom study), then study on."""
+
+        async def more() -> None:
+            await self.backend.call(lambda service: service.study_more_new(count))
+            self.notify(self.tr("tui.home.more_added", count=count))
+            if slug is not None:
+                self.study_post(slug)
+            else:
+                self.start_session("due")
+
+        self.run_worker(more(), group="study-more", exit_on_error=False)
+
     def continue_studying(self, overview: Overview | None) -> None:
         """The last post studied if it has work left, else the first post that has."""
         slug = self.preferences.last_post

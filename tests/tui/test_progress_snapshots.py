@@ -80,8 +80,10 @@ async def on_leeches(pilot: Pilot[Any]) -> None:
     await wait_until(pilot, lambda: bool(screen.suspended) and bool(pilot.app._notifications))
     await pilot.pause()
     pilot.app.clear_notifications()  # the row itself shows the change
-    await pilot.wait_for_scheduled_animations()
-    await pilot.pause(0.2)
+    # the focused table scrolls into view: let every scroll finish before the picture
+    for _ in range(3):
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause(0.2)
 
 
 async def on_post_cards(pilot: Pilot[Any]) -> None:

@@ -26,6 +26,9 @@ class Family:
     description: Mapping[str, str]  # by language
     generate: GenerateFn
     options: Mapping[str, str]  # accepted option names -> what they take
+    fact: str | None = None
+    """Every card of families sharing a fact tests one skill (both directions of a
+    conversion): once one is answered, the others wait until the next study day."""
 
 
 _REGISTRY: dict[str, Family] = {}

@@ -1,14 +1,16 @@
-"""Decks: the built-in ones and those the learner installed; study one.
+"""Decks: the built-in ones and those the learner installed; switch them on or off, study one.
 
-A deck that does not load is listed with its problems (path:line:col),
-never hidden and never fatal. Deck titles are untrusted: plain text only.
+Post decks start on, example decks off; installed decks on. The choice is
+the profile's, stored in the database. A deck that does not load is listed
+with its problems (path:line:col), never hidden and never fatal. Deck titles
+are untrusted: plain text only.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -18,6 +20,9 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Footer, Label, Static
 
 from studyapp.tui.screens.base import StudyScreen
+
+if TYPE_CHECKING:
+    from studyapp.study import StudyService
 from studyapp.tui.text import plain, visible
 from studyapp.tui.widgets.post_row import fit
 
@@ -33,6 +38,8 @@ class DeckRow:
     path: str
     post: str
     problems: tuple[str, ...]
+    enabled: bool = False
+    kind: str = ""
 
     @property
     def ok(self) -> bool:
@@ -67,6 +74,7 @@ class DecksScreen(StudyScreen):
     CSS_PATH = Path(__file__).parent / "pages.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "study", "tui.key.study_deck", id="decks.study"),
+        Binding("space,e", "switch_deck", "tui.key.toggle_deck", id="decks.toggle"),
         Binding("escape", "back", "tui.key.back", id="decks.back"),
     ]
 
@@ -92,23 +100,37 @@ class DecksScreen(StudyScreen):
     @work(exclusive=True, group="decks", exit_on_error=False)
     async def load(self) -> None:
         lang = self.lang
-        self.rows = await self.study_app.backend.call(lambda _: deck_rows(lang))
+
+        def rows(service: StudyService) -> list[DeckRow]:
+            choices = {info.deck_id: info for info in service.deck_list(lang)}
+            found = deck_rows(lang)
+            return [replace(row, enabled=choices[row.deck_id].enabled,
+                            kind=choices[row.deck_id].kind)
+                    if row.ok and row.deck_id in choices else row for row in found]
+
+        self.rows = await self.study_app.backend.call(rows)
+        self.fill_table()
+        self.show_detail(0)
+        self.refresh_bindings()
+
+    def fill_table(self) -> None:
         table = self.query_one(DataTable)
+        cursor = table.cursor_row
         table.clear(columns=True)
-        for column, label in (("id", "id"), ("title", "title_column"), ("cards", "cards"),
-                              ("source", "source"), ("status", "status")):
+        for column, label in (("on", "on"), ("id", "id"), ("title", "title_column"),
+                              ("cards", "cards"), ("source", "source"), ("status", "status")):
             table.add_column(Text(self.tr(f"tui.decks.{label}")), key=column)
         for row in self.rows:
             status = (Text(self.tr("tui.decks.ok")) if row.ok else
                       Text(self.tr("tui.decks.broken", count=len(row.problems)),
                            style="bold"))
-            table.add_row(Text(fit(visible(row.deck_id), 24)), Text(fit(visible(row.title), 34)),
-                          row.cards,
-                          Text(self.tr(f"tui.decks.source_{row.source}")), status,
-                          key=row.path)
+            source = f"tui.decks.kind_{row.kind}" if row.kind else f"tui.decks.source_{row.source}"
+            table.add_row(Text("[x]" if row.enabled else "[ ]"),
+                          Text(fit(visible(row.deck_id), 24)), Text(fit(visible(row.title), 30)),
+                          row.cards, Text(self.tr(source)), status, key=row.path)
         table.refresh(layout=True)
-        self.show_detail(0)
-        self.refresh_bindings()
+        if 0 <= cursor < len(self.rows):
+            table.move_cursor(row=cursor)
 
     @on(DataTable.RowHighlighted)
     def on_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -129,6 +151,7 @@ class DecksScreen(StudyScreen):
         row = self.rows[index]
         if row.ok:
             text = self.tr("tui.decks.detail", path=row.path, post=row.post, cards=row.cards)
+            text += "\n" + self.tr("tui.decks.on_detail" if row.enabled else "tui.decks.off_detail")
             info.update(plain(text))
         else:
             lines = [self.tr("tui.decks.problems", path=row.path), *row.problems]
@@ -141,6 +164,9 @@ class DecksScreen(StudyScreen):
         self.action_study()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "switch_deck":
+            row = self.selected()
+            return row is not None and row.ok
         if action == "study":
             row = self.selected()
             return row is not None and row.ok and row.cards > 0
@@ -150,6 +176,23 @@ class DecksScreen(StudyScreen):
         row = self.selected()
         if row is not None and row.ok:
             self.study_app.start_session("deck", deck=row.deck_id)
+
+    def action_switch_deck(self) -> None:
+        self.toggle()
+
+    @work(exclusive=True, group="decks", exit_on_error=False)
+    async def toggle(self) -> None:
+        """Switch the highlighted deck on or off for this profile."""
+        row = self.selected()
+        if row is None or not row.ok:
+            return
+        deck_id, enabled = row.deck_id, not row.enabled
+        info = await self.study_app.backend.call(
+            lambda service: service.set_deck_enabled(deck_id, enabled))
+        self.rows = [replace(r, enabled=info.enabled) if r.deck_id == deck_id else r
+                     for r in self.rows]
+        self.fill_table()
+        self.show_detail(self.query_one(DataTable).cursor_row)
 
     def action_back(self) -> None:
         self.dismiss(None)

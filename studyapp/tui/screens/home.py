@@ -20,6 +20,9 @@ from studyapp.tui.post_index import post_headings, sections
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.widgets.post_row import PostRow
 
+MORE_NEW = 10
+"""How many more new cards "study more" allows today (Anki's custom study)."""
+
 if TYPE_CHECKING:
     from studyapp.study import Overview
     from studyapp.tuning import ExamPlan
@@ -33,6 +36,8 @@ class HomeScreen(StudyScreen):
         Binding("s", "study_post", "tui.key.study", id="home.study"),
         Binding("r", "review_due", "tui.key.review", id="home.review"),
         Binding("c", "continue", "tui.key.continue", id="home.continue"),
+        Binding("m", "study_more", "tui.key.study_more", id="home.more"),
+        Binding("x", "practice", "tui.key.practice", id="home.practice"),
         Binding("k", "app.calculator", "tui.key.calculator", id="home.calculator"),
         Binding("d", "app.decks", "tui.key.decks", id="home.decks"),
         Binding("p", "app.progress", "tui.key.progress", id="home.progress"),
@@ -51,6 +56,7 @@ class HomeScreen(StudyScreen):
             yield Label(self.tr("tui.app.title"), id="app-title")
             yield Label(self.tr("tui.home.loading"), id="today")
         yield Static("", id="exam-plan")
+        yield Static("", id="notice")
         with VerticalScroll(id="posts"):
             for section in sections(posts):
                 in_section = [post for post in posts if post.section == section]
@@ -103,7 +109,23 @@ class HomeScreen(StudyScreen):
             for row in self.query(f"#post-{progress.slug}").results(PostRow):
                 row.show_progress(progress)
         self.query_one("#today", Label).update(self.today_line(message.overview))
+        notice = self.notice_text(message.overview)
+        self.query_one("#notice", Static).update(notice)
+        self.query_one("#notice").set_class(bool(notice), "-shown")
         self.refresh_bindings()
+
+    def notice_text(self, overview: Overview) -> str:
+        """The daily limit reached (with what to do next), and what comes back when."""
+        from studyapp.study import coming_back_text
+
+        lines = []
+        if overview.new_limit_reached:
+            lines.append(self.tr("tui.home.limit_reached", done=overview.new_done_today,
+                                 more=MORE_NEW))
+        text = coming_back_text(overview.coming_back, self.lang)
+        if text:
+            lines.append(self.tr("tui.home.comes_back", text=text))
+        return "\n".join(lines)
 
     def today_line(self, overview: Overview) -> str:
         line = self.tr("tui.home.today", due=overview.due_today, new=overview.new_left,
@@ -140,6 +162,8 @@ class HomeScreen(StudyScreen):
             return self.selected is not None
         if action == "review_due":
             return self.overview is None or self.overview.due_today > 0 or None
+        if action in ("study_more", "practice"):
+            return self.overview is not None and self.overview.new_limit_reached
         return True
 
     # -- actions -----------------------------------------------------------
@@ -159,3 +183,14 @@ class HomeScreen(StudyScreen):
 
     def action_continue(self) -> None:
         self.study_app.continue_studying(self.overview)
+
+    def action_study_more(self) -> None:
+        row = self.selected
+        self.study_app.study_more(row.slug if row is not None else None)
+
+    def action_practice(self) -> None:
+        row = self.selected
+        if row is not None:
+            self.study_app.study_post(row.slug, practice=True)
+        else:
+            self.study_app.start_session("practice")

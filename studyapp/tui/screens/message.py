@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Label, Static
 
 from studyapp.tui.screens.base import StudyModal
@@ -72,3 +72,34 @@ class ErrorScreen(StudyModal):
 
     def action_quit_app(self) -> None:
         self.app.exit(return_code=1 if self.fatal else 0)
+
+
+class ConfirmScreen(StudyModal):
+    """A yes/no question; dismissed with True only by the yes button or y/s."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y,s", "answer(True)", "tui.key.yes", id="confirm.yes"),
+        Binding("escape,n", "answer(False)", "tui.key.no", id="confirm.no"),
+    ]
+
+    def __init__(self, text: str, yes: str, no: str) -> None:
+        super().__init__(id="confirm-screen")
+        self.text = text
+        self.yes = yes
+        self.no = no
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box"):
+            yield Static(plain(self.text), id="confirm-text")
+            with Horizontal(id="confirm-buttons"):
+                yield Button(self.no, id="confirm-no", variant="primary", compact=True)
+                yield Button(self.yes, id="confirm-yes", variant="error", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-no", Button).focus()  # Enter keeps the typed answer
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "confirm-yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

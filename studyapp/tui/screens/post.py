@@ -7,7 +7,7 @@ a question (then it only goes back to the question).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -20,6 +20,9 @@ from textual.widgets import DataTable, Footer, Label, Markdown, Static
 from studyapp.catalog.posts import load_post
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.strings import t
+
+if TYPE_CHECKING:
+    from studyapp.study import StudyService
 
 FIGURE_FIELDS = (
     "name", "vendor", "year", "memory_gb", "memory_type", "memory_bandwidth_tb_s",
@@ -43,6 +46,8 @@ class PostScreen(StudyScreen):
         Binding("s", "study", "tui.key.study_post", id="post.study"),
         Binding("enter", "start", "tui.key.start", id="post.start"),
         Binding("escape", "back", "tui.key.back", id="post.back"),
+        Binding("m", "study_more", "tui.key.study_more", id="post.more"),
+        Binding("x", "practice", "tui.key.practice", id="post.practice"),
     ]
 
     def __init__(self, slug: str, *, then_study: bool = False, from_question: bool = False,
@@ -54,6 +59,8 @@ class PostScreen(StudyScreen):
         self.limit = limit
         """Question limit and practice mode of the session that follows the reading."""
         self.practice = practice
+        self.limit_reached = False
+        """Today's new cards are done while this post still has some: offer more or practice."""
 
     def compose(self) -> ComposeResult:
         post = load_post(self.slug, self.lang)
@@ -62,6 +69,7 @@ class PostScreen(StudyScreen):
             yield Label(self.tr(f"tui.section.{post.section}"), id="post-section")
         if self.then_study:
             yield Label(self.tr("tui.post.read_first"), id="read-first")
+        yield Static("", id="notice")
         with VerticalScroll(id="post-body"):
             yield Markdown(post.body, id="summary", open_links=False)
             if post.figures is not None:
@@ -76,6 +84,26 @@ class PostScreen(StudyScreen):
         self.query_one("#post-body").focus()
         self.load_figures()
         self.remember_reading()
+        if not self.from_question and not self.practice:
+            self.load_offer()
+
+    @work(exclusive=True, group="offer", exit_on_error=False)
+    async def load_offer(self) -> None:
+        slug = self.slug
+
+        def reached(service: StudyService) -> bool:
+            overview = service.overview(with_streak=False)
+            post = next((p for p in overview.posts if p.slug == slug), None)
+            return overview.new_left == 0 and post is not None and post.new > 0
+
+        self.limit_reached = await self.study_app.backend.call(reached)
+        if self.limit_reached:
+            from studyapp.tui.screens.home import MORE_NEW
+
+            notice = self.query_one("#notice", Static)
+            notice.update(self.tr("tui.post.limit_reached", more=MORE_NEW))
+            notice.add_class("-shown")
+        self.refresh_bindings()
 
     def after_language_change(self) -> None:
         self.load_figures()
@@ -113,7 +141,21 @@ class PostScreen(StudyScreen):
             return not self.from_question
         if action == "start":
             return self.then_study and not self.from_question
+        if action in ("study_more", "practice"):
+            return self.limit_reached and not self.from_question
         return True
+
+    def action_study_more(self) -> None:
+        from studyapp.tui.screens.home import MORE_NEW
+
+        self.dismiss(None)
+        self.study_app.study_more(self.slug, MORE_NEW)
+
+    def action_practice(self) -> None:
+        from studyapp.tui.screens.question import QuestionScreen
+
+        self.app.switch_screen(QuestionScreen("practice", post=self.slug,
+                                              seed=self.study_app.seed))
 
     def action_start(self) -> None:
         self.action_study()

@@ -170,7 +170,22 @@ class ProgressScreen(StudyScreen):
             tr("tui.stats.line_retention", all=percent(stats.retention_30d),
                young=percent(stats.retention_young), mature=percent(stats.retention_mature),
                desired=percent(stats.desired_retention)),
+            *self.comes_back_lines(stats),
         ))
+
+    def comes_back_lines(self, stats: LearnerStats) -> list[str]:
+        """What comes back next, in the words home and the session summary use."""
+        from datetime import timedelta
+
+        from studyapp.study import ComingBack, coming_back_text
+
+        if stats.comes_back_next_s is None:
+            return []
+        now = stats.generated_at
+        coming = ComingBack(stats.comes_back_within_hour,
+                            now + timedelta(seconds=stats.comes_back_next_s), now)
+        text = coming_back_text(coming, self.lang)
+        return [self.tr("tui.stats.line_comes_back", text=text)] if text else []
 
     def fill_posts(self, stats: LearnerStats) -> None:
         table: DataTable[object] = self.query_one("#progress-table", DataTable)

@@ -35,7 +35,18 @@ if TYPE_CHECKING:
     from studyapp.study import Outcome, Presented, StudyService, StudySession
 
 LETTERS = string.ascii_lowercase[:9]
-RATED = (Rating.HARD, Rating.GOOD, Rating.EASY)
+NARROW = 70
+"""Below this width the four rating buttons take two rows."""
+RATED = (Rating.AGAIN, Rating.HARD, Rating.GOOD, Rating.EASY)
+"""After a right answer all four: Again reads "I guessed" (a lucky guess is a lapse)."""
+
+
+class ChoiceList(OptionList):
+    """Choices with nothing preselected: Enter alone never picks option a."""
+
+    def __init__(self, *options: Option, id: str | None = None) -> None:
+        super().__init__(*options, id=id)
+        self.highlighted = None
 
 
 class QuestionScreen(StudyScreen):
@@ -45,9 +56,9 @@ class QuestionScreen(StudyScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "show_post", "tui.key.show_post", id="question.post"),
         Binding("ctrl+z", "undo", "tui.key.undo", id="question.undo"),
-        Binding("escape", "end", "tui.key.end", id="question.end"),
-        Binding("y,s", "truefalse(True)", "tui.key.true", show=False, id="question.yes"),
-        Binding("n", "truefalse(False)", "tui.key.false", show=False, id="question.no"),
+        Binding("escape", "escape", "tui.key.end", id="question.end"),
+        Binding("y,s,v", "truefalse(True)", "tui.key.true", show=False, id="question.yes"),
+        Binding("n,f", "truefalse(False)", "tui.key.false", show=False, id="question.no"),
         *(Binding(str(n), f"number({n})", "tui.key.choice", show=False,
                   id=f"question.number{n}") for n in range(1, 10)),
         *(Binding(letter, f"letter({n})", "tui.key.choice", show=False,
@@ -72,7 +83,6 @@ class QuestionScreen(StudyScreen):
         self.busy = False
         self.answered = 0
         self.correct = 0
-        self.comes_back: list[timedelta] = []
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="question-head"):
@@ -83,7 +93,11 @@ class QuestionScreen(StudyScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
+        self.set_class(self.app.size.width < NARROW, "-narrow")
         self.begin()
+
+    def on_resize(self) -> None:
+        self.set_class(self.app.size.width < NARROW, "-narrow")
 
     # -- the session on the service thread -------------------------------------
 
@@ -125,8 +139,8 @@ class QuestionScreen(StudyScreen):
 
     def finish(self) -> None:
         """The summary replaces this screen; with nothing answered, straight home."""
-        from studyapp.tui.screens.summary import SummaryScreen
-
+        if self.phase == "done":
+            return
         self.phase = "done"
         session = self.session
         if session is None or self.answered == 0:
@@ -134,9 +148,25 @@ class QuestionScreen(StudyScreen):
                 self.app.notify(self.tr("tui.question.nothing_to_study"))
             self.dismiss(None)
             return
-        tally = SessionTally(self.answered, self.correct, session.elapsed,
-                             tuple(self.comes_back), session.practice)
-        self.app.switch_screen(SummaryScreen(tally))
+        self.summarise(session)
+
+    @work(exclusive=True, group="summary", exit_on_error=False)
+    async def summarise(self, session: StudySession) -> None:
+        """The summary reads stored due times, on the service thread."""
+        from studyapp.tui.screens.summary import SummaryScreen
+
+        lang = self.lang
+
+        def tally(service: StudyService) -> SessionTally:
+            from studyapp.study import coming_back_text
+
+            waits = () if session.practice else session.comes_back()
+            text = None if session.practice else coming_back_text(service.coming_back(), lang)
+            return SessionTally(session.answered, session.correct, session.elapsed, waits,
+                                session.practice, text)
+
+        result = await self.study_app.backend.call(tally)
+        self.app.switch_screen(SummaryScreen(result))
 
     @work(exclusive=True, group="session", exit_on_error=False)
     async def submit(self, response: str) -> None:
@@ -145,12 +175,11 @@ class QuestionScreen(StudyScreen):
             return
         self.busy = True
         try:
-            def answer(_: StudyService) -> tuple[Outcome, timedelta | None, bool]:
-                again = session.intervals().get(Rating.AGAIN)
+            def answer(_: StudyService) -> tuple[Outcome, bool]:
                 outcome = session.submit(response)
-                return outcome, again, session.can_undo
+                return outcome, session.can_undo
 
-            outcome, again, can_undo = await self.study_app.backend.call(answer)
+            outcome, can_undo = await self.study_app.backend.call(answer)
         finally:
             self.busy = False
         verdict = outcome.verdict
@@ -161,8 +190,6 @@ class QuestionScreen(StudyScreen):
         self.can_undo = can_undo
         if outcome.recorded:
             self.answered += 1
-            if again is not None:
-                self.comes_back.append(again)
         await self.show_feedback(outcome)
 
     @work(exclusive=True, group="session", exit_on_error=False)
@@ -175,8 +202,6 @@ class QuestionScreen(StudyScreen):
             await self.study_app.backend.call(lambda _: session.rate(rating))
         finally:
             self.busy = False
-        if rating in outcome.intervals:
-            self.comes_back.append(outcome.intervals[rating])
         await self.show_next()
 
     @work(exclusive=True, group="session", exit_on_error=False)
@@ -196,8 +221,6 @@ class QuestionScreen(StudyScreen):
         finally:
             self.busy = False
         if undone:
-            if self.comes_back:
-                self.comes_back.pop()
             self.app.notify(self.tr("tui.question.undone"))
             await self.show_next()
 
@@ -211,8 +234,11 @@ class QuestionScreen(StudyScreen):
 
     async def show_question(self, presented: Presented) -> None:
         question = presented.question
+        learning = (" " + self.tr("tui.question.learning", count=presented.learning) + " ·"
+                    if presented.learning else "")
         self.query_one("#session-line", Label).update(Content(
-            f"[{presented.number}/{presented.total}] {self.post_title(question.post)} · "
+            f"[{presented.number}/{presented.total}]{learning} "
+            f"{self.post_title(question.post)} · "
             + self.tr(f"tui.kind.{question.kind.value}")))
         self.query_one("#session-score", Label).update(
             self.tr("tui.question.score", correct=self.correct, answered=self.answered)
@@ -232,7 +258,7 @@ class QuestionScreen(StudyScreen):
                 options = [Option(self.tr("tui.question.true_option"), id="choice-true"),
                            Option(self.tr("tui.question.false_option"), id="choice-false")]
                 hint = self.tr("tui.question.hint_truefalse")
-            focus = OptionList(*options, id="choices")
+            focus = ChoiceList(*options, id="choices")
             widgets += [focus, Label(hint, classes="hint")]
         else:
             if question.kind is Kind.NUMERIC:
@@ -284,8 +310,10 @@ class QuestionScreen(StudyScreen):
         if outcome.needs_rating:
             for rating in RATED:
                 interval = format_interval(outcome.intervals[rating], self.lang)
-                label = Content.assemble(self.tr(f"tui.rating.{rating.name.lower()}"),
-                                         (f" · {interval}", "dim"))
+                name = self.tr("tui.rating.guessed" if rating is Rating.AGAIN
+                               else f"tui.rating.{rating.name.lower()}")
+                label = Content.assemble((f"{int(rating)} ", "bold"), name,
+                                         (f" {interval}", "dim"))
                 buttons.append(Button(label, id=f"rate-{rating.name.lower()}",
                                       variant="primary" if rating is Rating.GOOD else "default",
                                       compact=True))
@@ -369,5 +397,34 @@ class QuestionScreen(StudyScreen):
     def action_undo(self) -> None:
         self.undo()
 
-    def action_end(self) -> None:
+    def typed(self) -> Input | None:
+        """The answer field while it holds text."""
+        if self.phase != "asking":
+            return None
+        for field in self.query("#response").results(Input):
+            if field.value:
+                return field
+        return None
+
+    def action_escape(self) -> None:
+        """Esc clears a typed answer first; with nothing typed it ends the session."""
+        field = self.typed()
+        if field is not None:
+            field.value = ""
+            return
         self.finish()
+
+    def action_end(self) -> None:
+        """Ending with an answer typed asks first; otherwise it just ends (answers are saved)."""
+        if self.typed() is None:
+            self.finish()
+            return
+        from studyapp.tui.screens.message import ConfirmScreen
+
+        def confirmed(end: bool | None) -> None:
+            if end:
+                self.finish()
+
+        self.app.push_screen(ConfirmScreen(self.tr("tui.question.confirm_end"),
+                                           self.tr("tui.question.confirm_yes"),
+                                           self.tr("tui.question.confirm_no")), confirmed)

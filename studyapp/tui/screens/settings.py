@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from studyapp.srs.scheduler import SchedulerSettings
     from studyapp.study import StudyService
 
-LIMITS = {"new_per_day": (0, 1000), "reviews_per_day": (0, 10000)}
+LIMITS = {"new_per_day": (0, 1000), "reviews_per_day": (0, 10000), "learn_ahead_min": (0, 120)}
 RETENTION = (0.7, 0.99)
 
 
@@ -65,6 +65,8 @@ class SettingsScreen(StudyScreen):
                                                            compact=True, disabled=True))
             yield from self.field("retention", Input("", id="retention", compact=True,
                                                      disabled=True))
+            yield from self.field("learn_ahead_min", Input("", id="learn_ahead_min",
+                                                           compact=True, disabled=True))
             yield Static("", id="settings-status")
             with Horizontal(classes="settings-field"):
                 yield Label(self.tr("tuning.settings.optimize"), classes="settings-label")
@@ -100,7 +102,8 @@ class SettingsScreen(StudyScreen):
         self.scheduler_settings = settings
         values = {"new_per_day": str(settings.new_per_day),
                   "reviews_per_day": str(settings.reviews_per_day),
-                  "retention": self.format_retention(settings.desired_retention)}
+                  "retention": self.format_retention(settings.desired_retention),
+                  "learn_ahead_min": str(settings.learn_ahead_min)}
         for name, value in values.items():
             field = self.query_one(f"#{name}", Input)
             with self.prevent(Input.Changed):
@@ -126,7 +129,7 @@ class SettingsScreen(StudyScreen):
         if isinstance(event.value, str) and event.value != self.app.theme:
             self.app.theme = event.value  # the app saves it (theme_changed_signal)
 
-    @on(Input.Changed, "#new_per_day, #reviews_per_day, #retention")
+    @on(Input.Changed, "#new_per_day, #reviews_per_day, #retention, #learn_ahead_min")
     def on_scheduler_field(self, event: Input.Changed) -> None:
         current = self.scheduler_settings
         field = event.input

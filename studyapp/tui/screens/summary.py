@@ -27,8 +27,10 @@ class SessionTally:
     correct: int
     elapsed: timedelta
     comes_back: tuple[timedelta, ...]
-    """When each answered card is next due, counted from its answer."""
+    """How long until each card answered in the session is due (stored due times)."""
     practice: bool
+    coming_back: str | None = None
+    """"3 cards within the hour, next in 9 min": the same words as home and stats."""
 
 
 def bucket(delta: timedelta) -> int:
@@ -70,7 +72,7 @@ class SummaryScreen(StudyScreen):
                         id="summary-time")
             if tally.practice:
                 yield Label(self.tr("tui.summary.practice"), classes="hint")
-            elif tally.comes_back:
+            elif tally.comes_back or tally.coming_back:
                 yield Label(self.tr("tui.summary.comes_back"), classes="subheading")
                 yield Static(self.comes_back_text(), id="summary-next")
             yield Button(self.tr("tui.summary.home_button"), id="summary-home", variant="primary",
@@ -78,9 +80,16 @@ class SummaryScreen(StudyScreen):
         yield Footer()
 
     def comes_back_text(self) -> str:
+        """The words home and stats use, then this session's cards by when they are due."""
         counts = Counter(bucket(delta) for delta in self.tally.comes_back)
-        soonest = min(self.tally.comes_back)
-        lines = [self.tr("tui.summary.soonest", interval=format_interval(soonest, self.lang))]
+        lines = []
+        if self.tally.coming_back:
+            lines.append(self.tally.coming_back[:1].upper() + self.tally.coming_back[1:])
+        elif self.tally.comes_back:
+            soonest = format_interval(min(self.tally.comes_back), self.lang)
+            lines.append(self.tr("tui.summary.soonest", interval=soonest))
+        if self.tally.coming_back:
+            counts.pop(0, None)  # "within the hour" is the line above
         for index in sorted(counts):
             lines.append(self.tr(f"tui.summary.bucket{index}", count=counts[index]))
         return "\n".join(lines)

@@ -246,6 +246,7 @@ register(Family(
     description={"es": "Cifra densa a partir de la cifra «con dispersión» de la hoja de datos",
                  "en": "The dense figure behind a datasheet's 'with sparsity' headline"},
     generate=dense_vs_sparse, options={"gpus": "accelerator ids"},
+    fact="conversion:dense-vs-sparse",  # both directions are one skill
 ))
 register(Family(
     name="bottleneck", post="intro", kind=Kind.CHOICE,

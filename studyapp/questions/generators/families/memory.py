@@ -453,4 +453,5 @@ register(Family(
     description={"es": "GB (10^9) frente a GiB (2^30): convertir la memoria de un chip",
                  "en": "GB (10^9) versus GiB (2^30): convert a chip's memory"},
     generate=gb_vs_gib, options={"gpus": _GPUS, "sizes_gib": "sizes in GiB to convert"},
+    fact="conversion:gb-vs-gib",  # both directions are one skill
 ))

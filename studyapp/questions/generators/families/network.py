@@ -201,6 +201,7 @@ register(Family(
     description={"es": "Gb/s de un puerto a GB/s por sentido (bits frente a bytes)",
                  "en": "A port's Gb/s as GB/s each way (bits versus bytes)"},
     generate=bits_vs_bytes, options={"links": "port ids", "ports": "port counts"},
+    fact="conversion:bits-vs-bytes",  # both directions are one skill
 ))
 register(Family(
     name="ring-allreduce", post="nvlink-infiniband", kind=Kind.NUMERIC,
