@@ -66,13 +66,13 @@ class Slip:
 
     def resolve(self, params: Mapping[str, Any]) -> Slip | None:
         """This slip with its ratio for one instance, or None when it does not apply."""
-        if not callable(self.ratio):
-            return self
         try:
-            ratio = self.ratio(params)
+            ratio = self.ratio(params) if callable(self.ratio) else self.ratio
         except (KeyError, TypeError, ValueError, ZeroDivisionError):
             return None
-        return None if ratio is None else Slip(self.key, float(ratio), self.symmetric)
+        if ratio is None or not 0 < ratio < float("inf") or abs(ratio - 1) < 0.01:
+            return None  # no slip shows as a factor of 1 (FP8 is 1 byte, a ring of 2)
+        return Slip(self.key, float(ratio), self.symmetric)
 
 
 @dataclass(frozen=True)
