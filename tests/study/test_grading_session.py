@@ -186,3 +186,49 @@ def test_a_wrong_answer_after_looking_is_logged_as_looked(tmp_path: Path) -> Non
     session.submit("Ethernet")
     assert [row[:4] for row in logs(tmp_path)] == [(int(Rating.AGAIN), 0, 0, 1)]
     svc.close()
+
+
+# ---------------------------------------------------------------- plain mode
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_plain_mode_takes_an_exclamation_mark_as_i_was_right(tmp_path: Path,
+                                                             lang: str) -> None:
+    import io
+
+    from studyapp.i18n import t
+    from studyapp.plain import run_plain
+
+    svc = service(tmp_path, lang)
+    session, _ = first(svc, "fabric")
+    session.skip()  # put it back: run_plain asks it first
+    session.queue.insert(0, session.queue.pop())
+    out = io.StringIO()
+    run_plain(session, stdin=io.StringIO("Ethernet\n!\n"), stdout=out)
+    text = out.getvalue()
+    assert t("plain.continue", lang) in text  # the prompt says how
+    assert t("plain.overruled", lang) in text
+    assert [row[:4] for row in logs(tmp_path)] == [(int(Rating.HARD), 1, 1, 0)]
+    svc.close()
+
+
+def test_plain_mode_says_a_conversion_wants_its_unit(tmp_path: Path) -> None:
+    import io
+
+    from studyapp.plain import run_plain
+
+    deck = tmp_path / "conv.yaml"
+    deck.write_text("deck: conv\ntitle: Conv\nlanguage: en\npost: nvlink-infiniband\n"
+                    "cards:\n  - {id: bits, type: generated, generator: bits-vs-bytes}\n",
+                    encoding="utf-8")
+    url = f"sqlite:///{tmp_path / 'conv.sqlite3'}"
+    svc = StudyService(StudyConfig(db_url=url, lang="en", clock=lambda: NOW,
+                                   extra_decks=(deck,)))
+    session = svc.start(SessionKind.DECK, deck="conv", seed=1)
+    out = io.StringIO()
+    run_plain(session, stdin=io.StringIO("400 Gb/s\n"), stdout=out)
+    text = out.getvalue()
+    assert "Answer in GB/s: a number, or the number with GB/s." in text
+    assert "Answer in GB/s: converting is the question." in text
+    assert "Correct" not in text
+    svc.close()
