@@ -240,7 +240,8 @@ def _grade_numeric(question: Question, text: str) -> Verdict:
     slips: tuple[tuple[str, str], ...] = ()
     if not correct:
         slips = _diagnose(question, given_value, target)
-    hint = " ".join(message for _, message in slips)
+    # several slips can leave the same factor (K/V and BF16 both ×2): name each
+    hint = f" {t('grading.or_slip', lang)} ".join(message for _, message in slips)
     return _judged(question, correct, given_text, expected_text, hint,
                    tuple(key for key, _ in slips))
 

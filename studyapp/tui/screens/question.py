@@ -343,7 +343,7 @@ class QuestionScreen(StudyScreen):
                                   variant="primary", compact=True))
         parts.append(Horizontal(*buttons, id="ratings"))
         if outcome.needs_rating and outcome.max_rating < Rating.GOOD:
-            parts.append(Label(self.tr("tui.question.capped"), classes="hint"))
+            parts.append(Label(self.tr("tui.question.capped"), id="rating-capped"))
         await card.mount(feedback)
         await feedback.mount_all(parts)
         self.phase = "feedback"
