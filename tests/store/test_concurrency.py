@@ -128,7 +128,8 @@ def test_sigkill_keeps_exactly_the_answers_given(tmp_path: Path, k: int) -> None
             if headers > answered:
                 if answered == k:  # question k+1 is on screen: k answers are committed
                     break
-                proc.stdin.write(b"n\n")
+                # the answer, then Enter: for the rating if right, to go on if wrong
+                proc.stdin.write(b"n\n\n")
                 proc.stdin.flush()
                 answered += 1
             assert time.monotonic() < deadline, bytes(seen)[-500:]
