@@ -16,7 +16,7 @@ from studyapp.decks.text import visible
 from studyapp.i18n import t
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import Rating, format_interval
-from studyapp.study import Presented, StudySession
+from studyapp.study import Outcome, Presented, StudySession
 
 
 def render_question(presented: Presented, lang: str) -> list[str]:
@@ -32,6 +32,8 @@ def render_question(presented: Presented, lang: str) -> list[str]:
         lines.append(t("plain.hint.choice", lang))
     elif q.kind is Kind.TRUEFALSE:
         lines.append(t("plain.hint.truefalse", lang))
+    elif q.kind is Kind.NUMERIC and q.conversion and q.unit:
+        lines.append(t("plain.hint.conversion", lang, unit=q.unit))
     elif q.kind is Kind.NUMERIC:
         lines.append(t("plain.hint.numeric", lang, unit=q.unit or "-"))
     else:
@@ -115,6 +117,11 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
             line = read("> ")
             if line is None:
                 return
+            if line.strip() == "!" and session.can_overrule:
+                # "I was right" about the previous answer, typed at this prompt
+                if session.overrule():
+                    say(t("plain.overruled", lang))
+                continue
             outcome = session.submit(_normalise_truefalse(presented.question, line))
             verdict = outcome.verdict
             if verdict.correct is None:
@@ -128,20 +135,34 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
                   expected=visible(verdict.expected)))
         say(t("plain.explanation", lang), visible(presented.question.explanation))
         if outcome.needs_rating:
-            options = "  ".join(
-                f"{r.value}={t(f'rating.{r.name.lower()}', lang)} "
-                f"({format_interval(outcome.intervals[r], lang)})"
-                for r in Rating)
-            say(t("plain.rate", lang, options=options))
-            while True:
-                line = read("> ")
-                if line is None:
-                    return
-                choice = line.strip()
-                if choice == "":
-                    session.rate(Rating.GOOD)
-                    break
-                if choice in ("1", "2", "3", "4"):
-                    session.rate(Rating(int(choice)))
-                    break
-                say(t("plain.rate_again", lang))
+            if not _rate(session, outcome, say, read, lang):
+                return
+        elif outcome.can_overrule:
+            say(t("plain.continue", lang))
+
+
+def _rate(session: StudySession, outcome: Outcome, say: Callable[..., None],
+          read: Callable[[str], str | None], lang: str) -> bool:
+    """Ask for a rating of a right answer; False when the input ends."""
+    offered = [r for r in Rating if r <= outcome.max_rating]
+    default = min(Rating.GOOD, outcome.max_rating)
+    options = "  ".join(
+        f"{r.value}={t(f'rating.{r.name.lower()}', lang)} "
+        f"({format_interval(outcome.intervals[r], lang)})"
+        for r in offered)
+    default_name = t(f"rating.{default.name.lower()}", lang)
+    say(t("plain.rate", lang, options=options, default=default_name))
+    if outcome.max_rating < Rating.EASY:
+        say(t("plain.rate_capped", lang))
+    while True:
+        line = read("> ")
+        if line is None:
+            return False
+        choice = line.strip()
+        if choice == "":
+            session.rate(default)
+            return True
+        if choice.isascii() and choice.isdigit() and int(choice) in [r.value for r in offered]:
+            session.rate(Rating(int(choice)))
+            return True
+        say(t("plain.rate_again", lang, last=offered[-1].value, default=default_name))

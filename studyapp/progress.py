@@ -62,8 +62,20 @@ class PostCounts(Protocol):
     def due(self) -> int: ...
 
 
+class ComingBackCounts(Protocol):
+    """Learning cards waiting, as the study overview counts them."""
+
+    @property
+    def within_hour(self) -> int: ...
+    @property
+    def next_in(self) -> timedelta | None: ...
+
+
 class OverviewCounts(Protocol):
     """Today's numbers, as the study overview gives them."""
+
+    @property
+    def coming_back(self) -> ComingBackCounts | None: ...
 
     @property
     def posts(self) -> Sequence[PostCounts]: ...

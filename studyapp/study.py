@@ -153,6 +153,14 @@ class Outcome:
     recorded: bool  # a wrong answer is recorded at once as Again
     needs_rating: bool  # a right answer waits for Hard/Good/Easy
     intervals: dict[Rating, timedelta] = field(default_factory=dict)
+    max_rating: Rating = Rating.EASY
+    """The best rating offered: Hard once the post was opened during the question."""
+    can_overrule: bool = False
+    """A wrong verdict the learner may overrule ("I was right")."""
+
+
+SHOWN_CHOICES = "shown_choices"
+"""Key in a review log's params: the choices in the order the learner saw them."""
 
 
 class NoSuchItem(LookupError):
@@ -609,6 +617,16 @@ class _Pending:
     started: float
     response: str | None = None
     verdict: Verdict | None = None
+    looked_at_post: bool = False
+    duration_ms: int | None = None
+
+
+@dataclass
+class _Overrulable:
+    """The last wrong answer, kept so the learner can say "I was right"."""
+
+    pending: _Pending
+    log_id: int | None
 
 
 class StudySession:
@@ -649,6 +667,7 @@ class StudySession:
         self._pending: _Pending | None = None
         self._last_log: int | None = None
         self._history: list[tuple[QueueItem, int | None, bool, bool]] = []
+        self._overrulable: _Overrulable | None = None
 
     @property
     def practice(self) -> bool:
@@ -691,7 +710,7 @@ class StudySession:
                 spec = self.service.card(item.deck_id, item.card_key)
             except NoSuchItem:
                 continue
-            question = spec.instantiate(seed, self.lang)
+            question = shuffle_choices(spec.instantiate(seed, self.lang), seed)
             first = not self._is_return(item)
             if first:
                 self.reached += 1
@@ -714,14 +733,75 @@ class StudySession:
             return Outcome(verdict, recorded=False, needs_rating=False)
         pending.response = response
         pending.verdict = verdict
+        pending.duration_ms = int((time.monotonic() - pending.started) * 1000)
+        self._overrulable = None
+        if not verdict.correct:
+            self._overrulable = _Overrulable(pending, None)
         if self.practice:  # cramming: counted for the session, never scheduled
             self._record(Rating.GOOD if verdict.correct else Rating.AGAIN)
-            return Outcome(verdict, recorded=False, needs_rating=False)
+            return Outcome(verdict, recorded=False, needs_rating=False,
+                           can_overrule=not verdict.correct)
         if not verdict.correct:
             self._record(Rating.AGAIN)
-            return Outcome(verdict, recorded=True, needs_rating=False)
+            self._overrulable = _Overrulable(pending, self._last_log)
+            return Outcome(verdict, recorded=True, needs_rating=False, can_overrule=True)
         return Outcome(verdict, recorded=False, needs_rating=True,
-                       intervals=self.intervals())
+                       intervals=self.intervals(), max_rating=self.max_rating)
+
+    @property
+    def max_rating(self) -> Rating:
+        """Hard once the learner opened the post while the question was asked."""
+        pending = self._pending
+        return Rating.HARD if pending is not None and pending.looked_at_post else Rating.EASY
+
+    def look_at_post(self) -> bool:
+        """The learner opened the post before answering: this answer is rated Hard at best.
+
+        Looking is allowed (the post is there to learn from); it only caps the
+        rating, so the schedule does not trust a recall the post supplied.
+        Returns True when the cap applies (an unanswered question is waiting).
+        """
+        pending = self._pending
+        if pending is None or pending.verdict is not None:
+            return False
+        pending.looked_at_post = True
+        return True
+
+    @property
+    def can_overrule(self) -> bool:
+        return self._overrulable is not None
+
+    def overrule(self) -> bool:
+        """"I was right": the last wrong answer becomes a right one rated Hard, marked overridden.
+
+        As on a self-graded Anki card, the learner has the last word; the log
+        keeps the flag, so reports can tell a graded answer from an overruled
+        one. Only the answer just graded can be overruled: on its feedback, or
+        (plain mode) at the next question's prompt, before that one is answered.
+        """
+        held = self._overrulable
+        if held is None or held.pending.verdict is None:
+            return False
+        current = self._pending if self._pending is not held.pending else None
+        if current is not None and current.verdict is not None:
+            return False
+        from studyapp.store.progress import undo_answer
+
+        if held.log_id is not None and not undo_answer(self.service.store,
+                                                       self.service.profile.id, held.log_id):
+            return False
+        self._overrulable = None
+        if self._history:
+            self._history.pop()
+        self.answered -= 1
+        key = (held.pending.presented.deck_id, held.pending.presented.card_key)
+        self.queue.drop({key})
+        verdict = held.pending.verdict
+        held.pending.verdict = replace(verdict, correct=True)
+        self._pending = held.pending
+        self._record(Rating.GOOD if self.practice else Rating.HARD, overridden=True)
+        self._pending = current  # the question on screen stays asked
+        return True
 
     def intervals(self) -> dict[Rating, timedelta]:
         """Next interval for each rating of the pending question."""
@@ -737,7 +817,7 @@ class StudySession:
         pending = self._pending
         if pending is None or pending.verdict is None or not pending.verdict.correct:
             raise RuntimeError("no right answer is waiting for a rating")
-        self._record(rating)
+        self._record(min(rating, self.max_rating))
 
     def _unshow(self, item: QueueItem, first: bool) -> None:
         if first:
@@ -759,7 +839,7 @@ class StudySession:
         return card_state(self.service.store, self.service.profile.id, presented.deck_id,
                           presented.card_key)
 
-    def _record(self, rating: Rating) -> None:
+    def _record(self, rating: Rating, *, overridden: bool = False) -> None:
         from studyapp.store.progress import Answer, NewState, record_answer
 
         pending = self._pending
@@ -786,9 +866,10 @@ class StudySession:
                            after.due or now, after.last_review or now, after.reps,
                            after.lapses, scheduler.is_leech(after)),
             reviewed_at=now, rating=int(rating), correct=correct,
-            duration_ms=int((time.monotonic() - pending.started) * 1000),
-            seed=question.seed, params=_jsonable(question.params), prompt=question.prompt,
+            duration_ms=pending.duration_ms,
+            seed=question.seed, params=_logged_params(question), prompt=question.prompt,
             response=pending.response, expected=pending.verdict.expected, lang=self.lang,
+            overridden=overridden, looked_at_post=pending.looked_at_post,
         )
         self._last_log = record_answer(service.store, service.profile.id, answer)
         self._history.append((pending.item, self._last_log, correct, pending.first))
@@ -822,6 +903,7 @@ class StudySession:
 
         if not self._history:
             return False
+        self._overrulable = None
         item, log_id, correct, first = self._history.pop()
         if log_id is not None and not undo_answer(self.service.store,
                                                   self.service.profile.id, log_id):
@@ -859,6 +941,31 @@ class StudySession:
             if row is not None and not row.suspended:
                 waits.append(max(timedelta(0), row.due - now))
         return tuple(sorted(waits))
+
+
+def shuffle_choices(question: Question, seed: int | None) -> Question:
+    """The choices in a fresh order for this showing, so the position is never the memory.
+
+    The answer is kept by its text, so grading is unchanged; the order shown
+    is stored with the answer (``SHOWN_CHOICES``) and replayed from there.
+    """
+    from studyapp.questions.model import Kind
+
+    if question.kind is not Kind.CHOICE or len(question.choices) < 2:
+        return question
+    choices = list(question.choices)
+    random.Random(f"choices/{seed}").shuffle(choices)
+    return replace(question, choices=tuple(choices))
+
+
+def _logged_params(question: Question) -> Any:
+    """Params as stored with an answer, plus the choices in the order shown."""
+    from studyapp.questions.model import Kind
+
+    params = _jsonable(question.params)
+    if question.kind is Kind.CHOICE:
+        params = {**params, SHOWN_CHOICES: list(question.choices)}
+    return params
 
 
 def _jsonable(value: Any) -> Any:

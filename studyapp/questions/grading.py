@@ -5,6 +5,13 @@ cannot be judged fairly (empty, a unit of another dimension, an ambiguous
 unit or number) the verdict has ``correct=None`` and ``retry=True``: the
 learner is asked again and nothing is recorded, because marking a
 misunderstanding of the input as a wrong answer would teach nothing.
+
+The grade is of the skill asked, not of the typing: on a conversion question
+(``Question.conversion``) the converter must not do the learner's work, so
+an answer in another unit is sent back ("answer in GB/s"); a wrong number
+off by a telling factor names the slip (K and V, bits and bytes, GB and
+GiB...) and stays wrong; a short text answer ignores case, spacing,
+punctuation and a leading article, and accepts one slip of a key.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from dataclasses import dataclass
 
 from studyapp.i18n import t
 from studyapp.questions.formatting import format_number, format_quantity
-from studyapp.questions.model import DEFAULT_TOLERANCE, Kind, Question, Tolerance
+from studyapp.questions.model import DEFAULT_TOLERANCE, Kind, Question, Slip, Tolerance
 from studyapp.questions.units import (
     COUNT,
     AmbiguousUnit,
@@ -46,6 +53,10 @@ class Verdict:
     given: str
     expected: str
     retry: bool = False
+    slips: tuple[str, ...] = ()
+    """Keys of the slips a wrong number shows (``kv_pair``, ``bits``...), most specific first."""
+    typo: bool = False
+    """A text answer accepted although one letter was off."""
 
 
 _MAX_SIG = 17
@@ -90,7 +101,8 @@ def _ask_again(question: Question, given: str, message: str) -> Verdict:
 
 
 def _judged(
-    question: Question, correct: bool, given: str, expected: str, hint: str = ""
+    question: Question, correct: bool, given: str, expected: str, hint: str = "",
+    slips: tuple[str, ...] = (),
 ) -> Verdict:
     lang = question.lang
     if correct:
@@ -99,7 +111,8 @@ def _judged(
         message = t("grading.wrong", lang, expected=expected)
         if hint:
             message = f"{message} {hint}"
-    return Verdict(correct=correct, message=message, given=given, expected=expected)
+    return Verdict(correct=correct, message=message, given=given, expected=expected,
+                   slips=slips)
 
 
 def _fold(text: str) -> str:
@@ -203,6 +216,10 @@ def _grade_numeric(question: Question, text: str) -> Verdict:
         given_name = _dimension_name(q.dimension, lang)
         message = t("grading.wrong_dimension", lang, given=given_name, expected=wanted)
         return _ask_again(question, text, message)
+    if question.conversion and q.dimension is not None and target.unit \
+            and not math.isclose(q.factor, target.factor, rel_tol=1e-12):
+        # Converting is the skill asked: the converter must not do it for the learner.
+        return _ask_again(question, text, t("grading.answer_in", lang, unit=target.unit))
 
     given_value = _in_target_unit(q, target)
     expected_text, sig = _expected_numeric(question)
@@ -220,8 +237,13 @@ def _grade_numeric(question: Question, text: str) -> Verdict:
             )
             return _ask_again(question, text, message)
     given_text = _given_numeric(given_value, target, lang, sig, expected_text, correct)
-    hint = "" if correct else _hint(given_value, target.value, lang)
-    return _judged(question, correct, given_text, expected_text, hint)
+    slips: tuple[tuple[str, str], ...] = ()
+    if not correct:
+        slips = _diagnose(question, given_value, target)
+    # several slips can leave the same factor (K/V and BF16 both ×2): name each
+    hint = f" {t('grading.or_slip', lang)} ".join(message for _, message in slips)
+    return _judged(question, correct, given_text, expected_text, hint,
+                   tuple(key for key, _ in slips))
 
 
 def _given_numeric(
@@ -240,22 +262,55 @@ def _close(ratio: float, factor: float) -> bool:
     return abs(ratio / factor - 1) < 0.005
 
 
-def _hint(given: float, expected: float, lang: str) -> str:
-    """A pointer when a wrong answer is off by a telling factor (bits, prefix, GiB)."""
-    if not (math.isfinite(given) and math.isfinite(expected)) or given == 0 or expected == 0:
-        return ""
+def _factor_text(ratio: float, lang: str) -> str:
+    """How far off, always as a factor above 1 (×2 whether doubled or halved)."""
+    return format_number(max(ratio, 1 / ratio), lang, 4, grouping=False)
+
+
+def _slip_matches(slip: Slip, given: float, target: _Target) -> float | None:
+    """The ratio by which ``given`` shows ``slip`` (the slipped value within tolerance)."""
+    assert not callable(slip.ratio)
+    ratio = slip.ratio
+    if not math.isfinite(ratio) or ratio <= 0 or _close(ratio, 1.0):
+        return None
+    for r in (ratio, 1 / ratio) if slip.symmetric else (ratio,):
+        slipped = target.value * r
+        if target.tolerance.accepts(slipped, given) or _close(given / slipped, 1.0):
+            return r
+    return None
+
+
+def _generic_slips(given: float, expected: float) -> list[tuple[str, float]]:
+    """Slips any numeric answer can show: bits for bytes, a unit prefix, binary units."""
     ratio = abs(given / expected)
     if _close(ratio, 8) or _close(ratio, 1 / 8):
-        return t("grading.hint.bits", lang)
+        return [("bits", ratio)]
     for k in (1, 2, 3, 4):
         for f in (1000.0**k, 1000.0**-k):
             if _close(ratio, f):
-                return t("grading.hint.prefix", lang, factor=format_number(1000.0**k, lang))
-    for k in (1, 2, 3, 4):
+                return [("prefix", ratio)]
+    for k, key in ((3, "binary"), (1, "kib"), (2, "binary"), (4, "binary")):
         f = 1.024**k
         if _close(ratio, f) or _close(ratio, 1 / f):
-            return t("grading.hint.binary", lang)
-    return ""
+            return [(key, ratio)]
+    return []
+
+
+def _diagnose(question: Question, given: float, target: _Target) -> tuple[tuple[str, str], ...]:
+    """The slips a wrong number shows, as (key, message): the family's own, else generic."""
+    expected = target.value
+    if not (math.isfinite(given) and math.isfinite(expected)) or given == 0 or expected == 0:
+        return ()
+    lang = question.lang
+    found: list[tuple[str, float]] = []
+    for slip in question.slips:
+        ratio = _slip_matches(slip, given, target)
+        if ratio is not None and slip.key not in (key for key, _ in found):
+            found.append((slip.key, ratio))
+    if not found:
+        found = _generic_slips(given, expected)
+    return tuple((key, t(f"grading.slip.{key}", lang, factor=_factor_text(ratio, lang)))
+                 for key, ratio in found)
 
 
 # ---------------------------------------------------------------- choice
@@ -316,10 +371,58 @@ def _grade_truefalse(question: Question, text: str) -> Verdict:
 # ---------------------------------------------------------------- text
 
 
+_ARTICLES = {"en": frozenset({"a", "an", "the"}),
+             "es": frozenset({"el", "la", "los", "las", "un", "una"})}
+_TYPO_MIN_LENGTH = 5
+
+
+def _fold_text(text: str, lang: str) -> str:
+    """A short answer without case, accents, spacing, punctuation or a leading article."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    words = ["".join(c for c in word if not unicodedata.category(c).startswith("P"))
+             for word in plain.split()]
+    words = [word for word in words if word]
+    if len(words) > 1 and words[0] in _ARTICLES.get(lang, _ARTICLES["en"]):
+        words = words[1:]
+    return "".join(words).replace("_", "")
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    """Damerau-Levenshtein distance exactly 1: one letter added, dropped, changed or swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) < len(b):  # one letter added
+        return a[i:] == b[i + 1 :]
+    if a[i + 1 :] == b[i + 1 :]:  # one letter changed
+        return True
+    return a[i : i + 2] == b[i : i + 2][::-1] and a[i + 2 :] == b[i + 2 :]  # two swapped
+
+
+def _typo_allowed(accepted: str) -> bool:
+    """Long words only; never numbers or ids like h100 or mi300x, where one letter is the fact."""
+    return len(accepted) >= _TYPO_MIN_LENGTH and not any(c.isdigit() for c in accepted)
+
+
 def _grade_text(question: Question, text: str) -> Verdict:
-    accepted = {_fold(str(question.answer)), *(_fold(a) for a in question.accept)}
+    lang = question.lang
+    accepted = {_fold_text(str(question.answer), lang),
+                *(_fold_text(a, lang) for a in question.accept)}
     accepted.discard("")
-    return _judged(question, _fold(text) in accepted, text, expected_display(question))
+    given = _fold_text(text, lang)
+    expected = expected_display(question)
+    if given in accepted:
+        return _judged(question, True, text, expected)
+    if not any(c.isdigit() for c in given) and any(
+            _typo_allowed(a) and _one_edit_apart(given, a) for a in accepted):
+        return Verdict(correct=True, message=t("grading.typo", lang, expected=expected),
+                       given=text, expected=expected, typo=True)
+    return _judged(question, False, text, expected)
 
 
 __all__ = ["Verdict", "expected_display", "grade"]

@@ -6,7 +6,7 @@ Static cards, deck templates and generator families all end up as a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -45,6 +45,36 @@ class Tolerance:
 DEFAULT_TOLERANCE = Tolerance()
 
 
+SlipRatio = float | Callable[[Mapping[str, Any]], float | None]
+"""A slip's answer over the right one: a number, or one computed from the instance's params
+(None when the slip cannot happen for that instance, e.g. no K/V pair under MLA)."""
+
+
+@dataclass(frozen=True)
+class Slip:
+    """A likely wrong turn and the factor it leaves in the answer (Numbas' alternative answers).
+
+    ``ratio`` is the slipped answer divided by the right one (0.5: counted only
+    K of K and V). ``symmetric`` also matches the inverse ratio, for slips that
+    go either way (GB read as GiB or GiB as GB). ``key`` names the feedback:
+    ``grading.slip.<key>`` in the i18n files.
+    """
+
+    key: str
+    ratio: SlipRatio
+    symmetric: bool = False
+
+    def resolve(self, params: Mapping[str, Any]) -> Slip | None:
+        """This slip with its ratio for one instance, or None when it does not apply."""
+        try:
+            ratio = self.ratio(params) if callable(self.ratio) else self.ratio
+        except (KeyError, TypeError, ValueError, ZeroDivisionError):
+            return None
+        if ratio is None or not 0 < ratio < float("inf") or abs(ratio - 1) < 0.01:
+            return None  # no slip shows as a factor of 1 (FP8 is 1 byte, a ring of 2)
+        return Slip(self.key, float(ratio), self.symmetric)
+
+
 @dataclass(frozen=True)
 class Question:
     """One instantiated question, ready to show and grade.
@@ -67,6 +97,11 @@ class Question:
     family: str | None = None
     seed: int | None = None
     lang: str = "en"
+    conversion: bool = False
+    """The question is a unit conversion (Gb/s → GB/s, GB → GiB): the answer must be
+    written in ``unit`` (or as a bare number), never in the unit the prompt gives."""
+    slips: tuple[Slip, ...] = ()
+    """Slips this instance can show, ratios resolved (see :class:`Slip`)."""
 
     @property
     def answer_index(self) -> int | None:

@@ -10,7 +10,7 @@ else is waiting.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
@@ -173,3 +173,8 @@ class SessionQueue:
 
     def __len__(self) -> int:
         return len(self.main) + len(self.learning)
+
+    def __iter__(self) -> Iterator[QueueItem]:
+        """Every card still waiting in the session: the main queue, then learning."""
+        yield from self.main
+        yield from self.learning

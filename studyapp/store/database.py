@@ -21,7 +21,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 # The newest revision this code knows, and every earlier one (oldest first).
 # A test checks these against the Alembic scripts in migrations/versions.
-REVISIONS: tuple[str, ...] = ("0001_initial", "0002_stats_indexes", "0003_session_queue")
+REVISIONS: tuple[str, ...] = (
+    "0001_initial", "0002_stats_indexes", "0003_session_queue", "0004_review_flags",
+)
 HEAD = REVISIONS[-1]
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 30_000

@@ -21,6 +21,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -143,6 +144,9 @@ class ReviewLog(Base):
     expected: Mapped[str | None] = mapped_column(Text, nullable=True)
     lang: Mapped[str | None] = mapped_column(String(8), nullable=True)
     uid: Mapped[str] = mapped_column(String(64), unique=True)  # stable across export/import
+    # revision 0004: "I was right" after a wrong verdict; the post opened while answering
+    overridden: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    looked_at_post: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class DeckChoice(Base):

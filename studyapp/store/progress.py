@@ -95,6 +95,8 @@ class Answer:
     response: str | None = None
     expected: str | None = None
     lang: str | None = None
+    overridden: bool = False  # graded wrong, then "I was right"
+    looked_at_post: bool = False  # the post was open while answering
 
 
 def _row(card: CardState) -> CardRow:
@@ -252,7 +254,8 @@ def record_answer(store: Store, profile_id: int, answer: Answer) -> int:
             state_before=stage_before, previous=previous, seed=answer.seed,
             params=dict(answer.params) if answer.params is not None else None,
             prompt=answer.prompt, response=answer.response, expected=answer.expected,
-            lang=answer.lang, uid=uuid.uuid4().hex,
+            lang=answer.lang, uid=uuid.uuid4().hex, overridden=answer.overridden,
+            looked_at_post=answer.looked_at_post,
         )
         session.add(log)
         session.flush()

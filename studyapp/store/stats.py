@@ -125,6 +125,8 @@ class LogLine:
     prompt: str | None
     response: str | None
     expected: str | None
+    overridden: bool = False
+    looked_at_post: bool = False
 
 
 @dataclass(frozen=True)
@@ -431,7 +433,8 @@ def card_detail(store: Store, profile_id: int, deck_id: str, card_key: str,
                                .limit(last))
         lines = tuple(LogLine(log.uid, log.reviewed_at, log.rating, log.correct,
                               log.duration_ms, log.state_before, log.seed, log.params,
-                              log.prompt, log.response, log.expected) for log in logs)
+                              log.prompt, log.response, log.expected,
+                              bool(log.overridden), bool(log.looked_at_post)) for log in logs)
         return CardDetail(_row(card), _int(n), _int(ok), lines)
 
 

@@ -8,10 +8,10 @@ module in this package registers its families with ``@register``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from studyapp.questions.model import Kind, Question
+from studyapp.questions.model import Kind, Question, Slip
 
 GenerateFn = Callable[[int, str, Mapping[str, Any]], Question]
 
@@ -29,14 +29,37 @@ class Family:
     fact: str | None = None
     """Every card of families sharing a fact tests one skill (both directions of a
     conversion): once one is answered, the others wait until the next study day."""
+    slips: tuple[Slip, ...] = ()
+    """Likely slips next to the formula; grading names them when an answer shows one."""
+    conversion: bool = False
+    """The family asks to convert a quantity the prompt gives (bits → bytes, GB → GiB)."""
 
 
 _REGISTRY: dict[str, Family] = {}
 
 
+def _declaring(family: Family) -> GenerateFn:
+    """``generate`` whose questions carry the family's slips and conversion flag."""
+    generate = family.generate
+
+    def generate_declared(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+        question = generate(seed, lang, options)
+        slips = tuple(s for s in (slip.resolve(question.params) for slip in family.slips)
+                      if s is not None)
+        if not slips and not family.conversion:
+            return question
+        return replace(question, slips=question.slips + slips,
+                       conversion=question.conversion or family.conversion)
+
+    generate_declared.__doc__ = generate.__doc__
+    return generate_declared
+
+
 def register(family: Family) -> Family:
     if family.name in _REGISTRY:
         raise ValueError(f"family {family.name!r} registered twice")
+    if family.slips or family.conversion:
+        family = replace(family, generate=_declaring(family))
     _REGISTRY[family.name] = family
     return family
 

@@ -35,13 +35,26 @@ def local_time(moment: datetime | None) -> str:
     return "—" if moment is None else moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
+SHOWN_CHOICES = "shown_choices"  # studyapp.study.SHOWN_CHOICES: the order the learner saw
+
+
 def params_text(params: Any) -> str:
     """``a = 1, b = 2`` from the parameters stored with an answer."""
+    if isinstance(params, dict):
+        params = {k: v for k, v in params.items() if k != SHOWN_CHOICES}
     if not params:
         return "—"
     if isinstance(params, dict):
         return ", ".join(f"{key} = {value}" for key, value in params.items())
     return str(params)
+
+
+def shown_choices_text(params: Any) -> str | None:
+    """``1) x  2) y`` in the order a past answer showed them, or None when none were stored."""
+    choices = params.get(SHOWN_CHOICES) if isinstance(params, dict) else None
+    if not isinstance(choices, list) or not choices:
+        return None
+    return "  ".join(f"{n}) {choice}" for n, choice in enumerate(choices, start=1))
 
 
 class CardDetailScreen(StudyScreen):
@@ -137,10 +150,18 @@ class CardDetailScreen(StudyScreen):
                 verdict]
         if log.duration_ms is not None:
             head.append(tr("tui.card.seconds", seconds=f"{log.duration_ms / 1000:.0f}"))
+        if log.overridden:
+            head.append(tr("tui.card.overridden"))
+        if log.looked_at_post:
+            head.append(tr("tui.card.looked_at_post"))
         style = "$success" if log.correct else "$error"
         lines = [Content(" · ".join(head)).stylize(f"bold {style}")]
-        for key, value in (("tui.card.params", params_text(log.params)),
-                           ("tui.card.prompt", log.prompt or "—"),
+        rows = [("tui.card.params", params_text(log.params)),
+                ("tui.card.prompt", log.prompt or "—")]
+        choices = shown_choices_text(log.params)
+        if choices is not None:
+            rows.append(("tui.card.choices", choices))
+        for key, value in (*rows,
                            ("tui.card.answered", log.response or "—"),
                            ("tui.card.expected", log.expected or "—")):
             lines.append(Content.assemble((tr(key) + " ", "$text-muted"), plain(value)))

@@ -4,13 +4,15 @@ One layout per kind: a number with its unit, a choice by number or letter,
 true/false by y/n, a short text. After an answer: right or wrong, the
 learner's answer next to the expected one, the worked explanation, and
 Hard/Good/Easy with the next interval of each (Enter = Good). A wrong answer
-is recorded as Again by the service. Deck text is shown as plain text only.
+is recorded as Again by the service; the learner may overrule it ("I was
+right", kept as Hard). Opening the post before answering caps the rating at
+Hard. Deck text is shown as plain text only.
 """
 
 from __future__ import annotations
 
 import string
-from datetime import timedelta
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -57,6 +59,7 @@ class QuestionScreen(StudyScreen):
         Binding("ctrl+o", "show_post", "tui.key.show_post", id="question.post"),
         Binding("ctrl+z", "undo", "tui.key.undo", id="question.undo"),
         Binding("escape", "escape", "tui.key.end", id="question.end"),
+        Binding("i,exclamation_mark", "overrule", "tui.key.overrule", id="question.overrule"),
         Binding("y,s,v", "truefalse(True)", "tui.key.true", show=False, id="question.yes"),
         Binding("n,f", "truefalse(False)", "tui.key.false", show=False, id="question.no"),
         *(Binding(str(n), f"number({n})", "tui.key.choice", show=False,
@@ -83,6 +86,7 @@ class QuestionScreen(StudyScreen):
         self.busy = False
         self.answered = 0
         self.correct = 0
+        self.looked_at_post = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="question-head"):
@@ -132,6 +136,7 @@ class QuestionScreen(StudyScreen):
         self.can_undo = can_undo
         self.presented = presented
         self.outcome = None
+        self.looked_at_post = False
         if presented is None:
             self.finish()
             return
@@ -209,6 +214,36 @@ class QuestionScreen(StudyScreen):
         if self.busy:
             return
         await self.show_next()
+
+    @work(exclusive=True, group="session", exit_on_error=False)
+    async def overrule(self) -> None:
+        """"I was right": the wrong verdict becomes a right answer rated Hard."""
+        session, outcome = self.session, self.outcome
+        if session is None or outcome is None or not outcome.can_overrule or self.busy:
+            return
+        self.busy = True
+        try:
+            done = await self.study_app.backend.call(lambda _: session.overrule())
+        finally:
+            self.busy = False
+        if not done:
+            return
+        self.outcome = replace(outcome, can_overrule=False)
+        self.correct += 1
+        self.query_one("#verdict", Label).update(self.tr("tui.question.overruled"))
+        self.query_one("#feedback").set_classes("-right")
+        self.refresh_bindings()
+
+    @work(exclusive=True, group="session", exit_on_error=False)
+    async def look_at_post(self) -> None:
+        """Opening the post before answering caps this answer at Hard."""
+        session = self.session
+        if session is None or self.looked_at_post:
+            return
+        self.looked_at_post = await self.study_app.backend.call(
+            lambda _: session.look_at_post())
+        if self.looked_at_post:
+            self.app.notify(self.tr("tui.question.looked_at_post"))
 
     @work(exclusive=True, group="session", exit_on_error=False)
     async def undo(self) -> None:
@@ -308,7 +343,7 @@ class QuestionScreen(StudyScreen):
         parts.append(Static(plain(presented.question.explanation), id="explanation"))
         buttons: list[Button] = []
         if outcome.needs_rating:
-            for rating in RATED:
+            for rating in (r for r in RATED if r <= outcome.max_rating):
                 interval = format_interval(outcome.intervals[rating], self.lang)
                 name = self.tr("tui.rating.guessed" if rating is Rating.AGAIN
                                else f"tui.rating.{rating.name.lower()}")
@@ -321,10 +356,13 @@ class QuestionScreen(StudyScreen):
             buttons.append(Button(self.tr("tui.question.continue"), id="continue",
                                   variant="primary", compact=True))
         parts.append(Horizontal(*buttons, id="ratings"))
+        if outcome.needs_rating and outcome.max_rating < Rating.GOOD:
+            parts.append(Label(self.tr("tui.question.capped"), id="rating-capped"))
         await card.mount(feedback)
         await feedback.mount_all(parts)
         self.phase = "feedback"
-        self.query_one("#rate-good" if outcome.needs_rating else "#continue", Button).focus(
+        best = "#rate-good" if outcome.max_rating >= Rating.GOOD else "#rate-hard"
+        self.query_one(best if outcome.needs_rating else "#continue", Button).focus(
             scroll_visible=False)
         card.scroll_home(animate=False)
 
@@ -365,6 +403,9 @@ class QuestionScreen(StudyScreen):
             return self.can_undo and self.phase in ("asking", "feedback")
         if action == "show_post":
             return self.presented is not None
+        if action == "overrule":
+            return self.phase == "feedback" and self.outcome is not None \
+                and self.outcome.can_overrule
         if action == "truefalse":
             return self.phase == "asking" and kind is Kind.TRUEFALSE
         if action == "letter":
@@ -385,14 +426,19 @@ class QuestionScreen(StudyScreen):
         if self.phase == "asking":
             self.choose(number - 1)
         elif self.phase == "feedback" and self.outcome is not None:
-            if self.outcome.needs_rating and 1 <= number <= 4:
+            if self.outcome.needs_rating and 1 <= number <= self.outcome.max_rating:
                 self.rate(Rating(number))
             elif not self.outcome.needs_rating:
                 self.next_question()
 
     def action_show_post(self) -> None:
         if self.presented is not None:
+            if self.phase == "asking":
+                self.look_at_post()
             self.study_app.open_post(self.presented.question.post, from_question=True)
+
+    def action_overrule(self) -> None:
+        self.overrule()
 
     def action_undo(self) -> None:
         self.undo()

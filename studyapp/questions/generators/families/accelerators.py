@@ -35,6 +35,7 @@ from studyapp.questions.generators.drawing import (
     values,
 )
 from studyapp.questions.generators.families.memory import dtype_name, model_fields
+from studyapp.questions.generators.slips import SPARSE_PEAK, SPARSE_TIME, dtype_size
 from studyapp.questions.generators.wording import join_steps, num, sci, significant
 from studyapp.questions.model import Kind, Question, Tolerance
 
@@ -387,6 +388,7 @@ register(Family(
                  "en": "Batch-1 decode tokens/s ceiling (bandwidth / weights)"},
     generate=decode_ceiling,
     options={"models": "model ids (default: dense models)", "gpus": _GPUS, "dtypes": "dtypes"},
+    slips=(dtype_size("dtype"),),
 ))
 register(Family(
     name="decode-compare", post="mi350", kind=Kind.NUMERIC,
@@ -400,6 +402,7 @@ register(Family(
     description={"es": "Punto de equilibrio del roofline (FLOP por byte)",
                  "en": "Roofline ridge point (FLOP per byte)"},
     generate=ridge, options={"gpus": _GPUS, "precisions": "bf16, fp8, fp4"},
+    slips=(SPARSE_PEAK,),
 ))
 register(Family(
     name="compute-or-memory-bound", post="h100", kind=Kind.TRUEFALSE,
@@ -414,6 +417,7 @@ register(Family(
     generate=prefill_time,
     options={"models": "model ids", "gpus": _GPUS, "prompts": "prompt lengths in tokens",
              "utilisations": "fractions of dense peak"},
+    slips=(SPARSE_TIME,),
 ))
 register(Family(
     name="low-precision-speedup", post="blackwell", kind=Kind.CHOICE,

@@ -30,6 +30,7 @@ from studyapp.infra.shapes import kv_shape
 from studyapp.infra.units import GB, GIB, KB
 from studyapp.questions.generators import Family, register
 from studyapp.questions.generators.drawing import MARGIN, apart, entries, redraw, values
+from studyapp.questions.generators.slips import GIB_SAME_NUMBER, GIB_WRONG_WAY, KV_PAIR, dtype_size
 from studyapp.questions.generators.wording import join_steps, num, significant
 from studyapp.questions.model import Kind, Question, Tolerance
 
@@ -408,6 +409,7 @@ register(Family(
     description={"es": "Tamaño de los pesos de un modelo en un tipo de dato (GB)",
                  "en": "Size of a model's weights in a dtype (GB)"},
     generate=weights_size, options={"models": _MODELS, "dtypes": "weight dtypes"},
+    slips=(dtype_size("dtype"),),
 ))
 register(Family(
     name="fits-on-gpu", post="h200", kind=Kind.TRUEFALSE,
@@ -430,6 +432,7 @@ register(Family(
     description={"es": "KV cache por token (GQA, MHA o MLA) en KB",
                  "en": "KV cache per token (GQA, MHA or MLA) in KB"},
     generate=kv_cache_per_token, options={"models": _MODELS, "dtypes": "KV cache dtypes"},
+    slips=(KV_PAIR, dtype_size("kv_dtype")),
 ))
 register(Family(
     name="kv-cache-total", post="hbm-kv-cache", kind=Kind.NUMERIC,
@@ -438,6 +441,7 @@ register(Family(
     generate=kv_cache_total,
     options={"models": _MODELS, "dtypes": "KV cache dtypes", "contexts": "context lengths",
              "batches": "batch sizes"},
+    slips=(KV_PAIR, dtype_size("kv_dtype")),
 ))
 register(Family(
     name="max-context-that-fits", post="hbm-kv-cache", kind=Kind.NUMERIC,
@@ -454,4 +458,5 @@ register(Family(
                  "en": "GB (10^9) versus GiB (2^30): convert a chip's memory"},
     generate=gb_vs_gib, options={"gpus": _GPUS, "sizes_gib": "sizes in GiB to convert"},
     fact="conversion:gb-vs-gib",  # both directions are one skill
+    slips=(GIB_SAME_NUMBER, GIB_WRONG_WAY), conversion=True,
 ))

@@ -17,6 +17,14 @@ from studyapp.infra import per_direction, ring_allreduce_seconds, transfer_secon
 from studyapp.infra.units import GB, gbit_to_bytes_per_s
 from studyapp.questions.generators import Family, register
 from studyapp.questions.generators.drawing import entries, values
+from studyapp.questions.generators.slips import (
+    BF16_AS_PARAMS,
+    BITS,
+    BOTH_WAYS_RATE,
+    BOTH_WAYS_TIME,
+    ONE_PORT,
+    RING_FACTOR,
+)
 from studyapp.questions.generators.wording import join_steps, num, significant
 from studyapp.questions.model import Kind, Question, Tolerance
 
@@ -195,6 +203,7 @@ register(Family(
     description={"es": "Tiempo para mover X GB por NVLink, ICI o un puerto InfiniBand/Ethernet",
                  "en": "Time to move X GB over NVLink, ICI or an InfiniBand/Ethernet port"},
     generate=link_transfer, options={"links": "interconnect ids", "sizes_gb": "sizes in GB"},
+    slips=(BITS, BOTH_WAYS_TIME),
 ))
 register(Family(
     name="bits-vs-bytes", post="nvlink-infiniband", kind=Kind.NUMERIC,
@@ -202,6 +211,7 @@ register(Family(
                  "en": "A port's Gb/s as GB/s each way (bits versus bytes)"},
     generate=bits_vs_bytes, options={"links": "port ids", "ports": "port counts"},
     fact="conversion:bits-vs-bytes",  # both directions are one skill
+    slips=(BITS, ONE_PORT), conversion=True,
 ))
 register(Family(
     name="ring-allreduce", post="nvlink-infiniband", kind=Kind.NUMERIC,
@@ -209,10 +219,12 @@ register(Family(
                  "en": "Ring all-reduce time for BF16 gradients"},
     generate=ring_allreduce,
     options={"models": "model ids", "links": "interconnect ids", "gpu_counts": "ring sizes"},
+    slips=(RING_FACTOR, BOTH_WAYS_TIME, BF16_AS_PARAMS),
 ))
 register(Family(
     name="gaudi-ethernet", post="gaudi", kind=Kind.NUMERIC,
     description={"es": "Ancho de banda de los puertos Ethernet RoCE integrados en Gaudi",
                  "en": "Bandwidth of Gaudi's on-chip RoCE Ethernet ports"},
     generate=gaudi_ethernet, options={"gpus": "gaudi2, gaudi3"},
+    slips=(BITS, BOTH_WAYS_RATE, ONE_PORT), conversion=True,
 ))

@@ -18,6 +18,7 @@ from studyapp.infra import min_devices, usable_bytes, weights_bytes
 from studyapp.infra.units import GB, TB, TFLOPS
 from studyapp.questions.generators import Family, GenerateFn, register
 from studyapp.questions.generators.drawing import entries, values
+from studyapp.questions.generators.slips import SYSTEM_SLIPS
 from studyapp.questions.generators.wording import join_steps, num, significant
 from studyapp.questions.model import Kind, Question, Tolerance
 
@@ -139,6 +140,7 @@ register(Family(
                  "en": "8-GPU node totals: memory, bandwidth, NVLink, TFLOPS"},
     generate=system_totals("hgx", "hgx-node-totals", lambda s: s.post == "hgx"),
     options={"systems": _SYSTEMS, "quantities": _QUANTITIES},
+    slips=SYSTEM_SLIPS,
 ))
 register(Family(
     name="nvl72-rack-totals", post="blackwell", kind=Kind.NUMERIC,
@@ -146,6 +148,7 @@ register(Family(
                  "en": "GB200 NVL72 rack totals from each GPU's figures"},
     generate=system_totals("blackwell", "nvl72-rack-totals", lambda s: s.post == "blackwell"),
     options={"systems": _SYSTEMS, "quantities": _QUANTITIES},
+    slips=SYSTEM_SLIPS,
 ))
 register(Family(
     name="trainium-server-totals", post="trainium", kind=Kind.NUMERIC,
@@ -154,6 +157,7 @@ register(Family(
     generate=system_totals("trainium", "trainium-server-totals",
                            lambda s: s.post == "trainium"),
     options={"systems": _SYSTEMS, "quantities": _QUANTITIES},
+    slips=SYSTEM_SLIPS,
 ))
 register(Family(
     name="tpu-pod", post="tpu", kind=Kind.NUMERIC,

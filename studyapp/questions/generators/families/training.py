@@ -27,6 +27,7 @@ from studyapp.infra.storage import CHECKPOINT_BYTES_PER_PARAM
 from studyapp.infra.units import GB, TB, TFLOPS
 from studyapp.questions.generators import Family, register
 from studyapp.questions.generators.drawing import entries, redraw, values
+from studyapp.questions.generators.slips import SPARSE_TIME
 from studyapp.questions.generators.wording import join_steps, num, sci, significant
 from studyapp.questions.model import Kind, Question, Tolerance
 
@@ -207,6 +208,7 @@ register(Family(
     generate=training_days,
     options={"models": "model ids", "gpus": "accelerator ids", "tokens": "training tokens",
              "gpu_counts": "cluster sizes", "mfus": "model FLOPs utilisations"},
+    slips=(SPARSE_TIME,),
 ))
 register(Family(
     name="training-memory", post="hgx", kind=Kind.NUMERIC,

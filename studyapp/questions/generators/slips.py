@@ -1,0 +1,95 @@
+"""Slips the families declare next to their formulas (Numbas' "alternative answers").
+
+Each is a :class:`~studyapp.questions.model.Slip`: the factor a likely wrong
+turn leaves in the answer, computed from the instance's params where it
+depends on them. Grading names the slip when a wrong answer shows it; the
+answer stays wrong. Messages are ``grading.slip.<key>`` in the i18n files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from studyapp.catalog import load_catalog
+from studyapp.infra.units import GB, GIB, dtype_bytes
+from studyapp.questions.model import Slip
+
+GIB_PER_GB = GIB / GB  # 1.073741824
+
+
+def dtype_size(param: str) -> Slip:
+    """Values counted as bytes (or bytes per value wrong): off by the dtype's size, either way."""
+    return Slip("dtype_bytes", lambda p: dtype_bytes(str(p[param])), symmetric=True)
+
+
+def _kv_pair(params: Mapping[str, Any]) -> float | None:
+    """Half the cache when only K is counted; MLA stores one latent, no K/V pair."""
+    attention = params.get("attention")
+    if attention is None:
+        attention = load_catalog().models[str(params["model"])].attention
+    return None if attention == "mla" else 0.5
+
+
+KV_PAIR = Slip("kv_pair", _kv_pair)
+"""Counted only K, not K and V."""
+
+BITS = Slip("bits", 8.0, symmetric=True)
+"""Bits read as bytes, or bytes as bits."""
+
+SPARSE_PEAK = Slip("sparse", 2.0)
+"""A peak FLOP/s figure quoted with 2:4 sparsity: twice the dense one."""
+
+SPARSE_TIME = Slip("sparse", 0.5)
+"""A time computed from the sparse peak: half the dense one."""
+
+
+def _bidirectional(params: Mapping[str, Any]) -> bool:
+    direction = params.get("direction")
+    if direction is None:
+        direction = load_catalog().interconnects[str(params["link"])].direction
+    return direction == "bidirectional"
+
+
+BOTH_WAYS_TIME = Slip("per_direction", lambda p: 0.5 if _bidirectional(p) else None)
+"""A time over a link's both-directions total instead of one direction: half."""
+
+BOTH_WAYS_RATE = Slip("per_direction", 2.0)
+"""A per-direction rate answered as both directions summed."""
+
+ONE_PORT = Slip("one_port", lambda p: 1 / int(p["ports"]) if int(p["ports"]) > 1 else None)
+"""One port's bandwidth instead of all of them."""
+
+GIB_SAME_NUMBER = Slip(
+    "gib_same_number",
+    lambda p: GIB_PER_GB if p["direction"] == "gb-to-gib" else 1 / GIB_PER_GB)
+"""GB written as GiB (or back) without converting."""
+
+GIB_WRONG_WAY = Slip(
+    "gib_wrong_way",
+    lambda p: GIB_PER_GB**2 if p["direction"] == "gb-to-gib" else GIB_PER_GB**-2)
+"""Multiplied by 1.074 where dividing was right, or the reverse."""
+
+
+def _ring_factor(params: Mapping[str, Any]) -> float:
+    n = int(params["gpus"])
+    return n / (2 * (n - 1))
+
+
+RING_FACTOR = Slip("ring_factor", _ring_factor)
+"""The gradients sent once instead of 2(n-1)/n times."""
+
+BF16_AS_PARAMS = Slip("dtype_bytes", 0.5)
+"""BF16 gradients sized as one byte per parameter."""
+
+
+def _system_quantity(quantity: str, ratio: float) -> Any:
+    return lambda p: ratio if p.get("quantity") == quantity else None
+
+
+SYSTEM_SLIPS = (
+    Slip("per_direction", _system_quantity("scale_up", 0.5)),
+    Slip("sparse", _system_quantity("bf16", 2.0)),
+    Slip("one_device", lambda p: 1 / int(p["gpus"])),
+)
+"""A system total: one direction of the scale-up link, sparse peak, or one chip's figure."""
