@@ -109,6 +109,10 @@ class CardState(Base):
     suspended: Mapped[bool] = mapped_column(Boolean, default=False)
     leech: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # revision 0003: hidden from every queue until then (the next study day)
+    buried_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # revision 0003: the learner's or instructor's mark, 0 none, 1..4 colours
+    flag: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class ReviewLog(Base):

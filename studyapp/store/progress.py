@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, case, delete, func, select, update
+from sqlalchemy import and_, case, delete, func, literal, not_, or_, select, update
 from sqlalchemy.orm import Session
 
 from studyapp.store.database import Store
@@ -45,6 +45,7 @@ class CardRow:
     lapses: int
     suspended: bool
     leech: bool
+    buried_until: datetime | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -103,6 +104,7 @@ def _row(card: CardState) -> CardRow:
         family=card.family, stage=card.state, step=card.step, stability=card.stability,
         difficulty=card.difficulty, due=card.due, last_review=card.last_review, reps=card.reps,
         lapses=card.lapses, suspended=card.suspended, leech=card.leech,
+        buried_until=card.buried_until,
     )
 
 
@@ -128,7 +130,7 @@ _ROW_COLUMNS = (
     CardState.id, CardState.deck_id, CardState.card_key, CardState.post, CardState.family,
     CardState.state, CardState.step, CardState.stability, CardState.difficulty, CardState.due,
     CardState.last_review, CardState.reps, CardState.lapses, CardState.suspended,
-    CardState.leech,
+    CardState.leech, CardState.buried_until,
 )
 
 
@@ -158,7 +160,11 @@ def card_summaries(store: Store, profile_id: int,
 
     The comparison runs in SQL, so no datetime is converted per row.
     """
-    is_due = (CardState.due < due_before).label("is_due")
+    # stage 0 rows (marked or reset, never answered since) are new, never due;
+    # a card buried past the cut-off is not due today
+    is_due = and_(CardState.due < due_before, CardState.state != 0,
+                  or_(CardState.buried_until.is_(None),
+                      CardState.buried_until < due_before)).label("is_due")
     query = select(CardState.deck_id, CardState.card_key, CardState.state,
                    CardState.suspended, is_due).where(CardState.profile_id == profile_id)
     with store.engine.connect() as conn:
@@ -177,26 +183,32 @@ class QueueRow:
     last_review: datetime | None
 
 
-def queue_rows(store: Store, profile_id: int, due_before: datetime
+def queue_rows(store: Store, profile_id: int, due_before: datetime, now: datetime | None = None
                ) -> tuple[set[tuple[str, str]], dict[tuple[str, str], QueueRow]]:
-    """Every stored card's key, and the due ones with what the queue needs, in one query.
+    """The keys of stored cards that are not new, and the due ones, in one query.
 
     Datetimes are read only for due cards (CASE in SQL), and only due cards
     become objects, since building the queue must stay fast over tens of
-    thousands of cards.
+    thousands of cards. A card buried past ``now`` is neither due nor new;
+    a stage 0 row (flagged or reset, never answered since) is new.
     """
-    is_due = and_(CardState.due < due_before, CardState.suspended.is_(False))
+    buried = (and_(CardState.buried_until.is_not(None), CardState.buried_until > now)
+              if now is not None else literal(False))
+    is_due = and_(CardState.due < due_before, CardState.suspended.is_(False),
+                  CardState.state != 0, not_(buried))
+    is_new = and_(CardState.state == 0, CardState.suspended.is_(False), not_(buried))
     query = select(
         CardState.deck_id, CardState.card_key, CardState.state, CardState.suspended,
         CardState.stability,
         case((is_due, CardState.due), else_=None).label("due"),
         case((is_due, CardState.last_review), else_=None).label("last_review"),
+        is_new.label("is_new"),
     ).where(CardState.profile_id == profile_id)
     with store.engine.connect() as conn:  # Core rows: no ORM bookkeeping per row
         rows = conn.execute(query).all()
-    seen = {(r[0], r[1]) for r in rows}
+    seen = {(r[0], r[1]) for r in rows if not r[7]}
     due = {(d, k): QueueRow(stage, bool(sus), stab, when, last)
-           for d, k, stage, sus, stab, when, last in rows if when is not None}
+           for d, k, stage, sus, stab, when, last, _ in rows if when is not None}
     return seen, due
 
 

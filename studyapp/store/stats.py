@@ -220,7 +220,7 @@ def post_tallies(store: Store, profile_id: int, now: datetime,
                         CardState.last_review.is_not(None),
                         age <= CardState.stability * mastery_age)
         cards = session.execute(
-            select(CardState.post, func.count(),
+            select(CardState.post, func.sum(_true(CardState.state != 0)),
                    func.sum(_true(and_(CardState.state.in_(LEARNING_STAGES), live))),
                    func.sum(_true(in_review)),
                    func.sum(_true(CardState.suspended)),
@@ -329,7 +329,8 @@ def due_per_bucket(store: Store, profile_id: int, bounds: Sequence[datetime]) ->
     with store.sessions() as session:
         return _bucket_counts(session, CardState.due,
                               [CardState.profile_id == profile_id,
-                               CardState.suspended.is_(False)], bounds)
+                               CardState.suspended.is_(False), CardState.state != 0],
+                              bounds)
 
 
 def first_review_before(store: Store, profile_id: int) -> datetime | None:
@@ -440,7 +441,7 @@ def overdue_by_profile(store: Store, now: datetime) -> dict[int, int]:
     with store.sessions() as session:
         return {pid: _int(n) for pid, n in session.execute(
             select(CardState.profile_id, func.count())
-            .where(CardState.suspended.is_(False), CardState.due < now)
+            .where(CardState.suspended.is_(False), CardState.state != 0, CardState.due < now)
             .group_by(CardState.profile_id))}
 
 
