@@ -212,7 +212,7 @@ class _Parser:
         inner = self.alternatives()
         closing = self.peek()
         if closing is None or closing.kind != ")":
-            raise self.error(f"the '(' at column {token.column} is never closed")
+            raise self.error("this '(' is never closed", token.column)
         self.at += 1
         return inner
 
