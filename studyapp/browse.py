@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -270,6 +271,17 @@ class CardBrowser:
         return Reloaded(deck.id, ())
 
 
+_BROWSERS: weakref.WeakKeyDictionary[StudyService, CardBrowser] = weakref.WeakKeyDictionary()
+
+
+def browser_for(service: StudyService) -> CardBrowser:
+    """The service's one browser, so sample questions are drawn once per session."""
+    browser = _BROWSERS.get(service)
+    if browser is None:
+        browser = _BROWSERS[service] = CardBrowser(service)
+    return browser
+
+
 def _user_decks() -> Path:
     from studyapp import locations
 
@@ -284,4 +296,5 @@ def _inside(path: Path, folder: Path) -> bool:
     return True
 
 
-__all__ = ["ACTIONS", "BrowsedCard", "CardBrowser", "CardView", "EditTarget", "Reloaded"]
+__all__ = ["ACTIONS", "BrowsedCard", "CardBrowser", "CardView", "EditTarget", "Reloaded",
+           "browser_for"]

@@ -53,6 +53,7 @@ class StudyApp(App[None]):
         Binding("ctrl+s", "save_screenshot", "tui.key.screenshot", show=False,
                 id="app.screenshot"),
         Binding("ctrl+t", "change_theme", "tui.key.theme", show=False, id="app.theme"),
+        Binding("b", "browser", "tui.key.browser", show=False, id="app.browser"),
     ]
 
     lang: reactive[str] = reactive("en", init=False)
@@ -215,6 +216,12 @@ class StudyApp(App[None]):
 
         self.push_screen(ProgressScreen())
 
+    def action_browser(self, query: str = "") -> None:
+        from studyapp.tui.screens.browser import BrowserScreen
+
+        if not isinstance(self.screen, BrowserScreen):
+            self.push_screen(BrowserScreen(query))
+
     def action_class_report(self) -> None:
         from studyapp.tui.screens.class_report import ClassReportScreen  # opened on demand
 
@@ -267,6 +274,8 @@ class StudyApp(App[None]):
         yield SystemCommand(tr("tui.cmd.decks"), tr("tui.cmd.decks_help"), self.action_decks)
         yield SystemCommand(tr("tui.cmd.progress"), tr("tui.cmd.progress_help"),
                             self.action_progress)
+        yield SystemCommand(tr("tui.cmd.browser"), tr("tui.cmd.browser_help"),
+                            self.action_browser)
         yield SystemCommand(tr("tui.cmd.class_report"), tr("tui.cmd.class_report_help"),
                             self.action_class_report)
         palette_commands = getattr(screen, "palette_commands", None)
