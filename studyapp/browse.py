@@ -66,6 +66,18 @@ class BrowsedCard:
         return (self.deck, self.card)
 
     @property
+    def where(self) -> str:
+        """``path:line`` of the card; a built-in deck's path from the decks folder's parent."""
+        path = self.path
+        if self.source == "builtin":
+            from studyapp import locations
+
+            root = locations.builtin_decks_dir().parent
+            if _inside(path, root):
+                path = path.resolve().relative_to(root.resolve())
+        return f"{path}:{self.line}"
+
+    @property
     def state(self) -> str:
         return STAGE_NAMES.get(self.stage, "new")
 
@@ -175,9 +187,12 @@ class CardBrowser:
                                spec.line, deck.source, spec.is_template)
         accuracy = row.correct / row.answers if row.answers else None
         retrievability = None
-        if row.stage and row.stability is not None:
-            retrievability = self.service.scheduler.recall_probability(
-                row.stability, row.last_review, now)
+        if row.stage and row.stability is not None and row.last_review is not None:
+            from studyapp.progress import retrievability as recall
+
+            # hours count: a card reviewed this morning is not at 100% tonight
+            elapsed = (now - row.last_review).total_seconds() / 86400
+            retrievability = recall(self.service.settings, row.stability, elapsed)
         buried = row.buried_until is not None and row.buried_until > now
         return BrowsedCard(deck.id, spec.id, spec.post, family, row.stage, row.due, row.reps,
                            row.lapses, accuracy, row.flag, row.suspended, buried, row.leech,

@@ -61,6 +61,7 @@ class BrowserScreen(StudyScreen):
     """Find any card; suspend, bury, flag, reset or edit it."""
 
     CSS_PATH = CSS
+    COMPACT_FOOTER = True
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "tui.key.back", id="browser.back"),
         Binding("slash", "search", "tui.key.search", id="browser.search"),
@@ -94,7 +95,7 @@ class BrowserScreen(StudyScreen):
         yield table
         with VerticalScroll(id="browser-detail"):
             yield Static("", id="browser-card", markup=False)
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -244,7 +245,7 @@ class BrowserScreen(StudyScreen):
         else:
             lines.append(card.question)
             lines.append(tr("tui.browser.broken", problem=view.problem or ""))
-        lines.append(tr("tui.browser.source", path=str(card.path), line=card.line))
+        lines.append(tr("tui.browser.source", where=card.where))
         if card.stage:
             lines.append(tr(
                 "tui.browser.memory",
