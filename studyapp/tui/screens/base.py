@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from textual import events, on
 from textual.binding import ActiveBinding
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
@@ -117,7 +118,8 @@ class StudyScreen(Localised, Screen[None]):
     def on_mount(self) -> None:
         self._composed_lang = self.lang
 
-    def on_resize(self) -> None:
+    @on(events.Resize)
+    def fit_footer_to_width(self) -> None:
         self.refresh_bindings()  # the footer shows as many keys as fit
 
     async def on_screen_resume(self) -> None:
