@@ -240,11 +240,18 @@ class StudyApp(App[None]):
             self.push_screen(HelpScreen())
 
     def action_save_screenshot(self, filename: str | None = None) -> None:
-        """An SVG of the screen in the docs folder (README pictures) or the cwd."""
-        docs = Path.cwd() / "docs"
-        folder = docs if docs.is_dir() else Path.cwd()
-        path = self.save_screenshot(filename, path=str(folder))
-        self.notify(self.tr("tui.app.screenshot_saved", path=path))
+        """An SVG of the screen in the user's data folder; the notice says where."""
+        from studyapp import locations
+
+        folder = locations.data_dir() / "screenshots"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = self.save_screenshot(filename, path=str(folder))
+        except OSError as exc:
+            self.notify(self.tr("tui.app.screenshot_failed", detail=str(exc)),
+                        severity="error", markup=False)
+            return
+        self.notify(self.tr("tui.app.screenshot_saved", path=path), markup=False)
 
     # -- command palette -----------------------------------------------------------
 

@@ -33,11 +33,14 @@ class HomeScreen(StudyScreen):
         Binding("s", "study_post", "tui.key.study", id="home.study"),
         Binding("r", "review_due", "tui.key.review", id="home.review"),
         Binding("c", "continue", "tui.key.continue", id="home.continue"),
-        Binding("k", "app.calculator", "tui.key.calculator", id="home.calculator"),
-        Binding("d", "app.decks", "tui.key.decks", id="home.decks"),
         Binding("p", "app.progress", "tui.key.progress", id="home.progress"),
-        Binding("comma", "app.settings", "tui.key.settings", id="home.settings"),
+        Binding("b", "app.browser", "tui.key.browser", id="home.browser"),
+        # lesser keys: listed by F1 and the palette, not in the footer
+        Binding("k", "app.calculator", "tui.key.calculator", show=False, id="home.calculator"),
+        Binding("d", "app.decks", "tui.key.decks", show=False, id="home.decks"),
+        Binding("comma", "app.settings", "tui.key.settings", show=False, id="home.settings"),
     ]
+    COMPACT_FOOTER = True
 
     AUTO_FOCUS = ".post-row"
 
@@ -60,7 +63,7 @@ class HomeScreen(StudyScreen):
                 for post in in_section:
                     yield PostRow(post, self.lang)
         yield Static("", id="preview")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         super().on_mount()
