@@ -346,7 +346,7 @@ def weakness(settings: SchedulerSettings, stability: float | None,
     return float(recall * LAPSE_WEIGHT ** lapses)
 
 
-def weakest_lines(service: StudyService, top: int = 10) -> tuple[CardLine, ...]:
+def weakest_lines(service: ProgressSource, top: int = 10) -> tuple[CardLine, ...]:
     """The cards with the lowest recall now or the most lapses (never one at 100%)."""
     from studyapp.store import stats as db
 
