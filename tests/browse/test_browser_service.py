@@ -235,7 +235,7 @@ def test_cards_spanish_plurals(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'c.sqlite3'}"
     result = CliRunner().invoke(main, ["--db", db, "--lang", "es", "cards",
                                        "card:h200-capacity", "--flag", "1"])
-    assert result.output.strip() == "1 tarjeta cambiada (de 1 encontradas)"
+    assert result.output.strip() == "1 tarjeta cambiada (encontradas: 1)"
 
 
 # -- editing a card where it is written ---------------------------------------------------
