@@ -260,6 +260,80 @@ def _card_json(card: CardLine) -> dict[str, Any]:
             "leech": card.leech}
 
 
+SHADES = " ░▒▓█"
+
+
+def calendar_lines(days: tuple[tuple[date, int], ...] | list[tuple[date, int]],
+                   weekdays: list[str], months: list[str]) -> list[str]:
+    """The reviews-per-day heat map as text: a month line, then one row per weekday.
+
+    Weeks are columns (Monday first); every row has the same length, days
+    outside the range are blank, a day without reviews is ``·``.
+    """
+    if not days:
+        return []
+    peak = max(n for _, n in days)
+    first = days[0][0]
+    start = first - timedelta(days=first.weekday())
+    weeks = (days[-1][0] - start).days // 7 + 1
+    by_day = dict(days)
+    gutter = max(len(w) for w in weekdays) + 1
+    # a month's name goes over the week holding its first day (the first week too);
+    # placed newest first, so a partial first month gives way when they would touch
+    labels = []
+    for week in range(weeks):
+        monday = start + timedelta(days=7 * week)
+        sunday = monday + timedelta(days=6)
+        if week == 0 or sunday.month != monday.month or monday.day == 1:
+            labels.append((gutter + week, months[sunday.month - 1]))
+    month_line = [" "] * (gutter + weeks + 4)
+    limit = len(month_line)
+    for at, name in reversed(labels):
+        if at + len(name) < limit or (at + len(name) <= limit and limit == len(month_line)):
+            month_line[at:at + len(name)] = list(name)
+            limit = at
+    lines = ["".join(month_line).rstrip()]
+    for weekday in range(7):
+        cells = []
+        for week in range(weeks):
+            day = start + timedelta(days=7 * week + weekday)
+            count = by_day.get(day)
+            if count is None:
+                cells.append(" ")
+            elif count == 0 or peak == 0:
+                cells.append("·")
+            else:
+                cells.append(SHADES[min(4, 1 + (count * 4 - 1) // peak)])
+        name = weekdays[weekday] if weekday < len(weekdays) else ""
+        lines.append(f"{name:<{gutter}}" + "".join(cells))
+    return lines
+
+
+def forecast_lines(forecast: tuple[tuple[date, int], ...] | list[tuple[date, int]],
+                   weekdays: list[str]) -> list[str]:
+    """Cards due per day as a calendar: a weekday header, then one line per week.
+
+    Each line starts with the date of its Monday (``MM-DD``); days before the
+    first one are blank. The first day also holds everything overdue.
+    """
+    if not forecast:
+        return []
+    first = forecast[0][0]
+    start = first - timedelta(days=first.weekday())
+    by_day = dict(forecast)
+    width = max(4, *(len(str(n)) + 1 for _, n in forecast))
+    lines = [" " * 5 + "".join(f"{w[:3]:>{width}}" for w in weekdays)]
+    monday = start
+    while monday <= forecast[-1][0]:
+        cells = []
+        for offset in range(7):
+            count = by_day.get(monday + timedelta(days=offset))
+            cells.append(f"{'' if count is None else count:>{width}}")
+        lines.append(f"{monday:%m-%d}" + "".join(cells))
+        monday += timedelta(days=7)
+    return lines
+
+
 def _card_line(score: CardScore, settings: SchedulerSettings, now: datetime) -> CardLine:
     card = score.card
     elapsed = ((now - card.last_review).total_seconds() / 86400) if card.last_review else 0.0
@@ -267,6 +341,36 @@ def _card_line(score: CardScore, settings: SchedulerSettings, now: datetime) -> 
                     card.lapses, score.reviews, score.accuracy, card.stability,
                     card.difficulty, retrievability(settings, card.stability, elapsed),
                     card.due, card.leech, card.suspended)
+
+
+WEAKEST_RECALL_CAP = 0.995
+"""A card whose recall now rounds to 100% is never among the weakest."""
+LAPSE_WEIGHT = 0.8
+"""Each lapse multiplies a card's weakness score by this (lower scores are weaker)."""
+
+
+def weakness(settings: SchedulerSettings, stability: float | None,
+             last_review: datetime | None, lapses: int, now: datetime) -> float | None:
+    """Recall now times 0.8 per lapse: low when a card is fading or keeps being forgotten.
+
+    ``None`` for a card that is safe (recall rounds to 100%) or never reviewed.
+    """
+    if last_review is None or not stability:
+        return None
+    recall = retrievability(settings, stability, (now - last_review).total_seconds() / 86400)
+    if recall >= WEAKEST_RECALL_CAP:
+        return None
+    return float(recall * LAPSE_WEIGHT ** lapses)
+
+
+def weakest_lines(service: ProgressSource, top: int = 10) -> tuple[CardLine, ...]:
+    """The cards with the lowest recall now or the most lapses (never one at 100%)."""
+    from studyapp.store import stats as db
+
+    settings, now = service.settings, service.now()
+    scores = db.weakest_cards(service.store, service.profile.id, top,
+                              lambda s, last, lapses: weakness(settings, s, last, lapses, now))
+    return tuple(_card_line(s, settings, now) for s in scores)
 
 
 def day_boundaries(first: date, days: int, rollover: int) -> list[datetime]:
@@ -351,8 +455,7 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
         posts.append(PostStats(post.slug, post.title, post.total, post.new, post.learning,
                                post.review, post.due, tally.mastered, tally.reviews,
                                tally.correct, tally.duration_ms, tally.leeches))
-    weakest = tuple(_card_line(s, settings, now)
-                    for s in db.weakest_cards(store, profile.id, top))
+    weakest = weakest_lines(service, top)
     leech_lines = tuple(_card_line(s, settings, now)
                         for s in db.leeches(store, profile.id, max(top, 50)))
     return LearnerStats(

@@ -315,6 +315,12 @@ class StudyService:
 
         raise UnknownIdError("deck", ref, [d.id for d in self.decks])
 
+    def replace_deck(self, deck: Deck) -> None:
+        """Swap in a deck edited while the app runs; its cards keep their progress."""
+        self.decks[:] = [d for d in self.decks if d.id != deck.id] + [deck]
+        self.__dict__.pop("_cards", None)
+        self.__dict__.pop("_cards_by_key", None)
+
     # -- overview ---------------------------------------------------------
 
     def card_states(self) -> dict[tuple[str, str], CardRow]:
@@ -443,8 +449,8 @@ class StudyService:
                                                           "review": 0, "due": 0})
             counts["total"] += 1
             row = rows.get(card.key)
-            if row is None:
-                counts["new"] += 1
+            if row is None or (row.stage == CardStage.NEW and not row.suspended):
+                counts["new"] += 1  # stage 0: marked (flagged, buried) or reset, never answered
                 if not (card.fact and card.fact in buried_facts):
                     new_waiting += 1
                 continue
@@ -535,8 +541,9 @@ class StudyService:
         cards = self._session_cards(deck, post)
         if kind is SessionKind.PRACTICE:
             rows = self.card_states()
-            items = [self._item(c, rows.get(c.key), now) for c in cards
-                     if not (rows.get(c.key) and rows[c.key].suspended)]
+            hidden = {key for key, r in rows.items()
+                      if r.suspended or (r.buried_until is not None and r.buried_until > now)}
+            items = [self._item(c, rows.get(c.key), now) for c in cards if c.key not in hidden]
             items.sort(key=lambda i: (i.stage != CardStage.NEW, i.retrievability, i.order))
             planned = interleave_templates_only(items)
             return SessionQueue(planned[:limit] if limit else planned, [], cutoff=end)

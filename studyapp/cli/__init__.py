@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 COMMANDS: dict[str, str] = {
     "backup": "progress:backup_cmd",
     "calc": "calc:calc",
+    "cards": "cards:cards_cmd",
     "class": "classroom:class_group",
     "deck": "deck:deck",
     "export": "progress:export_cmd",

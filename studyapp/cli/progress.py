@@ -52,7 +52,8 @@ def _print_stats(data: Any, lang: str) -> None:
         ("profile", data.profile), ("reviews", str(data.reviews_total)),
         ("accuracy", pct(data.accuracy)), ("seen", str(data.cards_seen)),
         ("due_today", str(data.due_today)), ("retention", retention),
-        ("streak", f"{data.streak_days} {label['days']}"),
+        ("streak", label["streak_one"] if data.streak_days == 1
+         else label["streak_many"].format(n=data.streak_days)),
         ("today", f"{data.reviews_today} · {_duration(data.time_today_ms)}"),
         ("comes_back", _comes_back(data, lang)),
         ("total", _duration(data.time_total_ms)),
@@ -67,23 +68,19 @@ def _print_stats(data: Any, lang: str) -> None:
         table.add_row(Text(p.title), str(p.new), str(p.learning), str(p.review), str(p.due),
                       pct(p.mastery), pct(p.accuracy))
     console.print(table)
-    shades = " ░▒▓█"
-    counts = [n for _, n in data.reviews_per_day]
-    peak = max(counts) if counts else 0
-    if peak:
+    from studyapp.i18n import t
+    from studyapp.progress import calendar_lines, forecast_lines
+
+    weekdays = t("tui.stats.weekdays", lang).split(",")
+    full_weekdays = t("stats.weekdays_short", lang).split(",")
+    months = t("tui.stats.months", lang).split(",")
+    if any(n for _, n in data.reviews_per_day):
         console.print(Text(label["calendar"], style="bold"))
-        days = data.reviews_per_day
-        pad = days[0][0].weekday()
-        cells = [None] * pad + [n for _, n in days]
-        for weekday in range(7):
-            line = "".join(
-                " " if cells[i] is None else
-                ("·" if cells[i] == 0 else shades[min(4, 1 + (cells[i] * 4 - 1) // peak)])
-                for i in range(weekday, len(cells), 7))
-            console.print(Text(line))
-    forecast = [n for _, n in data.due_forecast]
+        for line in calendar_lines(data.reviews_per_day, weekdays, months):
+            console.print(Text(line), soft_wrap=True)
     console.print(Text(label["forecast"], style="bold"))
-    console.print(Text(" ".join(str(n) for n in forecast)))
+    for line in forecast_lines(data.due_forecast, full_weekdays):
+        console.print(Text(line), soft_wrap=True)
     for title, cards in (("weakest", data.weakest), ("leeches", data.leeches)):
         console.print(Text(label[title], style="bold"))
         if not cards:

@@ -50,14 +50,22 @@ def _listings(folder: Path, source: DeckSource) -> list[DeckListing]:
 def discover_decks() -> list[DeckListing]:
     """Built-in decks (posts/ and examples/), then the user's installed decks.
 
-    A deck whose id is already taken by an earlier listing is listed as broken.
+    A user file named ``<id>.yaml`` with a built-in deck's id is an edited copy
+    and replaces the built-in deck; any other deck whose id is already taken
+    is listed as broken.
     """
     listings = _listings(locations.builtin_decks_dir(), "builtin")
     listings += _listings(locations.user_decks_dir(), "user")
     first: dict[str, DeckListing] = {}
     result: list[DeckListing] = []
     for listing in listings:
-        if listing.deck is not None and listing.deck.id in first:
+        taken = first.get(listing.deck.id) if listing.deck is not None else None
+        if (listing.deck is not None and taken is not None and taken.source == "builtin"
+                and listing.source == "user" and listing.path.stem == listing.deck.id):
+            # <id>.yaml in the user's folder is an edited copy: it overrides the built-in
+            result = [x for x in result if x is not taken]
+            first[listing.deck.id] = listing
+        elif listing.deck is not None and listing.deck.id in first:
             other = first[listing.deck.id].path
             message = f"deck id {listing.deck.id!r} is already used by {other}"
             problem = Problem(listing.path, 1, 1, message)

@@ -64,8 +64,9 @@ def students(store: Store, now: datetime) -> list[StudentRow]:
                    func.sum(ReviewLog.duration_ms), func.max(ReviewLog.reviewed_at))
             .group_by(ReviewLog.profile_id))}
         cards = {pid: (n, overdue) for pid, n, overdue in session.execute(
-            select(CardState.profile_id, func.count(),
-                   func.sum(_true(and_(CardState.suspended.is_(False), CardState.due < now))))
+            select(CardState.profile_id, func.sum(_true(CardState.state != 0)),
+                   func.sum(_true(and_(CardState.suspended.is_(False), CardState.state != 0,
+                                       CardState.due < now))))
             .group_by(CardState.profile_id))}
         rows = []
         for pid, name in session.execute(select(Profile.id, Profile.name)

@@ -45,6 +45,7 @@ class CardRow:
     lapses: int
     suspended: bool
     leech: bool
+    buried_until: datetime | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -105,6 +106,7 @@ def _row(card: CardState) -> CardRow:
         family=card.family, stage=card.state, step=card.step, stability=card.stability,
         difficulty=card.difficulty, due=card.due, last_review=card.last_review, reps=card.reps,
         lapses=card.lapses, suspended=card.suspended, leech=card.leech,
+        buried_until=card.buried_until,
     )
 
 
@@ -130,7 +132,7 @@ _ROW_COLUMNS = (
     CardState.id, CardState.deck_id, CardState.card_key, CardState.post, CardState.family,
     CardState.state, CardState.step, CardState.stability, CardState.difficulty, CardState.due,
     CardState.last_review, CardState.reps, CardState.lapses, CardState.suspended,
-    CardState.leech,
+    CardState.leech, CardState.buried_until,
 )
 
 
@@ -168,7 +170,9 @@ def card_summaries(store: Store, profile_id: int, due_before: datetime,
     A card buried at ``now`` is not due. The comparison runs in SQL, so no
     datetime is converted per row.
     """
-    is_due = and_(CardState.due < due_before, _not_buried(now)).label("is_due")
+    # stage 0 rows (marked or reset, never answered since) are new, never due
+    is_due = and_(CardState.due < due_before, CardState.state != 0,
+                  _not_buried(now)).label("is_due")
     query = select(CardState.deck_id, CardState.card_key, CardState.state,
                    CardState.suspended, is_due).where(CardState.profile_id == profile_id)
     with store.engine.connect() as conn:
@@ -189,24 +193,29 @@ class QueueRow:
 
 def queue_rows(store: Store, profile_id: int, due_before: datetime, now: datetime | None = None
                ) -> tuple[set[tuple[str, str]], dict[tuple[str, str], QueueRow]]:
-    """Every stored card's key, and the due ones with what the queue needs, in one query.
+    """The keys of stored cards that are not new, and the due ones, in one query.
 
     Datetimes are read only for due cards (CASE in SQL), and only due cards
     become objects, since building the queue must stay fast over tens of
-    thousands of cards. A card buried at ``now`` is not due.
+    thousands of cards. A card buried at ``now`` is neither due nor new;
+    a stage 0 row (flagged or reset, never answered since) is new.
     """
-    is_due = and_(CardState.due < due_before, CardState.suspended.is_(False), _not_buried(now))
+    not_buried = _not_buried(now)
+    is_due = and_(CardState.due < due_before, CardState.suspended.is_(False),
+                  CardState.state != 0, not_buried)
+    is_new = and_(CardState.state == 0, CardState.suspended.is_(False), not_buried)
     query = select(
         CardState.deck_id, CardState.card_key, CardState.state, CardState.suspended,
         CardState.stability,
         case((is_due, CardState.due), else_=None).label("due"),
         case((is_due, CardState.last_review), else_=None).label("last_review"),
+        is_new.label("is_new"),
     ).where(CardState.profile_id == profile_id)
     with store.engine.connect() as conn:  # Core rows: no ORM bookkeeping per row
         rows = conn.execute(query).all()
-    seen = {(r[0], r[1]) for r in rows}
+    seen = {(r[0], r[1]) for r in rows if not r[7]}
     due = {(d, k): QueueRow(stage, bool(sus), stab, when, last)
-           for d, k, stage, sus, stab, when, last in rows if when is not None}
+           for d, k, stage, sus, stab, when, last, _ in rows if when is not None}
     return seen, due
 
 

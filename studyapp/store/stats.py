@@ -9,7 +9,8 @@ the calendar's business, not SQL's.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import heapq
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -222,7 +223,7 @@ def post_tallies(store: Store, profile_id: int, now: datetime,
                         CardState.last_review.is_not(None),
                         age <= CardState.stability * mastery_age)
         cards = session.execute(
-            select(CardState.post, func.count(),
+            select(CardState.post, func.sum(_true(CardState.state != 0)),
                    func.sum(_true(and_(CardState.state.in_(LEARNING_STAGES), live))),
                    func.sum(_true(in_review)),
                    func.sum(_true(CardState.suspended)),
@@ -331,7 +332,8 @@ def due_per_bucket(store: Store, profile_id: int, bounds: Sequence[datetime]) ->
     with store.sessions() as session:
         return _bucket_counts(session, CardState.due,
                               [CardState.profile_id == profile_id,
-                               CardState.suspended.is_(False)], bounds)
+                               CardState.suspended.is_(False), CardState.state != 0],
+                              bounds)
 
 
 def first_review_before(store: Store, profile_id: int) -> datetime | None:
@@ -382,17 +384,28 @@ def _scores(session: Session, profile_id: int, cards: Sequence[CardState]) -> li
     return [CardScore(_row(c), *counts.get(c.id, (0, 0))) for c in cards]
 
 
-def weakest_cards(store: Store, profile_id: int, limit: int = 10) -> list[CardScore]:
-    """Cards the learner forgets most: most lapses, then hardest (FSRS difficulty)."""
+def weakest_cards(store: Store, profile_id: int, limit: int,
+                  weakness: Callable[[float | None, datetime | None, int], float | None]
+                  ) -> list[CardScore]:
+    """The ``limit`` cards with the lowest ``weakness(stability, last review, lapses)``.
+
+    The caller supplies the score (the FSRS forgetting curve lives above the
+    store); a score of ``None`` leaves the card out. Only four columns are read
+    for every card, whole rows only for the chosen ones.
+    """
     with store.sessions() as session:
-        cards = list(session.scalars(
-            select(CardState)
+        candidates = session.execute(
+            select(CardState.id, CardState.stability, CardState.last_review, CardState.lapses)
             .where(CardState.profile_id == profile_id, CardState.suspended.is_(False),
-                   CardState.reps > 0)
-            .order_by(CardState.lapses.desc(), CardState.difficulty.desc().nulls_last(),
-                      CardState.id)
-            .limit(limit)))
-        return _scores(session, profile_id, cards)
+                   CardState.reps > 0, CardState.state != 0)).all()
+        scored = [(score, card_id) for card_id, stability, last, lapses in candidates
+                  if (score := weakness(stability, last, int(lapses or 0))) is not None]
+        chosen = [card_id for _, card_id in heapq.nsmallest(limit, scored)]
+        if not chosen:
+            return []
+        rows = {c.id: c for c in session.scalars(select(CardState)
+                                                 .where(CardState.id.in_(chosen)))}
+        return _scores(session, profile_id, [rows[i] for i in chosen if i in rows])
 
 
 def leeches(store: Store, profile_id: int, limit: int = 50) -> list[CardScore]:
@@ -443,7 +456,7 @@ def overdue_by_profile(store: Store, now: datetime) -> dict[int, int]:
     with store.sessions() as session:
         return {pid: _int(n) for pid, n in session.execute(
             select(CardState.profile_id, func.count())
-            .where(CardState.suspended.is_(False), CardState.due < now)
+            .where(CardState.suspended.is_(False), CardState.state != 0, CardState.due < now)
             .group_by(CardState.profile_id))}
 
 

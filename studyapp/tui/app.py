@@ -54,6 +54,7 @@ class StudyApp(App[None]):
         Binding("ctrl+s", "save_screenshot", "tui.key.screenshot", show=False,
                 id="app.screenshot"),
         Binding("ctrl+t", "change_theme", "tui.key.theme", show=False, id="app.theme"),
+        Binding("b", "browser", "tui.key.browser", show=False, id="app.browser"),
     ]
 
     lang: reactive[str] = reactive("en", init=False)
@@ -263,6 +264,12 @@ class StudyApp(App[None]):
 
         self.push_screen(ProgressScreen())
 
+    def action_browser(self, query: str = "") -> None:
+        from studyapp.tui.screens.browser import BrowserScreen
+
+        if not isinstance(self.screen, BrowserScreen):
+            self.push_screen(BrowserScreen(query))
+
     def action_class_report(self) -> None:
         from studyapp.tui.screens.class_report import ClassReportScreen  # opened on demand
 
@@ -281,11 +288,18 @@ class StudyApp(App[None]):
             self.push_screen(HelpScreen())
 
     def action_save_screenshot(self, filename: str | None = None) -> None:
-        """An SVG of the screen in the docs folder (README pictures) or the cwd."""
-        docs = Path.cwd() / "docs"
-        folder = docs if docs.is_dir() else Path.cwd()
-        path = self.save_screenshot(filename, path=str(folder))
-        self.notify(self.tr("tui.app.screenshot_saved", path=path))
+        """An SVG of the screen in the user's data folder; the notice says where."""
+        from studyapp import locations
+
+        folder = locations.data_dir() / "screenshots"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = self.save_screenshot(filename, path=str(folder))
+        except OSError as exc:
+            self.notify(self.tr("tui.app.screenshot_failed", detail=str(exc)),
+                        severity="error", markup=False)
+            return
+        self.notify(self.tr("tui.app.screenshot_saved", path=path), markup=False)
 
     # -- command palette -----------------------------------------------------------
 
@@ -315,6 +329,8 @@ class StudyApp(App[None]):
         yield SystemCommand(tr("tui.cmd.decks"), tr("tui.cmd.decks_help"), self.action_decks)
         yield SystemCommand(tr("tui.cmd.progress"), tr("tui.cmd.progress_help"),
                             self.action_progress)
+        yield SystemCommand(tr("tui.cmd.browser"), tr("tui.cmd.browser_help"),
+                            self.action_browser)
         yield SystemCommand(tr("tui.cmd.class_report"), tr("tui.cmd.class_report_help"),
                             self.action_class_report)
         palette_commands = getattr(screen, "palette_commands", None)

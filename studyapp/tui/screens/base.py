@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from textual import events, on
 from textual.binding import ActiveBinding
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
@@ -32,8 +33,55 @@ def localise_bindings(bindings: dict[str, ActiveBinding], lang: str) -> dict[str
     return shown
 
 
+def fit_footer(bindings: dict[str, ActiveBinding], width: int, key_display: Any,
+               palette_key: str = "ctrl+p", *, compact: bool = False
+               ) -> dict[str, ActiveBinding]:
+    """Hide the lesser keys so the footer's shown keys fit ``width`` whole.
+
+    Textual cuts a footer that is too long in the middle of a word. Keys go,
+    in this order, until the rest fits: the app's own keys (Quit…; F1 Help
+    stays, since it lists every key), then the screen's keys from the last
+    one declared. The key itself still works; only its label is hidden.
+    """
+    shown: dict[str, tuple[str, ActiveBinding]] = {}  # footer items: one per action
+    for key, active in bindings.items():
+        binding = active.binding
+        if binding.show and binding.action not in {b.binding.action for _, b in shown.values()}:
+            shown[key] = (key, active)
+
+    def cost(active: ActiveBinding) -> int:
+        padding = 2 if compact else 3
+        return len(key_display(active.binding)) + len(active.binding.description) + padding
+
+    palette = bindings.get(palette_key)
+    room = width - (cost(palette) + 1 if palette is not None else 0)
+    order = [k for k, (_, a) in shown.items()
+             if (a.binding.id or "").startswith("app.") and a.binding.id != "app.help"]
+    order += [k for k, (_, a) in reversed(shown.items())
+              if not (a.binding.id or "").startswith("app.")][:-1]  # the first one stays
+    hidden: set[str] = set()
+    total = sum(cost(a) for _, a in shown.values())
+    for key in order:
+        if total <= room:
+            break
+        hidden.add(key)
+        total -= cost(shown[key][1])
+    if not hidden:
+        return bindings
+    result: dict[str, ActiveBinding] = {}
+    for key, active in bindings.items():
+        if key in hidden:
+            active = ActiveBinding(active.node, replace(active.binding, show=False),
+                                   active.enabled, active.tooltip)
+        result[key] = active
+    return result
+
+
 class Localised:
     """What every screen and dialog shares: the app, its language and key labels."""
+
+    COMPACT_FOOTER: ClassVar[bool] = False
+    """Screens with many keys draw their footer compact (one space between keys)."""
 
     @property
     def study_app(self) -> StudyApp:
@@ -48,7 +96,10 @@ class Localised:
 
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
-        return localise_bindings(super().active_bindings, self.lang)  # type: ignore[misc]
+        shown = localise_bindings(super().active_bindings, self.lang)  # type: ignore[misc]
+        app = self.study_app
+        return fit_footer(shown, app.size.width, app.get_key_display,
+                          app.COMMAND_PALETTE_BINDING, compact=self.COMPACT_FOOTER)
 
 
 class StudyScreen(Localised, Screen[None]):
@@ -66,6 +117,10 @@ class StudyScreen(Localised, Screen[None]):
 
     def on_mount(self) -> None:
         self._composed_lang = self.lang
+
+    @on(events.Resize)
+    def fit_footer_to_width(self) -> None:
+        self.refresh_bindings()  # the footer shows as many keys as fit
 
     async def on_screen_resume(self) -> None:
         if self._composed_lang is not None and self._composed_lang != self.lang:

@@ -38,11 +38,14 @@ class HomeScreen(StudyScreen):
         Binding("c", "continue", "tui.key.continue", id="home.continue"),
         Binding("m", "study_more", "tui.key.study_more", id="home.more"),
         Binding("x", "practice", "tui.key.practice", id="home.practice"),
-        Binding("k", "app.calculator", "tui.key.calculator", id="home.calculator"),
-        Binding("d", "app.decks", "tui.key.decks", id="home.decks"),
         Binding("p", "app.progress", "tui.key.progress", id="home.progress"),
-        Binding("comma", "app.settings", "tui.key.settings", id="home.settings"),
+        Binding("b", "app.browser", "tui.key.browser", id="home.browser"),
+        # lesser keys: listed by F1 and the palette, not in the footer
+        Binding("k", "app.calculator", "tui.key.calculator", show=False, id="home.calculator"),
+        Binding("d", "app.decks", "tui.key.decks", show=False, id="home.decks"),
+        Binding("comma", "app.settings", "tui.key.settings", show=False, id="home.settings"),
     ]
+    COMPACT_FOOTER = True
 
     AUTO_FOCUS = ".post-row"
 
@@ -66,7 +69,7 @@ class HomeScreen(StudyScreen):
                 for post in in_section:
                     yield PostRow(post, self.lang)
         yield Static("", id="preview")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         super().on_mount()

@@ -1,0 +1,377 @@
+"""The card browser: search every card, act on it, and fix it where it is written.
+
+The search field takes the same language as ``studyapp cards`` and results
+follow as you type. The table lists questions (a template shows a sample
+instance); the pane below shows the highlighted card in full with its
+memory state and every past answer. ``e`` opens the card's YAML in
+``$EDITOR`` at its line; on return the deck is validated and, when it loads,
+the card is live at once with its progress. Deck text is never markup.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.markup import escape
+from textual.timer import Timer
+from textual.widgets import DataTable, Footer, Input, Label, Static
+
+from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.screens.card_detail import RATINGS, local_time, params_text
+from studyapp.tui.text import visible
+from studyapp.tui.widgets.post_row import fit
+
+if TYPE_CHECKING:
+    from studyapp.browse import BrowsedCard, CardView, EditTarget, Reloaded
+    from studyapp.cardsearch import QueryError
+    from studyapp.study import StudyService
+
+CSS = Path(__file__).parent / "browser.tcss"
+SEARCH_DELAY = 0.25
+"""Seconds of quiet typing before the search runs."""
+FLAG_MARKS = {1: "⚑1", 2: "⚑2", 3: "⚑3", 4: "⚑4"}
+
+
+def search_cards(query: str, lang: str
+                 ) -> Callable[[StudyService], list[BrowsedCard] | QueryError]:
+    """Runs on the service thread: the matches, or the QueryError explaining the query."""
+    from studyapp.browse import browser_for
+    from studyapp.cardsearch import QueryError
+
+    def run(service: StudyService) -> list[BrowsedCard] | QueryError:
+        try:
+            return browser_for(service).search(query, lang)
+        except QueryError as exc:
+            return exc
+
+    return run
+
+
+class BrowserScreen(StudyScreen):
+    """Find any card; suspend, bury, flag, reset or edit it."""
+
+    CSS_PATH = CSS
+    COMPACT_FOOTER = True
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "tui.key.back", id="browser.back"),
+        Binding("slash", "search", "tui.key.search", id="browser.search"),
+        Binding("e", "edit", "tui.key.edit", id="browser.edit"),
+        Binding("x", "mark('suspend')", "tui.key.suspend_short", id="browser.suspend"),
+        Binding("z", "mark('bury')", "tui.key.bury", id="browser.bury"),
+        Binding("1", "flag(1)", "tui.key.flag", key_display="1-4", id="browser.flag1"),
+        *(Binding(str(n), f"flag({n})", "tui.key.flag", show=False, id=f"browser.flag{n}")
+          for n in (2, 3, 4)),
+        Binding("0", "flag(0)", "tui.key.unflag", show=False, id="browser.flag0"),
+        Binding("R", "mark('reset')", "tui.key.reset", show=False, id="browser.reset"),
+    ]
+
+    def __init__(self, query: str = "") -> None:
+        super().__init__(id="browser-screen")
+        self.initial_query = query
+        self.cards: list[BrowsedCard] = []
+        self.view: CardView | None = None
+        self.problems: tuple[str, ...] = ()
+        self._timer: Timer | None = None
+        self.searches = 0  # finished searches (tests wait on it)
+
+    def compose(self) -> ComposeResult:
+        tr = self.tr
+        yield Label(tr("tui.browser.title"), classes="screen-title")
+        yield Input(self.initial_query, placeholder=tr("tui.browser.placeholder"),
+                    id="browser-search")
+        yield Static("", id="browser-error", markup=False)
+        table: DataTable[object] = DataTable(id="browser-table", cursor_type="row",
+                                             zebra_stripes=True)
+        yield table
+        with VerticalScroll(id="browser-detail"):
+            yield Static("", id="browser-card", markup=False)
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        table: DataTable[object] = self.query_one("#browser-table", DataTable)
+        for key in ("question", "post", "state", "due"):
+            table.add_column(self.tr(f"tui.browser.col.{key}"), key=key)
+        self.query_one("#browser-error").display = False
+        self.query_one("#browser-search", Input).focus()
+        self.run_search()
+
+    def after_language_change(self) -> None:
+        self.run_search()
+
+    # -- searching -------------------------------------------------------------
+
+    @on(Input.Changed, "#browser-search")
+    def query_changed(self, event: Input.Changed) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(SEARCH_DELAY, self.run_search)
+
+    @on(Input.Submitted, "#browser-search")
+    def query_submitted(self, event: Input.Submitted) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self.run_search()
+        self.query_one("#browser-table", DataTable).focus()
+
+    @property
+    def query_text(self) -> str:
+        return self.query_one("#browser-search", Input).value
+
+    @work(exclusive=True, group="browser-search", exit_on_error=False)
+    async def run_search(self) -> None:
+        from studyapp.cardsearch import QueryError
+
+        result = await self.study_app.backend.call(search_cards(self.query_text, self.lang))
+        error = self.query_one("#browser-error", Static)
+        if isinstance(result, QueryError):
+            error.update(self.tr("tui.browser.bad_query", column=result.column,
+                                 message=result.message) + "\n" + result.pointer())
+            error.display = True
+        else:
+            error.display = False
+            self.show_cards(result)
+        self.searches += 1
+        self.refresh_bindings()
+
+    def show_cards(self, cards: list[BrowsedCard]) -> None:
+        table: DataTable[object] = self.query_one("#browser-table", DataTable)
+        keep = self.highlighted.key if self.highlighted else None
+        self.cards = cards
+        table.clear()
+        width = max(16, self.size.width - 36)
+        for card in cards:
+            question = " ".join(visible(card.question).split())
+            table.add_row(Text(fit(question, width)), Text(fit(card.post, 10)),
+                          self.state_cell(card), self.due_cell(card),
+                          key=f"{card.deck}/{card.card}")
+        self.query_one(".screen-title", Label).update(
+            self.tr("tui.browser.title_count", n=len(cards)) if len(cards) != 1
+            else self.tr("tui.browser.title_one"))
+        if cards:
+            keys = [c.key for c in cards]
+            row = keys.index(keep) if keep in keys else 0
+            table.move_cursor(row=row, animate=False)
+            self.load_detail(cards[row])
+        else:
+            self.view = None
+            self.query_one("#browser-card", Static).update(self.tr("tui.browser.none"))
+
+    def state_cell(self, card: BrowsedCard) -> Text:
+        marks = [self.tr(f"tui.stats.stage.{card.stage}")]
+        if card.suspended:
+            marks.append("⏸")
+        if card.buried:
+            marks.append("⤓")
+        if card.flag:
+            marks.append(FLAG_MARKS.get(card.flag, "⚑"))
+        if card.leech:
+            marks.append("!")
+        text = Text(" ".join(marks))
+        if card.suspended or card.buried:
+            text.stylize("italic dim")
+        return text
+
+    def due_cell(self, card: BrowsedCard) -> Text:
+        if not card.stage or card.due is None:
+            return Text("—")
+        return Text(card.due.astimezone().strftime("%m-%d"))
+
+    # -- the highlighted card ----------------------------------------------------
+
+    @property
+    def highlighted(self) -> BrowsedCard | None:
+        table: DataTable[object] = self.query_one("#browser-table", DataTable)
+        if not self.cards or not table.row_count:
+            return None
+        row = table.cursor_row
+        return self.cards[row] if 0 <= row < len(self.cards) else None
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        card = self.highlighted
+        if card is not None and (self.view is None or self.view.card.key != card.key):
+            self.load_detail(card)
+        self.refresh_bindings()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.query_one("#browser-detail").focus()
+
+    @work(exclusive=True, group="browser-detail", exit_on_error=False)
+    async def load_detail(self, card: BrowsedCard) -> None:
+        from studyapp.browse import browser_for
+
+        lang = self.lang
+        view = await self.study_app.backend.call(
+            lambda service: browser_for(service).view(card.deck, card.card, lang))
+        self.view = view
+        self.query_one("#browser-card", Static).update(self.detail_text(view))
+
+    def detail_text(self, view: CardView) -> Text:
+        tr = self.tr
+        card = view.card
+        lines: list[str] = []
+        for problem in self.problems:
+            lines.append(problem)
+        if self.problems:
+            lines.append("")
+        lines.append(f"{card.deck}/{card.card} · {card.post} · "
+                     + self.state_cell(card).plain)
+        question = view.question
+        if question is not None:
+            if card.template:
+                lines.append(tr("tui.browser.sample"))
+            lines.append(question.prompt)
+            for n, choice in enumerate(question.choices, 1):
+                lines.append(f"  {n}) {choice}")
+            answer = question.answer
+            if isinstance(answer, bool):
+                answer_text = tr("tui.key.true") if answer else tr("tui.key.false")
+            else:
+                answer_text = f"{answer}{' ' + question.unit if question.unit else ''}"
+            lines.append(tr("tui.browser.answer", answer=answer_text))
+            if question.explanation:
+                lines.append(tr("tui.browser.explanation", text=question.explanation))
+        else:
+            lines.append(card.question)
+            lines.append(tr("tui.browser.broken", problem=view.problem or ""))
+        lines.append(tr("tui.browser.source", where=card.where))
+        if card.stage:
+            lines.append(tr(
+                "tui.browser.memory",
+                stability="—" if card.stability is None else f"{card.stability:.1f}",
+                difficulty="—" if card.difficulty is None else f"{card.difficulty:.1f}",
+                recall="—" if card.retrievability is None else f"{card.retrievability:.0%}",
+                due=local_time(card.due), reps=card.reps, lapses=card.lapses))
+        else:
+            lines.append(tr("tui.browser.never"))
+        if view.answers:
+            lines.append(tr("tui.browser.answers", n=len(view.answers)))
+            for log in view.answers:
+                mark = "✓" if log.correct else "✗"
+                rating = tr(RATINGS.get(log.rating, "tui.rating.good"))
+                lines.append(f"  {local_time(log.reviewed_at)} {mark} {rating} · "
+                             f"{log.response or '—'} · {tr('tui.browser.expected')} "
+                             f"{log.expected or '—'} · {params_text(log.params)}")
+        return Text(visible("\n".join(lines)))
+
+    # -- actions ---------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("edit", "mark", "flag"):
+            return self.highlighted is not None
+        return True
+
+    def action_back(self) -> None:
+        if self.query_one("#browser-search", Input).has_focus and self.cards:
+            self.query_one("#browser-table", DataTable).focus()
+            return
+        self.dismiss(None)
+
+    def action_search(self) -> None:
+        self.query_one("#browser-search", Input).focus()
+
+    def action_mark(self, action: str) -> None:
+        card = self.highlighted
+        if card is None:
+            return
+        if action == "suspend" and card.suspended:
+            action = "unsuspend"
+        if action == "bury" and card.buried:
+            action = "unbury"
+        self.apply(card, action, 0)
+
+    def action_flag(self, flag: int) -> None:
+        card = self.highlighted
+        if card is None:
+            return
+        self.apply(card, "flag", 0 if card.flag == flag else flag)
+
+    @work(group="browser-mark", exit_on_error=False)
+    async def apply(self, card: BrowsedCard, action: str, flag: int) -> None:
+        from studyapp.browse import browser_for
+
+        changed = await self.study_app.backend.call(
+            lambda service: browser_for(service).apply([card], action, flag))
+        name = f"{card.deck}/{card.card}"
+        key = f"tui.browser.done.{action}" if action != "flag" or flag else \
+            "tui.browser.done.unflag"
+        self.notify(self.tr(key, card=visible(name), flag=flag) if changed
+                    else self.tr("tui.browser.unchanged", card=visible(name)), markup=False)
+        self.run_search()
+
+    def action_edit(self) -> None:
+        card = self.highlighted
+        if card is not None:
+            self.edit(card)
+
+    @work(exclusive=True, group="browser-edit", exit_on_error=False)
+    async def edit(self, card: BrowsedCard) -> None:
+        from studyapp.browse import browser_for
+
+        target: EditTarget = await self.study_app.backend.call(
+            lambda service: browser_for(service).edit_target(card.deck, card.card))
+        if target.copied_from is not None:
+            self.notify(self.tr("tui.browser.copied", path=str(target.path)), markup=False)
+        error = self.run_editor(target)
+        if error is not None:
+            self.notify(error, severity="error", markup=False)
+            return
+        result: Reloaded = await self.study_app.backend.call(
+            lambda service: browser_for(service).reload(target.path, card.deck))
+        self.problems = result.problems
+        if result.ok:
+            self.notify(self.tr("tui.browser.reloaded", deck=result.deck), markup=False)
+        else:
+            self.notify(self.tr("tui.browser.invalid", n=len(result.problems)),
+                        severity="error", markup=False)
+        self.view = None
+        self.run_search()
+
+    def run_editor(self, target: EditTarget) -> str | None:
+        """Run ``$VISUAL``/``$EDITOR`` (``vi`` by default) at the card's line; an error text."""
+        from textual.app import SuspendNotSupported
+
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        command = [*shlex.split(editor), f"+{target.line}", str(target.path)]
+        try:
+            try:
+                with self.app.suspend():
+                    code = subprocess.call(command)
+            except SuspendNotSupported:  # a headless or web session: run it as is
+                code = subprocess.call(command, stdin=subprocess.DEVNULL)
+        except OSError as exc:
+            return self.tr("tui.browser.no_editor", editor=editor, detail=str(exc))
+        if code != 0:
+            return self.tr("tui.browser.editor_failed", editor=editor, code=code)
+        return None
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        """The highlighted card's actions, for the command palette."""
+        card = self.highlighted
+        if card is None:
+            return
+        tr = self.tr
+        name = escape(visible(f"{card.deck}/{card.card}"))
+        yield SystemCommand(tr("tui.cmd.edit_card", card=name), tr("tui.cmd.edit_card_help"),
+                            self.action_edit)
+        yield SystemCommand(tr("tui.cmd.unsuspend" if card.suspended else "tui.cmd.suspend",
+                               card=name), tr("tui.cmd.suspend_help"),
+                            lambda: self.action_mark("suspend"))
+        yield SystemCommand(tr("tui.cmd.bury_card", card=name), tr("tui.cmd.bury_card_help"),
+                            lambda: self.action_mark("bury"))
+        yield SystemCommand(tr("tui.cmd.reset_card", card=name), tr("tui.cmd.reset_card_help"),
+                            lambda: self.action_mark("reset"))
+
+
+__all__ = ["BrowserScreen"]
