@@ -855,23 +855,28 @@ class StudySession:
             return
         service = self.service
         now = service.now()
-        row = self._row(presented)
         scheduler = service.scheduler
-        after = scheduler.review(service._memory(row), rating, now)
+        reviewed: list[Memory] = []
+
+        def state_for(row: CardRow | None) -> NewState:  # runs inside the write transaction
+            after = scheduler.review(service._memory(row), rating, now)
+            reviewed[:] = [after]
+            return NewState(int(after.stage), after.step, after.stability, after.difficulty,
+                            after.due or now, after.last_review or now, after.reps,
+                            after.lapses, scheduler.is_leech(after))
+
         question = presented.question
         answer = Answer(
             deck_id=presented.deck_id, card_key=presented.card_key, post=question.post,
-            family=question.family,
-            state=NewState(int(after.stage), after.step, after.stability, after.difficulty,
-                           after.due or now, after.last_review or now, after.reps,
-                           after.lapses, scheduler.is_leech(after)),
+            family=question.family, state=None,
             reviewed_at=now, rating=int(rating), correct=correct,
             duration_ms=pending.duration_ms,
             seed=question.seed, params=_logged_params(question), prompt=question.prompt,
             response=pending.response, expected=pending.verdict.expected, lang=self.lang,
             overridden=overridden, looked_at_post=pending.looked_at_post,
         )
-        self._last_log = record_answer(service.store, service.profile.id, answer)
+        self._last_log = record_answer(service.store, service.profile.id, answer, state_for)
+        after = reviewed[0]
         self._history.append((pending.item, self._last_log, correct, pending.first))
         if after.stage in LEARNING_STAGES and after.due is not None:
             self.queue.requeue(replace(pending.item, stage=after.stage), after.due)
