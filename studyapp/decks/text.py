@@ -65,3 +65,33 @@ def visible(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(_shown(ch) for ch in text)
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What makes a spreadsheet read a CSV cell as a formula (OWASP "CSV Injection")."""
+
+
+def guard_cell(value: str) -> str:
+    """A CSV cell a spreadsheet shows as text: ``'`` before a formula start.
+
+    A cell that already starts with ``'`` gets one more, so ``unguard_cell``
+    gives back exactly what was written.
+    """
+    if value.startswith(FORMULA_STARTS) or value.startswith("'"):
+        return "'" + value
+    return value
+
+
+def unguard_cell(value: str) -> str:
+    """The text ``guard_cell`` was given."""
+    if value.startswith("'") and (value[1:].startswith(FORMULA_STARTS)
+                                  or value[1:].startswith("'")):
+        return value[1:]
+    return value
+
+
+def csv_cell(value: object) -> object:
+    """A value for CSV output: text made visible and guarded; numbers as they are."""
+    if isinstance(value, str):
+        return guard_cell(visible(value))
+    return value
