@@ -229,7 +229,21 @@ class StudyService:
             from studyapp.store import open_store
 
             self._store = open_store(self.config.url)
+            self._store.on_lock_wait(self._say_waiting)
         return self._store
+
+    def _say_waiting(self) -> None:
+        """Another process holds the write lock: say so (the write keeps waiting)."""
+        import sys
+
+        from studyapp.i18n import t
+
+        print(f"studyapp: {t('store.waiting', self.config.lang)}", file=sys.stderr, flush=True)
+
+    @property
+    def read_only(self) -> str | None:
+        """Why answers cannot be recorded (a read-only database), or None when they can."""
+        return self.store.read_only
 
     @property
     def profile(self) -> ProfileInfo:
@@ -476,6 +490,8 @@ class StudyService:
         """Remember that the learner opened a post's summary."""
         from studyapp.store.progress import mark_post_read
 
+        if self.read_only:
+            return
         mark_post_read(self.store, self.profile.id, slug, self.now())
 
     def has_read(self, slug: str) -> bool:
@@ -588,7 +604,9 @@ class StudyService:
     def start(self, kind: SessionKind = SessionKind.DUE, *, post: str | None = None,
               deck: str | None = None, limit: int | None = None, seed: int | None = None,
               lang: str | None = None) -> StudySession:
-        """A study session over the planned queue."""
+        """A study session over the planned queue (practice when nothing can be recorded)."""
+        if self.read_only:
+            kind = SessionKind.PRACTICE
         queue = self.session_queue(kind, post=post, deck=deck, limit=limit)
         return StudySession(self, kind, queue, limit=limit, seed=seed,
                             lang=lang or self.config.lang)
