@@ -87,7 +87,8 @@ class Store:
     def transaction(self) -> Iterator[Session]:
         """One unit of work: committed on success, rolled back on error."""
         if self.read_only:
-            raise StoreError(self.read_only)
+            raise StoreError(f"{self.read_only}: nothing can be recorded; stats and export "
+                             f"still work")
         with self._writer.begin() as session:
             yield session
 
@@ -173,8 +174,7 @@ def _unwritable(path: Path) -> str | None:
         return None
     for place in (path, path.parent):
         if not os.access(place, os.W_OK):
-            return (f"the database {path} is read-only ({place} is not writable): answers "
-                    f"cannot be recorded; stats and export still work")
+            return f"the database {path} is read-only ({place} is not writable)"
     return None
 
 
@@ -210,21 +210,26 @@ def _begin_write(dbapi_connection: sqlite3.Connection, notice: LockNotice) -> No
 
 
 def make_engine(url: str, *, immediate: bool = False, notice: LockNotice | None = None,
-                read_only: bool = False) -> Engine:
+                read_only: str | None = None) -> Engine:
     """An engine with WAL, a busy timeout and foreign keys on SQLite.
 
     ``immediate`` makes every transaction take SQLite's write lock up front,
     with pysqlite's own transaction handling off, so DDL is transactional too.
-    ``read_only`` opens the file with ``mode=ro``.
+    ``read_only`` ("mode=ro" or "immutable=1") opens the file read-only.
     """
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         connect_args: dict[str, Any] = {"timeout": BUSY_TIMEOUT_MS / 1000}
         if read_only and parsed.database:
-            uri = Path(parsed.database).resolve().as_uri()
-            parsed = parsed.set(database=f"{uri}?mode=ro")
-            connect_args["uri"] = True
-        engine = create_engine(parsed, connect_args=connect_args)
+            uri = f"{Path(parsed.database).resolve().as_uri()}?{read_only}"
+
+            def _connect_read_only() -> sqlite3.Connection:
+                return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                                       check_same_thread=False)
+
+            engine = create_engine(parsed, creator=_connect_read_only)
+        else:
+            engine = create_engine(parsed, connect_args=connect_args)
         event.listen(engine, "connect", _on_sqlite_connect)
         if immediate:
             waiting = notice or LockNotice()
@@ -306,9 +311,18 @@ def _migration_lock(engine: Engine, path: Path | None) -> Iterator[None]:
 
 
 def _open_read_only(url: str, path: Path, reason: str) -> Store:
-    """The database opened with ``mode=ro``: reading works, every write says why not."""
-    engine = make_engine(url, read_only=True)
-    revision = current_revision(engine)
+    """The database opened read-only: reading works, every write says why not.
+
+    A WAL database in a folder we cannot write to has no shared-memory file
+    to open; then it is read as immutable (nobody else can be writing it).
+    """
+    engine = make_engine(url, read_only="mode=ro")
+    try:
+        revision = current_revision(engine)
+    except OperationalError:
+        engine.dispose()
+        engine = make_engine(url, read_only="immutable=1")
+        revision = current_revision(engine)
     if revision != HEAD:
         engine.dispose()
         raise StoreError(f"{reason}; it also needs a schema upgrade, which needs write access")
