@@ -1034,6 +1034,13 @@ def today(service: StudyService) -> str:
     return study_day(service.now(), service.settings.day_rollover_hour).isoformat()
 
 
+def describe_failure(exc: BaseException) -> str | None:
+    """One line for a database failure met after opening (corrupt page, lost server), or None."""
+    from studyapp.store import describe_database_error
+
+    return describe_database_error(exc)
+
+
 def __getattr__(name: str) -> Any:
     """``StoreError`` for the faces, loaded with the store only when asked (PEP 562)."""
     if name == "StoreError":

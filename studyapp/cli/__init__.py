@@ -102,9 +102,9 @@ def _one_line(exc: Exception) -> str | None:
     """
     if isinstance(exc, user_errors()):
         return str(exc)
-    from studyapp.store import describe_database_error
+    from studyapp.study import describe_failure
 
-    described = describe_database_error(exc)
+    described = describe_failure(exc)
     if described is not None:
         return described
     if isinstance(exc, OSError):

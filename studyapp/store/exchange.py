@@ -35,10 +35,10 @@ from pydantic import (
 )
 from sqlalchemy import insert, select
 
-from studyapp.decks.text import csv_cell, unguard_cell
 from studyapp.store.database import Store, StoreError
 from studyapp.store.models import CardState, PostRead, ReviewLog
 from studyapp.store.progress import ProfileInfo
+from studyapp.text import csv_cell, unguard_cell
 
 FORMAT = "studyapp-progress"
 VERSION = 1
