@@ -58,6 +58,21 @@ def post_summary_lines(slug: str, lang: str) -> list[str]:
     return [visible(line) for line in lines]
 
 
+def tolerate_encodings() -> None:
+    """Write what the output encoding can carry (``?`` for the rest), read what comes.
+
+    With ``PYTHONIOENCODING=ascii`` or a Latin-1 terminal the loop goes on
+    instead of stopping at the first accent or arrow.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="replace")
+    reconfigure = getattr(sys.stdin, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="replace")
+
+
 TRUE_KEYS = frozenset({"1", "y", "s", "v"})
 FALSE_KEYS = frozenset({"2", "n", "f"})
 """True/false by one key: 1/2, y/n, and in Spanish s/n or v/f (verdadero/falso)."""
@@ -74,9 +89,13 @@ def _normalise_truefalse(question: Question, line: str) -> str:
 def run_plain(session: StudySession, *, stdin: TextIO | None = None,
               stdout: TextIO | None = None) -> int:
     """Ask until the limit or the queue ends, or input ends. Returns the exit code."""
+    tolerate_encodings()
     inp = stdin or sys.stdin
     out = stdout or sys.stdout
     lang = session.lang
+    reason = session.service.read_only
+    if reason:
+        out.write(t("plain.read_only", lang, reason=reason) + "\n")
 
     def say(*lines: str) -> None:
         for line in lines:
@@ -156,7 +175,9 @@ def _rate(session: StudySession, outcome: Outcome, say: Callable[..., None],
         say(t("plain.rate_capped", lang))
     while True:
         line = read("> ")
-        if line is None:
+        if line is None:  # as Enter would: the learner saw "Right."
+            session.rate(default)
+            say("", t("plain.eof_rated", lang, rating=default_name))
             return False
         choice = line.strip()
         if choice == "":

@@ -229,7 +229,21 @@ class StudyService:
             from studyapp.store import open_store
 
             self._store = open_store(self.config.url)
+            self._store.on_lock_wait(self._say_waiting)
         return self._store
+
+    def _say_waiting(self) -> None:
+        """Another process holds the write lock: say so (the write keeps waiting)."""
+        import sys
+
+        from studyapp.i18n import t
+
+        print(f"studyapp: {t('store.waiting', self.config.lang)}", file=sys.stderr, flush=True)
+
+    @property
+    def read_only(self) -> str | None:
+        """Why answers cannot be recorded (a read-only database), or None when they can."""
+        return self.store.read_only
 
     @property
     def profile(self) -> ProfileInfo:
@@ -482,6 +496,8 @@ class StudyService:
         """Remember that the learner opened a post's summary."""
         from studyapp.store.progress import mark_post_read
 
+        if self.read_only:
+            return
         mark_post_read(self.store, self.profile.id, slug, self.now())
 
     def has_read(self, slug: str) -> bool:
@@ -595,7 +611,9 @@ class StudyService:
     def start(self, kind: SessionKind = SessionKind.DUE, *, post: str | None = None,
               deck: str | None = None, limit: int | None = None, seed: int | None = None,
               lang: str | None = None) -> StudySession:
-        """A study session over the planned queue."""
+        """A study session over the planned queue (practice when nothing can be recorded)."""
+        if self.read_only:
+            kind = SessionKind.PRACTICE
         queue = self.session_queue(kind, post=post, deck=deck, limit=limit)
         return StudySession(self, kind, queue, limit=limit, seed=seed,
                             lang=lang or self.config.lang)
@@ -862,23 +880,28 @@ class StudySession:
             return
         service = self.service
         now = service.now()
-        row = self._row(presented)
         scheduler = service.scheduler
-        after = scheduler.review(service._memory(row), rating, now)
+        reviewed: list[Memory] = []
+
+        def state_for(row: CardRow | None) -> NewState:  # runs inside the write transaction
+            after = scheduler.review(service._memory(row), rating, now)
+            reviewed[:] = [after]
+            return NewState(int(after.stage), after.step, after.stability, after.difficulty,
+                            after.due or now, after.last_review or now, after.reps,
+                            after.lapses, scheduler.is_leech(after))
+
         question = presented.question
         answer = Answer(
             deck_id=presented.deck_id, card_key=presented.card_key, post=question.post,
-            family=question.family,
-            state=NewState(int(after.stage), after.step, after.stability, after.difficulty,
-                           after.due or now, after.last_review or now, after.reps,
-                           after.lapses, scheduler.is_leech(after)),
+            family=question.family, state=None,
             reviewed_at=now, rating=int(rating), correct=correct,
             duration_ms=pending.duration_ms,
             seed=question.seed, params=_logged_params(question), prompt=question.prompt,
             response=pending.response, expected=pending.verdict.expected, lang=self.lang,
             overridden=overridden, looked_at_post=pending.looked_at_post,
         )
-        self._last_log = record_answer(service.store, service.profile.id, answer)
+        self._last_log = record_answer(service.store, service.profile.id, answer, state_for)
+        after = reviewed[0]
         self._history.append((pending.item, self._last_log, correct, pending.first))
         if after.stage in LEARNING_STAGES and after.due is not None:
             self.queue.requeue(replace(pending.item, stage=after.stage), after.due)
@@ -1016,6 +1039,13 @@ def coming_back_text(coming: ComingBack | None, lang: str) -> str | None:
 def today(service: StudyService) -> str:
     """The current study day as an ISO date (04:00 rollover)."""
     return study_day(service.now(), service.settings.day_rollover_hour).isoformat()
+
+
+def describe_failure(exc: BaseException) -> str | None:
+    """One line for a database failure met after opening (corrupt page, lost server), or None."""
+    from studyapp.store import describe_database_error
+
+    return describe_database_error(exc)
 
 
 def __getattr__(name: str) -> Any:

@@ -94,8 +94,43 @@ def user_errors() -> tuple[type[Exception], ...]:
     return (StoreError, UnknownIdError, DeckError)
 
 
+def _one_line(exc: Exception) -> str | None:
+    """A failure the user can act on, as one line; None for a bug (which keeps its traceback).
+
+    Bad database URLs and files are ``StoreError``s already; this catches what
+    can go wrong later: a corrupt page met by a query, a server gone, a folder
+    that cannot be written.
+    """
+    if isinstance(exc, user_errors()):
+        return str(exc)
+    from studyapp.study import describe_failure
+
+    described = describe_failure(exc)
+    if described is not None:
+        return described
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc}"
+    return None
+
+
 class LazyGroup(click.Group):
-    """A group whose subcommands come from ``COMMANDS``, imported on first use."""
+    """A group whose subcommands come from ``COMMANDS``, imported on first use.
+
+    Whatever a command meets in the user's files or database ends as one line
+    and exit 1, never a traceback.
+    """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.ClickException:
+            raise
+        except Exception as exc:
+            message = _one_line(exc)
+            if message is None:
+                raise
+            fail(message)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*self.commands, *COMMANDS})

@@ -43,7 +43,9 @@ def class_report_cmd(ctx: click.Context, files: tuple[str, ...], as_json: bool, 
         echo_json(report.as_json())
         return
     if as_csv:
-        rows = report.csv_rows()
+        from studyapp.decks.text import csv_cell
+
+        rows = [{key: csv_cell(value) for key, value in row.items()} for row in report.csv_rows()]
         writer = csv.DictWriter(sys.stdout, fieldnames=["student", "post", "mastery", "reviews",
                                                         "accuracy", "cards_seen", "overdue"])
         writer.writeheader()
@@ -58,6 +60,8 @@ def _print_class(report: Any, posts: list[str]) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    from studyapp.decks.text import visible
+
     console = Console(highlight=False)
     table = Table(title="Mastery per student and post", show_edge=False)
     table.add_column("student")
@@ -67,19 +71,20 @@ def _print_class(report: Any, posts: list[str]) -> None:
         table.add_column(post[:8], justify="right")
     for s in report.students:
         mastery = dict(s.mastery)
-        table.add_row(Text(s.name), str(s.reviews), pct(s.accuracy), str(s.overdue),
+        table.add_row(Text(visible(s.name)), str(s.reviews), pct(s.accuracy), str(s.overdue),
                       *(pct(mastery.get(post, 0.0)) for post in posts))
     console.print(table)
     hardest = Table(title="Hardest questions (first-try accuracy)", show_edge=False)
     for column in ("question", "post", "students", "first try"):
         hardest.add_column(column)
     for q in report.hardest:
-        hardest.add_row(Text(f"{q.deck_id}/{q.card_key}"), Text(q.post), str(q.students),
+        hardest.add_row(Text(visible(f"{q.deck_id}/{q.card_key}")), Text(visible(q.post)),
+                        str(q.students),
                         pct(q.first_try_accuracy))
     console.print(hardest)
     overdue = Table(title="Most overdue cards", show_edge=False)
     overdue.add_column("student")
     overdue.add_column("overdue", justify="right")
     for s in report.most_overdue:
-        overdue.add_row(Text(s.name), str(s.overdue))
+        overdue.add_row(Text(visible(s.name)), str(s.overdue))
     console.print(overdue)

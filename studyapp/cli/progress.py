@@ -47,6 +47,8 @@ def _print_stats(data: Any, lang: str) -> None:
     retention = (f"{pct(data.retention_30d)} ({label['young']} {pct(data.retention_young)}, "
                  f"{label['mature']} {pct(data.retention_mature)}; "
                  f"{label['desired']} {pct(data.desired_retention)})")
+    from studyapp.decks.text import visible
+
     summary = Table.grid(padding=(0, 2))
     for key, value in [
         ("profile", data.profile), ("reviews", str(data.reviews_total)),
@@ -58,15 +60,15 @@ def _print_stats(data: Any, lang: str) -> None:
         ("comes_back", _comes_back(data, lang)),
         ("total", _duration(data.time_total_ms)),
     ]:
-        summary.add_row(Text(label[key], style="bold"), Text(value))
+        summary.add_row(Text(label[key], style="bold"), Text(visible(value)))
     console.print(summary)
     table = Table(title=None, show_edge=False)
     table.add_column(label["post"])
     for key in ("new", "learning", "review", "due", "mastery", "accuracy"):
         table.add_column(label[key], justify="right")
     for p in data.posts:
-        table.add_row(Text(p.title), str(p.new), str(p.learning), str(p.review), str(p.due),
-                      pct(p.mastery), pct(p.accuracy))
+        table.add_row(Text(visible(p.title)), str(p.new), str(p.learning), str(p.review),
+                      str(p.due), pct(p.mastery), pct(p.accuracy))
     console.print(table)
     from studyapp.i18n import t
     from studyapp.progress import calendar_lines, forecast_lines
@@ -91,7 +93,8 @@ def _print_stats(data: Any, lang: str) -> None:
             cards_table.add_column(label[key])
         for c in cards:
             stability = "—" if c.stability is None else f"{c.stability:.1f} d"
-            cards_table.add_row(Text(f"{c.deck_id}/{c.card_key}"), Text(c.post), str(c.lapses),
+            cards_table.add_row(Text(visible(f"{c.deck_id}/{c.card_key}")), Text(visible(c.post)),
+                                str(c.lapses),
                                 pct(c.accuracy), stability, pct(c.retrievability))
         console.print(cards_table)
 
@@ -101,18 +104,21 @@ def _print_card(detail: Any) -> None:
     from rich.console import Console
     from rich.text import Text
 
+    from studyapp.decks.text import visible
+
     console = Console(highlight=False)
     card = detail.card
-    console.print(Text(f"{card.deck_id}/{card.card_key} · {card.post} · stage {card.stage} · "
-                       f"stability {card.stability or 0:.2f} d · difficulty "
+    console.print(Text(visible(f"{card.deck_id}/{card.card_key} · {card.post} · stage "
+                       f"{card.stage} · stability {card.stability or 0:.2f} d · difficulty "
                        f"{card.difficulty or 0:.2f} · due {card.due:%Y-%m-%d %H:%M} UTC · "
                        f"reviews {detail.reviews}, correct {detail.correct}, "
-                       f"lapses {card.lapses}"))
+                       f"lapses {card.lapses}")))
     for log in detail.logs:
         mark = "✓" if log.correct else "✗"
-        console.print(Text(f"{log.reviewed_at:%Y-%m-%d %H:%M} {mark} rating {log.rating} "
-                           f"answer {log.response!r} expected {log.expected!r} "
-                           f"params {json.dumps(log.params, ensure_ascii=False)}"))
+        console.print(Text(visible(f"{log.reviewed_at:%Y-%m-%d %H:%M} {mark} rating "
+                                   f"{log.rating} answer {log.response!r} expected "
+                                   f"{log.expected!r} params "
+                                   f"{json.dumps(log.params, ensure_ascii=False)}")))
 
 
 @click.command()

@@ -28,8 +28,10 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
                                  "practice": practice})
         return
     # loaded when the command runs, so that --help stays fast
-    from studyapp.plain import post_summary_lines, run_plain
+    from studyapp.plain import post_summary_lines, run_plain, tolerate_encodings
     from studyapp.study import SessionKind
+
+    tolerate_encodings()
 
     kind = (SessionKind.PRACTICE if practice else SessionKind.DECK if deck
             else SessionKind.POST if post else SessionKind.DUE)

@@ -14,6 +14,7 @@ import keyword
 import math
 import random
 import re
+import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -768,9 +769,17 @@ def sample_combinations(
 
 
 def _read_text(path: Path) -> tuple[str | None, list[Problem]]:
-    """The file's text, refusing it unread when it is too large."""
+    """The file's text, refusing it unread when it is too large or not a regular file.
+
+    A named pipe or a device would block or never end: it is refused before
+    it is opened.
+    """
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            return None, [Problem(path, 1, 1, "not a regular file (a pipe, device or "
+                                              "folder); a deck must be a file")]  # fmt: skip
+        size = info.st_size
         if size > MAX_DECK_BYTES:
             return None, [Problem(path, 1, 1, f"file is {size} bytes; decks over 5 MB "
                                               f"({MAX_DECK_BYTES} bytes) are refused")]  # fmt: skip

@@ -11,7 +11,8 @@ retitle a terminal, or reorder text (bidi overrides).
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from studyapp.text import csv_cell, guard_cell, unguard_cell, visible
 
 # CSI (ESC [ ... final), OSC (ESC ] ... BEL or ESC \), other two-byte ESC forms,
 # and their 8-bit C1 equivalents.
@@ -44,24 +45,5 @@ def has_unsafe_characters(value: str) -> bool:
     return plain_text(value) != value
 
 
-_REORDERING = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
-
-
-def _shown(ch: str) -> str:
-    if ch in "\n\t":
-        return ch
-    if unicodedata.category(ch) in ("Cc", "Cs") or unicodedata.bidirectional(ch) in _REORDERING:
-        return ascii(ch)[1:-1]
-    return ch
-
-
-def visible(text: str) -> str:
-    """Text for a terminal: control characters and bidi overrides shown as escapes.
-
-    Used by every renderer (the TUI and plain mode) on text from decks,
-    generated questions and stored answers. Spaces such as the no-break
-    space in ``163 840`` stay as they are.
-    """
-    if text.isprintable():
-        return text
-    return "".join(_shown(ch) for ch in text)
+__all__ = ["csv_cell", "guard_cell", "has_unsafe_characters", "plain_text", "unguard_cell",
+           "visible"]

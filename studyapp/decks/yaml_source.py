@@ -226,6 +226,7 @@ def parse_yaml(text: str) -> ParsedYaml:
     try:
         data = builder.build(root, (), 0)
     except _TooLarge:
-        report(_mark(root), f"more than {MAX_NODES} values once aliases are expanded")
+        report(_mark(root), f"more than {MAX_NODES} values (aliases counted expanded); a "
+                            f"deck may hold at most {MAX_NODES} values and 5 MB")
         return ParsedYaml(None, builder.map, problems)
     return ParsedYaml(data, builder.map, problems)

@@ -3,6 +3,13 @@
 Nothing outside this package imports SQLAlchemy.
 """
 
-from studyapp.store.database import HEAD, REVISIONS, Store, StoreError, open_store
+from studyapp.store.database import (
+    HEAD,
+    REVISIONS,
+    Store,
+    StoreError,
+    describe_database_error,
+    open_store,
+)
 
-__all__ = ["HEAD", "REVISIONS", "Store", "StoreError", "open_store"]
+__all__ = ["HEAD", "REVISIONS", "Store", "StoreError", "describe_database_error", "open_store"]

@@ -1,36 +1,67 @@
 """Opening the database safely: check, migrate, then hand out sessions.
 
-A file that is not SQLite, or a schema written by a newer studyapp, is
-refused before anything is written. Alembic is imported only when a
-migration is actually due, so a current database opens fast.
+A file that is not SQLite, another application's SQLite file, or a schema
+written by a newer studyapp, is refused before anything is written. Creating
+and upgrading the schema is one transaction, also on SQLite (pysqlite is told
+to leave transactions to us, and we BEGIN explicitly, as SQLAlchemy documents),
+so a run killed half-way leaves the database as it was. Alembic is imported
+only when a migration is actually due, so a current database opens fast.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from collections.abc import Iterator
+import stat
+import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, inspect, text
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 # The newest revision this code knows, and every earlier one (oldest first).
 # A test checks these against the Alembic scripts in migrations/versions.
 REVISIONS: tuple[str, ...] = (
     "0001_initial", "0002_stats_indexes", "0003_session_queue", "0004_review_flags",
+    "0005_review_uid_per_profile",
 )
 HEAD = REVISIONS[-1]
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 30_000
+LOCK_POLL_MS = 1_000
+"""How long a writer waits for SQLite's write lock before saying so (then it keeps waiting)."""
+STUDYAPP_TABLES = frozenset({"profiles", "card_states", "review_logs", "post_reads",
+                             "alembic_version"})
+LOCK_WAIT_MESSAGE = "another studyapp is writing, waiting..."
 
 
 class StoreError(Exception):
     """The database cannot be used as it is; the message says why and what to do."""
+
+
+def _say_waiting() -> None:
+    print(f"studyapp: {LOCK_WAIT_MESSAGE}", file=sys.stderr, flush=True)
+
+
+@dataclass
+class LockNotice:
+    """Told once per wait when another process holds the write lock (faces may replace it)."""
+
+    callback: Callable[[], None] = _say_waiting
+
+
+def display_url(url: str | URL) -> str:
+    """The URL as it may be shown to a user: never with its password."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "the given database URL"
 
 
 @dataclass
@@ -46,6 +77,8 @@ class Store:
     sessions: sessionmaker[Session]
     url: str
     write_engine: Engine | None = None
+    read_only: str | None = None  # why nothing can be written, when that is so
+    notice: LockNotice = field(default_factory=LockNotice)
 
     def __post_init__(self) -> None:
         self._writer = sessionmaker(self.write_engine or self.engine, expire_on_commit=False)
@@ -53,8 +86,15 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[Session]:
         """One unit of work: committed on success, rolled back on error."""
+        if self.read_only:
+            raise StoreError(f"{self.read_only}: nothing can be recorded; stats and export "
+                             f"still work")
         with self._writer.begin() as session:
             yield session
+
+    def on_lock_wait(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` when a write has to wait for another process's lock."""
+        self.notice.callback = callback
 
     @property
     def is_sqlite(self) -> bool:
@@ -72,6 +112,24 @@ class Store:
             self.write_engine.dispose()
 
 
+def _parse(url: str) -> URL:
+    """The URL parsed, or a clear refusal of one studyapp cannot use."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise StoreError(
+            f"{url!r} is not a database URL; give a file as sqlite:///PATH or a server as "
+            f"postgresql+psycopg://USER@HOST/DB") from None
+    backend = parsed.get_backend_name()
+    if backend not in ("sqlite", "postgresql"):
+        raise StoreError(f"{display_url(parsed)}: studyapp stores progress in SQLite or "
+                         f"PostgreSQL, not {backend}")
+    if backend == "sqlite" and (not parsed.database or parsed.database == ":memory:"):
+        raise StoreError(f"{display_url(parsed)} is an in-memory database: every answer would "
+                         f"be lost on exit; give a file, for example sqlite:///study.sqlite3")
+    return parsed
+
+
 def _sqlite_file(url: str) -> Path | None:
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
@@ -84,16 +142,40 @@ def _sqlite_file(url: str) -> Path | None:
 
 def _check_sqlite_file(path: Path) -> None:
     """Refuse a file that exists and is not an SQLite database; never touch it."""
-    if not path.exists() or path.stat().st_size == 0:
+    try:
+        info = path.stat()
+    except FileNotFoundError:
         return
-    with path.open("rb") as fh:
-        header = fh.read(len(SQLITE_MAGIC))
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise StoreError(f"{path} is a folder, not a database file; give a file path "
+                         f"(for example {path / 'studyapp.sqlite3'})")
+    if not stat.S_ISREG(info.st_mode):
+        raise StoreError(f"{path} is not a regular file; give a database file with --db")
+    if info.st_size == 0:
+        return
+    try:
+        with path.open("rb") as fh:
+            header = fh.read(len(SQLITE_MAGIC))
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
     if header != SQLITE_MAGIC:
         raise StoreError(
             f"{path} is not an SQLite database (it may be corrupt); it was left untouched. "
             f"Move it aside (for example: mv '{path}' '{path}.bak') or choose another "
             f"database with --db."
         )
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why an existing database file cannot be written to, or None when it can."""
+    if not path.exists():
+        return None
+    for place in (path, path.parent):
+        if not os.access(place, os.W_OK):
+            return f"the database {path} is read-only ({place} is not writable)"
+    return None
 
 
 def _on_sqlite_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
@@ -104,25 +186,64 @@ def _on_sqlite_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> No
     cursor.close()
 
 
-def make_engine(url: str, *, immediate: bool = False) -> Engine:
+def _is_locked(exc: sqlite3.OperationalError) -> bool:
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+def _begin_write(dbapi_connection: sqlite3.Connection, notice: LockNotice) -> None:
+    """BEGIN IMMEDIATE, waiting as long as another process writes, and saying so once."""
+    dbapi_connection.execute(f"PRAGMA busy_timeout = {LOCK_POLL_MS}")
+    try:
+        told = False
+        while True:
+            try:
+                dbapi_connection.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _is_locked(exc):
+                    raise
+                if not told:
+                    notice.callback()
+                    told = True
+    finally:
+        dbapi_connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
+
+def make_engine(url: str, *, immediate: bool = False, notice: LockNotice | None = None,
+                read_only: str | None = None) -> Engine:
     """An engine with WAL, a busy timeout and foreign keys on SQLite.
 
-    ``immediate`` makes every transaction take SQLite's write lock up front.
+    ``immediate`` makes every transaction take SQLite's write lock up front,
+    with pysqlite's own transaction handling off, so DDL is transactional too.
+    ``read_only`` ("mode=ro" or "immutable=1") opens the file read-only.
     """
-    if make_url(url).get_backend_name() == "sqlite":
-        engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        connect_args: dict[str, Any] = {"timeout": BUSY_TIMEOUT_MS / 1000}
+        if read_only and parsed.database:
+            uri = f"{Path(parsed.database).resolve().as_uri()}?{read_only}"
+
+            def _connect_read_only() -> sqlite3.Connection:
+                return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                                       check_same_thread=False)
+
+            engine = create_engine(parsed, creator=_connect_read_only)
+        else:
+            engine = create_engine(parsed, connect_args=connect_args)
         event.listen(engine, "connect", _on_sqlite_connect)
         if immediate:
+            waiting = notice or LockNotice()
+
             def _autocommit_driver(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
                 dbapi_connection.isolation_level = None
 
             def _begin_immediate(conn: Any) -> None:
-                conn.exec_driver_sql("BEGIN IMMEDIATE")
+                _begin_write(conn.connection.driver_connection, waiting)
 
             event.listen(engine, "connect", _autocommit_driver)
             event.listen(engine, "begin", _begin_immediate)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    return create_engine(parsed, pool_pre_ping=True)
 
 
 def current_revision(engine: Engine) -> str | None:
@@ -130,6 +251,12 @@ def current_revision(engine: Engine) -> str | None:
     with engine.connect() as conn:
         names = inspect(conn).get_table_names()
         if "alembic_version" not in names:
+            foreign = sorted(set(names) - STUDYAPP_TABLES)
+            if foreign:
+                raise StoreError(
+                    f"the database holds tables that are not studyapp's ({', '.join(foreign[:5])})"
+                    f" and no studyapp schema version; it was left untouched. Choose another "
+                    f"database with --db.")
             if names and "profiles" in names:
                 raise StoreError("the database has studyapp tables but no schema version")
             return None
@@ -144,7 +271,7 @@ def migrate(engine: Engine, target: str = HEAD) -> None:
 
     config = Config()
     config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
-    with engine.begin() as conn:
+    with engine.begin() as conn:  # one transaction: all of the upgrade or none of it
         config.attributes["connection"] = conn
         command.upgrade(config, target)
 
@@ -183,19 +310,67 @@ def _migration_lock(engine: Engine, path: Path | None) -> Iterator[None]:
     yield
 
 
+def _open_read_only(url: str, path: Path, reason: str) -> Store:
+    """The database opened read-only: reading works, every write says why not.
+
+    A WAL database in a folder we cannot write to has no shared-memory file
+    to open; then it is read as immutable (nobody else can be writing it).
+    """
+    engine = make_engine(url, read_only="mode=ro")
+    try:
+        revision = current_revision(engine)
+    except OperationalError:
+        engine.dispose()
+        engine = make_engine(url, read_only="immutable=1")
+        revision = current_revision(engine)
+    if revision != HEAD:
+        engine.dispose()
+        raise StoreError(f"{reason}; it also needs a schema upgrade, which needs write access")
+    return Store(engine=engine, sessions=sessionmaker(engine, expire_on_commit=False), url=url,
+                 read_only=reason)
+
+
+def _cannot_open(url: str, path: Path | None, original: BaseException) -> StoreError:
+    text = str(original).strip().splitlines()[0] if str(original).strip() else type(
+        original).__name__
+    where = str(path) if path is not None else display_url(url)
+    if path is not None and ("not a database" in text or "malformed" in text):
+        return StoreError(f"{path} is not a usable SQLite database ({text}); it was left "
+                          f"untouched. Move it aside or choose another database with --db.")
+    return StoreError(f"cannot open the database {where}: {text}")
+
+
 def open_store(url: str, *, migrate_to: str = HEAD) -> Store:
     """Check the database, migrate it when due, and return it ready to use."""
+    _parse(url)
     path = _sqlite_file(url)
+    notice = LockNotice()
     if path is not None:
         _check_sqlite_file(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-    engine = make_engine(url)
+        reason = _unwritable(path)
+        if reason is not None:
+            try:
+                return _open_read_only(url, path, reason)
+            except (OperationalError, DBAPIError) as exc:
+                raise _cannot_open(url, path, getattr(exc, "orig", exc)) from None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the folder {path.parent} for the database: "
+                             f"{exc.strerror or exc}") from None
+    try:
+        engine = make_engine(url)
+    except NoSuchModuleError as exc:
+        raise StoreError(f"{display_url(url)}: no database driver for it ({exc})") from None
+    except (ArgumentError, ImportError) as exc:
+        raise StoreError(f"{display_url(url)}: {exc}") from None
     try:
         revision = current_revision(engine)
         if revision is not None and revision not in REVISIONS:
             raise StoreError(
-                f"the database {path or url} was written by a newer version of studyapp "
-                f"(schema {revision}); it was left untouched. Upgrade studyapp to open it."
+                f"the database {path or display_url(url)} was written by a newer version of "
+                f"studyapp (schema {revision}); it was left untouched. Upgrade studyapp to "
+                f"open it."
             )
         if revision != migrate_to:
             with _migration_lock(engine, path):
@@ -204,23 +379,36 @@ def open_store(url: str, *, migrate_to: str = HEAD) -> Store:
                     if path is not None and revision:
                         from studyapp.store.backup import backup_before_migration
 
-                        backup_before_migration(engine, path, revision)
-                    migrate(engine, migrate_to)
+                        backup_before_migration(path, revision)
+                    migrator = make_engine(url, immediate=True, notice=notice)
+                    try:
+                        migrate(migrator, migrate_to)
+                    finally:
+                        migrator.dispose()
                     if path is not None:
                         with engine.connect() as conn:
                             conn.exec_driver_sql("PRAGMA journal_mode = WAL")
     except (OperationalError, DBAPIError) as exc:
         engine.dispose()
-        original = getattr(exc, "orig", exc)
-        if path is not None and "not a database" in str(original):
-            raise StoreError(
-                f"{path} is not a usable SQLite database ({original}); it was left untouched. "
-                f"Move it aside or choose another database with --db."
-            ) from None
-        raise StoreError(f"cannot open the database {path or url}: {original}") from None
+        raise _cannot_open(url, path, getattr(exc, "orig", exc)) from None
+    except OSError as exc:
+        engine.dispose()
+        raise StoreError(f"cannot prepare the database {path or display_url(url)}: "
+                         f"{exc.strerror or exc}") from None
     except StoreError:
         engine.dispose()
         raise
-    writer = make_engine(url, immediate=True) if path is not None else None
+    writer = make_engine(url, immediate=True, notice=notice) if path is not None else None
     return Store(engine=engine, sessions=sessionmaker(engine, expire_on_commit=False), url=url,
-                 write_engine=writer)
+                 write_engine=writer, notice=notice)
+
+
+def describe_database_error(exc: BaseException) -> str | None:
+    """One line for a database failure met after opening (a corrupt page, a lost server)."""
+    if isinstance(exc, DBAPIError):
+        original = exc.orig if exc.orig is not None else exc
+        text = str(original).strip().splitlines()[0] if str(original).strip() else ""
+        return f"database error: {text or type(original).__name__}"
+    if isinstance(exc, sqlite3.DatabaseError):
+        return f"database error: {exc}"
+    return None

@@ -5,23 +5,40 @@ ids, parameters and answers. Importing merges: review logs are keyed by
 their ``uid`` (kept across export and import) and cards by (deck, card), so
 importing the same file twice changes nothing, and a card keeps whichever
 state was reviewed last. Rows are streamed out and inserted in batches.
+
+An export is someone else's file: every record is checked against a schema
+before anything is written, the first bad one is reported by its place and
+field, and a file with a bad record imports nothing. Review ids are matched
+within the target profile only.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import math
+import stat
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Annotated, Any
 
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+)
 from sqlalchemy import insert, select
 
 from studyapp.store.database import Store, StoreError
 from studyapp.store.models import CardState, PostRead, ReviewLog
 from studyapp.store.progress import ProfileInfo
+from studyapp.text import csv_cell, unguard_cell
 
 FORMAT = "studyapp-progress"
 VERSION = 1
@@ -41,6 +58,113 @@ _INTS = {"stage", "step", "reps", "lapses", "rating", "duration_ms", "state_befo
 _FLOATS = {"stability", "difficulty"}
 _BOOLS = {"suspended", "leech", "correct"}
 _JSON = {"params", "previous"}
+MAX_IMPORT_BYTES = 2_000_000_000
+CLOCK_SKEW = timedelta(days=1)
+"""Answers dated later than now plus this are refused: the file's clock or data is wrong."""
+
+
+def _utc(value: datetime) -> datetime:
+    return value.astimezone(UTC)
+
+
+def _not_future(value: datetime) -> datetime:
+    if value > datetime.now(UTC) + CLOCK_SKEW:
+        raise ValueError("is in the future")
+    return value
+
+
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise ValueError("is not a finite number")
+    return value
+
+
+When = Annotated[datetime, AfterValidator(lambda v: _utc(v) if v.tzinfo else v.replace(
+    tzinfo=UTC))]
+Past = Annotated[When, AfterValidator(_not_future)]
+Key = Annotated[str, Field(min_length=1, max_length=200)]
+Slug = Annotated[str, Field(min_length=1, max_length=64)]
+Count = Annotated[StrictInt, Field(ge=0)]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class CardRecord(_Record):
+    """A card's stored state as exported."""
+
+    deck_id: Key
+    card_key: Key
+    post: Slug
+    family: Annotated[str, Field(max_length=100)] | None = None
+    stage: Annotated[StrictInt, Field(ge=1, le=3)]
+    step: Count | None = None
+    stability: Annotated[float, Field(gt=0), AfterValidator(_finite)] | None = None
+    difficulty: Annotated[float, Field(ge=1, le=10), AfterValidator(_finite)] | None = None
+    due: When
+    last_review: Past | None = None
+    reps: Count = 0
+    lapses: Count = 0
+    suspended: StrictBool = False
+    leech: StrictBool = False
+    created_at: Past | None = None
+
+
+class ReviewRecord(_Record):
+    """One answer as exported."""
+
+    uid: Annotated[str, Field(min_length=1, max_length=64)]
+    deck_id: Key
+    card_key: Key
+    post: Slug | None = None
+    reviewed_at: Past
+    rating: Annotated[StrictInt, Field(ge=1, le=4)]
+    correct: StrictBool
+    duration_ms: Count | None = None
+    state_before: Annotated[StrictInt, Field(ge=0, le=3)] | None = None
+    seed: StrictInt | None = None
+    lang: Annotated[str, Field(max_length=8)] | None = None
+    params: dict[str, Any] | None = None
+    prompt: str | None = None
+    response: str | None = None
+    expected: str | None = None
+    previous: dict[str, Any] | None = None
+
+
+class ReadRecord(_Record):
+    """When a post was first and last read."""
+
+    post: Slug
+    first_read_at: Past
+    last_read_at: Past
+    times: Annotated[StrictInt, Field(ge=1)] = 1
+
+
+SCHEMAS: dict[str, type[_Record]] = {"card": CardRecord, "review": ReviewRecord,
+                                     "read": ReadRecord}
+SECTIONS = {"card": "cards", "review": "reviews", "read": "post_reads"}
+
+
+def _problem(exc: ValidationError) -> str:
+    """The first error of a record: which field, and what is wrong with it."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "record"
+    message = str(first["msg"])
+    if first["type"] == "missing":
+        return f"field {where!r} is missing"
+    return f"field {where!r}: {message} (got {first.get('input')!r:.60})"
+
+
+def validate_record(kind: str, record: Any, place: str) -> dict[str, Any]:
+    """The record checked against its schema, as plain typed values; StoreError if bad."""
+    if not isinstance(record, Mapping):
+        raise StoreError(f"{place}: not an object")
+    try:
+        model = SCHEMAS[kind].model_validate(record)
+    except ValidationError as exc:
+        raise StoreError(f"{place}: {_problem(exc)}") from None
+    return model.model_dump()
 
 
 @dataclass(frozen=True)
@@ -143,88 +267,117 @@ def write_csv(store: Store, profile: ProfileInfo, out: IO[str]) -> int:
     """Write the profile's progress as CSV, one row per card, review or post read.
 
     The ``record`` column says which; JSON-valued fields (params, previous)
-    are JSON text; the profile name is in every row.
+    are JSON text; the profile name is in every row. Text is made visible and
+    guarded against spreadsheet formulas (``csv_cell``).
     """
     writer = csv.DictWriter(out, fieldnames=("profile", *CSV_FIELDS), extrasaction="ignore")
     writer.writeheader()
     count = 0
     for kind, record in iter_records(store, profile.id):
-        row: dict[str, Any] = {"profile": profile.name, "record": kind}
+        row: dict[str, Any] = {"profile": csv_cell(profile.name), "record": kind}
         for key, value in record.items():
             if key in _JSON:
-                row[key] = "" if value is None else json.dumps(value, ensure_ascii=False)
+                row[key] = "" if value is None else csv_cell(json.dumps(value,
+                                                                        ensure_ascii=False))
             elif isinstance(value, bool):
                 row[key] = int(value)
             else:
-                row[key] = "" if value is None else value
+                row[key] = "" if value is None else csv_cell(value)
         writer.writerow(row)
         count += 1
     return count
 
 
-def _parse_time(value: Any) -> datetime | None:
-    if value in (None, ""):
+def _csv_value(key: str, value: str) -> Any:
+    """A CSV cell as the JSON value it stands for (CSV has only text)."""
+    value = unguard_cell(value)
+    if value == "" and key not in {"response", "prompt", "expected"}:
         return None
-    moment = datetime.fromisoformat(str(value))
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    if key in _JSON:
+        return json.loads(value)
+    if key in _INTS:
+        return int(value) if value.lstrip("-").isdigit() else value
+    if key in _FLOATS:
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    if key in _BOOLS:
+        return {"1": True, "0": False, "true": True, "false": False}.get(value.lower(), value)
+    return value
 
 
-def _normalise(record: Mapping[str, Any], from_csv: bool) -> dict[str, Any]:
-    """Typed values from a JSON or CSV record (CSV gives only strings)."""
-    clean: dict[str, Any] = {}
-    for key, value in record.items():
-        if key in _TIMES:
-            clean[key] = _parse_time(value)
-        elif from_csv and value == "" and key not in {"response", "prompt", "expected"}:
-            clean[key] = None
-        elif key in _JSON and from_csv:
-            clean[key] = json.loads(value) if value else None
-        elif key in _INTS and value is not None:
-            clean[key] = int(value)
-        elif key in _FLOATS and value is not None:
-            clean[key] = float(value)
-        elif key in _BOOLS and value is not None:
-            clean[key] = str(value).lower() in ("1", "true") if from_csv else bool(value)
-        else:
-            clean[key] = value
-    return clean
+def _open_regular(path: Path) -> str:
+    """The file's text; a FIFO, device or folder is refused before it is opened."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise StoreError(f"{path} is not a regular file (a pipe, device or folder); give an "
+                         f"export file")
+    if info.st_size > MAX_IMPORT_BYTES:
+        raise StoreError(f"{path} is {info.st_size} bytes; exports over "
+                         f"{MAX_IMPORT_BYTES // 1_000_000_000} GB are refused")
+    try:
+        return path.read_text(encoding="utf-8-sig")  # a BOM, as spreadsheet programs add
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StoreError(f"cannot read {path}: {exc}") from None
 
 
 def read_export(path: Path) -> Export:
-    """Parse an export file written by ``write_json`` or ``write_csv``."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StoreError(f"cannot read {path}: {exc}") from None
-    try:
-        if text.lstrip().startswith("{"):
+    """Parse and check an export file written by ``write_json`` or ``write_csv``."""
+    text = _open_regular(path)
+    if text.lstrip().startswith("{"):
+        try:
             data = json.loads(text)
-            if data.get("format") != FORMAT:
-                raise StoreError(f"{path} is not a studyapp progress export")
-            if int(data.get("version", 0)) > VERSION:
-                raise StoreError(f"{path} was written by a newer studyapp (version "
-                                 f"{data.get('version')}); upgrade studyapp to import it")
-            return Export(data.get("profile"), dict(data.get("settings") or {}),
-                          [_normalise(r, False) for r in data.get("cards", [])],
-                          [_normalise(r, False) for r in data.get("reviews", [])],
-                          [_normalise(r, False) for r in data.get("post_reads", [])])
-        rows = list(csv.DictReader(text.splitlines()))
-        if not rows or "record" not in rows[0]:
-            raise StoreError(f"{path} is neither a JSON nor a CSV studyapp progress export")
-        export = Export(profile=rows[0].get("profile") or None)
+        except ValueError as exc:
+            raise StoreError(f"{path} is not valid JSON: {exc}") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise StoreError(f"{path} is not a studyapp progress export")
+        version = data.get("version", 0)
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise StoreError(f"{path}: field 'version' is not a whole number")
+        if version > VERSION:
+            raise StoreError(f"{path} was written by a newer studyapp (version "
+                             f"{version}); upgrade studyapp to import it")
+        profile, settings = data.get("profile"), data.get("settings") or {}
+        if not isinstance(profile, str | None) or not isinstance(settings, dict):
+            raise StoreError(f"{path}: field 'profile' or 'settings' has the wrong type")
+        export = Export(profile, dict(settings))
         lists = {"card": export.cards, "review": export.reviews, "read": export.post_reads}
-        fields = {"card": CARD_FIELDS, "review": REVIEW_FIELDS, "read": READ_FIELDS}
-        for row in rows:
-            kind = row.get("record", "")
-            if kind in lists:
-                lists[kind].append(_normalise({k: row.get(k, "") for k in fields[kind]}, True))
+        for kind, target in lists.items():
+            records = data.get(SECTIONS[kind], [])
+            if not isinstance(records, list):
+                raise StoreError(f"{path}: {SECTIONS[kind]!r} is not a list")
+            for index, record in enumerate(records):
+                target.append(validate_record(kind, record,
+                                              f"{path}: {SECTIONS[kind]}[{index}]"))
         return export
-    except StoreError:
-        raise
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise StoreError(f"{path} is not a valid studyapp progress export: {exc}") from None
+    rows = csv.DictReader(text.splitlines())
+    if not rows.fieldnames or "record" not in rows.fieldnames:
+        raise StoreError(f"{path} is neither a JSON nor a CSV studyapp progress export")
+    export = Export()
+    lists = {"card": export.cards, "review": export.reviews, "read": export.post_reads}
+    fields = {"card": CARD_FIELDS, "review": REVIEW_FIELDS, "read": READ_FIELDS}
+    for number, row in enumerate(rows, 2):
+        place = f"{path}: line {number}"
+        kind = row.get("record") or ""
+        if kind not in lists:
+            raise StoreError(f"{place}: field 'record' is {kind!r}, not card, review or read")
+        if export.profile is None and row.get("profile"):
+            export.profile = unguard_cell(row["profile"])
+        values: dict[str, Any] = {}
+        for key in fields[kind]:
+            cell = row.get(key)
+            if cell is None:
+                continue
+            try:
+                values[key] = _csv_value(key, cell)
+            except ValueError:
+                raise StoreError(f"{place}: field {key!r} is not valid JSON") from None
+        lists[kind].append(validate_record(kind, values, place))
+    return export
 
 
 def _chunks(items: list[Any], size: int = 500) -> Iterable[list[Any]]:
@@ -267,7 +420,8 @@ def import_progress(store: Store, profile_id: int, export: Export) -> ImportResu
         uids = [r["uid"] for r in export.reviews]
         known: set[str] = set()
         for chunk in _chunks(uids):
-            known.update(session.scalars(select(ReviewLog.uid).where(ReviewLog.uid.in_(chunk))))
+            known.update(session.scalars(select(ReviewLog.uid).where(
+                ReviewLog.profile_id == profile_id, ReviewLog.uid.in_(chunk))))
         rows = []
         for record in export.reviews:
             card = cards.get((record["deck_id"], record["card_key"]))

@@ -125,6 +125,8 @@ class ReviewLog(Base):
         # revision 0002: per-card answer sums without reading the log rows
         Index("ix_review_logs_profile_card", "profile_id", "card_id", "correct", "duration_ms",
               "state_before"),
+        # revision 0005: a review id names one review within one profile
+        UniqueConstraint("profile_id", "uid", name="uq_review_logs_profile_uid"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -143,7 +145,7 @@ class ReviewLog(Base):
     response: Mapped[str | None] = mapped_column(Text, nullable=True)
     expected: Mapped[str | None] = mapped_column(Text, nullable=True)
     lang: Mapped[str | None] = mapped_column(String(8), nullable=True)
-    uid: Mapped[str] = mapped_column(String(64), unique=True)  # stable across export/import
+    uid: Mapped[str] = mapped_column(String(64))  # stable across export/import
     # revision 0004: "I was right" after a wrong verdict; the post opened while answering
     overridden: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     looked_at_post: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())

@@ -7,12 +7,13 @@ Results are frozen dataclasses, never live ORM objects.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, case, delete, func, or_, select, true, tuple_, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from studyapp.store.database import Store
@@ -85,7 +86,7 @@ class Answer:
     card_key: str
     post: str
     family: str | None
-    state: NewState
+    state: NewState | None  # None: computed from the stored card inside the write
     reviewed_at: datetime
     rating: int
     correct: bool
@@ -112,7 +113,17 @@ def _row(card: CardState) -> CardRow:
 
 def ensure_profile(store: Store, name: str, default_settings: Mapping[str, Any],
                    now: datetime) -> ProfileInfo:
-    """The profile named ``name``, created with ``default_settings`` the first time."""
+    """The profile named ``name``, created with ``default_settings`` the first time.
+
+    On a read-only database a profile that does not exist yet is not created:
+    it has no rows to read, and id 0 matches none.
+    """
+    if store.read_only:
+        with store.sessions() as session:
+            found = session.scalar(select(Profile).where(Profile.name == name))
+            if found is None:
+                return ProfileInfo(0, name, dict(default_settings))
+            return ProfileInfo(found.id, found.name, dict(found.settings or {}))
     with store.transaction() as session:
         profile = session.scalar(select(Profile).where(Profile.name == name))
         if profile is None:
@@ -239,13 +250,35 @@ def _apply(card: CardState, state: NewState) -> None:
     card.leech = state.leech
 
 
-def record_answer(store: Store, profile_id: int, answer: Answer) -> int:
-    """Write the card state and its review log in one transaction; return the log id."""
+StateFor = Callable[[CardRow | None], NewState]
+"""The card's new state from its stored state (None for a card never answered)."""
+
+
+def record_answer(store: Store, profile_id: int, answer: Answer,
+                  state_for: StateFor | None = None) -> int:
+    """Write the card state and its review log in one transaction; return the log id.
+
+    With ``state_for``, the new state is computed from the card as read inside
+    this write transaction (SQLite's BEGIN IMMEDIATE, a row lock on
+    PostgreSQL), so two processes answering the same card never both build on
+    the same old state.
+    """
+    try:
+        return _record(store, profile_id, answer, state_for)
+    except IntegrityError:
+        # another process stored this card's first answer at the same moment
+        return _record(store, profile_id, answer, state_for)
+
+
+def _record(store: Store, profile_id: int, answer: Answer, state_for: StateFor | None) -> int:
     with store.transaction() as session:
         card = session.scalar(select(CardState).where(
             CardState.profile_id == profile_id, CardState.deck_id == answer.deck_id,
             CardState.card_key == answer.card_key).with_for_update())
         previous = _row(card).as_json() if card else None
+        state = state_for(_row(card) if card else None) if state_for else answer.state
+        if state is None:
+            raise ValueError("an answer needs its new state or a way to compute it")
         stage_before = card.state if card else 0
         if card is None:
             card = CardState(profile_id=profile_id, deck_id=answer.deck_id,
@@ -255,7 +288,7 @@ def record_answer(store: Store, profile_id: int, answer: Answer) -> int:
             session.add(card)
         card.post = answer.post
         card.family = answer.family
-        _apply(card, answer.state)
+        _apply(card, state)
         session.flush()
         log = ReviewLog(
             profile_id=profile_id, card_id=card.id, reviewed_at=answer.reviewed_at,

@@ -368,7 +368,20 @@ def make_app(settings: Settings, *, study: dict[str, Any] | None = None,
 
 
 def run_app(settings: Settings, study: dict[str, Any] | None = None) -> None:
-    """Run the app; a database that cannot be used ends with a clear message."""
+    """Run the app; a database that cannot be used ends with a clear message.
+
+    Without a terminal (stdin or stdout a pipe or /dev/null) the app would
+    wait forever writing escape codes: it says to use the plain loop instead.
+    textual-serve runs the app over pipes with its own driver, which is fine.
+    """
+    import os
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()) and not os.environ.get(
+            "TEXTUAL_DRIVER"):
+        from studyapp.i18n import t
+
+        print(t("tui.no_terminal", settings.lang), file=sys.stderr)
+        sys.exit(2)
     app = make_app(settings, study=study, lang_from_command_line=settings.lang_chosen)
     app.run()
     if app.fatal_error:

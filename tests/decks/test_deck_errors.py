@@ -305,7 +305,7 @@ def test_alias_bomb_stops_quickly(tmp_path: Path) -> None:
     start = time.monotonic()
     problems = problems_of(tmp_path, "\n".join(lines) + "\n")
     assert time.monotonic() - start < 5
-    assert any("aliases are expanded" in p.message for p in problems)
+    assert any("aliases counted expanded" in p.message for p in problems)
 
 
 def test_not_utf8_and_control_characters(tmp_path: Path) -> None:
@@ -342,3 +342,28 @@ def test_instantiate_failure_is_a_deck_error(tmp_path: Path) -> None:
     with pytest.raises(DeckError) as info:
         card.instantiate(seed, "en")
     assert (info.value.problems[0].line, info.value.problems[0].col) == (6, 5)
+
+
+def test_a_named_pipe_is_refused_without_waiting(tmp_path: Path) -> None:
+    """Opening a FIFO would block until a writer appears: it is never opened."""
+    import os
+
+    from studyapp.decks import check_deck_file
+
+    fifo = tmp_path / "deck.yaml"
+    os.mkfifo(fifo)
+    deck, problems = check_deck_file(fifo)
+    assert deck is None
+    assert [p.message for p in problems] == [
+        "not a regular file (a pipe, device or folder); a deck must be a file"]
+
+
+def test_too_many_values_names_the_limits(tmp_path: Path) -> None:
+    from studyapp.decks import check_deck_file
+
+    path = tmp_path / "many.yaml"
+    path.write_text("deck: many\ntitle: Many\ncards: [" + ",".join(["1"] * 210_000) + "]\n",
+                    encoding="utf-8")
+    assert path.stat().st_size < 5_000_000
+    _, problems = check_deck_file(path)
+    assert any("5 MB" in p.message and "200000 values" in p.message for p in problems)

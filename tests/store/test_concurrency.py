@@ -145,3 +145,48 @@ def test_sigkill_keeps_exactly_the_answers_given(tmp_path: Path, k: int) -> None
         assert review_count(store, profile.id) == k
     finally:
         store.close()
+
+
+def test_same_cards_answered_from_many_processes_keep_reps_equal_to_logs(
+        db_url: str, tmp_path: Path) -> None:
+    """Each answer builds on the card as stored inside its own write: nothing is lost."""
+    from sqlalchemy import create_engine, text
+
+    deck = write_deck(tmp_path, cards=3, deck_id="hot-cards")
+    open_store(db_url).close()
+    workers, answers = 4, 30
+    barrier = threading.Barrier(workers)
+    errors: list[BaseException] = []
+
+    def learner(seed: int) -> None:
+        service = StudyService(StudyConfig(db_url=db_url, profile="shared", lang="en",
+                                           extra_decks=(deck,)))
+        try:
+            session = service.start(SessionKind.DECK, deck="hot-cards", limit=answers,
+                                    seed=seed)
+            barrier.wait(timeout=60)
+            while session.next() is not None:
+                assert session.submit("n").recorded
+            assert session.answered == answers
+        except BaseException as exc:  # reported by the main thread
+            errors.append(exc)
+        finally:
+            service.close()
+
+    threads = [threading.Thread(target=learner, args=(n,)) for n in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert not errors, errors
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(text(
+                "SELECT c.card_key, c.reps, c.lapses, count(l.id) FROM card_states c "
+                "JOIN review_logs l ON l.card_id = c.id GROUP BY c.id, c.card_key, c.reps, "
+                "c.lapses")).all()
+    finally:
+        engine.dispose()
+    assert sum(r[3] for r in rows) == workers * answers
+    assert {r[0]: r[1] for r in rows} == {r[0]: r[3] for r in rows}

@@ -1,0 +1,65 @@
+"""Text from a database or a file, made printable before any terminal or CSV output.
+
+``visible`` is the one function every face and export runs stored or
+untrusted text through (deck prompts, profile names, card ids, answers):
+control characters and bidi overrides become visible escapes, so an escape
+sequence in a name (OSC 52 writing the clipboard, say) is shown, never obeyed.
+``csv_cell`` adds a guard against spreadsheet formulas. This module imports
+nothing from studyapp, so every layer, the store included, may use it.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+_REORDERING = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
+
+
+def _shown(ch: str) -> str:
+    if ch in "\n\t":
+        return ch
+    if unicodedata.category(ch) in ("Cc", "Cs") or unicodedata.bidirectional(ch) in _REORDERING:
+        return ascii(ch)[1:-1]
+    return ch
+
+
+def visible(text: str) -> str:
+    """Text for a terminal: control characters and bidi overrides shown as escapes.
+
+    Used by every renderer (the TUI and plain mode) on text from decks,
+    generated questions and stored answers. Spaces such as the no-break
+    space in ``163 840`` stay as they are.
+    """
+    if text.isprintable():
+        return text
+    return "".join(_shown(ch) for ch in text)
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What makes a spreadsheet read a CSV cell as a formula (OWASP "CSV Injection")."""
+
+
+def guard_cell(value: str) -> str:
+    """A CSV cell a spreadsheet shows as text: ``'`` before a formula start.
+
+    A cell that already starts with ``'`` gets one more, so ``unguard_cell``
+    gives back exactly what was written.
+    """
+    if value.startswith(FORMULA_STARTS) or value.startswith("'"):
+        return "'" + value
+    return value
+
+
+def unguard_cell(value: str) -> str:
+    """The text ``guard_cell`` was given."""
+    if value.startswith("'") and (value[1:].startswith(FORMULA_STARTS)
+                                  or value[1:].startswith("'")):
+        return value[1:]
+    return value
+
+
+def csv_cell(value: object) -> object:
+    """A value for CSV output: text made visible and guarded; numbers as they are."""
+    if isinstance(value, str):
+        return guard_cell(visible(value))
+    return value
