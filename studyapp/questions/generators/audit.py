@@ -19,7 +19,7 @@ from typing import Any
 
 from studyapp.questions.formatting import format_number
 from studyapp.questions.generators import Family, families
-from studyapp.questions.generators.drawing import instance_seed
+from studyapp.questions.generators.drawing import echoes, instance_seed, prompt_numbers
 from studyapp.questions.model import Kind, Question
 
 GiB = 2**30
@@ -70,7 +70,7 @@ POST_SUBJECTS: dict[str, frozenset[str]] = {
 """The hardware each hardware post is about; the other posts are about an idea, not a chip."""
 
 _PATTERNS = {chip: re.compile(rf"\b(?:{rx})\b") for chip, rx in CHIP_NAMES.items()}
-_NUMBER = re.compile(r"\d[\d,.\u00a0\u202f ]*\d|\d")
+_FIRST_NUMBER = re.compile(r"\d[\d,.\u00a0\u202f]*")
 
 
 def chips_named(text: str) -> set[str]:
@@ -92,19 +92,7 @@ def _plain(text: str) -> str:
 
 
 def _numbers(text: str, lang: str) -> list[float]:
-    """Numbers written in a text, read the way ``lang`` writes them."""
-    found = []
-    for match in _NUMBER.finditer(_plain(text)):
-        raw = match.group(0).strip()
-        if lang == "es":
-            raw = raw.replace(" ", "").replace(".", "").replace(",", ".")
-        else:
-            raw = raw.replace(" ", "").replace(",", "")
-        try:
-            found.append(float(raw))
-        except ValueError:
-            continue
-    return found
+    return prompt_numbers(text, lang)
 
 
 def states(prompt: str, value: float, lang: str) -> bool:
@@ -175,7 +163,8 @@ RECOMPUTE: dict[str, Callable[[Given, Question], float]] = {
     "max-context-that-fits": _max_context,
     "decode-ceiling": lambda g, q: g["bandwidth_tb_s"] * 1e12 / (g["params_b"] * 1e9 * g["bytes"]),
     "decode-compare": lambda g, q: g["fast_bw"] / g["slow_bw"],
-    "ridge-point": lambda g, q: g["tflops"] / g["bandwidth_tb_s"],
+    "ridge-point": lambda g, q: (min(g["tflops"], g["intensity"] * g["bandwidth_tb_s"])
+                                 if "intensity" in g else g["tflops"] / g["bandwidth_tb_s"]),
     "compute-or-memory-bound": lambda g, q: (2 * g["batch"] / g["bytes"])
     / (g["tflops"] / g["bandwidth_tb_s"]),
     "prefill-time": lambda g, q: _time(2 * g["active_b"] * 1e9 * g["tokens"]
@@ -262,8 +251,8 @@ def _shown_value(q: Question) -> str:
     from studyapp.questions.grading import expected_display
 
     text = _plain(expected_display(q))
-    match = _NUMBER.search(text)
-    return match.group(0).strip() if match else text
+    match = _FIRST_NUMBER.search(text)
+    return match.group(0).rstrip(".,") if match else text
 
 
 def measure(label: str, family: Family, options: Mapping[str, Any], post: str | None,
@@ -279,7 +268,8 @@ def measure(label: str, family: Family, options: Mapping[str, Any], post: str | 
     questions = [family.generate(instance_seed(seed, i), lang, options) for i in range(draws)]
     row = Row(label=label, family=family.name, post=post, draws=draws)
     row.on_topic = _share([on_topic(q.prompt, post) for q in questions])
-    row.distinct = len({q.prompt for q in questions[:DISTINCT_WINDOW]})
+    row.distinct = len({(q.prompt, tuple(sorted(q.choices)))
+                        for q in questions[:DISTINCT_WINDOW]})
     recompute = RECOMPUTE.get(family.name)
     stated, recomputed, shown, decisive, truth = [], [], [], [], []
     for q in questions:
@@ -304,7 +294,7 @@ def measure(label: str, family: Family, options: Mapping[str, Any], post: str | 
         if q.kind is Kind.NUMERIC:
             value_text = _shown_value(q)
             shown.append(value_text in _plain(q.explanation))
-            if any(math.isclose(n, float(q.answer), rel_tol=1e-9) for n in _numbers(q.prompt, lang)):
+            if echoes(q):
                 row.echoes += 1
         if q.kind is Kind.TRUEFALSE:
             truth.append(bool(q.answer))
