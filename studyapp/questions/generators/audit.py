@@ -294,7 +294,7 @@ def measure(label: str, family: Family, options: Mapping[str, Any], post: str | 
         if q.kind is Kind.NUMERIC:
             value_text = _shown_value(q)
             shown.append(value_text in _plain(q.explanation))
-            if echoes(q):
+            if lang == "en" and echoes(q):  # judged on the English text, as drawing does
                 row.echoes += 1
         if q.kind is Kind.TRUEFALSE:
             truth.append(bool(q.answer))

@@ -101,7 +101,7 @@ def shuffled_choices(rng: random.Random, correct: str, distractors: Iterable[str
 
 _NUMBER = {
     "en": re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"),
-    "es": re.compile(r"\d{1,3}(?:[\u00a0\u202f ]\d{3})+(?:,\d+)?|\d+(?:,\d+)?"),
+    "es": re.compile(r"\d{1,3}(?:[\u00a0\u202f]\d{3})+(?:,\d+)?|\d+(?:,\d+)?"),
 }
 
 
@@ -138,11 +138,16 @@ def without_echo(generate: GenerateFn) -> GenerateFn:
     """
 
     def wrapped(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
-        question = generate(seed, lang, options)
+        # decided on the English text, so both languages ask the same question
+        chosen = seed
+        question = generate(seed, "en", options)
         for attempt in range(1, ECHO_REDRAWS):
             if not echoes(question):
                 break
-            question = generate(instance_seed(seed, -attempt), lang, options)
+            chosen = instance_seed(seed, -attempt)
+            question = generate(chosen, "en", options)
+        if lang != "en":
+            question = generate(chosen, lang, options)
         return dataclasses.replace(question, seed=seed)
 
     return wrapped

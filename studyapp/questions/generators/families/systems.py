@@ -72,7 +72,7 @@ def system_totals(post: str, family: str, keep: Callable[[System], bool],
                   else t("gen.sys.many", lang, units=num(how_many, lang), system=name))
         fields = {"system": label(system.name), "holder": holder, "gpus": num(count, lang),
                   "gpu": label(chip.name), "per_chip": num(per_chip, lang, 5),
-                  "total": shown(total, lang), "product": result(total, lang),
+                  "total": result(total, lang), "product": result(total, lang),
                   "total_base": num(per_chip * count, lang, 7),
                   "half": num(per_chip / 2, lang, 5), "unit": unit}
         note = ""
@@ -144,7 +144,7 @@ def tpu_pod(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         )
     quantity = "memory" if variant == "memory" else "bf16"
     total, unit, per_chip, per_unit = _total(chip, pod, quantity)
-    fields.update(total=shown(total, lang), product=result(total, lang), unit=unit,
+    fields.update(total=result(total, lang), product=result(total, lang), unit=unit,
                   per_chip=num(per_chip, lang, 5),
                   total_base=num(per_chip * pod, lang, 8),
                   total_short=num(total / 1e6, lang, 3))
