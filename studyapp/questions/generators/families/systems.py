@@ -24,7 +24,6 @@ from studyapp.questions.generators.wording import (
     label,
     num,
     result,
-    shown,
     significant,
 )
 from studyapp.questions.model import Kind, Question, Tolerance
