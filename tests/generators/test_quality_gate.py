@@ -28,8 +28,9 @@ from studyapp.questions.generators.audit import (
 )
 from studyapp.questions.model import Kind
 
-POST_DECKS = sorted((Path(__file__).resolve().parents[2] / "decks" / "posts").glob("*.yaml"))
-DECK_CARDS = deck_targets(POST_DECKS)
+DECKS = Path(__file__).resolve().parents[2] / "decks"
+POST_DECKS = sorted((DECKS / "posts").glob("*.yaml"))
+DECK_CARDS = deck_targets(POST_DECKS + sorted((DECKS / "examples").glob("*.yaml")))
 
 
 @pytest.mark.parametrize("target", family_targets(), ids=lambda t: t.label)

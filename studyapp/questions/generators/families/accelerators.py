@@ -150,7 +150,7 @@ def decode_compare(seed: int, lang: str, options: Mapping[str, Any]) -> Question
     fast_tps = decode(w, 0.0, fast.bandwidth_bytes_s).tokens_per_s
     slow_tps = decode(w, 0.0, slow.bandwidth_bytes_s).tokens_per_s
     ratio = fast_tps / slow_tps
-    fields = {**model_fields(model, lang), "fast": fast.name, "slow": slow.name,
+    fields = {**model_fields(model, lang), "fast": label(fast.name), "slow": label(slow.name),
               "fast_bw": num(fast.memory_bandwidth_tb_s, lang, 4),
               "slow_bw": num(slow.memory_bandwidth_tb_s, lang, 4),
               "fast_bw_gb": num(fast.memory_bandwidth_tb_s * 1e3, lang, 4),
@@ -319,7 +319,7 @@ def prefill_time(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     else:
         time = shown(seconds, lang) + " s"
     fields = {**model_fields(model, lang), **chip_fields(chip, lang),
-              "active_b": num(active / 1e9, lang, 4), "tokens": num(tokens, lang),
+              "active_b": num(active / 1e9, lang, 5), "tokens": num(tokens, lang),
               "utilisation": num(utilisation * 100, lang), "tflops": num(chip.bf16_dense_tflops,
                                                                           lang, 5),
               "flops": sci(flops, lang, 4), "rate": sci(peak * utilisation, lang, 4),

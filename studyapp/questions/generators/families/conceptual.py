@@ -227,7 +227,7 @@ def bottleneck(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         bigger = [m for m in catalog.models if weights_bytes(m.params, "bf16") > 1.2 * usable]
         model = rng.choice(bigger) if bigger else model
     weights = weights_bytes(model.params, "bf16")
-    fields = {"gpu": chip.name, "model": model.name, "params_b": num(model.params_b, lang, 4),
+    fields = {"gpu": chip.name, "model": model.name, "params_b": num(model.params_b, lang, 5),
               "memory_gb": num(chip.memory_gb, lang, 5), "usable_gb": num(usable / GB, lang, 4),
               "weights_gb": num(weights / GB, lang, 4),
               "bandwidth": num(chip.memory_bandwidth_tb_s, lang, 4),

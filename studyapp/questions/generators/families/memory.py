@@ -73,16 +73,16 @@ def kv_formula(model: Model, kv_dtype: str, lang: str) -> str:
 def model_fields(model: Model, lang: str) -> dict[str, str]:
     """``model`` names the model with its parameter count (total and active for MoE)."""
     return {"model": model_phrase(model, lang), "model_name": model_label(model.name),
-            "params_b": num(model.params_b, lang, 4)}
+            "params_b": num(model.params_b, lang, 5)}
 
 
 def model_phrase(model: Model, lang: str) -> str:
     """``Llama 3.1 70B (70.55B parameters)``; a mixture of experts says total and active."""
     name = model_label(model.name)
     if model.active_params_b is None:
-        return t("gen.model.dense", lang, name=name, params_b=num(model.params_b, lang, 4))
-    return t("gen.model.moe", lang, name=name, params_b=num(model.params_b, lang, 4),
-             active_b=num(model.active_params_b, lang, 4))
+        return t("gen.model.dense", lang, name=name, params_b=num(model.params_b, lang, 5))
+    return t("gen.model.moe", lang, name=name, params_b=num(model.params_b, lang, 5),
+             active_b=num(model.active_params_b, lang, 5))
 
 
 def has_dtype(chip: Accelerator, dtype: str) -> bool:
@@ -104,7 +104,7 @@ def moe_note(model: Model, lang: str) -> str:
     if model.active_params_b is None:
         return ""
     return t("gen.weights.moe_note", lang, model=model_label(model.name),
-             active_b=num(model.active_params_b, lang, 3), params_b=num(model.params_b, lang, 4))
+             active_b=num(model.active_params_b, lang, 5), params_b=num(model.params_b, lang, 5))
 
 
 # --- weights-size ---------------------------------------------------------
@@ -151,7 +151,7 @@ def gb_vs_gib(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
             # the vendor itself writes GiB: convert its figure to GB
             gib = gpu.vendor_memory_gib
             gb = gib * GIB / GB
-            fields = {"gpu": gpu.name, "gib": num(gib, lang, 5), "gb": shown(gb, lang),
+            fields = {"gpu": label(gpu.name), "gib": num(gib, lang, 5), "gb": shown(gb, lang),
                       "ratio": ratio}
             return Question(
                 kind=Kind.NUMERIC, post="hbm-kv-cache", family="gb-vs-gib", seed=seed,
@@ -163,7 +163,8 @@ def gb_vs_gib(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
                         "given": {"gib": gib}},
             )
         gib = gpu.memory_bytes / GIB
-        fields = {"gpu": gpu.name, "gb": num(gpu.memory_gb, lang, 5), "gib": shown(gib, lang),
+        fields = {"gpu": label(gpu.name), "gb": num(gpu.memory_gb, lang, 5),
+                  "gib": shown(gib, lang),
                   "ratio": ratio}
         return Question(
             kind=Kind.NUMERIC, post="hbm-kv-cache", family="gb-vs-gib", seed=seed, lang=lang,

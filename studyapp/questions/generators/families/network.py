@@ -18,7 +18,7 @@ from studyapp.infra.units import GB, gbit_to_bytes_per_s
 from studyapp.questions.generators import Family, register
 from studyapp.questions.generators.drawing import entries, values
 from studyapp.questions.generators.families.memory import model_phrase
-from studyapp.questions.generators.wording import join_steps, num, shown, significant
+from studyapp.questions.generators.wording import join_steps, label, num, shown, significant
 from studyapp.questions.model import Kind, Question, Tolerance
 
 SIZES_GB = (1, 2, 5, 10, 16, 40, 100, 140)
@@ -56,7 +56,7 @@ def link_fields(link: Interconnect, lang: str) -> dict[str, str]:
     else:
         quoted = t("gen.link.quoted_oneway", lang, gb=num(link.bandwidth_gb_s, lang))
         step = ""
-    return {"link": link.name, "quoted": quoted, "one_way_gb": num(one_way / GB, lang, 4),
+    return {"link": label(link.name), "quoted": quoted, "one_way_gb": num(one_way / GB, lang, 4),
             "link_step": step}
 
 
@@ -123,7 +123,7 @@ def bits_vs_bytes(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     count = int(rng.choice(values(options, "ports", (1, 1, 2, 4, 8))))
     gbit = port.gbit_s or port.bandwidth_gb_s * 8
     one_way = gbit_to_bytes_per_s(gbit) * count
-    fields = {"link": port.name, "gbit": num(gbit, lang), "count": num(count, lang),
+    fields = {"link": label(port.name), "gbit": num(gbit, lang), "count": num(count, lang),
               "per_port": num(gbit_to_bytes_per_s(gbit) / GB, lang, 4),
               "answer": shown(one_way / GB, lang)}
     key = "gen.bits.prompt_one" if count == 1 else "gen.bits.prompt_many"
@@ -166,7 +166,7 @@ def ring_allreduce(seed: int, lang: str, options: Mapping[str, Any]) -> Question
     seconds = ring_allreduce_seconds(size, count, _one_way(link))
     value, unit, word = _time_unit(seconds, lang)
     fields = {**link_fields(link, lang), "model": model_phrase(model, lang),
-              "params_b": num(model.params_b, lang, 4), "size_gb": num(size / GB, lang, 4),
+              "params_b": num(model.params_b, lang, 5), "size_gb": num(size / GB, lang, 4),
               "count": num(count, lang), "factor": num(2 * (count - 1) / count, lang, 4),
               "sent_gb": num(2 * (count - 1) / count * size / GB, lang, 4),
               "unit": unit, "word": word, "answer": shown(value, lang)}

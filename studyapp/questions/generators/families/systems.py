@@ -125,7 +125,7 @@ def tpu_pod(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         model = rng.choice(bigger or pool)  # one chip would not be a question
         w = weights_bytes(model.params, "bf16")
         count = min_devices(w, chip.memory_bytes)
-        fields.update(model=model_phrase(model, lang), params_b=num(model.params_b, lang, 4),
+        fields.update(model=model_phrase(model, lang), params_b=num(model.params_b, lang, 5),
                       weights_gb=num(w / GB, lang, 4),
                       usable_gb=num(usable_bytes(chip.memory_bytes) / GB, lang, 4),
                       ratio=num(w / usable_bytes(chip.memory_bytes), lang, 4),

@@ -71,7 +71,7 @@ def training_days(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     flops = training_flops(n, tokens)
     answer = days(d)
     trillion = "gen.train.trillion_one" if tokens == 1e12 else "gen.train.trillion"
-    fields = {"model": model_phrase(model, lang), "params_b": num(n / 1e9, lang, 4),
+    fields = {"model": model_phrase(model, lang), "params_b": num(n / 1e9, lang, 5),
               "tokens": sci(tokens, lang), "tokens_t": num(tokens / 1e12, lang, 3),
               "tokens_words": t(trillion, lang, n=num(tokens / 1e12, lang, 3)),
               "gpu": label(chip.name), "count": num(count, lang), "mfu": num(mfu * 100, lang),
@@ -79,8 +79,8 @@ def training_days(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
               "rate": sci(chip.bf16_dense_tflops * TFLOPS * count * mfu, lang, 4),
               "seconds": sci(answer * 86400, lang), "day_s": num(86400, lang),
               "days": shown(answer, lang)}
-    moe = t("gen.train.moe", lang, model=label(model.name), active_b=num(n / 1e9, lang, 3),
-            total_b=num(model.params_b, lang, 4)) if model.active_params_b else ""
+    moe = t("gen.train.moe", lang, model=label(model.name), active_b=num(n / 1e9, lang, 5),
+            total_b=num(model.params_b, lang, 5)) if model.active_params_b else ""
     return Question(
         kind=Kind.NUMERIC, post="intro", family="training-days", seed=seed, lang=lang,
         prompt=t("gen.train.prompt", lang, **fields),
@@ -114,7 +114,7 @@ def training_memory(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
         grads /= devices
     if stage >= 3:
         weights /= devices
-    fields = {**{"model": model_phrase(model, lang), "params_b": num(model.params_b, lang, 4)},
+    fields = {**{"model": model_phrase(model, lang), "params_b": num(model.params_b, lang, 5)},
               "stage": stage, "devices": num(devices, lang),
               "w": num(weights, lang, 3), "g": num(grads, lang, 3), "o": num(optimizer, lang, 3),
               "per_param": num(weights + grads + optimizer, lang, 4),
@@ -152,7 +152,7 @@ def checkpoint_write(seed: int, lang: str, options: Mapping[str, Any]) -> Questi
     time_value = seconds / 60 if in_minutes else seconds
     in_tb = size >= 1 * TB
     size_value = size / TB if in_tb else size / GB
-    fields = {"model": model_phrase(model, lang), "params_b": num(model.params_b, lang, 4),
+    fields = {"model": model_phrase(model, lang), "params_b": num(model.params_b, lang, 5),
               "write": num(bandwidth, lang), "size": shown(size_value, lang),
               "size_unit": "TB" if in_tb else "GB", "size_gb": num(size / GB, lang, 5),
               "size_tb": (f" = {shown(size_value, lang)} TB" if in_tb
