@@ -328,7 +328,7 @@ def prefill_time(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
               "answer": shown(value, lang)}
     moe = ""
     if model.active_params_b is not None:
-        moe = t("gen.prefill.moe", lang, **{**fields, "model": model_phrase(model, lang)})
+        moe = t("gen.prefill.moe", lang, **{**fields, "model": fields["model_name"]})
     return Question(
         kind=Kind.NUMERIC, post="h100", family="prefill-time", seed=seed, lang=lang,
         prompt=t("gen.prefill.prompt", lang, **fields),

@@ -18,7 +18,7 @@ from studyapp.infra import usable_bytes, weights_bytes
 from studyapp.infra.units import GB
 from studyapp.questions.generators import Family, register
 from studyapp.questions.generators.drawing import apart, entries, redraw, shuffled_choices, values
-from studyapp.questions.generators.wording import join_steps, num
+from studyapp.questions.generators.wording import join_steps, model_label, num
 from studyapp.questions.model import Kind, Question
 
 # --- chip-ranking ---------------------------------------------------------
@@ -227,7 +227,8 @@ def bottleneck(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         bigger = [m for m in catalog.models if weights_bytes(m.params, "bf16") > 1.2 * usable]
         model = rng.choice(bigger) if bigger else model
     weights = weights_bytes(model.params, "bf16")
-    fields = {"gpu": chip.name, "model": model.name, "params_b": num(model.params_b, lang, 5),
+    fields = {"gpu": chip.name, "model": model_label(model.name),
+              "params_b": num(model.params_b, lang, 5),
               "memory_gb": num(chip.memory_gb, lang, 5), "usable_gb": num(usable / GB, lang, 4),
               "weights_gb": num(weights / GB, lang, 4),
               "bandwidth": num(chip.memory_bandwidth_tb_s, lang, 4),

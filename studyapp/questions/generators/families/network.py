@@ -45,9 +45,9 @@ def link_fields(link: Interconnect, lang: str) -> dict[str, str]:
         step = t("gen.link.bits_step", lang, gbit=num(link.gbit_s, lang),
                  gb=num(one_way / GB, lang, 4))
     elif link.per_peer_gb_s:
-        quoted = t("gen.link.quoted_mesh", lang, gb=num(link.per_peer_gb_s, lang),
+        quoted = t("gen.link.quoted_mesh", lang, gb=num(link.per_peer_gb_s, lang, 5),
                    peers=num(link.peers or 0, lang), total=num(link.bandwidth_gb_s, lang))
-        step = t("gen.link.mesh_step", lang, gb=num(link.per_peer_gb_s, lang),
+        step = t("gen.link.mesh_step", lang, gb=num(link.per_peer_gb_s, lang, 5),
                  half=num(one_way / GB, lang, 4), total=num(link.bandwidth_gb_s, lang))
     elif link.direction == "bidirectional":
         quoted = t("gen.link.quoted_bidir", lang, gb=num(link.bandwidth_gb_s, lang))
