@@ -18,12 +18,12 @@ def run_audit(family: str | None, deck_paths: tuple[str, ...], options: Mapping[
     Exits 1 when a row fails, so an instructor can run it in CI on their own decks."""
     from studyapp import locations
     from studyapp.decks import DeckError
+    from studyapp.decks.generated import deck_targets
     from studyapp.i18n import t
     from studyapp.questions.generators import families
     from studyapp.questions.generators.audit import (
         Target,
         audit,
-        deck_targets,
         family_targets,
         table_lines,
     )

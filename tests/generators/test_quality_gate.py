@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from studyapp.decks.generated import deck_targets
 from studyapp.questions.generators import families
 from studyapp.questions.generators.audit import (
     DRAWS,
     RECOMPUTE,
     Target,
     chips_named,
-    deck_targets,
     family_targets,
     measure,
     on_topic,

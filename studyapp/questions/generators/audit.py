@@ -14,7 +14,6 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from studyapp.questions.formatting import format_number
@@ -349,22 +348,6 @@ def family_targets(names: Iterable[str] | None = None) -> list[Target]:
     return [Target(name, table[name], {}, None) for name in (names or table)]
 
 
-def deck_targets(paths: Iterable[Path]) -> list[Target]:
-    """The generated cards of decks, each with its options and the deck's post."""
-    from studyapp.decks import load_deck
-
-    table = families()
-    found = []
-    for path in paths:
-        deck = load_deck(path)
-        for card in deck.cards:
-            if card.generator is None:
-                continue
-            found.append(Target(f"{deck.id}:{card.id}", table[card.generator],
-                                dict(card.options), card.post or deck.post))
-    return found
-
-
 def audit(targets: Iterable[Target], draws: int = DRAWS) -> list[Row]:
     return [measure(t.label, t.family, t.options, t.post, draws) for t in targets]
 
@@ -389,5 +372,5 @@ def table_lines(rows: Sequence[Row]) -> list[str]:
 
 
 __all__ = ["DRAWS", "POST_SUBJECTS", "RECOMPUTE", "Row", "Target", "audit", "chips_named",
-           "deck_targets", "family_targets", "format_number", "measure", "on_topic",
+           "family_targets", "format_number", "measure", "on_topic",
            "table_lines"]
