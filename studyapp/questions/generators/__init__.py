@@ -61,6 +61,8 @@ def register(family: Family) -> Family:
         raise ValueError(f"family {family.name!r} registered twice")
     from studyapp.questions.generators.drawing import without_echo
 
+    if family.slips or family.conversion:
+        family = replace(family, generate=_declaring(family))
     family = dataclasses.replace(family, generate=without_echo(family.generate))
     _REGISTRY[family.name] = family
     return family

@@ -40,6 +40,7 @@ from studyapp.questions.generators.families.memory import (
     model_fields,
     model_phrase,
 )
+from studyapp.questions.generators.slips import SPARSE_PEAK, SPARSE_TIME, dtype_size
 from studyapp.questions.generators.wording import (
     bytes_per,
     join_steps,
@@ -493,6 +494,7 @@ register(Family(
                  "en": "Roofline ridge point (FLOP per byte)"},
     generate=ridge, options={"gpus": _GPUS, "precisions": "bf16, fp8, fp4",
                              "ask": "ridge, attainable"},
+    slips=(SPARSE_PEAK,),
 ))
 register(Family(
     name="compute-or-memory-bound", post="h100", kind=Kind.TRUEFALSE,

@@ -30,6 +30,7 @@ from studyapp.infra.shapes import kv_shape
 from studyapp.infra.units import GB, GIB, KB
 from studyapp.questions.generators import Family, register
 from studyapp.questions.generators.drawing import MARGIN, apart, entries, redraw, values
+from studyapp.questions.generators.slips import GIB_SAME_NUMBER, GIB_WRONG_WAY, KV_PAIR, dtype_size
 from studyapp.questions.generators.wording import (
     bytes_per,
     join_steps,

@@ -18,6 +18,14 @@ from studyapp.infra.units import GB, gbit_to_bytes_per_s
 from studyapp.questions.generators import Family, register
 from studyapp.questions.generators.drawing import entries, values
 from studyapp.questions.generators.families.memory import model_phrase
+from studyapp.questions.generators.slips import (
+    BF16_AS_PARAMS,
+    BITS,
+    BOTH_WAYS_RATE,
+    BOTH_WAYS_TIME,
+    ONE_PORT,
+    RING_FACTOR,
+)
 from studyapp.questions.generators.wording import join_steps, label, num, shown, significant
 from studyapp.questions.model import Kind, Question, Tolerance
 
@@ -263,4 +271,5 @@ register(Family(
     description={"es": "Ancho de banda de los puertos Ethernet RoCE integrados en Gaudi",
                  "en": "Bandwidth of Gaudi's on-chip RoCE Ethernet ports"},
     generate=gaudi_ethernet, options={"gpus": "gaudi2, gaudi3", "chips": "chips counted (1 or 8)"},
+    slips=(BITS, BOTH_WAYS_RATE, ONE_PORT), conversion=True,
 ))

@@ -19,6 +19,7 @@ from studyapp.infra.units import GB, TB, TFLOPS
 from studyapp.questions.generators import Family, GenerateFn, register
 from studyapp.questions.generators.drawing import entries, values
 from studyapp.questions.generators.families.memory import model_phrase
+from studyapp.questions.generators.slips import SYSTEM_SLIPS
 from studyapp.questions.generators.wording import (
     join_steps,
     label,
@@ -179,6 +180,7 @@ register(Family(
     generate=system_totals("blackwell", "nvl72-rack-totals", lambda s: s.post == "blackwell",
                            units=(1, 2, 4, 8)),
     options={"systems": _SYSTEMS, "quantities": _QUANTITIES, "units": "racks counted"},
+    slips=SYSTEM_SLIPS,
 ))
 register(Family(
     name="trainium-server-totals", post="trainium", kind=Kind.NUMERIC,
@@ -187,6 +189,7 @@ register(Family(
     generate=system_totals("trainium", "trainium-server-totals",
                            lambda s: s.post == "trainium", units=(1, 2, 4, 8)),
     options={"systems": _SYSTEMS, "quantities": _QUANTITIES, "units": "instances counted"},
+    slips=SYSTEM_SLIPS,
 ))
 register(Family(
     name="tpu-pod", post="tpu", kind=Kind.NUMERIC,

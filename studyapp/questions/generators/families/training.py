@@ -28,6 +28,7 @@ from studyapp.infra.units import GB, TB, TFLOPS
 from studyapp.questions.generators import Family, register
 from studyapp.questions.generators.drawing import entries, redraw, values
 from studyapp.questions.generators.families.memory import model_phrase
+from studyapp.questions.generators.slips import SPARSE_TIME
 from studyapp.questions.generators.wording import join_steps, label, num, sci, shown, significant
 from studyapp.questions.model import Kind, Question, Tolerance
 
