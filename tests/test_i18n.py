@@ -13,7 +13,7 @@ from studyapp import i18n
 
 ROOT = Path(__file__).resolve().parent.parent
 I18N = ROOT / "content" / "i18n"
-AREAS = sorted({p.name.split(".")[0] for p in I18N.glob("*.yaml")})
+AREAS = sorted({p.name.split(".")[0] for p in I18N.glob("*.*.yaml")})  # not glossary.yaml
 
 
 def _load(area: str, lang: str) -> dict[str, str]:

@@ -54,6 +54,10 @@ class Accelerator(Entry):
     scale_out: str | None = None
     software: str | None = None
     form_factor: str | None = None
+    sparse_headline_tflops: dict[Literal["bf16", "fp8", "fp4"], float] | None = None
+    """The vendor's printed "with sparsity" figures by precision (never used as dense)."""
+    vendor_memory_gib: float | None = Field(default=None, gt=0)
+    """Memory as the vendor prints it when the vendor writes GiB (``memory_gb`` converts it)."""
 
     @property
     def memory_bytes(self) -> float:
@@ -73,6 +77,10 @@ class Interconnect(Entry):
     gbit_s: float | None = Field(default=None, gt=0)
     year: int | None = None
     post: str | None = None
+    peers: int | None = Field(default=None, gt=0)
+    """In a point-to-point mesh: how many peers the per-chip total is split over."""
+    per_peer_gb_s: float | None = Field(default=None, gt=0)
+    """In a mesh: one link to one peer, both directions summed (what one transfer can use)."""
 
 
 class System(Entry):

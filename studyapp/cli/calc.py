@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import click
@@ -44,7 +45,9 @@ def _device_options(f: Any) -> Any:
     return f
 
 
-def _resolve_model(kw: dict[str, Any], need_params: bool = True) -> Any:
+def _resolve_model(kw: dict[str, Any], need_params: bool = True,
+                   need_shape: bool = True) -> Any:
+    """A catalog model or explicit numbers; ``need_shape`` False: weights only (context 0)."""
     # loaded when the command runs, so that --help stays fast
     from studyapp.catalog import UnknownIdError, load_catalog
     from studyapp.infra.calc import ModelInput, parse_count
@@ -75,6 +78,10 @@ def _resolve_model(kw: dict[str, Any], need_params: bool = True) -> Any:
         shape = KVShape(layers=layers, kv_lora_rank=kw["kv_lora_rank"],
                         qk_rope_head_dim=kw.get("qk_rope_head_dim") or 0)
         attention = "mla"
+    elif not need_shape and not (layers or kw.get("kv_heads") or kw.get("head_dim")):
+        if params is None:
+            fail("give --model ID or --params N (for example 70e9 or 70B)")
+        return ModelInput("custom", params, None, "none")
     else:
         if not (layers and kw.get("kv_heads") and kw.get("head_dim")):
             fail("give --model ID, or --layers, --kv-heads and --head-dim")
@@ -117,6 +124,21 @@ def _resolve_device(kw: dict[str, Any], need: str) -> Any:
     return DeviceInput(label, memory, bandwidth, flops)
 
 
+def _human_number(value: float) -> str:
+    """3 significant figures for people ("9.49", "180"); whole numbers from 1,000 up to a
+    million, scientific above. JSON keeps the unrounded value."""
+    magnitude = abs(value)
+    if value == 0:
+        return "0"
+    if 1e-3 <= magnitude < 1000:
+        decimals = max(0, 2 - math.floor(math.log10(magnitude)))
+        text = f"{float(f'{value:.3g}'):,.{decimals}f}"
+        return text.rstrip("0").rstrip(".") if "." in text else text
+    if 1000 <= magnitude < 1e6:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
 def _print_report(ctx: click.Context, report: dict[str, Any], as_json: bool) -> None:
     if as_json:
         echo_json(report)
@@ -130,7 +152,7 @@ def _print_report(ctx: click.Context, report: dict[str, Any], as_json: bool) -> 
         if isinstance(value, bool):
             shown = t("calc.yes", lang) if value else t("calc.no", lang)
         elif isinstance(value, float):
-            shown = f"{value:,.6g}" if abs(value) < 1e6 else f"{value:.4g}"
+            shown = _human_number(value)
         else:
             shown = "-" if value is None else str(value)
         click.echo(f"{t(f'calc.{key}', lang):<{width}}  {shown}")
@@ -159,7 +181,7 @@ def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
     # loaded when the command runs, so that --help stays fast
     from studyapp.infra.calc import fit_report
 
-    model = _resolve_model(kw)
+    model = _resolve_model(kw, need_shape=kw["context"] > 0)
     device = _resolve_device(kw, "memory")
     report = fit_report(model, device, dtype=kw["dtype"], kv_dtype=kw["kv_dtype"],
                         context=kw["context"], batch=kw["batch"], gpus=kw["gpus"],
@@ -202,7 +224,7 @@ def calc_decode(ctx: click.Context, /, **kw: Any) -> None:
     # loaded when the command runs, so that --help stays fast
     from studyapp.infra.calc import decode_report
 
-    model = _resolve_model(kw)
+    model = _resolve_model(kw, need_shape=kw["context"] > 0)
     device = _resolve_device(kw, "bandwidth")
     report = decode_report(model, device, dtype=kw["dtype"], kv_dtype=kw["kv_dtype"],
                            batch=kw["batch"], context=kw["context"], gpus=kw["gpus"])

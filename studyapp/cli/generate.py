@@ -35,10 +35,15 @@ def _option_pairs(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--lang", type=click.Choice(["es", "en"]), default=None,
               help="Language of the questions (default: the global --lang).")
+@click.option("--audit", is_flag=True,
+              help="Measure the families and the post decks' generated cards (or FAMILY, "
+                   "or --deck files): topic, balance, figures stated, answers re-computed.")
+@click.option("--deck", "deck_paths", multiple=True, type=click.Path(dir_okay=False),
+              help="With --audit: a deck file whose generated cards to audit (repeatable).")
 @click.pass_context
 def generate(ctx: click.Context, family: str | None, list_families: bool, seed: int | None,
              count: int, option_pairs: tuple[str, ...], as_json: bool,
-             lang: str | None) -> None:
+             lang: str | None, audit: bool, deck_paths: tuple[str, ...]) -> None:
     """Generated questions: list the families, or draw instances of one."""
     # loaded when the command runs, so that --help stays fast
     from studyapp.catalog import UnknownIdError
@@ -48,6 +53,11 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, seed: 
 
     lang = lang or current_settings(ctx).lang
     table = families()
+    if audit:
+        from studyapp.cli.audit import run_audit
+
+        run_audit(family, deck_paths, _option_pairs(option_pairs), as_json, lang)
+        return
     if list_families or family is None:
         listing = [{"name": f.name, "post": f.post, "kind": str(f.kind),
                     "description": f.description.get(lang) or f.description.get("en", "")}

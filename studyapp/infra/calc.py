@@ -50,6 +50,10 @@ def gb(value_bytes: float) -> float:
     return float(f"{value:.3g}")
 
 
+_NO_KV = KVShape(layers=1, kv_heads=1, head_dim=1)
+"""Stands in for a model given without a KV shape; only ever used at context 0."""
+
+
 @dataclass(frozen=True)
 class ModelInput:
     """A model from the catalog or from explicit numbers."""
@@ -73,11 +77,15 @@ class DeviceInput:
 def fit_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: str | None,
                context: int, batch: int, gpus: int,
                usable_fraction: float = DEFAULT_USABLE_FRACTION) -> dict[str, Any]:
-    """Weights + KV cache for context × batch against gpus × memory × usable fraction."""
-    assert model.params is not None and model.shape is not None
+    """Weights + KV cache for context × batch against gpus × memory × usable fraction.
+
+    At context 0 only the weights count, so a model given by its parameter count alone
+    (no KV shape) is enough."""
+    assert model.params is not None and (model.shape is not None or context == 0)
     assert device.memory_bytes is not None
     kvd = kv_dtype or dtype
-    result = fit(model.params, dtype, model.shape, device.memory_bytes, context=context,
+    shape = model.shape or _NO_KV
+    result = fit(model.params, dtype, shape, device.memory_bytes, context=context,
                  batch=batch, kv_dtype=kvd, devices=gpus, usable_fraction=usable_fraction)
     return {
         "fits": result.fits,
@@ -97,7 +105,7 @@ def fit_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: 
         "batch": batch,
         "usable_fraction": usable_fraction,
         "memory_gb_per_device": gb(device.memory_bytes),
-        "kv_cache_bytes_per_token": kv_bytes_per_token(model.shape, kvd),
+        "kv_cache_bytes_per_token": kv_bytes_per_token(model.shape, kvd) if model.shape else None,
         "weights_bytes": result.weights_bytes,
         "kv_cache_bytes": result.kv_cache_bytes,
         "required_bytes": result.required_bytes,
@@ -128,12 +136,14 @@ def kv_report(model: ModelInput, *, dtype: str, tokens: int, batch: int) -> dict
 
 def decode_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: str | None,
                   batch: int, context: int, gpus: int) -> dict[str, Any]:
-    """Batch decode ceiling: every step streams weights + each sequence's KV cache."""
-    assert model.params is not None and model.shape is not None
+    """Batch decode ceiling: every step streams weights + each sequence's KV cache.
+
+    At context 0 (the default) only the weights are read: no KV shape is needed."""
+    assert model.params is not None and (model.shape is not None or context == 0)
     assert device.bandwidth_bytes_s is not None
     kvd = kv_dtype or dtype
     w = weights_bytes(model.params, dtype)
-    kv = kv_cache_bytes(model.shape, kvd, context, batch)
+    kv = kv_cache_bytes(model.shape, kvd, context, batch) if model.shape else 0.0
     bandwidth = device.bandwidth_bytes_s * gpus
     step = decode(w, kv, bandwidth, batch)
     return {

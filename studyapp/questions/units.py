@@ -94,10 +94,11 @@ TOKEN_RATE = "token_rate"
 PARAMS = "params"
 COUNT = "count"
 RATIO = "ratio"
+INTENSITY = "intensity"  # arithmetic intensity, FLOP per byte (roofline)
 
 DIMENSIONS = (
     SIZE, BANDWIDTH, TIME, FLOP, FLOP_RATE, POWER, ENERGY,
-    TOKENS, TOKEN_RATE, PARAMS, COUNT, RATIO,
+    TOKENS, TOKEN_RATE, PARAMS, COUNT, RATIO, INTENSITY,
 )  # fmt: skip
 
 #: Dimensions whose numbers take count multipliers (70B, 1.5T, 3M).
@@ -253,6 +254,9 @@ def _build_other_units() -> None:
     _add(("x", "×", "times", "veces"), Unit("x", RATIO, 1.0))
     _add(("%", "percent", "por ciento", "pct"), Unit("%", RATIO, 0.01))
     _add("ratio", Unit("ratio", RATIO, 1.0))
+    intensity = Unit("FLOP/byte", INTENSITY, 1.0)
+    _add(("FLOP/byte", "FLOP/B", "FLOPs/byte", "FLOPs/B", "FLOP/bytes", "FLOP per byte",
+          "FLOPs per byte", "FLOP por byte"), intensity)
 
 
 _build_data_units()

@@ -267,3 +267,67 @@ def test_catalog_matches_published_figure(catalog: Catalog, figure: Published) -
         f"{figure.entry}.{figure.field} = {actual}, published {figure.value} {figure.unit} "
         f"at {figure.source}"
     )
+
+
+# ---- figures the vendor prints in another form: "with sparsity" headlines, GiB, mesh links
+
+HEADLINES = [
+    # (accelerator, precision, TFLOPS "with sparsity" as printed, source)
+    ("a100-80gb", "bf16", 624, "https://www.nvidia.com/en-us/data-center/a100/"),
+    ("h100-sxm", "bf16", 1979, "https://www.nvidia.com/en-us/data-center/h100/"),
+    ("h100-sxm", "fp8", 3958, "https://www.nvidia.com/en-us/data-center/h100/"),
+    ("h100-pcie", "fp8", 3026, "https://www.nvidia.com/en-us/data-center/h100/"),
+    ("h200-sxm", "fp8", 3958, "https://lzwjava.github.io/nvidia-h200-gpu-specs-en"),
+    ("h200-nvl", "fp8", 3341, "https://www.nvidia.com/en-us/data-center/h200/"),
+    # DGX B200: "72 petaFLOPS FP8 training and 144 petaFLOPS FP4 inference" = 8 x 9 / 8 x 18
+    ("b200", "fp8", 9000, "https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-b200/latest/dgx-superpod-components.html"),
+    ("b200", "fp4", 18000, "https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-b200/latest/dgx-superpod-components.html"),
+    # NVL72 rack "1,440 PF FP4 / 720 PF FP8" (sparse) over 72 GPUs
+    ("gb200", "fp4", 20000, "https://www.nvidia.com/en-us/data-center/gb200-nvl72/"),
+    ("mi300x", "fp8", 5229.8, "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html"),
+    ("mi350x", "fp4", 18450, "https://www.tomshardware.com/pc-components/gpus/amds-instinct-mi355x-accelerator-will-consume-1-400-watts"),
+    ("mi355x", "fp4", 20100, "https://www.tomshardware.com/pc-components/gpus/amds-instinct-mi355x-accelerator-will-consume-1-400-watts"),
+    ("trainium2", "fp8", 2563, "https://github.com/aws-neuron/aws-neuron-sdk/blob/master/about-neuron/arch/neuron-hardware/trainium2.rst"),
+]
+
+VENDOR_GIB = [
+    ("tpu-v5p", 95, "https://docs.cloud.google.com/tpu/docs/v5p-training"),
+    ("tpu-v7", 192, "https://docs.cloud.google.com/tpu/docs/tpu7x?authuser=101"),
+    ("trainium1", 32, "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/general/arch/neuron-hardware/trainium.html"),
+    ("trainium2", 96, "https://github.com/aws-neuron/aws-neuron-sdk/blob/master/about-neuron/arch/neuron-hardware/trainium2.rst"),
+]
+
+MESH_LINKS = [
+    # (interconnect, GB/s per link both ways, peers, source): 7 x 128 = 896 per MI300X
+    ("infinity-fabric-mi300", 128, 7, "https://www.wheelersnetwork.com/2024/01/"),
+    ("infinity-fabric-mi350", 153.6, 7, "https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html"),
+]
+
+
+@pytest.mark.parametrize("chip,precision,value,source", HEADLINES,
+                         ids=[f"{c}.{p}" for c, p, _, _ in HEADLINES])
+def test_sparse_headline_is_the_printed_one(catalog: Catalog, chip: str, precision: str,
+                                            value: float, source: str) -> None:
+    entry = catalog.accelerators[chip]
+    printed = (entry.sparse_headline_tflops or {}).get(precision)
+    assert printed == pytest.approx(value), f"{chip} {precision}: {printed}, printed at {source}"
+    dense = getattr(entry, f"{precision}_dense_tflops")
+    if entry.vendor in ("nvidia", "amd"):  # 2:4 sparsity: about twice the dense figure
+        assert printed == pytest.approx(2 * dense, rel=0.03)
+
+
+@pytest.mark.parametrize("chip,gib,source", VENDOR_GIB, ids=[c for c, _, _ in VENDOR_GIB])
+def test_vendor_gib_figure_matches_memory_gb(catalog: Catalog, chip: str, gib: float,
+                                             source: str) -> None:
+    entry = catalog.accelerators[chip]
+    assert entry.vendor_memory_gib == gib, source
+    assert entry.memory_gb == pytest.approx(gib * GIB, abs=0.01)
+
+
+@pytest.mark.parametrize("link,per_peer,peers,source", MESH_LINKS,
+                         ids=[name for name, _, _, _ in MESH_LINKS])
+def test_mesh_link_per_peer(catalog: Catalog, link: str, per_peer: float, peers: int,
+                            source: str) -> None:
+    entry = catalog.interconnects[link]
+    assert entry.per_peer_gb_s == per_peer and entry.peers == peers, source
+    assert entry.bandwidth_gb_s == pytest.approx(per_peer * peers, rel=0.01)

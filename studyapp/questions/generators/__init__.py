@@ -7,6 +7,7 @@ module in this package registers its families with ``@register``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -58,8 +59,11 @@ def _declaring(family: Family) -> GenerateFn:
 def register(family: Family) -> Family:
     if family.name in _REGISTRY:
         raise ValueError(f"family {family.name!r} registered twice")
+    from studyapp.questions.generators.drawing import without_echo
+
     if family.slips or family.conversion:
         family = replace(family, generate=_declaring(family))
+    family = dataclasses.replace(family, generate=without_echo(family.generate))
     _REGISTRY[family.name] = family
     return family
 

@@ -7,13 +7,20 @@ so the same seed gives the same question in any process. Nothing here uses
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import math
 import random
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from studyapp.catalog import Table
 from studyapp.catalog.models import Entry
+from studyapp.questions.model import Kind, Question
+
+if TYPE_CHECKING:
+    from studyapp.questions.generators import GenerateFn
 
 T = TypeVar("T")
 E = TypeVar("E", bound=Entry)
@@ -90,3 +97,57 @@ def shuffled_choices(rng: random.Random, correct: str, distractors: Iterable[str
     choices = [correct, *picked]
     rng.shuffle(choices)
     return tuple(choices)
+
+
+_NUMBER = {
+    "en": re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"),
+    "es": re.compile(r"\d{1,3}(?:[\u00a0\u202f]\d{3})+(?:,\d+)?|\d+(?:,\d+)?"),
+}
+
+
+def prompt_numbers(text: str, lang: str) -> list[float]:
+    """Numbers written in a text, read the way ``lang`` writes them."""
+    found = []
+    for match in _NUMBER["es" if lang == "es" else "en"].finditer(text):
+        raw = re.sub(r"[\u00a0\u202f ]", "", match.group(0))
+        raw = raw.replace(",", ".") if lang == "es" else raw.replace(",", "")
+        try:
+            found.append(float(raw))
+        except ValueError:
+            continue
+    return found
+
+
+def echoes(question: Question) -> bool:
+    """A numeric answer that the prompt already writes: typing it back would score."""
+    if question.kind is not Kind.NUMERIC or not isinstance(question.answer, int | float):
+        return False
+    answer = float(question.answer)
+    return any(math.isclose(n, answer, rel_tol=1e-9)
+               for n in prompt_numbers(question.prompt, question.lang))
+
+
+ECHO_REDRAWS = 40
+
+
+def without_echo(generate: GenerateFn) -> GenerateFn:
+    """Redraw (deterministically) while the answer is a number the prompt gives away.
+
+    The question keeps the seed it was asked for, so the same seed always
+    gives the same question.
+    """
+
+    def wrapped(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+        # decided on the English text, so both languages ask the same question
+        chosen = seed
+        question = generate(seed, "en", options)
+        for attempt in range(1, ECHO_REDRAWS):
+            if not echoes(question):
+                break
+            chosen = instance_seed(seed, -attempt)
+            question = generate(chosen, "en", options)
+        if lang != "en":
+            question = generate(chosen, lang, options)
+        return dataclasses.replace(question, seed=seed)
+
+    return wrapped

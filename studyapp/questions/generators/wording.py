@@ -8,6 +8,7 @@ same figure in both, so one function formats it for either.
 from __future__ import annotations
 
 import math
+import re
 
 from studyapp.i18n import t
 
@@ -64,3 +65,33 @@ def yes_no(value: bool, lang: str) -> str:
 def join_steps(*parts: str) -> str:
     """Explanation lines, one step per line."""
     return "\n".join(part for part in parts if part)
+
+
+def shown(value: float, lang: str) -> str:
+    """A final answer as the grader shows it (three significant figures), for explanations."""
+    from studyapp.questions.formatting import format_number
+
+    return format_number(value, lang, 3).replace("\u202f", NBSP)
+
+
+def bytes_per(value: float, lang: str) -> str:
+    """``1 byte``, ``2 bytes``, ``0.5 bytes``: the word agrees with the number."""
+    word = "byte" if value == 1 else "bytes"
+    return f"{num(value, lang)} {word}"
+
+
+def model_label(name: str) -> str:
+    """A model's name without its own parentheses, so a figure can follow in parentheses."""
+    return name.replace(" (", " ").replace(")", "")
+
+
+def label(name: str) -> str:
+    """A chip or system name without its parenthesised alias: ``Google TPU7x (Ironwood)``
+    reads ``Google TPU7x`` where a figure follows in parentheses."""
+    return re.sub(r"\s*\([^)]*\)", "", name).strip()
+
+
+def result(value: float, lang: str) -> str:
+    """An exact product and, when the grader shows it rounded, the rounded value too."""
+    exact, rounded = num(value, lang, 9), shown(value, lang)
+    return exact if exact == rounded else f"{exact} ≈ {rounded}"

@@ -18,7 +18,7 @@ from studyapp.infra import usable_bytes, weights_bytes
 from studyapp.infra.units import GB
 from studyapp.questions.generators import Family, register
 from studyapp.questions.generators.drawing import apart, entries, redraw, shuffled_choices, values
-from studyapp.questions.generators.wording import join_steps, num
+from studyapp.questions.generators.wording import join_steps, model_label, num
 from studyapp.questions.model import Kind, Question
 
 # --- chip-ranking ---------------------------------------------------------
@@ -38,9 +38,13 @@ def chip_ranking(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     rng = random.Random(seed)
     chips = entries(load_catalog().accelerators, options, "gpus")
     metrics = [str(m) for m in values(options, "metrics", METRICS)]
+    anchors = [c for c in chips if c.id in (values(options, "anchor", []) or [])]
 
     def draw(rng: random.Random) -> tuple[list[Accelerator], str]:
-        return rng.sample(chips, min(4, len(chips))), rng.choice(metrics)
+        group = rng.sample(chips, min(4, len(chips)))
+        if anchors and not any(c in anchors for c in group):
+            group[0] = rng.choice([a for a in anchors if a not in group] or anchors)
+        return group, rng.choice(metrics)
 
     def clear(d: tuple[list[Accelerator], str]) -> bool:
         scores = sorted((_metric(c, d[1]) for c in d[0]), reverse=True)
@@ -52,9 +56,11 @@ def chip_ranking(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     unit = METRIC_UNITS[metric]
     lines = [t("gen.rank.line", lang, gpu=c.name, value=num(_metric(c, metric), lang, 5),
                unit=unit) for c in sorted(group, key=lambda c: -_metric(c, metric))]
+    anchor = next((c for c in group if c in anchors), None)
+    prefix = t("gen.compare.prefix", lang, gpu=anchor.name) + " " if anchor else ""
     return Question(
         kind=Kind.CHOICE, post="mi350", family="chip-ranking", seed=seed, lang=lang,
-        prompt=t(f"gen.rank.prompt_{metric}", lang),
+        prompt=prefix + t(f"gen.rank.prompt_{metric}", lang),
         explanation=join_steps(*lines, t(f"gen.rank.why_{metric}", lang),
                                t("gen.convention.dense", lang)
                                if metric == "bf16_dense_tflops" else ""),
@@ -119,15 +125,28 @@ def vendor_fact(kind: str, post: str, family: str, table: Mapping[str, str]) -> 
             text = getattr(chip, field) or ""
             return chip.vendor in table and table[chip.vendor].lower() in text.lower()
 
-        chips = entries(load_catalog().accelerators, options, "gpus", keep=matches)
-        chip = rng.choice(chips)
+        catalog = load_catalog()
+        anchor_ids = [str(a) for a in (values(options, "anchor", []) or [])]
+        anchors = [catalog.accelerators[a] for a in anchor_ids if matches(catalog.accelerators[a])]
+        pool = entries(catalog.accelerators, {k: v for k, v in options.items() if k != "anchor"},
+                       "gpus", keep=matches)
+        prefix = ""
+        if anchors and rng.random() < 0.75:
+            # the post's own chip sets the scene; the question asks about another vendor's
+            anchor = rng.choice(anchors)
+            others_pool = [c for c in pool if c.vendor != anchor.vendor] or pool
+            chip = rng.choice(others_pool)
+            prefix = t(f"gen.{kind}.anchor", lang, anchor=anchor.name,
+                       answer=_label(kind, anchor.vendor, lang)) + " "
+        else:
+            chip = rng.choice(anchors or pool)
         correct = _label(kind, chip.vendor, lang)
         others = [_label(kind, vendor, lang) for vendor in table if vendor != chip.vendor]
         fields = {"gpu": chip.name, "vendor": chip.vendor, "listed": getattr(chip, field) or "",
                   "answer": correct}
         return Question(
             kind=Kind.CHOICE, post=post, family=family, seed=seed, lang=lang,
-            prompt=t(f"gen.{kind}.prompt", lang, **fields),
+            prompt=prefix + t(f"gen.{kind}.prompt", lang, **fields),
             explanation=join_steps(t(f"gen.{kind}.explain", lang, **fields),
                                    t(f"gen.{kind}.why", lang)),
             answer=correct, choices=shuffled_choices(rng, correct, others),
@@ -141,27 +160,36 @@ def vendor_fact(kind: str, post: str, family: str, table: Mapping[str, str]) -> 
 
 
 def dense_vs_sparse(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
-    """Datasheet headlines with 2:4 sparsity are twice the dense figure."""
+    """A datasheet's "with sparsity" headline is twice the dense rate the math really gets."""
     rng = random.Random(seed)
     chips = entries(load_catalog().accelerators, options, "gpus",
-                    keep=lambda c: c.vendor in ("nvidia", "amd"))
-    chip = rng.choice(chips)
-    precisions = [p for p in ("bf16", "fp8", "fp4") if getattr(chip, f"{p}_dense_tflops")]
+                    keep=lambda c: c.vendor in ("nvidia", "amd") and bool(c.sparse_headline_tflops))
+    chip = rng.choice([c for c in chips if c.sparse_headline_tflops] or chips)
+    headlines = chip.sparse_headline_tflops or {}
+    precisions = [p for p in ("bf16", "fp8", "fp4")
+                  if p in headlines and getattr(chip, f"{p}_dense_tflops")]
     precision = rng.choice(precisions)
     dense = float(getattr(chip, f"{precision}_dense_tflops"))
-    sparse = dense * 2
-    correct = num(dense, lang, 5) + " TFLOPS"
-    distractors = [num(v, lang, 5) + " TFLOPS" for v in (sparse, dense * 4, dense / 2)]
+    sparse = float(headlines[precision])  # as the vendor prints it
+    to_dense = rng.random() < 0.6
     fields = {"gpu": chip.name, "precision": precision.upper(), "sparse": num(sparse, lang, 5),
-              "dense": num(dense, lang, 5)}
+              "dense": num(dense, lang, 5), "half": num(sparse / 2, lang, 5)}
+    if to_dense:
+        correct = num(dense, lang, 5) + " TFLOPS"
+        distractors = [num(v, lang, 5) + " TFLOPS" for v in (sparse, sparse * 2, dense / 2)]
+        key = "gen.sparse.prompt"
+    else:
+        correct = num(sparse, lang, 5) + " TFLOPS"
+        distractors = [num(v, lang, 5) + " TFLOPS" for v in (dense, dense / 2, sparse * 2)]
+        key = "gen.sparse.prompt_headline"
     return Question(
         kind=Kind.CHOICE, post="blackwell", family="dense-vs-sparse", seed=seed, lang=lang,
-        prompt=t("gen.sparse.prompt", lang, **fields),
+        prompt=t(key, lang, **fields),
         explanation=join_steps(t("gen.sparse.explain", lang, **fields),
                                t("gen.sparse.why", lang)),
         answer=correct, choices=shuffled_choices(rng, correct, distractors),
         params={"gpu": chip.id, "precision": precision, "dense_tflops": dense,
-                "sparse_tflops": sparse},
+                "sparse_tflops": sparse, "ask": "dense" if to_dense else "headline"},
     )
 
 
@@ -199,7 +227,8 @@ def bottleneck(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         bigger = [m for m in catalog.models if weights_bytes(m.params, "bf16") > 1.2 * usable]
         model = rng.choice(bigger) if bigger else model
     weights = weights_bytes(model.params, "bf16")
-    fields = {"gpu": chip.name, "model": model.name, "params_b": num(model.params_b, lang, 4),
+    fields = {"gpu": chip.name, "model": model_label(model.name),
+              "params_b": num(model.params_b, lang, 5),
               "memory_gb": num(chip.memory_gb, lang, 5), "usable_gb": num(usable / GB, lang, 4),
               "weights_gb": num(weights / GB, lang, 4),
               "bandwidth": num(chip.memory_bandwidth_tb_s, lang, 4),
@@ -220,7 +249,8 @@ register(Family(
     name="chip-ranking", post="mi350", kind=Kind.CHOICE,
     description={"es": "Qué chip tiene más HBM, ancho de banda, TFLOPS o escalado entre cuatro",
                  "en": "Which of four chips has the most HBM, bandwidth, TFLOPS or scale-up"},
-    generate=chip_ranking, options={"gpus": "accelerator ids", "metrics": ", ".join(METRICS)},
+    generate=chip_ranking, options={"gpus": "accelerator ids", "metrics": ", ".join(METRICS),
+                                    "anchor": "chip ids one of which every group includes"},
 ))
 register(Family(
     name="memory-type", post="hbm-kv-cache", kind=Kind.CHOICE,
@@ -232,14 +262,14 @@ register(Family(
     description={"es": "Con qué tecnología escala cada fabricante dentro del nodo o pod",
                  "en": "Which technology each vendor uses to scale up"},
     generate=vendor_fact("fabric", "trainium", "scale-up-fabric", FABRICS),
-    options={"gpus": "accelerator ids"},
+    options={"gpus": "accelerator ids", "anchor": "the post's chips, stated as the example"},
 ))
 register(Family(
     name="software-stack", post="tpu", kind=Kind.CHOICE,
     description={"es": "Con qué pila de software se programa cada chip",
                  "en": "Which software stack programs each chip"},
     generate=vendor_fact("stack", "tpu", "software-stack", STACKS),
-    options={"gpus": "accelerator ids"},
+    options={"gpus": "accelerator ids", "anchor": "the post's chips, stated as the example"},
 ))
 register(Family(
     name="dense-vs-sparse", post="blackwell", kind=Kind.CHOICE,

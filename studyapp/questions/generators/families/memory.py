@@ -31,10 +31,19 @@ from studyapp.infra.units import GB, GIB, KB
 from studyapp.questions.generators import Family, register
 from studyapp.questions.generators.drawing import MARGIN, apart, entries, redraw, values
 from studyapp.questions.generators.slips import GIB_SAME_NUMBER, GIB_WRONG_WAY, KV_PAIR, dtype_size
-from studyapp.questions.generators.wording import join_steps, num, significant
+from studyapp.questions.generators.wording import (
+    bytes_per,
+    join_steps,
+    label,
+    model_label,
+    num,
+    shown,
+    significant,
+)
 from studyapp.questions.model import Kind, Question, Tolerance
 
-WEIGHT_DTYPES = ("fp32", "bf16", "fp8", "int4")
+WEIGHT_DTYPES = ("fp32", "bf16", "int4")
+"""FP8 is left out here: at 1 byte per parameter the answer would repeat the parameter count."""
 SERVE_DTYPES = ("bf16", "fp8")
 CONTEXTS = (2048, 4096, 8192, 16384, 32768, 65536, 131072)
 BATCHES = (1, 2, 4, 8, 16, 32, 64)
@@ -54,7 +63,7 @@ def kv_formula(model: Model, kv_dtype: str, lang: str) -> str:
         "bytes": num(dtype_bytes(kv_dtype), lang),
         "dtype": dtype_name(kv_dtype),
         "per_token": num(per_token, lang, 6),
-        "per_token_kb": num(per_token / KB, lang, 4),
+        "per_token_kb": shown(per_token / KB, lang),
     }
     if model.attention == "mla":
         return t("gen.kv.formula_mla", lang, rank=model.kv_lora_rank,
@@ -63,15 +72,40 @@ def kv_formula(model: Model, kv_dtype: str, lang: str) -> str:
 
 
 def model_fields(model: Model, lang: str) -> dict[str, str]:
-    return {"model": model.name, "params_b": num(model.params_b, lang, 4)}
+    """``model`` names the model with its parameter count (total and active for MoE)."""
+    return {"model": model_phrase(model, lang), "model_name": model_label(model.name),
+            "params_b": num(model.params_b, lang, 5)}
+
+
+def model_phrase(model: Model, lang: str) -> str:
+    """``Llama 3.1 70B (70.55B parameters)``; a mixture of experts says total and active."""
+    name = model_label(model.name)
+    if model.active_params_b is None:
+        return t("gen.model.dense", lang, name=name, params_b=num(model.params_b, lang, 5))
+    return t("gen.model.moe", lang, name=name, params_b=num(model.params_b, lang, 5),
+             active_b=num(model.active_params_b, lang, 5))
+
+
+def has_dtype(chip: Accelerator, dtype: str) -> bool:
+    """FP8 and FP4 only on chips with such units (Gaudi 2 runs FP8 without a published rate)."""
+    if dtype in ("fp8", "int8"):
+        return chip.fp8_dense_tflops is not None or chip.id == "gaudi2"
+    if dtype in ("fp4", "int4"):
+        return chip.fp4_dense_tflops is not None
+    return True
+
+
+def kv_kb(model: Model, kv_dtype: str) -> float:
+    """KV cache per token in KB (10^3 bytes), as prompts state it."""
+    return kv_bytes_per_token(kv_shape(model), kv_dtype) / KB
 
 
 def moe_note(model: Model, lang: str) -> str:
     """MoE models keep every expert in memory even though few are active per token."""
     if model.active_params_b is None:
         return ""
-    return t("gen.weights.moe_note", lang, model=model.name,
-             active_b=num(model.active_params_b, lang, 3), params_b=num(model.params_b, lang, 4))
+    return t("gen.weights.moe_note", lang, model=model_label(model.name),
+             active_b=num(model.active_params_b, lang, 5), params_b=num(model.params_b, lang, 5))
 
 
 # --- weights-size ---------------------------------------------------------
@@ -85,7 +119,9 @@ def weights_size(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     dtype = str(rng.choice(values(options, "dtypes", WEIGHT_DTYPES)))
     size = weights_bytes(model.params, dtype)
     fields = {**model_fields(model, lang), "dtype": dtype_name(dtype),
-              "bytes": num(dtype_bytes(dtype), lang), "weights_gb": num(size / GB, lang, 4)}
+              "bytes": num(dtype_bytes(dtype), lang),
+              "bytes_word": bytes_per(dtype_bytes(dtype), lang),
+              "weights_gb": shown(size / GB, lang)}
     explanation = join_steps(
         t("gen.weights.explain", lang, **fields),
         moe_note(model, lang),
@@ -95,7 +131,8 @@ def weights_size(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         kind=Kind.NUMERIC, post="intro", family="weights-size", seed=seed, lang=lang,
         prompt=t("gen.weights.prompt", lang, **fields), explanation=explanation,
         answer=significant(size / GB), unit="GB", tolerance=Tolerance(relative=0.02),
-        params={"model": model.id, "params": model.params, "dtype": dtype},
+        params={"model": model.id, "params": model.params, "dtype": dtype,
+                "given": {"params_b": model.params_b, "bytes": dtype_bytes(dtype)}},
     )
 
 
@@ -105,14 +142,30 @@ GIB_SIZES = (16, 24, 32, 48, 64, 80, 96, 128, 144, 192, 256, 288)
 
 
 def gb_vs_gib(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
-    """Vendors print GB (10^9), tools print GiB (2^30): 141 GB is 131.3 GiB."""
+    """Vendors print GB (10^9) or GiB (2^30), tools print GiB: 141 GB is 131.3 GiB."""
     rng = random.Random(seed)
     catalog = load_catalog()
     ratio = num(GIB / GB, lang, 10)
     if rng.random() < 0.6:
         gpu = rng.choice(entries(catalog.accelerators, options, "gpus"))
+        if gpu.vendor_memory_gib:
+            # the vendor itself writes GiB: convert its figure to GB
+            gib = gpu.vendor_memory_gib
+            gb = gib * GIB / GB
+            fields = {"gpu": label(gpu.name), "gib": num(gib, lang, 5), "gb": shown(gb, lang),
+                      "ratio": ratio}
+            return Question(
+                kind=Kind.NUMERIC, post="hbm-kv-cache", family="gb-vs-gib", seed=seed,
+                lang=lang, prompt=t("gen.gib.vendor_gib_prompt", lang, **fields),
+                explanation=join_steps(t("gen.gib.to_gb_explain", lang, **fields),
+                                       t("gen.gib.why", lang)),
+                answer=significant(gb), unit="GB", tolerance=Tolerance(relative=0.005),
+                params={"gpu": gpu.id, "size_gib": gib, "direction": "gib-to-gb",
+                        "given": {"gib": gib}},
+            )
         gib = gpu.memory_bytes / GIB
-        fields = {"gpu": gpu.name, "gb": num(gpu.memory_gb, lang, 5), "gib": num(gib, lang, 4),
+        fields = {"gpu": label(gpu.name), "gb": num(gpu.memory_gb, lang, 5),
+                  "gib": shown(gib, lang),
                   "ratio": ratio}
         return Question(
             kind=Kind.NUMERIC, post="hbm-kv-cache", family="gb-vs-gib", seed=seed, lang=lang,
@@ -120,21 +173,38 @@ def gb_vs_gib(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
             explanation=join_steps(t("gen.gib.to_gib_explain", lang, **fields),
                                    t("gen.gib.why", lang)),
             answer=significant(gib), unit="GiB", tolerance=Tolerance(relative=0.005),
-            params={"gpu": gpu.id, "memory_gb": gpu.memory_gb, "direction": "gb-to-gib"},
+            params={"gpu": gpu.id, "memory_gb": gpu.memory_gb, "direction": "gb-to-gib",
+                    "given": {"gb": gpu.memory_gb}},
         )
     size_gib = int(rng.choice(values(options, "sizes_gib", GIB_SIZES)))
     gb = size_gib * GIB / GB
-    fields = {"gib": num(size_gib, lang), "gb": num(gb, lang, 5), "ratio": ratio}
+    fields = {"gib": num(size_gib, lang), "gb": shown(gb, lang), "ratio": ratio}
     return Question(
         kind=Kind.NUMERIC, post="hbm-kv-cache", family="gb-vs-gib", seed=seed, lang=lang,
         prompt=t("gen.gib.to_gb_prompt", lang, **fields),
         explanation=join_steps(t("gen.gib.to_gb_explain", lang, **fields), t("gen.gib.why", lang)),
         answer=significant(gb), unit="GB", tolerance=Tolerance(relative=0.005),
-        params={"size_gib": size_gib, "direction": "gib-to-gb"},
+        params={"size_gib": size_gib, "direction": "gib-to-gb", "given": {"gib": size_gib}},
     )
 
 
 # --- kv-cache-per-token / kv-cache-total ----------------------------------
+
+
+def kv_shape_fields(model: Model, kv_dtype: str, lang: str) -> tuple[str, dict[str, float]]:
+    """The model's KV shape as a prompt states it, and the figures it gives."""
+    kv_bytes = dtype_bytes(kv_dtype)
+    common = {"model": model_label(model.name), "layers": num(model.layers, lang),
+              "dtype": dtype_name(kv_dtype), "bytes_word": bytes_per(kv_bytes, lang)}
+    if model.attention == "mla":
+        text = t("gen.kv.shape_mla", lang, rank=num(model.kv_lora_rank or 0, lang),
+                 rope=num(model.qk_rope_head_dim or 0, lang), **common)
+        return text, {"layers": model.layers, "rank": float(model.kv_lora_rank or 0),
+                      "rope": float(model.qk_rope_head_dim or 0), "kv_bytes": kv_bytes}
+    text = t("gen.kv.shape_gqa", lang, attention=model.attention.upper(),
+             kv_heads=num(model.kv_heads, lang), head_dim=num(model.head_dim, lang), **common)
+    return text, {"layers": model.layers, "kv_heads": model.kv_heads,
+                  "head_dim": model.head_dim, "kv_bytes": kv_bytes}
 
 
 def kv_cache_per_token(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
@@ -144,7 +214,7 @@ def kv_cache_per_token(seed: int, lang: str, options: Mapping[str, Any]) -> Ques
     model = rng.choice(entries(catalog.models, options, "models"))
     kv_dtype = str(rng.choice(values(options, "dtypes", SERVE_DTYPES)))
     per_token = kv_bytes_per_token(kv_shape(model), kv_dtype)
-    fields = {"model": model.name, "dtype": dtype_name(kv_dtype)}
+    shape_text, given = kv_shape_fields(model, kv_dtype, lang)
     explanation = join_steps(
         kv_formula(model, kv_dtype, lang),
         t("gen.kv.why_per_token", lang),
@@ -152,11 +222,13 @@ def kv_cache_per_token(seed: int, lang: str, options: Mapping[str, Any]) -> Ques
     )
     return Question(
         kind=Kind.NUMERIC, post="hbm-kv-cache", family="kv-cache-per-token", seed=seed,
-        lang=lang, prompt=t("gen.kv.per_token_prompt", lang, **fields), explanation=explanation,
+        lang=lang, prompt=t("gen.kv.per_token_prompt", lang, shape=shape_text),
+        explanation=explanation,
         answer=significant(per_token / KB), unit="KB", tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "kv_dtype": kv_dtype, "attention": model.attention,
                 "layers": model.layers, "kv_heads": model.kv_heads, "head_dim": model.head_dim,
-                "kv_lora_rank": model.kv_lora_rank, "qk_rope_head_dim": model.qk_rope_head_dim},
+                "kv_lora_rank": model.kv_lora_rank, "qk_rope_head_dim": model.qk_rope_head_dim,
+                "given": given},
     )
 
 
@@ -177,9 +249,10 @@ def kv_cache_total(seed: int, lang: str, options: Mapping[str, Any]) -> Question
     shape = kv_shape(model)
     total = kv_cache_bytes(shape, kv_dtype, context, batch)
     per_token = kv_bytes_per_token(shape, kv_dtype)
-    fields = {"model": model.name, "dtype": dtype_name(kv_dtype), "context": num(context, lang),
-              "batch": num(batch, lang), "per_token": num(per_token, lang, 6),
-              "total_gb": num(total / GB, lang, 4)}
+    fields = {"model": model_label(model.name), "dtype": dtype_name(kv_dtype),
+              "context": num(context, lang), "batch": num(batch, lang),
+              "per_token": num(per_token, lang, 6), "kv_kb": num(per_token / KB, lang, 6),
+              "total_gb": shown(total / GB, lang)}
     one = "_one" if batch == 1 else ""  # "a batch of 1 sequences" reads wrong in both languages
     explanation = join_steps(
         kv_formula(model, kv_dtype, lang),
@@ -190,7 +263,8 @@ def kv_cache_total(seed: int, lang: str, options: Mapping[str, Any]) -> Question
         kind=Kind.NUMERIC, post="hbm-kv-cache", family="kv-cache-total", seed=seed, lang=lang,
         prompt=t(f"gen.kv.total_prompt{one}", lang, **fields), explanation=explanation,
         answer=significant(total / GB), unit="GB", tolerance=Tolerance(relative=0.02),
-        params={"model": model.id, "kv_dtype": kv_dtype, "context": context, "batch": batch},
+        params={"model": model.id, "kv_dtype": kv_dtype, "context": context, "batch": batch,
+                "given": {"kv_kb": per_token / KB, "context": context, "batch": batch}},
     )
 
 
@@ -221,11 +295,20 @@ def _serve_drawer(options: Mapping[str, Any]) -> Any:
 
     def draw(rng: random.Random) -> ServeDraw:
         model = rng.choice(models)
-        return ServeDraw(model=model, gpu=rng.choice(gpus), dtype=rng.choice(dtypes),
+        gpu = rng.choice(gpus)
+        dtype = rng.choice([d for d in dtypes if has_dtype(gpu, d)] or ["bf16"])
+        return ServeDraw(model=model, gpu=gpu, dtype=dtype,
                          context=int(rng.choice(_contexts(model, options))),
                          batch=rng.choice(batches))
 
     return draw
+
+
+def serve_given(d: ServeDraw) -> dict[str, float]:
+    """The figures a serving question states: they decide weights + KV against usable HBM."""
+    return {"params_b": d.model.params_b, "bytes": dtype_bytes(d.dtype),
+            "kv_kb": kv_kb(d.model, d.dtype), "context": d.context, "batch": d.batch,
+            "memory_gb": d.gpu.memory_gb, "usable": DEFAULT_USABLE_FRACTION}
 
 
 def serve_fields(d: ServeDraw, lang: str) -> dict[str, str]:
@@ -233,10 +316,12 @@ def serve_fields(d: ServeDraw, lang: str) -> dict[str, str]:
                  context=d.context, batch=d.batch)
     return {
         **model_fields(d.model, lang),
-        "gpu": d.gpu.name,
+        "gpu": label(d.gpu.name),
         "memory_gb": num(d.gpu.memory_gb, lang, 5),
         "dtype": dtype_name(d.dtype),
         "bytes": num(dtype_bytes(d.dtype), lang),
+        "bytes_word": bytes_per(dtype_bytes(d.dtype), lang),
+        "kv_kb": num(kv_kb(d.model, d.dtype), lang, 6),
         "per_token": num(kv_bytes_per_token(kv_shape(d.model), d.dtype), lang, 6),
         "context": num(d.context, lang),
         "batch": num(d.batch, lang),
@@ -262,7 +347,14 @@ def fits_on_gpu(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     def clear(d: ServeDraw) -> bool:
         return apart(d.required(), available(d), MARGIN)
 
-    d, ok = redraw(rng, draw, lambda d: clear(d) and (d.required() <= available(d)) == want)
+    def decisive(d: ServeDraw) -> bool:
+        """Within 0.5-2x of the usable memory: the sum has to be done to answer."""
+        return 0.5 <= d.required() / available(d) <= 2.0
+
+    d, ok = redraw(rng, draw, lambda d: clear(d) and decisive(d)
+                   and (d.required() <= available(d)) == want, attempts=400)
+    if not ok:
+        d, ok = redraw(rng, draw, lambda d: clear(d) and decisive(d), attempts=400)
     if not ok:
         d, ok = redraw(rng, draw, clear)
     required, avail = d.required(), available(d)
@@ -284,7 +376,8 @@ def fits_on_gpu(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         prompt=t("gen.fit.prompt", lang, **fields), explanation=explanation, answer=fits,
         params={"model": d.model.id, "gpu": d.gpu.id, "dtype": d.dtype, "kv_dtype": d.dtype,
                 "context": d.context, "batch": d.batch,
-                "usable_fraction": DEFAULT_USABLE_FRACTION, "margin_kept": ok},
+                "usable_fraction": DEFAULT_USABLE_FRACTION, "margin_kept": ok,
+                "decision_ratio": significant(required / avail, 4), "given": serve_given(d)},
     )
 
 
@@ -306,7 +399,7 @@ def min_gpus(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 
     d, ok = redraw(rng, draw, clear)
     devices = min_devices(d.required(), d.gpu.memory_bytes)
-    fields = {**serve_fields(d, lang), "ratio": num(ratio(d), lang, 3),
+    fields = {**serve_fields(d, lang), "ratio": num(ratio(d), lang, 4),
               "per_gpu_gb": num(usable_bytes(d.gpu.memory_bytes) / GB, lang, 4),
               "devices": num(devices, lang)}
     explanation = join_steps(
@@ -323,7 +416,8 @@ def min_gpus(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         prompt=t("gen.min.prompt", lang, **fields), explanation=explanation,
         answer=float(devices), unit=None, tolerance=Tolerance(relative=None, absolute=0),
         params={"model": d.model.id, "gpu": d.gpu.id, "dtype": d.dtype, "context": d.context,
-                "batch": d.batch, "usable_fraction": DEFAULT_USABLE_FRACTION},
+                "batch": d.batch, "usable_fraction": DEFAULT_USABLE_FRACTION,
+                "given": serve_given(d)},
     )
 
 
@@ -342,7 +436,9 @@ def max_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 
     def draw(rng: random.Random) -> tuple[Model, Accelerator, str, int, str, int]:
         model = rng.choice(models)
-        return (model, rng.choice(gpus), rng.choice(dtypes), rng.choice(batches),
+        gpu = rng.choice(gpus)
+        dtype = rng.choice([d for d in dtypes if has_dtype(gpu, d)] or ["bf16"])
+        return (model, gpu, dtype, rng.choice(batches),
                 rng.choice(solve), int(rng.choice(_contexts(model, options))))
 
     def answer(d: tuple[Model, Accelerator, str, int, str, int]) -> int:
@@ -369,8 +465,10 @@ def max_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     avail = usable_bytes(gpu.memory_bytes)
     w = weights_bytes(model.params, dtype)
     exact = max(avail - w, 0.0) / (per_token * (batch if what == "context" else context))
-    fields = {**model_fields(model, lang), "gpu": gpu.name,
-              "memory_gb": num(gpu.memory_gb, lang, 5),
+    fields = {**model_fields(model, lang), "gpu": label(gpu.name),
+              "memory_gb": num(gpu.memory_gb, lang, 5), "bytes_word": bytes_per(
+                  dtype_bytes(dtype), lang), "kv_kb": num(per_token / KB, lang, 6),
+              "approx": (f" (≈ {shown(n, lang)})" if shown(n, lang) != num(n, lang, 9) else ""),
               "dtype": dtype_name(dtype), "batch": num(batch, lang), "context": num(context, lang),
               "available_gb": num(avail / GB, lang, 4), "weights_gb": num(w / GB, lang, 4),
               "free_gb": num((avail - w) / GB, lang, 4), "per_token": num(per_token, lang, 6),
@@ -397,7 +495,11 @@ def max_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         params={"model": model.id, "gpu": gpu.id, "dtype": dtype, "kv_dtype": dtype,
                 "solve_for": what, "batch": batch if what == "context" else None,
                 "context": context if what == "batch" else None,
-                "usable_fraction": DEFAULT_USABLE_FRACTION},
+                "usable_fraction": DEFAULT_USABLE_FRACTION,
+                "given": {"memory_gb": gpu.memory_gb, "usable": DEFAULT_USABLE_FRACTION,
+                          "params_b": model.params_b, "bytes": dtype_bytes(dtype),
+                          "kv_kb": per_token / KB,
+                          **({"batch": batch} if what == "context" else {"context": context})}},
     )
 
 

@@ -17,6 +17,7 @@ from studyapp.infra import per_direction, ring_allreduce_seconds, transfer_secon
 from studyapp.infra.units import GB, gbit_to_bytes_per_s
 from studyapp.questions.generators import Family, register
 from studyapp.questions.generators.drawing import entries, values
+from studyapp.questions.generators.families.memory import model_phrase
 from studyapp.questions.generators.slips import (
     BF16_AS_PARAMS,
     BITS,
@@ -25,35 +26,65 @@ from studyapp.questions.generators.slips import (
     ONE_PORT,
     RING_FACTOR,
 )
-from studyapp.questions.generators.wording import join_steps, num, significant
+from studyapp.questions.generators.wording import join_steps, label, num, shown, significant
 from studyapp.questions.model import Kind, Question, Tolerance
 
 SIZES_GB = (1, 2, 5, 10, 16, 40, 100, 140)
 
 
+PER_LINK_KNOWN = ("nvlink-3", "nvlink-4", "nvlink-5", "infinity-fabric-mi300",
+                  "infinity-fabric-mi350")
+"""Scale-up links whose bandwidth to one peer is known: NVLink goes through NVSwitch, so
+one GPU can send to one peer at its full per-GPU rate; an Infinity Fabric mesh has one
+link per peer. A torus (ICI, NeuronLink) splits its total over neighbours the vendors
+do not list one by one, so those links stay out of transfer questions."""
+
+
+def transfer_links(options: Mapping[str, Any]) -> list[Interconnect]:
+    return entries(load_catalog().interconnects, options, "links",
+                   keep=lambda link: link.kind == "scale-out" or link.id in PER_LINK_KNOWN)
+
+
 def link_fields(link: Interconnect, lang: str) -> dict[str, str]:
-    """How a link is quoted, and what it moves each way."""
-    one_way = per_direction(link.bandwidth_gb_s * GB, link.direction)
-    quoted = (t("gen.link.quoted_bits", lang, gbit=num(link.gbit_s, lang))
-              if link.gbit_s else
-              t("gen.link.quoted_bidir", lang, gb=num(link.bandwidth_gb_s, lang))
-              if link.direction == "bidirectional" else
-              t("gen.link.quoted_oneway", lang, gb=num(link.bandwidth_gb_s, lang)))
+    """How a link is quoted, and what it moves each way to one peer."""
+    one_way = _one_way(link)
     if link.gbit_s:
+        quoted = t("gen.link.quoted_bits", lang, gbit=num(link.gbit_s, lang))
         step = t("gen.link.bits_step", lang, gbit=num(link.gbit_s, lang),
-                 gb=num(gbit_to_bytes_per_s(link.gbit_s) / GB, lang, 4))
+                 gb=num(one_way / GB, lang, 4))
+    elif link.per_peer_gb_s:
+        quoted = t("gen.link.quoted_mesh", lang, gb=num(link.per_peer_gb_s, lang, 5),
+                   peers=num(link.peers or 0, lang), total=num(link.bandwidth_gb_s, lang))
+        step = t("gen.link.mesh_step", lang, gb=num(link.per_peer_gb_s, lang, 5),
+                 half=num(one_way / GB, lang, 4), total=num(link.bandwidth_gb_s, lang))
     elif link.direction == "bidirectional":
+        quoted = t("gen.link.quoted_bidir", lang, gb=num(link.bandwidth_gb_s, lang))
         step = t("gen.link.bidir_step", lang, gb=num(link.bandwidth_gb_s, lang),
                  half=num(one_way / GB, lang, 4))
     else:
+        quoted = t("gen.link.quoted_oneway", lang, gb=num(link.bandwidth_gb_s, lang))
         step = ""
-    return {"link": link.name, "quoted": quoted, "one_way_gb": num(one_way / GB, lang, 4),
+    return {"link": label(link.name), "quoted": quoted, "one_way_gb": num(one_way / GB, lang, 4),
             "link_step": step}
 
 
+def link_given(link: Interconnect) -> dict[str, float]:
+    """The quoted figure a prompt states, under the name that says how to read it."""
+    if link.gbit_s:
+        return {"gbit": link.gbit_s}
+    if link.per_peer_gb_s:
+        return {"bidir_gb_s": link.per_peer_gb_s}
+    if link.direction == "bidirectional":
+        return {"bidir_gb_s": link.bandwidth_gb_s}
+    return {"oneway_gb_s": link.bandwidth_gb_s}
+
+
 def _one_way(link: Interconnect) -> float:
+    """Bytes/s each way to one peer (one mesh link, half a switched link's total)."""
     if link.gbit_s:
         return gbit_to_bytes_per_s(link.gbit_s)
+    if link.per_peer_gb_s:
+        return link.per_peer_gb_s * GB / 2
     return per_direction(link.bandwidth_gb_s * GB, link.direction)
 
 
@@ -69,14 +100,12 @@ def _time_unit(seconds: float, lang: str) -> tuple[float, str, str]:
 def link_transfer(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     """Size over one-way bandwidth, after turning the quoted figure into bytes each way."""
     rng = random.Random(seed)
-    links = entries(load_catalog().interconnects, options, "links",
-                    keep=lambda link: link.kind in ("scale-up", "scale-out"))
-    link = rng.choice(links)
+    link = rng.choice(transfer_links(options))
     size = float(rng.choice(values(options, "sizes_gb", SIZES_GB)))
     seconds = transfer_seconds(size * GB, _one_way(link))
     value, unit, word = _time_unit(seconds, lang)
     fields = {**link_fields(link, lang), "size": num(size, lang), "unit": unit, "word": word,
-              "seconds": num(seconds, lang, 4), "answer": num(value, lang, 4)}
+              "seconds": num(seconds, lang, 4), "answer": shown(value, lang)}
     return Question(
         kind=Kind.NUMERIC, post="nvlink-infiniband", family="link-transfer", seed=seed,
         lang=lang, prompt=t("gen.xfer.prompt", lang, **fields),
@@ -84,7 +113,9 @@ def link_transfer(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
                                t("gen.xfer.why", lang), t("gen.convention.gb", lang)),
         answer=significant(value), unit=unit, tolerance=Tolerance(relative=0.02),
         params={"link": link.id, "size_gb": size, "bandwidth_gb_s": link.bandwidth_gb_s,
-                "direction": link.direction, "gbit_s": link.gbit_s},
+                "direction": link.direction, "gbit_s": link.gbit_s,
+                "per_peer_gb_s": link.per_peer_gb_s,
+                "given": {"size_gb": size, **link_given(link)}},
     )
 
 
@@ -100,18 +131,20 @@ def bits_vs_bytes(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     count = int(rng.choice(values(options, "ports", (1, 1, 2, 4, 8))))
     gbit = port.gbit_s or port.bandwidth_gb_s * 8
     one_way = gbit_to_bytes_per_s(gbit) * count
-    fields = {"link": port.name, "gbit": num(gbit, lang), "count": num(count, lang),
+    fields = {"link": label(port.name), "gbit": num(gbit, lang), "count": num(count, lang),
               "per_port": num(gbit_to_bytes_per_s(gbit) / GB, lang, 4),
-              "answer": num(one_way / GB, lang, 4)}
+              "answer": shown(one_way / GB, lang)}
     key = "gen.bits.prompt_one" if count == 1 else "gen.bits.prompt_many"
     return Question(
         kind=Kind.NUMERIC, post="nvlink-infiniband", family="bits-vs-bytes", seed=seed,
         lang=lang, prompt=t(key, lang, **fields),
         explanation=join_steps(t("gen.bits.explain", lang, **fields),
-                               "" if count == 1 else t("gen.bits.many", lang, **fields),
+                               t("gen.bits.one", lang, **fields) if count == 1
+                               else t("gen.bits.many", lang, **fields),
                                t("gen.bits.why", lang)),
         answer=significant(one_way / GB), unit="GB/s", tolerance=Tolerance(relative=0.02),
-        params={"link": port.id, "gbit_s": gbit, "ports": count},
+        params={"link": port.id, "gbit_s": gbit, "ports": count,
+                "given": {"gbit": gbit, **({"count": count} if count > 1 else {})}},
     )
 
 
@@ -133,20 +166,18 @@ def ring_allreduce(seed: int, lang: str, options: Mapping[str, Any]) -> Question
     rng = random.Random(seed)
     catalog = load_catalog()
     model = rng.choice(entries(catalog.models, options, "models"))
-    links = entries(catalog.interconnects, options, "links",
-                    keep=lambda link: link.kind in ("scale-up", "scale-out"))
-    link = rng.choice(links)
+    link = rng.choice(transfer_links(options))
     counts = [int(c) for c in values(options, "gpu_counts", GPU_COUNTS)]
     within = [c for c in counts if c <= RING_DOMAIN.get(link.id, c)]
     count = rng.choice(within or counts)
     size = model.params * 2
     seconds = ring_allreduce_seconds(size, count, _one_way(link))
     value, unit, word = _time_unit(seconds, lang)
-    fields = {**link_fields(link, lang), "model": model.name,
-              "params_b": num(model.params_b, lang, 4), "size_gb": num(size / GB, lang, 4),
+    fields = {**link_fields(link, lang), "model": model_phrase(model, lang),
+              "params_b": num(model.params_b, lang, 5), "size_gb": num(size / GB, lang, 4),
               "count": num(count, lang), "factor": num(2 * (count - 1) / count, lang, 4),
               "sent_gb": num(2 * (count - 1) / count * size / GB, lang, 4),
-              "unit": unit, "word": word, "answer": num(value, lang, 4)}
+              "unit": unit, "word": word, "answer": shown(value, lang)}
     return Question(
         kind=Kind.NUMERIC, post="nvlink-infiniband", family="ring-allreduce", seed=seed,
         lang=lang, prompt=t("gen.ring.prompt", lang, **fields),
@@ -155,7 +186,8 @@ def ring_allreduce(seed: int, lang: str, options: Mapping[str, Any]) -> Question
                                t("gen.convention.gb", lang)),
         answer=significant(value), unit=unit, tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "size_bytes": size, "gpus": count, "link": link.id,
-                "bandwidth_bytes_s": _one_way(link)},
+                "bandwidth_bytes_s": _one_way(link),
+                "given": {"params_b": model.params_b, "count": count, **link_given(link)}},
     )
 
 
@@ -169,7 +201,7 @@ HLS3_SCALE_UP_PORTS = 21
 
 
 def gaudi_ethernet(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
-    """Gaudi scales with plain RoCE Ethernet on the chip: ports × Gb/s / 8."""
+    """Gaudi scales with plain RoCE Ethernet on the chip: ports × Gb/s / 8, per chip or box."""
     rng = random.Random(seed)
     catalog = load_catalog()
     chips = [c for c in entries(catalog.accelerators, options, "gpus",
@@ -178,23 +210,36 @@ def gaudi_ethernet(seed: int, lang: str, options: Mapping[str, Any]) -> Question
     total, port_id = GAUDI_PORTS[chip.id]
     port = catalog.interconnects[port_id]
     gbit = port.gbit_s or port.bandwidth_gb_s * 8
-    variants = ["all", "all"]
+    variants = ["all"]
     if chip.id == "gaudi3":
         variants += ["scale-up", "scale-out"]
     variant = rng.choice(variants)
     count = {"all": total, "scale-up": HLS3_SCALE_UP_PORTS,
              "scale-out": total - HLS3_SCALE_UP_PORTS}[variant]
-    one_way = gbit_to_bytes_per_s(gbit) * count
+    boxes = 1 if variant == "scale-up" else int(rng.choice(values(options, "chips", (1, 1, 8))))
+    both_ways = rng.random() < 0.4
+    one_way = gbit_to_bytes_per_s(gbit) * count * boxes
+    answer = one_way * (2 if both_ways else 1)
     fields = {"gpu": chip.name, "total": num(total, lang), "count": num(count, lang),
               "gbit": num(gbit, lang), "tbit": num(gbit * count / 1e3, lang, 3),
+              "chips": num(boxes, lang),
               "per_port": num(gbit_to_bytes_per_s(gbit) / GB, lang, 4),
-              "answer": num(one_way / GB, lang, 4), "bidir": num(2 * one_way / GB, lang, 4)}
+              "per_chip": num(gbit_to_bytes_per_s(gbit) * count / GB, lang, 4),
+              "one_way": num(one_way / GB, lang, 4), "answer": shown(answer / GB, lang),
+              "direction": t("gen.gaudi.both_ways" if both_ways else "gen.gaudi.one_way", lang)}
+    scope = "_box" if boxes > 1 else ""
+    steps = [t("gen.gaudi.explain", lang, **fields)]
+    if boxes > 1:
+        steps.append(t("gen.gaudi.box_step", lang, **fields))
+    steps.append(t("gen.gaudi.both_step" if both_ways else "gen.gaudi.one_step", lang, **fields))
     return Question(
         kind=Kind.NUMERIC, post="gaudi", family="gaudi-ethernet", seed=seed, lang=lang,
-        prompt=t(f"gen.gaudi.prompt_{variant.replace('-', '_')}", lang, **fields),
-        explanation=join_steps(t("gen.gaudi.explain", lang, **fields), t("gen.gaudi.why", lang)),
-        answer=significant(one_way / GB), unit="GB/s", tolerance=Tolerance(relative=0.02),
-        params={"gpu": chip.id, "ports": count, "port_gbit_s": gbit, "variant": variant},
+        prompt=t(f"gen.gaudi.prompt_{variant.replace('-', '_')}{scope}", lang, **fields),
+        explanation=join_steps(*steps, t("gen.gaudi.why", lang)),
+        answer=significant(answer / GB), unit="GB/s", tolerance=Tolerance(relative=0.02),
+        params={"gpu": chip.id, "ports": count, "port_gbit_s": gbit, "variant": variant,
+                "chips": boxes, "both_ways": both_ways,
+                "given": {"count": count, "gbit": gbit, **({"chips": boxes} if boxes > 1 else {})}},
     )
 
 
@@ -225,6 +270,6 @@ register(Family(
     name="gaudi-ethernet", post="gaudi", kind=Kind.NUMERIC,
     description={"es": "Ancho de banda de los puertos Ethernet RoCE integrados en Gaudi",
                  "en": "Bandwidth of Gaudi's on-chip RoCE Ethernet ports"},
-    generate=gaudi_ethernet, options={"gpus": "gaudi2, gaudi3"},
+    generate=gaudi_ethernet, options={"gpus": "gaudi2, gaudi3", "chips": "chips counted (1 or 8)"},
     slips=(BITS, BOTH_WAYS_RATE, ONE_PORT), conversion=True,
 ))

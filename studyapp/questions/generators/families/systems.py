@@ -18,31 +18,41 @@ from studyapp.infra import min_devices, usable_bytes, weights_bytes
 from studyapp.infra.units import GB, TB, TFLOPS
 from studyapp.questions.generators import Family, GenerateFn, register
 from studyapp.questions.generators.drawing import entries, values
+from studyapp.questions.generators.families.memory import model_phrase
 from studyapp.questions.generators.slips import SYSTEM_SLIPS
-from studyapp.questions.generators.wording import join_steps, num, significant
+from studyapp.questions.generators.wording import (
+    join_steps,
+    label,
+    num,
+    result,
+    significant,
+)
 from studyapp.questions.model import Kind, Question, Tolerance
 
 QUANTITIES = ("memory", "bandwidth", "scale_up", "bf16")
 
 
-def _base_sum(chip: Accelerator, gpus: int, quantity: str) -> float:
-    """The total in the per-chip figure's own unit (GB, TB/s, GB/s or TFLOPS)."""
-    return _total(chip, gpus, quantity)[2] * gpus
+def _total(chip: Accelerator, gpus: int, quantity: str) -> tuple[float, str, float, str]:
+    """(total in the question's unit, unit, per-chip figure, the per-chip figure's unit).
 
-
-def _total(chip: Accelerator, gpus: int, quantity: str) -> tuple[float, str, float]:
-    """(total in the question's unit, unit, per-chip figure in that unit's base)."""
+    Memory is counted in the vendor's own unit: GiB where the vendor writes GiB."""
     if quantity == "memory":
-        return usable_bytes(chip.memory_bytes, gpus, 1.0) / TB, "TB", chip.memory_gb
+        if chip.vendor_memory_gib:
+            return chip.vendor_memory_gib * gpus, "GiB", chip.vendor_memory_gib, "GiB"
+        return usable_bytes(chip.memory_bytes, gpus, 1.0) / TB, "TB", chip.memory_gb, "GB"
     if quantity == "bandwidth":
-        return chip.bandwidth_bytes_s * gpus / TB, "TB/s", chip.memory_bandwidth_tb_s
+        return (chip.bandwidth_bytes_s * gpus / TB, "TB/s", chip.memory_bandwidth_tb_s,
+                "TB/s")
     if quantity == "scale_up":
-        return (chip.scale_up_gb_s or 0) * GB * gpus / TB, "TB/s", chip.scale_up_gb_s or 0
-    return chip.bf16_dense_tflops * TFLOPS * gpus / 1e15, "PFLOPS", chip.bf16_dense_tflops
+        per = chip.scale_up_gb_s or 0
+        return per * GB * gpus / TB, "TB/s", per, "GB/s"
+    return (chip.bf16_dense_tflops * TFLOPS * gpus / 1e15, "PFLOPS", chip.bf16_dense_tflops,
+            "TFLOPS")
 
 
-def system_totals(post: str, family: str, keep: Callable[[System], bool]) -> GenerateFn:
-    """A generator asking one total of a system from its chip's figures."""
+def system_totals(post: str, family: str, keep: Callable[[System], bool],
+                  units: tuple[int, ...] = (1,)) -> GenerateFn:
+    """A generator asking one total of one or several systems from their chip's figures."""
 
     def generate(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         rng = random.Random(seed)
@@ -53,25 +63,34 @@ def system_totals(post: str, family: str, keep: Callable[[System], bool]) -> Gen
         quantities = [q for q in values(options, "quantities", QUANTITIES)
                       if q != "scale_up" or chip.scale_up_gb_s]
         quantity = str(rng.choice(quantities))
-        total, unit, per_chip = _total(chip, system.gpus, quantity)
-        fields = {"system": system.name, "gpus": num(system.gpus, lang), "gpu": chip.name,
-                  "per_chip": num(per_chip, lang, 5), "total": num(total, lang, 4),
-                  "total_base": num(_base_sum(chip, system.gpus, quantity), lang, 7),
+        how_many = 1 if quantity == "scale_up" else int(rng.choice(
+            values(options, "units", units)))
+        count = system.gpus * how_many
+        total, unit, per_chip, per_unit = _total(chip, count, quantity)
+        name = label(system.name)
+        holder = (t("gen.sys.one", lang, system=name) if how_many == 1
+                  else t("gen.sys.many", lang, units=num(how_many, lang), system=name))
+        fields = {"system": label(system.name), "holder": holder, "gpus": num(count, lang),
+                  "gpu": label(chip.name), "per_chip": num(per_chip, lang, 5),
+                  "total": result(total, lang), "product": result(total, lang),
+                  "total_base": num(per_chip * count, lang, 7),
                   "half": num(per_chip / 2, lang, 5), "unit": unit}
         note = ""
         if quantity == "scale_up":
             note = t("gen.sys.scale_up_note", lang, **fields)
-        elif quantity == "memory":
+        elif quantity == "memory" and how_many == 1 and unit != "GiB":
             note = t("gen.sys.memory_note", lang, listed=num(system.total_memory_gb, lang, 6))
+        key = "memory_gib" if unit == "GiB" else quantity
         return Question(
             kind=Kind.NUMERIC, post=post, family=family, seed=seed, lang=lang,
-            prompt=t(f"gen.sys.prompt_{quantity}", lang, **fields),
-            explanation=join_steps(t(f"gen.sys.explain_{quantity}", lang, **fields), note,
+            prompt=t(f"gen.sys.prompt_{key}", lang, **fields),
+            explanation=join_steps(t(f"gen.sys.explain_{key}", lang, **fields), note,
                                    t("gen.convention.gb", lang) if quantity != "bf16"
                                    else t("gen.convention.dense", lang)),
             answer=significant(total), unit=unit, tolerance=Tolerance(relative=0.02),
-            params={"system": system.id, "gpu": chip.id, "gpus": system.gpus,
-                    "quantity": quantity},
+            params={"system": system.id, "gpu": chip.id, "gpus": count, "systems": how_many,
+                    "quantity": quantity, "per_chip_unit": per_unit,
+                    "given": {"count": count, "per_chip": per_chip}},
         )
 
     return generate
@@ -92,16 +111,22 @@ def tpu_pod(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     chips = entries(catalog.accelerators, options, "gpus", keep=lambda c: c.id in POD_CHIPS)
     chip = rng.choice([c for c in chips if c.id in POD_CHIPS] or chips)
     pod = POD_CHIPS.get(chip.id, 256)
-    variant = str(rng.choice(values(options, "ask", ("memory", "bf16", "chips"))))
-    fields: dict[str, Any] = {"gpu": chip.name, "pod": num(pod, lang),
+    variant = str(rng.choice(values(options, "ask", ("memory", "bf16", "chips", "chips"))))
+    memory = (t("gen.pod.memory_gib", lang, gib=num(chip.vendor_memory_gib, lang),
+                gb=num(chip.memory_gb, lang, 5))
+              if chip.vendor_memory_gib else f"{num(chip.memory_gb, lang, 5)} GB")
+    fields: dict[str, Any] = {"gpu": label(chip.name), "pod": num(pod, lang), "memory": memory,
                               "memory_gb": num(chip.memory_gb, lang, 5),
                               "tflops": num(chip.bf16_dense_tflops, lang, 5)}
     if variant == "chips":
         default = [m for m in POD_MODELS if m in catalog.models]
-        model = rng.choice(entries(catalog.models, {"models": default, **options}, "models"))
+        pool = entries(catalog.models, {"models": default, **options}, "models")
+        bigger = [m for m in pool
+                  if weights_bytes(m.params, "bf16") > usable_bytes(chip.memory_bytes)]
+        model = rng.choice(bigger or pool)  # one chip would not be a question
         w = weights_bytes(model.params, "bf16")
         count = min_devices(w, chip.memory_bytes)
-        fields.update(model=model.name, params_b=num(model.params_b, lang, 4),
+        fields.update(model=model_phrase(model, lang), params_b=num(model.params_b, lang, 5),
                       weights_gb=num(w / GB, lang, 4),
                       usable_gb=num(usable_bytes(chip.memory_bytes) / GB, lang, 4),
                       ratio=num(w / usable_bytes(chip.memory_bytes), lang, 4),
@@ -113,21 +138,27 @@ def tpu_pod(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
                                    t("gen.pod.why", lang), t("gen.convention.gb_usable", lang)),
             answer=float(count), unit=None, tolerance=Tolerance(relative=None, absolute=0),
             params={"gpu": chip.id, "model": model.id, "dtype": "bf16",
-                    "usable_fraction": 0.9, "pod_chips": pod, "ask": variant},
+                    "usable_fraction": 0.9, "pod_chips": pod, "ask": variant,
+                    "given": {"params_b": model.params_b, "memory_gb": chip.memory_gb,
+                              "usable": 0.9}},
         )
     quantity = "memory" if variant == "memory" else "bf16"
-    total, unit, _ = _total(chip, pod, quantity)
-    fields.update(total=num(total, lang, 4), unit=unit,
-                  total_base=num(_base_sum(chip, pod, quantity), lang, 8))
+    total, unit, per_chip, per_unit = _total(chip, pod, quantity)
+    fields.update(total=result(total, lang), product=result(total, lang), unit=unit,
+                  per_chip=num(per_chip, lang, 5),
+                  total_base=num(per_chip * pod, lang, 8),
+                  total_short=num(total / 1e6, lang, 3))
+    key = "memory_gib" if unit == "GiB" else variant
     return Question(
         kind=Kind.NUMERIC, post="tpu", family="tpu-pod", seed=seed, lang=lang,
-        prompt=t(f"gen.pod.prompt_{variant}", lang, **fields),
-        explanation=join_steps(t(f"gen.pod.explain_{variant}", lang, **fields),
+        prompt=t(f"gen.pod.prompt_{key}", lang, **fields),
+        explanation=join_steps(t(f"gen.pod.explain_{key}", lang, **fields),
                                t("gen.pod.why", lang),
                                t("gen.convention.gb" if variant == "memory"
                                  else "gen.convention.dense", lang)),
         answer=significant(total), unit=unit, tolerance=Tolerance(relative=0.02),
-        params={"gpu": chip.id, "pod_chips": pod, "ask": variant},
+        params={"gpu": chip.id, "pod_chips": pod, "ask": variant, "per_chip_unit": per_unit,
+                "given": {"count": pod, "per_chip": per_chip}},
     )
 
 
@@ -146,8 +177,9 @@ register(Family(
     name="nvl72-rack-totals", post="blackwell", kind=Kind.NUMERIC,
     description={"es": "Totales del rack GB200 NVL72 a partir de cada GPU",
                  "en": "GB200 NVL72 rack totals from each GPU's figures"},
-    generate=system_totals("blackwell", "nvl72-rack-totals", lambda s: s.post == "blackwell"),
-    options={"systems": _SYSTEMS, "quantities": _QUANTITIES},
+    generate=system_totals("blackwell", "nvl72-rack-totals", lambda s: s.post == "blackwell",
+                           units=(1, 2, 4, 8)),
+    options={"systems": _SYSTEMS, "quantities": _QUANTITIES, "units": "racks counted"},
     slips=SYSTEM_SLIPS,
 ))
 register(Family(
@@ -155,8 +187,8 @@ register(Family(
     description={"es": "Totales de una instancia Trn2 (16 Trainium2 unidos por NeuronLink)",
                  "en": "Trn2 instance totals (16 Trainium2 joined by NeuronLink)"},
     generate=system_totals("trainium", "trainium-server-totals",
-                           lambda s: s.post == "trainium"),
-    options={"systems": _SYSTEMS, "quantities": _QUANTITIES},
+                           lambda s: s.post == "trainium", units=(1, 2, 4, 8)),
+    options={"systems": _SYSTEMS, "quantities": _QUANTITIES, "units": "instances counted"},
     slips=SYSTEM_SLIPS,
 ))
 register(Family(

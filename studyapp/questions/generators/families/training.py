@@ -27,8 +27,9 @@ from studyapp.infra.storage import CHECKPOINT_BYTES_PER_PARAM
 from studyapp.infra.units import GB, TB, TFLOPS
 from studyapp.questions.generators import Family, register
 from studyapp.questions.generators.drawing import entries, redraw, values
+from studyapp.questions.generators.families.memory import model_phrase
 from studyapp.questions.generators.slips import SPARSE_TIME
-from studyapp.questions.generators.wording import join_steps, num, sci, significant
+from studyapp.questions.generators.wording import join_steps, label, num, sci, shown, significant
 from studyapp.questions.model import Kind, Question, Tolerance
 
 TOKENS = (0.3e12, 1e12, 2e12, 5e12, 15e12)
@@ -70,15 +71,17 @@ def training_days(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     n = training_params(model)
     flops = training_flops(n, tokens)
     answer = days(d)
-    fields = {"model": model.name, "params_b": num(n / 1e9, lang, 4),
+    trillion = "gen.train.trillion_one" if tokens == 1e12 else "gen.train.trillion"
+    fields = {"model": model_phrase(model, lang), "params_b": num(n / 1e9, lang, 5),
               "tokens": sci(tokens, lang), "tokens_t": num(tokens / 1e12, lang, 3),
-              "gpu": chip.name, "count": num(count, lang), "mfu": num(mfu * 100, lang),
+              "tokens_words": t(trillion, lang, n=num(tokens / 1e12, lang, 3)),
+              "gpu": label(chip.name), "count": num(count, lang), "mfu": num(mfu * 100, lang),
               "tflops": num(chip.bf16_dense_tflops, lang, 5), "flops": sci(flops, lang, 4),
               "rate": sci(chip.bf16_dense_tflops * TFLOPS * count * mfu, lang, 4),
               "seconds": sci(answer * 86400, lang), "day_s": num(86400, lang),
-              "days": num(answer, lang, 4)}
-    moe = t("gen.train.moe", lang, model=model.name, active_b=num(n / 1e9, lang, 3),
-            total_b=num(model.params_b, lang, 4)) if model.active_params_b else ""
+              "days": shown(answer, lang)}
+    moe = t("gen.train.moe", lang, model=label(model.name), active_b=num(n / 1e9, lang, 5),
+            total_b=num(model.params_b, lang, 5)) if model.active_params_b else ""
     return Question(
         kind=Kind.NUMERIC, post="intro", family="training-days", seed=seed, lang=lang,
         prompt=t("gen.train.prompt", lang, **fields),
@@ -86,7 +89,9 @@ def training_days(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
                                t("gen.train.why", lang), t("gen.convention.dense", lang)),
         answer=significant(answer), unit="days", tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "params": n, "tokens": tokens, "gpu": chip.id,
-                "gpus": count, "mfu": mfu},
+                "gpus": count, "mfu": mfu,
+                "given": {"active_b": n / 1e9, "tokens_t": tokens / 1e12, "count": count,
+                          "tflops": chip.bf16_dense_tflops, "mfu": mfu}},
     )
 
 
@@ -110,11 +115,11 @@ def training_memory(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
         grads /= devices
     if stage >= 3:
         weights /= devices
-    fields = {**{"model": model.name, "params_b": num(model.params_b, lang, 4)},
+    fields = {**{"model": model_phrase(model, lang), "params_b": num(model.params_b, lang, 5)},
               "stage": stage, "devices": num(devices, lang),
               "w": num(weights, lang, 3), "g": num(grads, lang, 3), "o": num(optimizer, lang, 3),
               "per_param": num(weights + grads + optimizer, lang, 4),
-              "answer": num(per_device / GB, lang, 4)}
+              "answer": shown(per_device / GB, lang)}
     return Question(
         kind=Kind.NUMERIC, post="hgx", family="training-memory", seed=seed, lang=lang,
         prompt=t("gen.trainmem.prompt", lang, **fields),
@@ -124,7 +129,10 @@ def training_memory(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
                                t("gen.trainmem.why", lang), t("gen.convention.gb", lang)),
         answer=significant(per_device / GB), unit="GB", tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "params": model.params, "zero_stage": stage,
-                "devices": devices, "bytes_per_param": ADAM_MIXED_BYTES_PER_PARAM},
+                "devices": devices, "bytes_per_param": ADAM_MIXED_BYTES_PER_PARAM,
+                "given": {"params_b": model.params_b, "w_bytes": 2.0, "g_bytes": 2.0,
+                          "o_bytes": ADAM_MIXED_BYTES_PER_PARAM - 4.0, "stage": stage,
+                          "devices": devices}},
     )
 
 
@@ -145,12 +153,15 @@ def checkpoint_write(seed: int, lang: str, options: Mapping[str, Any]) -> Questi
     time_value = seconds / 60 if in_minutes else seconds
     in_tb = size >= 1 * TB
     size_value = size / TB if in_tb else size / GB
-    fields = {"model": model.name, "params_b": num(model.params_b, lang, 4),
-              "write": num(bandwidth, lang), "size": num(size_value, lang, 4),
+    fields = {"model": model_phrase(model, lang), "params_b": num(model.params_b, lang, 5),
+              "write": num(bandwidth, lang), "size": shown(size_value, lang),
               "size_unit": "TB" if in_tb else "GB", "size_gb": num(size / GB, lang, 5),
-              "size_tb": f" = {num(size_value, lang, 4)} TB" if in_tb else "",
+              "size_tb": (f" = {shown(size_value, lang)} TB" if in_tb
+                          else f" ≈ {shown(size_value, lang)} GB"
+                          if shown(size_value, lang) != num(size / GB, lang, 5) else ""),
               "unit_def": "1 TB = 10^12 bytes" if in_tb else "1 GB = 10^9 bytes",
-              "seconds": num(seconds, lang, 4), "time": num(time_value, lang, 4),
+              "seconds": num(seconds, lang, 4) if in_minutes else shown(seconds, lang),
+              "time": shown(time_value, lang),
               "time_unit": "min" if in_minutes else "s",
               "time_word": t("gen.word.min" if in_minutes else "gen.word.s", lang)}
     if ask == "size":
@@ -168,7 +179,9 @@ def checkpoint_write(seed: int, lang: str, options: Mapping[str, Any]) -> Questi
         answer=significant(answer), unit=unit, tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "params": model.params,
                 "bytes_per_param": CHECKPOINT_BYTES_PER_PARAM, "write_gb_s": bandwidth,
-                "ask": ask},
+                "ask": ask,
+                "given": {"params_b": model.params_b, "bytes": CHECKPOINT_BYTES_PER_PARAM,
+                          **({"write_gb_s": bandwidth} if ask != "size" else {})}},
     )
 
 
@@ -189,7 +202,7 @@ def checkpoint_interval(seed: int, lang: str, options: Mapping[str, Any]) -> Que
     fields = {"count": num(count, lang), "device_hours": num(device_hours, lang),
               "write": num(write, lang), "mtbf_h": num(mtbf / 3600, lang, 4),
               "mtbf_s": num(mtbf, lang, 5), "interval_s": num(interval, lang, 4),
-              "interval_min": num(interval / 60, lang, 4)}
+              "interval_min": shown(interval / 60, lang)}
     return Question(
         kind=Kind.NUMERIC, post="storage-checkpoints", family="checkpoint-interval", seed=seed,
         lang=lang, prompt=t("gen.yd.prompt", lang, **fields),
@@ -197,7 +210,8 @@ def checkpoint_interval(seed: int, lang: str, options: Mapping[str, Any]) -> Que
                                t("gen.yd.explain", lang, **fields), t("gen.yd.why", lang)),
         answer=significant(interval / 60), unit="min", tolerance=Tolerance(relative=0.02),
         params={"gpus": count, "device_mtbf_hours": device_hours, "checkpoint_seconds": write,
-                "cluster_mtbf_seconds": mtbf},
+                "cluster_mtbf_seconds": mtbf,
+                "given": {"count": count, "device_hours": device_hours, "write_s": write}},
     )
 
 
