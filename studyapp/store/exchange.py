@@ -46,17 +46,17 @@ BATCH = 5000
 
 CARD_FIELDS = ("deck_id", "card_key", "post", "family", "stage", "step", "stability",
                "difficulty", "due", "last_review", "reps", "lapses", "suspended", "leech",
-               "created_at")
+               "created_at", "flag")
 REVIEW_FIELDS = ("uid", "deck_id", "card_key", "post", "reviewed_at", "rating", "correct",
                  "duration_ms", "state_before", "seed", "lang", "params", "prompt", "response",
-                 "expected", "previous")
+                 "expected", "previous", "overridden", "looked_at_post")
 READ_FIELDS = ("post", "first_read_at", "last_read_at", "times")
 CSV_FIELDS = ("record", *dict.fromkeys(CARD_FIELDS + REVIEW_FIELDS + READ_FIELDS))
 _TIMES = {"due", "last_review", "created_at", "reviewed_at", "first_read_at", "last_read_at"}
 _INTS = {"stage", "step", "reps", "lapses", "rating", "duration_ms", "state_before", "seed",
-         "times"}
+         "times", "flag"}
 _FLOATS = {"stability", "difficulty"}
-_BOOLS = {"suspended", "leech", "correct"}
+_BOOLS = {"suspended", "leech", "correct", "overridden", "looked_at_post"}
 _JSON = {"params", "previous"}
 MAX_IMPORT_BYTES = 2_000_000_000
 CLOCK_SKEW = timedelta(days=1)
@@ -98,7 +98,8 @@ class CardRecord(_Record):
     card_key: Key
     post: Slug
     family: Annotated[str, Field(max_length=100)] | None = None
-    stage: Annotated[StrictInt, Field(ge=1, le=3)]
+    stage: Annotated[StrictInt, Field(ge=0, le=3)]
+    """0: marked in the card browser (flagged, buried) or reset, never answered since."""
     step: Count | None = None
     stability: Annotated[float, Field(gt=0), AfterValidator(_finite)] | None = None
     difficulty: Annotated[float, Field(ge=1, le=10), AfterValidator(_finite)] | None = None
@@ -109,6 +110,7 @@ class CardRecord(_Record):
     suspended: StrictBool = False
     leech: StrictBool = False
     created_at: Past | None = None
+    flag: Annotated[StrictInt, Field(ge=0, le=4)] = 0
 
 
 class ReviewRecord(_Record):
@@ -130,6 +132,8 @@ class ReviewRecord(_Record):
     response: str | None = None
     expected: str | None = None
     previous: dict[str, Any] | None = None
+    overridden: StrictBool = False
+    looked_at_post: StrictBool = False
 
 
 class ReadRecord(_Record):
@@ -199,7 +203,7 @@ def _card_record(card: CardState) -> dict[str, Any]:
             "stability": card.stability, "difficulty": card.difficulty, "due": _iso(card.due),
             "last_review": _iso(card.last_review), "reps": card.reps, "lapses": card.lapses,
             "suspended": card.suspended, "leech": card.leech,
-            "created_at": _iso(card.created_at)}
+            "created_at": _iso(card.created_at), "flag": card.flag}
 
 
 def iter_records(store: Store, profile_id: int) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -214,7 +218,8 @@ def iter_records(store: Store, profile_id: int) -> Iterator[tuple[str, dict[str,
         columns = [ReviewLog.card_id, ReviewLog.uid, ReviewLog.reviewed_at, ReviewLog.rating,
                    ReviewLog.correct, ReviewLog.duration_ms, ReviewLog.state_before,
                    ReviewLog.seed, ReviewLog.lang, ReviewLog.params, ReviewLog.prompt,
-                   ReviewLog.response, ReviewLog.expected, ReviewLog.previous]
+                   ReviewLog.response, ReviewLog.expected, ReviewLog.previous,
+                   ReviewLog.overridden, ReviewLog.looked_at_post]
         rows = session.execute(select(*columns).where(ReviewLog.profile_id == profile_id)
                                .order_by(ReviewLog.reviewed_at, ReviewLog.id)
                                .execution_options(yield_per=BATCH))
@@ -226,7 +231,8 @@ def iter_records(store: Store, profile_id: int) -> Iterator[tuple[str, dict[str,
                 "correct": row.correct, "duration_ms": row.duration_ms,
                 "state_before": row.state_before, "seed": row.seed, "lang": row.lang,
                 "params": row.params, "prompt": row.prompt, "response": row.response,
-                "expected": row.expected, "previous": row.previous}
+                "expected": row.expected, "previous": row.previous,
+                "overridden": bool(row.overridden), "looked_at_post": bool(row.looked_at_post)}
         for read in session.scalars(select(PostRead).where(PostRead.profile_id == profile_id)
                                     .order_by(PostRead.post)):
             yield "read", {"post": read.post, "first_read_at": _iso(read.first_read_at),
@@ -416,6 +422,7 @@ def import_progress(store: Store, profile_id: int, export: Export) -> ImportResu
             card.lapses = int(record.get("lapses") or 0)
             card.suspended = bool(record.get("suspended"))
             card.leech = bool(record.get("leech"))
+            card.flag = int(record.get("flag") or 0)
         session.flush()
         uids = [r["uid"] for r in export.reviews]
         known: set[str] = set()
@@ -436,7 +443,9 @@ def import_progress(store: Store, profile_id: int, export: Export) -> ImportResu
                 "state_before": record.get("state_before"), "seed": record.get("seed"),
                 "lang": record.get("lang"), "params": record.get("params"),
                 "prompt": record.get("prompt"), "response": record.get("response"),
-                "expected": record.get("expected"), "previous": record.get("previous")})
+                "expected": record.get("expected"), "previous": record.get("previous"),
+                "overridden": bool(record.get("overridden")),
+                "looked_at_post": bool(record.get("looked_at_post"))})
         for chunk in _chunks(rows, BATCH):
             session.execute(insert(ReviewLog), chunk)
         reviews_added = len(rows)

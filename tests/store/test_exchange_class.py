@@ -77,6 +77,48 @@ def test_export_import_round_trip_is_idempotent(db_url: str, tmp_path: Path, fmt
         target.close()
 
 
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_marks_and_answer_flags_survive_a_round_trip(tmp_path: Path, fmt: str) -> None:
+    """A card's flag, an overruled answer, an answer given with the post open, and a
+    card marked before it was ever answered (stage 0) come back as they were."""
+    from dataclasses import replace
+
+    from sqlalchemy import update
+
+    from studyapp.store.models import CardState
+
+    source = open_store(f"sqlite:///{tmp_path / 'source.sqlite3'}")
+    target = open_store(f"sqlite:///{tmp_path / 'target.sqlite3'}")
+    try:
+        profile = ensure_profile(source, "ana", {}, T0)
+        record_answer(source, profile.id, replace(
+            answer("deck", "overruled", T0), rating=2, overridden=True))
+        record_answer(source, profile.id, replace(
+            answer("deck", "peeked", T0 + timedelta(minutes=1)), looked_at_post=True))
+        record_answer(source, profile.id, replace(
+            answer("deck", "marked", T0 + timedelta(minutes=2)),
+            state=replace(answer("deck", "marked", T0).state, stage=0)))
+        with source.transaction() as session:
+            session.execute(update(CardState).where(CardState.card_key == "peeked")
+                            .values(flag=3))
+        path = tmp_path / f"ana.{fmt}"
+        with path.open("w", encoding="utf-8", newline="") as fh:
+            (write_json(source, profile, fh, T0 + timedelta(hours=1)) if fmt == "json"
+             else write_csv(source, profile, fh))
+        into = ensure_profile(target, "ana", {}, T0)
+        import_progress(target, into.id, read_export(path))
+        records = _records(target, into.id)
+        reviews = {r["card_key"]: r for k, r in records if k == "review"}
+        cards = {r["card_key"]: r for k, r in records if k == "card"}
+        assert reviews["overruled"]["overridden"] and not reviews["overruled"]["looked_at_post"]
+        assert reviews["peeked"]["looked_at_post"] and not reviews["peeked"]["overridden"]
+        assert cards["peeked"]["flag"] == 3 and cards["overruled"]["flag"] == 0
+        assert cards["marked"]["stage"] == 0
+    finally:
+        source.close()
+        target.close()
+
+
 def test_import_merges_newer_card_states(tmp_path: Path) -> None:
     store = open_store(f"sqlite:///{tmp_path / 'a.sqlite3'}")
     try:
