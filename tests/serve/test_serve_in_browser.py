@@ -142,6 +142,17 @@ class Screen:
             self.page.wait_for_timeout(100)
         raise AssertionError(f"never drawn: {needles}; last: {self.text(self.mark)[-800:]!r}")
 
+    def wait_for_any(self, *needles: str, timeout: float = 20.0) -> str:
+        """Wait until one of the needles has been drawn since the last ``expect_new``."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            text = self.text(self.mark)
+            if any(needle in text for needle in needles):
+                return text
+            self.page.wait_for_timeout(100)
+        raise AssertionError(f"never drawn: any of {needles}; "
+                             f"last: {self.text(self.mark)[-800:]!r}")
+
     def expect_new(self) -> None:
         self.mark = len(self.chunks)
 
@@ -201,11 +212,14 @@ def test_study_a_question_in_the_browser_then_close_and_stop(
         screen.press("4", "2", "Enter")
     else:
         screen.press("1")  # the first choice, or "true"
-    feedback = screen.wait_for("Expected:", "Explanation")
+    screen.wait_for("Expected:", "Explanation")
+    # The feedback arrives in several frames: wait for its last part, the
+    # rating buttons (a right answer) or the "recorded as Again" line (a wrong one).
+    feedback = screen.wait_for_any("Easy", "recorded as Again")
     page.wait_for_timeout(300)  # frames received; let the canvas paint them
     page.screenshot(path=str(artifacts_dir() / "serve-feedback-1280x800.png"))
-    if "Good ·" in feedback:  # a right answer waits for its rating: Enter = Good
-        screen.press("Enter")
+    if "recorded as Again" not in feedback:  # a right answer waits for its rating
+        screen.press("Enter")  # Enter = Good, the focused button
     wait_until(lambda: review_rows(server.db))
     (profile, card, rating, response), = review_rows(server.db)
     assert profile == "ana" and card

@@ -5,6 +5,7 @@ Pilot tests asserting on what was saved (review_logs) and on the screen's state.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from textual.widgets import Button, Input, OptionList
 from tui_helpers import review_rows, wait_until
 
 from studyapp.questions.model import Kind
+from studyapp.srs.scheduler import Rating
 from studyapp.tui.app import StudyApp
 from studyapp.tui.screens.home import HomeScreen
 from studyapp.tui.screens.message import ConfirmScreen
@@ -157,3 +159,33 @@ async def test_decks_screen_switches_an_example_deck_on(app_factory: AppFactory)
         enabled = await app.backend.call(
             lambda service: {d.deck_id: d.enabled for d in service.deck_list()})
         assert enabled["numeric-drill"]
+
+
+async def test_a_rating_key_and_enter_together_rate_once(app_factory: AppFactory,
+                                                         tmp_path: Path, db_path: Path) -> None:
+    """"3" then Enter in one burst: one Good, the next question asked, no error."""
+    deck = tmp_path / "choices.yaml"
+    deck.write_text(CHOICES, encoding="utf-8")
+    app = app_factory(study={"deck": str(deck)})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: phase(app) == "asking")
+        first = question_screen(app).presented
+        await pilot.press(right_letter(app))
+        await wait_until(pilot, lambda: phase(app) == "feedback")
+        session = question_screen(app).session
+        assert session is not None
+        rate = session.rate
+
+        def slow_rate(rating: Rating = Rating.GOOD) -> None:  # a busy disk
+            time.sleep(0.3)
+            rate(rating)
+
+        session.rate = slow_rate  # type: ignore[method-assign]
+        await pilot.press("3", "enter")  # Enter arrives while "3" is being saved
+        await wait_until(pilot, lambda: phase(app) == "asking"
+                         and question_screen(app).presented is not first)
+        await pilot.pause(0.3)
+        assert phase(app) == "asking"
+        assert [(card, rating) for _, card, rating, _, _ in review_rows(db_path)] == [
+            (first.card_key, 3)]  # type: ignore[union-attr]
+        assert app.return_code is None and not app._exception  # nothing crashed

@@ -105,7 +105,7 @@ class QuestionScreen(StudyScreen):
 
     # -- the session on the service thread -------------------------------------
 
-    @work(exclusive=True, group="session", exit_on_error=False)
+    @work(group="session", exit_on_error=False)
     async def begin(self) -> None:
         kind, post, deck, limit, seed, lang = (self.kind, self.post, self.deck, self.limit,
                                                self.seed, self.lang)
@@ -173,7 +173,7 @@ class QuestionScreen(StudyScreen):
         result = await self.study_app.backend.call(tally)
         self.app.switch_screen(SummaryScreen(result))
 
-    @work(exclusive=True, group="session", exit_on_error=False)
+    @work(group="session", exit_on_error=False)
     async def submit(self, response: str) -> None:
         session = self.session
         if session is None or self.phase != "asking" or self.busy:
@@ -185,37 +185,41 @@ class QuestionScreen(StudyScreen):
                 return outcome, session.can_undo
 
             outcome, can_undo = await self.study_app.backend.call(answer)
+            verdict = outcome.verdict
+            if verdict.correct is None:
+                self.show_retry(verdict.message)
+                return
+            self.outcome = outcome
+            self.can_undo = can_undo
+            if outcome.recorded:
+                self.answered += 1
+            await self.show_feedback(outcome)
         finally:
             self.busy = False
-        verdict = outcome.verdict
-        if verdict.correct is None:
-            self.show_retry(verdict.message)
-            return
-        self.outcome = outcome
-        self.can_undo = can_undo
-        if outcome.recorded:
-            self.answered += 1
-        await self.show_feedback(outcome)
 
-    @work(exclusive=True, group="session", exit_on_error=False)
+    @work(group="session", exit_on_error=False)
     async def rate(self, rating: Rating) -> None:
         session, outcome = self.session, self.outcome
         if session is None or outcome is None or not outcome.needs_rating or self.busy:
             return
-        self.busy = True
+        self.busy = True  # until the next question is up: a second key never rates twice
         try:
             await self.study_app.backend.call(lambda _: session.rate(rating))
+            await self.show_next()
         finally:
             self.busy = False
-        await self.show_next()
 
-    @work(exclusive=True, group="session", exit_on_error=False)
+    @work(group="session", exit_on_error=False)
     async def next_question(self) -> None:
-        if self.busy:
+        if self.busy or self.phase != "feedback":
             return
-        await self.show_next()
+        self.busy = True
+        try:
+            await self.show_next()
+        finally:
+            self.busy = False
 
-    @work(exclusive=True, group="session", exit_on_error=False)
+    @work(group="session", exit_on_error=False)
     async def overrule(self) -> None:
         """"I was right": the wrong verdict becomes a right answer rated Hard."""
         session, outcome = self.session, self.outcome
@@ -234,7 +238,7 @@ class QuestionScreen(StudyScreen):
         self.query_one("#feedback").set_classes("-right")
         self.refresh_bindings()
 
-    @work(exclusive=True, group="session", exit_on_error=False)
+    @work(group="session", exit_on_error=False)
     async def look_at_post(self) -> None:
         """Opening the post before answering caps this answer at Hard."""
         session = self.session
@@ -245,7 +249,7 @@ class QuestionScreen(StudyScreen):
         if self.looked_at_post:
             self.app.notify(self.tr("tui.question.looked_at_post"))
 
-    @work(exclusive=True, group="session", exit_on_error=False)
+    @work(group="session", exit_on_error=False)
     async def undo(self) -> None:
         session = self.session
         if session is None or self.busy:
@@ -253,11 +257,11 @@ class QuestionScreen(StudyScreen):
         self.busy = True
         try:
             undone = await self.study_app.backend.call(lambda _: session.undo())
+            if undone:
+                self.app.notify(self.tr("tui.question.undone"))
+                await self.show_next()
         finally:
             self.busy = False
-        if undone:
-            self.app.notify(self.tr("tui.question.undone"))
-            await self.show_next()
 
     # -- what is on screen ---------------------------------------------------------
 
