@@ -124,13 +124,22 @@ def ensure_profile(store: Store, name: str, default_settings: Mapping[str, Any],
             if found is None:
                 return ProfileInfo(0, name, dict(default_settings))
             return ProfileInfo(found.id, found.name, dict(found.settings or {}))
-    with store.transaction() as session:
-        profile = session.scalar(select(Profile).where(Profile.name == name))
-        if profile is None:
-            profile = Profile(name=name, created_at=now, settings=dict(default_settings))
-            session.add(profile)
-            session.flush()
-        return ProfileInfo(profile.id, profile.name, dict(profile.settings or {}))
+    try:
+        with store.transaction() as session:
+            profile = session.scalar(select(Profile).where(Profile.name == name))
+            if profile is None:
+                profile = Profile(name=name, created_at=now, settings=dict(default_settings))
+                session.add(profile)
+                session.flush()
+            return ProfileInfo(profile.id, profile.name, dict(profile.settings or {}))
+    except IntegrityError:
+        # Another process created it between our read and our insert (two
+        # first runs at once): theirs stands, read it.
+        with store.sessions() as session:
+            found = session.scalar(select(Profile).where(Profile.name == name))
+            if found is None:
+                raise
+            return ProfileInfo(found.id, found.name, dict(found.settings or {}))
 
 
 def save_profile_settings(store: Store, profile_id: int, settings: Mapping[str, Any]) -> None:

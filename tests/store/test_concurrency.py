@@ -190,3 +190,42 @@ def test_same_cards_answered_from_many_processes_keep_reps_equal_to_logs(
         engine.dispose()
     assert sum(r[3] for r in rows) == workers * answers
     assert {r[0]: r[1] for r in rows} == {r[0]: r[3] for r in rows}
+
+
+def test_a_profile_created_by_another_process_meanwhile_is_read_not_an_error(
+        db_url: str) -> None:
+    """Two first runs at once: the one whose insert loses the race reads the winner's row.
+
+    Only PostgreSQL can interleave them: a SQLite write transaction holds the
+    file's write lock from its first statement, so the other run waits instead.
+    """
+    if db_url.startswith("sqlite"):
+        pytest.skip("SQLite serialises the two writers; no race to lose")
+    from sqlalchemy import event, insert
+    from sqlalchemy.orm import Session
+
+    from studyapp.store.models import Profile
+
+    store = open_store(db_url)
+    other = open_store(db_url)
+    try:
+        raced: list[bool] = []
+
+        def the_other_process_wins(session: Session, *_: object) -> None:
+            if raced:
+                return
+            raced.append(True)
+            with other.transaction() as theirs:
+                theirs.execute(insert(Profile).values(name="shared", created_at=_now(),
+                                                      settings={"theirs": True}))
+
+        event.listen(Session, "before_flush", the_other_process_wins)
+        try:
+            profile = ensure_profile(store, "shared", {"mine": True}, _now())
+        finally:
+            event.remove(Session, "before_flush", the_other_process_wins)
+        assert raced and profile.name == "shared" and profile.settings == {"theirs": True}
+        assert ensure_profile(store, "shared", {}, _now()).id == profile.id
+    finally:
+        other.close()
+        store.close()
