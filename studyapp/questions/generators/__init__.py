@@ -1,8 +1,8 @@
 """Built-in question families, registered by name.
 
 A family draws its parameters from the catalog with a seeded RNG, computes
-the answer with ``studyapp.infra`` and writes a worked explanation. Each
-module in this package registers its families with ``@register``.
+the answer with ``studyapp.infra`` and writes a worked explanation. The
+``families`` subpackage holds them and registers them in one explicit order.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def register(family: Family) -> Family:
 
 
 def _load_all() -> None:
-    """Import the family modules (they register themselves).
+    """Import the ``families`` subpackage, which registers every family.
 
     ``from . import families`` would return the function below instead of
     importing the subpackage, and importing the subpackage rebinds the package

@@ -16,7 +16,7 @@ from studyapp.catalog.models import Accelerator, Model
 from studyapp.i18n import t
 from studyapp.infra import usable_bytes, weights_bytes
 from studyapp.infra.units import GB
-from studyapp.questions.generators import Family, register
+from studyapp.questions.generators import Family
 from studyapp.questions.generators.drawing import apart, entries, redraw, shuffled_choices, values
 from studyapp.questions.generators.wording import join_steps, model_label, num
 from studyapp.questions.model import Kind, Question
@@ -245,43 +245,43 @@ def bottleneck(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     )
 
 
-register(Family(
+CHIP_RANKING = Family(
     name="chip-ranking", post="mi350", kind=Kind.CHOICE,
     description={"es": "Qué chip tiene más HBM, ancho de banda, TFLOPS o escalado entre cuatro",
                  "en": "Which of four chips has the most HBM, bandwidth, TFLOPS or scale-up"},
     generate=chip_ranking, options={"gpus": "accelerator ids", "metrics": ", ".join(METRICS),
                                     "anchor": "chip ids one of which every group includes"},
-))
-register(Family(
+)
+MEMORY_TYPE = Family(
     name="memory-type", post="hbm-kv-cache", kind=Kind.CHOICE,
     description={"es": "Qué tipo de memoria lleva un chip", "en": "Which memory type a chip uses"},
     generate=memory_type, options={"gpus": "accelerator ids"},
-))
-register(Family(
+)
+SCALE_UP_FABRIC = Family(
     name="scale-up-fabric", post="trainium", kind=Kind.CHOICE,
     description={"es": "Con qué tecnología escala cada fabricante dentro del nodo o pod",
                  "en": "Which technology each vendor uses to scale up"},
     generate=vendor_fact("fabric", "trainium", "scale-up-fabric", FABRICS),
     options={"gpus": "accelerator ids", "anchor": "the post's chips, stated as the example"},
-))
-register(Family(
+)
+SOFTWARE_STACK = Family(
     name="software-stack", post="tpu", kind=Kind.CHOICE,
     description={"es": "Con qué pila de software se programa cada chip",
                  "en": "Which software stack programs each chip"},
     generate=vendor_fact("stack", "tpu", "software-stack", STACKS),
     options={"gpus": "accelerator ids", "anchor": "the post's chips, stated as the example"},
-))
-register(Family(
+)
+DENSE_VS_SPARSE = Family(
     name="dense-vs-sparse", post="blackwell", kind=Kind.CHOICE,
     description={"es": "Cifra densa a partir de la cifra «con dispersión» de la hoja de datos",
                  "en": "The dense figure behind a datasheet's 'with sparsity' headline"},
     generate=dense_vs_sparse, options={"gpus": "accelerator ids"},
     fact="conversion:dense-vs-sparse",  # both directions are one skill
-))
-register(Family(
+)
+BOTTLENECK = Family(
     name="bottleneck", post="intro", kind=Kind.CHOICE,
     description={"es": "Qué recurso limita una carga: ancho de banda, cálculo, capacidad, red…",
                  "en": "Which resource limits a workload: bandwidth, compute, capacity, network…"},
     generate=bottleneck,
     options={"gpus": "accelerator ids", "scenarios": ", ".join(SCENARIOS)},
-))
+)
