@@ -11,6 +11,7 @@ import math
 import re
 
 from studyapp.i18n import t
+from studyapp.questions.formatting import format_number
 
 NBSP = "\u00a0"
 
@@ -69,8 +70,6 @@ def join_steps(*parts: str) -> str:
 
 def shown(value: float, lang: str) -> str:
     """A final answer as the grader shows it (three significant figures), for explanations."""
-    from studyapp.questions.formatting import format_number
-
     return format_number(value, lang, 3).replace("\u202f", NBSP)
 
 
