@@ -178,3 +178,29 @@ def test_nvidia_scale_up_answer_holds_for_bridged_cards() -> None:
     for gpu in ("h200-nvl", "h100-pcie"):
         q = get_family("scale-up-fabric").generate(0, "en", {"gpus": [gpu]})
         assert q.answer == "NVLink"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize(("link", "named", "not_named"), [
+    ("infinity-fabric-mi300", "Infinity Fabric", "NVLink"),
+    ("infinity-fabric-mi350", "Infinity Fabric", "NVLink"),
+    ("nvlink-4", "NVLink", "Infinity Fabric"),
+    ("ib-ndr", "NVLink", "dominio NVLink a la red"),
+])
+def test_ring_explanation_names_the_fabric_of_its_link(lang: str, link: str, named: str,
+                                                        not_named: str) -> None:
+    """A ring over AMD's mesh leaves an Infinity Fabric domain, not an NVLink one."""
+    for seed in range(10):
+        q = get_family("ring-allreduce").generate(seed, lang, {"links": [link]})
+        assert named in q.explanation
+        assert not_named not in q.explanation
+        assert ("NVLink domain" in q.explanation) == (link == "nvlink-4") or lang == "es"
+        assert ("dominio NVLink" in q.explanation) == (link == "nvlink-4") or lang == "en"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_bottleneck_keeps_tensor_parallelism_in_any_scale_up_domain(lang: str) -> None:
+    """It lists NVLink, Infinity Fabric and ICI, so the domain is not NVLink's alone."""
+    for q in run("bottleneck", lang):
+        assert "NVLink domain" not in q.explanation
+        assert "dominio NVLink" not in q.explanation

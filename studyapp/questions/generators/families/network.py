@@ -160,6 +160,21 @@ RING_DOMAIN = {"nvlink-3": 16, "nvlink-4": 256, "nvlink-5": 72,
 8-GPU AMD platforms, TPU pods, Trn1 instance, Trn2 UltraServer); a ring over more
 has to leave the link. Scale-out networks have no such cap."""
 
+FABRIC_NAMES = {"nvlink": "NVLink", "infinity-fabric": "Infinity Fabric", "tpu-ici": "ICI",
+                "neuronlink": "NeuronLink"}
+"""The fabric a scale-up link belongs to, by the start of its id."""
+
+
+def ring_why(link: Interconnect, lang: str) -> str:
+    """Why the slowest link sets the ring's pace, said of the fabric the ring runs on."""
+    if link.kind != "scale-up":
+        return t("gen.ring.why_network", lang)
+    fabric = next(name for prefix, name in FABRIC_NAMES.items() if link.id.startswith(prefix))
+    if fabric == "NVLink":
+        return t("gen.ring.why_nvlink", lang)
+    return t("gen.ring.why_mesh", lang, fabric=fabric,
+             domain=num(RING_DOMAIN[link.id], lang))
+
 
 def ring_allreduce(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     """BF16 gradients through a ring: 2(n-1)/n · S / B per direction."""
@@ -182,7 +197,7 @@ def ring_allreduce(seed: int, lang: str, options: Mapping[str, Any]) -> Question
         kind=Kind.NUMERIC, post="nvlink-infiniband", family="ring-allreduce", seed=seed,
         lang=lang, prompt=t("gen.ring.prompt", lang, **fields),
         explanation=join_steps(t("gen.ring.size", lang, **fields), fields["link_step"],
-                               t("gen.ring.explain", lang, **fields), t("gen.ring.why", lang),
+                               t("gen.ring.explain", lang, **fields), ring_why(link, lang),
                                t("gen.convention.gb", lang)),
         answer=significant(value), unit=unit, tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "size_bytes": size, "gpus": count, "link": link.id,
