@@ -17,6 +17,7 @@ from studyapp.infra.shapes import kv_shape
 from studyapp.questions.generators import families, get_family
 from studyapp.questions.generators.drawing import instance_seed
 from studyapp.questions.generators.wording import num, sci
+from studyapp.questions.grading import expected_display
 from studyapp.questions.model import Question
 
 LANGS = ("es", "en")
@@ -204,3 +205,34 @@ def test_bottleneck_keeps_tensor_parallelism_in_any_scale_up_domain(lang: str) -
     for q in run("bottleneck", lang):
         assert "NVLink domain" not in q.explanation
         assert "dominio NVLink" not in q.explanation
+
+
+NUMERIC_FAMILIES = [name for name, family in families().items() if family.kind.value == "numeric"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", NUMERIC_FAMILIES)
+def test_expected_line_and_worked_solution_round_one_value_alike(name: str, lang: str) -> None:
+    """"Expected: 506 ms" above a solution ending "= 505 ms" tells the learner two answers."""
+    for i in range(150):
+        q = families()[name].generate(instance_seed(11, i), lang, {})
+        expected = expected_display(q).replace("\u202f", " ").replace("\u00a0", " ")
+        number = re.search(r"\d[\d., ]*", expected)
+        assert number is not None
+        figure = number.group(0).strip().rstrip(".,")
+        assert figure in q.explanation.replace("\u202f", " ").replace("\u00a0", " "), (
+            expected, q.explanation)
+
+
+KV_FIGURE = re.compile(r"(\d[\d.,]*) KB")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", ["fits-on-gpu", "min-gpus", "max-context-that-fits",
+                                  "kv-cache-total"])
+def test_kv_per_token_reads_alike_in_prompt_and_solution(name: str, lang: str) -> None:
+    """"262.144 KB" in the prompt above "= 262 KB" in the solution: one figure, one rounding."""
+    for q in run(name, lang):
+        in_prompt = KV_FIGURE.findall(q.prompt)
+        assert len(in_prompt) == 1, q.prompt
+        assert f"= {in_prompt[0]} KB" in q.explanation, (q.prompt, q.explanation)

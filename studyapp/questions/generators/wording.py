@@ -69,8 +69,11 @@ def join_steps(*parts: str) -> str:
 
 
 def shown(value: float, lang: str) -> str:
-    """A final answer as the grader shows it (three significant figures), for explanations."""
-    return format_number(value, lang, 3).replace("\u202f", NBSP)
+    """A final answer as the grader shows it (three significant figures), for explanations.
+
+    Rounded first as ``significant`` rounds the stored answer, so 505.4999… ms shows
+    as the grader's "506 ms", not "505 ms"."""
+    return format_number(significant(value), lang, 3).replace("\u202f", NBSP)
 
 
 def bytes_per(value: float, lang: str) -> str:

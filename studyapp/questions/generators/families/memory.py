@@ -161,7 +161,7 @@ def kv_cache_total(seed: int, lang: str, options: Mapping[str, Any]) -> Question
     per_token = kv_bytes_per_token(shape, kv_dtype)
     fields = {"model": model_label(model.name), "dtype": dtype_name(kv_dtype),
               "context": num(context, lang), "batch": num(batch, lang),
-              "per_token": num(per_token, lang, 6), "kv_kb": num(per_token / KB, lang, 6),
+              "per_token": num(per_token, lang, 6), "kv_kb": shown(per_token / KB, lang),
               "total_gb": shown(total / GB, lang)}
     one = "_one" if batch == 1 else ""  # "a batch of 1 sequences" reads wrong in both languages
     explanation = join_steps(

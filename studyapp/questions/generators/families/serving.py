@@ -102,7 +102,7 @@ def serve_fields(d: ServeDraw, lang: str) -> dict[str, str]:
         "dtype": dtype_name(d.dtype),
         "bytes": num(dtype_bytes(d.dtype), lang),
         "bytes_word": bytes_per(dtype_bytes(d.dtype), lang),
-        "kv_kb": num(kv_kb(d.model, d.dtype), lang, 6),
+        "kv_kb": shown(kv_kb(d.model, d.dtype), lang),
         "per_token": num(kv_bytes_per_token(kv_shape(d.model), d.dtype), lang, 6),
         "context": num(d.context, lang),
         "batch": num(d.batch, lang),
@@ -248,7 +248,7 @@ def max_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     exact = max(avail - w, 0.0) / (per_token * (batch if what == "context" else context))
     fields = {**model_fields(model, lang), "gpu": label(gpu.name),
               "memory_gb": num(gpu.memory_gb, lang, 5), "bytes_word": bytes_per(
-                  dtype_bytes(dtype), lang), "kv_kb": num(per_token / KB, lang, 6),
+                  dtype_bytes(dtype), lang), "kv_kb": shown(per_token / KB, lang),
               "approx": (f" (≈ {shown(n, lang)})" if shown(n, lang) != num(n, lang, 9) else ""),
               "dtype": dtype_name(dtype), "batch": num(batch, lang), "context": num(context, lang),
               "available_gb": num(avail / GB, lang, 4), "weights_gb": num(w / GB, lang, 4),
