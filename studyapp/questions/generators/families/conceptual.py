@@ -174,14 +174,14 @@ def dense_vs_sparse(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
     to_dense = rng.random() < 0.6
     fields = {"gpu": chip.name, "precision": precision.upper(), "sparse": num(sparse, lang, 5),
               "dense": num(dense, lang, 5), "half": num(sparse / 2, lang, 5)}
-    if to_dense:
-        correct = num(dense, lang, 5) + " TFLOPS"
-        distractors = [num(v, lang, 5) + " TFLOPS" for v in (sparse, sparse * 2, dense / 2)]
-        key = "gen.sparse.prompt"
-    else:
-        correct = num(sparse, lang, 5) + " TFLOPS"
-        distractors = [num(v, lang, 5) + " TFLOPS" for v in (dense, dense / 2, sparse * 2)]
-        key = "gen.sparse.prompt_headline"
+    right, wrong = (dense, (sparse, sparse * 2, dense / 2)) if to_dense else (
+        sparse, (dense, dense / 2, sparse * 2))
+    correct = num(right, lang, 5) + " TFLOPS"
+    # written like the answer, to as many decimals: a halved "989" shown as "494.5" beside
+    # whole vendor figures gives itself away as made up
+    decimals = 0 if float(right).is_integer() else len(repr(float(right)).split(".")[1])
+    distractors = [num(round(v, decimals), lang, 9) + " TFLOPS" for v in wrong]
+    key = "gen.sparse.prompt" if to_dense else "gen.sparse.prompt_headline"
     return Question(
         kind=Kind.CHOICE, post="blackwell", family="dense-vs-sparse", seed=seed, lang=lang,
         prompt=t(key, lang, **fields),
