@@ -156,7 +156,7 @@ def compute_or_memory_bound(seed: int, lang: str, options: Mapping[str, Any]) ->
                                                               "ridge": fields["ridge"]}),
                                verdict, "" if ok else t("gen.bound.borderline", lang),
                                t("gen.convention.dense", lang)),
-        answer=answer,
+        answer=answer, yes_no=True,  # "Is that compute-bound?"
         params={"gpu": chip.id, "batch": batch, "intensity_flop_per_byte": intensity(d),
                 "precision": precision, "decision_ratio": significant(intensity(d) / point(d), 4),
                 "given": {"batch": batch, "bytes": dtype_bytes(precision), "tflops": peak(d),

@@ -155,6 +155,7 @@ def fits_on_gpu(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     return Question(
         kind=Kind.TRUEFALSE, post="h200", family="fits-on-gpu", seed=seed, lang=lang,
         prompt=t("gen.fit.prompt", lang, **fields), explanation=explanation, answer=fits,
+        yes_no=True,  # "Does it fit?"
         params={"model": d.model.id, "gpu": d.gpu.id, "dtype": d.dtype, "kv_dtype": d.dtype,
                 "context": d.context, "batch": d.batch,
                 "usable_fraction": DEFAULT_USABLE_FRACTION, "margin_kept": ok,
