@@ -87,12 +87,14 @@ def test_no_import_cycles() -> None:
 
 
 def test_app_starts_without_the_heavy_core() -> None:
-    """The home screen paints before SQLAlchemy, pydantic, fsrs or the decks load."""
+    """The home screen paints before SQLAlchemy, pydantic, fsrs, the decks or the catalog's
+    tables load (it reads the posts' front matter only)."""
     loaded = modules_after("import studyapp.cli, studyapp.tui.app\n"
                            "from studyapp.tui.screens.home import HomeScreen")
     heavy = {"sqlalchemy", "pydantic", "fsrs", "alembic", "simpleeval"}
     assert not heavy & top_level(loaded)
-    assert not {"studyapp.study", "studyapp.decks", "studyapp.catalog"} & loaded
+    assert not {"studyapp.study", "studyapp.decks", "studyapp.catalog.loader",
+                "studyapp.catalog.models"} & loaded
 
 
 def test_only_the_store_imports_sqlalchemy() -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 import yaml
+from pydantic import ValidationError
 
 from studyapp import locations
 from studyapp.catalog.errors import UnknownIdError
@@ -97,8 +98,6 @@ def _read(path: Path) -> object:
 
 def load_catalog_from(folder: Path) -> Catalog:
     """Parse and validate hardware.yaml and models.yaml in ``folder``."""
-    from pydantic import ValidationError
-
     try:
         hardware = HardwareFile.model_validate(_read(folder / "hardware.yaml"))
         models = ModelsFile.model_validate(_read(folder / "models.yaml"))

@@ -260,6 +260,7 @@ def figures_rows(
     if figures is None:
         return []
     if catalog is None:
+        # the loader validates with pydantic; the home screen reads posts without it
         from studyapp.catalog.loader import load_catalog
 
         catalog = load_catalog()

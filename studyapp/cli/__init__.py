@@ -103,6 +103,7 @@ def _one_line(exc: Exception) -> str | None:
     """
     if isinstance(exc, user_errors()):
         return str(exc)
+    # the service stays out of --help and the app's start; a failed command has it loaded
     from studyapp.study import describe_failure
 
     described = describe_failure(exc)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from studyapp.catalog.models import Model
+from typing import TYPE_CHECKING
+
 from studyapp.infra.memory import KVShape
+
+if TYPE_CHECKING:  # the catalog's models need pydantic; this module only reads their fields
+    from studyapp.catalog.models import Model
 
 
 def kv_shape(model: Model) -> KVShape:

@@ -89,7 +89,7 @@ def expected_display(question: Question) -> str:
             return str(question.answer)
         return f"{_LETTERS[index]}) {question.choices[index]}"
     if question.kind is Kind.TRUEFALSE:
-        return t("grading.true" if question.answer else "grading.false", question.lang)
+        return _truefalse_word(question, bool(question.answer))
     return str(question.answer)
 
 
@@ -364,8 +364,14 @@ def _grade_truefalse(question: Question, text: str) -> Verdict:
         said = False
     else:
         return _ask_again(question, text, t("grading.truefalse_invalid", lang))
-    given = t("grading.true" if said else "grading.false", lang)
+    given = _truefalse_word(question, said)
     return _judged(question, said == bool(question.answer), given, expected_display(question))
+
+
+def _truefalse_word(question: Question, value: bool) -> str:
+    """"yes" for a question that asks, "true" for a claim to judge; in the question's language."""
+    yes, no = question.answer_words
+    return t(f"grading.{yes if value else no}", question.lang)
 
 
 # ---------------------------------------------------------------- text

@@ -102,6 +102,15 @@ class Question:
     written in ``unit`` (or as a bare number), never in the unit the prompt gives."""
     slips: tuple[Slip, ...] = ()
     """Slips this instance can show, ratios resolved (see :class:`Slip`)."""
+    yes_no: bool = False
+    """A true/false question asked as a question ("Does it fit?"), not stated as a claim:
+    its two answers read Yes and No rather than True and False."""
+
+    @property
+    def answer_words(self) -> tuple[str, str]:
+        """The words for a true/false question's two answers: ``yes``/``no`` or ``true``/``false``
+        (the ends of the ``grading.*`` and ``tui.question.*_option`` string keys)."""
+        return ("yes", "no") if self.yes_no else ("true", "false")
 
     @property
     def answer_index(self) -> int | None:

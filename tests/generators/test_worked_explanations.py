@@ -17,6 +17,7 @@ from studyapp.infra.shapes import kv_shape
 from studyapp.questions.generators import families, get_family
 from studyapp.questions.generators.drawing import instance_seed
 from studyapp.questions.generators.wording import num, sci
+from studyapp.questions.grading import expected_display
 from studyapp.questions.model import Question
 
 LANGS = ("es", "en")
@@ -178,3 +179,60 @@ def test_nvidia_scale_up_answer_holds_for_bridged_cards() -> None:
     for gpu in ("h200-nvl", "h100-pcie"):
         q = get_family("scale-up-fabric").generate(0, "en", {"gpus": [gpu]})
         assert q.answer == "NVLink"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize(("link", "named", "not_named"), [
+    ("infinity-fabric-mi300", "Infinity Fabric", "NVLink"),
+    ("infinity-fabric-mi350", "Infinity Fabric", "NVLink"),
+    ("nvlink-4", "NVLink", "Infinity Fabric"),
+    ("ib-ndr", "NVLink", "dominio NVLink a la red"),
+])
+def test_ring_explanation_names_the_fabric_of_its_link(lang: str, link: str, named: str,
+                                                        not_named: str) -> None:
+    """A ring over AMD's mesh leaves an Infinity Fabric domain, not an NVLink one."""
+    for seed in range(10):
+        q = get_family("ring-allreduce").generate(seed, lang, {"links": [link]})
+        assert named in q.explanation
+        assert not_named not in q.explanation
+        assert ("NVLink domain" in q.explanation) == (link == "nvlink-4") or lang == "es"
+        assert ("dominio NVLink" in q.explanation) == (link == "nvlink-4") or lang == "en"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_bottleneck_keeps_tensor_parallelism_in_any_scale_up_domain(lang: str) -> None:
+    """It lists NVLink, Infinity Fabric and ICI, so the domain is not NVLink's alone."""
+    for q in run("bottleneck", lang):
+        assert "NVLink domain" not in q.explanation
+        assert "dominio NVLink" not in q.explanation
+
+
+NUMERIC_FAMILIES = [name for name, family in families().items() if family.kind.value == "numeric"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", NUMERIC_FAMILIES)
+def test_expected_line_and_worked_solution_round_one_value_alike(name: str, lang: str) -> None:
+    """"Expected: 506 ms" above a solution ending "= 505 ms" tells the learner two answers."""
+    for i in range(150):
+        q = families()[name].generate(instance_seed(11, i), lang, {})
+        expected = expected_display(q).replace("\u202f", " ").replace("\u00a0", " ")
+        number = re.search(r"\d[\d., ]*", expected)
+        assert number is not None
+        figure = number.group(0).strip().rstrip(".,")
+        assert figure in q.explanation.replace("\u202f", " ").replace("\u00a0", " "), (
+            expected, q.explanation)
+
+
+KV_FIGURE = re.compile(r"(\d[\d.,]*) KB")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", ["fits-on-gpu", "min-gpus", "max-context-that-fits",
+                                  "kv-cache-total"])
+def test_kv_per_token_reads_alike_in_prompt_and_solution(name: str, lang: str) -> None:
+    """"262.144 KB" in the prompt above "= 262 KB" in the solution: one figure, one rounding."""
+    for q in run(name, lang):
+        in_prompt = KV_FIGURE.findall(q.prompt)
+        assert len(in_prompt) == 1, q.prompt
+        assert f"= {in_prompt[0]} KB" in q.explanation, (q.prompt, q.explanation)

@@ -1,17 +1,20 @@
 """Built-in question families, registered by name.
 
 A family draws its parameters from the catalog with a seeded RNG, computes
-the answer with ``studyapp.infra`` and writes a worked explanation. Each
-module in this package registers its families with ``@register``.
+the answer with ``studyapp.infra`` and writes a worked explanation. The
+``families`` subpackage holds them and registers them in one explicit order.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from studyapp.catalog.errors import UnknownIdError
+from studyapp.questions.generators.drawing import without_echo
 from studyapp.questions.model import Kind, Question, Slip
 
 GenerateFn = Callable[[int, str, Mapping[str, Any]], Question]
@@ -59,8 +62,6 @@ def _declaring(family: Family) -> GenerateFn:
 def register(family: Family) -> Family:
     if family.name in _REGISTRY:
         raise ValueError(f"family {family.name!r} registered twice")
-    from studyapp.questions.generators.drawing import without_echo
-
     if family.slips or family.conversion:
         family = replace(family, generate=_declaring(family))
     family = dataclasses.replace(family, generate=without_echo(family.generate))
@@ -69,14 +70,12 @@ def register(family: Family) -> Family:
 
 
 def _load_all() -> None:
-    """Import the family modules (they register themselves).
+    """Import the ``families`` subpackage, which registers every family.
 
     ``from . import families`` would return the function below instead of
     importing the subpackage, and importing the subpackage rebinds the package
     attribute ``families``; so import it by name and put the function back.
     """
-    import importlib
-
     listing = families
     importlib.import_module("studyapp.questions.generators.families")
     globals()["families"] = listing
@@ -91,8 +90,6 @@ def families() -> dict[str, Family]:
 
 def get_family(name: str) -> Family:
     """A family by name; ``UnknownIdError`` lists close names."""
-    from studyapp.catalog import UnknownIdError
-
     table = families()
     if name not in table:
         raise UnknownIdError("generator", name, list(table))

@@ -19,6 +19,7 @@ from typing import Any
 from studyapp.questions.formatting import format_number
 from studyapp.questions.generators import Family, families
 from studyapp.questions.generators.drawing import echoes, instance_seed, prompt_numbers
+from studyapp.questions.grading import expected_display
 from studyapp.questions.model import Kind, Question
 
 GiB = 2**30
@@ -247,8 +248,6 @@ def _share(flags: Sequence[bool]) -> float | None:
 
 
 def _shown_value(q: Question) -> str:
-    from studyapp.questions.grading import expected_display
-
     text = _plain(expected_display(q))
     match = _FIRST_NUMBER.search(text)
     return match.group(0).rstrip(".,") if match else text

@@ -11,6 +11,7 @@ import math
 import re
 
 from studyapp.i18n import t
+from studyapp.questions.formatting import format_number
 
 NBSP = "\u00a0"
 
@@ -68,10 +69,11 @@ def join_steps(*parts: str) -> str:
 
 
 def shown(value: float, lang: str) -> str:
-    """A final answer as the grader shows it (three significant figures), for explanations."""
-    from studyapp.questions.formatting import format_number
+    """A final answer as the grader shows it (three significant figures), for explanations.
 
-    return format_number(value, lang, 3).replace("\u202f", NBSP)
+    Rounded first as ``significant`` rounds the stored answer, so 505.4999… ms shows
+    as the grader's "506 ms", not "505 ms"."""
+    return format_number(significant(value), lang, 3).replace("\u202f", NBSP)
 
 
 def bytes_per(value: float, lang: str) -> str:

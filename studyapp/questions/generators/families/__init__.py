@@ -1,12 +1,60 @@
-"""The built-in families, one module per area; importing registers them."""
+"""The built-in families, one module per topic, registered in one explicit order.
 
+``families()`` lists them in this order (memory, serving, accelerators,
+roofline, conceptual, network, systems, training); a new family goes here.
+"""
+
+from studyapp.questions.generators import Family, register
 from studyapp.questions.generators.families import (
     accelerators,
     conceptual,
     memory,
     network,
+    roofline,
+    serving,
     systems,
     training,
 )
 
-__all__ = ["accelerators", "conceptual", "memory", "network", "systems", "training"]
+FAMILIES: tuple[Family, ...] = (
+    memory.WEIGHTS_SIZE,
+    serving.FITS_ON_GPU,
+    serving.MIN_GPUS,
+    memory.KV_CACHE_PER_TOKEN,
+    memory.KV_CACHE_TOTAL,
+    serving.MAX_CONTEXT_THAT_FITS,
+    memory.GB_VS_GIB,
+    accelerators.DECODE_CEILING,
+    accelerators.DECODE_COMPARE,
+    roofline.RIDGE_POINT,
+    roofline.COMPUTE_OR_MEMORY_BOUND,
+    roofline.PREFILL_TIME,
+    accelerators.LOW_PRECISION_SPEEDUP,
+    accelerators.PERF_PER_WATT,
+    conceptual.CHIP_RANKING,
+    conceptual.MEMORY_TYPE,
+    conceptual.SCALE_UP_FABRIC,
+    conceptual.SOFTWARE_STACK,
+    conceptual.DENSE_VS_SPARSE,
+    conceptual.BOTTLENECK,
+    network.LINK_TRANSFER,
+    network.BITS_VS_BYTES,
+    network.RING_ALLREDUCE,
+    network.GAUDI_ETHERNET,
+    systems.HGX_NODE_TOTALS,
+    systems.NVL72_RACK_TOTALS,
+    systems.TRAINIUM_SERVER_TOTALS,
+    systems.TPU_POD,
+    training.TRAINING_DAYS,
+    training.TRAINING_MEMORY,
+    training.CHECKPOINT_WRITE,
+    training.CHECKPOINT_INTERVAL,
+)
+
+for _family in FAMILIES:
+    register(_family)
+
+__all__ = [
+    "FAMILIES", "accelerators", "conceptual", "memory", "network", "roofline", "serving",
+    "systems", "training",
+]

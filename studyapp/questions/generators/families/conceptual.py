@@ -16,7 +16,7 @@ from studyapp.catalog.models import Accelerator, Model
 from studyapp.i18n import t
 from studyapp.infra import usable_bytes, weights_bytes
 from studyapp.infra.units import GB
-from studyapp.questions.generators import Family, register
+from studyapp.questions.generators import Family
 from studyapp.questions.generators.drawing import apart, entries, redraw, shuffled_choices, values
 from studyapp.questions.generators.wording import join_steps, model_label, num
 from studyapp.questions.model import Kind, Question
@@ -174,14 +174,14 @@ def dense_vs_sparse(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
     to_dense = rng.random() < 0.6
     fields = {"gpu": chip.name, "precision": precision.upper(), "sparse": num(sparse, lang, 5),
               "dense": num(dense, lang, 5), "half": num(sparse / 2, lang, 5)}
-    if to_dense:
-        correct = num(dense, lang, 5) + " TFLOPS"
-        distractors = [num(v, lang, 5) + " TFLOPS" for v in (sparse, sparse * 2, dense / 2)]
-        key = "gen.sparse.prompt"
-    else:
-        correct = num(sparse, lang, 5) + " TFLOPS"
-        distractors = [num(v, lang, 5) + " TFLOPS" for v in (dense, dense / 2, sparse * 2)]
-        key = "gen.sparse.prompt_headline"
+    right, wrong = (dense, (sparse, sparse * 2, dense / 2)) if to_dense else (
+        sparse, (dense, dense / 2, sparse * 2))
+    correct = num(right, lang, 5) + " TFLOPS"
+    # written like the answer, to as many decimals: a halved "989" shown as "494.5" beside
+    # whole vendor figures gives itself away as made up
+    decimals = 0 if float(right).is_integer() else len(repr(float(right)).split(".")[1])
+    distractors = [num(round(v, decimals), lang, 9) + " TFLOPS" for v in wrong]
+    key = "gen.sparse.prompt" if to_dense else "gen.sparse.prompt_headline"
     return Question(
         kind=Kind.CHOICE, post="blackwell", family="dense-vs-sparse", seed=seed, lang=lang,
         prompt=t(key, lang, **fields),
@@ -245,43 +245,43 @@ def bottleneck(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     )
 
 
-register(Family(
+CHIP_RANKING = Family(
     name="chip-ranking", post="mi350", kind=Kind.CHOICE,
     description={"es": "Qué chip tiene más HBM, ancho de banda, TFLOPS o escalado entre cuatro",
                  "en": "Which of four chips has the most HBM, bandwidth, TFLOPS or scale-up"},
     generate=chip_ranking, options={"gpus": "accelerator ids", "metrics": ", ".join(METRICS),
                                     "anchor": "chip ids one of which every group includes"},
-))
-register(Family(
+)
+MEMORY_TYPE = Family(
     name="memory-type", post="hbm-kv-cache", kind=Kind.CHOICE,
     description={"es": "Qué tipo de memoria lleva un chip", "en": "Which memory type a chip uses"},
     generate=memory_type, options={"gpus": "accelerator ids"},
-))
-register(Family(
+)
+SCALE_UP_FABRIC = Family(
     name="scale-up-fabric", post="trainium", kind=Kind.CHOICE,
     description={"es": "Con qué tecnología escala cada fabricante dentro del nodo o pod",
                  "en": "Which technology each vendor uses to scale up"},
     generate=vendor_fact("fabric", "trainium", "scale-up-fabric", FABRICS),
     options={"gpus": "accelerator ids", "anchor": "the post's chips, stated as the example"},
-))
-register(Family(
+)
+SOFTWARE_STACK = Family(
     name="software-stack", post="tpu", kind=Kind.CHOICE,
     description={"es": "Con qué pila de software se programa cada chip",
                  "en": "Which software stack programs each chip"},
     generate=vendor_fact("stack", "tpu", "software-stack", STACKS),
     options={"gpus": "accelerator ids", "anchor": "the post's chips, stated as the example"},
-))
-register(Family(
+)
+DENSE_VS_SPARSE = Family(
     name="dense-vs-sparse", post="blackwell", kind=Kind.CHOICE,
     description={"es": "Cifra densa a partir de la cifra «con dispersión» de la hoja de datos",
                  "en": "The dense figure behind a datasheet's 'with sparsity' headline"},
     generate=dense_vs_sparse, options={"gpus": "accelerator ids"},
     fact="conversion:dense-vs-sparse",  # both directions are one skill
-))
-register(Family(
+)
+BOTTLENECK = Family(
     name="bottleneck", post="intro", kind=Kind.CHOICE,
     description={"es": "Qué recurso limita una carga: ancho de banda, cálculo, capacidad, red…",
                  "en": "Which resource limits a workload: bandwidth, compute, capacity, network…"},
     generate=bottleneck,
     options={"gpus": "accelerator ids", "scenarios": ", ".join(SCENARIOS)},
-))
+)

@@ -15,9 +15,9 @@ from studyapp.catalog.models import Interconnect
 from studyapp.i18n import t
 from studyapp.infra import per_direction, ring_allreduce_seconds, transfer_seconds
 from studyapp.infra.units import GB, gbit_to_bytes_per_s
-from studyapp.questions.generators import Family, register
+from studyapp.questions.generators import Family
 from studyapp.questions.generators.drawing import entries, values
-from studyapp.questions.generators.families.memory import model_phrase
+from studyapp.questions.generators.families.terms import model_phrase
 from studyapp.questions.generators.slips import (
     BF16_AS_PARAMS,
     BITS,
@@ -160,6 +160,21 @@ RING_DOMAIN = {"nvlink-3": 16, "nvlink-4": 256, "nvlink-5": 72,
 8-GPU AMD platforms, TPU pods, Trn1 instance, Trn2 UltraServer); a ring over more
 has to leave the link. Scale-out networks have no such cap."""
 
+FABRIC_NAMES = {"nvlink": "NVLink", "infinity-fabric": "Infinity Fabric", "tpu-ici": "ICI",
+                "neuronlink": "NeuronLink"}
+"""The fabric a scale-up link belongs to, by the start of its id."""
+
+
+def ring_why(link: Interconnect, lang: str) -> str:
+    """Why the slowest link sets the ring's pace, said of the fabric the ring runs on."""
+    if link.kind != "scale-up":
+        return t("gen.ring.why_network", lang)
+    fabric = next(name for prefix, name in FABRIC_NAMES.items() if link.id.startswith(prefix))
+    if fabric == "NVLink":
+        return t("gen.ring.why_nvlink", lang)
+    return t("gen.ring.why_mesh", lang, fabric=fabric,
+             domain=num(RING_DOMAIN[link.id], lang))
+
 
 def ring_allreduce(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     """BF16 gradients through a ring: 2(n-1)/n · S / B per direction."""
@@ -182,7 +197,7 @@ def ring_allreduce(seed: int, lang: str, options: Mapping[str, Any]) -> Question
         kind=Kind.NUMERIC, post="nvlink-infiniband", family="ring-allreduce", seed=seed,
         lang=lang, prompt=t("gen.ring.prompt", lang, **fields),
         explanation=join_steps(t("gen.ring.size", lang, **fields), fields["link_step"],
-                               t("gen.ring.explain", lang, **fields), t("gen.ring.why", lang),
+                               t("gen.ring.explain", lang, **fields), ring_why(link, lang),
                                t("gen.convention.gb", lang)),
         answer=significant(value), unit=unit, tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "size_bytes": size, "gpus": count, "link": link.id,
@@ -243,33 +258,33 @@ def gaudi_ethernet(seed: int, lang: str, options: Mapping[str, Any]) -> Question
     )
 
 
-register(Family(
+LINK_TRANSFER = Family(
     name="link-transfer", post="nvlink-infiniband", kind=Kind.NUMERIC,
     description={"es": "Tiempo para mover X GB por NVLink, ICI o un puerto InfiniBand/Ethernet",
                  "en": "Time to move X GB over NVLink, ICI or an InfiniBand/Ethernet port"},
     generate=link_transfer, options={"links": "interconnect ids", "sizes_gb": "sizes in GB"},
     slips=(BITS, BOTH_WAYS_TIME),
-))
-register(Family(
+)
+BITS_VS_BYTES = Family(
     name="bits-vs-bytes", post="nvlink-infiniband", kind=Kind.NUMERIC,
     description={"es": "Gb/s de un puerto a GB/s por sentido (bits frente a bytes)",
                  "en": "A port's Gb/s as GB/s each way (bits versus bytes)"},
     generate=bits_vs_bytes, options={"links": "port ids", "ports": "port counts"},
     fact="conversion:bits-vs-bytes",  # both directions are one skill
     slips=(BITS, ONE_PORT), conversion=True,
-))
-register(Family(
+)
+RING_ALLREDUCE = Family(
     name="ring-allreduce", post="nvlink-infiniband", kind=Kind.NUMERIC,
     description={"es": "Tiempo de un all-reduce en anillo de los gradientes BF16",
                  "en": "Ring all-reduce time for BF16 gradients"},
     generate=ring_allreduce,
     options={"models": "model ids", "links": "interconnect ids", "gpu_counts": "ring sizes"},
     slips=(RING_FACTOR, BOTH_WAYS_TIME, BF16_AS_PARAMS),
-))
-register(Family(
+)
+GAUDI_ETHERNET = Family(
     name="gaudi-ethernet", post="gaudi", kind=Kind.NUMERIC,
     description={"es": "Ancho de banda de los puertos Ethernet RoCE integrados en Gaudi",
                  "en": "Bandwidth of Gaudi's on-chip RoCE Ethernet ports"},
     generate=gaudi_ethernet, options={"gpus": "gaudi2, gaudi3", "chips": "chips counted (1 or 8)"},
     slips=(BITS, BOTH_WAYS_RATE, ONE_PORT), conversion=True,
-))
+)

@@ -16,9 +16,9 @@ from studyapp.catalog.models import Accelerator, System
 from studyapp.i18n import t
 from studyapp.infra import min_devices, usable_bytes, weights_bytes
 from studyapp.infra.units import GB, TB, TFLOPS
-from studyapp.questions.generators import Family, GenerateFn, register
+from studyapp.questions.generators import Family, GenerateFn
 from studyapp.questions.generators.drawing import entries, values
-from studyapp.questions.generators.families.memory import model_phrase
+from studyapp.questions.generators.families.terms import model_phrase
 from studyapp.questions.generators.slips import SYSTEM_SLIPS
 from studyapp.questions.generators.wording import (
     join_steps,
@@ -165,15 +165,15 @@ def tpu_pod(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 _SYSTEMS = "system ids from the catalog"
 _QUANTITIES = "memory, bandwidth, scale_up, bf16"
 
-register(Family(
+HGX_NODE_TOTALS = Family(
     name="hgx-node-totals", post="hgx", kind=Kind.NUMERIC,
     description={"es": "Totales de un nodo de 8 GPU: memoria, ancho de banda, NVLink, TFLOPS",
                  "en": "8-GPU node totals: memory, bandwidth, NVLink, TFLOPS"},
     generate=system_totals("hgx", "hgx-node-totals", lambda s: s.post == "hgx"),
     options={"systems": _SYSTEMS, "quantities": _QUANTITIES},
     slips=SYSTEM_SLIPS,
-))
-register(Family(
+)
+NVL72_RACK_TOTALS = Family(
     name="nvl72-rack-totals", post="blackwell", kind=Kind.NUMERIC,
     description={"es": "Totales del rack GB200 NVL72 a partir de cada GPU",
                  "en": "GB200 NVL72 rack totals from each GPU's figures"},
@@ -181,8 +181,8 @@ register(Family(
                            units=(1, 2, 4, 8)),
     options={"systems": _SYSTEMS, "quantities": _QUANTITIES, "units": "racks counted"},
     slips=SYSTEM_SLIPS,
-))
-register(Family(
+)
+TRAINIUM_SERVER_TOTALS = Family(
     name="trainium-server-totals", post="trainium", kind=Kind.NUMERIC,
     description={"es": "Totales de una instancia Trn2 (16 Trainium2 unidos por NeuronLink)",
                  "en": "Trn2 instance totals (16 Trainium2 joined by NeuronLink)"},
@@ -190,11 +190,11 @@ register(Family(
                            lambda s: s.post == "trainium", units=(1, 2, 4, 8)),
     options={"systems": _SYSTEMS, "quantities": _QUANTITIES, "units": "instances counted"},
     slips=SYSTEM_SLIPS,
-))
-register(Family(
+)
+TPU_POD = Family(
     name="tpu-pod", post="tpu", kind=Kind.NUMERIC,
     description={"es": "Pods de TPU: memoria y TFLOPS totales, chips para los pesos de un modelo",
                  "en": "TPU pods: total memory and TFLOPS, chips for a model's weights"},
     generate=tpu_pod,
     options={"gpus": "TPU ids", "models": "model ids", "ask": "memory, bf16, chips"},
-))
+)

@@ -25,9 +25,9 @@ from studyapp.infra import (
 from studyapp.infra.compute import ADAM_MIXED_BYTES_PER_PARAM
 from studyapp.infra.storage import CHECKPOINT_BYTES_PER_PARAM
 from studyapp.infra.units import GB, TB, TFLOPS
-from studyapp.questions.generators import Family, register
+from studyapp.questions.generators import Family
 from studyapp.questions.generators.drawing import entries, redraw, values
-from studyapp.questions.generators.families.memory import model_phrase
+from studyapp.questions.generators.families.terms import model_phrase
 from studyapp.questions.generators.slips import SPARSE_TIME
 from studyapp.questions.generators.wording import join_steps, label, num, sci, shown, significant
 from studyapp.questions.model import Kind, Question, Tolerance
@@ -215,7 +215,7 @@ def checkpoint_interval(seed: int, lang: str, options: Mapping[str, Any]) -> Que
     )
 
 
-register(Family(
+TRAINING_DAYS = Family(
     name="training-days", post="intro", kind=Kind.NUMERIC,
     description={"es": "Días de entrenamiento: 6·N·D FLOP en K chips con un MFU",
                  "en": "Training days: 6·N·D FLOPs on K chips at an MFU"},
@@ -223,26 +223,26 @@ register(Family(
     options={"models": "model ids", "gpus": "accelerator ids", "tokens": "training tokens",
              "gpu_counts": "cluster sizes", "mfus": "model FLOPs utilisations"},
     slips=(SPARSE_TIME,),
-))
-register(Family(
+)
+TRAINING_MEMORY = Family(
     name="training-memory", post="hgx", kind=Kind.NUMERIC,
     description={"es": "Memoria por GPU al entrenar con Adam (16 B/parámetro) y ZeRO",
                  "en": "Per-GPU training memory with Adam (16 B/param) and ZeRO"},
     generate=training_memory,
     options={"models": "model ids", "zero_stages": "0-3", "gpu_counts": "data-parallel GPUs"},
-))
-register(Family(
+)
+CHECKPOINT_WRITE = Family(
     name="checkpoint-write", post="storage-checkpoints", kind=Kind.NUMERIC,
     description={"es": "Tamaño de un checkpoint de entrenamiento y tiempo de escritura",
                  "en": "Size of a training checkpoint and its write time"},
     generate=checkpoint_write,
     options={"models": "model ids", "write_gb_s": "storage write GB/s", "ask": "size or time"},
-))
-register(Family(
+)
+CHECKPOINT_INTERVAL = Family(
     name="checkpoint-interval", post="storage-checkpoints", kind=Kind.NUMERIC,
     description={"es": "Intervalo óptimo entre checkpoints (Young/Daly)",
                  "en": "Optimal checkpoint interval (Young/Daly)"},
     generate=checkpoint_interval,
     options={"gpu_counts": "cluster sizes", "device_mtbf_hours": "MTBF per GPU in hours",
              "checkpoint_seconds": "seconds to write one checkpoint"},
-))
+)

@@ -1,0 +1,119 @@
+"""What ``studyapp calc`` computes with: a catalog model or chip, or explicit numbers.
+
+Every calc command takes either a catalog id (``--model``, ``--gpu``) or the figures
+themselves, so a learner can try a model or chip the catalog does not have.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from studyapp import catalog
+from studyapp.cli import fail
+from studyapp.infra.calc import DeviceInput, ModelInput, parse_count
+from studyapp.infra.memory import KVShape
+from studyapp.infra.shapes import kv_shape
+
+
+def model_options(f: Any) -> Any:
+    """--model ID, or an explicit shape for a model outside the catalog."""
+    opts = [
+        click.option("--model", "model_id", metavar="ID", help="Model id from the catalog."),
+        click.option("--params", metavar="N",
+                     help="Parameter count instead of --model (70e9, 70B)."),
+        click.option("--layers", type=click.IntRange(min=1), help="Transformer layers."),
+        click.option("--kv-heads", type=click.IntRange(min=1), help="KV heads (GQA)."),
+        click.option("--head-dim", type=click.IntRange(min=1), help="Head dimension."),
+        click.option("--kv-lora-rank", type=click.IntRange(min=1), help="MLA latent rank."),
+        click.option("--qk-rope-head-dim", type=click.IntRange(min=0), help="MLA RoPE key dim."),
+    ]
+    for opt in reversed(opts):
+        f = opt(f)
+    return f
+
+
+def device_options(f: Any) -> Any:
+    """--gpu ID, or explicit figures for a chip outside the catalog."""
+    opts = [
+        click.option("--gpu", "gpu_id", metavar="ID", help="Accelerator id from the catalog."),
+        click.option("--memory-gb", type=click.FloatRange(min=0, min_open=True),
+                     help="Memory per device in GB instead of --gpu."),
+        click.option("--bandwidth-tb-s", type=click.FloatRange(min=0, min_open=True),
+                     help="Memory bandwidth per device in TB/s instead of --gpu."),
+        click.option("--tflops", type=click.FloatRange(min=0, min_open=True),
+                     help="Dense TFLOPS per device instead of --gpu."),
+    ]
+    for opt in reversed(opts):
+        f = opt(f)
+    return f
+
+
+def resolve_model(kw: dict[str, Any], need_params: bool = True,
+                   need_shape: bool = True) -> ModelInput:
+    """A catalog model or explicit numbers; ``need_shape`` False: weights only (context 0)."""
+    params: float | None = None
+    if kw.get("params"):
+        try:
+            params = parse_count(kw["params"])
+        except ValueError as exc:
+            fail(str(exc))
+    if kw.get("model_id"):
+        try:
+            model = catalog.load_catalog().models[kw["model_id"]]
+        except catalog.UnknownIdError as exc:
+            fail(str(exc))
+        shape = kv_shape(model)
+        if kw.get("layers") or kw.get("kv_heads") or kw.get("head_dim"):
+            shape = KVShape(layers=kw.get("layers") or shape.layers,
+                            kv_heads=kw.get("kv_heads") or shape.kv_heads,
+                            head_dim=kw.get("head_dim") or shape.head_dim)
+        return ModelInput(model.id, params or model.params, shape, model.attention)
+    layers = kw.get("layers")
+    if kw.get("kv_lora_rank"):
+        if not layers:
+            fail("an MLA shape needs --layers, --kv-lora-rank and --qk-rope-head-dim")
+        shape = KVShape(layers=layers, kv_lora_rank=kw["kv_lora_rank"],
+                        qk_rope_head_dim=kw.get("qk_rope_head_dim") or 0)
+        attention = "mla"
+    elif not need_shape and not (layers or kw.get("kv_heads") or kw.get("head_dim")):
+        if params is None:
+            fail("give --model ID or --params N (for example 70e9 or 70B)")
+        return ModelInput("custom", params, None, "none")
+    else:
+        if not (layers and kw.get("kv_heads") and kw.get("head_dim")):
+            fail("give --model ID, or --layers, --kv-heads and --head-dim")
+        shape = KVShape(layers=layers, kv_heads=kw["kv_heads"], head_dim=kw["head_dim"])
+        attention = "gqa"
+    if need_params and params is None:
+        fail("give --model ID or --params N (for example 70e9 or 70B)")
+    return ModelInput("custom", params, shape, attention)
+
+
+def resolve_device(kw: dict[str, Any], need: str) -> DeviceInput:
+    """need: 'memory', 'bandwidth' or 'flops' (the figure the command uses)."""
+    memory = kw["memory_gb"] * 1e9 if kw.get("memory_gb") else None
+    bandwidth = kw["bandwidth_tb_s"] * 1e12 if kw.get("bandwidth_tb_s") else None
+    flops = kw["tflops"] * 1e12 if kw.get("tflops") else None
+    label = "custom"
+    if kw.get("gpu_id"):
+        try:
+            gpu = catalog.load_catalog().accelerators[kw["gpu_id"]]
+        except catalog.UnknownIdError as exc:
+            fail(str(exc))
+        label = gpu.id
+        memory = memory or gpu.memory_bytes
+        bandwidth = bandwidth or gpu.bandwidth_bytes_s
+        if flops is None:
+            dtype = kw.get("dtype") or "bf16"
+            by_dtype = {"fp8": gpu.fp8_dense_tflops, "int8": gpu.fp8_dense_tflops,
+                        "fp4": gpu.fp4_dense_tflops, "int4": gpu.fp4_dense_tflops}
+            tflops = by_dtype.get(dtype) or gpu.bf16_dense_tflops
+            flops = tflops * 1e12
+    figures = {"memory": (memory, "--memory-gb"), "bandwidth": (bandwidth, "--bandwidth-tb-s"),
+               "flops": (flops, "--tflops")}
+    value, option = figures[need]
+    if value is None:
+        fail(f"give --gpu ID or {option}")
+    return DeviceInput(label, memory, bandwidth, flops)

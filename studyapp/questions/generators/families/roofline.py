@@ -1,0 +1,245 @@
+"""Roofline families: the ridge point, compute- or memory-bound, prefill time.
+
+FLOPS bound prefill, bandwidth bounds decode, and the ridge point says
+which of the two rules at a given arithmetic intensity.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from studyapp.catalog import load_catalog
+from studyapp.catalog.models import Accelerator
+from studyapp.i18n import t
+from studyapp.infra import (
+    dtype_bytes,
+    forward_flops,
+    is_compute_bound,
+    prefill_seconds,
+    ridge_point,
+)
+from studyapp.infra.units import TFLOPS
+from studyapp.questions.generators import Family
+from studyapp.questions.generators.drawing import MARGIN, apart, entries, redraw, values
+from studyapp.questions.generators.families.terms import (
+    PRECISIONS,
+    chip_fields,
+    dense_tflops,
+    dtype_name,
+    model_fields,
+)
+from studyapp.questions.generators.slips import SPARSE_PEAK, SPARSE_TIME
+from studyapp.questions.generators.wording import (
+    bytes_per,
+    join_steps,
+    num,
+    sci,
+    shown,
+    significant,
+)
+from studyapp.questions.model import Kind, Question, Tolerance
+
+# --- ridge-point ----------------------------------------------------------
+
+INTENSITIES = (4, 8, 16, 32, 64, 100, 128, 200)
+"""FLOP per byte of kernels asked about below the ridge (attainable = intensity × bandwidth)."""
+
+
+def _chips_with(options: Mapping[str, Any], precisions: list[str]) -> list[Accelerator]:
+    chips = entries(load_catalog().accelerators, options, "gpus")
+    return [c for c in chips if any(dense_tflops(c, p) for p in precisions)] or chips
+
+
+def ridge(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """Peak FLOP/s over bandwidth: the intensity where the roofline bends; below it,
+    a kernel reaches only intensity × bandwidth."""
+    rng = random.Random(seed)
+    precisions = [str(p) for p in values(options, "precisions", PRECISIONS)]
+    chips = _chips_with(options, precisions)
+    asks = [str(a) for a in values(options, "ask", ("ridge", "ridge", "attainable"))]
+
+    def draw(rng: random.Random) -> tuple[Accelerator, str]:
+        return rng.choice(chips), rng.choice(precisions)
+
+    (chip, precision), _ = redraw(rng, draw, lambda d: dense_tflops(d[0], d[1]) is not None)
+    peak = dense_tflops(chip, precision) or chip.bf16_dense_tflops
+    if dense_tflops(chip, precision) is None:
+        precision = "bf16"
+    point = ridge_point(peak * TFLOPS, chip.bandwidth_bytes_s)
+    ask = rng.choice(asks)
+    below = [i for i in INTENSITIES if i < 0.9 * point]
+    fields = {**chip_fields(chip, lang), "precision": dtype_name(precision),
+              "tflops": num(peak, lang, 5), "ridge": shown(point, lang),
+              "ridge_exact": num(point, lang, 4)}
+    given: dict[str, float] = {"tflops": peak, "bandwidth_tb_s": chip.memory_bandwidth_tb_s}
+    if ask == "attainable" and below:
+        intensity = float(rng.choice(below))
+        attainable = intensity * chip.memory_bandwidth_tb_s
+        fields.update(intensity=num(intensity, lang), attainable=shown(attainable, lang),
+                      share=num(attainable / peak * 100, lang, 3))
+        given["intensity"] = intensity
+        return Question(
+            kind=Kind.NUMERIC, post="h100", family="ridge-point", seed=seed, lang=lang,
+            prompt=t("gen.ridge.attainable_prompt", lang, **fields),
+            explanation=join_steps(t("gen.ridge.explain", lang, **fields),
+                                   t("gen.ridge.attainable_explain", lang, **fields),
+                                   t("gen.ridge.why", lang), t("gen.convention.dense", lang)),
+            answer=significant(attainable), unit="TFLOPS", tolerance=Tolerance(relative=0.02),
+            params={"gpu": chip.id, "precision": precision, "tflops": peak,
+                    "bandwidth_tb_s": chip.memory_bandwidth_tb_s, "ask": "attainable",
+                    "intensity": intensity, "given": given},
+        )
+    return Question(
+        kind=Kind.NUMERIC, post="h100", family="ridge-point", seed=seed, lang=lang,
+        prompt=t("gen.ridge.prompt", lang, **fields),
+        explanation=join_steps(t("gen.ridge.explain", lang, **fields),
+                               t("gen.ridge.why", lang), t("gen.convention.dense", lang)),
+        answer=significant(point), unit="FLOP/byte", tolerance=Tolerance(relative=0.02),
+        params={"gpu": chip.id, "precision": precision, "tflops": peak,
+                "bandwidth_tb_s": chip.memory_bandwidth_tb_s, "ask": "ridge", "given": given},
+    )
+
+
+# --- compute-or-memory-bound ----------------------------------------------
+
+BATCHES = (1, 2, 4, 8, 16, 32, 64, 96, 128, 160, 192, 256, 320, 384, 448, 512, 640, 768,
+           1024, 1536, 2048)
+
+
+def compute_or_memory_bound(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """A batch-B matrix-vector product does 2·B FLOP per weight, so 2·B / bytes per byte."""
+    rng = random.Random(seed)
+    chips = entries(load_catalog().accelerators, options, "gpus")
+    batches = [int(b) for b in values(options, "batches", BATCHES)]
+    precisions = [str(p) for p in values(options, "precisions", ("bf16", "bf16", "fp8"))]
+    want = rng.random() < 0.5
+
+    def draw(rng: random.Random) -> tuple[Accelerator, int, str]:
+        chip = rng.choice(chips)
+        usable = [p for p in precisions if dense_tflops(chip, p)] or ["bf16"]
+        return chip, rng.choice(batches), rng.choice(usable)
+
+    def peak(d: tuple[Accelerator, int, str]) -> float:
+        return dense_tflops(d[0], d[2]) or d[0].bf16_dense_tflops
+
+    def point(d: tuple[Accelerator, int, str]) -> float:
+        return ridge_point(peak(d) * TFLOPS, d[0].bandwidth_bytes_s)
+
+    def intensity(d: tuple[Accelerator, int, str]) -> float:
+        return 2.0 * d[1] / dtype_bytes(d[2])
+
+    def bound(d: tuple[Accelerator, int, str]) -> bool:
+        return is_compute_bound(intensity(d), peak(d) * TFLOPS, d[0].bandwidth_bytes_s)
+
+    def clear(d: tuple[Accelerator, int, str]) -> bool:
+        ratio = intensity(d) / point(d)
+        return apart(intensity(d), point(d), MARGIN) and 0.5 <= ratio <= 2.0
+
+    d, ok = redraw(rng, draw, lambda d: clear(d) and bound(d) == want)
+    if not ok:
+        d, ok = redraw(rng, draw, clear)
+    chip, batch, precision = d
+    answer = bound(d)
+    fields = {**chip_fields(chip, lang), "tflops": num(peak(d), lang, 5),
+              "ridge": num(point(d), lang, 4), "batch": num(batch, lang),
+              "intensity": num(intensity(d), lang), "precision": dtype_name(precision),
+              "bytes": num(dtype_bytes(precision), lang),
+              "bytes_word": bytes_per(dtype_bytes(precision), lang)}
+    verdict = t("gen.bound.compute" if answer else "gen.bound.memory", lang, **fields)
+    return Question(
+        kind=Kind.TRUEFALSE, post="h100", family="compute-or-memory-bound", seed=seed,
+        lang=lang, prompt=t("gen.bound.prompt", lang, **fields),
+        explanation=join_steps(t("gen.bound.intensity", lang, **fields),
+                               t("gen.ridge.explain", lang, **{**fields,
+                                                              "ridge": fields["ridge"]}),
+                               verdict, "" if ok else t("gen.bound.borderline", lang),
+                               t("gen.convention.dense", lang)),
+        answer=answer, yes_no=True,  # "Is that compute-bound?"
+        params={"gpu": chip.id, "batch": batch, "intensity_flop_per_byte": intensity(d),
+                "precision": precision, "decision_ratio": significant(intensity(d) / point(d), 4),
+                "given": {"batch": batch, "bytes": dtype_bytes(precision), "tflops": peak(d),
+                          "bandwidth_tb_s": chip.memory_bandwidth_tb_s}},
+    )
+
+
+# --- prefill-time ---------------------------------------------------------
+
+PROMPTS = (512, 1024, 2048, 4096, 8192, 16384, 32768)
+UTILISATIONS = (0.3, 0.4, 0.5, 0.6)
+
+
+def prefill_time(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """A prompt is compute-bound: 2·N·T FLOPs at a fraction of dense peak."""
+    rng = random.Random(seed)
+    catalog = load_catalog()
+    model = rng.choice(entries(catalog.models, options, "models"))
+    chip = rng.choice(entries(catalog.accelerators, options, "gpus"))
+    prompts = [int(p) for p in values(options, "prompts", PROMPTS)]
+    tokens = int(rng.choice([p for p in prompts if p <= model.context_length] or [min(prompts)]))
+    utilisation = float(rng.choice(values(options, "utilisations", UTILISATIONS)))
+    active = (model.active_params_b or model.params_b) * 1e9
+    peak = chip.bf16_dense_tflops * TFLOPS
+    seconds = prefill_seconds(active, tokens, peak, utilisation)
+    flops = forward_flops(active, tokens)
+    in_ms = seconds < 2
+    value = seconds * 1e3 if in_ms else seconds
+    time = num(seconds, lang, 4) + " s"
+    if in_ms:
+        time += f" = {shown(value, lang)} ms"
+    else:
+        time = shown(seconds, lang) + " s"
+    fields = {**model_fields(model, lang), **chip_fields(chip, lang),
+              "active_b": num(active / 1e9, lang, 5), "tokens": num(tokens, lang),
+              "utilisation": num(utilisation * 100, lang), "tflops": num(chip.bf16_dense_tflops,
+                                                                          lang, 5),
+              "flops": sci(flops, lang, 4), "rate": sci(peak * utilisation, lang, 4),
+              "time": time, "unit": "ms" if in_ms else "s",
+              "unit_word": t("gen.word.ms" if in_ms else "gen.word.s", lang),
+              "answer": shown(value, lang)}
+    moe = ""
+    if model.active_params_b is not None:
+        moe = t("gen.prefill.moe", lang, **{**fields, "model": fields["model_name"]})
+    return Question(
+        kind=Kind.NUMERIC, post="h100", family="prefill-time", seed=seed, lang=lang,
+        prompt=t("gen.prefill.prompt", lang, **fields),
+        explanation=join_steps(moe, t("gen.prefill.explain", lang, **fields),
+                               t("gen.prefill.why", lang), t("gen.convention.dense", lang)),
+        answer=significant(value), unit="ms" if in_ms else "s",
+        tolerance=Tolerance(relative=0.02),
+        params={"model": model.id, "gpu": chip.id, "tokens": tokens,
+                "utilisation": utilisation, "params_active": active, "precision": "bf16",
+                "given": {"active_b": active / 1e9, "tokens": tokens,
+                          "tflops": chip.bf16_dense_tflops, "utilisation": utilisation}},
+    )
+
+
+_GPUS = "accelerator ids from the catalog (default: all)"
+
+RIDGE_POINT = Family(
+    name="ridge-point", post="h100", kind=Kind.NUMERIC,
+    description={"es": "Punto de equilibrio del roofline (FLOP por byte)",
+                 "en": "Roofline ridge point (FLOP per byte)"},
+    generate=ridge, options={"gpus": _GPUS, "precisions": "bf16, fp8, fp4",
+                             "ask": "ridge, attainable"},
+    slips=(SPARSE_PEAK,),
+)
+
+COMPUTE_OR_MEMORY_BOUND = Family(
+    name="compute-or-memory-bound", post="h100", kind=Kind.TRUEFALSE,
+    description={"es": "¿Limitado por cálculo o por memoria para una intensidad aritmética?",
+                 "en": "Compute-bound or memory-bound at an arithmetic intensity?"},
+    generate=compute_or_memory_bound,
+    options={"gpus": _GPUS, "batches": "batch sizes", "precisions": "bf16, fp8"},
+)
+
+PREFILL_TIME = Family(
+    name="prefill-time", post="h100", kind=Kind.NUMERIC,
+    description={"es": "Tiempo de prefill de un prompt con una utilización dada",
+                 "en": "Prefill time of a prompt at a given utilisation"},
+    generate=prefill_time,
+    options={"models": "model ids", "gpus": _GPUS, "prompts": "prompt lengths in tokens",
+             "utilisations": "fractions of dense peak"},
+    slips=(SPARSE_TIME,),
+)

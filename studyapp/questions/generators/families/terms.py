@@ -1,0 +1,125 @@
+"""How prompts and explanations state a model, a chip and a dtype, for every family."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from studyapp.catalog import load_catalog
+from studyapp.catalog.models import Accelerator, Model
+from studyapp.i18n import t
+from studyapp.infra import dtype_bytes, kv_bytes_per_token
+from studyapp.infra.shapes import kv_shape
+from studyapp.infra.units import KB
+from studyapp.questions.generators.drawing import entries, values
+from studyapp.questions.generators.wording import bytes_per, label, model_label, num, shown
+
+WEIGHT_DTYPES = ("fp32", "bf16", "int4")
+"""FP8 is left out here: at 1 byte per parameter the answer would repeat the parameter count."""
+SERVE_DTYPES = ("bf16", "fp8")
+CONTEXTS = (2048, 4096, 8192, 16384, 32768, 65536, 131072)
+BATCHES = (1, 2, 4, 8, 16, 32, 64)
+
+
+def dtype_name(dtype: str) -> str:
+    return dtype.upper()
+
+
+def kv_formula(model: Model, kv_dtype: str, lang: str) -> str:
+    """The per-token KV cache sum with the model's numbers in it (GQA/MHA or MLA)."""
+    per_token = kv_bytes_per_token(kv_shape(model), kv_dtype)
+    fields = {
+        "layers": model.layers,
+        "kv_heads": model.kv_heads,
+        "head_dim": model.head_dim,
+        "bytes": num(dtype_bytes(kv_dtype), lang),
+        "dtype": dtype_name(kv_dtype),
+        "per_token": num(per_token, lang, 6),
+        "per_token_kb": shown(per_token / KB, lang),
+    }
+    if model.attention == "mla":
+        return t("gen.kv.formula_mla", lang, rank=model.kv_lora_rank,
+                 rope=model.qk_rope_head_dim, **fields)
+    return t("gen.kv.formula_gqa", lang, attention=model.attention.upper(), **fields)
+
+
+def model_fields(model: Model, lang: str) -> dict[str, str]:
+    """``model`` names the model with its parameter count (total and active for MoE)."""
+    return {"model": model_phrase(model, lang), "model_name": model_label(model.name),
+            "params_b": num(model.params_b, lang, 5)}
+
+
+def model_phrase(model: Model, lang: str) -> str:
+    """``Llama 3.1 70B (70.55B parameters)``; a mixture of experts says total and active."""
+    name = model_label(model.name)
+    if model.active_params_b is None:
+        return t("gen.model.dense", lang, name=name, params_b=num(model.params_b, lang, 5))
+    return t("gen.model.moe", lang, name=name, params_b=num(model.params_b, lang, 5),
+             active_b=num(model.active_params_b, lang, 5))
+
+
+def has_dtype(chip: Accelerator, dtype: str) -> bool:
+    """FP8 and FP4 only on chips with such units (Gaudi 2 runs FP8 without a published rate)."""
+    if dtype in ("fp8", "int8"):
+        return chip.fp8_dense_tflops is not None or chip.id == "gaudi2"
+    if dtype in ("fp4", "int4"):
+        return chip.fp4_dense_tflops is not None
+    return True
+
+
+def kv_kb(model: Model, kv_dtype: str) -> float:
+    """KV cache per token in KB (10^3 bytes), as prompts state it."""
+    return kv_bytes_per_token(kv_shape(model), kv_dtype) / KB
+
+
+def moe_note(model: Model, lang: str) -> str:
+    """MoE models keep every expert in memory even though few are active per token."""
+    if model.active_params_b is None:
+        return ""
+    return t("gen.weights.moe_note", lang, model=model_label(model.name),
+             active_b=num(model.active_params_b, lang, 5), params_b=num(model.params_b, lang, 5))
+
+
+def kv_shape_fields(model: Model, kv_dtype: str, lang: str) -> tuple[str, dict[str, float]]:
+    """The model's KV shape as a prompt states it, and the figures it gives."""
+    kv_bytes = dtype_bytes(kv_dtype)
+    common = {"model": model_label(model.name), "layers": num(model.layers, lang),
+              "dtype": dtype_name(kv_dtype), "bytes_word": bytes_per(kv_bytes, lang)}
+    if model.attention == "mla":
+        text = t("gen.kv.shape_mla", lang, rank=num(model.kv_lora_rank or 0, lang),
+                 rope=num(model.qk_rope_head_dim or 0, lang), **common)
+        return text, {"layers": model.layers, "rank": float(model.kv_lora_rank or 0),
+                      "rope": float(model.qk_rope_head_dim or 0), "kv_bytes": kv_bytes}
+    text = t("gen.kv.shape_gqa", lang, attention=model.attention.upper(),
+             kv_heads=num(model.kv_heads, lang), head_dim=num(model.head_dim, lang), **common)
+    return text, {"layers": model.layers, "kv_heads": model.kv_heads,
+                  "head_dim": model.head_dim, "kv_bytes": kv_bytes}
+
+
+def contexts_within(model: Model, options: Mapping[str, Any]) -> list[int]:
+    """The asked contexts within the model's window (the smallest asked when none is)."""
+    allowed = [int(c) for c in values(options, "contexts", CONTEXTS)]
+    within = [c for c in allowed if c <= model.context_length]
+    return within or [min(allowed)]
+
+
+PRECISIONS = ("bf16", "fp8")
+
+
+def dense_tflops(chip: Accelerator, precision: str) -> float | None:
+    """The chip's dense peak in a precision, or None where the vendor gives none."""
+    by_precision = {"bf16": chip.bf16_dense_tflops, "fp8": chip.fp8_dense_tflops,
+                    "fp4": chip.fp4_dense_tflops}
+    return by_precision[precision]
+
+
+def chip_fields(chip: Accelerator, lang: str) -> dict[str, str]:
+    return {"gpu": label(chip.name), "memory_gb": num(chip.memory_gb, lang, 5),
+            "bandwidth_tb_s": num(chip.memory_bandwidth_tb_s, lang, 4),
+            "bandwidth_gb_s": num(chip.memory_bandwidth_tb_s * 1e3, lang, 4)}
+
+
+def dense_models(options: Mapping[str, Any]) -> list[Model]:
+    """Dense models by default: an MoE decode step reads only the active experts."""
+    return entries(load_catalog().models, options, "models",
+                   keep=lambda m: m.active_params_b is None)
