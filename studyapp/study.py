@@ -187,11 +187,19 @@ class _Card:
         generator = getattr(self.spec, "generator", None)
         self.template = str(generator) if generator else f"{self.deck.id}/{self.spec.id}"
         fact = getattr(self.spec, "fact", None)
-        self.fact = fact if fact else (_family_fact(str(generator)) if generator else None)
+        if fact:
+            self.fact = _family_fact(str(fact)) or str(fact)
+        else:
+            self.fact = _family_fact(str(generator)) if generator else None
 
 
 def _family_fact(name: str) -> str | None:
-    """The fact a generator family's cards share (both directions of a conversion)."""
+    """The fact a generator family's cards share (both directions of a conversion).
+
+    A deck card whose ``fact:`` names such a family (``fact: bits-vs-bytes``)
+    shares that fact, so an authored NDR-to-GB/s card and a generated
+    bits-vs-bytes card are siblings.
+    """
     from studyapp.questions.generators import families
 
     family = families().get(name)
