@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 from test_service import Clock, right_answer, service
 
-from studyapp.questions.model import Kind, Question
-
 from studyapp.catalog.posts import POST_SLUGS
+from studyapp.questions.model import Kind, Question
 from studyapp.srs import Rating
 from studyapp.study import SessionKind, StudyService
 
