@@ -58,7 +58,8 @@ class StudyConfig:
 
 class SessionKind(StrEnum):
     POST = "post"  # one post's new and due cards
-    DUE = "due"  # everything due, interleaved across posts
+    DUE = "due"  # everything due and today's new cards, interleaved across posts
+    REVIEW = "review"  # due reviews and learning cards only: new cards wait for a study session
     DECK = "deck"  # one deck
     PRACTICE = "practice"  # cram: nothing is rescheduled
 
@@ -575,6 +576,8 @@ class StudyService:
 
         seen, due = queue_rows(self.store, self.profile.id, end, now)
         new_left, reviews_left = self._limits_left()
+        if kind is SessionKind.REVIEW:
+            new_left = 0
         taken = self._facts_answered(start, end)
         learning: list[QueueItem] = []
         due_reviews: list[tuple[float, tuple[int, int, int], _Card, QueueRow]] = []

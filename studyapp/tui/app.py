@@ -222,7 +222,8 @@ class StudyApp(App[None]):
         self.push_screen(QuestionScreen(kind, post=post, deck=deck, limit=limit, seed=self.seed))
 
     def review_due(self) -> None:
-        self.start_session("due")
+        """Due reviews and learning cards only; new cards belong to study sessions."""
+        self.start_session("review")
 
     def study_more(self, slug: str | None, count: int = 10) -> None:
         """Raise today's new-card limit (Anki's custom study), then study on."""
