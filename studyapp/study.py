@@ -702,7 +702,10 @@ class StudySession:
         self._last: tuple[str, str] | None = None
         self._pending: _Pending | None = None
         self._last_log: int | None = None
-        self._history: list[tuple[QueueItem, int | None, bool, bool]] = []
+        self._history: list[tuple[QueueItem, int | None, bool, bool, int]] = []
+        self.time_studied_ms = 0
+        """Time spent answering, question shown to answer given, summed over this
+        session's answers: the measure progress and ``stats`` call time studied."""
         self._overrulable: _Overrulable | None = None
 
     @property
@@ -830,6 +833,7 @@ class StudySession:
         if self._history:
             self._history.pop()
         self.answered -= 1
+        self.time_studied_ms -= held.pending.duration_ms or 0
         key = (held.pending.presented.deck_id, held.pending.presented.card_key)
         self.queue.drop({key})
         verdict = held.pending.verdict
@@ -884,10 +888,12 @@ class StudySession:
         correct = bool(pending.verdict.correct)
         self.answered += 1
         self.correct += int(correct)
+        spent = pending.duration_ms or 0
+        self.time_studied_ms += spent
         self._pending = None
         self._last = pending.item.key
         if self.practice:
-            self._history.append((pending.item, None, correct, pending.first))
+            self._history.append((pending.item, None, correct, pending.first, spent))
             return
         service = self.service
         now = service.now()
@@ -913,7 +919,7 @@ class StudySession:
         )
         self._last_log = record_answer(service.store, service.profile.id, answer, state_for)
         after = reviewed[0]
-        self._history.append((pending.item, self._last_log, correct, pending.first))
+        self._history.append((pending.item, self._last_log, correct, pending.first, spent))
         if after.stage in LEARNING_STAGES and after.due is not None:
             self.queue.requeue(replace(pending.item, stage=after.stage), after.due)
         else:
@@ -945,11 +951,12 @@ class StudySession:
         if not self._history:
             return False
         self._overrulable = None
-        item, log_id, correct, first = self._history.pop()
+        item, log_id, correct, first, spent = self._history.pop()
         if log_id is not None and not undo_answer(self.service.store,
                                                   self.service.profile.id, log_id):
             return False
         self.answered -= 1
+        self.time_studied_ms -= spent
         self.correct -= int(correct)
         self.queue.drop({item.key})
         if self._pending is not None:
@@ -975,7 +982,7 @@ class StudySession:
 
         service = self.service
         now = service.now()
-        keys = dict.fromkeys(item.key for item, log_id, _, _ in self._history if log_id)
+        keys = dict.fromkeys(entry[0].key for entry in self._history if entry[1])
         waits = []
         for deck_id, card_key in keys:
             row = card_state(service.store, service.profile.id, deck_id, card_key)

@@ -221,6 +221,13 @@ class StudyApp(App[None]):
 
         self.push_screen(QuestionScreen(kind, post=post, deck=deck, limit=limit, seed=self.seed))
 
+    async def action_quit(self) -> None:
+        """ctrl+q quits, unless the screen asks first (an answer typed and not sent)."""
+        ask = getattr(self.screen, "confirm_quit", None)
+        if callable(ask) and ask():
+            return
+        self.exit()
+
     def review_due(self) -> None:
         """Due reviews and learning cards only; new cards belong to study sessions."""
         self.start_session("review")

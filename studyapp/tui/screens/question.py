@@ -168,7 +168,7 @@ class QuestionScreen(StudyScreen):
             waits = () if session.practice else session.comes_back()
             text = None if session.practice else coming_back_text(service.coming_back(), lang)
             return SessionTally(session.answered, session.correct, session.elapsed, waits,
-                                session.practice, text)
+                                session.practice, text, session.time_studied_ms)
 
         result = await self.study_app.backend.call(tally)
         self.app.switch_screen(SummaryScreen(result))
@@ -463,6 +463,21 @@ class QuestionScreen(StudyScreen):
             field.value = ""
             return
         self.finish()
+
+    def confirm_quit(self) -> bool:
+        """ctrl+q with an answer typed asks first, as ending the session does; True if asked."""
+        if self.typed() is None:
+            return False
+        from studyapp.tui.screens.message import ConfirmScreen
+
+        def confirmed(quit_app: bool | None) -> None:
+            if quit_app:
+                self.app.exit()
+
+        self.app.push_screen(ConfirmScreen(self.tr("tui.question.confirm_quit"),
+                                           self.tr("tui.question.confirm_quit_yes"),
+                                           self.tr("tui.question.confirm_no")), confirmed)
+        return True
 
     def action_end(self) -> None:
         """Ending with an answer typed asks first; otherwise it just ends (answers are saved)."""
