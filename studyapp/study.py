@@ -1028,6 +1028,26 @@ def _jsonable(value: Any) -> Any:
     return str(entry_id) if entry_id is not None else str(value)
 
 
+def numbered_choice(question: Question, shown: str, limit: int | None = None) -> str:
+    """A choice as every face numbers it ("2) HBM3e"), cut to ``limit`` characters.
+
+    Grading names a choice by letter ("b) HBM3e"); the options are listed by
+    number, so the answer shown beside them uses the same number. Other
+    answers come back unchanged.
+    """
+    from studyapp.questions.model import Kind
+
+    if question.kind is not Kind.CHOICE:
+        return shown
+    for n, choice in enumerate(question.choices):
+        if shown in (f"{chr(ord('a') + n)}) {choice}", choice):
+            text = choice
+            if limit is not None and len(text) > limit:
+                text = text[: max(1, limit - 1)].rstrip() + "…"
+            return f"{n + 1}) {text}"
+    return shown
+
+
 def wait_text(delta: timedelta, lang: str) -> str:
     """How long until a card is back: "now", "9 min", "3h", "2d"."""
     from studyapp.i18n import t

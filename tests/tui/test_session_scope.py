@@ -3,6 +3,7 @@ and "review due" serving only what is due."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -133,3 +134,30 @@ async def test_review_due_from_home_asks_no_new_card(app_factory: AppFactory,
         # the intro card is the only one due: no new card from any post waits behind it
         assert [item.card_key for item in session.queue] == []
         assert session.total == 1
+
+
+async def test_ratings_stay_in_sight_below_a_long_solution(app_factory: AppFactory) -> None:
+    """At 60x20 the solution overflows the card; the ratings are still on screen."""
+    from textual.widgets import Button
+
+    app = app_factory(study={"post": "nvlink-infiniband"})
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, PostScreen))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: phase(app) == "asking")
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen) and screen.presented is not None
+        question = screen.presented.question
+        await answer(pilot, right_answer(question), question.kind)
+        await wait_until(pilot, lambda: phase(app) == "feedback")
+        await pilot.pause()
+        card = screen.query_one("#card")
+        assert card.max_scroll_y > 0  # the solution does not fit
+        for button in screen.query(Button).results(Button):
+            region = button.region
+            assert region.height > 0
+            widget, _ = screen.get_widget_at(region.x + 1, region.y)
+            assert widget is button, button.id
+        # the choice answered is shown by its number, cut to fit the line
+        comparison = str(screen.query_one("#comparison", Static).render())
+        assert re.match(r"Your answer: \d\) .*…\nExpected: \d\) ", comparison)

@@ -29,6 +29,7 @@ from textual.widgets.option_list import Option
 from studyapp.catalog.posts import list_posts
 from studyapp.questions.model import Kind
 from studyapp.srs.scheduler import Rating, format_interval
+from studyapp.study import numbered_choice
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.summary import SessionTally
 from studyapp.tui.text import plain
@@ -93,6 +94,7 @@ class QuestionScreen(StudyScreen):
             yield Label(self.tr("tui.question.loading"), id="session-line")
             yield Label("", id="session-score")
         yield VerticalScroll(id="card")
+        yield Vertical(id="answer-bar")  # the ratings, never scrolled out of sight
         yield Footer()
 
     def on_mount(self) -> None:
@@ -285,6 +287,9 @@ class QuestionScreen(StudyScreen):
         card = self.query_one("#card", VerticalScroll)
         await card.remove_children()
         card.remove_class("-answered")
+        bar = self.query_one("#answer-bar", Vertical)
+        await bar.remove_children()
+        bar.remove_class("-shown")
         widgets: list[Widget] = [Static(plain(question.prompt), id="prompt")]
         focus: Widget
         if question.kind in (Kind.CHOICE, Kind.TRUEFALSE):
@@ -337,9 +342,19 @@ class QuestionScreen(StudyScreen):
             mark += "  " + self.tr("tui.question.recorded_again")
         feedback = Vertical(id="feedback", classes="-right" if right else "-wrong")
         parts: list[Widget] = [Label(mark, id="verdict")]
-        comparison = Content.assemble(
-            (self.tr("tui.question.your_answer") + " ", "bold"), plain(verdict.given or "—"),
-            "    ", (self.tr("tui.question.expected") + " ", "bold"), plain(verdict.expected))
+        question = presented.question
+        if question.kind is Kind.CHOICE:  # numbered as listed, long choices cut short
+            room = max(12, self.app.size.width - 30)
+            comparison = Content.assemble(
+                (self.tr("tui.question.your_answer") + " ", "bold"),
+                plain(numbered_choice(question, verdict.given or "—", room)), "\n",
+                (self.tr("tui.question.expected") + " ", "bold"),
+                plain(numbered_choice(question, verdict.expected, room)))
+        else:
+            comparison = Content.assemble(
+                (self.tr("tui.question.your_answer") + " ", "bold"), plain(verdict.given or "—"),
+                "    ", (self.tr("tui.question.expected") + " ", "bold"),
+                plain(verdict.expected))
         parts.append(Static(comparison, id="comparison"))
         if verdict.message:
             parts.append(Static(plain(verdict.message), id="verdict-message"))
@@ -359,11 +374,14 @@ class QuestionScreen(StudyScreen):
         else:
             buttons.append(Button(self.tr("tui.question.continue"), id="continue",
                                   variant="primary", compact=True))
-        parts.append(Horizontal(*buttons, id="ratings"))
+        bar: list[Widget] = [Horizontal(*buttons, id="ratings")]
         if outcome.needs_rating and outcome.max_rating < Rating.GOOD:
-            parts.append(Label(self.tr("tui.question.capped"), id="rating-capped"))
+            bar.append(Label(self.tr("tui.question.capped"), id="rating-capped"))
         await card.mount(feedback)
         await feedback.mount_all(parts)
+        answer_bar = self.query_one("#answer-bar", Vertical)
+        await answer_bar.mount_all(bar)
+        answer_bar.add_class("-shown")
         self.phase = "feedback"
         best = "#rate-good" if outcome.max_rating >= Rating.GOOD else "#rate-hard"
         self.query_one(best if outcome.needs_rating else "#continue", Button).focus(
