@@ -20,11 +20,21 @@ from studyapp.study import Outcome, Presented, StudySession, numbered_choice
 
 
 def render_question(presented: Presented, lang: str) -> list[str]:
+    from studyapp.study import wait_text
+
     q = presented.question
-    learning = (f" {t('plain.learning', lang, count=presented.learning)} ·"
-                if presented.learning else "")
-    lines = [f"[{presented.number}/{presented.total}]{learning} "
-             + t("plain.heading", lang, post=q.post, kind=t(f"kind.{q.kind.value}", lang))]
+    marks = []
+    if presented.learning:
+        marks.append(t("plain.learning", lang, count=presented.learning))
+    if presented.early_by is not None:
+        marks.append(t("plain.early", lang, wait=wait_text(presented.early_by, lang)))
+    head = f"[{presented.number}/{presented.total}]"
+    if marks:
+        head += " " + " · ".join(marks) + " ·"
+    flag = f" · {t('plain.flag', lang, flag=presented.flag)}" if presented.flag else ""
+    lines = [f"{head} "
+             + t("plain.heading", lang, post=q.post, kind=t(f"kind.{q.kind.value}", lang))
+             + flag]
     lines.append(visible(q.prompt))
     if q.kind is Kind.CHOICE:
         for n, choice in enumerate(q.choices):

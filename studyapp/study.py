@@ -143,7 +143,12 @@ class Presented:
     question: Question
     stage: CardStage
     returning: bool = False  # a learning card asked again, not one of the planned
-    learning: int = 0  # returning learning cards left in the session, this one included
+    learning: int = 0
+    """Returning learning cards due within the learn-ahead limit, this one included."""
+    early_by: timedelta | None = None
+    """A learning card shown before its due time (learn-ahead): how long until it was due."""
+    flag: int = 0
+    """The learner's flag on the card (0 none, 1–4)."""
 
 
 @dataclass(frozen=True)
@@ -712,6 +717,14 @@ class StudySession:
     def practice(self) -> bool:
         return self.kind is SessionKind.PRACTICE
 
+    @cached_property
+    def _flags(self) -> dict[tuple[str, str], int]:
+        """The learner's flags on this profile's cards, read once, when the first card shows."""
+        from studyapp.store.cards import stored_cards
+
+        cards = stored_cards(self.service.store, self.service.profile.id)
+        return {key: card.flag for key, card in cards.items() if card.flag}
+
     @property
     def planned(self) -> int:
         """N: distinct cards planned for the session (does not grow)."""
@@ -726,8 +739,11 @@ class StudySession:
 
     @property
     def learning_left(self) -> int:
-        """Returning learning cards still waiting in this session."""
-        return sum(1 for item in self.queue.learning if self._is_return(item))
+        """Returning learning cards that may still be asked now: due within the learn-ahead
+        limit (later ones wait for another sitting and are not counted)."""
+        horizon = self.service.now() + self.service.learn_ahead
+        return sum(1 for item in self.queue.learning
+                   if self._is_return(item) and item.due is not None and item.due <= horizon)
 
     @property
     def shown(self) -> int:
@@ -755,8 +771,11 @@ class StudySession:
                 self.reached += 1
             self._shown.add(item.key)
             learning = self.learning_left + (0 if first else 1)
+            early = (item.due - now if item.stage in LEARNING_STAGES and item.due is not None
+                     and item.due > now else None)
             presented = Presented(self.reached, self.total, item.deck_id, item.card_key,
-                                  question, item.stage, returning=not first, learning=learning)
+                                  question, item.stage, returning=not first, learning=learning,
+                                  early_by=early, flag=self._flags.get(item.key, 0))
             self._pending = _Pending(presented, item, first, time.monotonic())
             return presented
 

@@ -8,6 +8,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input, Label, Static
 from tui_helpers import answer, fixed_clock, right_answer, wait_until, wrong_answer
 
@@ -161,3 +162,34 @@ async def test_ratings_stay_in_sight_below_a_long_solution(app_factory: AppFacto
         # the choice answered is shown by its number, cut to fit the line
         comparison = str(screen.query_one("#comparison", Static).render())
         assert re.match(r"Your answer: \d\) .*…\nExpected: \d\) ", comparison)
+
+
+async def _header_after_one_answer(app: StudyApp, size: tuple[int, int]) -> tuple[str, str]:
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, PostScreen))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: phase(app) == "asking")
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen) and screen.presented is not None
+        question = screen.presented.question
+        await answer(pilot, right_answer(question), question.kind)
+        await wait_until(pilot, lambda: phase(app) == "feedback")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: phase(app) == "asking" and screen.answered == 1)
+        line = str(screen.query_one("#session-line", Label).render())
+        score = str(screen.query_one("#session-score", Label).render())
+        return line, score
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_session_header_fits_beside_the_score(app_factory: AppFactory, lang: str,
+                                                        size: tuple[int, int]) -> None:
+    app = app_factory(lang=lang, study={"post": "storage-checkpoints"})
+    line, score = await _header_after_one_answer(app, size)
+    assert score in ("1/1 right", "1/1 bien")
+    assert len(line) + 2 + len(score) <= size[0] - 2, line  # no clipped word
+    assert line.startswith("[2/")
+    kinds = ("multiple choice", "true or false", "numeric", "short answer", "opción múltiple",
+             "verdadero o falso", "numérica", "respuesta corta")
+    assert line.endswith(kinds), line  # the kind is whole; the post title gave way

@@ -273,17 +273,43 @@ class QuestionScreen(StudyScreen):
                 return post.title
         return slug
 
+    def header_line(self, presented: Presented, room: int) -> str:
+        """``[n/N] +k learning · early · post · kind`` in ``room`` columns.
+
+        The post title gives way first (cut, then left out), then the kind, so
+        the line never runs into the score beside it.
+        """
+        from studyapp.study import wait_text
+
+        question = presented.question
+        head = [f"[{presented.number}/{presented.total}]"]
+        if presented.learning:
+            head.append(self.tr("tui.question.learning", count=presented.learning))
+        extras = []
+        if presented.early_by is not None:
+            extras.append(self.tr("tui.question.early",
+                                  wait=wait_text(presented.early_by, self.lang)))
+        if presented.flag:
+            extras.append(self.tr("tui.question.flag", flag=presented.flag))
+        prefix = " · ".join([" ".join(head), *extras])
+        kind = self.tr(f"tui.kind.{question.kind.value}")
+        title = self.post_title(question.post)
+        line = f"{prefix} · {title} · {kind}"
+        if len(line) <= room:
+            return line
+        left = room - len(f"{prefix} ·  · {kind}")
+        if left >= 8:
+            return f"{prefix} · {title[: left - 1].rstrip()}… · {kind}"
+        line = f"{prefix} · {kind}"
+        return line if len(line) <= room else prefix
+
     async def show_question(self, presented: Presented) -> None:
         question = presented.question
-        learning = (" " + self.tr("tui.question.learning", count=presented.learning) + " ·"
-                    if presented.learning else "")
-        self.query_one("#session-line", Label).update(Content(
-            f"[{presented.number}/{presented.total}]{learning} "
-            f"{self.post_title(question.post)} · "
-            + self.tr(f"tui.kind.{question.kind.value}")))
-        self.query_one("#session-score", Label).update(
-            self.tr("tui.question.score", correct=self.correct, answered=self.answered)
-            if self.answered else "")
+        score = (self.tr("tui.question.score", correct=self.correct, answered=self.answered)
+                 if self.answered else "")
+        self.query_one("#session-score", Label).update(score)
+        room = self.app.size.width - 2 - (len(score) + 2 if score else 0)
+        self.query_one("#session-line", Label).update(Content(self.header_line(presented, room)))
         card = self.query_one("#card", VerticalScroll)
         await card.remove_children()
         card.remove_class("-answered")
