@@ -54,3 +54,19 @@ async def test_browser_due_column_shows_the_whole_date(app_factory: AppFactory, 
         assert column.get_render_width(table) - 2 * table.cell_padding >= len(due)
         widths = sum(c.get_render_width(table) for c in table.columns.values())
         assert widths <= size[0] - 2
+
+
+async def test_help_shows_keys_and_what_they_do_not_binding_ids(app_factory: AppFactory) -> None:
+    from textual.widgets import Static
+
+    from studyapp.tui.screens.help import HelpScreen
+
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        text = "\n".join(str(s.render()) for s in app.screen.query(".help-keys")
+                         .results(Static))
+        assert "Review" in text or "review" in text
+        for binding_id in ("home.review", "app.quit", "summary.home", "help.back"):
+            assert binding_id not in text
