@@ -458,6 +458,10 @@ class StudyService:
     def _active_keys(self) -> set[tuple[str, str]]:
         return {c.key for c in self._active_cards}
 
+    def studied_keys(self) -> frozenset[tuple[str, str]]:
+        """(deck, card) of every card in the decks this learner has switched on."""
+        return frozenset(self._active_keys)
+
     def overview(self, lang: str | None = None, *, with_streak: bool = True) -> Overview:
         """Per-post counts and today's numbers for the home screen."""
         from studyapp.catalog.posts import list_posts
