@@ -713,6 +713,8 @@ class StudySession:
         self._last_log: int | None = None
         self._history: list[tuple[QueueItem, int | None, bool, bool, int]] = []
         self.time_studied_ms = 0
+        self._buried_by: dict[int, tuple[set[tuple[str, str]], list[QueueItem]]] = {}
+        """Per answer (its log id): the siblings it buried, and those it took out of the queue."""
         """Time spent answering, question shown to answer given, summed over this
         session's answers: the measure progress and ``stats`` call time studied."""
         self._overrulable: _Overrulable | None = None
@@ -862,7 +864,11 @@ class StudySession:
         verdict = held.pending.verdict
         held.pending.verdict = replace(verdict, correct=True)
         self._pending = held.pending
+        buried = self._buried_by.pop(held.log_id, None) if held.log_id is not None else None
         self._record(Rating.GOOD if self.practice else Rating.HARD, overridden=True)
+        if buried is not None and self._last_log is not None:  # the new answer buried them
+            siblings, dropped = self._buried_by.get(self._last_log, (set(), []))
+            self._buried_by[self._last_log] = (siblings | buried[0], dropped + buried[1])
         self._pending = current  # the question on screen stays asked
         return True
 
@@ -947,9 +953,9 @@ class StudySession:
             self.queue.requeue(replace(pending.item, stage=after.stage), after.due)
         else:
             self.queue.drop({pending.item.key})
-        self._bury_siblings(pending.item)
+        self._bury_siblings(pending.item, self._last_log)
 
-    def _bury_siblings(self, item: QueueItem) -> None:
+    def _bury_siblings(self, item: QueueItem, log_id: int) -> None:
         """Cards sharing this one's fact wait until the next study day (not those in learning)."""
         from studyapp.store.progress import bury_cards
 
@@ -960,7 +966,27 @@ class StudySession:
             return
         _, end = day_bounds(service.now(), service.settings.day_rollover_hour)
         bury_cards(service.store, service.profile.id, siblings, end)
+        dropped = [i for i in self.queue.main if i.key in siblings]
         self.queue.drop(siblings)
+        self._buried_by[log_id] = (siblings, dropped)
+
+    def _unbury_siblings(self, log_id: int) -> None:
+        """Undo of an answer: the siblings it buried are back today, and in this session."""
+        from studyapp.store.cards import CardRef, Mark, mark_cards
+
+        siblings, dropped = self._buried_by.pop(log_id, (set(), []))
+        if not siblings:
+            return
+        service = self.service
+        refs = []
+        for deck_id, card_key in sorted(siblings):
+            card = service._cards_by_key.get((deck_id, card_key))
+            if card is not None:
+                refs.append(CardRef(deck_id, card_key, card.spec.post,
+                                    getattr(card.spec, "generator", None)))
+        mark_cards(service.store, service.profile.id, refs, Mark.UNBURY, now=service.now())
+        waiting = {i.key for i in self.queue}
+        self.queue.main.extend(i for i in dropped if i.key not in waiting)
 
     @property
     def can_undo(self) -> bool:
@@ -978,6 +1004,8 @@ class StudySession:
         if log_id is not None and not undo_answer(self.service.store,
                                                   self.service.profile.id, log_id):
             return False
+        if log_id is not None:
+            self._unbury_siblings(log_id)
         self.answered -= 1
         self.time_studied_ms -= spent
         self.correct -= int(correct)
