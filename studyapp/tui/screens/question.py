@@ -282,26 +282,27 @@ class QuestionScreen(StudyScreen):
         from studyapp.study import wait_text
 
         question = presented.question
-        head = [f"[{presented.number}/{presented.total}]"]
+        marks = []
         if presented.learning:
-            head.append(self.tr("tui.question.learning", count=presented.learning))
-        extras = []
+            marks.append(self.tr("tui.question.learning", count=presented.learning))
         if presented.early_by is not None:
-            extras.append(self.tr("tui.question.early",
-                                  wait=wait_text(presented.early_by, self.lang)))
+            marks.append(self.tr("tui.question.early",
+                                 wait=wait_text(presented.early_by, self.lang)))
         if presented.flag:
-            extras.append(self.tr("tui.question.flag", flag=presented.flag))
-        prefix = " · ".join([" ".join(head), *extras])
+            marks.append(self.tr("tui.question.flag", flag=presented.flag))
+        prefix = f"[{presented.number}/{presented.total}]"
+        if marks:
+            prefix += " " + " · ".join(marks) + " ·"
         kind = self.tr(f"tui.kind.{question.kind.value}")
         title = self.post_title(question.post)
-        line = f"{prefix} · {title} · {kind}"
+        line = f"{prefix} {title} · {kind}"
         if len(line) <= room:
             return line
-        left = room - len(f"{prefix} ·  · {kind}")
+        left = room - len(f"{prefix}  · {kind}")
         if left >= 8:
-            return f"{prefix} · {title[: left - 1].rstrip()}… · {kind}"
-        line = f"{prefix} · {kind}"
-        return line if len(line) <= room else prefix
+            return f"{prefix} {title[: left - 1].rstrip()}… · {kind}"
+        line = f"{prefix} {kind}"
+        return line if len(line) <= room else prefix.removesuffix(" ·")
 
     async def show_question(self, presented: Presented) -> None:
         question = presented.question
