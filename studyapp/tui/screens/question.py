@@ -29,8 +29,8 @@ from textual.widgets.option_list import Option
 from studyapp.catalog.posts import list_posts
 from studyapp.questions.model import Kind
 from studyapp.srs.scheduler import Rating, format_interval
-from studyapp.study import numbered_choice
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.screens.question_format import answer_comparison, header_line
 from studyapp.tui.screens.summary import SessionTally
 from studyapp.tui.text import plain
 
@@ -273,44 +273,14 @@ class QuestionScreen(StudyScreen):
                 return post.title
         return slug
 
-    def header_line(self, presented: Presented, room: int) -> str:
-        """``[n/N] +k learning · early · post · kind`` in ``room`` columns.
-
-        The post title gives way first (cut, then left out), then the kind, so
-        the line never runs into the score beside it.
-        """
-        from studyapp.study import wait_text
-
-        question = presented.question
-        marks = []
-        if presented.learning:
-            marks.append(self.tr("tui.question.learning", count=presented.learning))
-        if presented.early_by is not None:
-            marks.append(self.tr("tui.question.early",
-                                 wait=wait_text(presented.early_by, self.lang)))
-        if presented.flag:
-            marks.append(self.tr("tui.question.flag", flag=presented.flag))
-        prefix = f"[{presented.number}/{presented.total}]"
-        if marks:
-            prefix += " " + " · ".join(marks) + " ·"
-        kind = self.tr(f"tui.kind.{question.kind.value}")
-        title = self.post_title(question.post)
-        line = f"{prefix} {title} · {kind}"
-        if len(line) <= room:
-            return line
-        left = room - len(f"{prefix}  · {kind}")
-        if left >= 8:
-            return f"{prefix} {title[: left - 1].rstrip()}… · {kind}"
-        line = f"{prefix} {kind}"
-        return line if len(line) <= room else prefix.removesuffix(" ·")
-
     async def show_question(self, presented: Presented) -> None:
         question = presented.question
         score = (self.tr("tui.question.score", correct=self.correct, answered=self.answered)
                  if self.answered else "")
         self.query_one("#session-score", Label).update(score)
         room = self.app.size.width - 2 - (len(score) + 2 if score else 0)
-        self.query_one("#session-line", Label).update(Content(self.header_line(presented, room)))
+        line = header_line(presented, self.post_title(presented.question.post), room, self.lang)
+        self.query_one("#session-line", Label).update(Content(line))
         card = self.query_one("#card", VerticalScroll)
         await card.remove_children()
         card.remove_class("-answered")
@@ -369,19 +339,8 @@ class QuestionScreen(StudyScreen):
             mark += "  " + self.tr("tui.question.recorded_again")
         feedback = Vertical(id="feedback", classes="-right" if right else "-wrong")
         parts: list[Widget] = [Label(mark, id="verdict")]
-        question = presented.question
-        if question.kind is Kind.CHOICE:  # numbered as listed, long choices cut short
-            room = max(12, self.app.size.width - 30)
-            comparison = Content.assemble(
-                (self.tr("tui.question.your_answer") + " ", "bold"),
-                plain(numbered_choice(question, verdict.given or "—", room)), "\n",
-                (self.tr("tui.question.expected") + " ", "bold"),
-                plain(numbered_choice(question, verdict.expected, room)))
-        else:
-            comparison = Content.assemble(
-                (self.tr("tui.question.your_answer") + " ", "bold"), plain(verdict.given or "—"),
-                "    ", (self.tr("tui.question.expected") + " ", "bold"),
-                plain(verdict.expected))
+        comparison = answer_comparison(presented.question, verdict,
+                                       max(12, self.app.size.width - 30), self.lang)
         parts.append(Static(comparison, id="comparison"))
         if verdict.message:
             parts.append(Static(plain(verdict.message), id="verdict-message"))
