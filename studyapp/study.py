@@ -199,6 +199,11 @@ class _Card:
             self.fact = _family_fact(str(generator)) if generator else None
 
 
+def _sibling_answered(card: _Card, answered: dict[str, set[tuple[str, str]]]) -> bool:
+    """Another card of this one's fact was answered today: this one is buried."""
+    return bool(card.fact) and bool(answered.get(card.fact or "", set()) - {card.key})
+
+
 def _family_fact(name: str) -> str | None:
     """The fact a generator family's cards share (both directions of a conversion).
 
@@ -394,16 +399,17 @@ class StudyService:
         soon = sum(1 for due in times if due <= now + SOON)
         return ComingBack(soon, times[0] if times else None, now)
 
-    def _facts_answered(self, start: datetime, end: datetime) -> set[str]:
-        """Facts of the cards answered in [start, end): their siblings are buried."""
+    def _facts_answered(self, start: datetime, end: datetime) -> dict[str, set[tuple[str, str]]]:
+        """Facts of the cards answered in [start, end), with those cards: their siblings
+        are buried (a card is not its own sibling: reset, it may come back new)."""
         from studyapp.store.progress import answered_keys_between
 
         cards = self._cards_by_key
-        facts = set()
+        facts: dict[str, set[tuple[str, str]]] = {}
         for key in answered_keys_between(self.store, self.profile.id, start, end):
             card = cards.get(key)
             if card is not None and card.fact:
-                facts.add(card.fact)
+                facts.setdefault(card.fact, set()).add(key)
         return facts
 
     def siblings(self, deck_id: str, card_key: str) -> set[tuple[str, str]]:
@@ -483,7 +489,7 @@ class StudyService:
             row = rows.get(card.key)
             if row is None or (row.stage == CardStage.NEW and not row.suspended):
                 counts["new"] += 1  # stage 0: marked (flagged, buried) or reset, never answered
-                if not (card.fact and card.fact in buried_facts):
+                if not _sibling_answered(card, buried_facts):
                     new_waiting += 1
                 continue
             if row.suspended:
@@ -587,7 +593,8 @@ class StudyService:
         new_left, reviews_left = self._limits_left()
         if kind is SessionKind.REVIEW:
             new_left = 0
-        taken = self._facts_answered(start, end)
+        answered = self._facts_answered(start, end)
+        taken: set[str] = set()  # facts already in this queue
         learning: list[QueueItem] = []
         due_reviews: list[tuple[float, tuple[int, int, int], _Card, QueueRow]] = []
         new_cards: list[_Card] = []
@@ -595,10 +602,10 @@ class StudyService:
         for card in cards:
             row = due.get(card.key)
             if row is None:
-                if card.key not in seen and not (card.fact and card.fact in taken):
+                if card.key not in seen and not _sibling_answered(card, answered):
                     new_cards.append(card)
             elif row.stage == CardStage.REVIEW:
-                if not (card.fact and card.fact in taken):
+                if not _sibling_answered(card, answered):
                     due_reviews.append((recall(row.stability, row.last_review, now),
                                         card.order, card, row))
             else:
