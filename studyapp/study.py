@@ -766,8 +766,8 @@ class StudySession:
         """The next question, or None when the session is over."""
         if self._pending is not None:
             return self._pending.presented
-        if self.limit is not None and self.reached >= self.limit:
-            return None  # the limit counts distinct cards: learning returns come on top
+        if self.limit is not None and self.answered >= self.limit:
+            return None
         now = self.service.now()
         while True:
             item = self.queue.pop(now, self.service.learn_ahead, self._last)

@@ -12,8 +12,7 @@ from studyapp.cli import current_settings, fail, make_service, user_errors
 @click.command()
 @click.option("--post", metavar="SLUG", help="Study one post (its summary first, the first time).")
 @click.option("--deck", metavar="ID|PATH", help="Study one deck, by id or YAML file.")
-@click.option("--limit", type=click.IntRange(min=1),
-              help="Stop after N different cards (learning cards coming back are extra).")
+@click.option("--limit", type=click.IntRange(min=1), help="Stop after N answers.")
 @click.option("--seed", type=int, help="Seed for generated questions (repeatable sessions).")
 @click.option("--plain", is_flag=True, help="Line-by-line loop on stdin/stdout.")
 @click.option("--practice", is_flag=True, help="Practise without changing the schedule.")

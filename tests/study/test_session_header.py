@@ -84,25 +84,3 @@ def test_the_flag_is_shown_with_the_question(tmp_path: Path) -> None:
     assert shown["two"].flag == 3 and shown["one"].flag == 0
     assert render_question(shown["two"], "en")[0].endswith(" · flag 3")
     assert "flag" not in render_question(shown["one"], "en")[0]
-
-
-def test_the_limit_counts_distinct_cards_not_answers(tmp_path: Path) -> None:
-    from test_service import wrong_answer
-
-    clock = Clock()
-    svc = service(tmp_path, clock)
-    session = svc.start(SessionKind.DECK, deck="header", seed=1, limit=2)
-    first = session.next()
-    assert first is not None and session.total == 2
-    session.submit(wrong_answer(first.question))  # Again: back in a minute
-    clock.advance(minutes=2)
-    back = session.next()
-    assert back is not None and back.returning and back.card_key == first.card_key
-    session.submit(right_answer(back.question))
-    session.rate(Rating.GOOD)
-    second = session.next()  # two answers given, one card: the limit is not reached
-    assert second is not None and second.card_key != first.card_key
-    assert (second.number, second.total) == (2, 2)
-    session.submit(right_answer(second.question))
-    session.rate(Rating.GOOD)
-    assert session.next() is None and session.answered == 3
