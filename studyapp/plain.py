@@ -16,15 +16,25 @@ from studyapp.decks.text import visible
 from studyapp.i18n import t
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import Rating, format_interval
-from studyapp.study import Outcome, Presented, StudySession
+from studyapp.study import Outcome, Presented, StudySession, numbered_choice
 
 
 def render_question(presented: Presented, lang: str) -> list[str]:
+    from studyapp.study import wait_text
+
     q = presented.question
-    learning = (f" {t('plain.learning', lang, count=presented.learning)} ·"
-                if presented.learning else "")
-    lines = [f"[{presented.number}/{presented.total}]{learning} "
-             + t("plain.heading", lang, post=q.post, kind=t(f"kind.{q.kind.value}", lang))]
+    marks = []
+    if presented.learning:
+        marks.append(t("plain.learning", lang, count=presented.learning))
+    if presented.early_by is not None:
+        marks.append(t("plain.early", lang, wait=wait_text(presented.early_by, lang)))
+    head = f"[{presented.number}/{presented.total}]"
+    if marks:
+        head += " " + " · ".join(marks) + " ·"
+    flag = f" · {t('plain.flag', lang, flag=presented.flag)}" if presented.flag else ""
+    lines = [f"{head} "
+             + t("plain.heading", lang, post=q.post, kind=t(f"kind.{q.kind.value}", lang))
+             + flag]
     lines.append(visible(q.prompt))
     if q.kind is Kind.CHOICE:
         for n, choice in enumerate(q.choices):
@@ -150,8 +160,9 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
         say(visible(verdict.message) or (t("plain.right", lang) if verdict.correct
                                           else t("plain.wrong", lang)))
         if verdict.given:
-            say(t("plain.compare", lang, given=visible(verdict.given),
-                  expected=visible(verdict.expected)))
+            q = presented.question
+            say(t("plain.compare", lang, given=visible(numbered_choice(q, verdict.given)),
+                  expected=visible(numbered_choice(q, verdict.expected))))
         say(t("plain.explanation", lang), visible(presented.question.explanation))
         if outcome.needs_rating:
             if not _rate(session, outcome, say, read, lang):
@@ -160,16 +171,21 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
             say(t("plain.continue", lang))
 
 
+def rating_name(rating: Rating, lang: str) -> str:
+    """A right answer rated Again means "I guessed", in the words the terminal app uses."""
+    return t("rating.guessed" if rating is Rating.AGAIN else f"rating.{rating.name.lower()}",
+             lang)
+
+
 def _rate(session: StudySession, outcome: Outcome, say: Callable[..., None],
           read: Callable[[str], str | None], lang: str) -> bool:
     """Ask for a rating of a right answer; False when the input ends."""
     offered = [r for r in Rating if r <= outcome.max_rating]
     default = min(Rating.GOOD, outcome.max_rating)
     options = "  ".join(
-        f"{r.value}={t(f'rating.{r.name.lower()}', lang)} "
-        f"({format_interval(outcome.intervals[r], lang)})"
+        f"{r.value}={rating_name(r, lang)} ({format_interval(outcome.intervals[r], lang)})"
         for r in offered)
-    default_name = t(f"rating.{default.name.lower()}", lang)
+    default_name = rating_name(default, lang)
     say(t("plain.rate", lang, options=options, default=default_name))
     if outcome.max_rating < Rating.EASY:
         say(t("plain.rate_capped", lang))

@@ -58,7 +58,8 @@ class StudyConfig:
 
 class SessionKind(StrEnum):
     POST = "post"  # one post's new and due cards
-    DUE = "due"  # everything due, interleaved across posts
+    DUE = "due"  # everything due and today's new cards, interleaved across posts
+    REVIEW = "review"  # due reviews and learning cards only: new cards wait for a study session
     DECK = "deck"  # one deck
     PRACTICE = "practice"  # cram: nothing is rescheduled
 
@@ -142,7 +143,12 @@ class Presented:
     question: Question
     stage: CardStage
     returning: bool = False  # a learning card asked again, not one of the planned
-    learning: int = 0  # returning learning cards left in the session, this one included
+    learning: int = 0
+    """Returning learning cards due within the learn-ahead limit, this one included."""
+    early_by: timedelta | None = None
+    """A learning card shown before its due time (learn-ahead): how long until it was due."""
+    flag: int = 0
+    """The learner's flag on the card (0 none, 1–4)."""
 
 
 @dataclass(frozen=True)
@@ -187,11 +193,24 @@ class _Card:
         generator = getattr(self.spec, "generator", None)
         self.template = str(generator) if generator else f"{self.deck.id}/{self.spec.id}"
         fact = getattr(self.spec, "fact", None)
-        self.fact = fact if fact else (_family_fact(str(generator)) if generator else None)
+        if fact:
+            self.fact = _family_fact(str(fact)) or str(fact)
+        else:
+            self.fact = _family_fact(str(generator)) if generator else None
+
+
+def _sibling_answered(card: _Card, answered: dict[str, set[tuple[str, str]]]) -> bool:
+    """Another card of this one's fact was answered today: this one is buried."""
+    return bool(card.fact) and bool(answered.get(card.fact or "", set()) - {card.key})
 
 
 def _family_fact(name: str) -> str | None:
-    """The fact a generator family's cards share (both directions of a conversion)."""
+    """The fact a generator family's cards share (both directions of a conversion).
+
+    A deck card whose ``fact:`` names such a family (``fact: bits-vs-bytes``)
+    shares that fact, so an authored NDR-to-GB/s card and a generated
+    bits-vs-bytes card are siblings.
+    """
     from studyapp.questions.generators import families
 
     family = families().get(name)
@@ -380,16 +399,17 @@ class StudyService:
         soon = sum(1 for due in times if due <= now + SOON)
         return ComingBack(soon, times[0] if times else None, now)
 
-    def _facts_answered(self, start: datetime, end: datetime) -> set[str]:
-        """Facts of the cards answered in [start, end): their siblings are buried."""
+    def _facts_answered(self, start: datetime, end: datetime) -> dict[str, set[tuple[str, str]]]:
+        """Facts of the cards answered in [start, end), with those cards: their siblings
+        are buried (a card is not its own sibling: reset, it may come back new)."""
         from studyapp.store.progress import answered_keys_between
 
         cards = self._cards_by_key
-        facts = set()
+        facts: dict[str, set[tuple[str, str]]] = {}
         for key in answered_keys_between(self.store, self.profile.id, start, end):
             card = cards.get(key)
             if card is not None and card.fact:
-                facts.add(card.fact)
+                facts.setdefault(card.fact, set()).add(key)
         return facts
 
     def siblings(self, deck_id: str, card_key: str) -> set[tuple[str, str]]:
@@ -444,6 +464,10 @@ class StudyService:
     def _active_keys(self) -> set[tuple[str, str]]:
         return {c.key for c in self._active_cards}
 
+    def studied_keys(self) -> frozenset[tuple[str, str]]:
+        """(deck, card) of every card in the decks this learner has switched on."""
+        return frozenset(self._active_keys)
+
     def overview(self, lang: str | None = None, *, with_streak: bool = True) -> Overview:
         """Per-post counts and today's numbers for the home screen."""
         from studyapp.catalog.posts import list_posts
@@ -465,7 +489,7 @@ class StudyService:
             row = rows.get(card.key)
             if row is None or (row.stage == CardStage.NEW and not row.suspended):
                 counts["new"] += 1  # stage 0: marked (flagged, buried) or reset, never answered
-                if not (card.fact and card.fact in buried_facts):
+                if not _sibling_answered(card, buried_facts):
                     new_waiting += 1
                 continue
             if row.suspended:
@@ -567,7 +591,10 @@ class StudyService:
 
         seen, due = queue_rows(self.store, self.profile.id, end, now)
         new_left, reviews_left = self._limits_left()
-        taken = self._facts_answered(start, end)
+        if kind is SessionKind.REVIEW:
+            new_left = 0
+        answered = self._facts_answered(start, end)
+        taken: set[str] = set()  # facts already in this queue
         learning: list[QueueItem] = []
         due_reviews: list[tuple[float, tuple[int, int, int], _Card, QueueRow]] = []
         new_cards: list[_Card] = []
@@ -575,10 +602,10 @@ class StudyService:
         for card in cards:
             row = due.get(card.key)
             if row is None:
-                if card.key not in seen and not (card.fact and card.fact in taken):
+                if card.key not in seen and not _sibling_answered(card, answered):
                     new_cards.append(card)
             elif row.stage == CardStage.REVIEW:
-                if not (card.fact and card.fact in taken):
+                if not _sibling_answered(card, answered):
                     due_reviews.append((recall(row.stability, row.last_review, now),
                                         card.order, card, row))
             else:
@@ -691,12 +718,25 @@ class StudySession:
         self._last: tuple[str, str] | None = None
         self._pending: _Pending | None = None
         self._last_log: int | None = None
-        self._history: list[tuple[QueueItem, int | None, bool, bool]] = []
+        self._history: list[tuple[QueueItem, int | None, bool, bool, int]] = []
+        self.time_studied_ms = 0
+        self._buried_by: dict[int, tuple[set[tuple[str, str]], list[QueueItem]]] = {}
+        """Per answer (its log id): the siblings it buried, and those it took out of the queue."""
+        """Time spent answering, question shown to answer given, summed over this
+        session's answers: the measure progress and ``stats`` call time studied."""
         self._overrulable: _Overrulable | None = None
 
     @property
     def practice(self) -> bool:
         return self.kind is SessionKind.PRACTICE
+
+    @cached_property
+    def _flags(self) -> dict[tuple[str, str], int]:
+        """The learner's flags on this profile's cards, read once, when the first card shows."""
+        from studyapp.store.cards import stored_cards
+
+        cards = stored_cards(self.service.store, self.service.profile.id)
+        return {key: card.flag for key, card in cards.items() if card.flag}
 
     @property
     def planned(self) -> int:
@@ -712,8 +752,11 @@ class StudySession:
 
     @property
     def learning_left(self) -> int:
-        """Returning learning cards still waiting in this session."""
-        return sum(1 for item in self.queue.learning if self._is_return(item))
+        """Returning learning cards that may still be asked now: due within the learn-ahead
+        limit (later ones wait for another sitting and are not counted)."""
+        horizon = self.service.now() + self.service.learn_ahead
+        return sum(1 for item in self.queue.learning
+                   if self._is_return(item) and item.due is not None and item.due <= horizon)
 
     @property
     def shown(self) -> int:
@@ -741,8 +784,11 @@ class StudySession:
                 self.reached += 1
             self._shown.add(item.key)
             learning = self.learning_left + (0 if first else 1)
+            early = (item.due - now if item.stage in LEARNING_STAGES and item.due is not None
+                     and item.due > now else None)
             presented = Presented(self.reached, self.total, item.deck_id, item.card_key,
-                                  question, item.stage, returning=not first, learning=learning)
+                                  question, item.stage, returning=not first, learning=learning,
+                                  early_by=early, flag=self._flags.get(item.key, 0))
             self._pending = _Pending(presented, item, first, time.monotonic())
             return presented
 
@@ -819,12 +865,17 @@ class StudySession:
         if self._history:
             self._history.pop()
         self.answered -= 1
+        self.time_studied_ms -= held.pending.duration_ms or 0
         key = (held.pending.presented.deck_id, held.pending.presented.card_key)
         self.queue.drop({key})
         verdict = held.pending.verdict
         held.pending.verdict = replace(verdict, correct=True)
         self._pending = held.pending
+        buried = self._buried_by.pop(held.log_id, None) if held.log_id is not None else None
         self._record(Rating.GOOD if self.practice else Rating.HARD, overridden=True)
+        if buried is not None and self._last_log is not None:  # the new answer buried them
+            siblings, dropped = self._buried_by.get(self._last_log, (set(), []))
+            self._buried_by[self._last_log] = (siblings | buried[0], dropped + buried[1])
         self._pending = current  # the question on screen stays asked
         return True
 
@@ -873,10 +924,12 @@ class StudySession:
         correct = bool(pending.verdict.correct)
         self.answered += 1
         self.correct += int(correct)
+        spent = pending.duration_ms or 0
+        self.time_studied_ms += spent
         self._pending = None
         self._last = pending.item.key
         if self.practice:
-            self._history.append((pending.item, None, correct, pending.first))
+            self._history.append((pending.item, None, correct, pending.first, spent))
             return
         service = self.service
         now = service.now()
@@ -902,14 +955,14 @@ class StudySession:
         )
         self._last_log = record_answer(service.store, service.profile.id, answer, state_for)
         after = reviewed[0]
-        self._history.append((pending.item, self._last_log, correct, pending.first))
+        self._history.append((pending.item, self._last_log, correct, pending.first, spent))
         if after.stage in LEARNING_STAGES and after.due is not None:
             self.queue.requeue(replace(pending.item, stage=after.stage), after.due)
         else:
             self.queue.drop({pending.item.key})
-        self._bury_siblings(pending.item)
+        self._bury_siblings(pending.item, self._last_log)
 
-    def _bury_siblings(self, item: QueueItem) -> None:
+    def _bury_siblings(self, item: QueueItem, log_id: int) -> None:
         """Cards sharing this one's fact wait until the next study day (not those in learning)."""
         from studyapp.store.progress import bury_cards
 
@@ -920,7 +973,27 @@ class StudySession:
             return
         _, end = day_bounds(service.now(), service.settings.day_rollover_hour)
         bury_cards(service.store, service.profile.id, siblings, end)
+        dropped = [i for i in self.queue.main if i.key in siblings]
         self.queue.drop(siblings)
+        self._buried_by[log_id] = (siblings, dropped)
+
+    def _unbury_siblings(self, log_id: int) -> None:
+        """Undo of an answer: the siblings it buried are back today, and in this session."""
+        from studyapp.store.cards import CardRef, Mark, mark_cards
+
+        siblings, dropped = self._buried_by.pop(log_id, (set(), []))
+        if not siblings:
+            return
+        service = self.service
+        refs = []
+        for deck_id, card_key in sorted(siblings):
+            card = service._cards_by_key.get((deck_id, card_key))
+            if card is not None:
+                refs.append(CardRef(deck_id, card_key, card.spec.post,
+                                    getattr(card.spec, "generator", None)))
+        mark_cards(service.store, service.profile.id, refs, Mark.UNBURY, now=service.now())
+        waiting = {i.key for i in self.queue}
+        self.queue.main.extend(i for i in dropped if i.key not in waiting)
 
     @property
     def can_undo(self) -> bool:
@@ -934,11 +1007,14 @@ class StudySession:
         if not self._history:
             return False
         self._overrulable = None
-        item, log_id, correct, first = self._history.pop()
+        item, log_id, correct, first, spent = self._history.pop()
         if log_id is not None and not undo_answer(self.service.store,
                                                   self.service.profile.id, log_id):
             return False
+        if log_id is not None:
+            self._unbury_siblings(log_id)
         self.answered -= 1
+        self.time_studied_ms -= spent
         self.correct -= int(correct)
         self.queue.drop({item.key})
         if self._pending is not None:
@@ -964,7 +1040,7 @@ class StudySession:
 
         service = self.service
         now = service.now()
-        keys = dict.fromkeys(item.key for item, log_id, _, _ in self._history if log_id)
+        keys = dict.fromkeys(entry[0].key for entry in self._history if entry[1])
         waits = []
         for deck_id, card_key in keys:
             row = card_state(service.store, service.profile.id, deck_id, card_key)
@@ -1008,6 +1084,26 @@ def _jsonable(value: Any) -> Any:
         return value
     entry_id = getattr(value, "id", None)
     return str(entry_id) if entry_id is not None else str(value)
+
+
+def numbered_choice(question: Question, shown: str, limit: int | None = None) -> str:
+    """A choice as every face numbers it ("2) HBM3e"), cut to ``limit`` characters.
+
+    Grading names a choice by letter ("b) HBM3e"); the options are listed by
+    number, so the answer shown beside them uses the same number. Other
+    answers come back unchanged.
+    """
+    from studyapp.questions.model import Kind
+
+    if question.kind is not Kind.CHOICE:
+        return shown
+    for n, choice in enumerate(question.choices):
+        if shown in (f"{chr(ord('a') + n)}) {choice}", choice):
+            text = choice
+            if limit is not None and len(text) > limit:
+                text = text[: max(1, limit - 1)].rstrip() + "…"
+            return f"{n + 1}) {text}"
+    return shown
 
 
 def wait_text(delta: timedelta, lang: str) -> str:

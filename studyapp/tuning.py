@@ -74,9 +74,10 @@ def optimize_profile(service: StudyService, *, progress: Progress | None = None,
 
 
 def _memories_and_new(service: StudyService) -> tuple[list[Memory], int]:
-    """Seen, unsuspended cards of the decks in use as scheduler memories; the count still new."""
+    """Seen, unsuspended cards of the decks switched on, as scheduler memories; the count
+    still new (a deck switched off, like the examples at first, is not planned for)."""
     rows = service.card_states()
-    keys = {(deck.id, card.id) for deck in service.decks for card in deck.cards}
+    keys = service.studied_keys()
     memories = [Memory(card_id=row.id, stage=CardStage(row.stage), step=row.step,
                        stability=row.stability, difficulty=row.difficulty, due=row.due,
                        last_review=row.last_review, reps=row.reps, lapses=row.lapses)

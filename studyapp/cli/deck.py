@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from studyapp.cli import current_settings, echo_json, fail
+
+if TYPE_CHECKING:
+    from studyapp.decks import Deck
 
 
 @click.group()
@@ -93,12 +97,37 @@ def deck_list(ctx: click.Context, as_json: bool) -> None:
     from studyapp.decks import discover_decks
     from studyapp.decks.report import listing_json, listing_lines
 
+    settings = current_settings(ctx)
     listings = discover_decks()
-    if as_json:
-        echo_json(listing_json(listings))
+    enabled = _decks_on(ctx, [listing.deck for listing in listings])
+    if as_json:  # every field as before, plus whether this profile studies the deck
+        echo_json([{**entry, "enabled": on}
+                   for entry, on in zip(listing_json(listings), enabled, strict=True)])
         return
-    for line in listing_lines(listings, current_settings(ctx).lang):
-        click.echo(line)
+    lines = listing_lines(listings, settings.lang)
+    if len(lines) != len(listings):  # "no decks found"
+        for line in lines:
+            click.echo(line)
+        return
+    from studyapp.i18n import t
+
+    id_width = max(len(listing.id) for listing in listings)
+    marks = ["—" if on is None else t("deck.list.on" if on else "deck.list.off", settings.lang)
+             for on in enabled]
+    mark_width = max(len(mark) for mark in marks)
+    for line, mark in zip(lines, marks, strict=True):  # on/off after the id
+        click.echo(f"{line[:id_width]}  {mark.ljust(mark_width)}{line[id_width:]}")
+
+
+def _decks_on(ctx: click.Context, decks: list[Deck | None]) -> list[bool | None]:
+    """Whether this profile studies each deck (None for a deck that does not load)."""
+    from studyapp.cli import make_service
+
+    service = make_service(current_settings(ctx))
+    try:
+        return [None if deck is None else service.deck_enabled(deck) for deck in decks]
+    finally:
+        service.close()
 
 
 def _switch_deck(ctx: click.Context, deck_id: str, enabled: bool) -> None:

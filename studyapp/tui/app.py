@@ -221,8 +221,16 @@ class StudyApp(App[None]):
 
         self.push_screen(QuestionScreen(kind, post=post, deck=deck, limit=limit, seed=self.seed))
 
+    async def action_quit(self) -> None:
+        """ctrl+q quits, unless the screen asks first (an answer typed and not sent)."""
+        ask = getattr(self.screen, "confirm_quit", None)
+        if callable(ask) and ask():
+            return
+        self.exit()
+
     def review_due(self) -> None:
-        self.start_session("due")
+        """Due reviews and learning cards only; new cards belong to study sessions."""
+        self.start_session("review")
 
     def study_more(self, slug: str | None, count: int = 10) -> None:
         """Raise today's new-card limit (Anki's custom study), then study on."""

@@ -161,7 +161,7 @@ def test_flags_mark_without_hiding_and_survive_answers(service: StudyService) ->
 
 def test_suspend_a_new_card_and_reset_an_answered_one(service: StudyService) -> None:
     browser = CardBrowser(service)
-    new = browser.search("card:h200-stacks")
+    new = browser.search("card:h200-nvlink")  # a card with no sibling: always planned
     assert browser.apply(new, "suspend") == 1
     assert new[0].key not in planned(service, "h200")
     assert browser.apply(new, "unsuspend") == 1

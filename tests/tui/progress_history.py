@@ -46,7 +46,8 @@ def _study(service: StudyService, moment: list[datetime], rng: random.Random, da
             kind = SessionKind.POST if day % 3 == 0 else SessionKind.DUE
             session = service.start(kind, post="h200" if kind is SessionKind.POST else None,
                                     limit=per_day, seed=day)
-            while (presented := session.next()) is not None:
+            # per_day answers a day (the limit counts distinct cards; returns come on top)
+            while session.answered < per_day and (presented := session.next()) is not None:
                 moment[0] += timedelta(seconds=rng.randint(10, 50))
                 question = presented.question
                 right = rng.random() < skill

@@ -61,7 +61,7 @@ def test_too_little_history_changes_nothing(url: str) -> None:
 def test_applying_an_exam_plan_sets_the_new_card_limit_and_the_date(url: str) -> None:
     service = _service(url)
     try:
-        cards = sum(len(d.cards) for d in service.decks)
+        cards = sum(d.cards for d in service.deck_list() if d.enabled)  # decks switched on
         preview = exam_plan(service, date(2025, 7, 2))  # 30 days: 23 to see everything
         assert preview.new_left == cards and preview.new_per_day == -(-cards // 23)
         assert service.settings.exam_date is None and saved_exam_plan(service) is None

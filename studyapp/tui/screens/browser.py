@@ -57,6 +57,11 @@ def search_cards(query: str, lang: str
     return run
 
 
+POST_WIDTH = 10
+STATE_WIDTH = 13
+DUE_WIDTH = 10
+
+
 class BrowserScreen(StudyScreen):
     """Find any card; suspend, bury, flag, reset or edit it."""
 
@@ -100,8 +105,9 @@ class BrowserScreen(StudyScreen):
     def on_mount(self) -> None:
         super().on_mount()
         table: DataTable[object] = self.query_one("#browser-table", DataTable)
+        widths = self.column_widths()
         for key in ("question", "post", "state", "due"):
-            table.add_column(self.tr(f"tui.browser.col.{key}"), key=key)
+            table.add_column(self.tr(f"tui.browser.col.{key}"), width=widths[key], key=key)
         self.query_one("#browser-error").display = False
         self.query_one("#browser-search", Input).focus()
         self.run_search()
@@ -149,7 +155,7 @@ class BrowserScreen(StudyScreen):
         keep = self.highlighted.key if self.highlighted else None
         self.cards = cards
         table.clear()
-        width = max(16, self.size.width - 36)
+        width = self.column_widths()["question"]
         for card in cards:
             question = " ".join(visible(card.question).split())
             table.add_row(Text(fit(question, width)), Text(fit(card.post, 10)),
@@ -182,10 +188,17 @@ class BrowserScreen(StudyScreen):
             text.stylize("italic dim")
         return text
 
+    def column_widths(self) -> dict[str, int]:
+        """Fixed widths, so no cell is cut mid-word; the question takes what is left."""
+        fixed = {"post": POST_WIDTH, "state": STATE_WIDTH, "due": DUE_WIDTH}
+        spare = self.app.size.width - 4 - sum(fixed.values()) - 2 * (len(fixed) + 1)
+        return {"question": max(12, spare), **fixed}
+
     def due_cell(self, card: BrowsedCard) -> Text:
+        """The due date in full (year, month, day): "12-03" read as a month or a day."""
         if not card.stage or card.due is None:
             return Text("—")
-        return Text(card.due.astimezone().strftime("%m-%d"))
+        return Text(card.due.astimezone().strftime("%Y-%m-%d"))
 
     # -- the highlighted card ----------------------------------------------------
 

@@ -70,7 +70,7 @@ class HelpScreen(StudyScreen):
 
     def key_table(self, bindings: list[BindingType]) -> Content:
         remaps = self.study_app.preferences.keymap
-        rows: list[tuple[str, str, str]] = []
+        rows: list[tuple[str, str]] = []
         seen: set[str] = set()
         for item in bindings:
             if not isinstance(item, Binding):
@@ -84,15 +84,11 @@ class HelpScreen(StudyScreen):
                 continue
             seen.add(description)
             label = self.tr(description) if description.startswith("tui.") else description
-            binding_id = item.id or ""
             if description == "tui.key.choice":
-                keys, label, binding_id = "1–9 a–f", self.tr("tui.help.choice_keys"), ""
-            rows.append((keys, label, binding_id))
-        keys_width = max((len(keys) for keys, _, _ in rows), default=0) + 2
-        label_width = max((len(label) for _, label, _ in rows), default=0) + 2
-        lines = [Content.assemble(f"{keys:<{keys_width}}", f"{label:<{label_width}}",
-                                  (binding_id, "$text-muted"))
-                 for keys, label, binding_id in rows]
+                keys, label = "1–9 a–f", self.tr("tui.help.choice_keys")
+            rows.append((keys, label))
+        keys_width = max((len(keys) for keys, _ in rows), default=0) + 2
+        lines = [Content(f"{keys:<{keys_width}}{label}") for keys, label in rows]
         return Content("\n").join(lines)
 
     def action_back(self) -> None:

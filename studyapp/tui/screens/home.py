@@ -111,7 +111,7 @@ class HomeScreen(StudyScreen):
         for progress in message.overview.posts:
             for row in self.query(f"#post-{progress.slug}").results(PostRow):
                 row.show_progress(progress)
-        self.query_one("#today", Label).update(self.today_line(message.overview))
+        self.show_topbar()
         notice = self.notice_text(message.overview)
         self.query_one("#notice", Static).update(notice)
         self.query_one("#notice").set_class(bool(notice), "-shown")
@@ -130,13 +130,35 @@ class HomeScreen(StudyScreen):
             lines.append(self.tr("tui.home.comes_back", text=text))
         return "\n".join(lines)
 
-    def today_line(self, overview: Overview) -> str:
-        line = self.tr("tui.home.today", due=overview.due_today, new=overview.new_left,
-                       done=overview.reviews_done_today)
+    def topbar_texts(self, overview: Overview, width: int) -> tuple[str, str]:
+        """The title and today's numbers that fit in ``width`` columns, whole words only.
+
+        "Reviewed today" stays: the site's name goes first, then the longer
+        labels, then the streak.
+        """
+        counts = {"due": overview.due_today, "new": overview.new_left,
+                  "done": overview.reviews_done_today}
         streak = getattr(overview, "streak", None)
-        if streak:
-            line += " · " + self.tr("tui.home.streak", days=streak)
-        return line
+        streak_text = " · " + self.tr("tui.home.streak", days=streak) if streak else ""
+        full = self.tr("tui.home.today", **counts)
+        short = self.tr("tui.home.today_short", **counts)
+        title, title_short = self.tr("tui.app.title"), self.tr("tui.home.title_short")
+        room = width - 2 - 2  # the bar's padding, the gap after the title
+        for name, line in ((title, full + streak_text), (title_short, full + streak_text),
+                           (title_short, full), (title_short, short + streak_text)):
+            if len(name) + len(line) <= room:
+                return name, line
+        return title_short, short
+
+    def show_topbar(self) -> None:
+        if self.overview is None:
+            return
+        title, line = self.topbar_texts(self.overview, self.app.size.width)
+        self.query_one("#app-title", Label).update(title)
+        self.query_one("#today", Label).update(line)
+
+    def on_resize(self) -> None:
+        self.show_topbar()
 
     # -- selection ---------------------------------------------------------
 

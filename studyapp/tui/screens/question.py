@@ -30,6 +30,7 @@ from studyapp.catalog.posts import list_posts
 from studyapp.questions.model import Kind
 from studyapp.srs.scheduler import Rating, format_interval
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.screens.question_format import answer_comparison, header_line
 from studyapp.tui.screens.summary import SessionTally
 from studyapp.tui.text import plain
 
@@ -93,6 +94,7 @@ class QuestionScreen(StudyScreen):
             yield Label(self.tr("tui.question.loading"), id="session-line")
             yield Label("", id="session-score")
         yield VerticalScroll(id="card")
+        yield Vertical(id="answer-bar")  # the ratings, never scrolled out of sight
         yield Footer()
 
     def on_mount(self) -> None:
@@ -168,7 +170,7 @@ class QuestionScreen(StudyScreen):
             waits = () if session.practice else session.comes_back()
             text = None if session.practice else coming_back_text(service.coming_back(), lang)
             return SessionTally(session.answered, session.correct, session.elapsed, waits,
-                                session.practice, text)
+                                session.practice, text, session.time_studied_ms)
 
         result = await self.study_app.backend.call(tally)
         self.app.switch_screen(SummaryScreen(result))
@@ -273,18 +275,18 @@ class QuestionScreen(StudyScreen):
 
     async def show_question(self, presented: Presented) -> None:
         question = presented.question
-        learning = (" " + self.tr("tui.question.learning", count=presented.learning) + " ·"
-                    if presented.learning else "")
-        self.query_one("#session-line", Label).update(Content(
-            f"[{presented.number}/{presented.total}]{learning} "
-            f"{self.post_title(question.post)} · "
-            + self.tr(f"tui.kind.{question.kind.value}")))
-        self.query_one("#session-score", Label).update(
-            self.tr("tui.question.score", correct=self.correct, answered=self.answered)
-            if self.answered else "")
+        score = (self.tr("tui.question.score", correct=self.correct, answered=self.answered)
+                 if self.answered else "")
+        self.query_one("#session-score", Label).update(score)
+        room = self.app.size.width - 2 - (len(score) + 2 if score else 0)
+        line = header_line(presented, self.post_title(presented.question.post), room, self.lang)
+        self.query_one("#session-line", Label).update(Content(line))
         card = self.query_one("#card", VerticalScroll)
         await card.remove_children()
         card.remove_class("-answered")
+        bar = self.query_one("#answer-bar", Vertical)
+        await bar.remove_children()
+        bar.remove_class("-shown")
         widgets: list[Widget] = [Static(plain(question.prompt), id="prompt")]
         focus: Widget
         if question.kind in (Kind.CHOICE, Kind.TRUEFALSE):
@@ -337,9 +339,8 @@ class QuestionScreen(StudyScreen):
             mark += "  " + self.tr("tui.question.recorded_again")
         feedback = Vertical(id="feedback", classes="-right" if right else "-wrong")
         parts: list[Widget] = [Label(mark, id="verdict")]
-        comparison = Content.assemble(
-            (self.tr("tui.question.your_answer") + " ", "bold"), plain(verdict.given or "—"),
-            "    ", (self.tr("tui.question.expected") + " ", "bold"), plain(verdict.expected))
+        comparison = answer_comparison(presented.question, verdict,
+                                       max(12, self.app.size.width - 30), self.lang)
         parts.append(Static(comparison, id="comparison"))
         if verdict.message:
             parts.append(Static(plain(verdict.message), id="verdict-message"))
@@ -359,11 +360,14 @@ class QuestionScreen(StudyScreen):
         else:
             buttons.append(Button(self.tr("tui.question.continue"), id="continue",
                                   variant="primary", compact=True))
-        parts.append(Horizontal(*buttons, id="ratings"))
+        bar: list[Widget] = [Horizontal(*buttons, id="ratings")]
         if outcome.needs_rating and outcome.max_rating < Rating.GOOD:
-            parts.append(Label(self.tr("tui.question.capped"), id="rating-capped"))
+            bar.append(Label(self.tr("tui.question.capped"), id="rating-capped"))
         await card.mount(feedback)
         await feedback.mount_all(parts)
+        answer_bar = self.query_one("#answer-bar", Vertical)
+        await answer_bar.mount_all(bar)
+        answer_bar.add_class("-shown")
         self.phase = "feedback"
         best = "#rate-good" if outcome.max_rating >= Rating.GOOD else "#rate-hard"
         self.query_one(best if outcome.needs_rating else "#continue", Button).focus(
@@ -463,6 +467,21 @@ class QuestionScreen(StudyScreen):
             field.value = ""
             return
         self.finish()
+
+    def confirm_quit(self) -> bool:
+        """ctrl+q with an answer typed asks first, as ending the session does; True if asked."""
+        if self.typed() is None:
+            return False
+        from studyapp.tui.screens.message import ConfirmScreen
+
+        def confirmed(quit_app: bool | None) -> None:
+            if quit_app:
+                self.app.exit()
+
+        self.app.push_screen(ConfirmScreen(self.tr("tui.question.confirm_quit"),
+                                           self.tr("tui.question.confirm_quit_yes"),
+                                           self.tr("tui.question.confirm_no")), confirmed)
+        return True
 
     def action_end(self) -> None:
         """Ending with an answer typed asks first; otherwise it just ends (answers are saved)."""

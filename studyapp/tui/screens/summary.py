@@ -15,6 +15,7 @@ from textual.widgets import Button, Footer, Label, Static
 
 from studyapp.srs.scheduler import format_interval
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.screens.progress_format import duration
 
 BUCKETS = (timedelta(hours=1), timedelta(days=1), timedelta(days=7), timedelta(days=30))
 
@@ -30,7 +31,10 @@ class SessionTally:
     """How long until each card answered in the session is due (stored due times)."""
     practice: bool
     coming_back: str | None = None
-    """"3 cards within the hour, next in 9 min": the same words as home and stats."""
+    """"3 cards within the hour, next in 9 min": all the profile's cards, in the same
+    words as home and stats (not only this session's)."""
+    time_studied_ms: int = 0
+    """Time spent answering, summed as progress and ``stats`` sum it."""
 
 
 def bucket(delta: timedelta) -> int:
@@ -39,12 +43,6 @@ def bucket(delta: timedelta) -> int:
         if delta <= limit:
             return index
     return len(BUCKETS)
-
-
-def format_elapsed(delta: timedelta) -> str:
-    seconds = int(delta.total_seconds())
-    minutes, seconds = divmod(max(0, seconds), 60)
-    return f"{minutes}:{seconds:02d}"
 
 
 class SummaryScreen(StudyScreen):
@@ -65,31 +63,32 @@ class SummaryScreen(StudyScreen):
         accuracy = round(100 * tally.correct / tally.answered) if tally.answered else 0
         with Vertical(id="summary-box"):
             yield Label(self.tr("tui.summary.title"), id="summary-title")
+            yield Label(self.tr("tui.summary.session_heading"), classes="subheading")
             yield Label(self.tr("tui.summary.answered", answered=tally.answered,
                                 correct=tally.correct), id="summary-answered")
             yield Label(self.tr("tui.summary.accuracy", percent=accuracy), id="summary-accuracy")
-            yield Label(self.tr("tui.summary.time", time=format_elapsed(tally.elapsed)),
-                        id="summary-time")
+            yield Label(self.tr("tui.summary.time_studied",
+                                time=duration(tally.time_studied_ms)), id="summary-time")
             if tally.practice:
                 yield Label(self.tr("tui.summary.practice"), classes="hint")
-            elif tally.comes_back or tally.coming_back:
-                yield Label(self.tr("tui.summary.comes_back"), classes="subheading")
+            elif tally.comes_back:
+                yield Label(self.tr("tui.summary.session_comes_back"), classes="subheading")
                 yield Static(self.comes_back_text(), id="summary-next")
+            if not tally.practice and tally.coming_back:
+                yield Label(self.tr("tui.summary.profile_heading"), classes="subheading")
+                yield Static(tally.coming_back[:1].upper() + tally.coming_back[1:],
+                             id="summary-profile")
             yield Button(self.tr("tui.summary.home_button"), id="summary-home", variant="primary",
                          compact=True)
         yield Footer()
 
     def comes_back_text(self) -> str:
-        """The words home and stats use, then this session's cards by when they are due."""
+        """This session's cards only, by when they are due (the profile's are apart)."""
         counts = Counter(bucket(delta) for delta in self.tally.comes_back)
         lines = []
-        if self.tally.coming_back:
-            lines.append(self.tally.coming_back[:1].upper() + self.tally.coming_back[1:])
-        elif self.tally.comes_back:
+        if self.tally.comes_back:
             soonest = format_interval(min(self.tally.comes_back), self.lang)
             lines.append(self.tr("tui.summary.soonest", interval=soonest))
-        if self.tally.coming_back:
-            counts.pop(0, None)  # "within the hour" is the line above
         for index in sorted(counts):
             lines.append(self.tr(f"tui.summary.bucket{index}", count=counts[index]))
         return "\n".join(lines)
