@@ -33,7 +33,7 @@ def render_question(presented: Presented, lang: str) -> list[str]:
         head += " " + " · ".join(marks) + " ·"
     flag = f" · {t('plain.flag', lang, flag=presented.flag)}" if presented.flag else ""
     lines = [f"{head} "
-             + t("plain.heading", lang, post=q.post, kind=t(f"kind.{q.kind.value}", lang))
+             + t("plain.heading", lang, post=q.post, kind=t(f"kind.{q.kind_name}", lang))
              + flag]
     lines.append(visible(q.prompt))
     if q.kind is Kind.CHOICE:
@@ -41,7 +41,7 @@ def render_question(presented: Presented, lang: str) -> list[str]:
             lines.append(f"  {n + 1}) {string.ascii_lowercase[n]}. {visible(choice)}")
         lines.append(t("plain.hint.choice", lang))
     elif q.kind is Kind.TRUEFALSE:
-        lines.append(t("plain.hint.truefalse", lang))
+        lines.append(t("plain.hint.yesno" if q.yes_no else "plain.hint.truefalse", lang))
     elif q.kind is Kind.NUMERIC and q.conversion and q.unit:
         lines.append(t("plain.hint.conversion", lang, unit=q.unit))
     elif q.kind is Kind.NUMERIC:

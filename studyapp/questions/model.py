@@ -113,6 +113,12 @@ class Question:
         return ("yes", "no") if self.yes_no else ("true", "false")
 
     @property
+    def kind_name(self) -> str:
+        """The kind as a learner reads it: a yes/no question is not "true or false"
+        (the end of the ``kind.*`` and ``tui.kind.*`` string keys)."""
+        return "yesno" if self.yes_no else self.kind.value
+
+    @property
     def answer_index(self) -> int | None:
         """0-based index of the right choice, for choice questions."""
         if self.kind is Kind.CHOICE and isinstance(self.answer, str):

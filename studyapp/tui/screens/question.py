@@ -296,9 +296,11 @@ class QuestionScreen(StudyScreen):
                 hint = self.tr("tui.question.hint_choice", last=len(question.choices),
                                letter=LETTERS[min(len(question.choices), 6) - 1])
             else:
-                options = [Option(self.tr("tui.question.true_option"), id="choice-true"),
-                           Option(self.tr("tui.question.false_option"), id="choice-false")]
-                hint = self.tr("tui.question.hint_truefalse")
+                yes, no = question.answer_words
+                options = [Option(self.tr(f"tui.question.{yes}_option"), id="choice-true"),
+                           Option(self.tr(f"tui.question.{no}_option"), id="choice-false")]
+                hint = self.tr("tui.question.hint_yesno" if question.yes_no
+                               else "tui.question.hint_truefalse")
             focus = ChoiceList(*options, id="choices")
             widgets += [focus, Label(hint, classes="hint")]
         else:

@@ -36,7 +36,7 @@ def header_line(presented: Presented, title: str, room: int, lang: str) -> str:
     prefix = f"[{presented.number}/{presented.total}]"
     if marks:
         prefix += " " + " · ".join(marks) + " ·"
-    kind = t(f"tui.kind.{presented.question.kind.value}", lang)
+    kind = t(f"tui.kind.{presented.question.kind_name}", lang)
     line = f"{prefix} {title} · {kind}"
     if len(line) <= room:
         return line
