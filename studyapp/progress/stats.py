@@ -1,131 +1,30 @@
-"""The learner's progress service: stats, one card's history, export, import, backup.
-
-Sits between the faces (CLI, TUI) and the store: it turns study days into UTC
-boundaries, applies the profile's FSRS forgetting curve to card rows, and
-hands back frozen dataclasses with a JSON form. The faces reach stored progress
-only through here and ``studyapp.study``; the store's plain result types they
-show are re-exported below. It needs the study service only as a
-``ProgressSource``, so ``studyapp.study`` can use it without an import cycle.
-"""
+"""The learner's progress in one call: per post, retention, calendar, forecast, weak cards."""
 
 from __future__ import annotations
 
-import os
-import sqlite3
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
-from typing import IO, Any, Literal, Protocol
+from typing import Any
 
-from studyapp.srs.calendar import day_start, local_zone, study_day
-from studyapp.srs.scheduler import SchedulerSettings
-from studyapp.store import Store, StoreError
-from studyapp.store import stats as db
-from studyapp.store.backup import backup_sqlite
-from studyapp.store.exchange import (
-    ImportResult,
-    import_progress,
-    read_export,
-    write_csv,
-    write_json,
+from studyapp.progress.recall import (
+    day_boundaries,
+    mastery_age,
+    retrievability,
+    round_or_none,
+    study_day_shift,
+    weakness,
 )
-from studyapp.store.progress import ProfileInfo
-from studyapp.store.stats import CardDetail, CardScore, LogLine
-
-__all__ = [
-    "BackupError", "CardDetail", "CardLine", "ImportResult", "LearnerStats", "LogLine",
-    "PostStats", "ProgressSource", "StoreError", "backup_database", "card_drilldown",
-    "export_file", "export_progress", "import_file", "learner_stats", "mastery_age",
-    "retrievability", "round_or_none", "streak_days",
-]
-
-
-
-class PostCounts(Protocol):
-    """One post's deck counts, as the study overview gives them."""
-
-    @property
-    def slug(self) -> str: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def total(self) -> int: ...
-    @property
-    def new(self) -> int: ...
-    @property
-    def learning(self) -> int: ...
-    @property
-    def review(self) -> int: ...
-    @property
-    def due(self) -> int: ...
-
-
-class ComingBackCounts(Protocol):
-    """Learning cards waiting, as the study overview counts them."""
-
-    @property
-    def within_hour(self) -> int: ...
-    @property
-    def next_in(self) -> timedelta | None: ...
-
-
-class OverviewCounts(Protocol):
-    """Today's numbers, as the study overview gives them."""
-
-    @property
-    def coming_back(self) -> ComingBackCounts | None: ...
-
-    @property
-    def posts(self) -> Sequence[PostCounts]: ...
-    @property
-    def due_today(self) -> int: ...
-    @property
-    def new_left(self) -> int: ...
-
-
-class ProgressSource(Protocol):
-    """What progress needs of the study service (``StudyService`` is one)."""
-
-    @property
-    def store(self) -> Store: ...
-    @property
-    def profile(self) -> ProfileInfo: ...
-    @property
-    def settings(self) -> SchedulerSettings: ...
-    def now(self) -> datetime: ...
-    def overview(self, lang: str | None = None, *, with_streak: bool = True) -> OverviewCounts:
-        ...
-
+from studyapp.progress.sources import ProgressSource
+from studyapp.srs.calendar import study_day
+from studyapp.srs.scheduler import SchedulerSettings
+from studyapp.store import stats as db
+from studyapp.store.stats import CardDetail, CardScore
 
 HEATMAP_DAYS = 180
 FORECAST_DAYS = 30
 RETENTION_DAYS = 30
-MASTERY_RETRIEVABILITY = 0.9
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def forgetting_curve(parameters: tuple[float, ...] | list[float]) -> tuple[float, float]:
-    """(DECAY, FACTOR) of FSRS: R = (1 + FACTOR · t / S) ^ DECAY, R = 0.9 at t = S."""
-    decay = -float(parameters[20])
-    factor = 0.9 ** (1 / decay) - 1
-    return decay, factor
-
-
-def retrievability(settings: SchedulerSettings, stability: float | None,
-                   elapsed_days: float) -> float:
-    """Probability of recall after ``elapsed_days`` for a card of ``stability`` days."""
-    if not stability or stability <= 0:
-        return 0.0
-    decay, factor = forgetting_curve(settings.parameters)
-    return float((1 + factor * max(0.0, elapsed_days) / stability) ** decay)
-
-
-def mastery_age(settings: SchedulerSettings, threshold: float = MASTERY_RETRIEVABILITY) -> float:
-    """Age, in stabilities, up to which retrievability stays at least ``threshold``."""
-    decay, factor = forgetting_curve(settings.parameters)
-    return float((threshold ** (1 / decay) - 1) / factor)
 
 
 @dataclass(frozen=True)
@@ -246,10 +145,6 @@ class LearnerStats:
         }
 
 
-def round_or_none(value: float | None, digits: int = 4) -> float | None:
-    return None if value is None else round(value, digits)
-
-
 def _card_json(card: CardLine) -> dict[str, Any]:
     return {"deck": card.deck_id, "card": card.card_key, "post": card.post,
             "family": card.family, "stage": card.stage, "lapses": card.lapses,
@@ -259,79 +154,6 @@ def _card_json(card: CardLine) -> dict[str, Any]:
             "retrievability": round_or_none(card.retrievability), "due": card.due.isoformat(),
             "leech": card.leech}
 
-
-SHADES = " ░▒▓█"
-
-
-def calendar_lines(days: tuple[tuple[date, int], ...] | list[tuple[date, int]],
-                   weekdays: list[str], months: list[str]) -> list[str]:
-    """The reviews-per-day heat map as text: a month line, then one row per weekday.
-
-    Weeks are columns (Monday first); every row has the same length, days
-    outside the range are blank, a day without reviews is ``·``.
-    """
-    if not days:
-        return []
-    peak = max(n for _, n in days)
-    first = days[0][0]
-    start = first - timedelta(days=first.weekday())
-    weeks = (days[-1][0] - start).days // 7 + 1
-    by_day = dict(days)
-    gutter = max(len(w) for w in weekdays) + 1
-    # a month's name goes over the week holding its first day (the first week too);
-    # placed newest first, so a partial first month gives way when they would touch
-    labels = []
-    for week in range(weeks):
-        monday = start + timedelta(days=7 * week)
-        sunday = monday + timedelta(days=6)
-        if week == 0 or sunday.month != monday.month or monday.day == 1:
-            labels.append((gutter + week, months[sunday.month - 1]))
-    month_line = [" "] * (gutter + weeks + 4)
-    limit = len(month_line)
-    for at, name in reversed(labels):
-        if at + len(name) < limit or (at + len(name) <= limit and limit == len(month_line)):
-            month_line[at:at + len(name)] = list(name)
-            limit = at
-    lines = ["".join(month_line).rstrip()]
-    for weekday in range(7):
-        cells = []
-        for week in range(weeks):
-            day = start + timedelta(days=7 * week + weekday)
-            count = by_day.get(day)
-            if count is None:
-                cells.append(" ")
-            elif count == 0 or peak == 0:
-                cells.append("·")
-            else:
-                cells.append(SHADES[min(4, 1 + (count * 4 - 1) // peak)])
-        name = weekdays[weekday] if weekday < len(weekdays) else ""
-        lines.append(f"{name:<{gutter}}" + "".join(cells))
-    return lines
-
-
-def forecast_lines(forecast: tuple[tuple[date, int], ...] | list[tuple[date, int]],
-                   weekdays: list[str]) -> list[str]:
-    """Cards due per day as a calendar: a weekday header, then one line per week.
-
-    Each line starts with the date of its Monday (``MM-DD``); days before the
-    first one are blank. The first day also holds everything overdue.
-    """
-    if not forecast:
-        return []
-    first = forecast[0][0]
-    start = first - timedelta(days=first.weekday())
-    by_day = dict(forecast)
-    width = max(4, *(len(str(n)) + 1 for _, n in forecast))
-    lines = [" " * 5 + "".join(f"{w[:3]:>{width}}" for w in weekdays)]
-    monday = start
-    while monday <= forecast[-1][0]:
-        cells = []
-        for offset in range(7):
-            count = by_day.get(monday + timedelta(days=offset))
-            cells.append(f"{'' if count is None else count:>{width}}")
-        lines.append(f"{monday:%m-%d}" + "".join(cells))
-        monday += timedelta(days=7)
-    return lines
 
 
 def _card_line(score: CardScore, settings: SchedulerSettings, now: datetime) -> CardLine:
@@ -343,26 +165,6 @@ def _card_line(score: CardScore, settings: SchedulerSettings, now: datetime) -> 
                     card.due, card.leech, card.suspended)
 
 
-WEAKEST_RECALL_CAP = 0.995
-"""A card whose recall now rounds to 100% is never among the weakest."""
-LAPSE_WEIGHT = 0.8
-"""Each lapse multiplies a card's weakness score by this (lower scores are weaker)."""
-
-
-def weakness(settings: SchedulerSettings, stability: float | None,
-             last_review: datetime | None, lapses: int, now: datetime) -> float | None:
-    """Recall now times 0.8 per lapse: low when a card is fading or keeps being forgotten.
-
-    ``None`` for a card that is safe (recall rounds to 100%) or never reviewed.
-    """
-    if last_review is None or not stability:
-        return None
-    recall = retrievability(settings, stability, (now - last_review).total_seconds() / 86400)
-    if recall >= WEAKEST_RECALL_CAP:
-        return None
-    return float(recall * LAPSE_WEIGHT ** lapses)
-
-
 def weakest_lines(service: ProgressSource, top: int = 10) -> tuple[CardLine, ...]:
     """The cards with the lowest recall now or the most lapses (never one at 100%)."""
     from studyapp.store import stats as db
@@ -371,18 +173,6 @@ def weakest_lines(service: ProgressSource, top: int = 10) -> tuple[CardLine, ...
     scores = db.weakest_cards(service.store, service.profile.id, top,
                               lambda s, last, lapses: weakness(settings, s, last, lapses, now))
     return tuple(_card_line(s, settings, now) for s in scores)
-
-
-def day_boundaries(first: date, days: int, rollover: int) -> list[datetime]:
-    """UTC starts of ``days`` consecutive study days from ``first``, plus the end."""
-    zone = local_zone()
-    return [day_start(first + timedelta(days=i), rollover, zone) for i in range(days + 1)]
-
-
-def study_day_shift(now: datetime, rollover: int) -> timedelta:
-    """What to add to a UTC time to read its study day as a plain date."""
-    offset = now.astimezone(local_zone()).utcoffset() or timedelta(0)
-    return offset - timedelta(hours=rollover)
 
 
 def _streak(service: ProgressSource, today: date, recent: list[int], rollover: int) -> int:
@@ -485,37 +275,3 @@ def card_drilldown(service: ProgressSource, deck_id: str, card_key: str,
     return db.card_detail(service.store, service.profile.id, deck_id, card_key, last)
 
 
-def export_progress(service: ProgressSource, out: IO[str], fmt: Literal["csv", "json"]) -> int:
-    """Write the profile's cards, answers and parameters to ``out``; returns the records."""
-    if fmt == "json":
-        return int(write_json(service.store, service.profile, out, service.now()))
-    return int(write_csv(service.store, service.profile, out))
-
-
-def export_file(service: ProgressSource, target: Path, fmt: Literal["csv", "json"]) -> int:
-    """Export into ``target`` through a partial file: a failed write leaves no half file."""
-    partial = target.with_name(f".{target.name}.partial")
-    with partial.open("w", encoding="utf-8", newline="") as fh:
-        count = export_progress(service, fh, fmt)
-    os.replace(partial, target)
-    return count
-
-
-def import_file(service: ProgressSource, path: Path) -> ImportResult:
-    """Merge an export file into the profile; importing a file twice changes nothing."""
-    return import_progress(service.store, service.profile.id, read_export(path))
-
-
-class BackupError(Exception):
-    """A backup that cannot be made; the message is meant for the user."""
-
-
-def backup_database(service: ProgressSource, target: Path) -> Path:
-    """A consistent copy of the SQLite database, safe while studying goes on."""
-    path = service.store.sqlite_path()
-    if path is None:
-        raise BackupError("backup copies an SQLite database; for PostgreSQL use pg_dump")
-    try:
-        return backup_sqlite(path, target)
-    except (OSError, sqlite3.Error) as exc:
-        raise BackupError(f"backup failed: {exc}") from exc
