@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     Float,
@@ -127,6 +128,9 @@ class ReviewLog(Base):
               "state_before"),
         # revision 0005: a review id names one review within one profile
         UniqueConstraint("profile_id", "uid", name="uq_review_logs_profile_uid"),
+        # revision 0006: true retention read from this index alone
+        Index("ix_review_logs_retention", "profile_id", "state_before", "reviewed_at",
+              "card_id", "rating", "stability_before"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -149,6 +153,27 @@ class ReviewLog(Base):
     # revision 0004: "I was right" after a wrong verdict; the post opened while answering
     overridden: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     looked_at_post: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # revision 0006: previous["stability"], set by a trigger on insert (young or mature)
+    stability_before: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class CardStat(Base):
+    """One card's answers summed: kept by triggers on review_logs (revision 0006).
+
+    Every insert and delete of a review log (an answer, its undo, an import)
+    updates it in the same transaction, so ``stats`` reads one row per card
+    instead of every log.
+    """
+
+    __tablename__ = "card_stats"
+    __table_args__ = (Index("ix_card_stats_profile", "profile_id"),)
+
+    card_id: Mapped[int] = mapped_column(ForeignKey("card_states.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    profile_id: Mapped[int] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"))
+    reviews: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    correct: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    duration_ms: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
 
 class DeckChoice(Base):

@@ -33,7 +33,7 @@ from sqlalchemy.dialects.postgresql import ARRAY, TIMESTAMP
 from sqlalchemy.orm import Session
 
 from studyapp.store.database import Store
-from studyapp.store.models import CardState, Profile, ReviewLog, UTCDateTime
+from studyapp.store.models import CardStat, CardState, Profile, ReviewLog, UTCDateTime
 from studyapp.store.progress import CardRow, ProfileInfo, _row
 
 REVIEW = 2
@@ -188,9 +188,9 @@ def totals(store: Store, profile_id: int) -> Totals:
     """Reviews, right answers, cards seen and time studied, all time."""
     with store.sessions() as session:
         reviews, correct, duration = session.execute(
-            select(func.count(), func.sum(_true(ReviewLog.correct)),
-                   func.sum(ReviewLog.duration_ms))
-            .where(ReviewLog.profile_id == profile_id)).one()
+            select(func.sum(CardStat.reviews), func.sum(CardStat.correct),
+                   func.sum(CardStat.duration_ms))
+            .where(CardStat.profile_id == profile_id)).one()
         seen = session.scalar(select(func.count()).where(CardState.profile_id == profile_id))
         return Totals(_int(reviews), _int(correct), _int(seen), _int(duration))
 
@@ -230,17 +230,12 @@ def post_tallies(store: Store, profile_id: int, now: datetime,
                    func.sum(_true(mastered)),
                    func.sum(_true(CardState.leech)))
             .where(CardState.profile_id == profile_id).group_by(CardState.post)).all()
-        # per card first, read from the covering index alone, then per post
-        per_card = (
-            select(ReviewLog.card_id.label("card_id"), func.count().label("n"),
-                   func.sum(_true(ReviewLog.correct)).label("ok"),
-                   func.sum(ReviewLog.duration_ms).label("ms"))
-            .where(ReviewLog.profile_id == profile_id).group_by(ReviewLog.card_id)
-        ).subquery()
+        # the per-card sums the triggers keep (card_stats), then per post
         answers = session.execute(
-            select(CardState.post, func.sum(per_card.c.n), func.sum(per_card.c.ok),
-                   func.sum(per_card.c.ms))
-            .join(CardState, CardState.id == per_card.c.card_id)
+            select(CardState.post, func.sum(CardStat.reviews), func.sum(CardStat.correct),
+                   func.sum(CardStat.duration_ms))
+            .join(CardState, CardState.id == CardStat.card_id)
+            .where(CardStat.profile_id == profile_id, CardStat.reviews > 0)
             .group_by(CardState.post)).all()
     found: dict[str, dict[str, int]] = {}
     for post, seen, learning, review, suspended, mastered_n, leeches in cards:
@@ -352,7 +347,7 @@ def true_retention(store: Store, profile_id: int, start: datetime, end: datetime
     """
     with store.sessions() as session:
         day = day_key(session, ReviewLog.reviewed_at, day_shift)
-        stability = ReviewLog.previous["stability"].as_float()
+        stability = ReviewLog.stability_before  # previous["stability"], kept by a trigger
         ranked = (
             select(ReviewLog.rating.label("rating"),
                    case((func.coalesce(stability, 0.0) >= mature_days, 1), else_=0)
@@ -377,9 +372,8 @@ def _scores(session: Session, profile_id: int, cards: Sequence[CardState]) -> li
     counts: dict[int, tuple[int, int]] = {}
     if ids:
         for card_id, n, ok in session.execute(
-                select(ReviewLog.card_id, func.count(), func.sum(_true(ReviewLog.correct)))
-                .where(ReviewLog.card_id.in_(ids), ReviewLog.profile_id == profile_id)
-                .group_by(ReviewLog.card_id)):
+                select(CardStat.card_id, CardStat.reviews, CardStat.correct)
+                .where(CardStat.card_id.in_(ids), CardStat.profile_id == profile_id)):
             counts[card_id] = (_int(n), _int(ok))
     return [CardScore(_row(c), *counts.get(c.id, (0, 0))) for c in cards]
 

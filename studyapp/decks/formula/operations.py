@@ -85,6 +85,10 @@ class EntryView:
     def __hash__(self) -> int:
         return hash((self._table, self.id))
 
+    def __reduce__(self) -> tuple[type[EntryView], tuple[str, dict[str, Any]]]:
+        """Pickled through ``__init__`` (the deck cache), never by setting attributes."""
+        return EntryView, (self._table, self._fields)
+
 
 Value = int | float | str | bool | EntryView
 
