@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import yaml
-
 from test_stats_perf import figure, report
 
 from studyapp.decks import load_deck, validate_paths

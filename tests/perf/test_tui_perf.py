@@ -24,7 +24,6 @@ from typing import Any
 from test_stats_perf import figure, report
 from textual import events
 from textual.app import App, ComposeResult
-from textual.pilot import Pilot
 from textual.widgets import Static
 
 from studyapp.config import Settings

@@ -1,0 +1,123 @@
+"""card_stats and review_logs.stability_before (revision 0006) stay equal to what the
+logs say, through answers, undo, import, a downgrade and the upgrade's backfill,
+on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy import text
+from store_answers import answer
+
+from studyapp.store import Store, open_store
+from studyapp.store.database import current_revision
+from studyapp.store.exchange import import_progress, read_export, write_json
+from studyapp.store.progress import ensure_profile, record_answer, undo_answer
+
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+BEFORE = "0005_review_uid_per_profile"
+
+
+def downgrade(store: Store, target: str) -> None:
+    from alembic import command
+    from alembic.config import Config
+
+    import studyapp.store.database as database
+
+    config = Config()
+    config.set_main_option("script_location",
+                           str(Path(database.__file__).parent / "migrations"))
+    with (store.write_engine or store.engine).begin() as conn:
+        config.attributes["connection"] = conn
+        command.downgrade(config, target)
+
+
+def summary(store: Store) -> dict[int, tuple[int, int, int]]:
+    with store.engine.connect() as conn:
+        return {int(c): (int(n), int(ok), int(ms)) for c, n, ok, ms in conn.execute(text(
+            "SELECT card_id, reviews, correct, duration_ms FROM card_stats WHERE reviews > 0"))}
+
+
+def from_logs(store: Store) -> dict[int, tuple[int, int, int]]:
+    with store.engine.connect() as conn:
+        return {int(c): (int(n), int(ok), int(ms)) for c, n, ok, ms in conn.execute(text(
+            "SELECT card_id, COUNT(*), SUM(CASE WHEN correct THEN 1 ELSE 0 END), "
+            "COALESCE(SUM(duration_ms), 0) FROM review_logs GROUP BY card_id"))}
+
+
+def stabilities_before(store: Store) -> list[float | None]:
+    with store.engine.connect() as conn:
+        return [row[0] for row in conn.execute(text(
+            "SELECT stability_before FROM review_logs ORDER BY reviewed_at"))]
+
+
+def answer_some(store: Store, profile_id: int) -> list[int]:
+    ids = []
+    for n, (card, right, ms) in enumerate([("c1", True, 3000), ("c1", False, 5000),
+                                           ("c2", True, 7000), ("c1", True, 1000)]):
+        ids.append(record_answer(store, profile_id, answer(
+            "d", card, T0 + timedelta(hours=n), correct=right, rating=3 if right else 1,
+            duration_ms=ms, stability=2.0 + n)))
+    return ids
+
+
+def test_answers_and_undo_keep_the_sums(db_url: str) -> None:
+    store = open_store(db_url)
+    try:
+        ana = ensure_profile(store, "ana", {}, T0)
+        logs = answer_some(store, ana.id)
+        assert sorted(summary(store).values()) == [(1, 1, 7000), (3, 2, 9000)]
+        assert summary(store) == from_logs(store)
+        # each review keeps the stability its card had before it (None for a new card)
+        assert stabilities_before(store) == [None, 2.0, None, 3.0]
+        assert undo_answer(store, ana.id, logs[1])
+        assert sorted(summary(store).values()) == [(1, 1, 7000), (2, 2, 4000)]
+        assert summary(store) == from_logs(store)
+        assert undo_answer(store, ana.id, logs[2])  # c2's only answer: the card goes
+        assert list(summary(store).values()) == [(2, 2, 4000)]
+        assert summary(store) == from_logs(store)
+    finally:
+        store.close()
+
+
+def test_an_import_adds_to_the_sums(db_url: str, tmp_path: Path) -> None:
+    store = open_store(db_url)
+    try:
+        ana = ensure_profile(store, "ana", {}, T0)
+        bea = ensure_profile(store, "bea", {}, T0)
+        answer_some(store, ana.id)
+        export = tmp_path / "ana.json"
+        with export.open("w", encoding="utf-8") as fh:
+            write_json(store, ana, fh, T0 + timedelta(days=1))
+        import_progress(store, bea.id, read_export(export))
+        import_progress(store, bea.id, read_export(export))  # twice: nothing more
+        assert len(summary(store)) == 4
+        assert summary(store) == from_logs(store)
+        assert stabilities_before(store).count(None) == 4
+    finally:
+        store.close()
+
+
+def test_downgrade_drops_them_and_the_upgrade_backfills(db_url: str) -> None:
+    store = open_store(db_url)
+    try:
+        ana = ensure_profile(store, "ana", {}, T0)
+        answer_some(store, ana.id)
+        downgrade(store, BEFORE)
+        assert current_revision(store.engine) == BEFORE
+        with store.engine.connect() as conn:
+            assert "card_stats" not in conn.dialect.get_table_names(conn)
+            columns = {c["name"] for c in conn.dialect.get_columns(conn, "review_logs")}
+            assert "stability_before" not in columns
+    finally:
+        store.close()
+    store = open_store(db_url)  # upgrades again, backfilling from the logs
+    try:
+        assert sorted(summary(store).values()) == [(1, 1, 7000), (3, 2, 9000)]
+        assert summary(store) == from_logs(store)
+        assert stabilities_before(store) == [None, 2.0, None, 3.0]
+        record_answer(store, ana.id, answer("d", "c2", T0 + timedelta(days=1), stability=9.0))
+        assert summary(store) == from_logs(store)
+    finally:
+        store.close()
