@@ -29,6 +29,17 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
 
+def utc_from_text(value: str) -> datetime:
+    """SQLite's stored text (naive UTC, as bound below) as an aware UTC datetime.
+
+    Parsing with the offset written in is several times faster than parsing
+    and then ``replace(tzinfo=...)``, which matters over thousands of rows.
+    """
+    if value[-6:-5] in ("+", "-") or value.endswith("Z"):
+        return datetime.fromisoformat(value).astimezone(UTC)
+    return datetime.fromisoformat(value + "+00:00")
+
+
 class UTCDateTime(TypeDecorator[datetime]):
     """Aware UTC datetimes on every backend (SQLite keeps no time zone)."""
 
@@ -51,10 +62,11 @@ class UTCDateTime(TypeDecorator[datetime]):
         def parse(value: Any) -> datetime | None:
             if value is None:
                 return None
-            moment = value if isinstance(value, datetime) else datetime.fromisoformat(value)
-            if moment.tzinfo is None:
-                return moment.replace(tzinfo=UTC)
-            return moment.astimezone(UTC)
+            if isinstance(value, str):
+                return utc_from_text(value)
+            if value.tzinfo is None:
+                return value.replace(tzinfo=UTC)  # type: ignore[no-any-return]
+            return value.astimezone(UTC)  # type: ignore[no-any-return]
 
         return parse
 
@@ -129,7 +141,7 @@ class ReviewLog(Base):
         # revision 0005: a review id names one review within one profile
         UniqueConstraint("profile_id", "uid", name="uq_review_logs_profile_uid"),
         # revision 0006: true retention read from this index alone
-        Index("ix_review_logs_retention", "profile_id", "state_before", "reviewed_at",
+        Index("ix_review_logs_retention", "profile_id", "reviewed_at", "state_before",
               "card_id", "rating", "stability_before"),
     )
 

@@ -98,7 +98,7 @@ def upgrade() -> None:
         op.execute("UPDATE review_logs SET stability_before = "
                    "(previous ->> 'stability')::double precision WHERE previous IS NOT NULL")
     op.create_index("ix_review_logs_retention", "review_logs",
-                    ["profile_id", "state_before", "reviewed_at", "card_id", "rating",
+                    ["profile_id", "reviewed_at", "state_before", "card_id", "rating",
                      "stability_before"])
     for statement in SQLITE_TRIGGERS if sqlite else POSTGRES_TRIGGERS:
         op.execute(statement)
