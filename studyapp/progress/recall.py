@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
 from studyapp.srs.calendar import day_start, local_zone
@@ -36,7 +37,6 @@ def round_or_none(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(value, digits)
 
 
-
 WEAKEST_RECALL_CAP = 0.995
 """A card whose recall now rounds to 100% is never among the weakest."""
 LAPSE_WEIGHT = 0.8
@@ -56,6 +56,27 @@ def weakness(settings: SchedulerSettings, stability: float | None,
         return None
     return float(recall * LAPSE_WEIGHT ** lapses)
 
+
+Scorer = Callable[[float | None, datetime | None, int], float | None]
+
+
+def weakness_scorer(settings: SchedulerSettings, now: datetime) -> Scorer:
+    """``weakness`` with the forgetting curve worked out once, for scoring every card."""
+    decay, factor = forgetting_curve(settings.parameters)
+
+    def score(stability: float | None, last_review: datetime | None, lapses: int) -> float | None:
+        if last_review is None or not stability:
+            return None
+        if stability <= 0:
+            recall = 0.0
+        else:
+            elapsed = max(0.0, (now - last_review).total_seconds() / 86400)
+            recall = float((1 + factor * elapsed / stability) ** decay)
+        if recall >= WEAKEST_RECALL_CAP:
+            return None
+        return float(recall * LAPSE_WEIGHT ** lapses)
+
+    return score
 
 
 def day_boundaries(first: date, days: int, rollover: int) -> list[datetime]:

@@ -13,7 +13,7 @@ from studyapp.progress.recall import (
     retrievability,
     round_or_none,
     study_day_shift,
-    weakness,
+    weakness_scorer,
 )
 from studyapp.progress.sources import ProgressSource
 from studyapp.srs.calendar import study_day
@@ -171,7 +171,7 @@ def weakest_lines(service: ProgressSource, top: int = 10) -> tuple[CardLine, ...
 
     settings, now = service.settings, service.now()
     scores = db.weakest_cards(service.store, service.profile.id, top,
-                              lambda s, last, lapses: weakness(settings, s, last, lapses, now))
+                              weakness_scorer(settings, now))
     return tuple(_card_line(s, settings, now) for s in scores)
 
 
@@ -218,26 +218,35 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
     heat_bounds = day_boundaries(today - timedelta(days=HEATMAP_DAYS - 1), HEATMAP_DAYS,
                                  rollover)
     today_start, today_end = heat_bounds[-2], heat_bounds[-1]
-    # The two heaviest aggregates are independent reads: on SQLite's WAL (and
-    # on PostgreSQL) they run at once on their own connections.
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        tallies_job = pool.submit(db.post_tallies, store, profile.id, now,
-                                  mastery_age(settings))
+    forecast_bounds = day_boundaries(today, FORECAST_DAYS, rollover)
+    # The aggregates are independent reads: on SQLite's WAL (and on PostgreSQL)
+    # they run at once on their own connections while the overview is built
+    # here (the database works outside Python's lock), heaviest first.
+    with ThreadPoolExecutor(max_workers=3) as pool:
         retention_job = pool.submit(db.true_retention, store, profile.id,
                                     today_end - timedelta(days=RETENTION_DAYS), today_end,
                                     study_day_shift(now, rollover))
+        heat_job = pool.submit(db.reviews_per_bucket, store, profile.id, heat_bounds)
+        tallies_job = pool.submit(db.post_tallies, store, profile.id, now,
+                                  mastery_age(settings))
+        weakest_job = pool.submit(weakest_lines, service, top)
+        # the first day of the forecast also holds everything already overdue
+        forecast_job = pool.submit(db.due_per_bucket, store, profile.id,
+                                   [_EPOCH, *forecast_bounds[1:]])
+        leeches_job = pool.submit(db.leeches, store, profile.id, max(top, 50))
+        today_job = pool.submit(db.window, store, profile.id, today_start, today_end)
         overview = service.overview(with_streak=False)
         tallies = tallies_job.result()
         retention = retention_job.result()
+        heat = heat_job.result()
+        weakest = weakest_job.result()
+        forecast = forecast_job.result()
+        leeches = leeches_job.result()
+        today_totals = today_job.result()
     totals = db.Totals(reviews=sum(t.reviews for t in tallies.values()),
                        correct=sum(t.correct for t in tallies.values()),
                        cards_seen=sum(t.seen for t in tallies.values()),
                        duration_ms=sum(t.duration_ms for t in tallies.values()))
-    heat = db.reviews_per_bucket(store, profile.id, heat_bounds)
-    today_totals = db.window(store, profile.id, today_start, today_end)
-    forecast_bounds = day_boundaries(today, FORECAST_DAYS, rollover)
-    # the first day of the forecast also holds everything already overdue
-    forecast = db.due_per_bucket(store, profile.id, [_EPOCH, *forecast_bounds[1:]])
     coming = overview.coming_back
     posts = []
     for post in overview.posts:
@@ -245,9 +254,7 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
         posts.append(PostStats(post.slug, post.title, post.total, post.new, post.learning,
                                post.review, post.due, tally.mastered, tally.reviews,
                                tally.correct, tally.duration_ms, tally.leeches))
-    weakest = weakest_lines(service, top)
-    leech_lines = tuple(_card_line(s, settings, now)
-                        for s in db.leeches(store, profile.id, max(top, 50)))
+    leech_lines = tuple(_card_line(s, settings, now) for s in leeches)
     return LearnerStats(
         profile=profile.name, generated_at=now, today=today,
         reviews_total=totals.reviews, correct_total=totals.correct,

@@ -158,9 +158,11 @@ def card_states(store: Store, profile_id: int) -> dict[tuple[str, str], CardRow]
         return {(r[1], r[2]): CardRow(*tuple(r)) for r in rows}
 
 
-@dataclass(frozen=True)
-class CardSummary:
-    """What counting needs of a stored card: its stage, whether suspended or due."""
+class CardSummary(NamedTuple):
+    """What counting needs of a stored card: its stage, whether suspended or due.
+
+    A named tuple: one is built for every stored card at every count.
+    """
 
     stage: int
     suspended: bool
@@ -186,9 +188,9 @@ def card_summaries(store: Store, profile_id: int, due_before: datetime,
                   _not_buried(now)).label("is_due")
     query = select(CardState.deck_id, CardState.card_key, CardState.state,
                    CardState.suspended, is_due).where(CardState.profile_id == profile_id)
-    with store.engine.connect() as conn:
+    with store.engine.connect() as conn:  # the driver's tuples: no row objects per card
         return {(d, k): CardSummary(stage, bool(sus), bool(due))
-                for d, k, stage, sus, due in conn.execute(query).all()}
+                for d, k, stage, sus, due in conn.execute(query).cursor.fetchall()}
 
 
 class QueueRow(NamedTuple):

@@ -28,13 +28,14 @@ from sqlalchemy import (
     func,
     literal,
     select,
+    union_all,
 )
 from sqlalchemy.dialects.postgresql import ARRAY, TIMESTAMP
 from sqlalchemy.orm import Session
 
 from studyapp.store.database import Store
 from studyapp.store.models import CardStat, CardState, Profile, ReviewLog, UTCDateTime
-from studyapp.store.progress import CardRow, ProfileInfo, _row
+from studyapp.store.progress import CardRow, ProfileInfo, _row, _utc
 
 REVIEW = 2
 LEARNING_STAGES = (1, 3)
@@ -337,6 +338,10 @@ def first_review_before(store: Store, profile_id: int) -> datetime | None:
                               .where(ReviewLog.profile_id == profile_id))
 
 
+MAX_DAYS_BY_DAY = 62
+"""Up to this many study days, SQLite counts retention one day at a time (see below)."""
+
+
 def true_retention(store: Store, profile_id: int, start: datetime, end: datetime,
                    day_shift: timedelta, mature_days: float = MATURE_DAYS) -> Retention:
     """Share of passed reviews (not Again) of cards that were in review, in [start, end).
@@ -346,25 +351,54 @@ def true_retention(store: Store, profile_id: int, start: datetime, end: datetime
     and mature split on the card's stability before the review.
     """
     with store.sessions() as session:
-        day = day_key(session, ReviewLog.reviewed_at, day_shift)
-        stability = ReviewLog.stability_before  # previous["stability"], kept by a trigger
-        ranked = (
-            select(ReviewLog.rating.label("rating"),
-                   case((func.coalesce(stability, 0.0) >= mature_days, 1), else_=0)
-                   .label("mature"),
-                   func.row_number().over(partition_by=(ReviewLog.card_id, day),
-                                          order_by=ReviewLog.reviewed_at).label("nth"))
-            .where(ReviewLog.profile_id == profile_id, ReviewLog.state_before == REVIEW,
-                   ReviewLog.reviewed_at >= start, ReviewLog.reviewed_at < end)
-        ).subquery()
-        passed = ranked.c.rating > 1
-        row = session.execute(
-            select(func.sum(_true(ranked.c.mature == 0)),
-                   func.sum(_true(and_(ranked.c.mature == 0, passed))),
-                   func.sum(_true(ranked.c.mature == 1)),
-                   func.sum(_true(and_(ranked.c.mature == 1, passed))))
-            .where(ranked.c.nth == 1)).one()
+        mature = case((func.coalesce(ReviewLog.stability_before, 0.0) >= mature_days, 1),
+                      else_=0)
+        in_review = (ReviewLog.profile_id == profile_id, ReviewLog.state_before == REVIEW)
+        days = _study_day_starts(start, end, day_shift)
+        if _dialect(session) == "sqlite" and len(days) >= 2:
+            # SQLite: each day's first review per card by GROUP BY card with MIN(time),
+            # whose other columns come from that row (documented SQLite behaviour);
+            # day by day, so no sort over the whole window as a window function needs
+            firsts = union_all(*(
+                select(ReviewLog.rating.label("rating"), mature.label("mature"),
+                       func.min(ReviewLog.reviewed_at))
+                .where(*in_review, ReviewLog.reviewed_at >= lo, ReviewLog.reviewed_at < hi)
+                .group_by(ReviewLog.card_id)
+                for lo, hi in pairwise(days))).subquery()
+            rating, is_mature, first = firsts.c.rating, firsts.c.mature, None
+        else:
+            day = day_key(session, ReviewLog.reviewed_at, day_shift)
+            ranked = (
+                select(ReviewLog.rating.label("rating"), mature.label("mature"),
+                       func.row_number().over(partition_by=(ReviewLog.card_id, day),
+                                              order_by=ReviewLog.reviewed_at).label("nth"))
+                .where(*in_review, ReviewLog.reviewed_at >= start, ReviewLog.reviewed_at < end)
+            ).subquery()
+            rating, is_mature, first = ranked.c.rating, ranked.c.mature, ranked.c.nth == 1
+        passed = rating > 1
+        query = select(func.sum(_true(is_mature == 0)),
+                       func.sum(_true(and_(is_mature == 0, passed))),
+                       func.sum(_true(is_mature == 1)),
+                       func.sum(_true(and_(is_mature == 1, passed))))
+        row = session.execute(query if first is None else query.where(first)).one()
         return Retention(*(_int(v) for v in row))
+
+
+def _study_day_starts(start: datetime, end: datetime, day_shift: timedelta) -> list[datetime]:
+    """[start, the UTC start of each study day after it..., end]: the days of the window.
+
+    A UTC time ``t`` falls on the study day ``(t + day_shift).date()``, so a
+    day ``d`` starts at midnight of ``d`` minus ``day_shift`` (as ``day_key``).
+    """
+    if end <= start:
+        return [start, end]
+    first = (start.astimezone(UTC) + day_shift).date()
+    last = (end.astimezone(UTC) + day_shift).date()
+    if (last - first).days > MAX_DAYS_BY_DAY + 1:
+        return []
+    starts = [datetime(d.year, d.month, d.day, tzinfo=UTC) - day_shift
+              for d in (first + timedelta(days=i) for i in range(1, (last - first).days + 1))]
+    return [start, *(s for s in starts if start < s < end), end]
 
 
 def _scores(session: Session, profile_id: int, cards: Sequence[CardState]) -> list[CardScore]:
@@ -388,12 +422,14 @@ def weakest_cards(store: Store, profile_id: int, limit: int,
     for every card, whole rows only for the chosen ones.
     """
     with store.sessions() as session:
-        candidates = session.execute(
+        # the driver's tuples, times parsed here: no row objects for every card
+        candidates = session.connection().execute(
             select(CardState.id, CardState.stability, CardState.last_review, CardState.lapses)
             .where(CardState.profile_id == profile_id, CardState.suspended.is_(False),
-                   CardState.reps > 0, CardState.state != 0)).all()
+                   CardState.reps > 0, CardState.state != 0)).cursor.fetchall()
         scored = [(score, card_id) for card_id, stability, last, lapses in candidates
-                  if (score := weakness(stability, last, int(lapses or 0))) is not None]
+                  if (score := weakness(stability, None if last is None else _utc(last),
+                                        int(lapses or 0))) is not None]
         chosen = [card_id for _, card_id in heapq.nsmallest(limit, scored)]
         if not chosen:
             return []
