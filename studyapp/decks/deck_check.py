@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field, TypeAdapter, ValidationError
@@ -23,6 +24,7 @@ from studyapp.decks.formula import (
 from studyapp.decks.model import (
     CardSpec,
     Deck,
+    DeckSource,
     Localized,
     ParamSpec,
     bool_words,
@@ -40,7 +42,7 @@ from studyapp.decks.schema import (
     TrueFalseCard,
 )
 from studyapp.decks.schema_errors import schema_problems, suggest
-from studyapp.decks.yaml_source import PathKey
+from studyapp.decks.yaml_source import PathKey, SourceMap
 
 GENERATOR_CHECK_SEEDS = (0, 1, 2)
 _CARD_ADAPTER: TypeAdapter[Any] = TypeAdapter(CardModel)
@@ -74,6 +76,10 @@ def _localized(value: str | ByLanguage, language: str) -> Localized:
 
 class DeckCheck(FieldChecks):
     """All the checks for one parsed file; collects problems, builds the Deck."""
+
+    def __init__(self, path: Path, data: Any, source_map: SourceMap, source: DeckSource) -> None:
+        super().__init__(path, data, source_map, source)
+        self._sampled: dict[Hashable, list[tuple[PathKey, str]]] = {}
 
     def run(self) -> Deck | None:
         data = self.data
@@ -322,34 +328,77 @@ class DeckCheck(FieldChecks):
         path: PathKey,
         texts: list[_TextAt],
     ) -> None:
-        seen: set[PathKey] = set()
+        """Every formula of the card over sampled params; the first failure of each reported.
 
-        def report(where: PathKey, exc: FormulaError, names: Mapping[str, Value]) -> None:
-            if where in seen:  # the first failing combination says enough
-                return
-            seen.add(where)
-            drawn = ", ".join(f"{k}={format_value(v)}" for k, v in names.items()
-                              if k != "answer")  # fmt: skip
-            self.at(where, f"{exc} (with {drawn})" if drawn else str(exc))
+        Cards written from one pattern (same formulas, texts and params) give
+        the same outcome: it is worked out once per deck and reported again
+        at each card's own position.
+        """
+        key = _sample_key(card_type, answer_source, params, path, texts)
+        found = self._sampled.get(key) if key is not None else None
+        if found is None:
+            found = _sample_problems(card_type, answer_source, params, path, texts)
+            if key is not None:
+                self._sampled[key] = found
+        for where, message in found:
+            self.at((*path, *where), message)
 
-        for names in sample_combinations(params):
-            answer: Value | None = None
+
+def _exact(value: Any) -> Any:
+    """A value with its type, so 1, 1.0 and true never stand for each other in a key."""
+    return (type(value), value)
+
+
+def _sample_key(card_type: str, answer_source: Any, params: Mapping[str, ParamSpec],
+                path: PathKey, texts: list[_TextAt]) -> Hashable | None:
+    """What the sampled outcome depends on; None when some part cannot be a key."""
+    key = (
+        card_type, _exact(answer_source),
+        tuple((name, spec.kind, _exact(spec.start), _exact(spec.stop), _exact(spec.step),
+               spec.integral, tuple(_exact(v) for v in spec.values))
+              for name, spec in params.items()),
+        tuple((text.path[len(path):], text.lang, text.text) for text in texts),
+    )
+    try:
+        hash(key)
+    except TypeError:  # a list or mapping among picked values
+        return None
+    return key
+
+
+def _sample_problems(card_type: str, answer_source: Any, params: Mapping[str, ParamSpec],
+                     path: PathKey, texts: list[_TextAt]) -> list[tuple[PathKey, str]]:
+    """(place within the card, message) of the first failing combination of each formula."""
+    found: list[tuple[PathKey, str]] = []
+    seen: set[PathKey] = set()
+
+    def report(where: PathKey, exc: FormulaError, names: Mapping[str, Value]) -> None:
+        if where in seen:  # the first failing combination says enough
+            return
+        seen.add(where)
+        drawn = ", ".join(f"{k}={format_value(v)}" for k, v in names.items()
+                          if k != "answer")  # fmt: skip
+        found.append((where, f"{exc} (with {drawn})" if drawn else str(exc)))
+
+    for names in sample_combinations(params):
+        answer: Value | None = None
+        try:
+            if card_type == "numeric":
+                answer = numeric_answer(answer_source, names)
+            elif card_type == "truefalse":
+                answer = truth(answer_source, names)
+        except FormulaError as exc:
+            report(("answer",), exc, names)
+            continue
+        for text in texts:
+            bound = dict(names)
+            if text.path[len(path)] == "explanation":
+                bound["answer"] = answer if answer is not None else ""
             try:
-                if card_type == "numeric":
-                    answer = numeric_answer(answer_source, names)
-                elif card_type == "truefalse":
-                    answer = truth(answer_source, names)
+                render(text.text, bound, bool_words(text.lang), text.lang)
             except FormulaError as exc:
-                report((*path, "answer"), exc, names)
-                continue
-            for text in texts:
-                bound = dict(names)
-                if text.path[len(path)] == "explanation":
-                    bound["answer"] = answer if answer is not None else ""
-                try:
-                    render(text.text, bound, bool_words(text.lang), text.lang)
-                except FormulaError as exc:
-                    report(text.path, exc, names)
+                report(text.path[len(path):], exc, names)
+    return found
 
 
 def _without_unknown_keys(error: ValidationError, raw: Any) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import difflib
 import math
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -112,10 +113,15 @@ def parse_formula(source: str) -> Formula:
 
 
 class _Evaluator(SimpleEval):  # type: ignore[misc]
-    """simpleeval with our operators, functions and name/attribute rules only."""
+    """simpleeval with our operators, functions and name/attribute rules only.
+
+    Building one costs more than most evaluations, so each thread keeps one
+    (``_evaluator``) and binds new names for every formula.
+    """
 
     def __init__(self, names: Mapping[str, Value]) -> None:
         super().__init__(operators=OPERATORS, functions=FUNCTIONS, names=dict(names))
+        self.busy = False
         allowed = {
             ast.Expression: lambda node: self._eval(node.body),
             ast.Name: self._eval_name,
@@ -154,11 +160,24 @@ class _Evaluator(SimpleEval):  # type: ignore[misc]
         return func(*(self._eval(arg) for arg in node.args))
 
 
+_THREAD = threading.local()
+
+
+def _evaluator() -> _Evaluator:
+    """This thread's evaluator, or a fresh one while it is in use."""
+    evaluator: _Evaluator | None = getattr(_THREAD, "evaluator", None)
+    if evaluator is None:
+        evaluator = _THREAD.evaluator = _Evaluator({})
+    return evaluator if not evaluator.busy else _Evaluator({})
+
+
 def evaluate(formula: Formula | str, names: Mapping[str, Value]) -> Any:
     """The value of ``formula`` with ``names`` bound; ``FormulaError`` on any failure."""
     parsed = parse_formula(formula) if isinstance(formula, str) else formula
+    evaluator = _evaluator()
+    evaluator.names, evaluator.busy = names, True
     try:
-        return _Evaluator(names).eval(parsed.source, previously_parsed=parsed.tree)
+        return evaluator.eval(parsed.source, previously_parsed=parsed.tree)
     except FormulaError:
         raise
     except ZeroDivisionError:
@@ -169,6 +188,8 @@ def evaluate(formula: Formula | str, names: Mapping[str, Value]) -> Any:
         raise FormulaError(f"{parsed.source!r} fails: {exc}") from None
     except RecursionError:
         raise FormulaError(f"formula nested too deeply: {parsed.source[:60]!r}") from None
+    finally:
+        evaluator.names, evaluator.busy = {}, False
 
 
 def number(value: Any, what: str = "the answer") -> float:
