@@ -56,6 +56,7 @@ class FieldChecks:
         self.problems: list[Problem] = []
         self._catalog: Catalog | None = None
         self._catalog_failed = False
+        self._draws: dict[tuple[str, str], list[EntryView]] = {}
 
     # reporting
     def at(self, path: PathKey, message: str, *, key: bool = False) -> None:
@@ -200,11 +201,14 @@ class FieldChecks:
         catalog = self.catalog((*where, "from"))
         if bad or catalog is None:
             return None
-        entries = [
-            EntryView(table_name, entry.model_dump(mode="json"))
-            for entry in catalog.table(table_name)
-            if _matches(entry, value.where)
-        ]
+        draw_key = (table_name, repr(sorted(value.where.items())))
+        entries = self._draws.get(draw_key)
+        if entries is None:  # the same draw on many cards is looked up once per deck
+            entries = self._draws[draw_key] = [
+                EntryView(table_name, entry.model_dump(mode="json"))
+                for entry in catalog.table(table_name)
+                if _matches(entry, value.where)
+            ]
         if not entries:
             self.at((*where, "where") if value.where else (*where, "from"),
                     f"no {table_name} entry matches {dict(value.where)}")  # fmt: skip
