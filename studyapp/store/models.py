@@ -186,6 +186,9 @@ class CardStat(Base):
     reviews: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     correct: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     duration_ms: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    # answers given while the card was new (state_before 0), and the right ones among them
+    first_answers: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    first_correct: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class DeckChoice(Base):

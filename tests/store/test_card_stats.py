@@ -33,17 +33,21 @@ def downgrade(store: Store, target: str) -> None:
         command.downgrade(config, target)
 
 
-def summary(store: Store) -> dict[int, tuple[int, int, int]]:
+def summary(store: Store) -> dict[int, tuple[int, ...]]:
+    """card_id: (reviews, correct, time, answers as a new card, right ones among them)."""
     with store.engine.connect() as conn:
-        return {int(c): (int(n), int(ok), int(ms)) for c, n, ok, ms in conn.execute(text(
-            "SELECT card_id, reviews, correct, duration_ms FROM card_stats WHERE reviews > 0"))}
+        return {int(row[0]): tuple(int(v) for v in row[1:]) for row in conn.execute(text(
+            "SELECT card_id, reviews, correct, duration_ms, first_answers, first_correct "
+            "FROM card_stats WHERE reviews > 0"))}
 
 
-def from_logs(store: Store) -> dict[int, tuple[int, int, int]]:
+def from_logs(store: Store) -> dict[int, tuple[int, ...]]:
     with store.engine.connect() as conn:
-        return {int(c): (int(n), int(ok), int(ms)) for c, n, ok, ms in conn.execute(text(
+        return {int(row[0]): tuple(int(v) for v in row[1:]) for row in conn.execute(text(
             "SELECT card_id, COUNT(*), SUM(CASE WHEN correct THEN 1 ELSE 0 END), "
-            "COALESCE(SUM(duration_ms), 0) FROM review_logs GROUP BY card_id"))}
+            "COALESCE(SUM(duration_ms), 0), SUM(CASE WHEN state_before = 0 THEN 1 ELSE 0 END), "
+            "SUM(CASE WHEN state_before = 0 AND correct THEN 1 ELSE 0 END) "
+            "FROM review_logs GROUP BY card_id"))}
 
 
 def stabilities_before(store: Store) -> list[float | None]:
@@ -67,15 +71,15 @@ def test_answers_and_undo_keep_the_sums(db_url: str) -> None:
     try:
         ana = ensure_profile(store, "ana", {}, T0)
         logs = answer_some(store, ana.id)
-        assert sorted(summary(store).values()) == [(1, 1, 7000), (3, 2, 9000)]
+        assert sorted(summary(store).values()) == [(1, 1, 7000, 1, 1), (3, 2, 9000, 1, 1)]
         assert summary(store) == from_logs(store)
         # each review keeps the stability its card had before it (None for a new card)
         assert stabilities_before(store) == [None, 2.0, None, 3.0]
         assert undo_answer(store, ana.id, logs[1])
-        assert sorted(summary(store).values()) == [(1, 1, 7000), (2, 2, 4000)]
+        assert sorted(summary(store).values()) == [(1, 1, 7000, 1, 1), (2, 2, 4000, 1, 1)]
         assert summary(store) == from_logs(store)
         assert undo_answer(store, ana.id, logs[2])  # c2's only answer: the card goes
-        assert list(summary(store).values()) == [(2, 2, 4000)]
+        assert list(summary(store).values()) == [(2, 2, 4000, 1, 1)]
         assert summary(store) == from_logs(store)
     finally:
         store.close()
@@ -114,7 +118,7 @@ def test_downgrade_drops_them_and_the_upgrade_backfills(db_url: str) -> None:
         store.close()
     store = open_store(db_url)  # upgrades again, backfilling from the logs
     try:
-        assert sorted(summary(store).values()) == [(1, 1, 7000), (3, 2, 9000)]
+        assert sorted(summary(store).values()) == [(1, 1, 7000, 1, 1), (3, 2, 9000, 1, 1)]
         assert summary(store) == from_logs(store)
         assert stabilities_before(store) == [None, 2.0, None, 3.0]
         record_answer(store, ana.id, answer("d", "c2", T0 + timedelta(days=1), stability=9.0))

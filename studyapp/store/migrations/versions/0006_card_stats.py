@@ -5,7 +5,8 @@ Revises: 0005_review_uid_per_profile
 
 ``stats`` summed a million review logs per card and read every recent log's
 JSON to split young from mature cards. Now ``card_stats`` holds each card's
-reviews, right answers and time, and ``review_logs.stability_before`` the
+reviews, right answers and time, and its answers as a new card (the class
+report's first tries), and ``review_logs.stability_before`` the
 stability the JSON holds, with a narrow index the retention query reads
 alone. Triggers on review_logs keep both right for every writer: an answer,
 its undo, an import, a bulk load. The upgrade backfills both from the logs.
@@ -23,38 +24,52 @@ depends_on = None
 
 SQLITE_TRIGGERS = (
     """CREATE TRIGGER card_stats_review_added AFTER INSERT ON review_logs BEGIN
-        INSERT INTO card_stats (card_id, profile_id, reviews, correct, duration_ms)
+        INSERT INTO card_stats (card_id, profile_id, reviews, correct, duration_ms,
+                                first_answers, first_correct)
         VALUES (NEW.card_id, NEW.profile_id, 1, CASE WHEN NEW.correct THEN 1 ELSE 0 END,
-                COALESCE(NEW.duration_ms, 0))
+                COALESCE(NEW.duration_ms, 0), CASE WHEN NEW.state_before = 0 THEN 1 ELSE 0 END,
+                CASE WHEN NEW.state_before = 0 AND NEW.correct THEN 1 ELSE 0 END)
         ON CONFLICT (card_id) DO UPDATE SET reviews = reviews + 1,
             correct = correct + excluded.correct,
-            duration_ms = duration_ms + excluded.duration_ms;
+            duration_ms = duration_ms + excluded.duration_ms,
+            first_answers = first_answers + excluded.first_answers,
+            first_correct = first_correct + excluded.first_correct;
         UPDATE review_logs SET stability_before = json_extract(NEW.previous, '$.stability')
         WHERE id = NEW.id AND NEW.previous IS NOT NULL;
     END""",
     """CREATE TRIGGER card_stats_review_removed AFTER DELETE ON review_logs BEGIN
         UPDATE card_stats SET reviews = reviews - 1,
             correct = correct - CASE WHEN OLD.correct THEN 1 ELSE 0 END,
-            duration_ms = duration_ms - COALESCE(OLD.duration_ms, 0)
+            duration_ms = duration_ms - COALESCE(OLD.duration_ms, 0),
+            first_answers = first_answers - CASE WHEN OLD.state_before = 0 THEN 1 ELSE 0 END,
+            first_correct = first_correct
+                - CASE WHEN OLD.state_before = 0 AND OLD.correct THEN 1 ELSE 0 END
         WHERE card_id = OLD.card_id;
     END""",
 )
 POSTGRES_TRIGGERS = (
     """CREATE FUNCTION card_stats_review_added() RETURNS trigger AS $$
     BEGIN
-        INSERT INTO card_stats (card_id, profile_id, reviews, correct, duration_ms)
+        INSERT INTO card_stats (card_id, profile_id, reviews, correct, duration_ms,
+                                first_answers, first_correct)
         VALUES (NEW.card_id, NEW.profile_id, 1, CASE WHEN NEW.correct THEN 1 ELSE 0 END,
-                COALESCE(NEW.duration_ms, 0))
+                COALESCE(NEW.duration_ms, 0), CASE WHEN NEW.state_before = 0 THEN 1 ELSE 0 END,
+                CASE WHEN NEW.state_before = 0 AND NEW.correct THEN 1 ELSE 0 END)
         ON CONFLICT (card_id) DO UPDATE SET reviews = card_stats.reviews + 1,
             correct = card_stats.correct + excluded.correct,
-            duration_ms = card_stats.duration_ms + excluded.duration_ms;
+            duration_ms = card_stats.duration_ms + excluded.duration_ms,
+            first_answers = card_stats.first_answers + excluded.first_answers,
+            first_correct = card_stats.first_correct + excluded.first_correct;
         RETURN NULL;
     END $$ LANGUAGE plpgsql""",
     """CREATE FUNCTION card_stats_review_removed() RETURNS trigger AS $$
     BEGIN
         UPDATE card_stats SET reviews = reviews - 1,
             correct = correct - CASE WHEN OLD.correct THEN 1 ELSE 0 END,
-            duration_ms = duration_ms - COALESCE(OLD.duration_ms, 0)
+            duration_ms = duration_ms - COALESCE(OLD.duration_ms, 0),
+            first_answers = first_answers - CASE WHEN OLD.state_before = 0 THEN 1 ELSE 0 END,
+            first_correct = first_correct
+                - CASE WHEN OLD.state_before = 0 AND OLD.correct THEN 1 ELSE 0 END
         WHERE card_id = OLD.card_id;
         RETURN NULL;
     END $$ LANGUAGE plpgsql""",
@@ -70,9 +85,12 @@ POSTGRES_TRIGGERS = (
     """CREATE TRIGGER review_stability_before BEFORE INSERT ON review_logs
         FOR EACH ROW EXECUTE FUNCTION review_stability_before()""",
 )
-BACKFILL_STATS = """INSERT INTO card_stats (card_id, profile_id, reviews, correct, duration_ms)
+BACKFILL_STATS = """INSERT INTO card_stats (card_id, profile_id, reviews, correct, duration_ms,
+                                             first_answers, first_correct)
     SELECT card_id, MIN(profile_id), COUNT(*),
-           SUM(CASE WHEN correct THEN 1 ELSE 0 END), COALESCE(SUM(duration_ms), 0)
+           SUM(CASE WHEN correct THEN 1 ELSE 0 END), COALESCE(SUM(duration_ms), 0),
+           SUM(CASE WHEN state_before = 0 THEN 1 ELSE 0 END),
+           SUM(CASE WHEN state_before = 0 AND correct THEN 1 ELSE 0 END)
     FROM review_logs GROUP BY card_id"""
 
 
@@ -87,6 +105,8 @@ def upgrade() -> None:
         sa.Column("reviews", sa.Integer, nullable=False, server_default="0"),
         sa.Column("correct", sa.Integer, nullable=False, server_default="0"),
         sa.Column("duration_ms", sa.BigInteger, nullable=False, server_default="0"),
+        sa.Column("first_answers", sa.Integer, nullable=False, server_default="0"),
+        sa.Column("first_correct", sa.Integer, nullable=False, server_default="0"),
     )
     op.create_index("ix_card_stats_profile", "card_stats", ["profile_id"])
     op.add_column("review_logs", sa.Column("stability_before", sa.Float, nullable=True))
