@@ -359,11 +359,13 @@ def true_retention(store: Store, profile_id: int, start: datetime, end: datetime
             # SQLite: each day's first review per card by GROUP BY card with MIN(time),
             # whose other columns come from that row (documented SQLite behaviour);
             # day by day, so no sort over the whole window as a window function needs
+            # (grouped by card_id + 0: grouping by the bare column tempts the planner
+            # to walk ix_review_logs_card over every card instead of one day's range)
             firsts = union_all(*(
                 select(ReviewLog.rating.label("rating"), mature.label("mature"),
                        func.min(ReviewLog.reviewed_at))
                 .where(*in_review, ReviewLog.reviewed_at >= lo, ReviewLog.reviewed_at < hi)
-                .group_by(ReviewLog.card_id)
+                .group_by(ReviewLog.card_id + 0)
                 for lo, hi in pairwise(days))).subquery()
             rating, is_mature, first = firsts.c.rating, firsts.c.mature, None
         else:
