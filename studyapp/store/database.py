@@ -37,7 +37,7 @@ BUSY_TIMEOUT_MS = 30_000
 LOCK_POLL_MS = 1_000
 """How long a writer waits for SQLite's write lock before saying so (then it keeps waiting)."""
 STUDYAPP_TABLES = frozenset({"profiles", "card_states", "review_logs", "post_reads",
-                             "card_stats", "alembic_version"})
+                             "card_stats", "review_hours", "alembic_version"})
 LOCK_WAIT_MESSAGE = "another studyapp is writing, waiting..."
 
 

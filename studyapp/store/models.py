@@ -169,6 +169,21 @@ class ReviewLog(Base):
     stability_before: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
+class ReviewHour(Base):
+    """Reviews of one profile in one UTC hour (hours since 1970), kept by triggers (0006).
+
+    The heat map's days are whole hours in every time zone with a whole-hour
+    offset, so it sums a few thousand of these instead of counting every log.
+    """
+
+    __tablename__ = "review_hours"
+
+    profile_id: Mapped[int] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"),
+                                            primary_key=True)
+    hour: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    reviews: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
 class CardStat(Base):
     """One card's answers summed: kept by triggers on review_logs (revision 0006).
 

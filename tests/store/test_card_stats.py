@@ -111,7 +111,7 @@ def test_downgrade_drops_them_and_the_upgrade_backfills(db_url: str) -> None:
         downgrade(store, BEFORE)
         assert current_revision(store.engine) == BEFORE
         with store.engine.connect() as conn:
-            assert "card_stats" not in conn.dialect.get_table_names(conn)
+            assert {"card_stats", "review_hours"}.isdisjoint(conn.dialect.get_table_names(conn))
             columns = {c["name"] for c in conn.dialect.get_columns(conn, "review_logs")}
             assert "stability_before" not in columns
     finally:
@@ -121,7 +121,35 @@ def test_downgrade_drops_them_and_the_upgrade_backfills(db_url: str) -> None:
         assert sorted(summary(store).values()) == [(1, 1, 7000, 1, 1), (3, 2, 9000, 1, 1)]
         assert summary(store) == from_logs(store)
         assert stabilities_before(store) == [None, 2.0, None, 3.0]
+        hour0 = int(T0.timestamp()) // 3600
+        assert hours(store) == {(ana.id, hour0 + n): 1 for n in range(4)}
         record_answer(store, ana.id, answer("d", "c2", T0 + timedelta(days=1), stability=9.0))
         assert summary(store) == from_logs(store)
+    finally:
+        store.close()
+
+
+def hours(store: Store) -> dict[tuple[int, int], int]:
+    with store.engine.connect() as conn:
+        return {(int(p), int(h)): int(n) for p, h, n in conn.execute(text(
+            "SELECT profile_id, hour, reviews FROM review_hours WHERE reviews > 0"))}
+
+
+def test_reviews_per_hour_follow_answers_and_undo(db_url: str) -> None:
+    from studyapp.store.stats import reviews_per_bucket
+
+    store = open_store(db_url)
+    try:
+        ana = ensure_profile(store, "ana", {}, T0)
+        logs = answer_some(store, ana.id)  # T0, +1 h, +2 h, +3 h
+        hour0 = int(T0.timestamp()) // 3600
+        assert hours(store) == {(ana.id, hour0 + n): 1 for n in range(4)}
+        undo_answer(store, ana.id, logs[1])
+        assert hours(store) == {(ana.id, hour0 + n): 1 for n in (0, 2, 3)}
+        # on the hour: from review_hours; off the hour: counted from the logs; same answers
+        on = [T0 - timedelta(hours=1), T0 + timedelta(hours=2), T0 + timedelta(hours=9)]
+        off = [b + timedelta(minutes=30) for b in on]
+        assert reviews_per_bucket(store, ana.id, on) == [1, 2]
+        assert reviews_per_bucket(store, ana.id, off) == [2, 1]
     finally:
         store.close()

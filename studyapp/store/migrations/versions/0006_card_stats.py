@@ -6,10 +6,12 @@ Revises: 0005_review_uid_per_profile
 ``stats`` summed a million review logs per card and read every recent log's
 JSON to split young from mature cards. Now ``card_stats`` holds each card's
 reviews, right answers and time, and its answers as a new card (the class
-report's first tries), and ``review_logs.stability_before`` the
-stability the JSON holds, with a narrow index the retention query reads
-alone. Triggers on review_logs keep both right for every writer: an answer,
-its undo, an import, a bulk load. The upgrade backfills both from the logs.
+report's first tries); ``review_hours`` the reviews of each UTC hour (the
+heat map's days, whatever the time zone and rollover); and
+``review_logs.stability_before`` the stability the JSON holds, with a narrow
+index the retention query reads alone. Triggers on review_logs keep them
+right for every writer: an answer, its undo, an import, a bulk load. The
+upgrade backfills them from the logs.
 """
 
 from __future__ import annotations
@@ -36,6 +38,11 @@ SQLITE_TRIGGERS = (
             first_correct = first_correct + excluded.first_correct;
         UPDATE review_logs SET stability_before = json_extract(NEW.previous, '$.stability')
         WHERE id = NEW.id AND NEW.previous IS NOT NULL;
+        INSERT INTO review_hours (profile_id, hour, reviews)
+        VALUES (NEW.profile_id,
+                CAST(strftime('%s', substr(NEW.reviewed_at, 1, 13) || ':00:00') AS INTEGER)
+                / 3600, 1)
+        ON CONFLICT (profile_id, hour) DO UPDATE SET reviews = reviews + 1;
     END""",
     """CREATE TRIGGER card_stats_review_removed AFTER DELETE ON review_logs BEGIN
         UPDATE card_stats SET reviews = reviews - 1,
@@ -45,6 +52,9 @@ SQLITE_TRIGGERS = (
             first_correct = first_correct
                 - CASE WHEN OLD.state_before = 0 AND OLD.correct THEN 1 ELSE 0 END
         WHERE card_id = OLD.card_id;
+        UPDATE review_hours SET reviews = reviews - 1
+        WHERE profile_id = OLD.profile_id AND hour =
+            CAST(strftime('%s', substr(OLD.reviewed_at, 1, 13) || ':00:00') AS INTEGER) / 3600;
     END""",
 )
 POSTGRES_TRIGGERS = (
@@ -60,6 +70,9 @@ POSTGRES_TRIGGERS = (
             duration_ms = card_stats.duration_ms + excluded.duration_ms,
             first_answers = card_stats.first_answers + excluded.first_answers,
             first_correct = card_stats.first_correct + excluded.first_correct;
+        INSERT INTO review_hours (profile_id, hour, reviews)
+        VALUES (NEW.profile_id, floor(extract(epoch from NEW.reviewed_at) / 3600)::bigint, 1)
+        ON CONFLICT (profile_id, hour) DO UPDATE SET reviews = review_hours.reviews + 1;
         RETURN NULL;
     END $$ LANGUAGE plpgsql""",
     """CREATE FUNCTION card_stats_review_removed() RETURNS trigger AS $$
@@ -71,6 +84,9 @@ POSTGRES_TRIGGERS = (
             first_correct = first_correct
                 - CASE WHEN OLD.state_before = 0 AND OLD.correct THEN 1 ELSE 0 END
         WHERE card_id = OLD.card_id;
+        UPDATE review_hours SET reviews = reviews - 1
+        WHERE profile_id = OLD.profile_id
+            AND hour = floor(extract(epoch from OLD.reviewed_at) / 3600)::bigint;
         RETURN NULL;
     END $$ LANGUAGE plpgsql""",
     """CREATE FUNCTION review_stability_before() RETURNS trigger AS $$
@@ -94,6 +110,11 @@ BACKFILL_STATS = """INSERT INTO card_stats (card_id, profile_id, reviews, correc
     FROM review_logs GROUP BY card_id"""
 
 
+SQLITE_HOUR = ("CAST(strftime('%s', substr(review_logs.reviewed_at, 1, 13) || ':00:00') "
+               "AS INTEGER) / 3600")
+POSTGRES_HOUR = "floor(extract(epoch from review_logs.reviewed_at) / 3600)::bigint"
+
+
 def upgrade() -> None:
     sqlite = op.get_bind().dialect.name == "sqlite"
     op.create_table(
@@ -109,8 +130,19 @@ def upgrade() -> None:
         sa.Column("first_correct", sa.Integer, nullable=False, server_default="0"),
     )
     op.create_index("ix_card_stats_profile", "card_stats", ["profile_id"])
+    op.create_table(
+        "review_hours",
+        sa.Column("profile_id", sa.Integer,
+                  sa.ForeignKey("profiles.id", ondelete="CASCADE"), primary_key=True),
+        sa.Column("hour", sa.BigInteger, primary_key=True),
+        sa.Column("reviews", sa.Integer, nullable=False, server_default="0"),
+    )
     op.add_column("review_logs", sa.Column("stability_before", sa.Float, nullable=True))
     op.execute(BACKFILL_STATS)
+    hour = SQLITE_HOUR if sqlite else POSTGRES_HOUR
+    op.execute(f"INSERT INTO review_hours (profile_id, hour, reviews) "
+               f"SELECT profile_id, {hour}, COUNT(*) FROM review_logs "
+               f"GROUP BY profile_id, {hour}")
     if sqlite:
         op.execute("UPDATE review_logs SET stability_before = "
                    "json_extract(previous, '$.stability') WHERE previous IS NOT NULL")
@@ -137,5 +169,6 @@ def downgrade() -> None:
     op.drop_index("ix_review_logs_retention", table_name="review_logs")
     with op.batch_alter_table("review_logs") as batch:
         batch.drop_column("stability_before")
+    op.drop_table("review_hours")
     op.drop_index("ix_card_stats_profile", table_name="card_stats")
     op.drop_table("card_stats")
