@@ -19,6 +19,7 @@ from studyapp.progress.sources import ProgressSource
 from studyapp.srs.calendar import study_day
 from studyapp.srs.scheduler import SchedulerSettings
 from studyapp.store import stats as db
+from studyapp.store.retention import true_retention
 from studyapp.store.stats import CardDetail, CardScore
 
 HEATMAP_DAYS = 180
@@ -223,7 +224,7 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
     # they run at once on their own connections while the overview is built
     # here (the database works outside Python's lock), heaviest first.
     with ThreadPoolExecutor(max_workers=3) as pool:
-        retention_job = pool.submit(db.true_retention, store, profile.id,
+        retention_job = pool.submit(true_retention, store, profile.id,
                                     today_end - timedelta(days=RETENTION_DAYS), today_end,
                                     study_day_shift(now, rollover))
         heat_job = pool.submit(db.reviews_per_bucket, store, profile.id, heat_bounds)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from store_answers import answer
 
-import studyapp.store.stats as stats
+import studyapp.store.retention as retention
 from studyapp.store import open_store
 from studyapp.store.progress import ensure_profile, record_answer
 
@@ -32,9 +32,9 @@ def test_day_by_day_equals_the_window_function(tmp_path: Path, monkeypatch: pyte
                 stability=rng.choice([2.0, 30.0])))
         shift = timedelta(hours=shift_hours)
         start, end = T0 + timedelta(days=2, hours=7), T0 + timedelta(days=16, hours=1)
-        by_day = stats.true_retention(store, ana.id, start, end, shift)
-        monkeypatch.setattr(stats, "MAX_DAYS_BY_DAY", 0)  # the window function instead
-        windowed = stats.true_retention(store, ana.id, start, end, shift)
+        by_day = retention.true_retention(store, ana.id, start, end, shift)
+        monkeypatch.setattr(retention, "MAX_DAYS_BY_DAY", 0)  # the window function instead
+        windowed = retention.true_retention(store, ana.id, start, end, shift)
     finally:
         store.close()
     assert by_day == windowed
