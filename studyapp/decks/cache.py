@@ -13,6 +13,7 @@ half an entry; a cache that cannot be read or written only costs time.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import pickle
@@ -20,6 +21,7 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from studyapp import __version__, locations
 from studyapp.decks.loader import MAX_DECK_BYTES, check_deck_file
@@ -66,6 +68,18 @@ def _ours(info: os.stat_result) -> bool:
     return info.st_uid == os.getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
+def _load_without_collecting(fh: BinaryIO) -> Any:
+    """Unpickle with the cyclic garbage collector paused: a big deck is tens of thousands
+    of new objects, and collections triggered while they appear doubled the time."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return pickle.load(fh)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def _read_entry(entry: Path, path: Path) -> Checked | None:
     """The cached result for ``path``, or None when the entry is missing or not to be trusted."""
     try:
@@ -76,7 +90,7 @@ def _read_entry(entry: Path, path: Path) -> Checked | None:
                 return None
             if fh.read(len(HEADER)) != HEADER:
                 return None
-            result = pickle.load(fh)
+            result = _load_without_collecting(fh)
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError,
             TypeError, ValueError, IndexError):
         return None
