@@ -161,10 +161,14 @@ def populate(store: Store, name: str, cards: int, logs: int, *, days: int = 730,
                     batch = []
             if batch:
                 conn.execute(insert(ReviewLog), batch)
-    # the steady state autovacuum keeps a live server in: statistics and visibility map
+    # the steady state autovacuum keeps a live server in: statistics and visibility map;
+    # on SQLite, statistics and the write-ahead log folded back, as automatic checkpoints
+    # keep it after everyday answers (a bulk load leaves it hundreds of MB long)
     statement = "VACUUM ANALYZE" if store.engine.dialect.name == "postgresql" else "ANALYZE"
     with store.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         conn.execute(text(statement))
+        if store.engine.dialect.name == "sqlite":
+            conn.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
     return profile.id
 
 
