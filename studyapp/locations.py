@@ -73,3 +73,13 @@ def builtin_decks_dir() -> Path:
     if (repo / "posts").is_dir():
         return repo
     return _package_data() / "decks"
+
+
+def cache_dir() -> Path:
+    """Folder for files studyapp can rebuild at any time (validated decks)."""
+    root = home()
+    if root is not None:
+        return root / "cache"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from studyapp import locations
+from studyapp.decks.cache import check_deck_cached
 from studyapp.decks.loader import check_deck_file, deck_files
 from studyapp.decks.model import Deck, DeckSource
 from studyapp.decks.problems import DeckError, Problem
@@ -42,7 +43,7 @@ def _listings(folder: Path, source: DeckSource) -> list[DeckListing]:
         return []
     found: list[DeckListing] = []
     for path in deck_files([folder]):
-        deck, problems = check_deck_file(path, source)
+        deck, problems = check_deck_cached(path, source)  # unchanged files: from the cache
         found.append(DeckListing(path, source, deck, tuple(problems)))
     return found
 

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import and_, case, func, select
 
 from studyapp.store.database import Store
-from studyapp.store.models import CardState, Profile, ReviewLog
+from studyapp.store.models import CardStat, CardState, Profile, ReviewLog
 from studyapp.store.stats import REVIEW, age_days
 
 
@@ -59,10 +59,15 @@ def _int(value: Any) -> int:
 def students(store: Store, now: datetime) -> list[StudentRow]:
     """Every profile with its reviews, cards seen and overdue cards."""
     with store.sessions() as session:
-        logs = {pid: (n, ok, ms, last) for pid, n, ok, ms, last in session.execute(
-            select(ReviewLog.profile_id, func.count(), func.sum(_true(ReviewLog.correct)),
-                   func.sum(ReviewLog.duration_ms), func.max(ReviewLog.reviewed_at))
-            .group_by(ReviewLog.profile_id))}
+        # sums from card_stats (kept by triggers), the last review by one index seek each
+        last_review = (select(func.max(ReviewLog.reviewed_at))
+                       .where(ReviewLog.profile_id == Profile.id).scalar_subquery())
+        sums = {pid: (n, ok, ms) for pid, n, ok, ms in session.execute(
+            select(CardStat.profile_id, func.sum(CardStat.reviews), func.sum(CardStat.correct),
+                   func.sum(CardStat.duration_ms))
+            .group_by(CardStat.profile_id))}
+        logs = {pid: (*sums.get(pid, (0, 0, 0)), last) for pid, last in session.execute(
+            select(Profile.id, last_review))}
         cards = {pid: (n, overdue) for pid, n, overdue in session.execute(
             select(CardState.profile_id, func.sum(_true(CardState.state != 0)),
                    func.sum(_true(and_(CardState.suspended.is_(False), CardState.state != 0,
@@ -98,14 +103,15 @@ def mastery_by_post(store: Store, now: datetime,
 def hardest_questions(store: Store, limit: int = 20, min_students: int = 1) -> list[QuestionRow]:
     """Questions with the lowest first-try accuracy across students."""
     with store.sessions() as session:
-        first = ReviewLog.state_before == 0
-        students_n = func.sum(_true(first))
-        first_ok = func.sum(_true(and_(first, ReviewLog.correct)))
+        # per-card sums kept by triggers (card_stats): first tries are answers as a new card
+        students_n = func.sum(CardStat.first_answers)
+        first_ok = func.sum(CardStat.first_correct)
         rows = session.execute(
             select(CardState.deck_id, CardState.card_key, func.min(CardState.post),
-                   students_n, first_ok, func.count(ReviewLog.id),
-                   func.sum(_true(ReviewLog.correct)))
-            .join(ReviewLog, ReviewLog.card_id == CardState.id)
+                   students_n, first_ok, func.sum(CardStat.reviews),
+                   func.sum(CardStat.correct))
+            .join(CardStat, CardStat.card_id == CardState.id)
+            .where(CardStat.reviews > 0)
             .group_by(CardState.deck_id, CardState.card_key)
             .having(students_n >= min_students)
             .order_by((first_ok * 1.0 / students_n).asc(), students_n.desc(),

@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     Float,
@@ -26,6 +27,17 @@ from sqlalchemy import (
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
+
+
+def utc_from_text(value: str) -> datetime:
+    """SQLite's stored text (naive UTC, as bound below) as an aware UTC datetime.
+
+    Parsing with the offset written in is several times faster than parsing
+    and then ``replace(tzinfo=...)``, which matters over thousands of rows.
+    """
+    if value[-6:-5] in ("+", "-") or value.endswith("Z"):
+        return datetime.fromisoformat(value).astimezone(UTC)
+    return datetime.fromisoformat(value + "+00:00")
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -50,10 +62,11 @@ class UTCDateTime(TypeDecorator[datetime]):
         def parse(value: Any) -> datetime | None:
             if value is None:
                 return None
-            moment = value if isinstance(value, datetime) else datetime.fromisoformat(value)
-            if moment.tzinfo is None:
-                return moment.replace(tzinfo=UTC)
-            return moment.astimezone(UTC)
+            if isinstance(value, str):
+                return utc_from_text(value)
+            if value.tzinfo is None:
+                return value.replace(tzinfo=UTC)  # type: ignore[no-any-return]
+            return value.astimezone(UTC)  # type: ignore[no-any-return]
 
         return parse
 
@@ -127,6 +140,9 @@ class ReviewLog(Base):
               "state_before"),
         # revision 0005: a review id names one review within one profile
         UniqueConstraint("profile_id", "uid", name="uq_review_logs_profile_uid"),
+        # revision 0006: true retention read from this index alone
+        Index("ix_review_logs_retention", "profile_id", "reviewed_at", "state_before",
+              "card_id", "rating", "stability_before"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -149,6 +165,45 @@ class ReviewLog(Base):
     # revision 0004: "I was right" after a wrong verdict; the post opened while answering
     overridden: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     looked_at_post: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # revision 0006: previous["stability"], set by a trigger on insert (young or mature)
+    stability_before: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class ReviewHour(Base):
+    """Reviews of one profile in one UTC hour (hours since 1970), kept by triggers (0006).
+
+    The heat map's days are whole hours in every time zone with a whole-hour
+    offset, so it sums a few thousand of these instead of counting every log.
+    """
+
+    __tablename__ = "review_hours"
+
+    profile_id: Mapped[int] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"),
+                                            primary_key=True)
+    hour: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    reviews: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class CardStat(Base):
+    """One card's answers summed: kept by triggers on review_logs (revision 0006).
+
+    Every insert and delete of a review log (an answer, its undo, an import)
+    updates it in the same transaction, so ``stats`` reads one row per card
+    instead of every log.
+    """
+
+    __tablename__ = "card_stats"
+    __table_args__ = (Index("ix_card_stats_profile", "profile_id"),)
+
+    card_id: Mapped[int] = mapped_column(ForeignKey("card_states.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    profile_id: Mapped[int] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"))
+    reviews: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    correct: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    duration_ms: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    # answers given while the card was new (state_before 0), and the right ones among them
+    first_answers: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    first_correct: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class DeckChoice(Base):

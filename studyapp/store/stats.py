@@ -10,6 +10,7 @@ the calendar's business, not SQL's.
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -33,13 +34,18 @@ from sqlalchemy.dialects.postgresql import ARRAY, TIMESTAMP
 from sqlalchemy.orm import Session
 
 from studyapp.store.database import Store
-from studyapp.store.models import CardState, Profile, ReviewLog, UTCDateTime
-from studyapp.store.progress import CardRow, ProfileInfo, _row
+from studyapp.store.models import (
+    CardStat,
+    CardState,
+    Profile,
+    ReviewHour,
+    ReviewLog,
+    UTCDateTime,
+)
+from studyapp.store.progress import CardRow, ProfileInfo, _row, _utc
 
 REVIEW = 2
 LEARNING_STAGES = (1, 3)
-MATURE_DAYS = 21.0
-"""A card whose stability is at least this many days counts as mature (as in Anki)."""
 
 
 @dataclass(frozen=True)
@@ -67,35 +73,6 @@ class PostTally:
     correct: int = 0
     duration_ms: int = 0
 
-
-@dataclass(frozen=True)
-class Retention:
-    """Pass counts of review-stage cards, young and mature apart."""
-
-    young_total: int = 0
-    young_passed: int = 0
-    mature_total: int = 0
-    mature_passed: int = 0
-
-    @staticmethod
-    def _rate(passed: int, total: int) -> float | None:
-        return passed / total if total else None
-
-    @property
-    def total(self) -> int:
-        return self.young_total + self.mature_total
-
-    @property
-    def rate(self) -> float | None:
-        return self._rate(self.young_passed + self.mature_passed, self.total)
-
-    @property
-    def young(self) -> float | None:
-        return self._rate(self.young_passed, self.young_total)
-
-    @property
-    def mature(self) -> float | None:
-        return self._rate(self.mature_passed, self.mature_total)
 
 
 @dataclass(frozen=True)
@@ -188,9 +165,9 @@ def totals(store: Store, profile_id: int) -> Totals:
     """Reviews, right answers, cards seen and time studied, all time."""
     with store.sessions() as session:
         reviews, correct, duration = session.execute(
-            select(func.count(), func.sum(_true(ReviewLog.correct)),
-                   func.sum(ReviewLog.duration_ms))
-            .where(ReviewLog.profile_id == profile_id)).one()
+            select(func.sum(CardStat.reviews), func.sum(CardStat.correct),
+                   func.sum(CardStat.duration_ms))
+            .where(CardStat.profile_id == profile_id)).one()
         seen = session.scalar(select(func.count()).where(CardState.profile_id == profile_id))
         return Totals(_int(reviews), _int(correct), _int(seen), _int(duration))
 
@@ -230,17 +207,12 @@ def post_tallies(store: Store, profile_id: int, now: datetime,
                    func.sum(_true(mastered)),
                    func.sum(_true(CardState.leech)))
             .where(CardState.profile_id == profile_id).group_by(CardState.post)).all()
-        # per card first, read from the covering index alone, then per post
-        per_card = (
-            select(ReviewLog.card_id.label("card_id"), func.count().label("n"),
-                   func.sum(_true(ReviewLog.correct)).label("ok"),
-                   func.sum(ReviewLog.duration_ms).label("ms"))
-            .where(ReviewLog.profile_id == profile_id).group_by(ReviewLog.card_id)
-        ).subquery()
+        # the per-card sums the triggers keep (card_stats), then per post
         answers = session.execute(
-            select(CardState.post, func.sum(per_card.c.n), func.sum(per_card.c.ok),
-                   func.sum(per_card.c.ms))
-            .join(CardState, CardState.id == per_card.c.card_id)
+            select(CardState.post, func.sum(CardStat.reviews), func.sum(CardStat.correct),
+                   func.sum(CardStat.duration_ms))
+            .join(CardState, CardState.id == CardStat.card_id)
+            .where(CardStat.profile_id == profile_id, CardStat.reviews > 0)
             .group_by(CardState.post)).all()
     found: dict[str, dict[str, int]] = {}
     for post, seen, learning, review, suspended, mastered_n, leeches in cards:
@@ -283,12 +255,32 @@ def _bucket_counts(session: Session, column: Any, where: Sequence[Any],
 
 def reviews_per_bucket(store: Store, profile_id: int,
                        bounds: Sequence[datetime]) -> list[int]:
-    """Reviews in each [bounds[i], bounds[i+1]): the heat map's days."""
+    """Reviews in each [bounds[i], bounds[i+1]): the heat map's days.
+
+    Boundaries on the hour (every time zone with a whole-hour offset) are
+    answered from review_hours, a few rows per day; others count the logs.
+    """
     if len(bounds) < 2:
         return []
+    hours = [_whole_hour(b) for b in bounds]
     with store.sessions() as session:
-        return _bucket_counts(session, ReviewLog.reviewed_at,
-                              [ReviewLog.profile_id == profile_id], bounds)
+        if None in hours:
+            return _bucket_counts(session, ReviewLog.reviewed_at,
+                                  [ReviewLog.profile_id == profile_id], bounds)
+        edges = [h for h in hours if h is not None]
+        counts = [0] * (len(edges) - 1)
+        for hour, n in session.execute(
+                select(ReviewHour.hour, ReviewHour.reviews)
+                .where(ReviewHour.profile_id == profile_id, ReviewHour.hour >= edges[0],
+                       ReviewHour.hour < edges[-1])):
+            counts[bisect_right(edges, hour) - 1] += int(n)
+        return counts
+
+
+def _whole_hour(moment: datetime) -> int | None:
+    """Hours since 1970 (UTC) when ``moment`` is exactly on the hour, else None."""
+    seconds = moment.timestamp()
+    return int(seconds) // 3600 if seconds % 3600 == 0 else None
 
 
 def studied_in_buckets(store: Store, profile_id: int,
@@ -342,44 +334,13 @@ def first_review_before(store: Store, profile_id: int) -> datetime | None:
                               .where(ReviewLog.profile_id == profile_id))
 
 
-def true_retention(store: Store, profile_id: int, start: datetime, end: datetime,
-                   day_shift: timedelta, mature_days: float = MATURE_DAYS) -> Retention:
-    """Share of passed reviews (not Again) of cards that were in review, in [start, end).
-
-    Only each card's first review of a study day counts; ``day_shift`` turns
-    a UTC time into its study day (UTC offset minus the rollover hour). Young
-    and mature split on the card's stability before the review.
-    """
-    with store.sessions() as session:
-        day = day_key(session, ReviewLog.reviewed_at, day_shift)
-        stability = ReviewLog.previous["stability"].as_float()
-        ranked = (
-            select(ReviewLog.rating.label("rating"),
-                   case((func.coalesce(stability, 0.0) >= mature_days, 1), else_=0)
-                   .label("mature"),
-                   func.row_number().over(partition_by=(ReviewLog.card_id, day),
-                                          order_by=ReviewLog.reviewed_at).label("nth"))
-            .where(ReviewLog.profile_id == profile_id, ReviewLog.state_before == REVIEW,
-                   ReviewLog.reviewed_at >= start, ReviewLog.reviewed_at < end)
-        ).subquery()
-        passed = ranked.c.rating > 1
-        row = session.execute(
-            select(func.sum(_true(ranked.c.mature == 0)),
-                   func.sum(_true(and_(ranked.c.mature == 0, passed))),
-                   func.sum(_true(ranked.c.mature == 1)),
-                   func.sum(_true(and_(ranked.c.mature == 1, passed))))
-            .where(ranked.c.nth == 1)).one()
-        return Retention(*(_int(v) for v in row))
-
-
 def _scores(session: Session, profile_id: int, cards: Sequence[CardState]) -> list[CardScore]:
     ids = [c.id for c in cards]
     counts: dict[int, tuple[int, int]] = {}
     if ids:
         for card_id, n, ok in session.execute(
-                select(ReviewLog.card_id, func.count(), func.sum(_true(ReviewLog.correct)))
-                .where(ReviewLog.card_id.in_(ids), ReviewLog.profile_id == profile_id)
-                .group_by(ReviewLog.card_id)):
+                select(CardStat.card_id, CardStat.reviews, CardStat.correct)
+                .where(CardStat.card_id.in_(ids), CardStat.profile_id == profile_id)):
             counts[card_id] = (_int(n), _int(ok))
     return [CardScore(_row(c), *counts.get(c.id, (0, 0))) for c in cards]
 
@@ -394,12 +355,14 @@ def weakest_cards(store: Store, profile_id: int, limit: int,
     for every card, whole rows only for the chosen ones.
     """
     with store.sessions() as session:
-        candidates = session.execute(
+        # the driver's tuples, times parsed here: no row objects for every card
+        candidates = session.connection().execute(
             select(CardState.id, CardState.stability, CardState.last_review, CardState.lapses)
             .where(CardState.profile_id == profile_id, CardState.suspended.is_(False),
-                   CardState.reps > 0, CardState.state != 0)).all()
+                   CardState.reps > 0, CardState.state != 0)).cursor.fetchall()
         scored = [(score, card_id) for card_id, stability, last, lapses in candidates
-                  if (score := weakness(stability, last, int(lapses or 0))) is not None]
+                  if (score := weakness(stability, None if last is None else _utc(last),
+                                        int(lapses or 0))) is not None]
         chosen = [card_id for _, card_id in heapq.nsmallest(limit, scored)]
         if not chosen:
             return []
@@ -461,9 +424,9 @@ def overdue_by_profile(store: Store, now: datetime) -> dict[int, int]:
 
 
 __all__ = [
-    "MATURE_DAYS", "CardDetail", "CardScore", "LogLine", "PostTally", "Retention", "Totals",
+    "CardDetail", "CardScore", "LogLine", "PostTally", "Totals",
     "age_days", "card_detail", "day_key", "due_per_bucket", "find_profile",
     "first_review_before", "leeches", "list_profiles", "overdue_by_profile", "post_tallies",
-    "review_cards", "reviews_per_bucket", "totals", "true_retention", "weakest_cards",
+    "review_cards", "reviews_per_bucket", "totals", "weakest_cards",
     "window",
 ]

@@ -1,9 +1,9 @@
 """Benchmarks: stats over 1,000,000 review logs, the class report, database size.
 
 Run with ``python -m pytest tests/perf -s`` to get full-size data and the
-printed figures (and the targets enforced). In a plain ``pytest`` run the
-same code runs on a hundredth of the data, as a smoke test, without targets.
-PostgreSQL runs too when STUDYAPP_TEST_PG is set.
+printed ``[perf]`` figures; benchmarks report, they do not fail on time. With
+STUDYAPP_PERF=0 the same code runs on a hundredth of the data, as a smoke
+test. PostgreSQL runs too when STUDYAPP_TEST_PG is set (figures are SQLite's).
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
 def full_size() -> bool:
     """Full-size data when the benchmarks are asked for by path (or STUDYAPP_PERF=1)."""
-    if os.environ.get("STUDYAPP_PERF") == "1":
-        return True
+    if os.environ.get("STUDYAPP_PERF") in ("0", "1"):
+        return os.environ["STUDYAPP_PERF"] == "1"
     return any("tests/perf" in arg.replace("\\", "/") for arg in sys.argv[1:])
 
 
@@ -60,7 +60,14 @@ def timed(fn: Callable[[], Any], repeat: int = 5) -> tuple[float, Any]:
 
 
 def report(line: str) -> None:
-    print(f"\n[perf] {line}", flush=True)
+    """A detail line beside the figures (backend, sizes, load time)."""
+    print(f"\n[perf-detail] {line}", flush=True)
+
+
+def figure(name: str, value: float, unit: str, goal: str) -> None:
+    """One benchmark figure, as DESIGN.md fixes it: ``[perf] NAME: VALUE UNIT (goal ...)``."""
+    shown = f"{value:.2f}" if unit == "x" else f"{value:.1f}" if value < 100 else f"{value:.0f}"
+    print(f"\n[perf] {name}: {shown} {unit} (goal {goal})", flush=True)
 
 
 # -- data -------------------------------------------------------------------------
@@ -154,10 +161,14 @@ def populate(store: Store, name: str, cards: int, logs: int, *, days: int = 730,
                     batch = []
             if batch:
                 conn.execute(insert(ReviewLog), batch)
-    # the steady state autovacuum keeps a live server in: statistics and visibility map
+    # the steady state autovacuum keeps a live server in: statistics and visibility map;
+    # on SQLite, statistics and the write-ahead log folded back, as automatic checkpoints
+    # keep it after everyday answers (a bulk load leaves it hundreds of MB long)
     statement = "VACUUM ANALYZE" if store.engine.dialect.name == "postgresql" else "ANALYZE"
     with store.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         conn.execute(text(statement))
+        if store.engine.dialect.name == "sqlite":
+            conn.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
     return profile.id
 
 
@@ -198,12 +209,12 @@ def test_learner_stats_with_a_million_logs(bench_url: str) -> None:
         service.close()
     report(f"{backend}: stats over {logs:,} logs and {cards:,} cards: {ms:.0f} ms "
            f"(as JSON +{json_ms:.1f} ms); data loaded in {load_s:.1f} s")
+    if backend == "sqlite" and full_size():
+        figure("stats-1M-ms", ms, "ms", "<= 100 ms on SQLite")
     assert stats.reviews_total == logs
     assert stats.cards_seen == cards
     assert sum(n for _, n in stats.reviews_per_day) > 0
     assert stats.retention_30d is not None and 0.5 < stats.retention_30d < 1
-    if full_size():
-        assert ms < (300 if backend == "sqlite" else 600), f"stats took {ms:.0f} ms"
 
 
 def test_class_report_thirty_students(bench_url: str) -> None:
@@ -221,11 +232,11 @@ def test_class_report_thirty_students(bench_url: str) -> None:
         store.close()
     backend = make_url(bench_url).get_backend_name()
     report(f"{backend}: class report, {students} students x {reviews:,} reviews: {ms:.0f} ms")
+    if backend == "sqlite" and full_size():
+        figure("class-report-30x20k-ms", ms, "ms", "<= 300 ms on SQLite")
     assert len(result.students) == students
     assert sum(s.reviews for s in result.students) == students * reviews
     assert result.hardest
-    if full_size():
-        assert ms < 2000
 
 
 def test_database_size_per_100k_reviews(tmp_path: Path) -> None:

@@ -1,0 +1,417 @@
+"""The deck and its cards: shapes, ids, generators, formulas over sampled params."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, TypeAdapter, ValidationError
+
+from studyapp.decks.field_checks import FieldChecks, sample_combinations
+from studyapp.decks.formula import (
+    EntryView,
+    Formula,
+    FormulaError,
+    Value,
+    format_value,
+    parse_formula,
+    parse_template,
+    render,
+)
+from studyapp.decks.model import (
+    CardSpec,
+    Deck,
+    DeckSource,
+    Localized,
+    ParamSpec,
+    bool_words,
+    numeric_answer,
+    truth,
+)
+from studyapp.decks.schema import (
+    ByLanguage,
+    CardModel,
+    ChoiceCard,
+    DeckFile,
+    GeneratedCard,
+    NumericCard,
+    TextCard,
+    TrueFalseCard,
+)
+from studyapp.decks.schema_errors import schema_problems, suggest
+from studyapp.decks.yaml_source import PathKey, SourceMap
+
+GENERATOR_CHECK_SEEDS = (0, 1, 2)
+_CARD_ADAPTER: TypeAdapter[Any] = TypeAdapter(CardModel)
+
+
+class _DeckHeader(DeckFile):
+    """The deck's own fields; cards are checked one by one so one bad card hides nothing."""
+
+    cards: list[Any] = Field(min_length=1)  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class _TextAt:
+    """One language's text of a field, and where it is written."""
+
+    lang: str
+    text: str
+    path: PathKey
+
+
+def _variants(value: str | ByLanguage, path: PathKey, language: str) -> list[_TextAt]:
+    if isinstance(value, str):
+        return [_TextAt(language, value, path)]
+    found = [(lang, getattr(value, lang)) for lang in ("es", "en")]
+    return [_TextAt(lang, text, (*path, lang)) for lang, text in found if text is not None]
+
+
+def _localized(value: str | ByLanguage, language: str) -> Localized:
+    return {v.lang: v.text for v in _variants(value, (), language)}
+
+
+class DeckCheck(FieldChecks):
+    """All the checks for one parsed file; collects problems, builds the Deck."""
+
+    def __init__(self, path: Path, data: Any, source_map: SourceMap, source: DeckSource) -> None:
+        super().__init__(path, data, source_map, source)
+        self._sampled: dict[Hashable, list[tuple[PathKey, str]]] = {}
+
+    def run(self) -> Deck | None:
+        data = self.data
+        if not isinstance(data, dict):
+            self.at((), "a deck is a mapping with keys deck, title, language, post and cards")
+            return None
+        header: _DeckHeader | None = None
+        try:
+            header = _DeckHeader.model_validate(data)
+        except ValidationError as exc:
+            for path, at_key, message in schema_problems(exc, data, (), self.map):
+                self.at(path, message, key=at_key)
+        raw_language, raw_post, raw_id = data.get("language"), data.get("post"), data.get("deck")
+        language = raw_language if raw_language in ("es", "en") else "en"
+        post = raw_post if isinstance(raw_post, str) else None
+        if post is not None:
+            self.check_post(post, ("post",))
+        raw_cards = data.get("cards")
+        cards: list[CardSpec] = []
+        if isinstance(raw_cards, list):
+            self.check_card_ids(raw_cards)
+            deck_id = raw_id if isinstance(raw_id, str) else ""
+            for index, raw in enumerate(raw_cards):
+                card = self.card(raw, ("cards", index), deck_id, language, post or "intro")
+                if card is not None:
+                    cards.append(card)
+        if self.problems or header is None:
+            return None
+        return Deck(
+            id=header.deck,
+            title=_localized(header.title, header.language),
+            language=header.language,
+            post=header.post,
+            cards=tuple(cards),
+            path=self.path,
+            source=self.source,
+        )
+
+    def check_card_ids(self, raw_cards: list[Any]) -> None:
+        first: dict[str, PathKey] = {}
+        for index, raw in enumerate(raw_cards):
+            if not isinstance(raw, dict) or not isinstance(raw.get("id"), str):
+                continue
+            path: PathKey = ("cards", index, "id")
+            card_id = raw["id"]
+            if card_id in first:
+                line, col = self.map.value(first[card_id])
+                self.at(path, f"duplicate card id {card_id!r} (first at line {line}, column {col})")
+            else:
+                first[card_id] = path
+
+    # one card
+    def card(
+        self, raw: Any, path: PathKey, deck_id: str, language: str, deck_post: str
+    ) -> CardSpec | None:
+        before = len(self.problems)
+        try:
+            model = _CARD_ADAPTER.validate_python(raw)
+        except ValidationError as exc:
+            for where, at_key, message in schema_problems(exc, raw, path, self.map):
+                self.at(where, message, key=at_key)
+            model = _without_unknown_keys(exc, raw)
+            if model is None:
+                return None
+        if model.post is not None:
+            self.check_post(model.post, (*path, "post"))
+        line, col = self.map.value(path)
+        common: dict[str, Any] = {
+            "id": model.id,
+            "post": model.post or deck_post,
+            "fact": model.fact,
+            "deck": deck_id,
+            "language": language,
+            "path": self.path,
+            "line": line,
+            "col": col,
+        }
+        spec: CardSpec | None
+        if isinstance(model, GeneratedCard):
+            self.check_generated(model, path)
+            spec = CardSpec(type="generated", generator=model.generator,
+                            options=dict(model.options), **common)  # fmt: skip
+        else:
+            spec = self.authored(model, path, language, common)
+        return spec if len(self.problems) == before else None
+
+    def check_generated(self, model: GeneratedCard, path: PathKey) -> None:
+        from studyapp.catalog import UnknownIdError
+
+        try:
+            from studyapp.questions.generators import get_family
+
+            family = get_family(model.generator)
+        except UnknownIdError as exc:
+            hint = f"; did you mean {', '.join(exc.close)}?" if exc.close else ""
+            known = f" (generators: {', '.join(exc.known)})" if exc.known else ""
+            self.at((*path, "generator"), f"unknown generator {model.generator!r}{hint}{known}")
+            return
+        except ImportError as exc:
+            self.at((*path, "generator"), f"the generator families cannot be loaded: {exc}")
+            return
+        accepted = list(family.options)
+        unknown = [name for name in model.options if name not in family.options]
+        for name in unknown:
+            listed = ", ".join(accepted) if accepted else "none"
+            self.at((*path, "options", name),
+                    f"generator {family.name!r} has no option {name!r}"
+                    f"{suggest(name, accepted)} (options: {listed})", key=True)  # fmt: skip
+        if unknown:
+            return
+        for seed, lang in itertools.product(GENERATOR_CHECK_SEEDS, ("en", "es")):
+            try:
+                family.generate(seed, lang, dict(model.options))
+            except Exception as exc:  # a family's own error, shown to the deck author
+                where = (*path, "options") if model.options else (*path, "generator")
+                self.at(where, f"generator {family.name!r} fails with these options: {exc}")
+                return
+
+    def authored(
+        self,
+        model: ChoiceCard | TrueFalseCard | NumericCard | TextCard,
+        path: PathKey,
+        language: str,
+        common: dict[str, Any],
+    ) -> CardSpec | None:
+        before = len(self.problems)
+        params = self.params(model.params, (*path, "params"))
+        declared = set(model.params)
+        catalog_params = {n: p.values[0] for n, p in params.items() if p.kind == "catalog"}
+        broken_params = declared - set(params)
+
+        def check_formula(formula: Formula, where: PathKey, answer_known: bool) -> None:
+            known = declared | ({"answer"} if answer_known else set())
+            for name in sorted(formula.names - known):
+                if name in broken_params:
+                    continue
+                listed = ", ".join(sorted(known)) or "none"
+                self.at(where, f"unknown name {name!r}{suggest(name, known)} in "
+                               f"{formula.source!r} (params: {listed})")  # fmt: skip
+            for name, field_name in sorted(formula.fields):
+                if name not in declared or name in broken_params:
+                    continue
+                entry = catalog_params.get(name)
+                if not isinstance(entry, EntryView):
+                    self.at(where, f"{name}.{field_name}: {name!r} is not a catalog draw "
+                                   "({from: ...}), so it has no fields")  # fmt: skip
+                elif field_name not in entry.field_names():
+                    self.at(where, f"{entry.table} entries have no field {field_name!r}"
+                                   f"{suggest(field_name, entry.field_names())}")  # fmt: skip
+
+        # every text field with {...}, by language
+        texts: list[tuple[_TextAt, bool]] = []
+        texts += [(v, False) for v in _variants(model.prompt, (*path, "prompt"), language)]
+        if model.explanation is not None:
+            expl = _variants(model.explanation, (*path, "explanation"), language)
+            texts += [(v, True) for v in expl]
+        if isinstance(model, ChoiceCard):
+            for i, choice in enumerate(model.choices):
+                texts += [(v, False) for v in _variants(choice, (*path, "choices", i), language)]
+        if isinstance(model, TextCard):
+            texts += [(v, False) for v in _variants(model.answer, (*path, "answer"), language)]
+            for i, accepted in enumerate(model.accept):
+                texts += [(v, False) for v in _variants(accepted, (*path, "accept", i), language)]
+        for variant, answer_known in texts:
+            try:
+                template = parse_template(variant.text)
+            except FormulaError as exc:
+                self.at(variant.path, str(exc))
+                continue
+            for formula in template.formulas:
+                check_formula(formula, variant.path, answer_known)
+
+        formulas_ok = len(self.problems) == before
+        answer: Any = None
+        extra: dict[str, Any] = {}
+        if isinstance(model, TrueFalseCard | NumericCard) and isinstance(model.answer, str):
+            try:
+                check_formula(parse_formula(model.answer), (*path, "answer"), False)
+            except FormulaError as exc:
+                self.at((*path, "answer"), str(exc))
+                formulas_ok = False
+            formulas_ok = formulas_ok and len(self.problems) == before
+        if formulas_ok:
+            self.sample(model.type, model.answer, params, path, [v for v, _ in texts])
+        if isinstance(model, ChoiceCard):
+            answer = self.choice_answer(model, path, language)
+            extra["choices"] = tuple(_localized(c, language) for c in model.choices)
+        elif isinstance(model, NumericCard):
+            answer = model.answer
+            if not isinstance(answer, str):
+                self.check_number(answer, (*path, "answer"))
+        elif isinstance(model, TrueFalseCard):
+            answer = model.answer
+        else:
+            answer = _localized(model.answer, language)
+            extra["accept"] = tuple(_localized(a, language) for a in model.accept)
+        if isinstance(model, NumericCard):
+            extra["unit"] = self.unit(model.unit, (*path, "unit"))
+            extra["tolerance"] = self.tolerance(model.tolerance, extra["unit"],
+                                                (*path, "tolerance"))  # fmt: skip
+        if len(self.problems) != before:
+            return None
+        return CardSpec(
+            type=model.type,
+            prompt=_localized(model.prompt, language),
+            explanation=None if model.explanation is None
+            else _localized(model.explanation, language),
+            answer=answer,
+            params=params,
+            **extra,
+            **common,
+        )
+    def choice_answer(self, model: ChoiceCard, path: PathKey, language: str) -> int | None:
+        where: PathKey = (*path, "answer")
+        options = [_localized(c, language) for c in model.choices]
+        for lang in ("es", "en"):
+            seen: dict[str, int] = {}
+            for i, choice in enumerate(options):
+                text = choice.get(lang)
+                if text is None:
+                    continue
+                if text in seen:
+                    self.at((*path, "choices", i),
+                            f"choice {i} repeats choice {seen[text]} ({text!r})")  # fmt: skip
+                seen.setdefault(text, i)
+        if isinstance(model.answer, int):
+            if 0 <= model.answer < len(options):
+                return model.answer
+            self.at(where, f"answer index {model.answer} is out of range: there are "
+                           f"{len(options)} choices, numbered 0 to {len(options) - 1}")  # fmt: skip
+            return None
+        for i, choice in enumerate(options):
+            if model.answer in choice.values():
+                return i
+        listed = list(dict.fromkeys(pick for c in options for pick in c.values()))
+        self.at(where, f"answer {model.answer!r} is not among the choices"
+                       f"{suggest(model.answer, listed)} (write a choice's exact text "
+                       "or its 0-based index)")  # fmt: skip
+        return None
+
+    def sample(
+        self,
+        card_type: str,
+        answer_source: Any,
+        params: Mapping[str, ParamSpec],
+        path: PathKey,
+        texts: list[_TextAt],
+    ) -> None:
+        """Every formula of the card over sampled params; the first failure of each reported.
+
+        Cards written from one pattern (same formulas, texts and params) give
+        the same outcome: it is worked out once per deck and reported again
+        at each card's own position.
+        """
+        key = _sample_key(card_type, answer_source, params, path, texts)
+        found = self._sampled.get(key) if key is not None else None
+        if found is None:
+            found = _sample_problems(card_type, answer_source, params, path, texts)
+            if key is not None:
+                self._sampled[key] = found
+        for where, message in found:
+            self.at((*path, *where), message)
+
+
+def _exact(value: Any) -> Any:
+    """A value with its type, so 1, 1.0 and true never stand for each other in a key."""
+    return (type(value), value)
+
+
+def _sample_key(card_type: str, answer_source: Any, params: Mapping[str, ParamSpec],
+                path: PathKey, texts: list[_TextAt]) -> Hashable | None:
+    """What the sampled outcome depends on; None when some part cannot be a key."""
+    key = (
+        card_type, _exact(answer_source),
+        tuple((name, spec.kind, _exact(spec.start), _exact(spec.stop), _exact(spec.step),
+               spec.integral, tuple(_exact(v) for v in spec.values))
+              for name, spec in params.items()),
+        tuple((text.path[len(path):], text.lang, text.text) for text in texts),
+    )
+    try:
+        hash(key)
+    except TypeError:  # a list or mapping among picked values
+        return None
+    return key
+
+
+def _sample_problems(card_type: str, answer_source: Any, params: Mapping[str, ParamSpec],
+                     path: PathKey, texts: list[_TextAt]) -> list[tuple[PathKey, str]]:
+    """(place within the card, message) of the first failing combination of each formula."""
+    found: list[tuple[PathKey, str]] = []
+    seen: set[PathKey] = set()
+
+    def report(where: PathKey, exc: FormulaError, names: Mapping[str, Value]) -> None:
+        if where in seen:  # the first failing combination says enough
+            return
+        seen.add(where)
+        drawn = ", ".join(f"{k}={format_value(v)}" for k, v in names.items()
+                          if k != "answer")  # fmt: skip
+        found.append((where, f"{exc} (with {drawn})" if drawn else str(exc)))
+
+    for names in sample_combinations(params):
+        answer: Value | None = None
+        try:
+            if card_type == "numeric":
+                answer = numeric_answer(answer_source, names)
+            elif card_type == "truefalse":
+                answer = truth(answer_source, names)
+        except FormulaError as exc:
+            report(("answer",), exc, names)
+            continue
+        for text in texts:
+            bound = dict(names)
+            if text.path[len(path)] == "explanation":
+                bound["answer"] = answer if answer is not None else ""
+            try:
+                render(text.text, bound, bool_words(text.lang), text.lang)
+            except FormulaError as exc:
+                report(text.path[len(path):], exc, names)
+    return found
+
+
+def _without_unknown_keys(error: ValidationError, raw: Any) -> Any:
+    """The card validated again without its unknown keys, so later checks still run."""
+    items = error.errors(include_url=False)
+    if not isinstance(raw, dict) or any(i["type"] != "extra_forbidden" for i in items):
+        return None
+    unknown = {i["loc"][-1] for i in items if len(i["loc"]) == 2}
+    if len(unknown) != len(items):
+        return None
+    try:
+        return _CARD_ADAPTER.validate_python({k: v for k, v in raw.items() if k not in unknown})
+    except ValidationError:
+        return None
+
+

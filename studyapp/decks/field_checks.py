@@ -1,0 +1,250 @@
+"""Checks of one deck's fields that stand alone: posts, numbers, units, tolerances, params.
+
+``FieldChecks`` holds the problems found so far and reports each at its
+position; ``DeckCheck`` builds on it with the deck and its cards.
+"""
+
+from __future__ import annotations
+
+import itertools
+import keyword
+import math
+import random
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from studyapp.catalog.posts import POST_SLUGS
+from studyapp.decks.formula import (
+    RESERVED_NAMES,
+    EntryView,
+    Value,
+)
+from studyapp.decks.model import (
+    DeckSource,
+    ParamSpec,
+)
+from studyapp.decks.problems import Problem
+from studyapp.decks.schema import (
+    CatalogDraw,
+    RangeParam,
+)
+from studyapp.decks.schema_errors import suggest
+from studyapp.decks.yaml_source import PathKey, SourceMap
+from studyapp.questions.model import DEFAULT_TOLERANCE, Tolerance
+
+if TYPE_CHECKING:
+    from studyapp.catalog import Catalog
+
+MAX_FORMULA_SAMPLES = 50
+MAX_RANGE_VALUES = 1_000_000
+_CATALOG_TABLES = ("accelerators", "interconnects", "systems", "models")
+_TOLERANCE = re.compile(r"^\s*((?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(%|[^\s\d%.].*?)?\s*$")
+
+
+class FieldChecks:
+    """Problems of one parsed file, each reported at its line and column."""
+
+    def __init__(self, path: Path, data: Any, source_map: SourceMap, source: DeckSource) -> None:
+        self.path = path
+        self.data = data
+        self.map = source_map
+        self.source = source
+        self.problems: list[Problem] = []
+        self._catalog: Catalog | None = None
+        self._catalog_failed = False
+        self._draws: dict[tuple[str, str], list[EntryView]] = {}
+
+    # reporting
+    def at(self, path: PathKey, message: str, *, key: bool = False) -> None:
+        if self.map.is_refused(path):
+            return
+        line, col = self.map.key(path) if key else self.map.value(path)
+        self.problems.append(Problem(self.path, line, col, message))
+
+    def catalog(self, path: PathKey) -> Catalog | None:
+        if self._catalog is None and not self._catalog_failed:
+            from studyapp.catalog import CatalogError, load_catalog
+
+            try:
+                self._catalog = load_catalog()
+            except CatalogError as exc:
+                self._catalog_failed = True
+                self.at(path, f"the catalog cannot be loaded, so draws are not checked: {exc}")
+        return self._catalog
+
+    # the deck
+    def check_post(self, post: str, path: PathKey) -> None:
+        if post not in POST_SLUGS:
+            hint = suggest(post, POST_SLUGS)
+            self.at(path, f"unknown post {post!r}{hint} (posts: {', '.join(POST_SLUGS)})")
+
+    def check_number(self, value: float, path: PathKey) -> None:
+        if not math.isfinite(value):
+            self.at(path, "the answer must be a finite number")
+        elif value < 0:
+            self.at(path, "the answer is negative; sizes, rates and times never are")
+
+    def unit(self, unit: str | None, path: PathKey) -> str | None:
+        """The card's unit, checked against the grading unit table."""
+        if unit is None:
+            return None
+        from studyapp.questions.units import UnitError, resolve_unit
+
+        cleaned = unit.strip()
+        try:
+            resolve_unit(cleaned)
+        except UnitError as exc:
+            self.at(path, f"{exc}; use a unit like GB, KB, GiB, GB/s, Gb/s, ms, s or tokens/s")
+        return cleaned
+
+    def tolerance(self, value: str | float | None, unit: str | None, path: PathKey) -> Tolerance:
+        """``2%`` is relative; ``0.5 KB`` is absolute, converted into the card's unit."""
+        if value is None:
+            return DEFAULT_TOLERANCE
+        if isinstance(value, int | float):
+            if not math.isfinite(value) or value < 0:
+                self.at(path, "a tolerance is a non-negative number, like 2% or 0.5 KB")
+                return DEFAULT_TOLERANCE
+            return Tolerance(relative=None, absolute=float(value))
+        match = _TOLERANCE.match(value)
+        if match is None:
+            self.at(path, f"bad tolerance {value!r}: write a percentage like 2% "
+                          "or an amount in the card's unit like 0.5 KB")  # fmt: skip
+            return DEFAULT_TOLERANCE
+        amount, suffix = float(match.group(1)), match.group(2)
+        if suffix == "%":
+            return Tolerance(relative=amount / 100, absolute=None)
+        if suffix is None or suffix == unit:
+            return Tolerance(relative=None, absolute=amount)
+        if unit is None:
+            self.at(path, f"the tolerance has a unit ({suffix}) but the card has none; "
+                          "add unit: or drop the tolerance's unit")  # fmt: skip
+            return DEFAULT_TOLERANCE
+        from studyapp.questions.units import UnitError, convert
+
+        try:
+            return Tolerance(relative=None, absolute=convert(amount, suffix, unit))
+        except UnitError as exc:
+            self.at(path, f"tolerance {value!r} does not fit the card's unit {unit}: {exc}")
+            return DEFAULT_TOLERANCE
+
+    # parameters
+    def params(self, raw: Mapping[str, Any], path: PathKey) -> dict[str, ParamSpec]:
+        specs: dict[str, ParamSpec] = {}
+        for name, value in raw.items():
+            where: PathKey = (*path, name)
+            if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
+                self.at(where, f"parameter name {name!r} must be a plain identifier "
+                               "like kv_heads", key=True)  # fmt: skip
+                continue
+            if name in RESERVED_NAMES:
+                self.at(where, f"parameter name {name!r} is reserved (functions and 'answer')",
+                        key=True)
+                continue
+            spec = self.param(value, where)
+            if spec is not None:
+                specs[name] = spec
+        return specs
+
+    def param(self, value: Any, where: PathKey) -> ParamSpec | None:
+        if isinstance(value, list):
+            return ParamSpec(kind="pick", values=tuple(value))
+        if isinstance(value, RangeParam):
+            return self.range_param(value, where)
+        if isinstance(value, CatalogDraw):
+            return self.catalog_param(value, where)
+        return ParamSpec(kind="constant", values=(value,))
+
+    def range_param(self, value: RangeParam, where: PathKey) -> ParamSpec | None:
+        numbers = (value.min, value.max, value.step)
+        if not all(math.isfinite(n) for n in numbers):
+            self.at(where, "min, max and step must be finite numbers")
+            return None
+        if value.step <= 0:
+            self.at((*where, "step"), "step must be greater than 0")
+            return None
+        if value.max < value.min:
+            self.at((*where, "max"), f"max ({value.max}) is less than min ({value.min})")
+            return None
+        spec = ParamSpec(kind="range", start=value.min, stop=value.max, step=value.step,
+                         integral=all(isinstance(n, int) for n in numbers))  # fmt: skip
+        if spec.range_count > MAX_RANGE_VALUES:
+            self.at(where, f"the range has more than {MAX_RANGE_VALUES} values; use a larger step")
+            return None
+        return spec
+
+    def catalog_param(self, value: CatalogDraw, where: PathKey) -> ParamSpec | None:
+        from studyapp.catalog import Accelerator, Interconnect, Model, System
+
+        models: dict[str, type[BaseModel]] = {
+            "accelerators": Accelerator, "interconnects": Interconnect,
+            "systems": System, "models": Model,
+        }  # fmt: skip
+        table_name = value.from_
+        if table_name not in models:
+            self.at((*where, "from"), f"unknown catalog table {table_name!r}"
+                                      f"{suggest(table_name, _CATALOG_TABLES)} "
+                                      f"(tables: {', '.join(_CATALOG_TABLES)})")  # fmt: skip
+            return None
+        fields = list(models[table_name].model_fields)
+        bad = False
+        for field_name in value.where:
+            if field_name not in fields:
+                bad = True
+                self.at((*where, "where", field_name),
+                        f"{table_name} entries have no field {field_name!r}"
+                        f"{suggest(field_name, fields)}", key=True)  # fmt: skip
+        catalog = self.catalog((*where, "from"))
+        if bad or catalog is None:
+            return None
+        draw_key = (table_name, repr(sorted(value.where.items())))
+        entries = self._draws.get(draw_key)
+        if entries is None:  # the same draw on many cards is looked up once per deck
+            entries = self._draws[draw_key] = [
+                EntryView(table_name, entry.model_dump(mode="json"))
+                for entry in catalog.table(table_name)
+                if _matches(entry, value.where)
+            ]
+        if not entries:
+            self.at((*where, "where") if value.where else (*where, "from"),
+                    f"no {table_name} entry matches {dict(value.where)}")  # fmt: skip
+            return None
+        return ParamSpec(kind="catalog", values=tuple(entries))
+
+    # formulas over sampled parameter values
+
+def _matches(entry: BaseModel, where: Mapping[str, Any]) -> bool:
+    for field_name, wanted in where.items():
+        actual = getattr(entry, field_name, None)
+        options = wanted if isinstance(wanted, list) else [wanted]
+        if actual not in options:
+            return False
+    return True
+
+
+def sample_combinations(
+    params: Mapping[str, ParamSpec], limit: int = MAX_FORMULA_SAMPLES
+) -> list[dict[str, Value]]:
+    """Up to ``limit`` parameter combinations covering every value at least once.
+
+    All combinations when there are few; otherwise combination ``i`` takes
+    each parameter's ``i``-th value while it has one, then random values
+    (fixed seed, so validation is repeatable).
+    """
+    rng = random.Random(0)
+    candidates = {name: spec.candidates(limit, rng) for name, spec in params.items()}
+    if math.prod(len(c) for c in candidates.values()) <= limit:
+        return [dict(zip(candidates, combo, strict=True))
+                for combo in itertools.product(*candidates.values())]  # fmt: skip
+    return [
+        {name: values[i] if i < len(values) else rng.choice(values)
+         for name, values in candidates.items()}
+        for i in range(limit)
+    ]  # fmt: skip
+
+
+# --- files -----------------------------------------------------------------------

@@ -1,0 +1,233 @@
+"""The formula language's values, operators and functions, each bounded.
+
+Numbers stay finite and small (bounded powers, integer sizes and rounding);
+catalog entries are read-only views with declared fields only.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import math
+import operator as op
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from studyapp.infra.units import DTYPE_BYTES as UNIT_DTYPE_BYTES
+
+MAX_FORMULA_LENGTH = 500
+MAX_FORMULA_NODES = 200
+MAX_TEXT_LENGTH = 1_000
+MAX_EXPONENT = 1_000
+MAX_INT_BITS = 4_096
+MAX_ROUND_DIGITS = 20
+
+DTYPE_BYTES: Mapping[str, float] = UNIT_DTYPE_BYTES
+"""Bytes per value of each dtype, as DESIGN.md fixes them."""
+
+
+class FormulaError(ValueError):
+    """A formula or template that cannot be evaluated, in words a deck author reads."""
+
+
+class EntryView:
+    """A catalog entry as a formula sees it: read-only fields, nothing else.
+
+    Bound to a parameter (``gpu``), it answers ``gpu.memory_gb``; shown in a
+    template (``{gpu}``) it prints the entry's name.
+    """
+
+    __slots__ = ("_fields", "_table")
+    _table: str
+    _fields: dict[str, Any]
+
+    def __init__(self, table: str, fields: Mapping[str, Any]) -> None:
+        object.__setattr__(self, "_table", table)
+        object.__setattr__(self, "_fields", dict(fields))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("catalog entries are read-only")
+
+    @property
+    def table(self) -> str:
+        return str(self._table)
+
+    @property
+    def id(self) -> str:
+        return str(self._fields.get("id", ""))
+
+    def field_names(self) -> list[str]:
+        return list(self._fields)
+
+    def field(self, name: str) -> Any:
+        """The value of field ``name``; ``FormulaError`` if missing or empty."""
+        if name not in self._fields:
+            close = difflib.get_close_matches(name, list(self._fields), n=3, cutoff=0.5)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise FormulaError(f"{self.table} entries have no field {name!r}{hint}")
+        value = self._fields[name]
+        if value is None:
+            raise FormulaError(f"{self.table} entry {self.id!r} has no value for {name!r}")
+        return value
+
+    def __str__(self) -> str:
+        return str(self._fields.get("name") or self.id)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def __repr__(self) -> str:
+        return f"EntryView({self.table!r}, {self.id!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, EntryView) and other._fields == self._fields
+
+    def __hash__(self) -> int:
+        return hash((self._table, self.id))
+
+    def __reduce__(self) -> tuple[type[EntryView], tuple[str, dict[str, Any]]]:
+        """Pickled through ``__init__`` (the deck cache), never by setting attributes."""
+        return EntryView, (self._table, self._fields)
+
+
+Value = int | float | str | bool | EntryView
+
+
+def is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def check_number(value: Any) -> Any:
+    if isinstance(value, complex):
+        raise FormulaError("the result is not a real number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise FormulaError("a number overflows or is not a number (inf/NaN)")
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > MAX_INT_BITS:
+        raise FormulaError("a number in the formula is too large")
+    if isinstance(value, str) and len(value) > MAX_TEXT_LENGTH:
+        raise FormulaError(f"text longer than {MAX_TEXT_LENGTH} characters")
+    return value
+
+
+def _arith(name: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    def apply(a: Any, b: Any) -> Any:
+        if isinstance(a, EntryView) or isinstance(b, EntryView):
+            raise FormulaError(
+                f"a catalog entry cannot be used in {name}; use a field, like gpu.memory_gb"
+            )
+        if name != "+" and (isinstance(a, str) or isinstance(b, str)):
+            raise FormulaError(f"text cannot be used in {name}")
+        return check_number(fn(a, b))
+
+    return apply
+
+
+def _power(a: Any, b: Any) -> Any:
+    if not (is_number(a) and is_number(b)):
+        raise FormulaError("** takes numbers")
+    if abs(b) > MAX_EXPONENT:
+        raise FormulaError(f"exponent {b} is larger than {MAX_EXPONENT}")
+    if isinstance(a, int) and isinstance(b, int) and b > 0 and a.bit_length() * b > MAX_INT_BITS:
+        raise FormulaError("the power is too large")
+    return check_number(a**b)
+
+
+def _negate(a: Any) -> Any:
+    if not is_number(a):
+        raise FormulaError("only numbers can be negated")
+    return -a
+
+
+def _plus(a: Any) -> Any:
+    if not is_number(a):
+        raise FormulaError("unary + takes a number")
+    return a
+
+
+def _compare(fn: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
+    def apply(a: Any, b: Any) -> bool:
+        if isinstance(a, EntryView) or isinstance(b, EntryView):
+            raise FormulaError("compare a catalog entry's fields, like gpu.vendor == 'nvidia'")
+        return fn(a, b)
+
+    return apply
+
+
+OPERATORS: dict[type, Callable[..., Any]] = {
+    ast.Add: _arith("+", op.add),
+    ast.Sub: _arith("-", op.sub),
+    ast.Mult: _arith("*", op.mul),
+    ast.Div: _arith("/", op.truediv),
+    ast.FloorDiv: _arith("//", op.floordiv),
+    ast.Mod: _arith("%", op.mod),
+    ast.Pow: _power,
+    ast.USub: _negate,
+    ast.UAdd: _plus,
+    ast.Not: op.not_,
+    ast.Eq: _compare(op.eq),
+    ast.NotEq: _compare(op.ne),
+    ast.Lt: _compare(op.lt),
+    ast.LtE: _compare(op.le),
+    ast.Gt: _compare(op.gt),
+    ast.GtE: _compare(op.ge),
+}
+
+
+def _numbers(name: str, args: tuple[Any, ...]) -> None:
+    for arg in args:
+        if not is_number(arg):
+            raise FormulaError(f"{name}() takes numbers, got {describe(arg)}")
+
+
+def describe(value: object) -> str:
+    if isinstance(value, EntryView):
+        return f"the {value.table} entry {value.id!r}"
+    if isinstance(value, str):
+        return f"text {value[:20]!r}"
+    return repr(value)
+
+
+def _numeric(name: str, fn: Callable[..., Any], arity: tuple[int, int]) -> Callable[..., Any]:
+    def call(*args: Any) -> Any:
+        if not arity[0] <= len(args) <= arity[1]:
+            raise FormulaError(f"{name}() takes {arity[0]}–{arity[1]} arguments")
+        _numbers(name, args)
+        return check_number(fn(*args))
+
+    return call
+
+
+def _round(x: Any, digits: Any = None) -> Any:
+    if digits is None:
+        return round(x)
+    if not isinstance(digits, int) or abs(digits) > MAX_ROUND_DIGITS:
+        raise FormulaError(f"round() takes a whole number of digits up to {MAX_ROUND_DIGITS}")
+    return round(x, digits)
+
+
+def dtype_bytes(dtype: Any) -> float:
+    """Bytes per value of ``dtype`` (``bytes("bf16") == 2``)."""
+    if not isinstance(dtype, str) or dtype.lower() not in DTYPE_BYTES:
+        known = ", ".join(DTYPE_BYTES)
+        raise FormulaError(f"bytes() takes a dtype ({known}), got {describe(dtype)}")
+    return DTYPE_BYTES[dtype.lower()]
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "min": _numeric("min", min, (1, 64)),
+    "max": _numeric("max", max, (1, 64)),
+    "round": _numeric("round", _round, (1, 2)),
+    "ceil": _numeric("ceil", math.ceil, (1, 1)),
+    "floor": _numeric("floor", math.floor, (1, 1)),
+    "sqrt": _numeric("sqrt", math.sqrt, (1, 1)),
+    "log": _numeric("log", math.log, (1, 2)),
+    "log2": _numeric("log2", math.log2, (1, 1)),
+    "log10": _numeric("log10", math.log10, (1, 1)),
+    "exp": _numeric("exp", math.exp, (1, 1)),
+    "abs": _numeric("abs", abs, (1, 1)),
+    "bytes": dtype_bytes,
+}
+"""The only functions a formula may call."""
+
+RESERVED_NAMES = frozenset(FUNCTIONS) | {"answer", "True", "False", "None"}
+

@@ -1,0 +1,90 @@
+"""The learner's progress service: stats, one card's history, export, import, backup.
+
+Sits between the faces (CLI, TUI) and the store: it turns study days into UTC
+boundaries, applies the profile's FSRS forgetting curve to card rows, and
+hands back frozen dataclasses with a JSON form. The faces reach stored progress
+only through here and ``studyapp.study``; the store's plain result types they
+show are re-exported below. It needs the study service only as a
+``ProgressSource`` (``sources``), so ``studyapp.study`` can use it without an
+import cycle. ``recall`` applies the forgetting curve, ``stats`` gathers the
+figures, ``charts`` draws them as text and ``exchange`` moves progress in and
+out of files.
+"""
+
+from studyapp.progress.charts import SHADES, calendar_lines, forecast_lines
+from studyapp.progress.exchange import (
+    BackupError,
+    backup_database,
+    export_file,
+    export_progress,
+    import_file,
+)
+from studyapp.progress.recall import (
+    LAPSE_WEIGHT,
+    MASTERY_RETRIEVABILITY,
+    WEAKEST_RECALL_CAP,
+    day_boundaries,
+    forgetting_curve,
+    mastery_age,
+    retrievability,
+    round_or_none,
+    study_day_shift,
+    weakness,
+)
+from studyapp.progress.sources import ComingBackCounts, OverviewCounts, PostCounts, ProgressSource
+from studyapp.progress.stats import (
+    FORECAST_DAYS,
+    HEATMAP_DAYS,
+    RETENTION_DAYS,
+    CardLine,
+    LearnerStats,
+    PostStats,
+    card_drilldown,
+    learner_stats,
+    streak_days,
+    weakest_lines,
+)
+from studyapp.store import StoreError
+from studyapp.store.exchange import ImportResult
+from studyapp.store.stats import CardDetail, LogLine
+
+__all__ = [
+    "FORECAST_DAYS",
+    "HEATMAP_DAYS",
+    "LAPSE_WEIGHT",
+    "MASTERY_RETRIEVABILITY",
+    "RETENTION_DAYS",
+    "SHADES",
+    "WEAKEST_RECALL_CAP",
+    "BackupError",
+    "CardDetail",
+    "CardLine",
+    "ComingBackCounts",
+    "ImportResult",
+    "LearnerStats",
+    "LogLine",
+    "OverviewCounts",
+    "PostCounts",
+    "PostStats",
+    "ProgressSource",
+    "StoreError",
+    "backup_database",
+    "calendar_lines",
+    "card_drilldown",
+    "day_boundaries",
+    "export_file",
+    "export_progress",
+    "forecast_lines",
+    "forgetting_curve",
+    "import_file",
+    "learner_stats",
+    "mastery_age",
+    "retrievability",
+    "round_or_none",
+    "streak_days",
+    "study_day_shift",
+    "weakest_lines",
+    "weakness",
+]
+
+

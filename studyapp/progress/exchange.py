@@ -1,0 +1,54 @@
+"""Progress files: export, import and backup of one profile."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import IO, Literal
+
+from studyapp.progress.sources import ProgressSource
+from studyapp.store.backup import backup_sqlite
+from studyapp.store.exchange import (
+    ImportResult,
+    import_progress,
+    read_export,
+    write_csv,
+    write_json,
+)
+
+
+def export_progress(service: ProgressSource, out: IO[str], fmt: Literal["csv", "json"]) -> int:
+    """Write the profile's cards, answers and parameters to ``out``; returns the records."""
+    if fmt == "json":
+        return int(write_json(service.store, service.profile, out, service.now()))
+    return int(write_csv(service.store, service.profile, out))
+
+
+def export_file(service: ProgressSource, target: Path, fmt: Literal["csv", "json"]) -> int:
+    """Export into ``target`` through a partial file: a failed write leaves no half file."""
+    partial = target.with_name(f".{target.name}.partial")
+    with partial.open("w", encoding="utf-8", newline="") as fh:
+        count = export_progress(service, fh, fmt)
+    os.replace(partial, target)
+    return count
+
+
+def import_file(service: ProgressSource, path: Path) -> ImportResult:
+    """Merge an export file into the profile; importing a file twice changes nothing."""
+    return import_progress(service.store, service.profile.id, read_export(path))
+
+
+class BackupError(Exception):
+    """A backup that cannot be made; the message is meant for the user."""
+
+
+def backup_database(service: ProgressSource, target: Path) -> Path:
+    """A consistent copy of the SQLite database, safe while studying goes on."""
+    path = service.store.sqlite_path()
+    if path is None:
+        raise BackupError("backup copies an SQLite database; for PostgreSQL use pg_dump")
+    try:
+        return backup_sqlite(path, target)
+    except (OSError, sqlite3.Error) as exc:
+        raise BackupError(f"backup failed: {exc}") from exc
