@@ -195,7 +195,7 @@ class _Builder:
             self.report(pos, f"tag {shown} is not allowed; decks hold plain data only "
                              "(text, numbers, true/false, lists and mappings)")
 
-    def _scalar(self, node: ScalarNode, link: Link) -> Any:
+    def _scalar(self, node: Node, link: Link) -> Any:
         if node.tag in _AS_TEXT_TAGS:
             return plain_text(node.value)
         if node.tag not in _SCALAR_TAGS:
@@ -208,7 +208,7 @@ class _Builder:
                                      f"{short_tag(node.tag)[2:]}")
             return None
 
-    def _mapping(self, node: MappingNode, here: Link, depth: int) -> dict[str, Any]:
+    def _mapping(self, node: Node, here: Link, depth: int) -> dict[str, Any]:
         result: dict[str, Any] = {}
         build = self.build
         child_depth = depth + 1
@@ -249,7 +249,7 @@ class _Builder:
             return None
         return plain_text(key_node.value)
 
-    def _duplicate(self, node: MappingNode, key: str, key_node: Node) -> None:
+    def _duplicate(self, node: Node, key: str, key_node: Node) -> None:
         first = next(k for k, _ in node.value if _accepted_key(k) == key)
         line, col = _mark(first)
         self.report(_mark(key_node), f"duplicate key {key!r} (first at line {line}, column {col})")
