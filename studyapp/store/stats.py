@@ -42,7 +42,7 @@ from studyapp.store.models import (
     ReviewLog,
     UTCDateTime,
 )
-from studyapp.store.progress import CardRow, ProfileInfo, _row, _utc
+from studyapp.store.progress import CardRow, ProfileInfo, _row
 
 REVIEW = 2
 LEARNING_STAGES = (1, 3)
@@ -346,22 +346,23 @@ def _scores(session: Session, profile_id: int, cards: Sequence[CardState]) -> li
 
 
 def weakest_cards(store: Store, profile_id: int, limit: int,
-                  weakness: Callable[[float | None, datetime | None, int], float | None]
-                  ) -> list[CardScore]:
-    """The ``limit`` cards with the lowest ``weakness(stability, last review, lapses)``.
+                  weakness: Callable[[float | None, float | None, int], float | None],
+                  now: datetime) -> list[CardScore]:
+    """The ``limit`` cards with the lowest ``weakness(stability, days since review, lapses)``.
 
     The caller supplies the score (the FSRS forgetting curve lives above the
     store); a score of ``None`` leaves the card out. Only four columns are read
-    for every card, whole rows only for the chosen ones.
+    for every card, the age worked out by the database (no time parsed per
+    card); whole rows only for the chosen ones.
     """
     with store.sessions() as session:
-        # the driver's tuples, times parsed here: no row objects for every card
+        age = age_days(session, CardState.last_review, now)
         candidates = session.connection().execute(
-            select(CardState.id, CardState.stability, CardState.last_review, CardState.lapses)
+            select(CardState.id, CardState.stability, age, CardState.lapses)
             .where(CardState.profile_id == profile_id, CardState.suspended.is_(False),
                    CardState.reps > 0, CardState.state != 0)).cursor.fetchall()
-        scored = [(score, card_id) for card_id, stability, last, lapses in candidates
-                  if (score := weakness(stability, None if last is None else _utc(last),
+        scored = [(score, card_id) for card_id, stability, days, lapses in candidates
+                  if (score := weakness(stability, None if days is None else float(days),
                                         int(lapses or 0))) is not None]
         chosen = [card_id for _, card_id in heapq.nsmallest(limit, scored)]
         if not chosen:
