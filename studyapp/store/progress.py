@@ -424,13 +424,13 @@ def learning_due_times(store: Store, profile_id: int,
 
     Suspended and buried cards are left out.
     """
-    with store.sessions() as session:
-        rows = session.execute(select(CardState.deck_id, CardState.card_key, CardState.due)
-                               .where(CardState.profile_id == profile_id,
-                                      CardState.state.in_((1, 3)),
-                                      CardState.suspended.is_(False), _not_buried(now))
-                               .order_by(CardState.due))
-        return [((d, k), due) for d, k, due in rows]
+    query = (select(CardState.deck_id, CardState.card_key, CardState.due)
+             .where(CardState.profile_id == profile_id, CardState.state.in_((1, 3)),
+                    CardState.suspended.is_(False), _not_buried(now))
+             .order_by(CardState.due))
+    with store.engine.connect() as conn:  # the driver's tuples, times parsed here
+        rows = conn.execute(query).cursor.fetchall()
+    return [((d, k), _utc(due)) for d, k, due in rows]
 
 
 def deck_choices(store: Store, profile_id: int) -> dict[str, bool]:
