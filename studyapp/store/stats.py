@@ -292,23 +292,36 @@ def studied_in_buckets(store: Store, profile_id: int,
     """
     if len(bounds) < 2:
         return []
+    hours = [_whole_hour(b) for b in bounds]
+    edges: Sequence[datetime | int] = bounds
+    by_hour = None not in hours  # review_hours: a smaller index, whole numbers bound
+    if by_hour:
+        edges = [h for h in hours if h is not None]
     found: list[bool] = []
     chunk = 200
     with store.sessions() as session:
-        for first in range(0, len(bounds) - 1, chunk):
-            part = bounds[first:first + chunk + 1]
+        for first in range(0, len(edges) - 1, chunk):
+            part = edges[first:first + chunk + 1]
             params: dict[str, Any] = {"profile_id": profile_id}
             for n, (lo, hi) in enumerate(pairwise(part)):
                 params[f"lo{n}"], params[f"hi{n}"] = lo, hi
-            row = session.execute(_exists_per_bucket(len(part) - 1), params).one()
+            row = session.execute(_exists_per_bucket(len(part) - 1, by_hour), params).one()
             found.extend(bool(v) for v in row)
     return found
 
 
 @cache
-def _exists_per_bucket(buckets: int) -> Any:
-    """The EXISTS-per-bucket SELECT, built once per size (building it costs more than running)."""
+def _exists_per_bucket(buckets: int, by_hour: bool = False) -> Any:
+    """The EXISTS-per-bucket SELECT, built once per size (building it costs more than running).
+
+    ``by_hour``: buckets given as hours since 1970, looked up in review_hours.
+    """
     def exists(n: int) -> Any:
+        if by_hour:
+            return select(ReviewHour.hour).where(
+                ReviewHour.profile_id == bindparam("profile_id"),
+                ReviewHour.hour >= bindparam(f"lo{n}"), ReviewHour.hour < bindparam(f"hi{n}"),
+                ReviewHour.reviews > 0).exists()
         return select(ReviewLog.id).where(
             ReviewLog.profile_id == bindparam("profile_id"),
             ReviewLog.reviewed_at >= bindparam(f"lo{n}", type_=UTCDateTime()),

@@ -147,3 +147,22 @@ def test_first_review_of_each_day_read_from_the_links(db_url: str,
         store.close()
     assert by_day == windowed
     assert by_day.total > 40 and by_day.young and by_day.mature
+
+
+def test_study_days_read_from_review_hours_follow_answers_and_undo(db_url: str) -> None:
+    """Streak days on the hour come from review_hours: an hour emptied by undo is no study."""
+    from studyapp.store.stats import studied_in_buckets
+
+    store = open_store(db_url)
+    try:
+        ana = ensure_profile(store, "ana", {}, T0)
+        logs = [record_answer(store, ana.id, answer("d", f"c{n}", T0 + timedelta(days=n)))
+                for n in range(4)]
+        days = [T0 - timedelta(hours=9) + timedelta(days=n) for n in range(6)]  # midnights
+        assert studied_in_buckets(store, ana.id, days) == [True, True, True, True, False]
+        assert undo_answer(store, ana.id, logs[2])
+        assert studied_in_buckets(store, ana.id, days) == [True, True, False, True, False]
+        off_hour = [d + timedelta(minutes=30) for d in days]  # counted from the logs
+        assert studied_in_buckets(store, ana.id, off_hour) == [True, True, False, True, False]
+    finally:
+        store.close()
