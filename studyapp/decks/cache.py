@@ -13,7 +13,6 @@ half an entry; a cache that cannot be read or written only costs time.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import os
 import pickle
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from studyapp import __version__, locations
-from studyapp.decks.loader import MAX_DECK_BYTES, check_deck_file
+from studyapp.decks.loader import MAX_DECK_BYTES, check_deck_file, collector_paused
 from studyapp.decks.model import Deck, DeckSource
 from studyapp.decks.problems import Problem
 
@@ -71,13 +70,8 @@ def _ours(info: os.stat_result) -> bool:
 def _load_without_collecting(fh: BinaryIO) -> Any:
     """Unpickle with the cyclic garbage collector paused: a big deck is tens of thousands
     of new objects, and collections triggered while they appear doubled the time."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return pickle.load(fh)
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _read_entry(entry: Path, path: Path) -> Checked | None:

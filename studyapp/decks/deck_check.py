@@ -380,6 +380,7 @@ def _sample_problems(card_type: str, answer_source: Any, params: Mapping[str, Pa
                           if k != "answer")  # fmt: skip
         found.append((where, f"{exc} (with {drawn})" if drawn else str(exc)))
 
+    words = {lang: bool_words(lang) for lang in {text.lang for text in texts}}
     for names in sample_combinations(params):
         answer: Value | None = None
         try:
@@ -395,7 +396,7 @@ def _sample_problems(card_type: str, answer_source: Any, params: Mapping[str, Pa
             if text.path[len(path)] == "explanation":
                 bound["answer"] = answer if answer is not None else ""
             try:
-                render(text.text, bound, bool_words(text.lang), text.lang)
+                render(text.text, bound, words[text.lang], text.lang)
             except FormulaError as exc:
                 report(text.path[len(path):], exc, names)
     return found

@@ -57,6 +57,7 @@ class FieldChecks:
         self._catalog: Catalog | None = None
         self._catalog_failed = False
         self._draws: dict[tuple[str, str], list[EntryView]] = {}
+        self._unit_errors: dict[str, str | None] = {}
 
     # reporting
     def at(self, path: PathKey, message: str, *, key: bool = False) -> None:
@@ -95,10 +96,15 @@ class FieldChecks:
         from studyapp.questions.units import UnitError, resolve_unit
 
         cleaned = unit.strip()
-        try:
-            resolve_unit(cleaned)
-        except UnitError as exc:
-            self.at(path, f"{exc}; use a unit like GB, KB, GiB, GB/s, Gb/s, ms, s or tokens/s")
+        if cleaned not in self._unit_errors:  # most cards of a deck share a few units
+            try:
+                resolve_unit(cleaned)
+                self._unit_errors[cleaned] = None
+            except UnitError as exc:
+                self._unit_errors[cleaned] = str(exc)
+        error = self._unit_errors[cleaned]
+        if error is not None:
+            self.at(path, f"{error}; use a unit like GB, KB, GiB, GB/s, Gb/s, ms, s or tokens/s")
         return cleaned
 
     def tolerance(self, value: str | float | None, unit: str | None, path: PathKey) -> Tolerance:
@@ -235,6 +241,8 @@ def sample_combinations(
     each parameter's ``i``-th value while it has one, then random values
     (fixed seed, so validation is repeatable).
     """
+    if not params:  # a card without parameters: its formulas once, with no names
+        return [{}]
     rng = random.Random(0)
     candidates = {name: spec.candidates(limit, rng) for name, spec in params.items()}
     if math.prod(len(c) for c in candidates.values()) <= limit:

@@ -4,14 +4,15 @@ The node graph is composed with PyYAML's safe loader (C version when
 available) and turned into dicts, lists and scalars by hand, so that tags
 which construct objects are refused by name, duplicate keys are reported
 instead of silently overwritten, alias bombs stop at a node budget, and every
-key and value keeps its 1-based ``line:col`` for problem reports.
+key and value can be placed at its 1-based ``line:col`` for problem reports
+(looked up in the node graph by path, only when a problem is reported).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -41,30 +42,85 @@ _NOT_PRINTABLE = re.compile(
 )
 
 
-@dataclass
-class SourceMap:
-    """Where each value (and each mapping key) starts, by its path in the data."""
+Link = tuple[Any, str | int] | None
+"""A path kept as (parent link, segment) while building: a tuple only for containers."""
 
-    values: dict[PathKey, Position] = field(default_factory=dict)
-    keys: dict[PathKey, Position] = field(default_factory=dict)
-    refused: set[PathKey] = field(default_factory=set)
+_STR = f"{_STD}str"
+_SEQ = f"{_STD}seq"
+_MAP = f"{_STD}map"
+_MERGE = f"{_STD}merge"
+_KEY_TAGS = _SCALAR_TAGS | _AS_TEXT_TAGS
+
+
+def _unlink(link: Link) -> PathKey:
+    parts: list[str | int] = []
+    while link is not None:
+        link, segment = link
+        parts.append(segment)
+    return tuple(reversed(parts))
+
+
+def _accepted_key(key_node: Node) -> str | None:
+    """A mapping key's text as the data holds it; None for a key the builder refused."""
+    if not isinstance(key_node, ScalarNode) or key_node.tag not in _KEY_TAGS:
+        return None
+    return plain_text(key_node.value)
+
+
+def _child(node: Node, segment: str | int, depth: int) -> tuple[Node, Node | None] | None:
+    """The (value node, key node) the builder read for ``segment`` of ``node``, if any."""
+    if depth > MAX_DEPTH:
+        return None
+    if isinstance(node, SequenceNode) and node.tag == _SEQ:
+        if isinstance(segment, int) and 0 <= segment < len(node.value):
+            return node.value[segment], None
+    elif isinstance(node, MappingNode) and node.tag == _MAP and isinstance(segment, str):
+        for key_node, value_node in node.value:  # the first accepted key wins, as built
+            if _accepted_key(key_node) == segment:
+                return value_node, key_node
+    return None
+
+
+class SourceMap:
+    """Where each value (and each mapping key) starts, by its path in the data.
+
+    Positions are looked up in the composed node graph when a problem is
+    reported, following the builder's own rules, so a clean deck records none.
+    """
+
+    def __init__(self, root: Node | None = None) -> None:
+        self.root = root
+        self.refused: set[PathKey] = set()
 
     def is_refused(self, path: PathKey) -> bool:
         """True inside a value already reported (a refused tag): no second problem there."""
         return any(path[: len(r)] == r for r in self.refused)
 
+    def _walk(self, path: PathKey) -> tuple[list[Node], Node | None]:
+        """Nodes along ``path`` as far as it exists, and the key node of its last step."""
+        if self.root is None:
+            return [], None
+        nodes: list[Node] = [self.root]
+        key_node: Node | None = None
+        for depth, segment in enumerate(path):
+            found = _child(nodes[-1], segment, depth)
+            if found is None:
+                return nodes, None
+            nodes.append(found[0])
+            key_node = found[1]
+        return nodes, key_node
+
     def value(self, path: PathKey) -> Position:
         """Position of the value at ``path``, or of its closest existing parent."""
-        for end in range(len(path), -1, -1):
-            found = self.values.get(path[:end])
-            if found is not None:
-                return found
-        return (1, 1)
+        nodes, _ = self._walk(path)
+        return _mark(nodes[-1]) if nodes else (1, 1)
 
     def key(self, path: PathKey) -> Position:
         """Position of the key that introduces ``path`` (falls back to the value)."""
-        found = self.keys.get(path)
-        return found if found is not None else self.value(path)
+        nodes, key_node = self._walk(path)
+        if key_node is not None and len(nodes) == len(path) + 1:
+            return _mark(key_node)
+        return self.value(path)
 
 
 @dataclass
@@ -92,43 +148,45 @@ def _mark(node: Node) -> Position:
 
 
 class _Builder:
-    """Turns a composed node graph into plain data, recording positions."""
+    """Turns a composed node graph into plain data.
 
-    def __init__(self, report: Callable[[Position, str], None]) -> None:
+    Hot paths (text scalars, plain mappings and lists) stay inline and keep no
+    positions: those are found in the node graph when a problem is reported.
+    """
+
+    def __init__(self, report: Callable[[Position, str], None], root: Node) -> None:
         self.report = report
-        self.map = SourceMap()
+        self.map = SourceMap(root)
         self.nodes = 0
         self.constructor = SafeConstructor()
 
-    def build(self, node: Node, path: PathKey, depth: int) -> Any:
+    def build(self, node: Node, link: Link, segment: str | int, depth: int) -> Any:
         self.nodes += 1
         if self.nodes > MAX_NODES:
             raise _TooLarge
-        pos = _mark(node)
-        self.map.values.setdefault(path, pos)
         if depth > MAX_DEPTH:
-            self.report(pos, f"nested deeper than {MAX_DEPTH} levels")
+            self.report(_mark(node), f"nested deeper than {MAX_DEPTH} levels")
             return None
-        if isinstance(node, ScalarNode):
-            return self._scalar(node, path, pos)
-        if isinstance(node, SequenceNode):
-            if not self._tag_ok(node, f"{_STD}seq", path, pos):
-                return None
-            return [self.build(child, (*path, i), depth + 1) for i, child in enumerate(node.value)]
-        if isinstance(node, MappingNode):
-            if not self._tag_ok(node, f"{_STD}map", path, pos):
-                return None
-            return self._mapping(node, path, depth)
+        cls = node.__class__
+        if cls is ScalarNode:
+            if node.tag == _STR:
+                value = node.value
+                return value if value.isprintable() else plain_text(value)
+            return self._scalar(node, (link, segment))
+        if cls is SequenceNode:
+            if node.tag != _SEQ:
+                return self._refuse_tag(node.tag, (link, segment), _mark(node))
+            here = (link, segment)
+            build = self.build
+            return [build(child, here, i, depth + 1) for i, child in enumerate(node.value)]
+        if cls is MappingNode:
+            if node.tag != _MAP:
+                return self._refuse_tag(node.tag, (link, segment), _mark(node))
+            return self._mapping(node, (link, segment), depth)
         return None  # pragma: no cover - PyYAML has only three node kinds
 
-    def _tag_ok(self, node: Node, expected: str, path: PathKey, pos: Position) -> bool:
-        if node.tag == expected:
-            return True
-        self._refuse_tag(node.tag, path, pos)
-        return False
-
-    def _refuse_tag(self, tag: str, path: PathKey, pos: Position) -> None:
-        self.map.refused.add(path)
+    def _refuse_tag(self, tag: str, link: Link, pos: Position) -> None:
+        self.map.refused.add(_unlink(link)[1:])
         shown = short_tag(tag)
         if "python/" in tag:
             self.report(pos, f"tag {shown} refused: it would construct a Python object; "
@@ -137,44 +195,64 @@ class _Builder:
             self.report(pos, f"tag {shown} is not allowed; decks hold plain data only "
                              "(text, numbers, true/false, lists and mappings)")
 
-    def _scalar(self, node: ScalarNode, path: PathKey, pos: Position) -> Any:
+    def _scalar(self, node: Node, link: Link) -> Any:
         if node.tag in _AS_TEXT_TAGS:
             return plain_text(node.value)
         if node.tag not in _SCALAR_TAGS:
-            self._refuse_tag(node.tag, path, pos)
-            return None
-        if node.tag == f"{_STD}str":
-            return plain_text(node.value)
+            return self._refuse_tag(node.tag, link, _mark(node))
         try:
             return self.constructor.yaml_constructors[node.tag](self.constructor, node)
         except (ValueError, ArithmeticError, yaml.YAMLError):
-            self.map.refused.add(path)
-            self.report(pos, f"cannot read {node.value[:40]!r} as {short_tag(node.tag)[2:]}")
+            self.map.refused.add(_unlink(link)[1:])
+            self.report(_mark(node), f"cannot read {node.value[:40]!r} as "
+                                     f"{short_tag(node.tag)[2:]}")
             return None
 
-    def _mapping(self, node: MappingNode, path: PathKey, depth: int) -> dict[str, Any]:
+    def _mapping(self, node: Node, here: Link, depth: int) -> dict[str, Any]:
         result: dict[str, Any] = {}
-        first_seen: dict[str, Position] = {}
+        build = self.build
+        child_depth = depth + 1
         for key_node, value_node in node.value:
-            key_pos = _mark(key_node)
-            if not isinstance(key_node, ScalarNode):
-                self.report(key_pos, "a mapping key must be plain text, not a list or mapping")
+            if key_node.__class__ is ScalarNode and key_node.tag == _STR:
+                key = key_node.value
+                if not key.isprintable():
+                    key = plain_text(key)
+            else:
+                key = self._odd_key(key_node, here)
+                if key is None:
+                    continue
+            if key in result:
+                self._duplicate(node, key, key_node)
                 continue
-            if key_node.tag == f"{_STD}merge":
-                self.report(key_pos, "merge keys (<<) are not supported; write the keys out")
-                continue
-            if key_node.tag not in _SCALAR_TAGS | _AS_TEXT_TAGS:
-                self._refuse_tag(key_node.tag, (*path, key_node.value), key_pos)
-                continue
-            key = plain_text(key_node.value)
-            if key in first_seen:
-                line, col = first_seen[key]
-                self.report(key_pos, f"duplicate key {key!r} (first at line {line}, column {col})")
-                continue
-            first_seen[key] = key_pos
-            self.map.keys[(*path, key)] = key_pos
-            result[key] = self.build(value_node, (*path, key), depth + 1)
+            if (value_node.__class__ is ScalarNode and value_node.tag == _STR
+                    and child_depth <= MAX_DEPTH):  # inline: most values are text
+                self.nodes += 1
+                if self.nodes > MAX_NODES:
+                    raise _TooLarge
+                value = value_node.value
+                result[key] = value if value.isprintable() else plain_text(value)
+            else:
+                result[key] = build(value_node, here, key, child_depth)
         return result
+
+    def _odd_key(self, key_node: Node, here: Link) -> str | None:
+        """The text of a key that is not plain text, or None after reporting it."""
+        key_pos = _mark(key_node)
+        if not isinstance(key_node, ScalarNode):
+            self.report(key_pos, "a mapping key must be plain text, not a list or mapping")
+            return None
+        if key_node.tag == _MERGE:
+            self.report(key_pos, "merge keys (<<) are not supported; write the keys out")
+            return None
+        if key_node.tag not in _KEY_TAGS:
+            self._refuse_tag(key_node.tag, (here, key_node.value), key_pos)
+            return None
+        return plain_text(key_node.value)
+
+    def _duplicate(self, node: Node, key: str, key_node: Node) -> None:
+        first = next(k for k, _ in node.value if _accepted_key(k) == key)
+        line, col = _mark(first)
+        self.report(_mark(key_node), f"duplicate key {key!r} (first at line {line}, column {col})")
 
 
 class _TooLarge(Exception):
@@ -201,7 +279,6 @@ def parse_yaml(text: str) -> ParsedYaml:
     def report(pos: Position, message: str) -> None:
         problems.append((pos[0], pos[1], message))
 
-    builder = _Builder(report)
     loader = _Loader(text)
     try:
         try:
@@ -213,18 +290,19 @@ def parse_yaml(text: str) -> ParsedYaml:
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         message = " ".join(part for part in (exc.context, exc.problem) if part)
         report((line, col), f"malformed YAML: {message or exc}")
-        return ParsedYaml(None, builder.map, problems)
+        return ParsedYaml(None, SourceMap(), problems)
     except yaml.reader.ReaderError as exc:
         report(position_of(text, exc.position), f"malformed YAML: {exc.reason}")
-        return ParsedYaml(None, builder.map, problems)
+        return ParsedYaml(None, SourceMap(), problems)
     except (yaml.YAMLError, RecursionError) as exc:
         report((1, 1), f"malformed YAML: {exc}")
-        return ParsedYaml(None, builder.map, problems)
+        return ParsedYaml(None, SourceMap(), problems)
     if root is None:
         report((1, 1), "the file is empty")
-        return ParsedYaml(None, builder.map, problems)
+        return ParsedYaml(None, SourceMap(), problems)
+    builder = _Builder(report, root)
     try:
-        data = builder.build(root, (), 0)
+        data = builder.build(root, None, "", 0)  # the root's "" is dropped from every path
     except _TooLarge:
         report(_mark(root), f"more than {MAX_NODES} values (aliases counted expanded); a "
                             f"deck may hold at most {MAX_NODES} values and 5 MB")

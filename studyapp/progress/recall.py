@@ -49,29 +49,26 @@ def weakness(settings: SchedulerSettings, stability: float | None,
 
     ``None`` for a card that is safe (recall rounds to 100%) or never reviewed.
     """
-    if last_review is None or not stability:
-        return None
-    recall = retrievability(settings, stability, (now - last_review).total_seconds() / 86400)
-    if recall >= WEAKEST_RECALL_CAP:
-        return None
-    return float(recall * LAPSE_WEIGHT ** lapses)
+    age = None if last_review is None else (now - last_review).total_seconds() / 86400
+    return weakness_scorer(settings)(stability, age, lapses)
 
 
-Scorer = Callable[[float | None, datetime | None, int], float | None]
+Scorer = Callable[[float | None, float | None, int], float | None]
 
 
-def weakness_scorer(settings: SchedulerSettings, now: datetime) -> Scorer:
-    """``weakness`` with the forgetting curve worked out once, for scoring every card."""
+def weakness_scorer(settings: SchedulerSettings) -> Scorer:
+    """``weakness`` by (stability, days since the last review, lapses), the forgetting
+    curve worked out once, for scoring every card (the store gives each card's age)."""
     decay, factor = forgetting_curve(settings.parameters)
 
-    def score(stability: float | None, last_review: datetime | None, lapses: int) -> float | None:
-        if last_review is None or not stability:
+    def score(stability: float | None, elapsed_days: float | None,
+              lapses: int) -> float | None:
+        if elapsed_days is None or not stability:
             return None
         if stability <= 0:
             recall = 0.0
         else:
-            elapsed = max(0.0, (now - last_review).total_seconds() / 86400)
-            recall = float((1 + factor * elapsed / stability) ** decay)
+            recall = float((1 + factor * max(0.0, elapsed_days) / stability) ** decay)
         if recall >= WEAKEST_RECALL_CAP:
             return None
         return float(recall * LAPSE_WEIGHT ** lapses)

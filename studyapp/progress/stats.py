@@ -172,7 +172,7 @@ def weakest_lines(service: ProgressSource, top: int = 10) -> tuple[CardLine, ...
 
     settings, now = service.settings, service.now()
     scores = db.weakest_cards(service.store, service.profile.id, top,
-                              weakness_scorer(settings, now))
+                              weakness_scorer(settings), now)
     return tuple(_card_line(s, settings, now) for s in scores)
 
 

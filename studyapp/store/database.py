@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session, sessionmaker
 # A test checks these against the Alembic scripts in migrations/versions.
 REVISIONS: tuple[str, ...] = (
     "0001_initial", "0002_stats_indexes", "0003_session_queue", "0004_review_flags",
-    "0005_review_uid_per_profile", "0006_card_stats",
+    "0005_review_uid_per_profile", "0006_card_stats", "0007_previous_review",
 )
 HEAD = REVISIONS[-1]
 SQLITE_MAGIC = b"SQLite format 3\x00"

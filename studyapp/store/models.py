@@ -140,9 +140,9 @@ class ReviewLog(Base):
               "state_before"),
         # revision 0005: a review id names one review within one profile
         UniqueConstraint("profile_id", "uid", name="uq_review_logs_profile_uid"),
-        # revision 0006: true retention read from this index alone
+        # revisions 0006 and 0007: true retention read from this index alone
         Index("ix_review_logs_retention", "profile_id", "reviewed_at", "state_before",
-              "card_id", "rating", "stability_before"),
+              "previous_review_at", "card_id", "rating", "stability_before"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -167,6 +167,10 @@ class ReviewLog(Base):
     looked_at_post: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # revision 0006: previous["stability"], set by a trigger on insert (young or mature)
     stability_before: Mapped[float | None] = mapped_column(Float, nullable=True)
+    # revision 0007: for a review-stage answer, the card's previous review-stage answer
+    # (in (reviewed_at, id) order), set by triggers: the first of a day is the one whose
+    # previous answer falls before the day starts
+    previous_review_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class ReviewHour(Base):

@@ -193,13 +193,19 @@ def card_summaries(store: Store, profile_id: int, due_before: datetime,
     datetime is converted per row.
     """
     # stage 0 rows (marked or reset, never answered since) are new, never due
-    is_due = and_(CardState.due < due_before, CardState.state != 0,
-                  _not_buried(now)).label("is_due")
-    query = select(CardState.deck_id, CardState.card_key, CardState.state,
-                   CardState.suspended, is_due).where(CardState.profile_id == profile_id)
+    is_due = and_(CardState.due < due_before, CardState.state != 0, _not_buried(now))
+    # one number per card (stage, suspended, due packed by the database), and one shared
+    # summary per distinct number: no tuple is built for every card
+    code = (CardState.state * 4 + case((CardState.suspended, 2), else_=0)
+            + case((is_due, 1), else_=0))
+    query = select(CardState.deck_id, CardState.card_key, code).where(
+        CardState.profile_id == profile_id)
     with store.engine.connect() as conn:  # the driver's tuples: no row objects per card
-        return {(d, k): CardSummary(stage, bool(sus), bool(due))
-                for d, k, stage, sus, due in conn.execute(query).cursor.fetchall()}
+        rows = conn.execute(query).cursor.fetchall()
+    shared: dict[int, CardSummary] = {}
+    for code_n in {row[2] for row in rows}:
+        shared[code_n] = CardSummary(code_n >> 2, bool(code_n & 2), bool(code_n & 1))
+    return {(d, k): shared[c] for d, k, c in rows}
 
 
 class QueueRow(NamedTuple):
@@ -418,13 +424,13 @@ def learning_due_times(store: Store, profile_id: int,
 
     Suspended and buried cards are left out.
     """
-    with store.sessions() as session:
-        rows = session.execute(select(CardState.deck_id, CardState.card_key, CardState.due)
-                               .where(CardState.profile_id == profile_id,
-                                      CardState.state.in_((1, 3)),
-                                      CardState.suspended.is_(False), _not_buried(now))
-                               .order_by(CardState.due))
-        return [((d, k), due) for d, k, due in rows]
+    query = (select(CardState.deck_id, CardState.card_key, CardState.due)
+             .where(CardState.profile_id == profile_id, CardState.state.in_((1, 3)),
+                    CardState.suspended.is_(False), _not_buried(now))
+             .order_by(CardState.due))
+    with store.engine.connect() as conn:  # the driver's tuples, times parsed here
+        rows = conn.execute(query).cursor.fetchall()
+    return [((d, k), _utc(due)) for d, k, due in rows]
 
 
 def deck_choices(store: Store, profile_id: int) -> dict[str, bool]:

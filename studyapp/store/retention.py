@@ -1,8 +1,10 @@
 """True retention: the share of reviews passed, young and mature cards apart.
 
-Only each card's first review of a study day counts, as Anki counts it. On
-SQLite the days are counted one at a time from the retention index; other
-backends rank each card's reviews of a day with a window function.
+Only each card's first review of a study day counts, as Anki counts it. The
+days are counted one at a time from the retention index, each answer's link to
+the card's previous review-stage answer telling the first of a day; a window
+longer than ``MAX_DAYS_BY_DAY`` ranks each card's reviews of a day with a
+window function instead.
 """
 
 from __future__ import annotations
@@ -11,11 +13,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 
-from sqlalchemy import and_, case, func, select, union_all
+from sqlalchemy import and_, case, func, or_, select, union_all
 
 from studyapp.store.database import Store
 from studyapp.store.models import ReviewLog
-from studyapp.store.stats import REVIEW, _dialect, _int, _true, day_key
+from studyapp.store.stats import REVIEW, _int, _true, day_key
 
 MATURE_DAYS = 21.0
 """A card whose stability is at least this many days counts as mature (as in Anki)."""
@@ -53,7 +55,7 @@ class Retention:
 
 
 MAX_DAYS_BY_DAY = 62
-"""Up to this many study days, SQLite counts retention one day at a time (see below)."""
+"""Up to this many study days, retention is counted one day at a time (see below)."""
 
 
 def true_retention(store: Store, profile_id: int, start: datetime, end: datetime,
@@ -69,17 +71,16 @@ def true_retention(store: Store, profile_id: int, start: datetime, end: datetime
                       else_=0)
         in_review = (ReviewLog.profile_id == profile_id, ReviewLog.state_before == REVIEW)
         days = _study_day_starts(start, end, day_shift)
-        if _dialect(session) == "sqlite" and len(days) >= 2:
-            # SQLite: each day's first review per card by GROUP BY card with MIN(time),
-            # whose other columns come from that row (documented SQLite behaviour);
-            # day by day, so no sort over the whole window as a window function needs
-            # (grouped by card_id + 0: grouping by the bare column tempts the planner
-            # to walk ix_review_logs_card over every card instead of one day's range)
+        if len(days) >= 2:
+            # day by day: a card's first review-stage answer of a day is the one whose
+            # previous review-stage answer (kept by triggers, revision 0007) falls before
+            # the day's start (or the window's, for its first day); a plain range of
+            # ix_review_logs_retention per day, nothing grouped or sorted
+            previous = ReviewLog.previous_review_at
             firsts = union_all(*(
-                select(ReviewLog.rating.label("rating"), mature.label("mature"),
-                       func.min(ReviewLog.reviewed_at))
-                .where(*in_review, ReviewLog.reviewed_at >= lo, ReviewLog.reviewed_at < hi)
-                .group_by(ReviewLog.card_id + 0)
+                select(ReviewLog.rating.label("rating"), mature.label("mature"))
+                .where(*in_review, ReviewLog.reviewed_at >= lo, ReviewLog.reviewed_at < hi,
+                       or_(previous.is_(None), previous < lo))
                 for lo, hi in pairwise(days))).subquery()
             rating, is_mature, first = firsts.c.rating, firsts.c.mature, None
         else:
@@ -87,7 +88,8 @@ def true_retention(store: Store, profile_id: int, start: datetime, end: datetime
             ranked = (
                 select(ReviewLog.rating.label("rating"), mature.label("mature"),
                        func.row_number().over(partition_by=(ReviewLog.card_id, day),
-                                              order_by=ReviewLog.reviewed_at).label("nth"))
+                                              order_by=(ReviewLog.reviewed_at, ReviewLog.id))
+                       .label("nth"))
                 .where(*in_review, ReviewLog.reviewed_at >= start, ReviewLog.reviewed_at < end)
             ).subquery()
             rating, is_mature, first = ranked.c.rating, ranked.c.mature, ranked.c.nth == 1

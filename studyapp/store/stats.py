@@ -42,7 +42,7 @@ from studyapp.store.models import (
     ReviewLog,
     UTCDateTime,
 )
-from studyapp.store.progress import CardRow, ProfileInfo, _row, _utc
+from studyapp.store.progress import CardRow, ProfileInfo, _row
 
 REVIEW = 2
 LEARNING_STAGES = (1, 3)
@@ -292,23 +292,36 @@ def studied_in_buckets(store: Store, profile_id: int,
     """
     if len(bounds) < 2:
         return []
+    hours = [_whole_hour(b) for b in bounds]
+    edges: Sequence[datetime | int] = bounds
+    by_hour = None not in hours  # review_hours: a smaller index, whole numbers bound
+    if by_hour:
+        edges = [h for h in hours if h is not None]
     found: list[bool] = []
     chunk = 200
     with store.sessions() as session:
-        for first in range(0, len(bounds) - 1, chunk):
-            part = bounds[first:first + chunk + 1]
+        for first in range(0, len(edges) - 1, chunk):
+            part = edges[first:first + chunk + 1]
             params: dict[str, Any] = {"profile_id": profile_id}
             for n, (lo, hi) in enumerate(pairwise(part)):
                 params[f"lo{n}"], params[f"hi{n}"] = lo, hi
-            row = session.execute(_exists_per_bucket(len(part) - 1), params).one()
+            row = session.execute(_exists_per_bucket(len(part) - 1, by_hour), params).one()
             found.extend(bool(v) for v in row)
     return found
 
 
 @cache
-def _exists_per_bucket(buckets: int) -> Any:
-    """The EXISTS-per-bucket SELECT, built once per size (building it costs more than running)."""
+def _exists_per_bucket(buckets: int, by_hour: bool = False) -> Any:
+    """The EXISTS-per-bucket SELECT, built once per size (building it costs more than running).
+
+    ``by_hour``: buckets given as hours since 1970, looked up in review_hours.
+    """
     def exists(n: int) -> Any:
+        if by_hour:
+            return select(ReviewHour.hour).where(
+                ReviewHour.profile_id == bindparam("profile_id"),
+                ReviewHour.hour >= bindparam(f"lo{n}"), ReviewHour.hour < bindparam(f"hi{n}"),
+                ReviewHour.reviews > 0).exists()
         return select(ReviewLog.id).where(
             ReviewLog.profile_id == bindparam("profile_id"),
             ReviewLog.reviewed_at >= bindparam(f"lo{n}", type_=UTCDateTime()),
@@ -346,22 +359,23 @@ def _scores(session: Session, profile_id: int, cards: Sequence[CardState]) -> li
 
 
 def weakest_cards(store: Store, profile_id: int, limit: int,
-                  weakness: Callable[[float | None, datetime | None, int], float | None]
-                  ) -> list[CardScore]:
-    """The ``limit`` cards with the lowest ``weakness(stability, last review, lapses)``.
+                  weakness: Callable[[float | None, float | None, int], float | None],
+                  now: datetime) -> list[CardScore]:
+    """The ``limit`` cards with the lowest ``weakness(stability, days since review, lapses)``.
 
     The caller supplies the score (the FSRS forgetting curve lives above the
     store); a score of ``None`` leaves the card out. Only four columns are read
-    for every card, whole rows only for the chosen ones.
+    for every card, the age worked out by the database (no time parsed per
+    card); whole rows only for the chosen ones.
     """
     with store.sessions() as session:
-        # the driver's tuples, times parsed here: no row objects for every card
+        age = age_days(session, CardState.last_review, now)
         candidates = session.connection().execute(
-            select(CardState.id, CardState.stability, CardState.last_review, CardState.lapses)
+            select(CardState.id, CardState.stability, age, CardState.lapses)
             .where(CardState.profile_id == profile_id, CardState.suspended.is_(False),
                    CardState.reps > 0, CardState.state != 0)).cursor.fetchall()
-        scored = [(score, card_id) for card_id, stability, last, lapses in candidates
-                  if (score := weakness(stability, None if last is None else _utc(last),
+        scored = [(score, card_id) for card_id, stability, days, lapses in candidates
+                  if (score := weakness(stability, None if days is None else float(days),
                                         int(lapses or 0))) is not None]
         chosen = [card_id for _, card_id in heapq.nsmallest(limit, scored)]
         if not chosen:

@@ -211,11 +211,12 @@ def test_profiles_never_mix(db_url: str) -> None:
         assert review_count(store, ana.id) == 5 and review_count(store, ben.id) == 3
         assert totals(store, ana.id).correct == 5 and totals(store, ben.id).correct == 0
         assert post_tallies(store, ben.id, T0)["intro"].seen == 3
-        def by_lapses(stability: float | None, last: datetime | None, lapses: int) -> float:
+        def by_lapses(stability: float | None, age: float | None, lapses: int) -> float:
             return -lapses
 
-        assert [s.card.lapses for s in weakest_cards(store, ben.id, 10, by_lapses)] == [1] * 3
-        assert [s.reviews for s in weakest_cards(store, ana.id, 10, by_lapses)] == [1] * 5
+        weakest_ben = weakest_cards(store, ben.id, 10, by_lapses, T0)
+        assert [s.card.lapses for s in weakest_ben] == [1] * 3
+        assert [s.reviews for s in weakest_cards(store, ana.id, 10, by_lapses, T0)] == [1] * 5
         kinds = [kind for kind, _ in iter_records(store, ben.id)]
         assert kinds.count("review") == 3 and kinds.count("card") == 3
         assert not any(undo_answer(store, ana.id, log) for log in ben_logs)
