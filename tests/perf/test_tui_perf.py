@@ -94,27 +94,47 @@ class Frames:
                 x += 1
 
     async def step(self, start: float, done: Callable[[], object], timeout: float = 15) -> float:
-        """Milliseconds from ``start`` to the first frame showing the settled screen."""
+        """Milliseconds from ``start`` to the first frame showing the settled screen.
+
+        Settled: no frame for QUIET_S, and the frames played back show what a full
+        render of the screen shows (else a frame is still to come: wait for it).
+        """
         end = time.monotonic() + timeout
         while not done():
             if time.monotonic() > end:
                 raise AssertionError(f"timed out waiting for {done}")
             await asyncio.sleep(0)
-        waited = time.perf_counter()
-        while time.perf_counter() - max([waited] + [w for w, _ in self.written[-1:]]) < QUIET_S:
-            await asyncio.sleep(0.01)
-        if not self.written:
+        shown: list[tuple[float, list[list[Cell]]]] = []
+        while True:
+            waited = time.perf_counter()
+            while time.perf_counter() - max([waited] + [w for w, _ in self.written[-1:]]) < QUIET_S:
+                await asyncio.sleep(0.01)
+            for when, update in self.written:
+                self._apply(update)
+                shown.append((when, [row[:] for row in self.screen]))
+            self.written.clear()
+            stale = self.stale()
+            if not stale:
+                break
+            if time.monotonic() > end:
+                raise AssertionError(f"the frames written left stale cells: {stale[:5]}")
+        if not shown:
             raise AssertionError("no frame was written")
-        shown: list[list[list[Cell]]] = []
-        for _, update in self.written:
-            self._apply(update)
-            shown.append([row[:] for row in self.screen])
         first = len(shown) - 1
-        while first > 0 and shown[first - 1] == shown[-1]:
+        while first > 0 and shown[first - 1][1] == shown[-1][1]:
             first -= 1  # the frames that only drew again what was already there
-        when = self.written[first][0]
-        self.written.clear()
-        return (when - start) * 1000
+        return (shown[first][0] - start) * 1000
+
+    def stale(self) -> list[tuple[int, int, Cell, Cell]]:
+        """Cells where the frames played back differ from a full render of the screen."""
+        full: list[list[Cell]] = []
+        for strip in self.app.screen._compositor.render_strips():
+            row: list[Cell] = []
+            for segment in strip:
+                row.extend((char, segment.style) for char in segment.text)
+            full.append(row)
+        return [(y, x, full[y][x], self.screen[y][x]) for y in range(len(full))
+                for x in range(len(full[y])) if full[y][x] != self.screen[y][x]]
 
 
 def press(app: App[Any], key: str) -> None:

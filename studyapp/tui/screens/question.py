@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.reactive import reactive
+from textual.reactive import Reactive, reactive
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
@@ -73,6 +73,9 @@ class QuestionScreen(StudyScreen):
     phase: reactive[str] = reactive("loading", bindings=True, repaint=False)
     """loading → asking → feedback → asking … → done."""
     can_undo: reactive[bool] = reactive(False, bindings=True, repaint=False)
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+    """As Textual's, without repainting the whole screen at each focus change: the
+    widgets that gain and lose focus repaint themselves (every answer moves focus)."""
 
     def __init__(self, kind: str, *, post: str | None = None, deck: str | None = None,
                  limit: int | None = None, seed: int | None = None) -> None:
@@ -92,18 +95,20 @@ class QuestionScreen(StudyScreen):
 
     def compose(self) -> ComposeResult:
         """Every part of a question and its feedback, hidden until a question fills it in."""
-        with Horizontal(id="question-head"):
-            yield Label(self.tr("tui.question.loading"), id="session-line")
-            yield Label("", id="session-score")
-        asking: list[Widget] = [Static("", id="prompt"), ChoiceList(id="choices"),
-                                Input(id="response"), Label("", classes="hint")]
-        for widget in asking:
+        # kept at hand: every answer refills them (a query per part costs more than the part)
+        self.line, self.score = Label(self.tr("tui.question.loading"), id="session-line"), \
+            Label("", id="session-score")
+        self.prompt, self.choices = Static("", id="prompt"), ChoiceList(id="choices")
+        self.field, self.hint = Input(id="response"), Label("", classes="hint")
+        self.retry, self.feedback = Label("", id="retry"), FeedbackView(self.lang)
+        self.card, self.bar = VerticalScroll(id="card"), AnswerBar(self.lang)
+        for widget in (self.prompt, self.choices, self.field, self.hint):
             widget.display = False
-        with VerticalScroll(id="card"):
-            yield from asking
-            yield Label("", id="retry")
-            yield FeedbackView(self.lang)
-        yield AnswerBar(self.lang)  # the ratings, never scrolled out of sight
+        yield Horizontal(self.line, self.score, id="question-head")
+        with self.card:
+            yield from (self.prompt, self.choices, self.field, self.hint, self.retry,
+                        self.feedback)
+        yield self.bar  # the ratings, never scrolled out of sight
         yield SteadyFooter()
 
     def on_mount(self) -> None:
@@ -258,7 +263,7 @@ class QuestionScreen(StudyScreen):
             return
         self.outcome = replace(outcome, can_overrule=False)
         self.correct += 1
-        self.query_one(FeedbackView).set_verdict(self.tr("tui.question.overruled"), True)
+        self.feedback.set_verdict(self.tr("tui.question.overruled"), True)
         self.refresh_bindings()
 
     @work(group="session", exit_on_error=False)
@@ -297,15 +302,13 @@ class QuestionScreen(StudyScreen):
         question = presented.question
         score = (self.tr("tui.question.score", correct=self.correct, answered=self.answered)
                  if self.answered else "")
-        self.query_one("#session-score", Label).update(score)
+        self.score.update(score)
         room = self.app.size.width - 2 - (len(score) + 2 if score else 0)
         line = header_line(presented, self.post_title(presented.question.post), room, self.lang)
-        self.query_one("#session-line", Label).update(Content(line))
-        card = self.query_one("#card", VerticalScroll)
-        prompt = self.query_one("#prompt", Static)
-        prompt.update(plain(question.prompt))
-        choices = self.query_one("#choices", ChoiceList)
-        field = self.query_one("#response", Input)
+        self.line.update(Content(line))
+        self.prompt.update(plain(question.prompt))
+        choices, field = self.choices, self.field
+        field.value = ""  # the last answer typed, even when this one is a choice
         focus: Widget
         if question.kind in (Kind.CHOICE, Kind.TRUEFALSE):
             if question.kind is Kind.CHOICE:
@@ -330,26 +333,21 @@ class QuestionScreen(StudyScreen):
             else:
                 hint = self.tr("tui.question.hint_text")
                 field.placeholder = self.tr("tui.question.placeholder_text")
-            field.value = ""
             focus = field
-        self.query_one(".hint", Label).update(hint)
+        self.hint.update(hint)
         self.show_retry("", shown=False)
         self.phase = "asking"
-        focus.display = True
+        focus.display = self.prompt.display = self.hint.display = True
         self.set_focus(focus)
-        for widget in (prompt, self.query_one(".hint")):
-            widget.display = True
         (field if focus is choices else choices).display = False
-        self.query_one(FeedbackView).display = False
-        self.query_one(AnswerBar).display = False
-        card.scroll_home(animate=False)
+        self.feedback.display = self.bar.display = False
+        self.card.scroll_home(animate=False)
         self.refresh(layout=True, repaint=False)  # one layout of the screen, next frame
 
     def show_retry(self, message: str, shown: bool = True) -> None:
         """Why an answer was not graded (a unit of the wrong kind), under the answer."""
-        retry = self.query_one("#retry", Label)
-        retry.update(plain(message))
-        retry.display = shown
+        self.retry.update(plain(message))
+        self.retry.display = shown
 
     def show_feedback(self, outcome: Outcome) -> None:
         """Hide the answer widgets, fill in the verdict and offer the ratings."""
@@ -363,13 +361,13 @@ class QuestionScreen(StudyScreen):
             mark += "  " + self.tr("tui.question.recorded_again")
         comparison = answer_comparison(presented.question, verdict,
                                        max(12, self.app.size.width - 30), self.lang)
-        self.query_one(FeedbackView).show(mark, right, comparison, verdict.message or "",
-                                          presented.question.explanation)
+        self.feedback.show(mark, right, comparison, verdict.message or "",
+                           presented.question.explanation)
         self.phase = "feedback"
-        self.set_focus(self.query_one(AnswerBar).show(outcome), scroll_visible=False)
-        for widget in self.query("#choices, #response, .hint"):
-            widget.display = False  # the answer widgets give their room to the feedback
-        self.query_one("#card", VerticalScroll).scroll_home(animate=False)
+        self.set_focus(self.bar.show(outcome), scroll_visible=False)
+        # the answer widgets give their room to the feedback
+        self.choices.display = self.field.display = self.hint.display = False
+        self.card.scroll_home(animate=False)
         self.refresh(layout=True, repaint=False)  # one layout of the screen, next frame
 
     # -- input -----------------------------------------------------------------------
@@ -453,10 +451,8 @@ class QuestionScreen(StudyScreen):
         """The answer field while it holds text."""
         if self.phase != "asking":
             return None
-        for field in self.query("#response").results(Input):
-            if field.value:
-                return field
-        return None
+        field = self.field
+        return field if field.display and field.value else None
 
     def action_escape(self) -> None:
         """Esc clears a typed answer first; with nothing typed it ends the session."""
