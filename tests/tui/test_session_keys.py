@@ -79,7 +79,7 @@ async def test_a_stray_enter_never_answers_the_next_choice(app_factory: AppFacto
         assert phase(app) == "asking" and review_rows(db_path) == []
         await pilot.press(right_letter(app))
         await wait_until(pilot, lambda: phase(app) == "feedback")
-        ratings = [b.id for b in app.screen.query("#ratings Button").results(Button)]
+        ratings = [b.id for b in app.screen.query("#ratings Button").results(Button) if b.display]
         assert ratings == ["rate-again", "rate-hard", "rate-good", "rate-easy"]
         assert "I guessed" in str(app.screen.query_one("#rate-again", Button).label)
         first = question_screen(app).presented

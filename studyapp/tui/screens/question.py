@@ -12,6 +12,7 @@ Hard. Deck text is shown as plain text only.
 from __future__ import annotations
 
 import string
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -19,20 +20,22 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.reactive import reactive
+from textual.reactive import Reactive, reactive
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Input, Label, OptionList, Static
+from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studyapp.catalog.posts import list_posts
 from studyapp.questions.model import Kind
-from studyapp.srs.scheduler import Rating, format_interval
+from studyapp.srs.scheduler import Rating
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.question_format import answer_comparison, header_line
 from studyapp.tui.screens.summary import SessionTally
 from studyapp.tui.text import plain
+from studyapp.tui.widgets.feedback import AnswerBar, FeedbackView
+from studyapp.tui.widgets.footer import SteadyFooter
 
 if TYPE_CHECKING:
     from studyapp.study import Outcome, Presented, StudyService, StudySession
@@ -40,8 +43,6 @@ if TYPE_CHECKING:
 LETTERS = string.ascii_lowercase[:9]
 NARROW = 70
 """Below this width the four rating buttons take two rows."""
-RATED = (Rating.AGAIN, Rating.HARD, Rating.GOOD, Rating.EASY)
-"""After a right answer all four: Again reads "I guessed" (a lucky guess is a lapse)."""
 
 
 class ChoiceList(OptionList):
@@ -69,9 +70,12 @@ class QuestionScreen(StudyScreen):
                   id=f"question.letter{letter}") for n, letter in enumerate(LETTERS[:6])),
     ]
 
-    phase: reactive[str] = reactive("loading", bindings=True)
+    phase: reactive[str] = reactive("loading", bindings=True, repaint=False)
     """loading → asking → feedback → asking … → done."""
-    can_undo: reactive[bool] = reactive(False, bindings=True)
+    can_undo: reactive[bool] = reactive(False, bindings=True, repaint=False)
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+    """As Textual's, without repainting the whole screen at each focus change: the
+    widgets that gain and lose focus repaint themselves (every answer moves focus)."""
 
     def __init__(self, kind: str, *, post: str | None = None, deck: str | None = None,
                  limit: int | None = None, seed: int | None = None) -> None:
@@ -90,12 +94,22 @@ class QuestionScreen(StudyScreen):
         self.looked_at_post = False
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="question-head"):
-            yield Label(self.tr("tui.question.loading"), id="session-line")
-            yield Label("", id="session-score")
-        yield VerticalScroll(id="card")
-        yield Vertical(id="answer-bar")  # the ratings, never scrolled out of sight
-        yield Footer()
+        """Every part of a question and its feedback, hidden until a question fills it in."""
+        # kept at hand: every answer refills them (a query per part costs more than the part)
+        self.line, self.score = Label(self.tr("tui.question.loading"), id="session-line"), \
+            Label("", id="session-score")
+        self.prompt, self.choices = Static("", id="prompt"), ChoiceList(id="choices")
+        self.field, self.hint = Input(id="response"), Label("", classes="hint")
+        self.retry, self.feedback = Label("", id="retry"), FeedbackView(self.lang)
+        self.card, self.bar = VerticalScroll(id="card"), AnswerBar(self.lang)
+        for widget in (self.prompt, self.choices, self.field, self.hint):
+            widget.display = False
+        yield Horizontal(self.line, self.score, id="question-head")
+        with self.card:
+            yield from (self.prompt, self.choices, self.field, self.hint, self.retry,
+                        self.feedback)
+        yield self.bar  # the ratings, never scrolled out of sight
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -125,24 +139,34 @@ class QuestionScreen(StudyScreen):
             raise
         await self.show_next()
 
-    async def show_next(self) -> None:
+    async def show_next(self, first: Callable[[StudySession], object] | None = None) -> bool:
+        """The next question; ``first(session)`` runs before it in the same service call.
+
+        One call, not two: each call waits for the service thread and back.
+        A falsy result of ``first`` (nothing undone) leaves the screen as it is.
+        """
         session = self.session
         assert session is not None
 
-        def advance(_: StudyService) -> tuple[Presented | None, bool, int, int]:
+        def advance(_: StudyService) -> tuple[Presented | None, bool, int, int] | None:
+            if first is not None and not first(session):
+                return None
             presented = session.next()
             return presented, session.can_undo, session.answered, session.correct
 
-        presented, can_undo, self.answered, self.correct = await self.study_app.backend.call(
-            advance)
+        advanced = await self.study_app.backend.call(advance)
+        if advanced is None:
+            return False
+        presented, can_undo, self.answered, self.correct = advanced
         self.can_undo = can_undo
         self.presented = presented
         self.outcome = None
         self.looked_at_post = False
         if presented is None:
             self.finish()
-            return
-        await self.show_question(presented)
+            return True
+        self.show_question(presented)
+        return True
 
     def finish(self) -> None:
         """The summary replaces this screen; with nothing answered, straight home."""
@@ -195,7 +219,7 @@ class QuestionScreen(StudyScreen):
             self.can_undo = can_undo
             if outcome.recorded:
                 self.answered += 1
-            await self.show_feedback(outcome)
+            self.show_feedback(outcome)
         finally:
             self.busy = False
 
@@ -206,8 +230,11 @@ class QuestionScreen(StudyScreen):
             return
         self.busy = True  # until the next question is up: a second key never rates twice
         try:
-            await self.study_app.backend.call(lambda _: session.rate(rating))
-            await self.show_next()
+            def record(session: StudySession) -> bool:
+                session.rate(rating)
+                return True
+
+            await self.show_next(record)
         finally:
             self.busy = False
 
@@ -236,8 +263,7 @@ class QuestionScreen(StudyScreen):
             return
         self.outcome = replace(outcome, can_overrule=False)
         self.correct += 1
-        self.query_one("#verdict", Label).update(self.tr("tui.question.overruled"))
-        self.query_one("#feedback").set_classes("-right")
+        self.feedback.set_verdict(self.tr("tui.question.overruled"), True)
         self.refresh_bindings()
 
     @work(group="session", exit_on_error=False)
@@ -258,10 +284,8 @@ class QuestionScreen(StudyScreen):
             return
         self.busy = True
         try:
-            undone = await self.study_app.backend.call(lambda _: session.undo())
-            if undone:
+            if await self.show_next(lambda session: session.undo()):
                 self.app.notify(self.tr("tui.question.undone"))
-                await self.show_next()
         finally:
             self.busy = False
 
@@ -273,21 +297,18 @@ class QuestionScreen(StudyScreen):
                 return post.title
         return slug
 
-    async def show_question(self, presented: Presented) -> None:
+    def show_question(self, presented: Presented) -> None:
+        """Fill the question's parts in place: no widget is mounted or removed."""
         question = presented.question
         score = (self.tr("tui.question.score", correct=self.correct, answered=self.answered)
                  if self.answered else "")
-        self.query_one("#session-score", Label).update(score)
+        self.score.update(score)
         room = self.app.size.width - 2 - (len(score) + 2 if score else 0)
         line = header_line(presented, self.post_title(presented.question.post), room, self.lang)
-        self.query_one("#session-line", Label).update(Content(line))
-        card = self.query_one("#card", VerticalScroll)
-        await card.remove_children()
-        card.remove_class("-answered")
-        bar = self.query_one("#answer-bar", Vertical)
-        await bar.remove_children()
-        bar.remove_class("-shown")
-        widgets: list[Widget] = [Static(plain(question.prompt), id="prompt")]
+        self.line.update(Content(line))
+        self.prompt.update(plain(question.prompt))
+        choices, field = self.choices, self.field
+        field.value = ""  # the last answer typed, even when this one is a choice
         focus: Widget
         if question.kind in (Kind.CHOICE, Kind.TRUEFALSE):
             if question.kind is Kind.CHOICE:
@@ -301,80 +322,53 @@ class QuestionScreen(StudyScreen):
                            Option(self.tr(f"tui.question.{no}_option"), id="choice-false")]
                 hint = self.tr("tui.question.hint_yesno" if question.yes_no
                                else "tui.question.hint_truefalse")
-            focus = ChoiceList(*options, id="choices")
-            widgets += [focus, Label(hint, classes="hint")]
+            choices.set_options(options)
+            focus = choices
         else:
             if question.kind is Kind.NUMERIC:
                 hint = (self.tr("tui.question.hint_numeric", unit=question.unit)
                         if question.unit else self.tr("tui.question.hint_number"))
-                placeholder = self.tr("tui.question.placeholder_numeric",
-                                      example=f"140 {question.unit or ''}".strip())
+                field.placeholder = self.tr("tui.question.placeholder_numeric",
+                                            example=f"140 {question.unit or ''}".strip())
             else:
                 hint = self.tr("tui.question.hint_text")
-                placeholder = self.tr("tui.question.placeholder_text")
-            focus = Input(placeholder=placeholder, id="response")
-            widgets += [focus, Label(hint, classes="hint")]
-        widgets.append(Label("", id="retry"))
-        await card.mount_all(widgets)
-        card.scroll_home(animate=False)
+                field.placeholder = self.tr("tui.question.placeholder_text")
+            focus = field
+        self.hint.update(hint)
+        self.show_retry("", shown=False)
         self.phase = "asking"
-        focus.focus()
+        focus.display = self.prompt.display = self.hint.display = True
+        self.set_focus(focus)
+        (field if focus is choices else choices).display = False
+        self.feedback.display = self.bar.display = False
+        self.card.scroll_home(animate=False)
+        self.refresh(layout=True, repaint=False)  # one layout of the screen, next frame
 
-    def show_retry(self, message: str) -> None:
-        self.query_one("#retry", Label).update(plain(message))
-        self.query_one("#retry").add_class("-shown")
+    def show_retry(self, message: str, shown: bool = True) -> None:
+        """Why an answer was not graded (a unit of the wrong kind), under the answer."""
+        self.retry.update(plain(message))
+        self.retry.display = shown
 
-    async def show_feedback(self, outcome: Outcome) -> None:
+    def show_feedback(self, outcome: Outcome) -> None:
+        """Hide the answer widgets, fill in the verdict and offer the ratings."""
         presented = self.presented
         assert presented is not None
         verdict = outcome.verdict
         right = bool(verdict.correct)
-        card = self.query_one("#card", VerticalScroll)
-        for widget in card.query("#choices, #response, .hint, #retry"):
-            widget.disabled = True
-        retry = self.query_one("#retry", Label)  # a retry hint is moot once graded
-        retry.update("")
-        retry.remove_class("-shown")
-        card.add_class("-answered")  # the answer widgets give their room to the feedback
+        self.show_retry("", shown=False)  # a retry hint is moot once graded
         mark = self.tr("tui.question.right") if right else self.tr("tui.question.wrong")
         if outcome.recorded and not right:
             mark += "  " + self.tr("tui.question.recorded_again")
-        feedback = Vertical(id="feedback", classes="-right" if right else "-wrong")
-        parts: list[Widget] = [Label(mark, id="verdict")]
         comparison = answer_comparison(presented.question, verdict,
                                        max(12, self.app.size.width - 30), self.lang)
-        parts.append(Static(comparison, id="comparison"))
-        if verdict.message:
-            parts.append(Static(plain(verdict.message), id="verdict-message"))
-        parts.append(Label(self.tr("tui.question.explanation"), classes="subheading"))
-        parts.append(Static(plain(presented.question.explanation), id="explanation"))
-        buttons: list[Button] = []
-        if outcome.needs_rating:
-            for rating in (r for r in RATED if r <= outcome.max_rating):
-                interval = format_interval(outcome.intervals[rating], self.lang)
-                name = self.tr("tui.rating.guessed" if rating is Rating.AGAIN
-                               else f"tui.rating.{rating.name.lower()}")
-                label = Content.assemble((f"{int(rating)} ", "bold"), name,
-                                         (f" {interval}", "dim"))
-                buttons.append(Button(label, id=f"rate-{rating.name.lower()}",
-                                      variant="primary" if rating is Rating.GOOD else "default",
-                                      compact=True))
-        else:
-            buttons.append(Button(self.tr("tui.question.continue"), id="continue",
-                                  variant="primary", compact=True))
-        bar: list[Widget] = [Horizontal(*buttons, id="ratings")]
-        if outcome.needs_rating and outcome.max_rating < Rating.GOOD:
-            bar.append(Label(self.tr("tui.question.capped"), id="rating-capped"))
-        await card.mount(feedback)
-        await feedback.mount_all(parts)
-        answer_bar = self.query_one("#answer-bar", Vertical)
-        await answer_bar.mount_all(bar)
-        answer_bar.add_class("-shown")
+        self.feedback.show(mark, right, comparison, verdict.message or "",
+                           presented.question.explanation)
         self.phase = "feedback"
-        best = "#rate-good" if outcome.max_rating >= Rating.GOOD else "#rate-hard"
-        self.query_one(best if outcome.needs_rating else "#continue", Button).focus(
-            scroll_visible=False)
-        card.scroll_home(animate=False)
+        self.set_focus(self.bar.show(outcome), scroll_visible=False)
+        # the answer widgets give their room to the feedback
+        self.choices.display = self.field.display = self.hint.display = False
+        self.card.scroll_home(animate=False)
+        self.refresh(layout=True, repaint=False)  # one layout of the screen, next frame
 
     # -- input -----------------------------------------------------------------------
 
@@ -457,10 +451,8 @@ class QuestionScreen(StudyScreen):
         """The answer field while it holds text."""
         if self.phase != "asking":
             return None
-        for field in self.query("#response").results(Input):
-            if field.value:
-                return field
-        return None
+        field = self.field
+        return field if field.display and field.value else None
 
     def action_escape(self) -> None:
         """Esc clears a typed answer first; with nothing typed it ends the session."""
