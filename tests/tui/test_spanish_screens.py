@@ -3,15 +3,19 @@ decimal comma, thin-space thousands, translated Select prompt and keys."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
-from textual.widgets import Label, Select, Static
+import pytest
+from textual.widgets import DataTable, Label, Select, Static
 from tui_helpers import wait_until
 
+from studyapp.catalog.posts import POST_SLUGS, figures_rows, load_post
 from studyapp.questions.formatting import THIN_SPACE
 from studyapp.tui.app import StudyApp
 from studyapp.tui.screens.calculator import CalculatorScreen, number
 from studyapp.tui.screens.home import HomeScreen
+from studyapp.tui.screens.post import PostScreen, column_widths, figure_labels
 
 AppFactory = Callable[..., StudyApp]
 
@@ -62,3 +66,36 @@ async def test_calculator_in_spanish_has_no_english_widgets(app_factory: AppFact
         shown = {b.binding.description for b in screen.active_bindings.values()
                  if b.binding.show}
         assert "Cerrar lista" in shown and "Dismiss menu" not in shown
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+@pytest.mark.parametrize("slug", [p for p in POST_SLUGS if load_post(p, "es").figures])
+def test_figures_fit_80_columns_as_a_table(slug: str, lang: str) -> None:
+    """Every key-figures table fits 80 columns whole: no ``BF16 TFLO`` cut mid-word."""
+    rows = figures_rows(load_post(slug, lang), labels=figure_labels(lang))
+    widths = column_widths(rows, 80)
+    assert widths is not None
+    assert sum(widths) + 2 * len(widths) + 4 <= 80
+    columns = list(zip(*rows, strict=True))
+    for index, (column, width) in enumerate(zip(columns, widths, strict=True)):
+        values = column[1:] if index else ()  # names wrap at spaces, figures never do
+        assert all(len(value) <= width for value in values)
+        assert all(len(word) <= width for cell in column for word in cell.split())
+
+
+async def test_post_figures_stack_when_the_table_cannot_fit(app_factory: AppFactory) -> None:
+    app = app_factory(lang="es")
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen))
+        app.push_screen(PostScreen("blackwell"))
+        await wait_until(pilot, lambda: isinstance(app.screen, PostScreen)
+                         and bool(app.screen.figure_rows))
+        assert app.screen.has_class("-stacked-figures")
+        stacked = text_of(app, "#figures-stacked")
+        assert "NVIDIA B200" in stacked
+        assert re.search(r"Ancho de banda \(TB/s\) +8\n", stacked)
+        assert "4,8" in stacked  # H200 SXM 4.8 TB/s (nvidia.com/h200), Spanish comma
+        await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: not app.screen.has_class("-stacked-figures"))
+        table = app.screen.query_one("#figures", DataTable)
+        assert table.header_height > 1  # headers wrap instead of being cut
