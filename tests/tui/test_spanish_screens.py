@@ -14,7 +14,7 @@ from studyapp.catalog.posts import POST_SLUGS, figures_rows, load_post
 from studyapp.questions.formatting import THIN_SPACE
 from studyapp.tui.app import StudyApp
 from studyapp.tui.screens.calculator import CalculatorScreen, number
-from studyapp.tui.screens.home import HomeScreen
+from studyapp.tui.screens.home import HomeScreen, clamp_lines
 from studyapp.tui.screens.post import PostScreen, column_widths, figure_labels
 
 AppFactory = Callable[..., StudyApp]
@@ -99,3 +99,24 @@ async def test_post_figures_stack_when_the_table_cannot_fit(app_factory: AppFact
         await wait_until(pilot, lambda: not app.screen.has_class("-stacked-figures"))
         table = app.screen.query_one("#figures", DataTable)
         assert table.header_height > 1  # headers wrap instead of being cut
+
+
+def test_clamp_lines_ends_a_cut_tagline_with_an_ellipsis() -> None:
+    tagline = ("Memoria, aceleradores, servidores, red y almacenamiento: dónde encaja cada "
+               "pieza antes de estudiarlas una a una.")
+    assert clamp_lines(tagline, 78) == ("Memoria, aceleradores, servidores, red y "
+                                        "almacenamiento: dónde encaja cada\n"
+                                        "pieza antes de estudiarlas una a una.")
+    cut = clamp_lines(tagline, 40)
+    assert cut.count("\n") == 1 and cut.endswith("…")
+    assert all(len(line) <= 40 for line in cut.splitlines())
+
+
+async def test_home_shows_the_whole_tagline_at_80_columns(app_factory: AppFactory) -> None:
+    app = app_factory(lang="es")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen)
+                         and app.screen.selected is not None)
+        preview = app.screen.query_one("#preview", Static)
+        assert preview.content_size.height == 2
+        assert str(preview.render()).endswith("antes de estudiarlas una a una.")
