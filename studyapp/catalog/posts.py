@@ -232,17 +232,45 @@ def clear_cache() -> None:
     _posts.cache_clear()
 
 
-def format_value(value: object) -> str:
-    """A catalog value as plain text: ``989``, ``3.35``, ``HBM3e``; None as ``-``."""
+def format_value(value: object, lang: str = "en") -> str:
+    """A catalog value as plain text: ``989``, ``3.35``, ``HBM3e``; None as ``-``.
+
+    Spanish writes ``3,35`` and groups five digits or more with a thin space
+    (``131 072``), as the post text beside the table and the questions do.
+    """
     if value is None:
         return MISSING_VALUE
     if isinstance(value, bool):
+        if lang == "es":
+            return "sí" if value else "no"
         return "yes" if value else "no"
     if isinstance(value, float):
-        return str(int(value)) if value.is_integer() else repr(value)
-    if isinstance(value, list | tuple):
-        return ", ".join(format_value(item) for item in value)
-    return str(value)
+        text = str(int(value)) if value.is_integer() else repr(value)
+    elif isinstance(value, int):
+        text = str(value)
+    elif isinstance(value, list | tuple):
+        # "1,5; 2" in Spanish: a comma between items would read as a decimal comma
+        return ("; " if lang == "es" else ", ").join(format_value(item, lang) for item in value)
+    else:
+        return str(value)
+    return _spanish_digits(text) if lang == "es" else text
+
+
+THIN_SPACE = "\u202f"
+"""U+202F, the thousands separator of ``questions.formatting`` (catalog sits below it)."""
+
+
+def _spanish_digits(text: str) -> str:
+    """``131072`` → ``131 072``, ``3.35`` → ``3,35``; plain digits only (no exponent)."""
+    sign, digits = ("-", text[1:]) if text.startswith("-") else ("", text)
+    whole, dot, frac = digits.partition(".")
+    if not whole.isdigit() or (frac and not frac.isdigit()):
+        return text.replace(".", ",")
+    if len(whole) >= 5:
+        head = len(whole) % 3 or 3
+        whole = THIN_SPACE.join([whole[:head]] + [whole[i:i + 3]
+                                                  for i in range(head, len(whole), 3)])
+    return f"{sign}{whole}{',' + frac if dot else ''}"
 
 
 def figures_rows(
@@ -253,7 +281,8 @@ def figures_rows(
     """The post's key-figures table read from the catalog.
 
     First row is the header: ``name`` then each field (translated through
-    ``labels`` when given); then one row per id. Empty without ``figures``.
+    ``labels`` when given); then one row per id, numbers written in the
+    post's language. Empty without ``figures``.
     Raises UnknownIdError for an id or field the catalog does not have.
     """
     figures = post.figures
@@ -274,6 +303,6 @@ def figures_rows(
         for field in figures.fields:
             if field not in known:
                 raise UnknownIdError(f"{figures.table} field", field, list(known))
-            row.append(format_value(getattr(entry, field)))
+            row.append(format_value(getattr(entry, field), post.lang))
         rows.append(row)
     return rows

@@ -140,6 +140,22 @@ def test_format_value(value: object, text: str) -> None:
     assert format_value(value) == text
 
 
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(3.35, "3,35"), (4.8, "4,8"), (2250.0, "2250"), (131072, "131\u202f072"),
+     (True, "sí"), ([1.5, 2], "1,5; 2"), ("HBM3e", "HBM3e")],
+)
+def test_format_value_in_spanish(value: object, text: str) -> None:
+    """Decimal comma and thin-space thousands from five digits, as the post text writes."""
+    assert format_value(value, "es") == text
+
+
+def test_spanish_figures_match_the_spanish_text() -> None:
+    rows = figures_rows(load_post("h200", "es"))
+    h200 = next(row for row in rows if row[0] == "NVIDIA H200 SXM")
+    assert "4,8" in h200 and "4.8" not in h200  # H200: 4.8 TB/s (nvidia.com/h200)
+
+
 # --- length -----------------------------------------------------------------
 
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
@@ -255,7 +271,7 @@ def test_figures_rows_are_catalog_values(slug: str) -> None:
         entry = table[entry_id]
         assert row[0] == entry.name
         for field, shown in zip(figures.fields, row[1:], strict=True):
-            assert shown == format_value(getattr(entry, field))
+            assert shown == format_value(getattr(entry, field), "es")
         assert any(cell != "-" for cell in row[1:]), f"{slug}: {entry_id} has no figures"
 
 

@@ -56,3 +56,43 @@ def test_human_output_keeps_three_significant_figures() -> None:
     assert code == 0, out
     assert line(out, "step time (ms)") == "3.35"
     assert line(out, "weights (GB)") == "16.1"
+
+
+def run_es(*args: str) -> str:
+    result = CliRunner().invoke(main, ["--lang", "es", *args])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+THIN = "\u202f"
+
+
+def value(out: str, label: str) -> str:
+    """The whole value after ``label`` (a thin space is whitespace to ``\\S``)."""
+    match = re.search(rf"^{re.escape(label)} +(.+)$", out, re.M)
+    assert match, out
+    return match.group(1)
+
+
+def test_spanish_human_output_uses_decimal_comma_and_thin_space_thousands() -> None:
+    # 6·70e9·15e12 FLOP at 989 TFLOPS × 0.4 MFU on one GPU: 184,319 days
+    out = run_es("calc", "train", "--params", "70B", "--tokens", "15T", "--tflops", "989")
+    assert value(out, "días") == f"184{THIN}319"
+    assert value(out, "horas-GPU") == "4,42e6"
+    assert value(out, "MFU") == "0,4"
+    out = run_es("calc", "fit", "--model", "llama-3.1-70b", "--gpu", "h200-sxm",
+                 "--context", "8192", "--batch", "4")
+    # GQA: 2 · 80 layers · 8 KV heads · 128 dims · 2 bytes = 327,680 bytes per token
+    assert value(out, "KV cache por token (bytes)") == f"327{THIN}680"
+    assert value(out, "margen (GB)") == "-24,9"
+    assert value(out, "contexto (tokens)") == "8192"  # four digits stay whole (RAE)
+    out = run_es("calc", "allreduce", "--size-gb", "10", "--gpus", "8", "--link", "nvlink-4")
+    assert value(out, "algoritmo") == "anillo"
+
+
+def test_spanish_json_keeps_the_fixed_contract() -> None:
+    out = run_es("calc", "fit", "--model", "llama-3.1-70b", "--gpu", "h200-sxm",
+                 "--context", "8192", "--batch", "4", "--json")
+    report = json.loads(out)
+    assert report["kv_cache_bytes_per_token"] == 327680
+    assert report["usable_fraction"] == 0.9

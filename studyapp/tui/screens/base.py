@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from studyapp.tui.app import StudyApp
 
 # Labels of Textual's own bindings, shown in the footer, by their description.
-_BUILTIN_LABELS = {"palette": "tui.key.palette", "Quit": "tui.key.quit"}
+_BUILTIN_LABELS = {"palette": "tui.key.palette", "Quit": "tui.key.quit",
+                   "Dismiss menu": "tui.key.dismiss_menu"}  # Select's open list
 
 
 def localise_bindings(bindings: dict[str, ActiveBinding], lang: str) -> dict[str, ActiveBinding]:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from studyapp.catalog import Catalog
 
 DTYPES = ("fp32", "fp16", "bf16", "fp8", "int8", "fp4", "int4")
+FIELDS = ("model", "gpu", "dtype", "kv_dtype", "context", "batch", "gpus", "tokens", "mfu")
 NARROW = 76
 """Below this width the form and the results stack instead of sitting side by side."""
 
@@ -68,10 +69,20 @@ def parse_whole(text: str, minimum: int) -> int:
     return value
 
 
-def number(value: float, digits: int = 3) -> str:
-    """A figure for reading: ``141``, ``10.7``, ``0.0312``, ``3.2e+24``."""
+def number(value: float, lang: str = "en", digits: int = 3) -> str:
+    """A figure for reading: ``141``, ``10.7``, ``0.0312``, ``3.2e+24``; in Spanish
+    ``10,7``, ``184 319`` (thin space) and ``3,2e24``, as questions write them."""
     if value == 0:
         return "0"
+    if lang == "es":
+        from studyapp.questions.formatting import format_number
+
+        if abs(value) >= 1e7 or abs(value) < 1e-3:
+            mantissa, _, power = f"{value:.{digits}g}".partition("e")
+            return f"{mantissa.replace('.', ',')}e{int(power)}" if power else mantissa
+        if abs(value) >= 100:
+            return format_number(round(value), lang, sig=17)
+        return format_number(value, lang, digits)
     if abs(value) >= 1e7 or abs(value) < 1e-3:
         return f"{value:.{digits}g}"
     if abs(value) >= 100:
@@ -93,12 +104,13 @@ class CalculatorScreen(StudyScreen):
 
     def compose(self) -> ComposeResult:
         yield Label(self.tr("tui.calc.title"), id="calc-title")
+        prompt = self.tr("tui.select.prompt")
         with Horizontal(id="calc-body"):
             with VerticalScroll(id="calc-form"):
                 yield from self.field("model", Select[str]([], id="model", compact=True,
-                                                          allow_blank=True))
+                                                          prompt=prompt, allow_blank=True))
                 yield from self.field("gpu", Select[str]([], id="gpu", compact=True,
-                                                        allow_blank=True))
+                                                        prompt=prompt, allow_blank=True))
                 dtypes = [(dtype, dtype) for dtype in DTYPES]
                 yield from self.field("dtype", Select(dtypes, id="dtype", value="bf16",
                                                       compact=True, allow_blank=False))
@@ -124,8 +136,13 @@ class CalculatorScreen(StudyScreen):
 
     def field(self, name: str, widget: Any) -> ComposeResult:
         with Horizontal(classes="calc-field"):
-            yield Label(self.tr(f"tui.calc.field.{name}"), classes="calc-label")
+            label = Label(self.tr(f"tui.calc.field.{name}"), classes="calc-label")
+            label.styles.width = self.label_width()  # the longest label whole, in any language
+            yield label
             yield widget
+
+    def label_width(self) -> int:
+        return max(14, 1 + max(len(self.tr(f"tui.calc.field.{name}")) for name in FIELDS))
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -218,24 +235,26 @@ class CalculatorScreen(StudyScreen):
                              flops_per_device=tflops * 1e12, gpus=inputs.gpus, mfu=inputs.mfu)
         self.show_fit(fit, total_bytes=inputs.gpus * gpu.memory_bytes)
         self.query_one("#kv-result", Static).update(self.tr(
-            "tui.calc.kv_result", per_token=number(kv["kv_cache_bytes_per_token"] / 1e3),
-            total=number(kv["kv_cache_gb"]), tokens=f"{inputs.context:,}",
+            "tui.calc.kv_result", per_token=self.figure(kv["kv_cache_bytes_per_token"] / 1e3),
+            total=self.figure(kv["kv_cache_gb"]), tokens=self.count(inputs.context),
             batch=inputs.batch))
         self.query_one("#decode-result", Static).update(self.tr(
-            "tui.calc.decode_result", tokens=number(decode["tokens_per_s"]),
-            per_sequence=number(decode["tokens_per_s_per_sequence"]),
-            step=number(decode["step_ms"]), bandwidth=number(decode["bandwidth_tb_s"])))
+            "tui.calc.decode_result", tokens=self.figure(decode["tokens_per_s"]),
+            per_sequence=self.figure(decode["tokens_per_s_per_sequence"]),
+            step=self.figure(decode["step_ms"]),
+            bandwidth=self.figure(decode["bandwidth_tb_s"])))
         self.query_one("#train-result", Static).update(self.tr(
-            "tui.calc.train_result", flops=f"{train['flops']:.3g}", days=number(train["days"]),
-            gpu_hours=number(train["gpu_hours"]), tflops=number(tflops)))
+            "tui.calc.train_result", flops=self.figure(train["flops"]),
+            days=self.figure(train["days"]),
+            gpu_hours=self.figure(train["gpu_hours"]), tflops=self.figure(tflops)))
 
     def show_fit(self, fit: dict[str, Any], *, total_bytes: float) -> None:
         verdict = self.tr("tui.calc.fits" if fit["fits"] else "tui.calc.does_not_fit")
         text = Content.assemble(
             (verdict, "bold $success" if fit["fits"] else "bold $error"), "\n",
-            self.tr("tui.calc.fit_result", weights=number(fit["weights_gb"]),
-                    kv=number(fit["kv_cache_gb"]), required=number(fit["required_gb"]),
-                    available=number(fit["available_gb"]), devices=fit["devices"],
+            self.tr("tui.calc.fit_result", weights=self.figure(fit["weights_gb"]),
+                    kv=self.figure(fit["kv_cache_gb"]), required=self.figure(fit["required_gb"]),
+                    available=self.figure(fit["available_gb"]), devices=fit["devices"],
                     min_devices=fit["min_devices"] or "—"))
         self.query_one("#fit-result", Static).update(text)
         weights, kv = fit["weights_bytes"], fit["kv_cache_bytes"]
@@ -250,12 +269,23 @@ class CalculatorScreen(StudyScreen):
             ("█ ", "$primary"), self.tr("tui.calc.legend_weights"), "  ",
             ("█ ", "$accent"), self.tr("tui.calc.legend_kv"), "  ",
             ("▒ ", "$success"), self.tr("tui.calc.legend_free",
-                                        free=number(free / 1e9)), "  ",
+                                        free=self.figure(free / 1e9)), "  ",
             ("─ ", "$text-disabled"), self.tr("tui.calc.legend_reserve"))
         if over:
             legend = Content.assemble(("█ ", "$error"), self.tr("tui.calc.legend_over"), "\n",
                                       legend)
         self.query_one("#memory-legend", Static).update(legend)
+
+    def figure(self, value: float) -> str:
+        return number(value, self.lang)
+
+    def count(self, value: int) -> str:
+        """A whole count: ``8,192`` in English, ``8192`` / ``131 072`` in Spanish."""
+        if self.lang == "es":
+            from studyapp.questions.formatting import format_number
+
+            return format_number(value, "es", sig=17)
+        return f"{value:,}"
 
     def action_back(self) -> None:
         self.dismiss(None)

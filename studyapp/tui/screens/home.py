@@ -6,6 +6,7 @@ counts come from the study service on its thread right after.
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
@@ -20,12 +21,27 @@ from studyapp.tui.post_index import post_headings, sections
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.widgets.post_row import PostRow
 
+PREVIEW_LINES = 2
+"""Lines of the tagline under the list (``#preview`` in app.tcss gives them room)."""
+
 MORE_NEW = 10
 """How many more new cards "study more" allows today (Anki's custom study)."""
 
 if TYPE_CHECKING:
     from studyapp.study import Overview
     from studyapp.tuning import ExamPlan
+
+
+def clamp_lines(text: str, width: int, lines: int = PREVIEW_LINES) -> str:
+    """``text`` wrapped to ``width`` in at most ``lines`` lines, ending with ``…`` when
+    cut, so a long tagline never stops mid-sentence without a sign."""
+    wrapped = textwrap.wrap(text, max(1, width))
+    if len(wrapped) <= lines:
+        return "\n".join(wrapped)
+    last = wrapped[lines - 1]
+    if len(last) >= width:
+        last = last[: width - 1].rstrip()
+    return "\n".join([*wrapped[: lines - 1], last.rstrip(" ,;:") + "…"])
 
 
 class HomeScreen(StudyScreen):
@@ -159,6 +175,7 @@ class HomeScreen(StudyScreen):
 
     def on_resize(self) -> None:
         self.show_topbar()
+        self.show_preview()
 
     # -- selection ---------------------------------------------------------
 
@@ -172,9 +189,14 @@ class HomeScreen(StudyScreen):
         return focused if isinstance(focused, PostRow) else None
 
     def on_descendant_focus(self) -> None:
+        self.show_preview()
+
+    def show_preview(self) -> None:
         row = self.selected
         if row is not None:
-            self.query_one("#preview", Static).update(Content(row.post.tagline))
+            width = self.app.size.width - 2  # the preview's padding
+            self.query_one("#preview", Static).update(
+                Content(clamp_lines(row.post.tagline, width)))
 
     def action_move(self, step: int) -> None:
         rows = self.rows

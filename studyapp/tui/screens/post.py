@@ -6,6 +6,7 @@ a question (then it only goes back to the question).
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -29,8 +30,72 @@ FIGURE_FIELDS = (
     "bf16_dense_tflops", "fp8_dense_tflops", "fp4_dense_tflops", "tdp_w", "scale_up",
     "scale_up_gb_s", "bandwidth_gb_s", "direction", "gpus", "accelerator", "total_memory_gb",
     "params_b", "active_params_b", "layers", "hidden_size", "heads", "kv_heads", "head_dim",
-    "context_length", "attention",
+    "context_length", "attention", "aggregate_scale_up_gb_s", "gbit_s",
 )
+
+
+CELL_PADDING = 1
+"""DataTable's default padding on each side of a cell."""
+GUTTER = 4
+"""Columns the post body keeps for itself: padding and the vertical scrollbar."""
+MIN_NAME = 12
+"""Narrowest name column worth keeping as a table; below it the figures stack."""
+
+
+def longest_word(text: str) -> int:
+    return max((len(word) for word in text.split()), default=0)
+
+
+def column_widths(rows: list[list[str]], width: int) -> list[int] | None:
+    """Widths that fit the figures table in ``width`` columns, or None to stack it.
+
+    Headers wrap at spaces (``Ancho de banda (TB/s)`` over two or three
+    lines) and long names wrap too, so a table is as narrow as its longest
+    header word or value. Names are kept whole when they can be, then the
+    header is made as short as the room allows.
+    """
+    columns = list(zip(*rows, strict=True))
+    natural = [max(len(cell) for cell in column) for column in columns]
+    least = [max(longest_word(column[0]), *(len(cell) for cell in column[1:]))
+             for column in columns]
+    least[0] = min(natural[0], max(MIN_NAME, *(longest_word(name) for name in columns[0])))
+    room = width - GUTTER - 2 * CELL_PADDING * len(columns)
+    tallest = max(len(textwrap.wrap(column[0], least[i])) for i, column in enumerate(columns))
+    for name_width in dict.fromkeys((natural[0], least[0])):
+        for lines in range(1, tallest + 1):
+            widths = [name_width, *(header_width(column[0], lines, least[i])
+                                    for i, column in enumerate(columns) if i)]
+            if sum(widths) <= room:
+                widths[0] = min(natural[0], widths[0] + room - sum(widths))
+                return widths
+    return None
+
+
+def header_width(header: str, lines: int, least: int) -> int:
+    """The narrowest width from ``least`` up that wraps ``header`` into ``lines`` lines."""
+    width = least
+    while width < len(header) and len(textwrap.wrap(header, width)) > lines:
+        width += 1
+    return width
+
+
+def wrap_cell(text: str, width: int) -> str:
+    return "\n".join(textwrap.wrap(text, width)) or text
+
+
+def stacked_figures(rows: list[list[str]]) -> Text:
+    """The figures as one block per entry (name, then ``label  value`` lines), for
+    screens too narrow for the table."""
+    header, body = rows[0], rows[1:]
+    label_width = max(len(label) for label in header[1:])
+    text = Text()
+    for number, row in enumerate(body):
+        if number:
+            text.append("\n\n")
+        text.append(row[0], style="bold")
+        for label, value in zip(header[1:], row[1:], strict=True):
+            text.append(f"\n  {label:<{label_width}}  {value}")
+    return text
 
 
 def figure_labels(lang: str) -> dict[str, str]:
@@ -59,6 +124,8 @@ class PostScreen(StudyScreen):
         self.limit = limit
         """Question limit and practice mode of the session that follows the reading."""
         self.practice = practice
+        self.figure_rows: list[list[str]] = []
+        """Header and rows of the key figures, as the catalog gives them."""
         self.limit_reached = False
         """Today's new cards are done while this post still has some: offer more or practice."""
 
@@ -75,6 +142,7 @@ class PostScreen(StudyScreen):
             if post.figures is not None:
                 yield Label(self.tr("tui.post.figures"), classes="subheading")
                 yield DataTable(id="figures", show_cursor=False, zebra_stripes=True)
+                yield Static("", id="figures-stacked")
             yield Label(self.tr("tui.post.sources"), classes="subheading")
             yield Static(Content("\n".join(f"• {url}" for url in post.sources)), id="sources")
         yield Footer()
@@ -119,13 +187,32 @@ class PostScreen(StudyScreen):
 
             return figures_rows(load_post(slug, lang), labels=figure_labels(lang))
 
-        table_rows = await self.study_app.backend.call(rows)
+        self.figure_rows = await self.study_app.backend.call(rows)
+        self.show_figures()
+
+    def on_resize(self) -> None:
+        self.show_figures()
+
+    def show_figures(self) -> None:
+        """The key figures as a table that fits the width, or stacked when none does."""
+        if not self.figure_rows or not self.query("#figures"):
+            return
+        rows = self.figure_rows
         table = self.query_one("#figures", DataTable)
+        stacked = self.query_one("#figures-stacked", Static)
+        widths = column_widths(rows, self.size.width)
+        self.set_class(widths is None, "-stacked-figures")
+        if widths is None:
+            stacked.update(stacked_figures(rows))
+            return
+        headers = [wrap_cell(cell, width) for cell, width in zip(rows[0], widths, strict=True)]
         table.clear(columns=True)
-        if table_rows:
-            table.add_columns(*(Text(cell) for cell in table_rows[0]))
-            for row in table_rows[1:]:
-                table.add_row(*(Text(cell) for cell in row))
+        table.header_height = max(header.count("\n") + 1 for header in headers)
+        for header, width in zip(headers, widths, strict=True):
+            table.add_column(Text(header), width=width)
+        for row in rows[1:]:
+            cells = [Text(wrap_cell(row[0], widths[0])), *(Text(cell) for cell in row[1:])]
+            table.add_row(*cells, height=None)
 
     def remember_reading(self) -> None:
         """On the app, not this screen: leaving at once must not cancel it."""

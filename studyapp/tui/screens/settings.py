@@ -55,9 +55,11 @@ class SettingsScreen(StudyScreen):
         with VerticalScroll(id="settings-body"):
             languages = [(self.tr(f"tui.language.{code}"), code) for code in ("es", "en")]
             yield from self.field("language", Select(languages, id="language", value=app.lang,
+                                                     prompt=self.tr("tui.select.prompt"),
                                                      allow_blank=False, compact=True))
             themes = [(name, name) for name in sorted(app.available_themes)]
             yield from self.field("theme", Select(themes, id="theme", value=app.theme,
+                                                  prompt=self.tr("tui.select.prompt"),
                                                   allow_blank=False, compact=True))
             yield from self.field("new_per_day", Input("", id="new_per_day", compact=True,
                                                        disabled=True))
