@@ -24,6 +24,9 @@ MAX_DECK_BYTES = 5_000_000
 """5 MB (10^6 bytes, as everywhere in studyapp): larger files are refused unread."""
 DECK_SUFFIXES = (".yaml", ".yml")
 
+NO_SUCH_PATH = "no such file or folder"
+"""The problem of a path that is not there (translated where it is reported)."""
+
 
 def _read_text(path: Path) -> tuple[str | None, list[Problem]]:
     """The file's text, refusing it unread when it is too large or not a regular file.
@@ -117,7 +120,7 @@ def validate_paths(paths: Sequence[Path]) -> list[Problem]:
     problems: list[Problem] = []
     for path in deck_files([Path(p) for p in paths]):
         if not path.exists():
-            problems.append(Problem(path, 1, 1, "no such file or folder"))
+            problems.append(Problem(path, 1, 1, NO_SUCH_PATH))
             continue
         problems += check_deck_file(path)[1]
     return problems
