@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from studyapp.srs.scheduler import CardStage
 
 
-@dataclass(frozen=True)
-class QueueItem:
-    """One card waiting to be asked."""
+class QueueItem(NamedTuple):
+    """One card waiting to be asked.
+
+    A named tuple: a queue builds one per learning, review and new card, and a
+    tuple is built several times faster than a frozen dataclass.
+    """
 
     deck_id: str
     card_key: str
@@ -152,7 +156,7 @@ class SessionQueue:
         self.drop({item.key})
         if self.cutoff is not None and due >= self.cutoff:
             return False
-        entry = replace(item, due=due)
+        entry = item._replace(due=due)
         keys = [_due_key(i) for i in self.learning]
         self.learning.insert(bisect.bisect_right(keys, _due_key(entry)), entry)
         return True

@@ -7,7 +7,7 @@ Every datetime is aware UTC, and every fsrs.Card gets an explicit card id.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from enum import IntEnum
@@ -182,16 +182,26 @@ class Scheduler:
 
     def recall_probability(self, stability: float | None, last_review: datetime | None,
                            now: datetime) -> float:
-        """FSRS forgetting curve R = (1 + F·t/S)^D, as fsrs computes it, without a Card.
+        """FSRS forgetting curve R = (1 + F·t/S)^D, as fsrs computes it, without a Card."""
+        return self.recall_curve(now)(stability, last_review)
 
-        The queue evaluates this for every due card, so it avoids building objects.
+    def recall_curve(self, now: datetime) -> Callable[[float | None, datetime | None], float]:
+        """``recall_probability`` at ``now`` as one function, its constants worked out once.
+
+        The queue evaluates it for every due card, so it builds no objects.
         """
-        if stability is None or last_review is None:
-            return 0.0
-        elapsed_days = max(0, (now - last_review).days)
         decay = -self.settings.parameters[20]
         factor = 0.9 ** (1 / decay) - 1
-        return float((1 + factor * elapsed_days / stability) ** decay)
+
+        def recall(stability: float | None, last_review: datetime | None) -> float:
+            if stability is None or last_review is None:
+                return 0.0
+            elapsed_days = (now - last_review).days
+            if elapsed_days < 0:
+                elapsed_days = 0
+            return float((1 + factor * elapsed_days / stability) ** decay)
+
+        return recall
 
     def is_leech(self, memory: Memory) -> bool:
         return memory.lapses >= self.settings.leech_lapses

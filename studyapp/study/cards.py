@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from studyapp import locations
@@ -37,7 +38,33 @@ class CurriculumCard:
 
 def sibling_answered(card: CurriculumCard, answered: dict[str, set[tuple[str, str]]]) -> bool:
     """Another card of this one's fact was answered today: this one is buried."""
-    return bool(card.fact) and bool(answered.get(card.fact or "", set()) - {card.key})
+    if not card.fact:
+        return False
+    keys = answered.get(card.fact)
+    return keys is not None and (len(keys) > 1 or (len(keys) == 1 and card.key not in keys))
+
+
+@dataclass(frozen=True)
+class CardSelection:
+    """The cards a session draws from, indexed once per set of decks (queues are hot)."""
+
+    cards: tuple[CurriculumCard, ...]
+    """In curriculum order (post, deck, card): new cards are taken in this order."""
+    by_key: dict[tuple[str, str], CurriculumCard]
+    keys: frozenset[tuple[str, str]]
+
+    @classmethod
+    def of(cls, cards: Iterable[CurriculumCard]) -> CardSelection:
+        ordered = tuple(sorted(cards, key=lambda c: c.order))
+        by_key = {card.key: card for card in ordered}
+        return cls(ordered, by_key, frozenset(by_key))
+
+    def in_order(self, keys: set[tuple[str, str]] | frozenset[tuple[str, str]]
+                 ) -> Iterable[CurriculumCard]:
+        """The cards with these keys, in curriculum order (few keys: no pass over all)."""
+        if len(keys) * 8 < len(self.cards):
+            return sorted((self.by_key[key] for key in keys), key=lambda c: c.order)
+        return (card for card in self.cards if card.key in keys)
 
 
 def family_fact(name: str) -> str | None:

@@ -327,7 +327,7 @@ class StudySession:
         after = reviewed[0]
         self._history.append((pending.item, self._last_log, correct, pending.first, spent))
         if after.stage in LEARNING_STAGES and after.due is not None:
-            self.queue.requeue(replace(pending.item, stage=after.stage), after.due)
+            self.queue.requeue(pending.item._replace(stage=after.stage), after.due)
         else:
             self.queue.drop({pending.item.key})
         self._bury_siblings(pending.item, self._last_log)
