@@ -5,8 +5,6 @@ from __future__ import annotations
 import gc
 import heapq
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime, timedelta
 from functools import cached_property
 from pathlib import Path
@@ -36,33 +34,13 @@ from studyapp.study.model import (
     SessionKind,
     StudyConfig,
 )
+from studyapp.study.planning import no_collector_pause, queue_item
 from studyapp.study.session import StudySession
 from studyapp.study.text import today
 
 if TYPE_CHECKING:
     from studyapp.store import Store
     from studyapp.store.progress import CardRow, ProfileInfo, QueueRow
-
-_STAGES = {int(stage): stage for stage in CardStage}
-"""Stored stage numbers as stages, without an enum call per queued card."""
-
-
-@contextmanager
-def _no_collector_pause() -> Iterator[None]:
-    """No cyclic garbage collection while a queue is built.
-
-    The queue reads thousands of rows into short-lived tuples, none in a
-    cycle (reference counting frees them); the collector's passes over them
-    took a fifth of the queue's time. It runs again as usual afterwards.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 class StudyService:
     """Everything a learner does, for one profile in one database."""
@@ -374,14 +352,10 @@ class StudyService:
 
     def _item(self, card: CurriculumCard, row: CardRow | QueueRow | None, now: datetime,
               retrievability: float | None = None) -> QueueItem:
-        if row is None:
-            return QueueItem(card.deck.id, card.spec.id, card.spec.post, card.template,
-                             CardStage.NEW, None, 0.0, card.order, card.fact)
-        if retrievability is None:
+        if row is not None and retrievability is None:
             retrievability = self.scheduler.recall_probability(row.stability, row.last_review,
                                                                now)
-        return QueueItem(card.deck.id, card.spec.id, card.spec.post, card.template,
-                         _STAGES[row.stage], row.due, retrievability, card.order, card.fact)
+        return queue_item(card, row, retrievability or 0.0)
 
     @cached_property
     def _selections(self) -> dict[tuple[str | None, str | None], CardSelection]:
@@ -415,7 +389,7 @@ class StudyService:
         One card per fact: a sibling of a card answered today, or of one
         already in the queue, waits for another day (Anki buries siblings).
         """
-        with _no_collector_pause():
+        with no_collector_pause():
             return self._session_queue(kind, post, deck, limit)
 
     def _session_queue(self, kind: SessionKind, post: str | None, deck: str | None,
