@@ -157,8 +157,8 @@ class SessionQueue:
         if self.cutoff is not None and due >= self.cutoff:
             return False
         entry = item._replace(due=due)
-        keys = [_due_key(i) for i in self.learning]
-        self.learning.insert(bisect.bisect_right(keys, _due_key(entry)), entry)
+        index = bisect.bisect_right(self.learning, _due_key(entry), key=_due_key)
+        self.learning.insert(index, entry)
         return True
 
     def drop(self, keys: set[tuple[str, str]]) -> None:
