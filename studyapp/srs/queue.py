@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from studyapp.srs.scheduler import CardStage
 
 
-@dataclass(frozen=True)
-class QueueItem:
-    """One card waiting to be asked."""
+class QueueItem(NamedTuple):
+    """One card waiting to be asked.
+
+    A named tuple: a queue builds one per learning, review and new card, and a
+    tuple is built several times faster than a frozen dataclass.
+    """
 
     deck_id: str
     card_key: str
@@ -152,9 +156,9 @@ class SessionQueue:
         self.drop({item.key})
         if self.cutoff is not None and due >= self.cutoff:
             return False
-        entry = replace(item, due=due)
-        keys = [_due_key(i) for i in self.learning]
-        self.learning.insert(bisect.bisect_right(keys, _due_key(entry)), entry)
+        entry = item._replace(due=due)
+        index = bisect.bisect_right(self.learning, _due_key(entry), key=_due_key)
+        self.learning.insert(index, entry)
         return True
 
     def drop(self, keys: set[tuple[str, str]]) -> None:

@@ -7,7 +7,7 @@ Every datetime is aware UTC, and every fsrs.Card gets an explicit card id.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from enum import IntEnum
@@ -153,10 +153,17 @@ class Scheduler:
 
         A clock that went backwards (``now`` before the last review) is treated
         as a review at the last review time, so stability never goes negative.
+        Passing ratings keep Anki's order of intervals (``_passing``).
         """
         now = _utc(now)
         if memory.last_review is not None and now < memory.last_review:
             now = memory.last_review
+        if rating is Rating.AGAIN:
+            return self._answer(memory, rating, now)
+        return self._passing(memory, now, upto=rating)[rating]
+
+    def _answer(self, memory: Memory, rating: Rating, now: datetime) -> Memory:
+        """The state fsrs gives for ``rating`` at ``now``."""
         card, _log = self._fsrs.review_card(_as_fsrs(memory, now), fsrs.Rating(int(rating)), now)
         lapse = rating is Rating.AGAIN and memory.stage is CardStage.REVIEW
         return Memory(
@@ -171,10 +178,45 @@ class Scheduler:
             lapses=memory.lapses + (1 if lapse else 0),
         )
 
+    def _passing(self, memory: Memory, now: datetime,
+                 upto: Rating = Rating.EASY) -> dict[Rating, Memory]:
+        """Hard, then Good, then Easy, up to ``upto``: each interval in days at least a
+        day longer than the one before, as Anki offers them.
+
+        Anki (rslib/src/scheduler/states/review.rs, ``passing_fsrs_review_intervals``)
+        gives Good at least Hard + 1 day and Easy at least Good + 1 day, within the
+        maximum interval. fsrs rounds each to whole days on its own, so a weak card
+        could show Good and Easy both at 1 day. Only intervals in days (the card
+        goes to review) are compared: a learning step in minutes is already shorter.
+        The memory state stays fsrs's; only the due time moves.
+        """
+        longest = self.settings.maximum_interval_days
+        answers: dict[Rating, Memory] = {}
+        before: int | None = None  # days of the previous rating, when it goes to review
+        for passing in (Rating.HARD, Rating.GOOD, Rating.EASY):
+            after = self._answer(memory, passing, now)
+            days: int | None = None
+            if after.stage is CardStage.REVIEW and after.due is not None:
+                days = (after.due - now).days
+                if before is not None and days < before + 1 <= longest:
+                    days = before + 1
+                    after = replace(after, due=now + timedelta(days=days))
+            answers[passing] = after
+            if passing is upto:
+                break
+            before = days
+        return answers
+
     def preview(self, memory: Memory, now: datetime) -> dict[Rating, timedelta]:
-        """The interval each rating would give (shown on the rating buttons)."""
+        """The interval each rating would give (shown on the rating buttons): the very
+        intervals ``review`` applies."""
         now = _utc(now)
-        return {r: self.review(memory, r, now).due - now for r in Rating}  # type: ignore[operator]
+        when = now
+        if memory.last_review is not None and when < memory.last_review:
+            when = memory.last_review
+        answers = {Rating.AGAIN: self._answer(memory, Rating.AGAIN, when),
+                   **self._passing(memory, when)}
+        return {r: answers[r].due - now for r in Rating}  # type: ignore[operator]
 
     def retrievability(self, memory: Memory, now: datetime) -> float:
         """Probability of recall now (0 for cards never reviewed)."""
@@ -182,16 +224,26 @@ class Scheduler:
 
     def recall_probability(self, stability: float | None, last_review: datetime | None,
                            now: datetime) -> float:
-        """FSRS forgetting curve R = (1 + F·t/S)^D, as fsrs computes it, without a Card.
+        """FSRS forgetting curve R = (1 + F·t/S)^D, as fsrs computes it, without a Card."""
+        return self.recall_curve(now)(stability, last_review)
 
-        The queue evaluates this for every due card, so it avoids building objects.
+    def recall_curve(self, now: datetime) -> Callable[[float | None, datetime | None], float]:
+        """``recall_probability`` at ``now`` as one function, its constants worked out once.
+
+        The queue evaluates it for every due card, so it builds no objects.
         """
-        if stability is None or last_review is None:
-            return 0.0
-        elapsed_days = max(0, (now - last_review).days)
         decay = -self.settings.parameters[20]
         factor = 0.9 ** (1 / decay) - 1
-        return float((1 + factor * elapsed_days / stability) ** decay)
+
+        def recall(stability: float | None, last_review: datetime | None) -> float:
+            if stability is None or last_review is None:
+                return 0.0
+            elapsed_days = (now - last_review).days
+            if elapsed_days < 0:
+                elapsed_days = 0
+            return float((1 + factor * elapsed_days / stability) ** decay)
+
+        return recall
 
     def is_leech(self, memory: Memory) -> bool:
         return memory.lapses >= self.settings.leech_lapses

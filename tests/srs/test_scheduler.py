@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+from itertools import pairwise
 
 import fsrs
 import pytest
@@ -120,3 +121,53 @@ def test_recall_probability_matches_py_fsrs() -> None:
         later = card.last_review + timedelta(days=days, hours=5)
         assert ours.recall_probability(card.stability, card.last_review, later) == pytest.approx(
             theirs.get_card_retrievability(card, later))
+
+
+def _weak(stage: CardStage, stability: float) -> Memory:
+    """A card that lapsed or barely holds: fsrs rounds its intervals to the same day."""
+    last = NOW - (timedelta(minutes=10) if stage is CardStage.RELEARNING else timedelta(days=1))
+    return Memory(card_id=7, stage=stage, step=0 if stage is CardStage.RELEARNING else None,
+                  stability=stability, difficulty=9.5, due=NOW, last_review=last, reps=6,
+                  lapses=2)
+
+
+def test_easy_on_a_relearning_card_is_a_day_longer_than_good() -> None:
+    """Seen in plain mode: Good and Easy both read "1d" on a relearning card.
+
+    Anki offers Easy at least a day beyond Good, and Good at least a day beyond
+    Hard (rslib/src/scheduler/states/review.rs, ``passing_fsrs_review_intervals``)."""
+    scheduler = Scheduler()
+    memory = _weak(CardStage.RELEARNING, 0.5)
+    fsrs_alone = fsrs.Scheduler(enable_fuzzing=False, relearning_steps=(timedelta(minutes=10),))
+    card = fsrs.Card(card_id=7, state=fsrs.State.Relearning, step=0, stability=0.5,
+                     difficulty=9.5, due=NOW, last_review=memory.last_review)
+    good = fsrs_alone.review_card(card, fsrs.Rating.Good, NOW)[0].due - NOW
+    easy = fsrs_alone.review_card(card, fsrs.Rating.Easy, NOW)[0].due - NOW
+    assert good == easy == timedelta(days=1)  # the library on its own
+    preview = scheduler.preview(memory, NOW)
+    assert preview[Rating.GOOD] == timedelta(days=1)
+    assert preview[Rating.EASY] == timedelta(days=2)
+
+
+@pytest.mark.parametrize("stage", [CardStage.REVIEW, CardStage.RELEARNING])
+@pytest.mark.parametrize("stability", [0.1, 0.3, 0.5, 1.0, 2.0, 5.0, 30.0])
+def test_passing_intervals_keep_ankis_order_and_are_what_gets_scheduled(
+        stage: CardStage, stability: float) -> None:
+    scheduler = Scheduler()
+    memory = _weak(stage, stability)
+    preview = scheduler.preview(memory, NOW)
+    for rating, delta in preview.items():  # the buttons show what is applied
+        assert scheduler.review(memory, rating, NOW).due == NOW + delta
+    days = [preview[r] for r in (Rating.HARD, Rating.GOOD, Rating.EASY)
+            if preview[r] >= timedelta(days=1)]
+    assert all(later - sooner >= timedelta(days=1) for sooner, later in pairwise(days))
+    assert preview[Rating.AGAIN] < preview[Rating.HARD] < preview[Rating.GOOD] < preview[
+        Rating.EASY]
+
+
+def test_the_order_never_passes_the_maximum_interval() -> None:
+    """As in Anki, the maximum holds even where it makes two intervals equal."""
+    scheduler = Scheduler(SchedulerSettings(maximum_interval_days=1))
+    preview = scheduler.preview(_weak(CardStage.REVIEW, 0.3), NOW)
+    assert preview[Rating.HARD] == preview[Rating.GOOD] == preview[Rating.EASY] == timedelta(
+        days=1)

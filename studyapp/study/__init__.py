@@ -1,0 +1,81 @@
+"""The one service the UIs talk to: study, review and progress.
+
+The TUI and the plain-text loop both drive a ``StudySession`` from here, so
+scheduling, grading and storage behave the same everywhere. Nothing here
+imports Textual; storage goes through ``studyapp.store``, loaded on first use.
+
+``model`` holds the values the faces receive, ``cards`` the studied card set,
+``service`` the ``StudyService``, ``session`` one sitting, ``text`` the words
+every face shows alike.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from studyapp.study.cards import CurriculumCard, deck_kind, deck_on_by_default
+from studyapp.study.model import (
+    LEARNING_STAGES,
+    SHOWN_CHOICES,
+    SOON,
+    ComingBack,
+    DeckChoiceInfo,
+    NoSuchItem,
+    Outcome,
+    Overview,
+    PostProgress,
+    Presented,
+    SessionKind,
+    StudyConfig,
+    utc_now,
+)
+from studyapp.study.service import StudyService
+from studyapp.study.session import StudySession, shuffle_choices
+from studyapp.study.text import (
+    coming_back_text,
+    describe_failure,
+    numbered_choice,
+    today,
+    wait_text,
+)
+
+if TYPE_CHECKING:
+    from studyapp.store import StoreError as StoreError
+
+__all__ = [
+    "LEARNING_STAGES",
+    "SHOWN_CHOICES",
+    "SOON",
+    "ComingBack",
+    "CurriculumCard",
+    "DeckChoiceInfo",
+    "NoSuchItem",
+    "Outcome",
+    "Overview",
+    "PostProgress",
+    "Presented",
+    "SessionKind",
+    "StoreError",
+    "StudyConfig",
+    "StudyService",
+    "StudySession",
+    "coming_back_text",
+    "deck_kind",
+    "deck_on_by_default",
+    "describe_failure",
+    "numbered_choice",
+    "shuffle_choices",
+    "today",
+    "utc_now",
+    "wait_text",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """``StoreError`` for the faces, loaded with the store only when asked (PEP 562):
+    ``import studyapp.study`` must not load SQLAlchemy."""
+    if name == "StoreError":
+        from studyapp.store import StoreError
+
+        return StoreError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

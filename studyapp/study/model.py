@@ -1,0 +1,157 @@
+"""What the faces receive from a study service: plain frozen values, no storage types."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from studyapp import locations
+from studyapp.srs.scheduler import CardStage, Rating
+
+if TYPE_CHECKING:
+    from studyapp.questions.grading import Verdict
+    from studyapp.questions.model import Question
+
+LEARNING_STAGES = (CardStage.LEARNING, CardStage.RELEARNING)
+SOON = timedelta(hours=1)
+""""Comes back soon": learning cards due within this time are counted by name."""
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class StudyConfig:
+    """Where progress lives, whose it is, and the language to study in."""
+
+    db_url: str | None = None
+    profile: str = "default"
+    lang: str = "en"
+    clock: Callable[[], datetime] = utc_now
+    extra_decks: tuple[Path, ...] = ()
+
+    @property
+    def url(self) -> str:
+        return self.db_url or locations.default_db_url()
+
+
+class SessionKind(StrEnum):
+    POST = "post"  # one post's new and due cards
+    DUE = "due"  # everything due and today's new cards, interleaved across posts
+    REVIEW = "review"  # due reviews and learning cards only: new cards wait for a study session
+    DECK = "deck"  # one deck
+    PRACTICE = "practice"  # cram: nothing is rescheduled
+
+
+@dataclass(frozen=True)
+class PostProgress:
+    """One post's line on the home screen."""
+
+    slug: str
+    title: str
+    section: str
+    order: int
+    tagline: str
+    total: int
+    new: int
+    learning: int
+    review: int
+    due: int
+    read: bool
+
+    @property
+    def seen(self) -> int:
+        return self.total - self.new
+
+
+@dataclass(frozen=True)
+class ComingBack:
+    """Learning cards waiting, from their stored due times (every screen says the same)."""
+
+    within_hour: int
+    next_due: datetime | None
+    now: datetime
+
+    @property
+    def next_in(self) -> timedelta | None:
+        if self.next_due is None:
+            return None
+        return max(timedelta(0), self.next_due - self.now)
+
+
+@dataclass(frozen=True)
+class Overview:
+    """Today's numbers at a glance."""
+
+    posts: tuple[PostProgress, ...]
+    due_today: int
+    new_left: int
+    reviews_done_today: int
+    """Every answer given today (the figure "reviewed today" on every screen)."""
+    new_done_today: int
+    streak: int = 0  # consecutive study days with reviews, up to today
+    new_waiting: int = 0
+    """Unseen cards of the enabled decks (limits aside)."""
+    coming_back: ComingBack | None = None
+
+    @property
+    def new_limit_reached(self) -> bool:
+        """Today's new cards are done while more wait: offer more, or practice."""
+        return self.new_left == 0 and self.new_waiting > 0
+
+
+@dataclass(frozen=True)
+class DeckChoiceInfo:
+    """One deck as a learner switches it on or off."""
+
+    deck_id: str
+    title: str
+    kind: str  # post | example | installed | file
+    cards: int
+    enabled: bool
+
+
+@dataclass(frozen=True)
+class Presented:
+    """A question as shown: which card, which instance, where in the session."""
+
+    number: int  # 1-based: how many of the planned cards were reached
+    total: int  # distinct cards planned for the session; never grows
+    deck_id: str
+    card_key: str
+    question: Question
+    stage: CardStage
+    returning: bool = False  # a learning card asked again, not one of the planned
+    learning: int = 0
+    """Returning learning cards due within the learn-ahead limit, this one included."""
+    early_by: timedelta | None = None
+    """A learning card shown before its due time (learn-ahead): how long until it was due."""
+    flag: int = 0
+    """The learner's flag on the card (0 none, 1–4)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened after an answer was submitted."""
+
+    verdict: Verdict
+    recorded: bool  # a wrong answer is recorded at once as Again
+    needs_rating: bool  # a right answer waits for Hard/Good/Easy
+    intervals: dict[Rating, timedelta] = field(default_factory=dict)
+    max_rating: Rating = Rating.EASY
+    """The best rating offered: Hard once the post was opened during the question."""
+    can_overrule: bool = False
+    """A wrong verdict the learner may overrule ("I was right")."""
+
+
+SHOWN_CHOICES = "shown_choices"
+"""Key in a review log's params: the choices in the order the learner saw them."""
+
+
+class NoSuchItem(LookupError):
+    """An unknown post, deck or card asked for by the user."""

@@ -1,0 +1,46 @@
+"""Building a queue fast: queue items from stored rows, and no collector pauses meanwhile."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from studyapp.srs.queue import QueueItem
+from studyapp.srs.scheduler import CardStage
+from studyapp.study.cards import CurriculumCard
+
+if TYPE_CHECKING:
+    from studyapp.store.progress import CardRow, QueueRow
+
+STAGES = {int(stage): stage for stage in CardStage}
+"""Stored stage numbers as stages, without an enum call per queued card."""
+
+
+@contextmanager
+def no_collector_pause() -> Iterator[None]:
+    """No cyclic garbage collection while a queue is built.
+
+    The queue reads thousands of rows into short-lived tuples, none in a
+    cycle (reference counting frees them); the collector's passes over them
+    took a fifth of the queue's time. It runs again as usual afterwards.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def queue_item(card: CurriculumCard, row: CardRow | QueueRow | None,
+               retrievability: float) -> QueueItem:
+    """A card as the queue holds it (new when nothing is stored)."""
+    if row is None:
+        return QueueItem(card.deck.id, card.spec.id, card.spec.post, card.template,
+                         CardStage.NEW, None, 0.0, card.order, card.fact)
+    return QueueItem(card.deck.id, card.spec.id, card.spec.post, card.template,
+                     STAGES[row.stage], row.due, retrievability, card.order, card.fact)

@@ -1,0 +1,480 @@
+"""The study service: one profile in one database, as every face sees it."""
+
+from __future__ import annotations
+
+import gc
+import heapq
+import sys
+from datetime import datetime, timedelta
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from studyapp.catalog import UnknownIdError
+from studyapp.catalog.posts import POST_SLUGS, list_posts
+from studyapp.decks import CardSpec, Deck, deck_title, discover_decks, load_deck
+from studyapp.i18n import t
+from studyapp.srs.calendar import day_bounds
+from studyapp.srs.queue import QueueItem, SessionQueue, build_queue, interleave_templates_only
+from studyapp.srs.scheduler import CardStage, Memory, Scheduler, SchedulerSettings
+from studyapp.study.cards import (
+    CardSelection,
+    CurriculumCard,
+    deck_kind,
+    deck_on_by_default,
+    sibling_answered,
+)
+from studyapp.study.model import (
+    SOON,
+    ComingBack,
+    DeckChoiceInfo,
+    NoSuchItem,
+    Overview,
+    PostProgress,
+    SessionKind,
+    StudyConfig,
+)
+from studyapp.study.planning import no_collector_pause, queue_item
+from studyapp.study.session import StudySession
+from studyapp.study.text import today
+
+if TYPE_CHECKING:
+    from studyapp.store import Store
+    from studyapp.store.progress import CardRow, ProfileInfo, QueueRow
+
+class StudyService:
+    """Everything a learner does, for one profile in one database."""
+
+    def __init__(self, config: StudyConfig) -> None:
+        self.config = config
+        self._store: Store | None = None
+        self._profile: ProfileInfo | None = None
+        self._settings: SchedulerSettings | None = None
+        self._scheduler: Scheduler | None = None
+
+    # -- resources, opened on first use ---------------------------------
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            from studyapp.store import open_store  # SQLAlchemy: on first use
+
+            self._store = open_store(self.config.url)
+            self._store.on_lock_wait(self._say_waiting)
+        return self._store
+
+    def _say_waiting(self) -> None:
+        """Another process holds the write lock: say so (the write keeps waiting)."""
+        print(f"studyapp: {t('store.waiting', self.config.lang)}", file=sys.stderr, flush=True)
+
+    @property
+    def read_only(self) -> str | None:
+        """Why answers cannot be recorded (a read-only database), or None when they can."""
+        return self.store.read_only
+
+    @property
+    def profile(self) -> ProfileInfo:
+        if self._profile is None:
+            from studyapp.store.progress import ensure_profile  # SQLAlchemy: on first use
+
+            self._profile = ensure_profile(self.store, self.config.profile,
+                                           SchedulerSettings().to_dict(), self.now())
+        return self._profile
+
+    @property
+    def settings(self) -> SchedulerSettings:
+        if self._settings is None:
+            self._settings = SchedulerSettings.from_dict(self.profile.settings)
+        return self._settings
+
+    def update_settings(self, **changes: Any) -> SchedulerSettings:
+        """Change and save scheduler settings (retention, limits…)."""
+        from studyapp.store.progress import save_profile_settings  # SQLAlchemy: on first use
+
+        new = self.settings.with_changes(**changes)
+        save_profile_settings(self.store, self.profile.id, new.to_dict())
+        self._profile = None
+        self._settings = None
+        self._scheduler = None
+        return new
+
+    @property
+    def scheduler(self) -> Scheduler:
+        if self._scheduler is None:
+            self._scheduler = Scheduler(self.settings)
+        return self._scheduler
+
+    def now(self) -> datetime:
+        return self.config.clock()
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    @cached_property
+    def decks(self) -> list[Deck]:
+        """Every deck that loads (built-in, the user's, and --deck files)."""
+        found = [listing.deck for listing in discover_decks() if listing.deck is not None]
+        for path in self.config.extra_decks:
+            deck = load_deck(path)
+            found = [d for d in found if d.id != deck.id] + [deck]
+        return found
+
+    @cached_property
+    def _cards(self) -> list[CurriculumCard]:
+        order = {slug: n for n, slug in enumerate(POST_SLUGS)}
+        cards: list[CurriculumCard] = []
+        for deck_order, deck in enumerate(self.decks):
+            for card_order, spec in enumerate(deck.cards):
+                cards.append(CurriculumCard(deck, spec, order.get(spec.post, 99), deck_order,
+                                            card_order))
+        # Decks, catalog and posts live as long as the process: keep them out of
+        # the cyclic collector, whose full passes over them cost tens of ms
+        # in the middle of building a queue.
+        gc.freeze()
+        return cards
+
+    def find_deck(self, ref: str) -> Deck:
+        """A deck by id, or by path to a YAML file."""
+        for deck in self.decks:
+            if deck.id == ref:
+                return deck
+        path = Path(ref)
+        if path.suffix in (".yaml", ".yml") and path.exists():
+            deck = load_deck(path)
+            self.decks.append(deck)
+            self._forget_cards()
+            return deck
+        raise UnknownIdError("deck", ref, [d.id for d in self.decks])
+
+    def replace_deck(self, deck: Deck) -> None:
+        """Swap in a deck edited while the app runs; its cards keep their progress."""
+        self.decks[:] = [d for d in self.decks if d.id != deck.id] + [deck]
+        self._forget_cards()
+
+    def _forget_cards(self, names: tuple[str, ...] = ("_cards", "_cards_by_key", "_cards_by_fact",
+                                                      "_active_cards", "_active_keys",
+                                                      "_selections")) -> None:
+        """The decks changed (or which of them are studied): index the cards again."""
+        for name in names:
+            self.__dict__.pop(name, None)
+
+    # -- overview ---------------------------------------------------------
+
+    def card_states(self) -> dict[tuple[str, str], CardRow]:
+        """Every stored card of the profile by (deck id, card id)."""
+        from studyapp.store.progress import card_states  # SQLAlchemy: on first use
+
+        return card_states(self.store, self.profile.id)
+
+    @property
+    def learn_ahead(self) -> timedelta:
+        return timedelta(minutes=self.settings.learn_ahead_min)
+
+    def new_limit_today(self) -> int:
+        """Today's new-card limit, raised by "study more" for today only."""
+        settings = self.settings
+        extra = settings.extra_new if settings.extra_new_day == today(self) else 0
+        return settings.new_per_day + extra
+
+    def study_more_new(self, count: int) -> int:
+        """Anki's custom study: raise today's new-card limit by ``count``; the new limit."""
+        day = today(self)
+        settings = self.settings
+        extra = settings.extra_new if settings.extra_new_day == day else 0
+        self.update_settings(extra_new_day=day, extra_new=extra + max(0, count))
+        return self.new_limit_today()
+
+    def _limits_left(self) -> tuple[int, int]:
+        from studyapp.store.progress import answered_between  # SQLAlchemy: on first use
+
+        start, end = day_bounds(self.now(), self.settings.day_rollover_hour)
+        new_done, reviews_done = answered_between(self.store, self.profile.id, start, end)
+        return (max(0, self.new_limit_today() - new_done),
+                max(0, self.settings.reviews_per_day - reviews_done))
+
+    def coming_back(self) -> ComingBack:
+        """Learning cards due within the hour, and the soonest (stored due times)."""
+        from studyapp.store.progress import learning_due_times  # SQLAlchemy: on first use
+
+        now = self.now()
+        live = self._active_keys
+        times = [due for key, due in learning_due_times(self.store, self.profile.id, now)
+                 if key in live]
+        soon = sum(1 for due in times if due <= now + SOON)
+        return ComingBack(soon, times[0] if times else None, now)
+
+    def _facts_answered(self, start: datetime, end: datetime) -> dict[str, set[tuple[str, str]]]:
+        """Facts of the cards answered in [start, end), with those cards: their siblings
+        are buried (a card is not its own sibling: reset, it may come back new)."""
+        from studyapp.store.progress import answered_keys_between  # SQLAlchemy: on first use
+
+        cards = self._cards_by_key
+        facts: dict[str, set[tuple[str, str]]] = {}
+        for key in answered_keys_between(self.store, self.profile.id, start, end):
+            card = cards.get(key)
+            if card is not None and card.fact:
+                facts.setdefault(card.fact, set()).add(key)
+        return facts
+
+    def siblings(self, deck_id: str, card_key: str) -> set[tuple[str, str]]:
+        """Other cards sharing this card's fact."""
+        card = self._cards_by_key.get((deck_id, card_key))
+        if card is None or not card.fact:
+            return set()
+        return self._cards_by_fact[card.fact] - {card.key}
+
+    @cached_property
+    def _cards_by_fact(self) -> dict[str, set[tuple[str, str]]]:
+        facts: dict[str, set[tuple[str, str]]] = {}
+        for card in self._cards:
+            if card.fact:
+                facts.setdefault(card.fact, set()).add(card.key)
+        return facts
+
+    # -- decks switched on and off per profile ---------------------------
+
+    @cached_property
+    def _deck_choices(self) -> dict[str, bool]:
+        from studyapp.store.progress import deck_choices  # SQLAlchemy: on first use
+
+        return deck_choices(self.store, self.profile.id)
+
+    def deck_enabled(self, deck: Deck) -> bool:
+        if deck_kind(deck) == "file":  # given on the command line: studied
+            return True
+        return self._deck_choices.get(deck.id, deck_on_by_default(deck))
+
+    def deck_list(self, lang: str | None = None) -> list[DeckChoiceInfo]:
+        lang = lang or self.config.lang
+        return [DeckChoiceInfo(d.id, deck_title(d, lang), deck_kind(d), len(d.cards),
+                               self.deck_enabled(d)) for d in self.decks]
+
+    def set_deck_enabled(self, deck_id: str, enabled: bool) -> DeckChoiceInfo:
+        """Switch a deck on or off for this profile (``UnknownIdError`` if none has that id)."""
+        from studyapp.store.progress import set_deck_choice  # SQLAlchemy: on first use
+
+        deck = next((d for d in self.decks if d.id == deck_id), None)
+        if deck is None:
+            raise UnknownIdError("deck", deck_id, [d.id for d in self.decks])
+        set_deck_choice(self.store, self.profile.id, deck.id, enabled, self.now())
+        self._forget_cards(("_deck_choices", "_active_cards", "_active_keys", "_selections"))
+        return next(info for info in self.deck_list() if info.deck_id == deck_id)
+
+    @cached_property
+    def _active_cards(self) -> list[CurriculumCard]:
+        """Cards of the decks this learner studies (what home, review and posts count)."""
+        enabled = {d.id for d in self.decks if self.deck_enabled(d)}
+        return [c for c in self._cards if c.deck.id in enabled]
+
+    @cached_property
+    def _active_keys(self) -> set[tuple[str, str]]:
+        return {c.key for c in self._active_cards}
+
+    def studied_keys(self) -> frozenset[tuple[str, str]]:
+        """(deck, card) of every card in the decks this learner has switched on."""
+        return frozenset(self._active_keys)
+
+    def overview(self, lang: str | None = None, *, with_streak: bool = True) -> Overview:
+        """Per-post counts and today's numbers for the home screen."""
+        from studyapp.store.progress import (  # SQLAlchemy: on first use
+            answer_counts,
+            card_summaries,
+            posts_read,
+        )
+
+        lang = lang or self.config.lang
+        read = posts_read(self.store, self.profile.id)
+        now = self.now()
+        start, end = day_bounds(now, self.settings.day_rollover_hour)
+        rows = card_summaries(self.store, self.profile.id, end, now)
+        live = self._active_keys
+        buried_facts = self._facts_answered(start, end)
+        new_waiting = 0
+        per_post: dict[str, dict[str, int]] = {}
+        for card in self._active_cards:
+            counts = per_post.setdefault(card.spec.post, {"total": 0, "new": 0, "learning": 0,
+                                                          "review": 0, "due": 0})
+            counts["total"] += 1
+            row = rows.get(card.key)
+            if row is None or (row.stage == CardStage.NEW and not row.suspended):
+                counts["new"] += 1  # stage 0: marked (flagged, buried) or reset, never answered
+                if not sibling_answered(card, buried_facts):
+                    new_waiting += 1
+                continue
+            if row.suspended:
+                continue
+            counts["review" if row.stage == CardStage.REVIEW else "learning"] += 1
+            if row.due:
+                counts["due"] += 1
+        due_today = sum(1 for key, r in rows.items()
+                        if key in live and not r.suspended and r.due)
+        new_done, _, answers = answer_counts(self.store, self.profile.id, start, end)
+        posts = []
+        for post in list_posts(lang):
+            c = per_post.get(post.slug, {"total": 0, "new": 0, "learning": 0, "review": 0,
+                                         "due": 0})
+            posts.append(PostProgress(post.slug, post.title, post.section, post.order,
+                                      post.tagline, c["total"], c["new"], c["learning"],
+                                      c["review"], c["due"], post.slug in read))
+        streak = 0
+        if with_streak:
+            from studyapp.progress import streak_days  # loads the store: only when asked
+
+            streak = streak_days(self)
+        return Overview(tuple(posts), due_today,
+                        max(0, self.new_limit_today() - new_done), answers, new_done,
+                        streak, new_waiting, self.coming_back())
+
+    def read_post(self, slug: str) -> None:
+        """Remember that the learner opened a post's summary."""
+        from studyapp.store.progress import mark_post_read  # SQLAlchemy: on first use
+
+        if self.read_only:
+            return
+        mark_post_read(self.store, self.profile.id, slug, self.now())
+
+    def has_read(self, slug: str) -> bool:
+        from studyapp.store.progress import posts_read  # SQLAlchemy: on first use
+
+        return slug in posts_read(self.store, self.profile.id)
+
+    # -- sessions ---------------------------------------------------------
+
+    def _memory(self, row: CardRow | None, card_id: int = 0) -> Memory:
+        """The scheduler's view of a stored card (a new card when there is none)."""
+        if row is None:
+            return Memory(card_id=card_id or 1)
+        return Memory(card_id=row.id, stage=CardStage(row.stage), step=row.step,
+                      stability=row.stability, difficulty=row.difficulty, due=row.due,
+                      last_review=row.last_review, reps=row.reps, lapses=row.lapses)
+
+    def _item(self, card: CurriculumCard, row: CardRow | QueueRow | None, now: datetime,
+              retrievability: float | None = None) -> QueueItem:
+        if row is not None and retrievability is None:
+            retrievability = self.scheduler.recall_probability(row.stability, row.last_review,
+                                                               now)
+        return queue_item(card, row, retrievability or 0.0)
+
+    @cached_property
+    def _selections(self) -> dict[tuple[str | None, str | None], CardSelection]:
+        """Session card sets by (deck id, post), kept until the decks change."""
+        return {}
+
+    def _session_cards(self, deck: str | None, post: str | None) -> CardSelection:
+        """A deck asked for by name is studied whether or not it is switched on."""
+        wanted = self.find_deck(deck).id if deck is not None else None  # may load a deck file
+        if post is not None and post not in POST_SLUGS:
+            raise UnknownIdError("post", post, list(POST_SLUGS))
+        selection = self._selections.get((wanted, post))
+        if selection is None:
+            cards: list[CurriculumCard] = (self._active_cards if wanted is None else
+                                           [c for c in self._cards if c.deck.id == wanted])
+            if post is not None:
+                cards = [c for c in cards if c.spec.post == post]
+            selection = self._selections[(wanted, post)] = CardSelection.of(cards)
+        return selection
+
+    def plan(self, kind: SessionKind, *, post: str | None = None, deck: str | None = None,
+             limit: int | None = None) -> list[QueueItem]:
+        """The cards a session will ask: learning cards (by due time), then the main queue."""
+        queue = self.session_queue(kind, post=post, deck=deck, limit=limit)
+        return [*queue.learning, *queue.main]
+
+    def session_queue(self, kind: SessionKind, *, post: str | None = None,
+                      deck: str | None = None, limit: int | None = None) -> SessionQueue:
+        """Today's learning cards, and the reviews and new cards within the daily limits.
+
+        One card per fact: a sibling of a card answered today, or of one
+        already in the queue, waits for another day (Anki buries siblings).
+        """
+        with no_collector_pause():
+            return self._session_queue(kind, post, deck, limit)
+
+    def _session_queue(self, kind: SessionKind, post: str | None, deck: str | None,
+                       limit: int | None) -> SessionQueue:
+        now = self.now()
+        start, end = day_bounds(now, self.settings.day_rollover_hour)
+        selection = self._session_cards(deck, post)
+        if kind is SessionKind.PRACTICE:
+            rows = self.card_states()
+            hidden = {key for key, r in rows.items()
+                      if r.suspended or (r.buried_until is not None and r.buried_until > now)}
+            items = [self._item(c, rows.get(c.key), now) for c in selection.cards
+                     if c.key not in hidden]
+            items.sort(key=lambda i: (i.stage != CardStage.NEW, i.retrievability, i.order))
+            planned = interleave_templates_only(items)
+            return SessionQueue(planned[:limit] if limit else planned, [], cutoff=end)
+        from studyapp.store.progress import queue_rows  # SQLAlchemy: on first use
+
+        seen, due = queue_rows(self.store, self.profile.id, end, now)
+        new_left, reviews_left = self._limits_left()
+        if kind is SessionKind.REVIEW:
+            new_left = 0
+        answered = self._facts_answered(start, end)
+        by_key = selection.by_key
+        learning: list[QueueItem] = []
+        # (recall, curriculum order, card, row): the order is unique, so ties end there
+        due_reviews: list[tuple[float, tuple[int, int, int], CurriculumCard, QueueRow]] = []
+        recall = self.scheduler.recall_curve(now)
+        review = CardStage.REVIEW
+        for key, row in due.items():
+            card = by_key.get(key)
+            if card is None:
+                continue
+            if row.stage == review:
+                if reviews_left > 0 and not (answered and sibling_answered(card, answered)):
+                    due_reviews.append((recall(row.stability, row.last_review), card.order,
+                                        card, row))
+            else:
+                learning.append(self._item(card, row, now,
+                                           recall(row.stability, row.last_review)))
+        taken = {i.fact for i in learning if i.fact}  # facts already in this queue
+        # only today's allowance of reviews, the least likely to be recalled first
+        reviews = []
+        for retrievability, _, card, row in heapq.nsmallest(reviews_left, due_reviews):
+            if card.fact and card.fact in taken:
+                continue
+            if card.fact:
+                taken.add(card.fact)
+            reviews.append(self._item(card, row, now, retrievability))
+        # only the new cards today's limit allows, in curriculum order
+        new: list[QueueItem] = []
+        unseen = selection.keys.difference(seen, due) if new_left > 0 else frozenset()
+        for card in selection.in_order(unseen):
+            if len(new) >= new_left:
+                break
+            if (card.fact and card.fact in taken) or sibling_answered(card, answered):
+                continue
+            if card.fact:
+                taken.add(card.fact)
+            new.append(self._item(card, None, now))
+        main = build_queue([], reviews, new, reviews_left=reviews_left, new_left=new_left,
+                           interleave_posts=post is None)
+        return SessionQueue(main[:limit] if limit else main, learning, cutoff=end)
+
+    def start(self, kind: SessionKind = SessionKind.DUE, *, post: str | None = None,
+              deck: str | None = None, limit: int | None = None, seed: int | None = None,
+              lang: str | None = None) -> StudySession:
+        """A study session over the planned queue (practice when nothing can be recorded)."""
+        if self.read_only:
+            kind = SessionKind.PRACTICE
+        queue = self.session_queue(kind, post=post, deck=deck, limit=limit)
+        return StudySession(self, kind, queue, limit=limit, seed=seed,
+                            lang=lang or self.config.lang)
+
+    @cached_property
+    def _cards_by_key(self) -> dict[tuple[str, str], CurriculumCard]:
+        return {card.key: card for card in self._cards}
+
+    def card(self, deck_id: str, card_key: str) -> CardSpec:
+        card = self._cards_by_key.get((deck_id, card_key))
+        if card is None:
+            raise NoSuchItem(f"{deck_id}/{card_key}")
+        return card.spec
+
+    def set_suspended(self, deck_id: str, card_key: str, suspended: bool) -> bool:
+        from studyapp.store.progress import set_suspended  # SQLAlchemy: on first use
+
+        return set_suspended(self.store, self.profile.id, deck_id, card_key, suspended)

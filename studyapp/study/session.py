@@ -1,0 +1,452 @@
+"""One sitting: ask, grade, rate, record, undo."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from studyapp.questions.grading import Verdict, grade
+from studyapp.questions.model import Kind, Question
+from studyapp.srs.calendar import day_bounds
+from studyapp.srs.queue import QueueItem, SessionQueue
+from studyapp.srs.scheduler import Memory, Rating
+from studyapp.study.model import (
+    LEARNING_STAGES,
+    SHOWN_CHOICES,
+    NoSuchItem,
+    Outcome,
+    Presented,
+    SessionKind,
+)
+
+if TYPE_CHECKING:
+    from studyapp.store.progress import CardRow
+    from studyapp.study.service import StudyService
+
+
+@dataclass
+class _Pending:
+    presented: Presented
+    item: QueueItem
+    first: bool  # the first showing of a planned card (counted in n)
+    started: float
+    response: str | None = None
+    verdict: Verdict | None = None
+    looked_at_post: bool = False
+    duration_ms: int | None = None
+
+
+@dataclass
+class _Overrulable:
+    """The last wrong answer, kept so the learner can say "I was right"."""
+
+    pending: _Pending
+    log_id: int | None
+
+
+class StudySession:
+    """One sitting: ask, grade, rate, record; every answer committed at once.
+
+    After each answer the next card is chosen as Anki does (``SessionQueue``):
+    a learning card comes back when it is due, never earlier, unless nothing
+    else waits and it is due within the learn-ahead limit. ``[n/N]``: N is the
+    number of distinct cards planned when the session started and never
+    grows; returning learning cards are counted apart.
+    """
+
+    def __init__(self, service: StudyService, kind: SessionKind,
+                 queue: SessionQueue | Sequence[QueueItem], *, limit: int | None,
+                 seed: int | None, lang: str) -> None:
+        self.service = service
+        self.kind = kind
+        if not isinstance(queue, SessionQueue):
+            items = list(queue)
+            waiting = [i for i in items if i.stage in LEARNING_STAGES and i.due is not None]
+            queue = SessionQueue([i for i in items if i not in waiting], waiting)
+        self.queue = queue
+        self.limit = limit
+        self.lang = lang
+        self.rng = random.Random(seed)
+        self.answered = 0
+        self.correct = 0
+        self.started_at = service.now()
+        horizon = self.started_at + service.learn_ahead
+        startable = [*queue.main, *(i for i in queue.learning
+                                    if i.due is not None and i.due <= horizon)]
+        self._planned_keys = {i.key for i in startable}
+        count = len(self._planned_keys)
+        self.total = min(count, limit) if limit else count
+        self.reached = 0  # planned cards shown at least once (n)
+        self._shown: set[tuple[str, str]] = set()
+        self._last: tuple[str, str] | None = None
+        self._pending: _Pending | None = None
+        self._last_log: int | None = None
+        self._history: list[tuple[QueueItem, int | None, bool, bool, int]] = []
+        self.time_studied_ms = 0
+        self._buried_by: dict[int, tuple[set[tuple[str, str]], list[QueueItem]]] = {}
+        """Per answer (its log id): the siblings it buried, and those it took out of the queue."""
+        """Time spent answering, question shown to answer given, summed over this
+        session's answers: the measure progress and ``stats`` call time studied."""
+        self._overrulable: _Overrulable | None = None
+
+    @property
+    def practice(self) -> bool:
+        return self.kind is SessionKind.PRACTICE
+
+    @cached_property
+    def _flags(self) -> dict[tuple[str, str], int]:
+        """The learner's flags on this profile's cards, read once, when the first card shows."""
+        from studyapp.store.cards import stored_cards  # SQLAlchemy: on first use
+
+        cards = stored_cards(self.service.store, self.service.profile.id)
+        return {key: card.flag for key, card in cards.items() if card.flag}
+
+    @property
+    def planned(self) -> int:
+        """N: distinct cards planned for the session (does not grow)."""
+        return self.total
+
+    @property
+    def remaining(self) -> int:
+        return max(0, self.total - self.reached)
+
+    def _is_return(self, item: QueueItem) -> bool:
+        return item.key in self._shown or item.key not in self._planned_keys
+
+    @property
+    def learning_left(self) -> int:
+        """Returning learning cards that may still be asked now: due within the learn-ahead
+        limit (later ones wait for another sitting and are not counted)."""
+        horizon = self.service.now() + self.service.learn_ahead
+        return sum(1 for item in self.queue.learning
+                   if self._is_return(item) and item.due is not None and item.due <= horizon)
+
+    @property
+    def shown(self) -> int:
+        return self.reached
+
+    def next(self) -> Presented | None:
+        """The next question, or None when the session is over."""
+        if self._pending is not None:
+            return self._pending.presented
+        if self.limit is not None and self.answered >= self.limit:
+            return None
+        now = self.service.now()
+        while True:
+            item = self.queue.pop(now, self.service.learn_ahead, self._last)
+            if item is None:
+                return None
+            seed = self.rng.randrange(2**31)
+            try:
+                spec = self.service.card(item.deck_id, item.card_key)
+            except NoSuchItem:
+                continue
+            question = shuffle_choices(spec.instantiate(seed, self.lang), seed)
+            first = not self._is_return(item)
+            if first:
+                self.reached += 1
+            self._shown.add(item.key)
+            learning = self.learning_left + (0 if first else 1)
+            early = (item.due - now if item.stage in LEARNING_STAGES and item.due is not None
+                     and item.due > now else None)
+            presented = Presented(self.reached, self.total, item.deck_id, item.card_key,
+                                  question, item.stage, returning=not first, learning=learning,
+                                  early_by=early, flag=self._flags.get(item.key, 0))
+            self._pending = _Pending(presented, item, first, time.monotonic())
+            return presented
+
+    def submit(self, response: str) -> Outcome:
+        """Grade a response. Wrong → recorded as Again now; right → wait for a rating."""
+        pending = self._pending
+        if pending is None:
+            raise RuntimeError("no question is waiting for an answer")
+        verdict = grade(pending.presented.question, response)
+        if verdict.correct is None:
+            return Outcome(verdict, recorded=False, needs_rating=False)
+        pending.response = response
+        pending.verdict = verdict
+        pending.duration_ms = int((time.monotonic() - pending.started) * 1000)
+        self._overrulable = None
+        if not verdict.correct:
+            self._overrulable = _Overrulable(pending, None)
+        if self.practice:  # cramming: counted for the session, never scheduled
+            self._record(Rating.GOOD if verdict.correct else Rating.AGAIN)
+            return Outcome(verdict, recorded=False, needs_rating=False,
+                           can_overrule=not verdict.correct)
+        if not verdict.correct:
+            self._record(Rating.AGAIN)
+            self._overrulable = _Overrulable(pending, self._last_log)
+            return Outcome(verdict, recorded=True, needs_rating=False, can_overrule=True)
+        return Outcome(verdict, recorded=False, needs_rating=True,
+                       intervals=self.intervals(), max_rating=self.max_rating)
+
+    @property
+    def max_rating(self) -> Rating:
+        """Hard once the learner opened the post while the question was asked."""
+        pending = self._pending
+        return Rating.HARD if pending is not None and pending.looked_at_post else Rating.EASY
+
+    def look_at_post(self) -> bool:
+        """The learner opened the post before answering: this answer is rated Hard at best.
+
+        Looking is allowed (the post is there to learn from); it only caps the
+        rating, so the schedule does not trust a recall the post supplied.
+        Returns True when the cap applies (an unanswered question is waiting).
+        """
+        pending = self._pending
+        if pending is None or pending.verdict is not None:
+            return False
+        pending.looked_at_post = True
+        return True
+
+    @property
+    def can_overrule(self) -> bool:
+        return self._overrulable is not None
+
+    def overrule(self) -> bool:
+        """"I was right": the last wrong answer becomes a right one rated Hard, marked overridden.
+
+        As on a self-graded Anki card, the learner has the last word; the log
+        keeps the flag, so reports can tell a graded answer from an overruled
+        one. Only the answer just graded can be overruled: on its feedback, or
+        (plain mode) at the next question's prompt, before that one is answered.
+        """
+        held = self._overrulable
+        if held is None or held.pending.verdict is None:
+            return False
+        current = self._pending if self._pending is not held.pending else None
+        if current is not None and current.verdict is not None:
+            return False
+        from studyapp.store.progress import undo_answer  # SQLAlchemy: on first use
+
+        if held.log_id is not None and not undo_answer(self.service.store,
+                                                       self.service.profile.id, held.log_id):
+            return False
+        self._overrulable = None
+        if self._history:
+            self._history.pop()
+        self.answered -= 1
+        self.time_studied_ms -= held.pending.duration_ms or 0
+        key = (held.pending.presented.deck_id, held.pending.presented.card_key)
+        self.queue.drop({key})
+        verdict = held.pending.verdict
+        held.pending.verdict = replace(verdict, correct=True)
+        self._pending = held.pending
+        buried = self._buried_by.pop(held.log_id, None) if held.log_id is not None else None
+        self._record(Rating.GOOD if self.practice else Rating.HARD, overridden=True)
+        if buried is not None and self._last_log is not None:  # the new answer buried them
+            siblings, dropped = self._buried_by.get(self._last_log, (set(), []))
+            self._buried_by[self._last_log] = (siblings | buried[0], dropped + buried[1])
+        self._pending = current  # the question on screen stays asked
+        return True
+
+    def intervals(self) -> dict[Rating, timedelta]:
+        """Next interval for each rating of the pending question."""
+        pending = self._pending
+        if pending is None:
+            return {}
+        row = self._row(pending.presented)
+        memory = self.service._memory(row)
+        return self.service.scheduler.preview(memory, self.service.now())
+
+    def rate(self, rating: Rating = Rating.GOOD) -> None:
+        """Record the learner's rating of a right answer (Again if they guessed)."""
+        pending = self._pending
+        if pending is None or pending.verdict is None or not pending.verdict.correct:
+            raise RuntimeError("no right answer is waiting for a rating")
+        self._record(min(rating, self.max_rating))
+
+    def _unshow(self, item: QueueItem, first: bool) -> None:
+        if first:
+            self.reached -= 1
+            self._shown.discard(item.key)
+
+    def skip(self) -> None:
+        """Put the pending question back at the end of the queue, unrecorded."""
+        pending = self._pending
+        if pending is None:
+            return
+        self._pending = None
+        self._unshow(pending.item, pending.first)
+        self.queue.main.append(pending.item)
+
+    def _row(self, presented: Presented) -> CardRow | None:
+        from studyapp.store.progress import card_state  # SQLAlchemy: on first use
+
+        return card_state(self.service.store, self.service.profile.id, presented.deck_id,
+                          presented.card_key)
+
+    def _record(self, rating: Rating, *, overridden: bool = False) -> None:
+        from studyapp.store.progress import (  # SQLAlchemy: on first use
+            Answer,
+            NewState,
+            record_answer,
+        )
+
+        pending = self._pending
+        assert pending is not None and pending.verdict is not None
+        presented = pending.presented
+        correct = bool(pending.verdict.correct)
+        self.answered += 1
+        self.correct += int(correct)
+        spent = pending.duration_ms or 0
+        self.time_studied_ms += spent
+        self._pending = None
+        self._last = pending.item.key
+        if self.practice:
+            self._history.append((pending.item, None, correct, pending.first, spent))
+            return
+        service = self.service
+        now = service.now()
+        scheduler = service.scheduler
+        reviewed: list[Memory] = []
+
+        def state_for(row: CardRow | None) -> NewState:  # runs inside the write transaction
+            after = scheduler.review(service._memory(row), rating, now)
+            reviewed[:] = [after]
+            return NewState(int(after.stage), after.step, after.stability, after.difficulty,
+                            after.due or now, after.last_review or now, after.reps,
+                            after.lapses, scheduler.is_leech(after))
+
+        question = presented.question
+        answer = Answer(
+            deck_id=presented.deck_id, card_key=presented.card_key, post=question.post,
+            family=question.family, state=None,
+            reviewed_at=now, rating=int(rating), correct=correct,
+            duration_ms=pending.duration_ms,
+            seed=question.seed, params=_logged_params(question), prompt=question.prompt,
+            response=pending.response, expected=pending.verdict.expected, lang=self.lang,
+            overridden=overridden, looked_at_post=pending.looked_at_post,
+        )
+        self._last_log = record_answer(service.store, service.profile.id, answer, state_for)
+        after = reviewed[0]
+        self._history.append((pending.item, self._last_log, correct, pending.first, spent))
+        if after.stage in LEARNING_STAGES and after.due is not None:
+            self.queue.requeue(pending.item._replace(stage=after.stage), after.due)
+        else:
+            self.queue.drop({pending.item.key})
+        self._bury_siblings(pending.item, self._last_log)
+
+    def _bury_siblings(self, item: QueueItem, log_id: int) -> None:
+        """Cards sharing this one's fact wait until the next study day (not those in learning)."""
+        from studyapp.store.progress import bury_cards  # SQLAlchemy: on first use
+
+        service = self.service
+        siblings = service.siblings(item.deck_id, item.card_key)
+        siblings -= {i.key for i in self.queue.learning}
+        if not siblings:
+            return
+        _, end = day_bounds(service.now(), service.settings.day_rollover_hour)
+        bury_cards(service.store, service.profile.id, siblings, end)
+        dropped = [i for i in self.queue.main if i.key in siblings]
+        self.queue.drop(siblings)
+        self._buried_by[log_id] = (siblings, dropped)
+
+    def _unbury_siblings(self, log_id: int) -> None:
+        """Undo of an answer: the siblings it buried are back today, and in this session."""
+        from studyapp.store.cards import CardRef, Mark, mark_cards  # SQLAlchemy: on first use
+
+        siblings, dropped = self._buried_by.pop(log_id, (set(), []))
+        if not siblings:
+            return
+        service = self.service
+        refs = []
+        for deck_id, card_key in sorted(siblings):
+            card = service._cards_by_key.get((deck_id, card_key))
+            if card is not None:
+                refs.append(CardRef(deck_id, card_key, card.spec.post,
+                                    getattr(card.spec, "generator", None)))
+        mark_cards(service.store, service.profile.id, refs, Mark.UNBURY, now=service.now())
+        waiting = {i.key for i in self.queue}
+        self.queue.main.extend(i for i in dropped if i.key not in waiting)
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._history) and (self._pending is None
+                                        or self._pending.verdict is None)
+
+    def undo(self) -> bool:
+        """Take back the last recorded answer: its card state and log are restored."""
+        from studyapp.store.progress import undo_answer  # SQLAlchemy: on first use
+
+        if not self._history:
+            return False
+        self._overrulable = None
+        item, log_id, correct, first, spent = self._history.pop()
+        if log_id is not None and not undo_answer(self.service.store,
+                                                  self.service.profile.id, log_id):
+            return False
+        if log_id is not None:
+            self._unbury_siblings(log_id)
+        self.answered -= 1
+        self.time_studied_ms -= spent
+        self.correct -= int(correct)
+        self.queue.drop({item.key})
+        if self._pending is not None:
+            pending = self._pending
+            self._pending = None
+            self._unshow(pending.item, pending.first)
+            self.queue.main.insert(0, pending.item)
+        self._unshow(item, first)
+        if item.stage in LEARNING_STAGES and not first:
+            self.queue.learning.insert(0, item)  # due again now: asked next
+        else:
+            self.queue.main.insert(0, item)
+        self._last = None
+        return True
+
+    @property
+    def elapsed(self) -> timedelta:
+        return self.service.now() - self.started_at
+
+    def comes_back(self) -> tuple[timedelta, ...]:
+        """How long until each card answered in this session is due (stored due times)."""
+        from studyapp.store.progress import card_state  # SQLAlchemy: on first use
+
+        service = self.service
+        now = service.now()
+        keys = dict.fromkeys(entry[0].key for entry in self._history if entry[1])
+        waits = []
+        for deck_id, card_key in keys:
+            row = card_state(service.store, service.profile.id, deck_id, card_key)
+            if row is not None and not row.suspended:
+                waits.append(max(timedelta(0), row.due - now))
+        return tuple(sorted(waits))
+
+
+def shuffle_choices(question: Question, seed: int | None) -> Question:
+    """The choices in a fresh order for this showing, so the position is never the memory.
+
+    The answer is kept by its text, so grading is unchanged; the order shown
+    is stored with the answer (``SHOWN_CHOICES``) and replayed from there.
+    """
+    if question.kind is not Kind.CHOICE or len(question.choices) < 2:
+        return question
+    choices = list(question.choices)
+    random.Random(f"choices/{seed}").shuffle(choices)
+    return replace(question, choices=tuple(choices))
+
+
+def _logged_params(question: Question) -> Any:
+    """Params as stored with an answer, plus the choices in the order shown."""
+    params = _jsonable(question.params)
+    if question.kind is Kind.CHOICE:
+        params = {**params, SHOWN_CHOICES: list(question.choices)}
+    return params
+
+
+def _jsonable(value: Any) -> Any:
+    """Params as plain JSON (catalog entries by id, numbers as numbers)."""
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    entry_id = getattr(value, "id", None)
+    return str(entry_id) if entry_id is not None else str(value)

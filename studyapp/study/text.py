@@ -1,0 +1,66 @@
+"""Words every face shows the same way: waits, choices, the study day, failures."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from studyapp.i18n import t
+from studyapp.questions.model import Kind, Question
+from studyapp.srs.calendar import study_day
+from studyapp.srs.scheduler import format_interval
+from studyapp.study.model import ComingBack
+
+if TYPE_CHECKING:
+    from studyapp.study.service import StudyService
+
+
+def numbered_choice(question: Question, shown: str, limit: int | None = None) -> str:
+    """A choice as every face numbers it ("2) HBM3e"), cut to ``limit`` characters.
+
+    Grading names a choice by letter ("b) HBM3e"); the options are listed by
+    number, so the answer shown beside them uses the same number. Other
+    answers come back unchanged.
+    """
+    if question.kind is not Kind.CHOICE:
+        return shown
+    for n, choice in enumerate(question.choices):
+        if shown in (f"{chr(ord('a') + n)}) {choice}", choice):
+            text = choice
+            if limit is not None and len(text) > limit:
+                text = text[: max(1, limit - 1)].rstrip() + "…"
+            return f"{n + 1}) {text}"
+    return shown
+
+
+def wait_text(delta: timedelta, lang: str) -> str:
+    """How long until a card is back: "now", "9 min", "3h", "2d"."""
+    minutes = delta.total_seconds() / 60
+    if minutes < 1:
+        return t("study.wait.now", lang)
+    if minutes < 60:
+        return t("study.wait.minutes", lang, minutes=round(minutes))
+    return format_interval(delta, lang)
+
+
+def coming_back_text(coming: ComingBack | None, lang: str) -> str | None:
+    """ "3 cards within the hour, next in 9 min" (None when no learning card waits)."""
+    if coming is None or coming.next_in is None:
+        return None
+    wait = wait_text(coming.next_in, lang)
+    if coming.within_hour == 0:
+        return t("study.comes_back.later", lang, wait=wait)
+    key = "study.comes_back.one" if coming.within_hour == 1 else "study.comes_back.many"
+    return t(key, lang, count=coming.within_hour, wait=wait)
+
+
+def today(service: StudyService) -> str:
+    """The current study day as an ISO date (04:00 rollover)."""
+    return study_day(service.now(), service.settings.day_rollover_hour).isoformat()
+
+
+def describe_failure(exc: BaseException) -> str | None:
+    """One line for a database failure met after opening (corrupt page, lost server), or None."""
+    from studyapp.store import describe_database_error  # SQLAlchemy: loaded on failure only
+
+    return describe_database_error(exc)
