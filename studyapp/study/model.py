@@ -63,6 +63,8 @@ class PostProgress:
     review: int
     due: int
     read: bool
+    held: int = 0
+    """New cards that wait for another day: each tests a fact answered today (siblings)."""
 
     @property
     def seen(self) -> int:

@@ -295,13 +295,15 @@ class StudyService:
         per_post: dict[str, dict[str, int]] = {}
         for card in self._active_cards:
             counts = per_post.setdefault(card.spec.post, {"total": 0, "new": 0, "learning": 0,
-                                                          "review": 0, "due": 0})
+                                                          "review": 0, "due": 0, "held": 0})
             counts["total"] += 1
             row = rows.get(card.key)
             if row is None or (row.stage == CardStage.NEW and not row.suspended):
                 counts["new"] += 1  # stage 0: marked (flagged, buried) or reset, never answered
                 if not sibling_answered(card, buried_facts):
                     new_waiting += 1
+                else:
+                    counts["held"] += 1
                 continue
             if row.suspended:
                 continue
@@ -314,10 +316,10 @@ class StudyService:
         posts = []
         for post in list_posts(lang):
             c = per_post.get(post.slug, {"total": 0, "new": 0, "learning": 0, "review": 0,
-                                         "due": 0})
+                                         "due": 0, "held": 0})
             posts.append(PostProgress(post.slug, post.title, post.section, post.order,
                                       post.tagline, c["total"], c["new"], c["learning"],
-                                      c["review"], c["due"], post.slug in read))
+                                      c["review"], c["due"], post.slug in read, c["held"]))
         streak = 0
         if with_streak:
             from studyapp.progress import streak_days  # loads the store: only when asked

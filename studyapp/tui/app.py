@@ -249,7 +249,7 @@ class StudyApp(App[None]):
         """The last post studied if it has work left, else the first post that has."""
         slug = self.preferences.last_post
         if overview is not None:
-            open_posts = [p.slug for p in overview.posts if p.due or p.new]
+            open_posts = [p.slug for p in overview.posts if p.due or p.new - p.held]
             if slug not in open_posts:
                 slug = open_posts[0] if open_posts else None
         if slug is None:

@@ -90,3 +90,30 @@ def test_a_session_across_posts_shows_one_card_per_fact(tmp_path: Path) -> None:
     doubled = {fact: sorted(keys) for fact, keys in shown.items() if len(keys) > 1}
     assert not doubled
     assert "conversion:bits-vs-bytes" in shown
+
+
+def test_new_cards_held_back_as_siblings_are_counted_apart_not_as_new(tmp_path: Path) -> None:
+    """Home and the post screen must not promise new cards a session will not ask."""
+    clock = Clock()
+    svc = service(tmp_path, clock)
+
+    def h200() -> tuple[int, int]:
+        post = next(p for p in svc.overview().posts if p.slug == "h200")
+        return post.new, post.held
+
+    new_before, held_before = h200()
+    assert held_before == 0
+    session = svc.start(SessionKind.DUE, post="h200", seed=7)
+    presented = session.next()
+    while presented is not None and not svc._cards_by_key[
+            (presented.deck_id, presented.card_key)].fact:
+        session.skip()
+        presented = session.next()
+    assert presented is not None, "the H200 deck has cards that name a fact"
+    siblings = svc.siblings(presented.deck_id, presented.card_key)
+    outcome = session.submit(_right(presented.question))
+    assert outcome.verdict.correct
+    session.rate(Rating.GOOD)
+    new_after, held_after = h200()
+    assert new_after == new_before - 1
+    assert held_after == len(siblings) > 0

@@ -159,17 +159,25 @@ class PostScreen(StudyScreen):
     async def load_offer(self) -> None:
         slug = self.slug
 
-        def reached(service: StudyService) -> bool:
+        def reached(service: StudyService) -> tuple[bool, int]:
             overview = service.overview(with_streak=False)
             post = next((p for p in overview.posts if p.slug == slug), None)
-            return overview.new_left == 0 and post is not None and post.new > 0
+            if post is None:
+                return False, 0
+            return overview.new_left == 0 and post.new - post.held > 0, post.held
 
-        self.limit_reached = await self.study_app.backend.call(reached)
+        self.limit_reached, held = await self.study_app.backend.call(reached)
+        notices = []
         if self.limit_reached:
             from studyapp.tui.screens.home import MORE_NEW
 
+            notices.append(self.tr("tui.post.limit_reached", more=MORE_NEW))
+        if held:
+            notices.append(self.tr("tui.post.siblings_held_one") if held == 1
+                           else self.tr("tui.post.siblings_held_many", count=held))
+        if notices:
             notice = self.query_one("#notice", Static)
-            notice.update(self.tr("tui.post.limit_reached", more=MORE_NEW))
+            notice.update("\n".join(notices))
             notice.add_class("-shown")
         self.refresh_bindings()
 

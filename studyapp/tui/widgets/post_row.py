@@ -58,7 +58,9 @@ class PostRow(Widget, can_focus=True):
             return ""
         if progress.total == 0:
             return t("tui.home.no_cards", self.lang)
-        return t("tui.home.counts", self.lang, new=progress.new, due=progress.due)
+        # new cards held back as siblings are not offered today: not counted as new
+        return t("tui.home.counts", self.lang, new=progress.new - progress.held,
+                 due=progress.due)
 
     def bar(self, width: int) -> Content:
         progress = self.progress
