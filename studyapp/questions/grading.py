@@ -345,11 +345,17 @@ def _grade_choice(question: Question, text: str) -> Verdict:
         last = _LETTERS[max(count, 1) - 1]
         return _ask_again(question, text, t("grading.choice_invalid", lang, count=count, last=last))
     if len(picked) > 1:
-        options = ", ".join(f"{_LETTERS[i]}) {question.choices[i]}" for i in sorted(picked))
+        options = ", ".join(_numbered(question, i) for i in sorted(picked))
         return _ask_again(question, text, t("grading.choice_ambiguous", lang, options=options))
     index = picked.pop()
-    given = f"{_LETTERS[index]}) {question.choices[index]}"
-    return _judged(question, index == _answer_index(question), given, expected_display(question))
+    answer = _answer_index(question)
+    expected = expected_display(question) if answer is None else _numbered(question, answer)
+    return _judged(question, index == answer, _numbered(question, index), expected)
+
+
+def _numbered(question: Question, index: int) -> str:
+    """A choice as the faces list it, by number ("2) HBM3e"), so feedback names it the same way."""
+    return f"{index + 1}) {question.choices[index]}"
 
 
 # ---------------------------------------------------------------- true/false
