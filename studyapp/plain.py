@@ -182,7 +182,7 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
         presented = session.next()
         if presented is None:
             if session.answered == 0:
-                say(t("plain.nothing_due", lang))
+                say(*_nothing_to_study(session, lang))
             return
         say("", *render_question(presented, lang))
         while True:
@@ -213,6 +213,20 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
                 return
         elif outcome.can_overrule:
             say(t("plain.continue", lang))
+
+
+MORE_NEW = 10
+"""New cards ``--more-new`` is suggested with, as many as the app's m key adds."""
+
+
+def _nothing_to_study(session: StudySession, lang: str) -> list[str]:
+    """Why the session is empty, and the options that study on anyway."""
+    if session.practice:
+        return [t("plain.nothing_to_practise", lang)]
+    if session.service.overview(with_streak=False).new_limit_reached:
+        return [t("plain.nothing_due", lang), t("plain.more_new_hint", lang, more=MORE_NEW),
+                t("plain.practice_hint", lang)]
+    return [t("plain.nothing_left", lang), t("plain.practice_hint", lang)]
 
 
 def _explains(explanation: str, expected: str) -> bool:
