@@ -147,7 +147,7 @@ def test_the_shown_order_is_logged_and_the_same_seed_replays_it(tmp_path: Path) 
     wrong = next(n for n, c in enumerate(shown, 1) if c != "8 bits")
     outcome = session.submit(str(wrong))
     assert outcome.verdict.correct is False
-    assert outcome.verdict.expected == f"{shown.index('8 bits') + 1}) 8 bits"
+    assert outcome.verdict.expected == f"{'abcdef'[shown.index('8 bits')]}) 8 bits"
     params = json.loads(logs(tmp_path)[0][5] or "{}")
     assert params[SHOWN_CHOICES] == shown
     assert logs(tmp_path)[0][4] == str(wrong)  # the number typed, read against that order
