@@ -8,7 +8,7 @@ report``, the TUI's class screen) call ``class_report_for``.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -21,7 +21,7 @@ from studyapp.store import Store, open_store
 from studyapp.store import classroom as db
 from studyapp.store.classroom import QuestionRow
 from studyapp.store.exchange import import_progress, read_export
-from studyapp.store.progress import ensure_profile
+from studyapp.store.progress import deck_choices, ensure_profile
 
 if TYPE_CHECKING:
     from studyapp.decks import Deck
@@ -96,22 +96,51 @@ class ClassReport:
 
 
 def deck_card_totals(service: ClassSource) -> dict[str, int]:
-    """Cards per post over the decks the service loads (mastery's denominator)."""
+    """Cards per post over the decks the service loads (every post, in catalogue order)."""
+    return studied_card_totals(service.decks, None)
+
+
+def studied_card_totals(decks: Sequence[Deck], choices: Mapping[str, bool] | None
+                        ) -> dict[str, int]:
+    """Cards per post over the decks a learner studies: mastery's denominator.
+
+    The same cards ``stats`` counts (``StudyService.deck_enabled``): the
+    learner's own on/off per deck, else the deck's default, so an example deck
+    left off does not lower a student's mastery. ``None`` counts every deck.
+    """
+    from studyapp.study import deck_kind, deck_on_by_default
+
     totals = dict.fromkeys(POST_SLUGS, 0)
-    for deck in service.decks:
+    for deck in decks:
+        if choices is not None and deck_kind(deck) != "file" and not choices.get(
+                deck.id, deck_on_by_default(deck)):
+            continue
         for spec in deck.cards:
             totals[spec.post] = totals.get(spec.post, 0) + 1
     return totals
 
 
 def class_report(store: Store, totals: dict[str, int], now: datetime, *, source: str = "database",
-                 top: int = 20) -> ClassReport:
-    """The class report over every profile of ``store``."""
-    mastered = db.mastery_by_post(store, now, mastery_age(SchedulerSettings()))
+                 top: int = 20, decks: Sequence[Deck] | None = None) -> ClassReport:
+    """The class report over every profile of ``store``.
+
+    Mastery is defined as ``stats`` defines it: mastered cards (recall still
+    at the threshold on the student's own forgetting curve) over the cards of
+    the decks the student studies. Without ``decks`` every student is counted
+    against ``totals``.
+    """
+    rows = db.students(store, now)
+    ages = {row.profile_id: _mastery_age(store, row.name, now) for row in rows}
+    mastered: dict[tuple[int, str], int] = {}
+    for age in set(ages.values()):
+        found = db.mastery_by_post(store, now, age)
+        mastered.update({key: n for key, n in found.items() if ages.get(key[0]) == age})
     students = []
-    for row in db.students(store, now):
+    for row in rows:
+        studied = (totals if decks is None
+                   else studied_card_totals(decks, deck_choices(store, row.profile_id)))
         mastery = tuple((post, min(1.0, mastered.get((row.profile_id, post), 0) / total)
-                         if total else 0.0) for post, total in totals.items())
+                         if total else 0.0) for post, total in studied.items())
         students.append(StudentReport(row.name, row.reviews, row.correct, row.cards_seen,
                                       row.overdue, row.time_ms, row.last_review, mastery))
     overdue = sorted((s for s in students if s.overdue), key=lambda s: (-s.overdue, s.name))
@@ -119,8 +148,17 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
                        tuple(db.hardest_questions(store, top)), tuple(overdue[:top]))
 
 
+def _mastery_age(store: Store, name: str, now: datetime) -> float:
+    """The age, in stabilities, a card of this student stays mastered (their own FSRS curve)."""
+    profile = ensure_profile(store, name, {}, now)  # the profile exists: this reads it
+    try:
+        return mastery_age(SchedulerSettings.from_dict(profile.settings))
+    except (TypeError, ValueError, KeyError):  # settings from an older or hand-edited export
+        return mastery_age(SchedulerSettings())
+
+
 def class_report_from_files(paths: list[Path], totals: dict[str, int], now: datetime, *,
-                            top: int = 20) -> ClassReport:
+                            top: int = 20, decks: Sequence[Deck] | None = None) -> ClassReport:
     """The class report over exported files: each file becomes one student.
 
     The files are imported into a temporary SQLite database, so the report
@@ -139,7 +177,7 @@ def class_report_from_files(paths: list[Path], totals: dict[str, int], now: date
                 profile = ensure_profile(store, name, export.settings, now)
                 import_progress(store, profile.id, export)
             return class_report(store, totals, now, source=", ".join(str(p) for p in paths),
-                                top=top)
+                                top=top, decks=decks)
         finally:
             store.close()
 
@@ -150,9 +188,11 @@ def class_report_for(service: ClassSource, files: Sequence[Path] = (), *,
     posts in catalogue order (the report's columns)."""
     totals = deck_card_totals(service)
     if files:
-        report = class_report_from_files(list(files), totals, service.now(), top=top)
+        report = class_report_from_files(list(files), totals, service.now(), top=top,
+                                         decks=service.decks)
     else:
-        report = class_report(service.store, totals, service.now(), top=top)
+        report = class_report(service.store, totals, service.now(), top=top,
+                              decks=service.decks)
     return report, tuple(totals)
 
 

@@ -7,7 +7,7 @@ literally, never as markup, with control characters made visible.
 
 from __future__ import annotations
 
-import string
+import re
 import sys
 from collections.abc import Callable
 from typing import TextIO
@@ -38,7 +38,7 @@ def render_question(presented: Presented, lang: str) -> list[str]:
     lines.append(visible(q.prompt))
     if q.kind is Kind.CHOICE:
         for n, choice in enumerate(q.choices):
-            lines.append(f"  {n + 1}) {string.ascii_lowercase[n]}. {visible(choice)}")
+            lines.append(f"  {n + 1}) {visible(choice)}")
         lines.append(t("plain.hint.choice", lang))
     elif q.kind is Kind.TRUEFALSE:
         lines.append(t("plain.hint.yesno" if q.yes_no else "plain.hint.truefalse", lang))
@@ -58,7 +58,7 @@ def post_summary_lines(slug: str, lang: str) -> list[str]:
 
     post = load_post(slug, lang)
     lines = [post.title, post.tagline, ""]
-    lines += post.body.strip().splitlines()
+    lines += markdown_as_text(post.body.strip().splitlines())
     if post.figures is not None:
         rows = figures_rows(post, labels=field_labels(lang))
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
@@ -66,6 +66,49 @@ def post_summary_lines(slug: str, lang: str) -> list[str]:
         lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
                   for row in rows]
     return [visible(line) for line in lines]
+
+
+_EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1|(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
+_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
+
+
+def markdown_as_text(lines: list[str]) -> list[str]:
+    """A post body's Markdown as a reader of plain text wants it.
+
+    Headings become their text, emphasis and code marks go, links show their
+    address in brackets, and tables line up in columns: a screen reader
+    should not read "hash hash" or "star star".
+    """
+    out: list[str] = []
+    table: list[list[str]] = []
+
+    def flush_table() -> None:
+        if table:
+            widths = [max(len(row[i]) if i < len(row) else 0 for row in table)
+                      for i in range(max(len(row) for row in table))]
+            out.extend("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False))
+                       .rstrip() for row in table)
+            table.clear()
+
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith("|"):
+            if not _TABLE_RULE.match(stripped):
+                table.append([_inline(cell.strip()) for cell in stripped.strip("|").split("|")])
+            continue
+        flush_table()
+        heading = re.match(r"^#{1,6}\s+(.*?)\s*#*$", stripped)
+        out.append(_inline(heading.group(1)) if heading else _inline(line))
+    flush_table()
+    return out
+
+
+def _inline(text: str) -> str:
+    """One line without inline Markdown marks."""
+    text = _LINK.sub(r"\1 (\2)", text)
+    text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(3), text)
+    return text.replace("`", "")
 
 
 def tolerate_encodings() -> None:
@@ -139,7 +182,7 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
         presented = session.next()
         if presented is None:
             if session.answered == 0:
-                say(t("plain.nothing_due", lang))
+                say(*_nothing_to_study(session, lang))
             return
         say("", *render_question(presented, lang))
         while True:
@@ -163,12 +206,38 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
             q = presented.question
             say(t("plain.compare", lang, given=visible(numbered_choice(q, verdict.given)),
                   expected=visible(numbered_choice(q, verdict.expected))))
-        say(t("plain.explanation", lang), visible(presented.question.explanation))
+        if _explains(presented.question.explanation, verdict.expected):
+            say(t("plain.explanation", lang), visible(presented.question.explanation))
         if outcome.needs_rating:
             if not _rate(session, outcome, say, read, lang):
                 return
         elif outcome.can_overrule:
             say(t("plain.continue", lang))
+
+
+MORE_NEW = 10
+"""New cards ``--more-new`` is suggested with, as many as the app's m key adds."""
+
+
+def _nothing_to_study(session: StudySession, lang: str) -> list[str]:
+    """Why the session is empty, and the options that study on anyway."""
+    if session.practice:
+        return [t("plain.nothing_to_practise", lang)]
+    if session.service.overview(with_streak=False).new_limit_reached:
+        return [t("plain.nothing_due", lang), t("plain.more_new_hint", lang, more=MORE_NEW),
+                t("plain.practice_hint", lang)]
+    return [t("plain.nothing_left", lang), t("plain.practice_hint", lang)]
+
+
+def _explains(explanation: str, expected: str) -> bool:
+    """Whether an explanation says more than the answer itself.
+
+    A card without an explanation gets its answer as one ("true"); printing
+    "Worked solution: true" would promise a solution that is not there.
+    """
+    said = explanation.strip().casefold()
+    bare = re.sub(r"^\d+\) ", "", expected.strip()).casefold()
+    return bool(said) and said not in {expected.strip().casefold(), bare}
 
 
 def rating_name(rating: Rating, lang: str) -> str:

@@ -55,6 +55,12 @@ def class_report_cmd(ctx: click.Context, files: tuple[str, ...], as_json: bool, 
 
 
 def _print_class(report: Any, posts: list[str]) -> None:
+    """The report as tables that fit the terminal (80 columns and up).
+
+    One line per student for the totals; mastery turned round, a row per post
+    and a column per student, in as many blocks as the width needs, so no
+    figure or name is cut to "…".
+    """
     # loaded when the command runs, so that --help stays fast
     from rich.console import Console
     from rich.table import Table
@@ -63,28 +69,61 @@ def _print_class(report: Any, posts: list[str]) -> None:
     from studyapp.decks.text import visible
 
     console = Console(highlight=False)
-    table = Table(title="Mastery per student and post", show_edge=False)
-    table.add_column("student")
-    for column in ("reviews", "accuracy", "overdue"):
-        table.add_column(column, justify="right")
-    for post in posts:
-        table.add_column(post[:8], justify="right")
+    students = Table(show_edge=False)
+    students.add_column("student", overflow="fold")
+    for column in ("reviews", "accuracy", "overdue", "cards seen"):
+        students.add_column(column, justify="right", no_wrap=True)
     for s in report.students:
-        mastery = dict(s.mastery)
-        table.add_row(Text(visible(s.name)), str(s.reviews), pct(s.accuracy), str(s.overdue),
-                      *(pct(mastery.get(post, 0.0)) for post in posts))
-    console.print(table)
-    hardest = Table(title="Hardest questions (first-try accuracy)", show_edge=False)
-    for column in ("question", "post", "students", "first try"):
-        hardest.add_column(column)
+        students.add_row(Text(visible(s.name)), str(s.reviews), pct(s.accuracy),
+                         str(s.overdue), str(s.cards_seen))
+    console.print(Text("\nStudents", style="bold"))
+    console.print(students)
+    for block in _student_blocks(report.students, console.width,
+                                 max((len(p) for p in posts), default=4)):
+        mastery = Table(show_edge=False)
+        mastery.add_column("post", no_wrap=True)
+        for s in block:
+            mastery.add_column(Text(visible(s.name)[:NAME_WIDTH]), justify="right",
+                               no_wrap=True)
+        for post in posts:
+            mastery.add_row(post, *(pct(dict(s.mastery).get(post, 0.0)) for s in block))
+        console.print(Text("\nMastery per post (cards mastered)", style="bold"))
+        console.print(mastery)
+    hardest = Table(show_edge=False)
+    hardest.add_column("question", overflow="fold")
+    hardest.add_column("post", overflow="fold")
+    for column in ("students", "first try"):
+        hardest.add_column(column, justify="right", no_wrap=True)
     for q in report.hardest:
         hardest.add_row(Text(visible(f"{q.deck_id}/{q.card_key}")), Text(visible(q.post)),
-                        str(q.students),
-                        pct(q.first_try_accuracy))
+                        str(q.students), pct(q.first_try_accuracy))
+    console.print(Text("\nHardest questions (first-try accuracy)", style="bold"))
     console.print(hardest)
-    overdue = Table(title="Most overdue cards", show_edge=False)
-    overdue.add_column("student")
-    overdue.add_column("overdue", justify="right")
+    overdue = Table(show_edge=False)
+    overdue.add_column("student", overflow="fold")
+    overdue.add_column("overdue cards", justify="right", no_wrap=True)
     for s in report.most_overdue:
         overdue.add_row(Text(visible(s.name)), str(s.overdue))
+    console.print(Text("\nStudents with the most overdue cards", style="bold"))
     console.print(overdue)
+
+
+NAME_WIDTH = 12
+"""A student's name heads a mastery column cut to this many characters (the
+full name is in the students table above)."""
+
+
+def _student_blocks(students: Any, width: int, post_width: int) -> list[list[Any]]:
+    """Students in groups whose mastery columns fit ``width`` beside the post names."""
+    blocks: list[list[Any]] = []
+    room = max(width - post_width - 3, 1)  # the post column, its padding and rule
+    used = 0
+    for s in students:
+        column = max(min(len(s.name), NAME_WIDTH), 4) + 3  # a cell and its separator
+        if blocks and used + column <= room:
+            blocks[-1].append(s)
+            used += column
+        else:
+            blocks.append([s])
+            used = column
+    return blocks

@@ -1,4 +1,4 @@
-"""``studyapp deck``: check, preview, install and list instructor decks."""
+"""``studyapp deck``: validate, preview, install and list instructor decks."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 @click.group()
 def deck() -> None:
-    """Instructor decks: check, preview, install and list them."""
+    """Instructor decks: validate, preview, add (install), list, enable or disable them."""
 
 
 @deck.command("validate")

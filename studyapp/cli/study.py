@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -16,11 +17,15 @@ from studyapp.cli import current_settings, fail, make_service, user_errors
 @click.option("--seed", type=int, help="Seed for generated questions (repeatable sessions).")
 @click.option("--plain", is_flag=True, help="Line-by-line loop on stdin/stdout.")
 @click.option("--practice", is_flag=True, help="Practise without changing the schedule.")
+@click.option("--more-new", type=click.IntRange(min=1), metavar="N",
+              help="Study N more new cards today than the daily limit allows.")
 @click.pass_context
 def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | None,
-          seed: int | None, plain: bool, practice: bool) -> None:
+          seed: int | None, plain: bool, practice: bool, more_new: int | None) -> None:
     """Study: a post, a deck, or everything due."""
     settings = current_settings(ctx)
+    if more_new is not None:
+        _raise_new_limit(settings, more_new)
     if not plain:
         from studyapp.tui.app import run_app  # Textual only when the app opens
 
@@ -49,3 +54,14 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
     finally:
         service.close()
     sys.exit(code)
+
+
+def _raise_new_limit(settings: Any, count: int) -> None:
+    """Anki's custom study, as the app's m key: today's new-card limit goes up by ``count``."""
+    service = make_service(settings)
+    try:
+        service.study_more_new(count)
+    except user_errors() as exc:
+        fail(str(exc))
+    finally:
+        service.close()

@@ -102,13 +102,14 @@ def _ask_again(question: Question, given: str, message: str) -> Verdict:
 
 def _judged(
     question: Question, correct: bool, given: str, expected: str, hint: str = "",
-    slips: tuple[str, ...] = (),
+    slips: tuple[str, ...] = (), named: str = "",
 ) -> Verdict:
+    """A graded verdict; ``named`` is the answer as the message says it (else ``expected``)."""
     lang = question.lang
     if correct:
         message = t("grading.correct", lang)
     else:
-        message = t("grading.wrong", lang, expected=expected)
+        message = t("grading.wrong", lang, expected=named or expected)
         if hint:
             message = f"{message} {hint}"
     return Verdict(correct=correct, message=message, given=given, expected=expected,
@@ -345,11 +346,22 @@ def _grade_choice(question: Question, text: str) -> Verdict:
         last = _LETTERS[max(count, 1) - 1]
         return _ask_again(question, text, t("grading.choice_invalid", lang, count=count, last=last))
     if len(picked) > 1:
-        options = ", ".join(f"{_LETTERS[i]}) {question.choices[i]}" for i in sorted(picked))
+        options = ", ".join(_numbered(question, i) for i in sorted(picked))
         return _ask_again(question, text, t("grading.choice_ambiguous", lang, options=options))
     index = picked.pop()
+    answer = _answer_index(question)
     given = f"{_LETTERS[index]}) {question.choices[index]}"
-    return _judged(question, index == _answer_index(question), given, expected_display(question))
+    named = "" if answer is None else _numbered(question, answer)
+    return _judged(question, index == answer, given, expected_display(question), named=named)
+
+
+def _numbered(question: Question, index: int) -> str:
+    """A choice as the faces list it, by number ("2) HBM3e"), so feedback names it the same way.
+
+    ``given`` and ``expected`` keep the stored form ("b) HBM3e", as review
+    logs have it); the faces number those with ``study.numbered_choice``.
+    """
+    return f"{index + 1}) {question.choices[index]}"
 
 
 # ---------------------------------------------------------------- true/false

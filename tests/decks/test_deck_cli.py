@@ -121,3 +121,16 @@ def test_add_refuses_a_broken_deck(tmp_path: Path, home: Path) -> None:
     assert result.exit_code == 1
     assert "missing required key 'type'" in result.output
     assert not (home / "data" / "decks").exists()
+
+
+def test_deck_help_names_only_commands_that_exist() -> None:
+    from click.testing import CliRunner
+
+    from studyapp.cli import main
+
+    result = CliRunner().invoke(main, ["deck", "--help"])
+    assert result.exit_code == 0
+    summary = result.output.split("Options:")[0]
+    assert "check" not in summary and "validate" in summary
+    for word in ("validate", "preview", "add", "list", "enable", "disable"):
+        assert CliRunner().invoke(main, ["deck", word, "--help"]).exit_code == 0

@@ -215,7 +215,19 @@ def test_choice(response: str, correct: bool | None) -> None:
     verdict = grade(choice(), response)
     assert verdict.correct is correct
     if correct is not None:
-        assert verdict.expected == "b) HBM3e"
+        assert verdict.expected == "b) HBM3e"  # the stored form; faces show "2) HBM3e"
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_wrong_choice_feedback_names_choices_by_number(lang: str) -> None:
+    from studyapp.study import numbered_choice
+
+    q = choice(lang=lang)
+    verdict = grade(q, "a")
+    assert "2) HBM3e" in verdict.message and "b)" not in verdict.message
+    # the faces show given and expected by number too
+    assert numbered_choice(q, verdict.given) == "1) HBM3"
+    assert numbered_choice(q, verdict.expected) == "2) HBM3e"
 
 
 def test_choice_number_that_is_also_a_choice_text_asks() -> None:
@@ -226,7 +238,7 @@ def test_choice_number_that_is_also_a_choice_text_asks() -> None:
     verdict = grade(q, "1")  # a) "1" is also the 1st: same choice, no ambiguity
     assert verdict.correct is False
     verdict = grade(q, "4")  # c) "4" by text, d) "8" by number
-    assert verdict.correct is None and "c) 4" in verdict.message and "d) 8" in verdict.message
+    assert verdict.correct is None and "3) 4" in verdict.message and "4) 8" in verdict.message
 
 
 # ---------------------------------------------------------------- true/false

@@ -69,7 +69,8 @@ class BrowserScreen(StudyScreen):
     COMPACT_FOOTER = True
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "tui.key.back", id="browser.back"),
-        Binding("slash", "search", "tui.key.search", id="browser.search"),
+        # priority: the key moves to the field before it can type itself there
+        Binding("slash", "search", "tui.key.search", id="browser.search", priority=True),
         Binding("e", "edit", "tui.key.edit", id="browser.edit"),
         Binding("x", "mark('suspend')", "tui.key.suspend_short", id="browser.suspend"),
         Binding("z", "mark('bury')", "tui.key.bury", id="browser.bury"),
@@ -283,6 +284,9 @@ class BrowserScreen(StudyScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("edit", "mark", "flag"):
             return self.highlighted is not None
+        if action == "search" and self.is_mounted:
+            # in the field "/" is text ("GB/s"), so the key goes on to the field
+            return not self.query_one("#browser-search", Input).has_focus
         return True
 
     def action_back(self) -> None:

@@ -68,6 +68,28 @@ def deck_rows(lang: str) -> list[DeckRow]:
     return rows
 
 
+def new_limit_blocks(service: StudyService, deck_id: str) -> bool:
+    """Whether the deck has nothing to ask only because today's new cards are done.
+
+    Runs on the service thread. Then the screen offers what home and the post
+    screen offer: more new cards today, or practice.
+    """
+    from studyapp.srs.scheduler import CardStage
+    from studyapp.study import SessionKind
+
+    queue = service.session_queue(SessionKind.DECK, deck=deck_id)
+    if queue.main or queue.learning:
+        return False
+    if service.overview(with_streak=False).new_left > 0:
+        return False
+    deck = next((d for d in service.decks if d.id == deck_id), None)
+    if deck is None:
+        return False
+    rows = service.card_states()
+    return any((row := rows.get((deck_id, spec.id))) is None
+               or (row.stage == CardStage.NEW and not row.suspended) for spec in deck.cards)
+
+
 class DecksScreen(StudyScreen):
     """A table of decks; Enter studies the highlighted deck."""
 
@@ -75,12 +97,16 @@ class DecksScreen(StudyScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "study", "tui.key.study_deck", id="decks.study"),
         Binding("space,e", "switch_deck", "tui.key.toggle_deck", id="decks.toggle"),
+        Binding("m", "study_more", "tui.key.study_more", id="decks.more"),
+        Binding("x", "practice", "tui.key.practice", id="decks.practice"),
         Binding("escape", "back", "tui.key.back", id="decks.back"),
     ]
 
     def __init__(self) -> None:
         super().__init__(id="decks-screen")
         self.rows: list[DeckRow] = []
+        self.limit_reached: str | None = None
+        """The deck whose new cards wait for tomorrow's limit: m and x are offered for it."""
 
     def compose(self) -> ComposeResult:
         yield Label(self.tr("tui.decks.title"), classes="screen-title")
@@ -126,7 +152,7 @@ class DecksScreen(StudyScreen):
                            style="bold"))
             source = f"tui.decks.kind_{row.kind}" if row.kind else f"tui.decks.source_{row.source}"
             table.add_row(Text("[x]" if row.enabled else "[ ]"),
-                          Text(fit(visible(row.deck_id), 24)), Text(fit(visible(row.title), 30)),
+                          Text(fit(visible(row.deck_id), 18)), Text(fit(visible(row.title), 22)),
                           row.cards, Text(self.tr(source)), status, key=row.path)
         table.refresh(layout=True)
         if 0 <= cursor < len(self.rows):
@@ -134,6 +160,7 @@ class DecksScreen(StudyScreen):
 
     @on(DataTable.RowHighlighted)
     def on_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.limit_reached = None
         self.show_detail(event.cursor_row)
         self.refresh_bindings()
 
@@ -170,12 +197,51 @@ class DecksScreen(StudyScreen):
         if action == "study":
             row = self.selected()
             return row is not None and row.ok and row.cards > 0
+        if action in ("study_more", "practice"):
+            row = self.selected()
+            return row is not None and row.deck_id == self.limit_reached
         return True
 
     def action_study(self) -> None:
         row = self.selected()
         if row is not None and row.ok:
-            self.study_app.start_session("deck", deck=row.deck_id)
+            self.study_deck(row.deck_id)
+
+    @work(exclusive=True, group="deck-start", exit_on_error=False)
+    async def study_deck(self, deck_id: str) -> None:
+        """Study the deck, or say why not and offer more new cards or practice."""
+        from studyapp.tui.screens.home import MORE_NEW
+
+        blocked = await self.study_app.backend.call(
+            lambda service: new_limit_blocks(service, deck_id))
+        if not blocked:
+            self.study_app.start_session("deck", deck=deck_id)
+            return
+        self.limit_reached = deck_id
+        info = self.query_one("#deck-info", Static)
+        info.update(plain(self.tr("tui.decks.limit_reached", more=MORE_NEW)))
+        self.refresh_bindings()
+
+    def action_study_more(self) -> None:
+        row = self.selected()
+        if row is not None and row.deck_id == self.limit_reached:
+            self.study_more(row.deck_id)
+
+    @work(exclusive=True, group="deck-start", exit_on_error=False)
+    async def study_more(self, deck_id: str) -> None:
+        """Raise today's new-card limit, as home's m does, then study this deck."""
+        from studyapp.tui.screens.home import MORE_NEW
+
+        await self.study_app.backend.call(lambda service: service.study_more_new(MORE_NEW))
+        self.notify(self.tr("tui.home.more_added", count=MORE_NEW))
+        self.limit_reached = None
+        self.refresh_bindings()
+        self.study_app.start_session("deck", deck=deck_id)
+
+    def action_practice(self) -> None:
+        row = self.selected()
+        if row is not None and row.deck_id == self.limit_reached:
+            self.study_app.start_session("practice", deck=row.deck_id)
 
     def action_switch_deck(self) -> None:
         self.toggle()

@@ -14,6 +14,7 @@ from textual.dom import DOMNode
 from textual.widgets import Footer, Label, Static
 
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.screens.browser import BrowserScreen
 from studyapp.tui.screens.calculator import CalculatorScreen
 from studyapp.tui.screens.card_detail import CardDetailScreen
 from studyapp.tui.screens.class_report import ClassReportScreen
@@ -39,6 +40,7 @@ def screens_with_keys() -> list[tuple[str, type[DOMNode] | None]]:
         ("tui.help.summary", SummaryScreen),
         ("tui.help.calculator", CalculatorScreen),
         ("tui.help.decks", DecksScreen),
+        ("tui.help.browser", BrowserScreen),
         ("tui.help.progress", ProgressScreen),
         ("tui.help.post_cards", PostCardsScreen),
         ("tui.help.card_detail", CardDetailScreen),
@@ -58,10 +60,25 @@ class HelpScreen(StudyScreen):
     def __init__(self) -> None:
         super().__init__(id="help-screen")
 
+    def sections(self) -> list[tuple[str, type[DOMNode] | None]]:
+        """Every screen's keys, those of the screen help was opened from first.
+
+        Someone pressing F1 wants the keys in front of them; a screen not in
+        the list still gets its own section, headed "This screen".
+        """
+        sections = screens_with_keys()
+        opener = next((type(screen) for screen in reversed(self.app.screen_stack)
+                       if screen is not self), None)
+        if opener is None or not getattr(opener, "BINDINGS", None):
+            return sections
+        mine = [entry for entry in sections if entry[1] is opener]
+        rest = [entry for entry in sections if entry[1] is not opener]
+        return (mine or [("tui.help.this_screen", opener)]) + rest
+
     def compose(self) -> ComposeResult:
         yield Label(self.tr("tui.help.title"), classes="screen-title")
         with VerticalScroll(id="help-body"):
-            for title_key, screen in screens_with_keys():
+            for title_key, screen in self.sections():
                 bindings = self.study_app.BINDINGS if screen is None else screen.BINDINGS
                 yield Label(self.tr(title_key), classes="subheading")
                 yield Static(self.key_table(bindings), classes="help-keys")

@@ -1,0 +1,85 @@
+"""The Decks screen at today's new-card limit: Enter offers more new cards or
+practice, as home and the post screen do, instead of a dead end."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.widgets import DataTable, Static
+from tui_helpers import wait_until
+
+from studyapp.study import StudyConfig, StudyService
+from studyapp.tui.app import StudyApp
+from studyapp.tui.screens.decks import DecksScreen
+from studyapp.tui.screens.home import MORE_NEW, HomeScreen
+from studyapp.tui.screens.question import QuestionScreen
+
+AppFactory = Callable[..., StudyApp]
+
+
+def no_new_cards_today(db_path: Path) -> None:
+    service = StudyService(StudyConfig(db_url=f"sqlite:///{db_path}", profile="default"))
+    try:
+        service.update_settings(new_per_day=0)
+    finally:
+        service.close()
+
+
+async def open_post_deck(pilot: object, app: StudyApp) -> DecksScreen:
+    await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen)  # type: ignore[arg-type]
+                     and app.screen.overview is not None)
+    await pilot.press("d")  # type: ignore[attr-defined]
+    await wait_until(pilot, lambda: isinstance(app.screen, DecksScreen)  # type: ignore[arg-type]
+                     and bool(app.screen.rows))
+    screen = app.screen
+    assert isinstance(screen, DecksScreen)
+    row = next(i for i, r in enumerate(screen.rows) if r.deck_id == "post-h200")
+    screen.query_one(DataTable).move_cursor(row=row)
+    await pilot.pause()  # type: ignore[attr-defined]
+    assert screen.check_action("study_more", ()) is False  # offered only when it helps
+    await pilot.press("enter")  # type: ignore[attr-defined]
+    await wait_until(pilot, lambda: screen.limit_reached == "post-h200")  # type: ignore[arg-type]
+    return screen
+
+
+async def test_enter_at_the_limit_offers_more_new_cards(app_factory: AppFactory,
+                                                        db_path: Path) -> None:
+    no_new_cards_today(db_path)
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_post_deck(pilot, app)
+        assert app.screen is screen
+        info = str(screen.query_one("#deck-info", Static).render())
+        assert f"m: study {MORE_NEW} more new cards" in info and "x: practice" in info
+        assert screen.check_action("study_more", ()) and screen.check_action("practice", ())
+        await pilot.press("m")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                         and app.screen.presented is not None)
+        assert app.screen.presented.deck_id == "post-h200"  # type: ignore[attr-defined]
+        assert app.screen.kind == "deck"  # type: ignore[attr-defined]
+
+
+async def test_x_at_the_limit_practises_the_deck(app_factory: AppFactory,
+                                                 db_path: Path) -> None:
+    no_new_cards_today(db_path)
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_post_deck(pilot, app)
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                         and app.screen.presented is not None)
+        assert app.screen.kind == "practice"  # type: ignore[attr-defined]
+        assert app.screen.presented.deck_id == "post-h200"  # type: ignore[attr-defined]
+
+
+async def test_the_kind_column_fits_80_columns(app_factory: AppFactory) -> None:
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen)
+                         and app.screen.overview is not None)
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, DecksScreen)
+                         and bool(app.screen.rows))
+        table = app.screen.query_one(DataTable)
+        assert table.virtual_size.width <= table.size.width  # "installed" is never cut
