@@ -130,7 +130,8 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
     against ``totals``.
     """
     rows = db.students(store, now)
-    ages = {row.profile_id: _mastery_age(store, row.name, now) for row in rows}
+    settings = db.profile_settings(store)
+    ages = {row.profile_id: _mastery_age(settings.get(row.profile_id, {})) for row in rows}
     mastered: dict[tuple[int, str], int] = {}
     for age in set(ages.values()):
         found = db.mastery_by_post(store, now, age)
@@ -148,11 +149,10 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
                        tuple(db.hardest_questions(store, top)), tuple(overdue[:top]))
 
 
-def _mastery_age(store: Store, name: str, now: datetime) -> float:
+def _mastery_age(settings: dict[str, Any]) -> float:
     """The age, in stabilities, a card of this student stays mastered (their own FSRS curve)."""
-    profile = ensure_profile(store, name, {}, now)  # the profile exists: this reads it
     try:
-        return mastery_age(SchedulerSettings.from_dict(profile.settings))
+        return mastery_age(SchedulerSettings.from_dict(settings))
     except (TypeError, ValueError, KeyError):  # settings from an older or hand-edited export
         return mastery_age(SchedulerSettings())
 

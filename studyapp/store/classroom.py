@@ -56,6 +56,13 @@ def _int(value: Any) -> int:
     return int(value or 0)
 
 
+def profile_settings(store: Store) -> dict[int, dict[str, Any]]:
+    """Every profile's saved settings, by id: read only (a report never writes)."""
+    with store.sessions() as session:
+        return {pid: dict(settings or {})
+                for pid, settings in session.execute(select(Profile.id, Profile.settings))}
+
+
 def students(store: Store, now: datetime) -> list[StudentRow]:
     """Every profile with its reviews, cards seen and overdue cards."""
     with store.sessions() as session:
