@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Button, Footer, Label, Static
 
-from studyapp.srs.scheduler import format_interval
+from studyapp.study.text import wait_text
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.progress_format import duration
 
@@ -87,7 +87,8 @@ class SummaryScreen(StudyScreen):
         counts = Counter(bucket(delta) for delta in self.tally.comes_back)
         lines = []
         if self.tally.comes_back:
-            soonest = format_interval(min(self.tally.comes_back), self.lang)
+            # the same words as the profile's line below: "9 min", "under a minute"
+            soonest = wait_text(min(self.tally.comes_back), self.lang)
             lines.append(self.tr("tui.summary.soonest", interval=soonest))
         for index in sorted(counts):
             lines.append(self.tr(f"tui.summary.bucket{index}", count=counts[index]))
