@@ -27,6 +27,7 @@ from studyapp.questions.generators.drawing import (
     values,
 )
 from studyapp.questions.generators.families.terms import (
+    GPU_IDS,
     PRECISIONS,
     chip_fields,
     dense_models,
@@ -269,14 +270,13 @@ def perf_per_watt(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     )
 
 
-_GPUS = "accelerator ids from the catalog (default: all)"
 
 DECODE_CEILING = Family(
     name="decode-ceiling", post="h200", kind=Kind.NUMERIC,
     description={"es": "Techo de tokens/s en decodificación con lote 1 (ancho de banda / pesos)",
                  "en": "Batch-1 decode tokens/s ceiling (bandwidth / weights)"},
     generate=decode_ceiling,
-    options={"models": "model ids (default: dense models)", "gpus": _GPUS, "dtypes": "dtypes"},
+    options={"models": "model ids (default: dense models)", "gpus": GPU_IDS, "dtypes": "dtypes"},
     slips=(dtype_size("dtype"),),
 )
 
@@ -285,7 +285,7 @@ DECODE_COMPARE = Family(
     description={"es": "Cuántas veces más rápido decodifica un chip que otro",
                  "en": "How many times faster one chip decodes than another"},
     generate=decode_compare,
-    options={"models": "model ids (default: dense models)", "gpus": _GPUS,
+    options={"models": "model ids (default: dense models)", "gpus": GPU_IDS,
              "anchor": "chip ids one of which every comparison includes"},
 )
 
@@ -293,7 +293,7 @@ LOW_PRECISION_SPEEDUP = Family(
     name="low-precision-speedup", post="blackwell", kind=Kind.CHOICE,
     description={"es": "Aceleración de FP8 o FP4 frente a BF16 (y chips sin cifra)",
                  "en": "FP8 or FP4 speed-up over BF16 (and chips without a figure)"},
-    generate=low_precision_speedup, options={"gpus": _GPUS, "precisions": "fp8, fp4"},
+    generate=low_precision_speedup, options={"gpus": GPU_IDS, "precisions": "fp8, fp4"},
 )
 
 PERF_PER_WATT = Family(
@@ -301,6 +301,6 @@ PERF_PER_WATT = Family(
     description={"es": "Qué chip rinde más por vatio (TFLOPS/W o GB/s por W)",
                  "en": "Which chip does the most per watt (TFLOPS/W or GB/s per W)"},
     generate=perf_per_watt,
-    options={"gpus": _GPUS, "metrics": "tflops, bandwidth",
+    options={"gpus": GPU_IDS, "metrics": "tflops, bandwidth",
              "anchor": "chip ids one of which every group includes"},
 )

@@ -19,6 +19,8 @@ from studyapp.questions.generators import Family
 from studyapp.questions.generators.drawing import entries, values
 from studyapp.questions.generators.families.terms import (
     BATCHES,
+    GPU_IDS,
+    MODEL_IDS,
     SERVE_DTYPES,
     WEIGHT_DTYPES,
     contexts_within,
@@ -178,14 +180,12 @@ def kv_cache_total(seed: int, lang: str, options: Mapping[str, Any]) -> Question
     )
 
 
-_MODELS = "model ids from the catalog (default: all)"
-_GPUS = "accelerator ids from the catalog (default: all)"
 
 WEIGHTS_SIZE = Family(
     name="weights-size", post="intro", kind=Kind.NUMERIC,
     description={"es": "Tamaño de los pesos de un modelo en un tipo de dato (GB)",
                  "en": "Size of a model's weights in a dtype (GB)"},
-    generate=weights_size, options={"models": _MODELS, "dtypes": "weight dtypes"},
+    generate=weights_size, options={"models": MODEL_IDS, "dtypes": "weight dtypes"},
     slips=(dtype_size("dtype"),),
 )
 
@@ -193,7 +193,7 @@ KV_CACHE_PER_TOKEN = Family(
     name="kv-cache-per-token", post="hbm-kv-cache", kind=Kind.NUMERIC,
     description={"es": "KV cache por token (GQA, MHA o MLA) en KB",
                  "en": "KV cache per token (GQA, MHA or MLA) in KB"},
-    generate=kv_cache_per_token, options={"models": _MODELS, "dtypes": "KV cache dtypes"},
+    generate=kv_cache_per_token, options={"models": MODEL_IDS, "dtypes": "KV cache dtypes"},
     slips=(KV_PAIR, dtype_size("kv_dtype")),
 )
 
@@ -202,7 +202,7 @@ KV_CACHE_TOTAL = Family(
     description={"es": "KV cache total para un contexto y un lote (GB)",
                  "en": "Total KV cache for a context and a batch (GB)"},
     generate=kv_cache_total,
-    options={"models": _MODELS, "dtypes": "KV cache dtypes", "contexts": "context lengths",
+    options={"models": MODEL_IDS, "dtypes": "KV cache dtypes", "contexts": "context lengths",
              "batches": "batch sizes"},
     slips=(KV_PAIR, dtype_size("kv_dtype")),
 )
@@ -211,7 +211,7 @@ GB_VS_GIB = Family(
     name="gb-vs-gib", post="hbm-kv-cache", kind=Kind.NUMERIC,
     description={"es": "GB (10^9) frente a GiB (2^30): convertir la memoria de un chip",
                  "en": "GB (10^9) versus GiB (2^30): convert a chip's memory"},
-    generate=gb_vs_gib, options={"gpus": _GPUS, "sizes_gib": "sizes in GiB to convert"},
+    generate=gb_vs_gib, options={"gpus": GPU_IDS, "sizes_gib": "sizes in GiB to convert"},
     fact="conversion:gb-vs-gib",  # both directions are one skill
     slips=(GIB_SAME_NUMBER, GIB_WRONG_WAY), conversion=True,
 )

@@ -24,6 +24,7 @@ from studyapp.infra.units import TFLOPS
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.drawing import MARGIN, apart, entries, redraw, values
 from studyapp.questions.generators.families.terms import (
+    GPU_IDS,
     PRECISIONS,
     chip_fields,
     dense_tflops,
@@ -215,13 +216,12 @@ def prefill_time(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     )
 
 
-_GPUS = "accelerator ids from the catalog (default: all)"
 
 RIDGE_POINT = Family(
     name="ridge-point", post="h100", kind=Kind.NUMERIC,
     description={"es": "Punto de equilibrio del roofline (FLOP por byte)",
                  "en": "Roofline ridge point (FLOP per byte)"},
-    generate=ridge, options={"gpus": _GPUS, "precisions": "bf16, fp8, fp4",
+    generate=ridge, options={"gpus": GPU_IDS, "precisions": "bf16, fp8, fp4",
                              "ask": "ridge, attainable"},
     slips=(SPARSE_PEAK,),
 )
@@ -231,7 +231,7 @@ COMPUTE_OR_MEMORY_BOUND = Family(
     description={"es": "¿Limitado por cálculo o por memoria para una intensidad aritmética?",
                  "en": "Compute-bound or memory-bound at an arithmetic intensity?"},
     generate=compute_or_memory_bound,
-    options={"gpus": _GPUS, "batches": "batch sizes", "precisions": "bf16, fp8"},
+    options={"gpus": GPU_IDS, "batches": "batch sizes", "precisions": "bf16, fp8"},
 )
 
 PREFILL_TIME = Family(
@@ -239,7 +239,7 @@ PREFILL_TIME = Family(
     description={"es": "Tiempo de prefill de un prompt con una utilización dada",
                  "en": "Prefill time of a prompt at a given utilisation"},
     generate=prefill_time,
-    options={"models": "model ids", "gpus": _GPUS, "prompts": "prompt lengths in tokens",
+    options={"models": "model ids", "gpus": GPU_IDS, "prompts": "prompt lengths in tokens",
              "utilisations": "fractions of dense peak"},
     slips=(SPARSE_TIME,),
 )

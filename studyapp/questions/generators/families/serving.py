@@ -30,6 +30,8 @@ from studyapp.questions.generators import Family
 from studyapp.questions.generators.drawing import MARGIN, apart, entries, redraw, values
 from studyapp.questions.generators.families.terms import (
     BATCHES,
+    GPU_IDS,
+    MODEL_IDS,
     SERVE_DTYPES,
     contexts_within,
     dtype_name,
@@ -285,16 +287,15 @@ def max_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     )
 
 
-_MODELS = "model ids from the catalog (default: all)"
-_GPUS = "accelerator ids from the catalog (default: all)"
+_FIT_OPTIONS = {"models": MODEL_IDS, "gpus": GPU_IDS, "dtypes": "weight and KV dtypes",
+                "contexts": "context lengths in tokens", "batches": "batch sizes"}
 
 FITS_ON_GPU = Family(
     name="fits-on-gpu", post="h200", kind=Kind.TRUEFALSE,
     description={"es": "¿Caben los pesos y la KV cache de un modelo en una sola GPU?",
                  "en": "Do a model's weights and KV cache fit on one GPU?"},
     generate=fits_on_gpu,
-    options={"models": _MODELS, "gpus": _GPUS, "dtypes": "weight and KV dtypes",
-             "contexts": "context lengths in tokens", "batches": "batch sizes"},
+    options=_FIT_OPTIONS,
 )
 
 MIN_GPUS = Family(
@@ -302,8 +303,7 @@ MIN_GPUS = Family(
     description={"es": "Mínimo número de GPU para que quepan pesos y KV cache",
                  "en": "Fewest GPUs that hold the weights and KV cache"},
     generate=min_gpus,
-    options={"models": _MODELS, "gpus": _GPUS, "dtypes": "weight and KV dtypes",
-             "contexts": "context lengths in tokens", "batches": "batch sizes"},
+    options=_FIT_OPTIONS,
 )
 
 MAX_CONTEXT_THAT_FITS = Family(
@@ -311,7 +311,7 @@ MAX_CONTEXT_THAT_FITS = Family(
     description={"es": "Contexto o lote más grande que aún cabe junto a los pesos",
                  "en": "Largest context or batch that still fits next to the weights"},
     generate=max_context,
-    options={"models": _MODELS, "gpus": _GPUS, "dtypes": "weight and KV dtypes",
+    options={"models": MODEL_IDS, "gpus": GPU_IDS, "dtypes": "weight and KV dtypes",
              "batches": "batch sizes", "contexts": "context lengths",
              "solve_for": "context or batch"},
 )

@@ -20,6 +20,10 @@ SERVE_DTYPES = ("bf16", "fp8")
 CONTEXTS = (2048, 4096, 8192, 16384, 32768, 65536, 131072)
 BATCHES = (1, 2, 4, 8, 16, 32, 64)
 
+MODEL_IDS = "model ids from the catalog (default: all)"
+GPU_IDS = "accelerator ids from the catalog (default: all)"
+"""What ``generate --option`` says of the common model and accelerator lists."""
+
 
 def dtype_name(dtype: str) -> str:
     return dtype.upper()
