@@ -222,7 +222,7 @@ class QueueRow(NamedTuple):
     last_review: datetime | None
 
 
-def _utc(value: Any) -> datetime:
+def stored_time(value: Any) -> datetime:
     """A time read from a raw driver row: SQLite's naive UTC text or PostgreSQL's datetime."""
     if isinstance(value, str):
         return utc_from_text(value)
@@ -230,33 +230,73 @@ def _utc(value: Any) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
-def queue_rows(store: Store, profile_id: int, due_before: datetime, now: datetime | None = None
-               ) -> tuple[set[tuple[str, str]], dict[tuple[str, str], QueueRow]]:
-    """The keys of stored cards that are not new, and the due ones.
+REVIEW_STAGE = 2
 
-    Building the queue must stay fast over tens of thousands of cards: two
-    narrow queries (every card's key; the due cards' few columns), read as
-    the driver's plain tuples, with datetimes parsed only for due cards. A
-    card buried at ``now`` is neither due nor new; a stage 0 row (flagged or
-    reset, never answered since) is new.
+
+class DueReview(NamedTuple):
+    """A due review as the driver returned it: the due time still unparsed.
+
+    The queue ranks thousands of these by recall and keeps a day's
+    allowance, so only ``last_review`` is parsed for each; ``due`` is parsed
+    (with ``stored_time``) for the few reviews a queue takes.
     """
-    not_buried = _not_buried(now)
-    live = CardState.suspended.is_(False)
-    is_new = and_(CardState.state == 0, live, not_buried)
+
+    deck_id: str
+    card_key: str
+    stability: float | None
+    due: Any
+    last_review: Any
+
+
+class DueCards(NamedTuple):
+    """The stored cards due before a cut-off, split as the queue uses them."""
+
+    learning: dict[tuple[str, str], QueueRow]
+    reviews: list[DueReview]
+
+
+def not_new_keys(store: Store, profile_id: int, now: datetime | None = None
+                 ) -> set[tuple[str, str]]:
+    """The keys of stored cards that are not new (the queue takes new cards from the rest).
+
+    A card buried at ``now`` is not new; a stage 0 row (flagged or reset,
+    never answered since) is. Read as the driver's plain tuples: this runs
+    over every stored card of the profile at every queue.
+    """
+    is_new = and_(CardState.state == 0, CardState.suspended.is_(False), _not_buried(now))
     keys = select(CardState.deck_id, CardState.card_key).where(
         CardState.profile_id == profile_id, ~is_new)
+    with store.engine.connect() as conn:
+        return set(map(tuple, conn.execute(keys).cursor.fetchall()))
+
+
+def due_cards(store: Store, profile_id: int, due_before: datetime, now: datetime | None = None,
+              *, with_reviews: bool = True) -> DueCards:
+    """The stored cards due before ``due_before``: learning ones, and reviews if asked.
+
+    Building the queue must stay fast over tens of thousands of cards: one
+    narrow query read as the driver's plain tuples, with times parsed only
+    for learning cards (reviews keep theirs raw, see ``DueReview``). When
+    the day's reviews are used up the queue asks for none, and none are
+    read. Suspended cards and cards buried at ``now`` are not due.
+    """
+    wanted = CardState.state != 0 if with_reviews else CardState.state.in_((1, 3))
     due_query = select(
         CardState.deck_id, CardState.card_key, CardState.state, CardState.stability,
         CardState.due, CardState.last_review,
-    ).where(CardState.profile_id == profile_id, CardState.due < due_before, live,
-            CardState.state != 0, not_buried)
+    ).where(CardState.profile_id == profile_id, CardState.due < due_before,
+            CardState.suspended.is_(False), wanted, _not_buried(now))
     with store.engine.connect() as conn:  # the driver's tuples: no row objects per card
-        seen = {(d, k) for d, k in conn.execute(keys).cursor.fetchall()}
         due_rows = conn.execute(due_query).cursor.fetchall()
-    due = {(d, k): QueueRow(stage, False, stab, _utc(when),
-                            None if last is None else _utc(last))
-           for d, k, stage, stab, when, last in due_rows}
-    return seen, due
+    learning: dict[tuple[str, str], QueueRow] = {}
+    reviews: list[DueReview] = []
+    for d, k, stage, stab, when, last in due_rows:
+        if stage == REVIEW_STAGE:
+            reviews.append(DueReview(d, k, stab, when, last))
+        else:
+            learning[(d, k)] = QueueRow(stage, False, stab, stored_time(when),
+                                        None if last is None else stored_time(last))
+    return DueCards(learning, reviews)
 
 
 def card_state(store: Store, profile_id: int, deck_id: str, card_key: str) -> CardRow | None:
@@ -430,7 +470,7 @@ def learning_due_times(store: Store, profile_id: int,
              .order_by(CardState.due))
     with store.engine.connect() as conn:  # the driver's tuples, times parsed here
         rows = conn.execute(query).cursor.fetchall()
-    return [((d, k), _utc(due)) for d, k, due in rows]
+    return [((d, k), stored_time(due)) for d, k, due in rows]
 
 
 def deck_choices(store: Store, profile_id: int) -> dict[str, bool]:

@@ -40,7 +40,7 @@ from studyapp.study.text import today
 
 if TYPE_CHECKING:
     from studyapp.store import Store
-    from studyapp.store.progress import CardRow, ProfileInfo, QueueRow
+    from studyapp.store.progress import CardRow, DueReview, ProfileInfo, QueueRow
 
 class StudyService:
     """Everything a learner does, for one profile in one database."""
@@ -408,30 +408,27 @@ class StudyService:
             items.sort(key=lambda i: (i.stage != CardStage.NEW, i.retrievability, i.order))
             planned = interleave_templates_only(items)
             return SessionQueue(planned[:limit] if limit else planned, [], cutoff=end)
-        from studyapp.store.progress import queue_rows  # SQLAlchemy: on first use
+        from studyapp.store.progress import QueueRow, due_cards, not_new_keys, stored_time
 
-        seen, due = queue_rows(self.store, self.profile.id, end, now)
         new_left, reviews_left = self._limits_left()
         if kind is SessionKind.REVIEW:
             new_left = 0
+        due = due_cards(self.store, self.profile.id, end, now, with_reviews=reviews_left > 0)
         answered = self._facts_answered(start, end)
         by_key = selection.by_key
-        learning: list[QueueItem] = []
-        # (recall, curriculum order, card, row): the order is unique, so ties end there
-        due_reviews: list[tuple[float, tuple[int, int, int], CurriculumCard, QueueRow]] = []
         recall = self.scheduler.recall_curve(now)
-        review = CardStage.REVIEW
-        for key, row in due.items():
-            card = by_key.get(key)
-            if card is None:
-                continue
-            if row.stage == review:
-                if reviews_left > 0 and not (answered and sibling_answered(card, answered)):
-                    due_reviews.append((recall(row.stability, row.last_review), card.order,
-                                        card, row))
-            else:
-                learning.append(self._item(card, row, now,
-                                           recall(row.stability, row.last_review)))
+        learning = [self._item(card, row, now, recall(row.stability, row.last_review))
+                    for key, row in due.learning.items()
+                    if (card := by_key.get(key)) is not None]
+        # (recall, curriculum order, card, row): the order is unique, so ties end there
+        due_reviews: list[tuple[float, tuple[int, int, int], CurriculumCard, DueReview]] = []
+        if reviews_left > 0:
+            for row in due.reviews:
+                card = by_key.get((row.deck_id, row.card_key))
+                if card is None or (answered and sibling_answered(card, answered)):
+                    continue
+                last = None if row.last_review is None else stored_time(row.last_review)
+                due_reviews.append((recall(row.stability, last), card.order, card, row))
         taken = {i.fact for i in learning if i.fact}  # facts already in this queue
         # only today's allowance of reviews, the least likely to be recalled first
         reviews = []
@@ -440,10 +437,13 @@ class StudyService:
                 continue
             if card.fact:
                 taken.add(card.fact)
-            reviews.append(self._item(card, row, now, retrievability))
+            stored = QueueRow(CardStage.REVIEW, False, row.stability, stored_time(row.due),
+                              None if row.last_review is None else stored_time(row.last_review))
+            reviews.append(self._item(card, stored, now, retrievability))
         # only the new cards today's limit allows, in curriculum order
         new: list[QueueItem] = []
-        unseen = selection.keys.difference(seen, due) if new_left > 0 else frozenset()
+        unseen = (selection.keys.difference(not_new_keys(self.store, self.profile.id, now))
+                  if new_left > 0 else frozenset())
         for card in selection.in_order(unseen):
             if len(new) >= new_left:
                 break
