@@ -12,7 +12,19 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import and_, case, delete, func, or_, select, true, tuple_, update
+from sqlalchemy import (
+    and_,
+    bindparam,
+    case,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    true,
+    tuple_,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -307,18 +319,6 @@ def card_state(store: Store, profile_id: int, deck_id: str, card_key: str) -> Ca
         return _row(card) if card else None
 
 
-def _apply(card: CardState, state: NewState) -> None:
-    card.state = state.stage
-    card.step = state.step
-    card.stability = state.stability
-    card.difficulty = state.difficulty
-    card.due = state.due
-    card.last_review = state.last_review
-    card.reps = state.reps
-    card.lapses = state.lapses
-    card.leech = state.leech
-
-
 StateFor = Callable[[CardRow | None], NewState]
 """The card's new state from its stored state (None for a card never answered)."""
 
@@ -339,38 +339,55 @@ def record_answer(store: Store, profile_id: int, answer: Answer,
         return _record(store, profile_id, answer, state_for)
 
 
+_ANSWERED_CARD = select(*_ROW_COLUMNS).where(
+    CardState.profile_id == bindparam("profile"), CardState.deck_id == bindparam("deck"),
+    CardState.card_key == bindparam("card")).with_for_update()
+_NEW_CARD = insert(CardState)
+_CHANGED_CARD = update(CardState).where(CardState.id == bindparam("card_id"))
+_NEW_LOG = insert(ReviewLog)
+
+
 def _record(store: Store, profile_id: int, answer: Answer, state_for: StateFor | None) -> int:
+    """One answer in three statements (read the card, write it, add the log).
+
+    Core statements built once, not ORM objects and flushes: an answer's
+    commit sits between the learner's key and the next question.
+    """
     with store.transaction() as session:
-        card = session.scalar(select(CardState).where(
-            CardState.profile_id == profile_id, CardState.deck_id == answer.deck_id,
-            CardState.card_key == answer.card_key).with_for_update())
-        previous = _row(card).as_json() if card else None
-        state = state_for(_row(card) if card else None) if state_for else answer.state
+        conn = session.connection()
+        found = conn.execute(_ANSWERED_CARD, {"profile": profile_id, "deck": answer.deck_id,
+                                              "card": answer.card_key}).first()
+        card = CardRow(*tuple(found)) if found is not None else None
+        state = state_for(card) if state_for else answer.state
         if state is None:
             raise ValueError("an answer needs its new state or a way to compute it")
-        stage_before = card.state if card else 0
+        values = {"post": answer.post, "family": answer.family, "state": state.stage,
+                  "step": state.step, "stability": state.stability,
+                  "difficulty": state.difficulty, "due": state.due,
+                  "last_review": state.last_review, "reps": state.reps,
+                  "lapses": state.lapses, "leech": state.leech}
         if card is None:
-            card = CardState(profile_id=profile_id, deck_id=answer.deck_id,
-                             card_key=answer.card_key, post=answer.post, family=answer.family,
-                             suspended=False, created_at=answer.reviewed_at, state=0,
-                             due=answer.reviewed_at, reps=0, lapses=0, leech=False)
-            session.add(card)
-        card.post = answer.post
-        card.family = answer.family
-        _apply(card, state)
-        session.flush()
-        log = ReviewLog(
-            profile_id=profile_id, card_id=card.id, reviewed_at=answer.reviewed_at,
-            rating=answer.rating, correct=answer.correct, duration_ms=answer.duration_ms,
-            state_before=stage_before, previous=previous, seed=answer.seed,
-            params=dict(answer.params) if answer.params is not None else None,
-            prompt=answer.prompt, response=answer.response, expected=answer.expected,
-            lang=answer.lang, uid=uuid.uuid4().hex, overridden=answer.overridden,
-            looked_at_post=answer.looked_at_post,
-        )
-        session.add(log)
-        session.flush()
-        return log.id
+            inserted = conn.execute(_NEW_CARD, {
+                **values, "profile_id": profile_id, "deck_id": answer.deck_id,
+                "card_key": answer.card_key, "suspended": False,
+                "created_at": answer.reviewed_at})
+            assert inserted.inserted_primary_key is not None
+            card_id = inserted.inserted_primary_key[0]
+        else:
+            conn.execute(_CHANGED_CARD, {**values, "card_id": card.id})
+            card_id = card.id
+        logged = conn.execute(_NEW_LOG, {
+            "profile_id": profile_id, "card_id": card_id, "reviewed_at": answer.reviewed_at,
+            "rating": answer.rating, "correct": answer.correct,
+            "duration_ms": answer.duration_ms, "state_before": card.stage if card else 0,
+            "previous": card.as_json() if card else None, "seed": answer.seed,
+            "params": dict(answer.params) if answer.params is not None else None,
+            "prompt": answer.prompt, "response": answer.response,
+            "expected": answer.expected, "lang": answer.lang, "uid": uuid.uuid4().hex,
+            "overridden": answer.overridden, "looked_at_post": answer.looked_at_post})
+        assert logged.inserted_primary_key is not None
+        log_id: int = logged.inserted_primary_key[0]
+        return log_id
 
 
 def undo_answer(store: Store, profile_id: int, log_id: int) -> bool:
