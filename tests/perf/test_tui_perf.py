@@ -47,6 +47,12 @@ ROUNDS = int(os.environ.get("TUI_ROUNDS", "15"))
 SIZE = (100, 30)
 QUIET_S = 0.15
 """A step is over once no frame has been written for this long."""
+POLL_S = 0.001
+"""How often a step looks whether the app has changed state. Not 0: spinning the
+event loop keeps the main thread holding the GIL, so the study app's service
+thread waited up to the interpreter's switch interval (about 4 ms of each step
+here) for work a terminal's idle loop never delays. The step is timed by the
+frames written, not by when this poll notices."""
 NOW = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
 DECK = "deck: tui-bench\ntitle: TUI benchmark\nlanguage: en\npost: h200\ncards:\n" + "".join(
     f"  - id: c{i}\n    type: choice\n    prompt: \"Which memory does chip {i} use?\"\n"
@@ -103,7 +109,7 @@ class Frames:
         while not done():
             if time.monotonic() > end:
                 raise AssertionError(f"timed out waiting for {done}")
-            await asyncio.sleep(0)
+            await asyncio.sleep(POLL_S)
         shown: list[tuple[float, list[list[Cell]]]] = []
         while True:
             waited = time.perf_counter()
