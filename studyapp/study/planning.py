@@ -1,10 +1,7 @@
-"""Building a queue fast: queue items from stored rows, and no collector pauses meanwhile."""
+"""Building a queue fast: queue items from stored rows."""
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from studyapp.srs.queue import QueueItem
@@ -16,24 +13,6 @@ if TYPE_CHECKING:
 
 STAGES = {int(stage): stage for stage in CardStage}
 """Stored stage numbers as stages, without an enum call per queued card."""
-
-
-@contextmanager
-def no_collector_pause() -> Iterator[None]:
-    """No cyclic garbage collection while a queue is built.
-
-    The queue reads thousands of rows into short-lived tuples, none in a
-    cycle (reference counting frees them); the collector's passes over them
-    took a fifth of the queue's time. It runs again as usual afterwards.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def queue_item(card: CurriculumCard, row: CardRow | QueueRow | None,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from studyapp.catalog import UnknownIdError
 from studyapp.catalog.posts import POST_SLUGS, list_posts
 from studyapp.decks import CardSpec, Deck, deck_title, discover_decks, load_deck
+from studyapp.decks.loader import collector_paused
 from studyapp.i18n import t
 from studyapp.srs.calendar import day_bounds
 from studyapp.srs.queue import QueueItem, SessionQueue, build_queue, interleave_templates_only
@@ -34,7 +35,7 @@ from studyapp.study.model import (
     SessionKind,
     StudyConfig,
 )
-from studyapp.study.planning import no_collector_pause, queue_item
+from studyapp.study.planning import queue_item
 from studyapp.study.session import StudySession
 from studyapp.study.text import today
 
@@ -115,23 +116,26 @@ class StudyService:
     @cached_property
     def decks(self) -> list[Deck]:
         """Every deck that loads (built-in, the user's, and --deck files)."""
-        found = [listing.deck for listing in discover_decks() if listing.deck is not None]
-        for path in self.config.extra_decks:
-            deck = load_deck(path)
-            found = [d for d in found if d.id != deck.id] + [deck]
+        with collector_paused():  # tens of thousands of objects, all kept: see _cards
+            found = [listing.deck for listing in discover_decks() if listing.deck is not None]
+            for path in self.config.extra_decks:
+                deck = load_deck(path)
+                found = [d for d in found if d.id != deck.id] + [deck]
         return found
 
     @cached_property
     def _cards(self) -> list[CurriculumCard]:
         order = {slug: n for n, slug in enumerate(POST_SLUGS)}
         cards: list[CurriculumCard] = []
-        for deck_order, deck in enumerate(self.decks):
-            for card_order, spec in enumerate(deck.cards):
-                cards.append(CurriculumCard(deck, spec, order.get(spec.post, 99), deck_order,
-                                            card_order))
-        # Decks, catalog and posts live as long as the process: keep them out of
-        # the cyclic collector, whose full passes over them cost tens of ms
-        # in the middle of building a queue.
+        # Decks, catalog and posts live as long as the process: no collection while
+        # they are read and indexed (with an 8,000-card deck, passes over the deck
+        # just read tripled the time to index it), and then out of the collector's
+        # reach, whose full passes over them cost tens of ms in the middle of a queue.
+        with collector_paused():
+            for deck_order, deck in enumerate(self.decks):
+                for card_order, spec in enumerate(deck.cards):
+                    cards.append(CurriculumCard(deck, spec, order.get(spec.post, 99),
+                                                deck_order, card_order))
         gc.freeze()
         return cards
 
@@ -391,7 +395,9 @@ class StudyService:
         One card per fact: a sibling of a card answered today, or of one
         already in the queue, waits for another day (Anki buries siblings).
         """
-        with no_collector_pause():
+        # thousands of short-lived row tuples, none in a cycle (reference counting
+        # frees them): the collector's passes over them took a fifth of the time
+        with collector_paused():
             return self._session_queue(kind, post, deck, limit)
 
     def _session_queue(self, kind: SessionKind, post: str | None, deck: str | None,

@@ -269,3 +269,20 @@ def test_example_decks_validate_and_instantiate(name: str) -> None:
                 q = card.instantiate(seed, lang)
                 assert q.prompt and q.explanation
                 assert "{" not in q.prompt
+
+
+def test_equal_parameters_are_shared_and_unequal_ones_stay_apart(tmp_path: Path) -> None:
+    cards = "".join(
+        f"  - id: c{n}\n    type: numeric\n    prompt: 'x = {{x}}, y = {{y}}: x * y?'\n"
+        f"    params: {{x: {values}, y: {{min: 1, max: 4, step: 1}}}}\n"
+        f"    answer: 'x * y'\n"
+        for n, values in enumerate(["[1, 2]", "[1, 2]", "[1.0, 2.0]", "[true, 2]"]))
+    deck = load_deck(write(tmp_path, HEADER + cards))
+    x = [card.params["x"] for card in deck.cards]
+    y = [card.params["y"] for card in deck.cards]
+    assert x[0] is x[1]  # the same pick on two cards: one object
+    assert all(spec is y[0] for spec in y)
+    # 1 == 1.0 == True in Python, but each is drawn and shown as written
+    assert x[2] is not x[0] and x[2].values == (1.0, 2.0)
+    assert x[3] is not x[0] and x[3].values[0] is True
+    assert isinstance(deck.card("c2").instantiate(1, "en").params["x"], float)
