@@ -12,7 +12,8 @@ Hard. Deck text is shown as plain text only.
 from __future__ import annotations
 
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -199,13 +200,22 @@ class QuestionScreen(StudyScreen):
         result = await self.study_app.backend.call(tally)
         self.app.switch_screen(SummaryScreen(result))
 
+    @contextmanager
+    def working(self) -> Iterator[None]:
+        """One change to the card at a time: keys pressed meanwhile are dropped, so a
+        rating key and Enter in one burst rate once (each worker checks ``busy``)."""
+        self.busy = True
+        try:
+            yield
+        finally:
+            self.busy = False
+
     @work(group="session", exit_on_error=False)
     async def submit(self, response: str) -> None:
         session = self.session
         if session is None or self.phase != "asking" or self.busy:
             return
-        self.busy = True
-        try:
+        with self.working():
             def answer(_: StudyService) -> tuple[Outcome, bool]:
                 outcome = session.submit(response)
                 return outcome, session.can_undo
@@ -220,33 +230,25 @@ class QuestionScreen(StudyScreen):
             if outcome.recorded:
                 self.answered += 1
             self.show_feedback(outcome)
-        finally:
-            self.busy = False
 
     @work(group="session", exit_on_error=False)
     async def rate(self, rating: Rating) -> None:
         session, outcome = self.session, self.outcome
         if session is None or outcome is None or not outcome.needs_rating or self.busy:
             return
-        self.busy = True  # until the next question is up: a second key never rates twice
-        try:
+        with self.working():  # until the next question is up: a second key never rates twice
             def record(session: StudySession) -> bool:
                 session.rate(rating)
                 return True
 
             await self.show_next(record)
-        finally:
-            self.busy = False
 
     @work(group="session", exit_on_error=False)
     async def next_question(self) -> None:
         if self.busy or self.phase != "feedback":
             return
-        self.busy = True
-        try:
+        with self.working():
             await self.show_next()
-        finally:
-            self.busy = False
 
     @work(group="session", exit_on_error=False)
     async def overrule(self) -> None:
@@ -254,11 +256,8 @@ class QuestionScreen(StudyScreen):
         session, outcome = self.session, self.outcome
         if session is None or outcome is None or not outcome.can_overrule or self.busy:
             return
-        self.busy = True
-        try:
+        with self.working():
             done = await self.study_app.backend.call(lambda _: session.overrule())
-        finally:
-            self.busy = False
         if not done:
             return
         self.outcome = replace(outcome, can_overrule=False)
@@ -282,12 +281,9 @@ class QuestionScreen(StudyScreen):
         session = self.session
         if session is None or self.busy:
             return
-        self.busy = True
-        try:
+        with self.working():
             if await self.show_next(lambda session: session.undo()):
                 self.app.notify(self.tr("tui.question.undone"))
-        finally:
-            self.busy = False
 
     # -- what is on screen ---------------------------------------------------------
 
