@@ -94,7 +94,7 @@ def user_errors() -> tuple[type[Exception], ...]:
     return (StoreError, UnknownIdError, DeckError)
 
 
-def _one_line(exc: Exception) -> str | None:
+def _one_line(exc: Exception, lang: str = "en") -> str | None:
     """A failure the user can act on, as one line; None for a bug (which keeps its traceback).
 
     Bad database URLs and files are ``StoreError``s already; this catches what
@@ -102,7 +102,8 @@ def _one_line(exc: Exception) -> str | None:
     that cannot be written.
     """
     if isinstance(exc, user_errors()):
-        return str(exc)
+        render = getattr(exc, "render", None)  # a deck's problems, in the reader's language
+        return render(lang) if callable(render) else str(exc)
     # the service stays out of --help and the app's start; a failed command has it loaded
     from studyapp.study import describe_failure
 
@@ -128,7 +129,8 @@ class LazyGroup(click.Group):
         except click.ClickException:
             raise
         except Exception as exc:
-            message = _one_line(exc)
+            settings = ctx.find_object(Settings)
+            message = _one_line(exc, settings.lang if settings is not None else "en")
             if message is None:
                 raise
             fail(message)

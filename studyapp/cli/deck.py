@@ -60,7 +60,7 @@ def deck_preview(ctx: click.Context, file: str, card_id: str | None, seed: int) 
         lines = preview_lines(loaded, lang, seed, card_id)
     except DeckError as exc:
         for problem in exc.problems:
-            click.echo(str(problem))
+            click.echo(problem.render(lang))
         sys.exit(1)
     except KeyError:
         fail(t("decks.no_card", lang, deck=file, card=card_id))
@@ -77,14 +77,15 @@ def deck_add(ctx: click.Context, file: str) -> None:
     from studyapp.decks import DeckError, install_deck, load_deck
     from studyapp.i18n import t
 
+    lang = current_settings(ctx).lang
     try:
         target = install_deck(file)
     except DeckError as exc:
         for problem in exc.problems:
-            click.echo(str(problem))
+            click.echo(problem.render(lang))
         sys.exit(1)
     added = load_deck(target, source="user")
-    click.echo(t("decks.installed", current_settings(ctx).lang, deck=added.id,
+    click.echo(t("decks.installed", lang, deck=added.id,
                  cards=len(added.cards), path=target))
 
 
