@@ -94,6 +94,12 @@ def user_errors() -> tuple[type[Exception], ...]:
     return (StoreError, UnknownIdError, DeckError)
 
 
+def user_error_text(exc: Exception, lang: str) -> str:
+    """One of ``user_errors()`` in words; a deck's problems in the reader's language."""
+    render = getattr(exc, "render", None)
+    return render(lang) if callable(render) else str(exc)
+
+
 def _one_line(exc: Exception, lang: str = "en") -> str | None:
     """A failure the user can act on, as one line; None for a bug (which keeps its traceback).
 
@@ -102,8 +108,7 @@ def _one_line(exc: Exception, lang: str = "en") -> str | None:
     that cannot be written.
     """
     if isinstance(exc, user_errors()):
-        render = getattr(exc, "render", None)  # a deck's problems, in the reader's language
-        return render(lang) if callable(render) else str(exc)
+        return user_error_text(exc, lang)
     # the service stays out of --help and the app's start; a failed command has it loaded
     from studyapp.study import describe_failure
 
@@ -170,5 +175,15 @@ def main(ctx: click.Context, db_url: str | None, profile: str, lang: str | None)
         run_app(ctx.obj)
 
 
-__all__ = ["COMMANDS", "Settings", "current_settings", "echo_json", "fail", "main",
-           "make_service", "pct", "user_errors"]
+__all__ = [
+    "COMMANDS",
+    "Settings",
+    "current_settings",
+    "echo_json",
+    "fail",
+    "main",
+    "make_service",
+    "pct",
+    "user_error_text",
+    "user_errors",
+]

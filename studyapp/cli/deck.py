@@ -132,7 +132,7 @@ def _decks_on(ctx: click.Context, decks: list[Deck | None]) -> list[bool | None]
 
 
 def _switch_deck(ctx: click.Context, deck_id: str, enabled: bool) -> None:
-    from studyapp.cli import make_service, user_errors
+    from studyapp.cli import make_service, user_error_text, user_errors
     from studyapp.i18n import t
 
     settings = current_settings(ctx)
@@ -140,7 +140,7 @@ def _switch_deck(ctx: click.Context, deck_id: str, enabled: bool) -> None:
     try:
         info = service.set_deck_enabled(deck_id, enabled)
     except user_errors() as exc:
-        fail(str(exc))
+        fail(user_error_text(exc, current_settings(ctx).lang))
     finally:
         service.close()
     key = "deck.enabled" if info.enabled else "deck.disabled"
