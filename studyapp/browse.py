@@ -183,7 +183,8 @@ class CardBrowser:
                 self._samples[key] = (question.prompt, question, None)
             except Exception as exc:  # a broken template still lists, with its raw text
                 raw = spec.text(spec.prompt, lang) if spec.prompt else spec.generator or spec.id
-                self._samples[key] = (raw, None, str(exc))
+                render = getattr(exc, "render", None)  # a deck problem, in the reader's language
+                self._samples[key] = (raw, None, render(lang) if callable(render) else str(exc))
         return self._samples[key]
 
     def _browsed(self, deck: Deck, spec: CardSpec, row: StoredCard | None, lang: str,
@@ -280,7 +281,7 @@ class CardBrowser:
                     os.unlink(temp)
         return EditTarget(target, spec.line, copied_from=deck.path)
 
-    def reload(self, path: Path, deck_id: str) -> Reloaded:
+    def reload(self, path: Path, deck_id: str, lang: str = "en") -> Reloaded:
         """Validate an edited deck file; when it loads, its cards are live at once.
 
         A deck with problems leaves the loaded deck as it was.
@@ -289,7 +290,7 @@ class CardBrowser:
 
         deck, problems = check_deck_file(path, "user" if _inside(path, _user_decks()) else "file")
         if deck is None or problems:
-            return Reloaded(deck_id, tuple(str(p) for p in problems))
+            return Reloaded(deck_id, tuple(p.render(lang) for p in problems))
         self.service.replace_deck(deck)
         self._samples = {k: v for k, v in self._samples.items() if k[0] != deck.id}
         return Reloaded(deck.id, ())

@@ -94,7 +94,13 @@ def user_errors() -> tuple[type[Exception], ...]:
     return (StoreError, UnknownIdError, DeckError)
 
 
-def _one_line(exc: Exception) -> str | None:
+def user_error_text(exc: Exception, lang: str) -> str:
+    """One of ``user_errors()`` in words; a deck's problems in the reader's language."""
+    render = getattr(exc, "render", None)
+    return render(lang) if callable(render) else str(exc)
+
+
+def _one_line(exc: Exception, lang: str = "en") -> str | None:
     """A failure the user can act on, as one line; None for a bug (which keeps its traceback).
 
     Bad database URLs and files are ``StoreError``s already; this catches what
@@ -102,7 +108,7 @@ def _one_line(exc: Exception) -> str | None:
     that cannot be written.
     """
     if isinstance(exc, user_errors()):
-        return str(exc)
+        return user_error_text(exc, lang)
     # the service stays out of --help and the app's start; a failed command has it loaded
     from studyapp.study import describe_failure
 
@@ -128,7 +134,8 @@ class LazyGroup(click.Group):
         except click.ClickException:
             raise
         except Exception as exc:
-            message = _one_line(exc)
+            settings = ctx.find_object(Settings)
+            message = _one_line(exc, settings.lang if settings is not None else "en")
             if message is None:
                 raise
             fail(message)
@@ -168,5 +175,15 @@ def main(ctx: click.Context, db_url: str | None, profile: str, lang: str | None)
         run_app(ctx.obj)
 
 
-__all__ = ["COMMANDS", "Settings", "current_settings", "echo_json", "fail", "main",
-           "make_service", "pct", "user_errors"]
+__all__ = [
+    "COMMANDS",
+    "Settings",
+    "current_settings",
+    "echo_json",
+    "fail",
+    "main",
+    "make_service",
+    "pct",
+    "user_error_text",
+    "user_errors",
+]

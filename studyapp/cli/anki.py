@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from studyapp.cli import current_settings, fail, make_service, user_errors
+from studyapp.cli import current_settings, fail, make_service, user_error_text, user_errors
 
 
 def export_apkg(ctx: click.Context, output: str | None, deck_ref: str | None,
@@ -32,7 +32,7 @@ def export_apkg(ctx: click.Context, output: str | None, deck_ref: str | None,
         target = Path(output)
         summary = write_apkg(selection, target, settings.lang, instances=instances)
     except user_errors() as exc:
-        fail(str(exc))
+        fail(user_error_text(exc, settings.lang))
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror or exc}")
     finally:

@@ -41,7 +41,9 @@ def run_audit(family: str | None, deck_paths: tuple[str, ...], options: Mapping[
             posts = sorted((locations.builtin_decks_dir() / "posts").glob("*.yaml"))
             targets = family_targets() + deck_targets(posts)
         rows = audit(targets)
-    except (DeckError, LookupError, ValueError, OSError) as exc:
+    except DeckError as exc:
+        fail(exc.render(lang))
+    except (LookupError, ValueError, OSError) as exc:
         fail(str(exc))
     if as_json:
         echo_json([row.as_dict() for row in rows])

@@ -11,7 +11,14 @@ from typing import Any
 
 import click
 
-from studyapp.cli import current_settings, echo_json, fail, make_service, user_errors
+from studyapp.cli import (
+    current_settings,
+    echo_json,
+    fail,
+    make_service,
+    user_error_text,
+    user_errors,
+)
 
 
 class _SearchCommand(click.Command):
@@ -80,7 +87,7 @@ def cards_cmd(ctx: click.Context, query: tuple[str, ...], as_json: bool, action:
         click.echo("\n".join("  " + line for line in exc.pointer().splitlines()), err=True)
         sys.exit(1)
     except user_errors() as exc:
-        fail(str(exc))
+        fail(user_error_text(exc, current_settings(ctx).lang))
     finally:
         service.close()
     if as_json:

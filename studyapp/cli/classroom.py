@@ -9,7 +9,15 @@ from typing import Any
 
 import click
 
-from studyapp.cli import current_settings, echo_json, fail, make_service, pct, user_errors
+from studyapp.cli import (
+    current_settings,
+    echo_json,
+    fail,
+    make_service,
+    pct,
+    user_error_text,
+    user_errors,
+)
 
 
 @click.group("class")
@@ -36,7 +44,7 @@ def class_report_cmd(ctx: click.Context, files: tuple[str, ...], as_json: bool, 
     try:
         report, posts = class_report_for(service, [Path(f) for f in files], top=top)
     except user_errors() as exc:
-        fail(str(exc))
+        fail(user_error_text(exc, current_settings(ctx).lang))
     finally:
         service.close()
     if as_json:

@@ -60,7 +60,7 @@ def deck_preview(ctx: click.Context, file: str, card_id: str | None, seed: int) 
         lines = preview_lines(loaded, lang, seed, card_id)
     except DeckError as exc:
         for problem in exc.problems:
-            click.echo(str(problem))
+            click.echo(problem.render(lang))
         sys.exit(1)
     except KeyError:
         fail(t("decks.no_card", lang, deck=file, card=card_id))
@@ -77,14 +77,15 @@ def deck_add(ctx: click.Context, file: str) -> None:
     from studyapp.decks import DeckError, install_deck, load_deck
     from studyapp.i18n import t
 
+    lang = current_settings(ctx).lang
     try:
         target = install_deck(file)
     except DeckError as exc:
         for problem in exc.problems:
-            click.echo(str(problem))
+            click.echo(problem.render(lang))
         sys.exit(1)
     added = load_deck(target, source="user")
-    click.echo(t("decks.installed", current_settings(ctx).lang, deck=added.id,
+    click.echo(t("decks.installed", lang, deck=added.id,
                  cards=len(added.cards), path=target))
 
 
@@ -131,7 +132,7 @@ def _decks_on(ctx: click.Context, decks: list[Deck | None]) -> list[bool | None]
 
 
 def _switch_deck(ctx: click.Context, deck_id: str, enabled: bool) -> None:
-    from studyapp.cli import make_service, user_errors
+    from studyapp.cli import make_service, user_error_text, user_errors
     from studyapp.i18n import t
 
     settings = current_settings(ctx)
@@ -139,7 +140,7 @@ def _switch_deck(ctx: click.Context, deck_id: str, enabled: bool) -> None:
     try:
         info = service.set_deck_enabled(deck_id, enabled)
     except user_errors() as exc:
-        fail(str(exc))
+        fail(user_error_text(exc, current_settings(ctx).lang))
     finally:
         service.close()
     key = "deck.enabled" if info.enabled else "deck.disabled"

@@ -10,7 +10,15 @@ from typing import Any, Literal
 
 import click
 
-from studyapp.cli import current_settings, echo_json, fail, make_service, pct, user_errors
+from studyapp.cli import (
+    current_settings,
+    echo_json,
+    fail,
+    make_service,
+    pct,
+    user_error_text,
+    user_errors,
+)
 from studyapp.config import backup_path
 
 
@@ -156,7 +164,7 @@ def stats(ctx: click.Context, as_json: bool, card_ref: str | None) -> None:
             return
         data = learner_stats(service)
     except user_errors() as exc:
-        fail(str(exc))
+        fail(user_error_text(exc, current_settings(ctx).lang))
     finally:
         service.close()
     if as_json:
@@ -200,7 +208,7 @@ def export_cmd(ctx: click.Context, fmt: str, output: str | None, deck_ref: str |
         click.echo(f"exported {count} records of profile {service.profile.name!r} to {target}",
                    err=True)
     except user_errors() as exc:
-        fail(str(exc))
+        fail(user_error_text(exc, current_settings(ctx).lang))
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror or exc}")
     finally:
@@ -220,7 +228,7 @@ def import_cmd(ctx: click.Context, file: str) -> None:
     try:
         result = import_file(service, Path(file))
     except user_errors() as exc:
-        fail(str(exc))
+        fail(user_error_text(exc, current_settings(ctx).lang))
     finally:
         service.close()
     click.echo(f"imported into profile {settings.profile!r}: {result.reviews_added} reviews "
@@ -242,7 +250,7 @@ def backup_cmd(ctx: click.Context, output: str | None) -> None:
         target = Path(output) if output else backup_path(datetime.now(UTC))
         backup_database(service, target)
     except user_errors() as exc:
-        fail(str(exc))
+        fail(user_error_text(exc, current_settings(ctx).lang))
     except BackupError as exc:
         fail(str(exc))
     finally:

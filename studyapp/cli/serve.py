@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from studyapp.cli import current_settings, fail, make_service, user_errors
+from studyapp.cli import current_settings, fail, make_service, user_error_text, user_errors
 
 
 @click.command("serve")
@@ -30,7 +30,7 @@ def serve_cmd(ctx: click.Context, host: str, port: int, token: str | None) -> No
     try:  # open (and migrate) the database once, before any tab does
         _ = service.profile
     except user_errors() as exc:
-        fail(str(exc))
+        fail(user_error_text(exc, current_settings(ctx).lang))
     finally:
         service.close()
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from studyapp.cli import current_settings, fail, make_service, user_errors
+from studyapp.cli import current_settings, fail, make_service, user_error_text, user_errors
 
 
 @click.command()
@@ -48,7 +48,7 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
         session = service.start(kind, post=post, deck=deck, limit=limit, seed=seed)
         code = run_plain(session)
     except user_errors() as exc:
-        fail(str(exc))
+        fail(user_error_text(exc, settings.lang))
     except KeyboardInterrupt:
         code = 130
     finally:
@@ -62,6 +62,6 @@ def _raise_new_limit(settings: Any, count: int) -> None:
     try:
         service.study_more_new(count)
     except user_errors() as exc:
-        fail(str(exc))
+        fail(user_error_text(exc, settings.lang))
     finally:
         service.close()

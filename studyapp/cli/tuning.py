@@ -6,7 +6,14 @@ from datetime import datetime
 
 import click
 
-from studyapp.cli import current_settings, echo_json, fail, make_service, user_errors
+from studyapp.cli import (
+    current_settings,
+    echo_json,
+    fail,
+    make_service,
+    user_error_text,
+    user_errors,
+)
 
 
 @click.command("optimize")
@@ -27,7 +34,7 @@ def optimize_cmd(ctx: click.Context, as_json: bool) -> None:
     try:
         outcome = optimize_profile(service, progress=progress)
     except user_errors() as exc:
-        fail(str(exc))
+        fail(user_error_text(exc, current_settings(ctx).lang))
     except (ValueError, RuntimeError) as exc:  # fsrs-rs refused the history
         fail(t("tuning.optimize.failed", settings.lang, detail=str(exc)))
     finally:
@@ -69,7 +76,7 @@ def plan_cmd(ctx: click.Context, exam: datetime | None, apply: bool, clear: bool
     except PlanError as exc:
         fail(str(exc))
     except user_errors() as exc:
-        fail(str(exc))
+        fail(user_error_text(exc, current_settings(ctx).lang))
     finally:
         service.close()
     if as_json:

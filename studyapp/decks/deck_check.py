@@ -31,6 +31,7 @@ from studyapp.decks.model import (
     numeric_answer,
     truth,
 )
+from studyapp.decks.problems import Message, as_written, problem_message
 from studyapp.decks.schema import (
     ByLanguage,
     CardModel,
@@ -79,12 +80,12 @@ class DeckCheck(FieldChecks):
 
     def __init__(self, path: Path, data: Any, source_map: SourceMap, source: DeckSource) -> None:
         super().__init__(path, data, source_map, source)
-        self._sampled: dict[Hashable, list[tuple[PathKey, str]]] = {}
+        self._sampled: dict[Hashable, list[tuple[PathKey, Message]]] = {}
 
     def run(self) -> Deck | None:
         data = self.data
         if not isinstance(data, dict):
-            self.at((), "a deck is a mapping with keys deck, title, language, post and cards")
+            self.at((), problem_message("deck_not_mapping"))
             return None
         header: _DeckHeader | None = None
         try:
@@ -127,7 +128,7 @@ class DeckCheck(FieldChecks):
             card_id = raw["id"]
             if card_id in first:
                 line, col = self.map.value(first[card_id])
-                self.at(path, f"duplicate card id {card_id!r} (first at line {line}, column {col})")
+                self.at(path, problem_message("duplicate_card", id=card_id, line=line, col=col))
             else:
                 first[card_id] = path
 
@@ -174,20 +175,24 @@ class DeckCheck(FieldChecks):
 
             family = get_family(model.generator)
         except UnknownIdError as exc:
-            hint = f"; did you mean {', '.join(exc.close)}?" if exc.close else ""
-            known = f" (generators: {', '.join(exc.known)})" if exc.known else ""
-            self.at((*path, "generator"), f"unknown generator {model.generator!r}{hint}{known}")
+            hint = (problem_message("did_you_mean", names=", ".join(exc.close))
+                    if exc.close else "")  # fmt: skip
+            known = (problem_message("generators_known", names=", ".join(exc.known))
+                     if exc.known else "")  # fmt: skip
+            self.at((*path, "generator"), problem_message(
+                "unknown_generator", name=model.generator, hint=hint, known=known))
             return
         except ImportError as exc:
-            self.at((*path, "generator"), f"the generator families cannot be loaded: {exc}")
+            self.at((*path, "generator"), problem_message("generators_unloadable",
+                                                          detail=str(exc)))
             return
         accepted = list(family.options)
         unknown = [name for name in model.options if name not in family.options]
         for name in unknown:
-            listed = ", ".join(accepted) if accepted else "none"
-            self.at((*path, "options", name),
-                    f"generator {family.name!r} has no option {name!r}"
-                    f"{suggest(name, accepted)} (options: {listed})", key=True)  # fmt: skip
+            listed = ", ".join(accepted) if accepted else problem_message("none")
+            self.at((*path, "options", name), problem_message(
+                "unknown_option", generator=family.name, name=name,
+                hint=suggest(name, accepted), options=listed), key=True)
         if unknown:
             return
         for seed, lang in itertools.product(GENERATOR_CHECK_SEEDS, ("en", "es")):
@@ -195,7 +200,8 @@ class DeckCheck(FieldChecks):
                 family.generate(seed, lang, dict(model.options))
             except Exception as exc:  # a family's own error, shown to the deck author
                 where = (*path, "options") if model.options else (*path, "generator")
-                self.at(where, f"generator {family.name!r} fails with these options: {exc}")
+                self.at(where, problem_message("generator_fails", generator=family.name,
+                                               detail=as_written(str(exc))))
                 return
 
     def authored(
@@ -216,19 +222,20 @@ class DeckCheck(FieldChecks):
             for name in sorted(formula.names - known):
                 if name in broken_params:
                     continue
-                listed = ", ".join(sorted(known)) or "none"
-                self.at(where, f"unknown name {name!r}{suggest(name, known)} in "
-                               f"{formula.source!r} (params: {listed})")  # fmt: skip
+                listed = ", ".join(sorted(known)) or problem_message("none")
+                self.at(where, problem_message("unknown_name", name=name,
+                                               hint=suggest(name, known),
+                                               formula=formula.source, params=listed))
             for name, field_name in sorted(formula.fields):
                 if name not in declared or name in broken_params:
                     continue
                 entry = catalog_params.get(name)
                 if not isinstance(entry, EntryView):
-                    self.at(where, f"{name}.{field_name}: {name!r} is not a catalog draw "
-                                   "({from: ...}), so it has no fields")  # fmt: skip
+                    self.at(where, problem_message("not_a_draw", name=name, field=field_name))
                 elif field_name not in entry.field_names():
-                    self.at(where, f"{entry.table} entries have no field {field_name!r}"
-                                   f"{suggest(field_name, entry.field_names())}")  # fmt: skip
+                    self.at(where, problem_message(
+                        "unknown_field", table=entry.table, field=field_name,
+                        hint=suggest(field_name, entry.field_names())))
 
         # every text field with {...}, by language
         texts: list[tuple[_TextAt, bool]] = []
@@ -247,7 +254,7 @@ class DeckCheck(FieldChecks):
             try:
                 template = parse_template(variant.text)
             except FormulaError as exc:
-                self.at(variant.path, str(exc))
+                self.at(variant.path, exc.message)
                 continue
             for formula in template.formulas:
                 check_formula(formula, variant.path, answer_known)
@@ -259,7 +266,7 @@ class DeckCheck(FieldChecks):
             try:
                 check_formula(parse_formula(model.answer), (*path, "answer"), False)
             except FormulaError as exc:
-                self.at((*path, "answer"), str(exc))
+                self.at((*path, "answer"), exc.message)
                 formulas_ok = False
             formulas_ok = formulas_ok and len(self.problems) == before
         if formulas_ok:
@@ -302,22 +309,21 @@ class DeckCheck(FieldChecks):
                 if text is None:
                     continue
                 if text in seen:
-                    self.at((*path, "choices", i),
-                            f"choice {i} repeats choice {seen[text]} ({text!r})")  # fmt: skip
+                    self.at((*path, "choices", i), problem_message(
+                        "choice_repeated", index=i, first=seen[text], text=text))
                 seen.setdefault(text, i)
         if isinstance(model.answer, int):
             if 0 <= model.answer < len(options):
                 return model.answer
-            self.at(where, f"answer index {model.answer} is out of range: there are "
-                           f"{len(options)} choices, numbered 0 to {len(options) - 1}")  # fmt: skip
+            self.at(where, problem_message("answer_index", index=model.answer,
+                                           count=len(options), last=len(options) - 1))
             return None
         for i, choice in enumerate(options):
             if model.answer in choice.values():
                 return i
         listed = list(dict.fromkeys(pick for c in options for pick in c.values()))
-        self.at(where, f"answer {model.answer!r} is not among the choices"
-                       f"{suggest(model.answer, listed)} (write a choice's exact text "
-                       "or its 0-based index)")  # fmt: skip
+        self.at(where, problem_message("answer_not_a_choice", answer=model.answer,
+                                       hint=suggest(model.answer, listed)))
         return None
 
     def sample(
@@ -367,9 +373,9 @@ def _sample_key(card_type: str, answer_source: Any, params: Mapping[str, ParamSp
 
 
 def _sample_problems(card_type: str, answer_source: Any, params: Mapping[str, ParamSpec],
-                     path: PathKey, texts: list[_TextAt]) -> list[tuple[PathKey, str]]:
+                     path: PathKey, texts: list[_TextAt]) -> list[tuple[PathKey, Message]]:
     """(place within the card, message) of the first failing combination of each formula."""
-    found: list[tuple[PathKey, str]] = []
+    found: list[tuple[PathKey, Message]] = []
     seen: set[PathKey] = set()
 
     def report(where: PathKey, exc: FormulaError, names: Mapping[str, Value]) -> None:
@@ -378,7 +384,8 @@ def _sample_problems(card_type: str, answer_source: Any, params: Mapping[str, Pa
         seen.add(where)
         drawn = ", ".join(f"{k}={format_value(v)}" for k, v in names.items()
                           if k != "answer")  # fmt: skip
-        found.append((where, f"{exc} (with {drawn})" if drawn else str(exc)))
+        found.append((where, problem_message("with_values", detail=exc.message, values=drawn)
+                      if drawn else exc.message))
 
     words = {lang: bool_words(lang) for lang in {text.lang for text in texts}}
     for names in sample_combinations(params):

@@ -27,7 +27,7 @@ from studyapp.decks.model import (
     DeckSource,
     ParamSpec,
 )
-from studyapp.decks.problems import Problem
+from studyapp.decks.problems import Message, Problem, as_written, problem_message
 from studyapp.decks.schema import (
     CatalogDraw,
     RangeParam,
@@ -61,11 +61,11 @@ class FieldChecks:
         self._unit_errors: dict[str, str | None] = {}
 
     # reporting
-    def at(self, path: PathKey, message: str, *, key: bool = False) -> None:
+    def at(self, path: PathKey, message: Message, *, key: bool = False) -> None:
         if self.map.is_refused(path):
             return
         line, col = self.map.key(path) if key else self.map.value(path)
-        self.problems.append(Problem(self.path, line, col, message))
+        self.problems.append(Problem.at(self.path, line, col, message))
 
     def catalog(self, path: PathKey) -> Catalog | None:
         if self._catalog is None and not self._catalog_failed:
@@ -75,20 +75,21 @@ class FieldChecks:
                 self._catalog = load_catalog()
             except CatalogError as exc:
                 self._catalog_failed = True
-                self.at(path, f"the catalog cannot be loaded, so draws are not checked: {exc}")
+                self.at(path, problem_message("catalog_unloadable", detail=str(exc)))
         return self._catalog
 
     # the deck
     def check_post(self, post: str, path: PathKey) -> None:
         if post not in POST_SLUGS:
             hint = suggest(post, POST_SLUGS)
-            self.at(path, f"unknown post {post!r}{hint} (posts: {', '.join(POST_SLUGS)})")
+            self.at(path, problem_message("unknown_post", value=post, hint=hint,
+                                          posts=", ".join(POST_SLUGS)))
 
     def check_number(self, value: float, path: PathKey) -> None:
         if not math.isfinite(value):
-            self.at(path, "the answer must be a finite number")
+            self.at(path, problem_message("answer_not_finite"))
         elif value < 0:
-            self.at(path, "the answer is negative; sizes, rates and times never are")
+            self.at(path, problem_message("answer_negative"))
 
     def unit(self, unit: str | None, path: PathKey) -> str | None:
         """The card's unit, checked against the grading unit table."""
@@ -105,7 +106,7 @@ class FieldChecks:
                 self._unit_errors[cleaned] = str(exc)
         error = self._unit_errors[cleaned]
         if error is not None:
-            self.at(path, f"{error}; use a unit like GB, KB, GiB, GB/s, Gb/s, ms, s or tokens/s")
+            self.at(path, problem_message("bad_unit", detail=as_written(error)))
         return cleaned
 
     def tolerance(self, value: str | float | None, unit: str | None, path: PathKey) -> Tolerance:
@@ -114,13 +115,12 @@ class FieldChecks:
             return DEFAULT_TOLERANCE
         if isinstance(value, int | float):
             if not math.isfinite(value) or value < 0:
-                self.at(path, "a tolerance is a non-negative number, like 2% or 0.5 KB")
+                self.at(path, problem_message("tolerance_negative"))
                 return DEFAULT_TOLERANCE
             return Tolerance(relative=None, absolute=float(value))
         match = _TOLERANCE.match(value)
         if match is None:
-            self.at(path, f"bad tolerance {value!r}: write a percentage like 2% "
-                          "or an amount in the card's unit like 0.5 KB")  # fmt: skip
+            self.at(path, problem_message("bad_tolerance", value=value))
             return DEFAULT_TOLERANCE
         amount, suffix = float(match.group(1)), match.group(2)
         if suffix == "%":
@@ -128,15 +128,15 @@ class FieldChecks:
         if suffix is None or suffix == unit:
             return Tolerance(relative=None, absolute=amount)
         if unit is None:
-            self.at(path, f"the tolerance has a unit ({suffix}) but the card has none; "
-                          "add unit: or drop the tolerance's unit")  # fmt: skip
+            self.at(path, problem_message("tolerance_unit_alone", unit=suffix))
             return DEFAULT_TOLERANCE
         from studyapp.questions.units import UnitError, convert
 
         try:
             return Tolerance(relative=None, absolute=convert(amount, suffix, unit))
         except UnitError as exc:
-            self.at(path, f"tolerance {value!r} does not fit the card's unit {unit}: {exc}")
+            self.at(path, problem_message("tolerance_unit_mismatch", value=value, unit=unit,
+                                          detail=as_written(str(exc))))
             return DEFAULT_TOLERANCE
 
     # parameters
@@ -145,12 +145,10 @@ class FieldChecks:
         for name, value in raw.items():
             where: PathKey = (*path, name)
             if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
-                self.at(where, f"parameter name {name!r} must be a plain identifier "
-                               "like kv_heads", key=True)  # fmt: skip
+                self.at(where, problem_message("param_name", name=name), key=True)
                 continue
             if name in RESERVED_NAMES:
-                self.at(where, f"parameter name {name!r} is reserved (functions and 'answer')",
-                        key=True)
+                self.at(where, problem_message("param_reserved", name=name), key=True)
                 continue
             spec = self.param(value, where)
             if spec is not None:
@@ -181,18 +179,18 @@ class FieldChecks:
     def range_param(self, value: RangeParam, where: PathKey) -> ParamSpec | None:
         numbers = (value.min, value.max, value.step)
         if not all(math.isfinite(n) for n in numbers):
-            self.at(where, "min, max and step must be finite numbers")
+            self.at(where, problem_message("range_not_finite"))
             return None
         if value.step <= 0:
-            self.at((*where, "step"), "step must be greater than 0")
+            self.at((*where, "step"), problem_message("range_step"))
             return None
         if value.max < value.min:
-            self.at((*where, "max"), f"max ({value.max}) is less than min ({value.min})")
+            self.at((*where, "max"), problem_message("range_order", max=value.max, min=value.min))
             return None
         spec = ParamSpec(kind="range", start=value.min, stop=value.max, step=value.step,
                          integral=all(isinstance(n, int) for n in numbers))  # fmt: skip
         if spec.range_count > MAX_RANGE_VALUES:
-            self.at(where, f"the range has more than {MAX_RANGE_VALUES} values; use a larger step")
+            self.at(where, problem_message("range_too_long", limit=MAX_RANGE_VALUES))
             return None
         return spec
 
@@ -205,18 +203,18 @@ class FieldChecks:
         }  # fmt: skip
         table_name = value.from_
         if table_name not in models:
-            self.at((*where, "from"), f"unknown catalog table {table_name!r}"
-                                      f"{suggest(table_name, _CATALOG_TABLES)} "
-                                      f"(tables: {', '.join(_CATALOG_TABLES)})")  # fmt: skip
+            self.at((*where, "from"), problem_message(
+                "unknown_table", table=table_name, hint=suggest(table_name, _CATALOG_TABLES),
+                tables=", ".join(_CATALOG_TABLES)))
             return None
         fields = list(models[table_name].model_fields)
         bad = False
         for field_name in value.where:
             if field_name not in fields:
                 bad = True
-                self.at((*where, "where", field_name),
-                        f"{table_name} entries have no field {field_name!r}"
-                        f"{suggest(field_name, fields)}", key=True)  # fmt: skip
+                self.at((*where, "where", field_name), problem_message(
+                    "unknown_field", table=table_name, field=field_name,
+                    hint=suggest(field_name, fields)), key=True)
         catalog = self.catalog((*where, "from"))
         if bad or catalog is None:
             return None
@@ -230,7 +228,7 @@ class FieldChecks:
             ]
         if not entries:
             self.at((*where, "where") if value.where else (*where, "from"),
-                    f"no {table_name} entry matches {dict(value.where)}")  # fmt: skip
+                    problem_message("no_match", table=table_name, where=str(dict(value.where))))
             return None
         return ParamSpec(kind="catalog", values=tuple(entries))
 

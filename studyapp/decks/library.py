@@ -16,7 +16,7 @@ from studyapp import locations
 from studyapp.decks.cache import check_deck_cached
 from studyapp.decks.loader import check_deck_file, deck_files
 from studyapp.decks.model import Deck, DeckSource
-from studyapp.decks.problems import DeckError, Problem
+from studyapp.decks.problems import DeckError, Problem, problem_message
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,8 @@ def discover_decks() -> list[DeckListing]:
             first[listing.deck.id] = listing
         elif listing.deck is not None and listing.deck.id in first:
             other = first[listing.deck.id].path
-            message = f"deck id {listing.deck.id!r} is already used by {other}"
-            problem = Problem(listing.path, 1, 1, message)
+            message = problem_message("deck_id_used", id=listing.deck.id, other=str(other))
+            problem = Problem.at(listing.path, 1, 1, message)
             listing = DeckListing(listing.path, listing.source, None, (problem,))
         elif listing.deck is not None:
             first[listing.deck.id] = listing
@@ -89,7 +89,7 @@ def find_deck(id_or_path: str) -> Deck:
             if listing.deck is None:
                 raise DeckError(list(listing.problems))
             return listing.deck
-    raise DeckError([Problem(path, 1, 1, f"no deck with id {id_or_path!r}")])
+    raise DeckError([Problem.at(path, 1, 1, problem_message("no_deck", id=id_or_path))])
 
 
 def install_deck(path: Path | str) -> Path:
@@ -105,8 +105,8 @@ def install_deck(path: Path | str) -> Path:
         raise DeckError(problems)
     for listing in _listings(locations.builtin_decks_dir(), "builtin"):
         if listing.id == deck.id:
-            message = f"deck id {deck.id!r} is taken by the built-in deck {listing.path}"
-            raise DeckError([Problem(source, 1, 1, message)])
+            message = problem_message("deck_id_builtin", id=deck.id, other=str(listing.path))
+            raise DeckError([Problem.at(source, 1, 1, message)])
     folder = locations.user_decks_dir()
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{deck.id}.yaml"

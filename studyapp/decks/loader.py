@@ -17,15 +17,12 @@ from pathlib import Path
 
 from studyapp.decks.deck_check import DeckCheck
 from studyapp.decks.model import Deck, DeckSource
-from studyapp.decks.problems import DeckError, Problem, sorted_unique
+from studyapp.decks.problems import DeckError, Problem, problem_message, sorted_unique
 from studyapp.decks.yaml_source import parse_yaml, position_of
 
 MAX_DECK_BYTES = 5_000_000
 """5 MB (10^6 bytes, as everywhere in studyapp): larger files are refused unread."""
 DECK_SUFFIXES = (".yaml", ".yml")
-
-NO_SUCH_PATH = "no such file or folder"
-"""The problem of a path that is not there (translated where it is reported)."""
 
 
 def _read_text(path: Path) -> tuple[str | None, list[Problem]]:
@@ -37,25 +34,25 @@ def _read_text(path: Path) -> tuple[str | None, list[Problem]]:
     try:
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):
-            return None, [Problem(path, 1, 1, "not a regular file (a pipe, device or "
-                                              "folder); a deck must be a file")]  # fmt: skip
+            return None, [Problem.at(path, 1, 1, problem_message("not_regular_file"))]
         size = info.st_size
         if size > MAX_DECK_BYTES:
-            return None, [Problem(path, 1, 1, f"file is {size} bytes; decks over 5 MB "
-                                              f"({MAX_DECK_BYTES} bytes) are refused")]  # fmt: skip
+            return None, [Problem.at(path, 1, 1, problem_message(
+                "file_too_large", size=size, limit=MAX_DECK_BYTES))]
         with path.open("rb") as fh:
             raw = fh.read(MAX_DECK_BYTES + 1)
     except OSError as exc:
-        return None, [Problem(path, 1, 1, f"cannot read the file: {exc.strerror or exc}")]
+        reason = str(exc.strerror or exc)
+        return None, [Problem.at(path, 1, 1, problem_message("unreadable", reason=reason))]
     if len(raw) > MAX_DECK_BYTES:
-        return None, [Problem(path, 1, 1, f"decks over 5 MB ({MAX_DECK_BYTES} bytes) are refused")]
+        return None, [Problem.at(path, 1, 1, problem_message("too_large", limit=MAX_DECK_BYTES))]
     try:
         return raw.decode("utf-8-sig"), []
     except UnicodeDecodeError as exc:
         text = raw.decode("utf-8-sig", errors="replace")
         prefix = raw[: exc.start].decode("utf-8-sig", errors="replace")
         line, col = position_of(prefix + "\0", len(prefix))
-        problem = Problem(path, line, col, "the file is not UTF-8 text")
+        problem = Problem.at(path, line, col, problem_message("not_utf8"))
         return text, [problem]
 
 
@@ -88,7 +85,7 @@ def _check_deck_file(path: Path, source: DeckSource) -> tuple[Deck | None, list[
     if text is None:
         return None, problems
     parsed = parse_yaml(text)
-    problems += [Problem(path, line, col, message) for line, col, message in parsed.problems]
+    problems += [Problem.at(path, line, col, message) for line, col, message in parsed.problems]
     if parsed.data is None:
         return None, sorted_unique(problems)
     check = DeckCheck(path, parsed.data, parsed.source_map, source)
@@ -101,7 +98,7 @@ def load_deck(path: Path | str, source: DeckSource = "file") -> Deck:
     """The deck in ``path``; ``DeckError`` lists every problem if it has any."""
     deck, problems = check_deck_file(Path(path), source)
     if problems or deck is None:
-        raise DeckError(problems or [Problem(Path(path), 1, 1, "invalid deck")])
+        raise DeckError(problems or [Problem.at(Path(path), 1, 1, problem_message("invalid"))])
     return deck
 
 
@@ -120,7 +117,7 @@ def validate_paths(paths: Sequence[Path]) -> list[Problem]:
     problems: list[Problem] = []
     for path in deck_files([Path(p) for p in paths]):
         if not path.exists():
-            problems.append(Problem(path, 1, 1, NO_SUCH_PATH))
+            problems.append(Problem.at(path, 1, 1, problem_message("no_such_path")))
             continue
         problems += check_deck_file(path)[1]
     return problems

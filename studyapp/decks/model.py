@@ -24,7 +24,7 @@ from studyapp.decks.formula import (
     number,
     render,
 )
-from studyapp.decks.problems import DeckError, Problem
+from studyapp.decks.problems import DeckError, Problem, problem_message
 from studyapp.questions.model import Kind, Question, Tolerance
 
 CardType = Literal["choice", "truefalse", "numeric", "text", "generated"]
@@ -150,7 +150,8 @@ class CardSpec:
                 return self._generated(seed, lang)
             return self._authored(seed, lang)
         except FormulaError as exc:
-            problem = Problem(self.path, self.line, self.col, f"card {self.id!r}: {exc}")
+            words = problem_message("card_fails", id=self.id, detail=exc.message)
+            problem = Problem.at(self.path, self.line, self.col, words)
             raise DeckError([problem]) from None
 
     def _generated(self, seed: int, lang: str) -> Question:
@@ -221,7 +222,7 @@ def truth(answer: object, names: Mapping[str, Value]) -> bool:
         return answer
     value = evaluate(str(answer), names)
     if not isinstance(value, bool):
-        raise FormulaError(f"the answer formula gives {value!r}, not true or false")
+        raise FormulaError(problem_message("formula.answer_not_bool", value=repr(value)))
     return value
 
 
@@ -230,7 +231,7 @@ def numeric_answer(answer: object, names: Mapping[str, Value]) -> float:
     value = evaluate(answer, names) if isinstance(answer, str | Formula) else answer
     result = number(value)
     if result < 0:
-        raise FormulaError(f"the answer is negative ({format_value(result)})")
+        raise FormulaError(problem_message("formula.answer_negative", value=format_value(result)))
     return result
 
 

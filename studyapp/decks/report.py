@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from studyapp.decks.library import DeckListing
-from studyapp.decks.loader import NO_SUCH_PATH, deck_files, validate_paths
+from studyapp.decks.loader import deck_files, validate_paths
 from studyapp.decks.model import CardSpec, Deck, deck_title
 from studyapp.i18n import t
 from studyapp.questions.model import Kind, Question
@@ -21,8 +21,7 @@ def validation_report(paths: Sequence[Path], lang: str) -> tuple[list[str], int]
     """One line per problem, then a summary; exit code 1 if any problem, else 0."""
     files = sum(1 for _ in deck_files(list(paths)))
     problems = validate_paths(paths)
-    lines = [f"{p.path}:{p.line}:{p.col}: {t('decks.problem.no_such_path', lang)}"
-             if p.message == NO_SUCH_PATH else str(p) for p in problems]
+    lines = [p.render(lang) for p in problems]
     if problems:
         lines.append(t("decks.summary.problems", lang, files=files, problems=len(problems)))
         return lines, 1
@@ -98,7 +97,7 @@ def listing_json(listings: Sequence[DeckListing]) -> list[dict[str, object]]:
             "status": "ok" if listing.ok else "broken",
             "cards": len(listing.deck.cards) if listing.deck is not None else None,
             "title": dict(listing.deck.title) if listing.deck is not None else None,
-            "problems": [str(p) for p in listing.problems],
+            "problems": [str(p) for p in listing.problems],  # English, as CI reads them
         }
         for listing in listings
     ]

@@ -24,6 +24,7 @@ from pydantic import (
     Tag,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 LANGUAGES: tuple[str, ...] = ("es", "en")
 
@@ -55,7 +56,8 @@ class ByLanguage(_Strict):
     @model_validator(mode="after")
     def _at_least_one(self) -> ByLanguage:
         if self.es is None and self.en is None:
-            raise ValueError("give the text in at least one language (es, en)")
+            raise PydanticCustomError("by_language_empty",
+                                      "give the text in at least one language (es, en)")
         return self
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from studyapp.decks.problems import Message, as_written, either, problem_message
 from studyapp.decks.schema import (
     CARD_TYPES,
     UNION_TAGS,
@@ -43,25 +44,28 @@ _KEYS_BY_TAG: dict[str | None, type[BaseModel]] = {
     "<generated>": GeneratedCard,
 }
 _TYPE_WORDS = {
-    "str": "text",
-    "int": "a number",
-    "float": "a number",
-    "bool": "true or false",
-    "list": "a list",
-    "dict": "a mapping",
+    "str": problem_message("type.text"),
+    "int": problem_message("type.number"),
+    "float": problem_message("type.number"),
+    "bool": problem_message("type.bool"),
+    "list": problem_message("type.list"),
+    "dict": problem_message("type.mapping"),
 }
 _ERROR_WORDS = {
-    "string_type": "expected text",
-    "int_type": "expected a whole number",
-    "float_type": "expected a number",
-    "bool_type": "expected true or false",
-    "list_type": "expected a list",
-    "dict_type": "expected a mapping (key: value)",
-    "model_type": "expected a mapping (key: value)",
-    "model_attributes_type": "expected a mapping (key: value)",
-    "string_pattern_mismatch": (
-        "an id starts with a letter or digit and uses only letters, digits, '.', '_' and '-'"
-    ),
+    "string_type": problem_message("expected.text"),
+    "int_type": problem_message("expected.whole_number"),
+    "float_type": problem_message("expected.number"),
+    "bool_type": problem_message("expected.bool"),
+    "list_type": problem_message("expected.list"),
+    "dict_type": problem_message("expected.mapping"),
+    "model_type": problem_message("expected.mapping"),
+    "model_attributes_type": problem_message("expected.mapping"),
+    "string_pattern_mismatch": problem_message("id_pattern"),
+}
+_FIXED_WORDS = {  # studyapp's own custom errors (schema.py), said in every language
+    "localized_text": problem_message("localized_text"),
+    "param_spec": problem_message("param_spec"),
+    "by_language_empty": problem_message("by_language_empty"),
 }
 
 
@@ -69,31 +73,33 @@ def _field_names(model: type[BaseModel]) -> list[str]:
     return [info.alias or name for name, info in model.model_fields.items()]
 
 
-def suggest(wanted: str, known: Iterable[str]) -> str:
-    """A "did you mean" hint for a misspelt name, or nothing."""
+def suggest(wanted: str, known: Iterable[str]) -> Message | str:
+    """A "did you mean" hint for a misspelt name, or nothing ("")."""
     close = difflib.get_close_matches(wanted, list(known), n=3, cutoff=0.6)
-    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    if not close:
+        return ""
+    return problem_message("did_you_mean", names=either([repr(c) for c in close]))
 
 
-def _describe_input(value: object) -> str:
+def _describe_input(value: object) -> Message:
     if value is None:
-        return "nothing (null)"
+        return problem_message("input.null")
     if isinstance(value, bool):
-        return "true/false"
+        return problem_message("input.bool")
     if isinstance(value, int | float):
-        return "a number"
+        return problem_message("input.number")
     if isinstance(value, str):
-        return "text"
+        return problem_message("input.text")
     if isinstance(value, list):
-        return "a list"
+        return problem_message("input.list")
     if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__
+        return problem_message("input.mapping")
+    return as_written(type(value).__name__)
 
 
-def _member_word(member: str | int) -> str:
+def _member_word(member: str | int) -> Message:
     base = str(member).split("[", 1)[0].removeprefix("strict-")
-    return _TYPE_WORDS.get(base, base)
+    return _TYPE_WORDS.get(base) or as_written(base)
 
 
 def _has(container: Any, segment: str | int) -> bool:
@@ -130,10 +136,10 @@ def _resolve(loc: Sequence[str | int], data: Any) -> _Resolved:
 
 def schema_problems(
     error: ValidationError, data: Any, prefix: PathKey, source_map: SourceMap
-) -> list[tuple[PathKey, bool, str]]:
+) -> list[tuple[PathKey, bool, Message]]:
     """Pydantic errors as (path, at_key, message), union branches merged into one."""
-    out: list[tuple[PathKey, bool, str]] = []
-    unions: dict[PathKey, tuple[list[str], Any]] = {}
+    out: list[tuple[PathKey, bool, Message]] = []
+    unions: dict[PathKey, tuple[list[Message], Any]] = {}
     for item in error.errors(include_url=False):
         resolved = _resolve(item["loc"], data)
         path = prefix + resolved.path
@@ -146,14 +152,15 @@ def schema_problems(
             model = _KEYS_BY_TAG.get(last_tag, DeckFile)
             known = _field_names(model)
             if last_tag and last_tag.strip("<>") in CARD_TYPES and _belongs_to_other_card(key):
-                message = f"key {key!r} does not apply to {last_tag.strip('<>')} cards"
+                message = problem_message("key_other_card", name=key,
+                                          card_type=last_tag.strip("<>"))
             else:
-                hint = suggest(key, known)
-                message = f"unknown key {key!r}{hint} (expected: {', '.join(known)})"
+                message = problem_message("unknown_key", name=key, hint=suggest(key, known),
+                                          known=", ".join(known))
             out.append((path, True, message))
         elif kind == "missing":
             key = str(resolved.members[-1]) if resolved.members else "?"
-            out.append((path, False, f"missing required key {key!r}"))
+            out.append((path, False, problem_message("missing_key", name=key)))
         elif kind == "card_type":
             out.append(_card_type_problem(value, path))
         elif resolved.members:
@@ -164,7 +171,8 @@ def schema_problems(
         else:
             out.append((path, False, _error_message(kind, item["msg"], ctx, value)))
     for path, (words, value) in unions.items():
-        out.append((path, False, f"expected {' or '.join(words)}, got {_describe_input(value)}"))
+        out.append((path, False, problem_message("expected_got", expected=problem_message(
+            "expected.any", types=either(words)), got=_describe_input(value))))
     return out
 
 
@@ -173,32 +181,43 @@ def _belongs_to_other_card(key: str) -> bool:
                                                  TextCard, GeneratedCard))  # fmt: skip
 
 
-def _card_type_problem(card: Any, path: PathKey) -> tuple[PathKey, bool, str]:
+def _options(expected: str) -> object:
+    """Pydantic's "'a', 'b' or 'c'" with its "or" said in the reader's language."""
+    head, sep, last = expected.rpartition(" or ")
+    return either([head, last]) if sep else expected
+
+
+def _card_type_problem(card: Any, path: PathKey) -> tuple[PathKey, bool, Message]:
     types = ", ".join(CARD_TYPES)
     if isinstance(card, dict) and "type" in card:
         wanted = card["type"]
         hint = suggest(wanted, CARD_TYPES) if isinstance(wanted, str) else ""
-        return (*path, "type"), False, f"unknown card type {wanted!r}{hint} (types: {types})"
+        message = problem_message("unknown_card_type", value=repr(wanted), hint=hint, types=types)
+        return (*path, "type"), False, message
     if isinstance(card, dict):
-        return path, False, f"missing required key 'type' ({types})"
-    return path, False, f"a card is a mapping with id, type, ... — got {_describe_input(card)}"
+        return path, False, problem_message("missing_type", types=types)
+    return path, False, problem_message("card_not_mapping", got=_describe_input(card))
 
 
-def _error_message(kind: str, msg: str, ctx: Mapping[str, Any], value: Any) -> str:
+def _error_message(kind: str, msg: str, ctx: Mapping[str, Any], value: Any) -> Message:
+    """The words for one pydantic error; pydantic's own (English) text when studyapp has none."""
     if kind in _ERROR_WORDS:
         text = _ERROR_WORDS[kind]
         if kind == "string_pattern_mismatch":
             return text
-        return f"{text}, got {_describe_input(value)}"
+        return problem_message("expected_got", expected=text, got=_describe_input(value))
+    if kind in _FIXED_WORDS:
+        return _FIXED_WORDS[kind]
     if kind == "too_short":
-        return f"needs at least {ctx.get('min_length')} item(s)"
+        return problem_message("too_short", count=str(ctx.get("min_length")))
     if kind == "too_long":
-        return f"takes at most {ctx.get('max_length')} items"
+        return problem_message("too_long", count=str(ctx.get("max_length")))
     if kind == "string_too_long":
-        return f"longer than {ctx.get('max_length')} characters"
+        return problem_message("text_too_long", count=str(ctx.get("max_length")))
     if kind == "literal_error":
-        return f"expected {ctx.get('expected')}, got {value!r}"
-    return msg.removeprefix("Value error, ")
+        return problem_message("literal", expected=_options(str(ctx.get("expected"))),
+                               got=repr(value))
+    return as_written(msg.removeprefix("Value error, "))
 
 
 # --- the checks ----------------------------------------------------------------

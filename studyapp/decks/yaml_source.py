@@ -19,6 +19,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from studyapp.decks.problems import Message, problem_message
 from studyapp.decks.text import REPLACEMENT, plain_text
 
 try:  # the C loader is much faster; both are safe loaders
@@ -129,7 +130,7 @@ class ParsedYaml:
 
     data: Any
     source_map: SourceMap
-    problems: list[tuple[int, int, str]]
+    problems: list[tuple[int, int, Message]]
 
 
 def short_tag(tag: str) -> str:
@@ -154,7 +155,7 @@ class _Builder:
     positions: those are found in the node graph when a problem is reported.
     """
 
-    def __init__(self, report: Callable[[Position, str], None], root: Node) -> None:
+    def __init__(self, report: Callable[[Position, Message], None], root: Node) -> None:
         self.report = report
         self.map = SourceMap(root)
         self.nodes = 0
@@ -165,7 +166,7 @@ class _Builder:
         if self.nodes > MAX_NODES:
             raise _TooLarge
         if depth > MAX_DEPTH:
-            self.report(_mark(node), f"nested deeper than {MAX_DEPTH} levels")
+            self.report(_mark(node), problem_message("too_deep", limit=MAX_DEPTH))
             return None
         cls = node.__class__
         if cls is ScalarNode:
@@ -189,11 +190,9 @@ class _Builder:
         self.map.refused.add(_unlink(link)[1:])
         shown = short_tag(tag)
         if "python/" in tag:
-            self.report(pos, f"tag {shown} refused: it would construct a Python object; "
-                             "decks hold plain data only")
+            self.report(pos, problem_message("python_tag", tag=shown))
         else:
-            self.report(pos, f"tag {shown} is not allowed; decks hold plain data only "
-                             "(text, numbers, true/false, lists and mappings)")
+            self.report(pos, problem_message("tag_refused", tag=shown))
 
     def _scalar(self, node: Node, link: Link) -> Any:
         if node.tag in _AS_TEXT_TAGS:
@@ -204,8 +203,8 @@ class _Builder:
             return self.constructor.yaml_constructors[node.tag](self.constructor, node)
         except (ValueError, ArithmeticError, yaml.YAMLError):
             self.map.refused.add(_unlink(link)[1:])
-            self.report(_mark(node), f"cannot read {node.value[:40]!r} as "
-                                     f"{short_tag(node.tag)[2:]}")
+            self.report(_mark(node), problem_message(
+                "unreadable_scalar", value=node.value[:40], type=short_tag(node.tag)[2:]))
             return None
 
     def _mapping(self, node: Node, here: Link, depth: int) -> dict[str, Any]:
@@ -239,10 +238,10 @@ class _Builder:
         """The text of a key that is not plain text, or None after reporting it."""
         key_pos = _mark(key_node)
         if not isinstance(key_node, ScalarNode):
-            self.report(key_pos, "a mapping key must be plain text, not a list or mapping")
+            self.report(key_pos, problem_message("key_not_text"))
             return None
         if key_node.tag == _MERGE:
-            self.report(key_pos, "merge keys (<<) are not supported; write the keys out")
+            self.report(key_pos, problem_message("merge_key"))
             return None
         if key_node.tag not in _KEY_TAGS:
             self._refuse_tag(key_node.tag, (here, key_node.value), key_pos)
@@ -252,21 +251,22 @@ class _Builder:
     def _duplicate(self, node: Node, key: str, key_node: Node) -> None:
         first = next(k for k, _ in node.value if _accepted_key(k) == key)
         line, col = _mark(first)
-        self.report(_mark(key_node), f"duplicate key {key!r} (first at line {line}, column {col})")
+        self.report(_mark(key_node), problem_message("duplicate_key", name=key,
+                                                     line=line, col=col))
 
 
 class _TooLarge(Exception):
     """The node budget ran out (usually aliases expanding exponentially)."""
 
 
-def _unprintable(text: str) -> tuple[str, list[tuple[int, int, str]]]:
+def _unprintable(text: str) -> tuple[str, list[tuple[int, int, Message]]]:
     """Characters YAML forbids, reported (a few) and replaced so parsing can go on."""
-    problems: list[tuple[int, int, str]] = []
+    problems: list[tuple[int, int, Message]] = []
     for match in _NOT_PRINTABLE.finditer(text):
         if len(problems) < MAX_REPORTED_CHARACTERS:
             line, col = position_of(text, match.start())
             code = f"U+{ord(match.group()):04X}"
-            problems.append((line, col, f"control character {code} is not allowed in a deck"))
+            problems.append((line, col, problem_message("control_character", code=code)))
     if problems:
         text = _NOT_PRINTABLE.sub(REPLACEMENT, text)
     return text, problems
@@ -276,7 +276,7 @@ def parse_yaml(text: str) -> ParsedYaml:
     """Compose ``text`` with a safe loader; never raises for bad input."""
     text, problems = _unprintable(text)
 
-    def report(pos: Position, message: str) -> None:
+    def report(pos: Position, message: Message) -> None:
         problems.append((pos[0], pos[1], message))
 
     loader = _Loader(text)
@@ -289,22 +289,22 @@ def parse_yaml(text: str) -> ParsedYaml:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         message = " ".join(part for part in (exc.context, exc.problem) if part)
-        report((line, col), f"malformed YAML: {message or exc}")
+        report((line, col), problem_message("malformed_yaml", detail=message or str(exc)))
         return ParsedYaml(None, SourceMap(), problems)
     except yaml.reader.ReaderError as exc:
-        report(position_of(text, exc.position), f"malformed YAML: {exc.reason}")
+        report(position_of(text, exc.position),
+               problem_message("malformed_yaml", detail=str(exc.reason)))
         return ParsedYaml(None, SourceMap(), problems)
     except (yaml.YAMLError, RecursionError) as exc:
-        report((1, 1), f"malformed YAML: {exc}")
+        report((1, 1), problem_message("malformed_yaml", detail=str(exc)))
         return ParsedYaml(None, SourceMap(), problems)
     if root is None:
-        report((1, 1), "the file is empty")
+        report((1, 1), problem_message("empty_file"))
         return ParsedYaml(None, SourceMap(), problems)
     builder = _Builder(report, root)
     try:
         data = builder.build(root, None, "", 0)  # the root's "" is dropped from every path
     except _TooLarge:
-        report(_mark(root), f"more than {MAX_NODES} values (aliases counted expanded); a "
-                            f"deck may hold at most {MAX_NODES} values and 5 MB")
+        report(_mark(root), problem_message("too_many_values", limit=MAX_NODES))
         return ParsedYaml(None, builder.map, problems)
     return ParsedYaml(data, builder.map, problems)

@@ -30,19 +30,20 @@ from studyapp.decks.formula.operations import (
     describe,
     is_number,
 )
+from studyapp.decks.problems import Message, as_written, problem_message
 
 _ALLOWED_NODES = (
     ast.Expression, ast.Name, ast.Load, ast.Constant, ast.UnaryOp, ast.BinOp,
     ast.BoolOp, ast.Compare, ast.IfExp, ast.Call, ast.Attribute,
     ast.And, ast.Or, *OPERATORS,
 )  # fmt: skip
-_NODE_WORDS = {
-    ast.Subscript: "indexing ([...])",
-    ast.Lambda: "lambda",
-    ast.ListComp: "comprehensions",
-    ast.GeneratorExp: "generators",
-    ast.NamedExpr: "assignment (:=)",
-    ast.JoinedStr: "f-strings",
+_NODE_WORDS: dict[type, Message] = {
+    ast.Subscript: problem_message("formula.node.subscript"),
+    ast.Lambda: problem_message("formula.node.lambda"),
+    ast.ListComp: problem_message("formula.node.comprehension"),
+    ast.GeneratorExp: problem_message("formula.node.generator"),
+    ast.NamedExpr: problem_message("formula.node.assignment"),
+    ast.JoinedStr: problem_message("formula.node.f_string"),
 }
 
 
@@ -64,48 +65,45 @@ def parse_formula(source: str) -> Formula:
     """
     text = source.strip()
     if not text:
-        raise FormulaError("empty formula")
+        raise _error("empty")
     if len(text) > MAX_FORMULA_LENGTH:
-        raise FormulaError(f"formula longer than {MAX_FORMULA_LENGTH} characters")
+        raise _error("too_long", limit=MAX_FORMULA_LENGTH)
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as exc:
-        raise FormulaError(f"formula syntax error: {exc.msg} in {text!r}") from None
+        raise _error("syntax", detail=as_written(exc.msg), text=text) from None
     except (ValueError, RecursionError, MemoryError):
-        raise FormulaError(f"formula cannot be read: {text[:60]!r}") from None
+        raise _error("unreadable", text=text[:60]) from None
     names: set[str] = set()
     fields: set[tuple[str, str]] = set()
     for count, node in enumerate(ast.walk(tree), start=1):
         if count > MAX_FORMULA_NODES:
-            raise FormulaError(f"formula has more than {MAX_FORMULA_NODES} parts")
+            raise _error("too_many_parts", limit=MAX_FORMULA_NODES)
         if not isinstance(node, _ALLOWED_NODES):
-            what = _NODE_WORDS.get(type(node), type(node).__name__)
-            raise FormulaError(f"{what} is not allowed in a formula")
+            what = _NODE_WORDS.get(type(node)) or as_written(type(node).__name__)
+            raise _error("not_allowed", what=what)
         if isinstance(node, ast.Constant):
             if not isinstance(node.value, int | float | str | bool):
-                raise FormulaError(f"constant {node.value!r} is not allowed in a formula")
+                raise _error("constant", value=repr(node.value))
             if isinstance(node.value, str) and len(node.value) > MAX_TEXT_LENGTH:
-                raise FormulaError(f"text longer than {MAX_TEXT_LENGTH} characters")
+                raise _error("text_too_long", limit=MAX_TEXT_LENGTH)
         elif isinstance(node, ast.Attribute):
             if node.attr.startswith("_"):
-                raise FormulaError(f"field {node.attr!r} is not allowed")
+                raise _error("private_field", name=node.attr)
             if not isinstance(node.value, ast.Name):
-                raise FormulaError("only a parameter's fields can be read, like gpu.memory_gb")
+                raise _error("field_of_param")
             fields.add((node.value.id, node.attr))
         elif isinstance(node, ast.Call):
             if not isinstance(node.func, ast.Name):
-                raise FormulaError(
-                    f"only these functions can be called: {', '.join(FUNCTIONS)}"
-                )
+                raise _error("callable", functions=", ".join(FUNCTIONS))
             if node.func.id not in FUNCTIONS:
-                raise FormulaError(
-                    f"function {node.func.id!r} is not available; use {', '.join(FUNCTIONS)}"
-                )
+                raise _error("unknown_function", name=node.func.id,
+                             functions=", ".join(FUNCTIONS))
             if node.keywords:
-                raise FormulaError("functions take positional arguments only")
+                raise _error("keywords")
         elif isinstance(node, ast.Name):
             if node.id.startswith("_"):
-                raise FormulaError(f"name {node.id!r} is not allowed")
+                raise _error("private_name", name=node.id)
             names.add(node.id)
     called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call)
               and isinstance(n.func, ast.Name)}  # fmt: skip
@@ -141,17 +139,16 @@ class _Evaluator(SimpleEval):  # type: ignore[misc]
             return self.names[node.id]
         known = sorted(self.names)
         close = difflib.get_close_matches(node.id, known, n=3, cutoff=0.6)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        listed = f" (known: {', '.join(known)})" if known else " (this card has no params)"
-        raise FormulaError(f"unknown name {node.id!r}{hint}{listed}")
+        hint = problem_message("did_you_mean", names=", ".join(close)) if close else ""
+        listed = (problem_message("formula.known", names=", ".join(known)) if known
+                  else problem_message("formula.no_params"))  # fmt: skip
+        raise _error("unknown_name", name=node.id, hint=hint, known=listed)
 
     def _eval_attribute(self, node: ast.Attribute) -> Any:
         base = self._eval(node.value)
         if not isinstance(base, EntryView):
             name = node.value.id if isinstance(node.value, ast.Name) else "value"
-            raise FormulaError(
-                f"{name}.{node.attr}: only catalog draws ({{from: ...}}) have fields"
-            )
+            raise _error("field_of_value", name=name, field=node.attr)
         return base.field(node.attr)
 
     def _eval_call(self, node: ast.Call) -> Any:
@@ -181,27 +178,31 @@ def evaluate(formula: Formula | str, names: Mapping[str, Value]) -> Any:
     except FormulaError:
         raise
     except ZeroDivisionError:
-        raise FormulaError(f"division by zero in {parsed.source!r}") from None
+        raise _error("division_by_zero", formula=parsed.source) from None
     except OverflowError:
-        raise FormulaError(f"a number overflows in {parsed.source!r}") from None
+        raise _error("overflow", formula=parsed.source) from None
     except (InvalidExpression, ValueError, TypeError, ArithmeticError) as exc:
-        raise FormulaError(f"{parsed.source!r} fails: {exc}") from None
+        raise _error("fails", formula=parsed.source, detail=as_written(str(exc))) from None
     except RecursionError:
-        raise FormulaError(f"formula nested too deeply: {parsed.source[:60]!r}") from None
+        raise _error("too_deep", formula=parsed.source[:60]) from None
     finally:
         evaluator.names, evaluator.busy = {}, False
 
 
-def number(value: Any, what: str = "the answer") -> float:
-    """``value`` as a finite float, or ``FormulaError`` saying why not."""
+def number(value: Any) -> float:
+    """``value`` as a finite float (a card's answer), or ``FormulaError`` saying why not."""
     if isinstance(value, bool) or not is_number(value):
-        raise FormulaError(f"{what} is {describe(value)}, not a number")
+        raise _error("answer_not_number", value=describe(value))
     result = float(value)
     if math.isnan(result):
-        raise FormulaError(f"{what} is not a number (NaN)")
+        raise _error("answer_nan")
     if math.isinf(result):
-        raise FormulaError(f"{what} is infinite")
+        raise _error("answer_infinite")
     return result
+
+
+def _error(name: str, /, **fields: object) -> FormulaError:
+    return FormulaError(problem_message(f"formula.{name}", **fields))
 
 
 # --- templates: text with {expression} and {expression:format} ------------------

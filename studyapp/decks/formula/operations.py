@@ -13,6 +13,7 @@ import operator as op
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from studyapp.decks.problems import Message, as_written, problem_message
 from studyapp.infra.units import DTYPE_BYTES as UNIT_DTYPE_BYTES
 
 MAX_FORMULA_LENGTH = 500
@@ -27,7 +28,18 @@ DTYPE_BYTES: Mapping[str, float] = UNIT_DTYPE_BYTES
 
 
 class FormulaError(ValueError):
-    """A formula or template that cannot be evaluated, in words a deck author reads."""
+    """A formula or template that cannot be evaluated, in words a deck author reads.
+
+    ``message`` says it in any language; ``str()`` is the English text.
+    """
+
+    def __init__(self, message: Message | str) -> None:
+        self.message = as_written(message) if isinstance(message, str) else message
+        super().__init__(self.message.render("en"))
+
+
+def _formula_error(name: str, /, **fields: object) -> FormulaError:
+    return FormulaError(problem_message(f"formula.{name}", **fields))
 
 
 class EntryView:
@@ -63,11 +75,12 @@ class EntryView:
         """The value of field ``name``; ``FormulaError`` if missing or empty."""
         if name not in self._fields:
             close = difflib.get_close_matches(name, list(self._fields), n=3, cutoff=0.5)
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise FormulaError(f"{self.table} entries have no field {name!r}{hint}")
+            hint = problem_message("did_you_mean", names=", ".join(close)) if close else ""
+            raise FormulaError(problem_message("unknown_field", table=self.table, field=name,
+                                               hint=hint))
         value = self._fields[name]
         if value is None:
-            raise FormulaError(f"{self.table} entry {self.id!r} has no value for {name!r}")
+            raise _formula_error("no_value", table=self.table, id=self.id, field=name)
         return value
 
     def __str__(self) -> str:
@@ -99,24 +112,22 @@ def is_number(value: object) -> bool:
 
 def check_number(value: Any) -> Any:
     if isinstance(value, complex):
-        raise FormulaError("the result is not a real number")
+        raise _formula_error("not_real")
     if isinstance(value, float) and not math.isfinite(value):
-        raise FormulaError("a number overflows or is not a number (inf/NaN)")
+        raise _formula_error("not_finite")
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > MAX_INT_BITS:
-        raise FormulaError("a number in the formula is too large")
+        raise _formula_error("int_too_large")
     if isinstance(value, str) and len(value) > MAX_TEXT_LENGTH:
-        raise FormulaError(f"text longer than {MAX_TEXT_LENGTH} characters")
+        raise _formula_error("text_too_long", limit=MAX_TEXT_LENGTH)
     return value
 
 
 def _arith(name: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     def apply(a: Any, b: Any) -> Any:
         if isinstance(a, EntryView) or isinstance(b, EntryView):
-            raise FormulaError(
-                f"a catalog entry cannot be used in {name}; use a field, like gpu.memory_gb"
-            )
+            raise _formula_error("entry_in_arithmetic", operator=name)
         if name != "+" and (isinstance(a, str) or isinstance(b, str)):
-            raise FormulaError(f"text cannot be used in {name}")
+            raise _formula_error("text_in_arithmetic", operator=name)
         return check_number(fn(a, b))
 
     return apply
@@ -124,30 +135,30 @@ def _arith(name: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any
 
 def _power(a: Any, b: Any) -> Any:
     if not (is_number(a) and is_number(b)):
-        raise FormulaError("** takes numbers")
+        raise _formula_error("power_numbers")
     if abs(b) > MAX_EXPONENT:
-        raise FormulaError(f"exponent {b} is larger than {MAX_EXPONENT}")
+        raise _formula_error("exponent", exponent=b, limit=MAX_EXPONENT)
     if isinstance(a, int) and isinstance(b, int) and b > 0 and a.bit_length() * b > MAX_INT_BITS:
-        raise FormulaError("the power is too large")
+        raise _formula_error("power_too_large")
     return check_number(a**b)
 
 
 def _negate(a: Any) -> Any:
     if not is_number(a):
-        raise FormulaError("only numbers can be negated")
+        raise _formula_error("negate")
     return -a
 
 
 def _plus(a: Any) -> Any:
     if not is_number(a):
-        raise FormulaError("unary + takes a number")
+        raise _formula_error("unary_plus")
     return a
 
 
 def _compare(fn: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
     def apply(a: Any, b: Any) -> bool:
         if isinstance(a, EntryView) or isinstance(b, EntryView):
-            raise FormulaError("compare a catalog entry's fields, like gpu.vendor == 'nvidia'")
+            raise _formula_error("compare_entry")
         return fn(a, b)
 
     return apply
@@ -176,21 +187,21 @@ OPERATORS: dict[type, Callable[..., Any]] = {
 def _numbers(name: str, args: tuple[Any, ...]) -> None:
     for arg in args:
         if not is_number(arg):
-            raise FormulaError(f"{name}() takes numbers, got {describe(arg)}")
+            raise _formula_error("function_numbers", function=name, got=describe(arg))
 
 
-def describe(value: object) -> str:
+def describe(value: object) -> Message | str:
     if isinstance(value, EntryView):
-        return f"the {value.table} entry {value.id!r}"
+        return problem_message("formula.entry", table=value.table, id=value.id)
     if isinstance(value, str):
-        return f"text {value[:20]!r}"
+        return problem_message("formula.text", text=value[:20])
     return repr(value)
 
 
 def _numeric(name: str, fn: Callable[..., Any], arity: tuple[int, int]) -> Callable[..., Any]:
     def call(*args: Any) -> Any:
         if not arity[0] <= len(args) <= arity[1]:
-            raise FormulaError(f"{name}() takes {arity[0]}–{arity[1]} arguments")
+            raise _formula_error("arity", function=name, least=arity[0], most=arity[1])
         _numbers(name, args)
         return check_number(fn(*args))
 
@@ -201,7 +212,7 @@ def _round(x: Any, digits: Any = None) -> Any:
     if digits is None:
         return round(x)
     if not isinstance(digits, int) or abs(digits) > MAX_ROUND_DIGITS:
-        raise FormulaError(f"round() takes a whole number of digits up to {MAX_ROUND_DIGITS}")
+        raise _formula_error("round_digits", limit=MAX_ROUND_DIGITS)
     return round(x, digits)
 
 
@@ -209,7 +220,7 @@ def dtype_bytes(dtype: Any) -> float:
     """Bytes per value of ``dtype`` (``bytes("bf16") == 2``)."""
     if not isinstance(dtype, str) or dtype.lower() not in DTYPE_BYTES:
         known = ", ".join(DTYPE_BYTES)
-        raise FormulaError(f"bytes() takes a dtype ({known}), got {describe(dtype)}")
+        raise _formula_error("dtype", known=known, got=describe(dtype))
     return DTYPE_BYTES[dtype.lower()]
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from studyapp.decks.formula.expression import Formula, evaluate, parse_formula
 from studyapp.decks.formula.operations import FormulaError, Value, describe, is_number
+from studyapp.decks.problems import as_written, problem_message
 from studyapp.decks.text import plain_text
 
 _FORMAT_SPEC_CHARS = frozenset("<>^=+- #0123456789,_.eEfFgGn%d")
@@ -47,10 +48,11 @@ def _check_spec(spec: str) -> None:
     if not spec:
         return
     if not set(spec) <= _FORMAT_SPEC_CHARS:
-        raise FormulaError(f"format {spec!r} is not allowed; use forms like .1f, .3g or ,")
+        raise FormulaError(problem_message("formula.format", spec=spec))
     digits = "".join(c if c.isdigit() else " " for c in spec).split()
     if any(int(d) > MAX_FORMAT_WIDTH for d in digits):
-        raise FormulaError(f"format {spec!r} asks for more than {MAX_FORMAT_WIDTH} characters")
+        raise FormulaError(problem_message("formula.format_width", spec=spec,
+                                           limit=MAX_FORMAT_WIDTH))
 
 
 @lru_cache(maxsize=8192)
@@ -68,14 +70,14 @@ def parse_template(text: str) -> Template:
             literal.append("}")
             i += 2
         elif char == "}":
-            raise FormulaError("a single } in text; write }} for a literal brace")
+            raise FormulaError(problem_message("formula.single_close"))
         elif char == "{":
             end = text.find("}", i + 1)
             if end < 0:
-                raise FormulaError("a { is never closed; write {{ for a literal brace")
+                raise FormulaError(problem_message("formula.never_closed"))
             field = text[i + 1:end]
             if "{" in field:
-                raise FormulaError("nested { in text; write {{ for a literal brace")
+                raise FormulaError(problem_message("formula.nested_brace"))
             source, spec = _split_spec(field)
             _check_spec(spec)
             if literal:
@@ -111,13 +113,15 @@ def format_value(
 def _format_value(value: Any, spec: str, words: Mapping[bool, str] | None) -> str:
     if isinstance(value, bool):
         if spec:
-            raise FormulaError("true/false values take no format")
+            raise FormulaError(problem_message("formula.bool_format"))
         return (words or {True: "true", False: "false"})[value]
     if spec:
         try:
             return format(value, spec)
         except (ValueError, TypeError) as exc:
-            raise FormulaError(f"format {spec!r} does not fit {describe(value)}: {exc}") from None
+            raise FormulaError(problem_message("formula.format_misfit", spec=spec,
+                                               value=describe(value),
+                                               detail=as_written(str(exc)))) from None
     if isinstance(value, float):
         if math.isfinite(value) and value == int(value) and abs(value) < 1e16:
             return str(int(value))

@@ -344,8 +344,9 @@ class BrowserScreen(StudyScreen):
         if error is not None:
             self.notify(error, severity="error", markup=False)
             return
+        lang = self.lang
         result: Reloaded = await self.study_app.backend.call(
-            lambda service: browser_for(service).reload(target.path, card.deck))
+            lambda service: browser_for(service).reload(target.path, card.deck, lang))
         self.problems = result.problems
         if result.ok:
             self.notify(self.tr("tui.browser.reloaded", deck=result.deck), markup=False)

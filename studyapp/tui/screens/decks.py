@@ -58,7 +58,7 @@ def deck_rows(lang: str) -> list[DeckRow]:
         shown = (f"{builtin.name}/{path.relative_to(builtin)}" if path.is_relative_to(builtin)
                  else str(path))
         deck = listing.deck
-        problems = tuple(str(problem) for problem in listing.problems)
+        problems = tuple(problem.render(lang) for problem in listing.problems)
         if deck is not None:
             rows.append(DeckRow(deck.id, deck_title(deck, lang), len(deck.cards),
                                 listing.source, shown, deck.post, problems))

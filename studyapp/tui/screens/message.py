@@ -27,6 +27,8 @@ def describe_error(error: BaseException | None, lang: str) -> tuple[bool, str]:
     detail = str(error) or name
     if name == "StoreError" or module.startswith(("sqlalchemy", "sqlite3", "alembic")):
         return True, t("tui.error.database", lang, detail=detail)
+    if name == "DeckError" and callable(render := getattr(error, "render", None)):
+        return False, render(lang)  # each problem in the reader's language
     if name in ("UnknownIdError", "DeckError", "NoSuchItem", "PostError", "CatalogError"):
         return False, detail
     return False, t("tui.error.unexpected", lang, kind=name, detail=detail)
