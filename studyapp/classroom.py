@@ -198,3 +198,30 @@ def class_report_for(service: ClassSource, files: Sequence[Path] = (), *,
 
 __all__ = ["ClassReport", "ClassSource", "QuestionRow", "StudentReport", "class_report",
            "class_report_for", "class_report_from_files", "deck_card_totals"]
+
+
+NAME_WIDTH = 12
+"""A student's name heads a mastery column cut to this many characters (the
+full name is in the students table above it)."""
+
+
+def student_blocks(students: Sequence[StudentReport], width: int, post_width: int,
+                   gap: int) -> list[list[StudentReport]]:
+    """Students in groups whose mastery columns fit ``width`` beside the post names.
+
+    Mastery is turned round (a row per post, a column per student) so that a
+    class of any size fits the terminal: as many tables as the width needs.
+    ``gap`` is what each column takes besides its text (padding, rule).
+    """
+    blocks: list[list[StudentReport]] = []
+    room = max(width - post_width - gap, 1)
+    used = 0
+    for student in students:
+        column = max(min(len(student.name), NAME_WIDTH), len("100%")) + gap
+        if blocks and used + column <= room:
+            blocks[-1].append(student)
+            used += column
+        else:
+            blocks.append([student])
+            used = column
+    return blocks

@@ -74,6 +74,7 @@ def _print_class(report: Any, posts: list[str]) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    from studyapp.classroom import NAME_WIDTH, student_blocks
     from studyapp.decks.text import visible
 
     console = Console(highlight=False)
@@ -86,8 +87,8 @@ def _print_class(report: Any, posts: list[str]) -> None:
                          str(s.overdue), str(s.cards_seen))
     console.print(Text("\nStudents", style="bold"))
     console.print(students)
-    for block in _student_blocks(report.students, console.width,
-                                 max((len(p) for p in posts), default=4)):
+    for block in student_blocks(report.students, console.width,
+                                max((len(p) for p in posts), default=4), gap=3):
         mastery = Table(show_edge=False)
         mastery.add_column("post", no_wrap=True)
         for s in block:
@@ -114,24 +115,3 @@ def _print_class(report: Any, posts: list[str]) -> None:
         overdue.add_row(Text(visible(s.name)), str(s.overdue))
     console.print(Text("\nStudents with the most overdue cards", style="bold"))
     console.print(overdue)
-
-
-NAME_WIDTH = 12
-"""A student's name heads a mastery column cut to this many characters (the
-full name is in the students table above)."""
-
-
-def _student_blocks(students: Any, width: int, post_width: int) -> list[list[Any]]:
-    """Students in groups whose mastery columns fit ``width`` beside the post names."""
-    blocks: list[list[Any]] = []
-    room = max(width - post_width - 3, 1)  # the post column, its padding and rule
-    used = 0
-    for s in students:
-        column = max(min(len(s.name), NAME_WIDTH), 4) + 3  # a cell and its separator
-        if blocks and used + column <= room:
-            blocks[-1].append(s)
-            used += column
-        else:
-            blocks.append([s])
-            used = column
-    return blocks

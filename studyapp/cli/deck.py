@@ -45,14 +45,23 @@ def deck_schema() -> None:
 @deck.command("preview")
 @click.argument("file", type=click.Path())
 @click.option("--card", "card_id", default=None, metavar="ID", help="Only this card.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for drawn values.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Draw seed: the numbers and choice order of a study showing with this seed.")
 @click.pass_context
 def deck_preview(ctx: click.Context, file: str, card_id: str | None, seed: int) -> None:
-    """Show a deck's cards as questions, with answers and explanations."""
+    """Show a deck's cards as questions, with answers and explanations.
+
+    With --seed S each card appears as study shows it when it draws seed S
+    for that card: the same numbers and the same order of choices. That is the seed
+    stored with each answer (`studyapp export` lists it as "seed"), not the
+    seed of `studyapp study --seed N`: a session draws a fresh seed from N
+    for every card it shows, in the order its queue shows them, and that
+    order depends on the learner's progress.
+    """
     # loaded when the command runs, so that --help stays fast
     from studyapp.decks import DeckError, load_deck
-    from studyapp.decks.report import preview_lines
     from studyapp.i18n import t
+    from studyapp.study.preview import preview_lines
 
     lang = current_settings(ctx).lang
     try:

@@ -12,9 +12,8 @@ from pathlib import Path
 
 from studyapp.decks.library import DeckListing
 from studyapp.decks.loader import deck_files, validate_paths
-from studyapp.decks.model import CardSpec, Deck, deck_title
+from studyapp.decks.model import deck_title
 from studyapp.i18n import t
-from studyapp.questions.model import Kind, Question
 
 
 def validation_report(paths: Sequence[Path], lang: str) -> tuple[list[str], int]:
@@ -27,44 +26,6 @@ def validation_report(paths: Sequence[Path], lang: str) -> tuple[list[str], int]
         return lines, 1
     lines.append(t("decks.summary.clean", lang, files=files))
     return lines, 0
-
-
-def _answer_text(question: Question, lang: str) -> str:
-    answer = question.answer
-    if question.kind is Kind.TRUEFALSE:
-        return t("decks.true" if answer else "decks.false", lang)
-    if question.kind is Kind.NUMERIC and isinstance(answer, float):
-        from studyapp.questions.grading import expected_display
-
-        tolerance = f" ({question.tolerance.describe()})" if question.tolerance else ""
-        return f"{expected_display(question)}{tolerance}"
-    return str(answer)
-
-
-def question_lines(card: CardSpec, question: Question, lang: str) -> list[str]:
-    """A question as a reader sees it, with answer and explanation."""
-    lines = [f"[{card.id}] {card.type} · {question.post}", question.prompt]
-    for index, choice in enumerate(question.choices):
-        mark = "*" if question.answer_index == index else " "
-        lines.append(f"  {mark} {chr(ord('a') + index)}) {choice}")
-    lines.append(f"{t('decks.preview.answer', lang)}: {_answer_text(question, lang)}")
-    if question.accept:
-        lines.append(f"{t('decks.preview.accept', lang)}: {', '.join(question.accept)}")
-    if question.params:
-        shown = ", ".join(f"{k}={v}" for k, v in question.params.items())
-        lines.append(f"{t('decks.preview.params', lang)}: {shown}")
-    lines.append(f"{t('decks.preview.explanation', lang)}: {question.explanation}")
-    return lines
-
-
-def preview_lines(deck: Deck, lang: str, seed: int, card_id: str | None = None) -> list[str]:
-    """Every card (or one) instantiated with ``seed``; ``KeyError`` for an unknown card."""
-    cards = [deck.card(card_id)] if card_id is not None else list(deck.cards)
-    lines = [f"{deck.id}: {deck_title(deck, lang)} ({len(deck.cards)})", ""]
-    for card in cards:
-        lines += question_lines(card, card.instantiate(seed, lang), lang)
-        lines.append("")
-    return lines
 
 
 def listing_lines(listings: Sequence[DeckListing], lang: str) -> list[str]:

@@ -134,15 +134,16 @@ class _Sources:
 
 def _fields(question: Question, source: str) -> list[str]:
     from studyapp.questions.grading import expected_display
+    from studyapp.study.text import numbered_choice
 
-    answer = _html(expected_display(question))
+    # choices are numbered as every study face numbers them ("2) HBM3e")
+    answer = _html(numbered_choice(question, expected_display(question)))
     if question.kind is Kind.NUMERIC and question.tolerance is not None:
         answer += f" ({_html(question.tolerance.describe())})"
     explanation = _html(question.explanation)
     prompt = _html(question.prompt)
     if question.kind is Kind.CHOICE:
-        letters = "abcdefghijklmnopqrstuvwxyz"
-        choices = "<br>".join(f"{letters[n]}) {_html(c)}" for n, c in enumerate(question.choices))
+        choices = "<br>".join(_html(numbered_choice(question, c)) for c in question.choices)
         return [prompt, choices, answer, explanation, source]
     if question.kind is Kind.TEXT:
         accepted = ", ".join(_html(a) for a in question.accept)

@@ -25,6 +25,7 @@ from studyapp.study.model import (
 )
 
 if TYPE_CHECKING:
+    from studyapp.decks import CardSpec
     from studyapp.store.progress import CardRow
     from studyapp.study.service import StudyService
 
@@ -146,7 +147,7 @@ class StudySession:
                 spec = self.service.card(item.deck_id, item.card_key)
             except NoSuchItem:
                 continue
-            question = shuffle_choices(spec.instantiate(seed, self.lang), seed)
+            question = showing(spec, seed, self.lang)
             first = not self._is_return(item)
             if first:
                 self.reached += 1
@@ -417,6 +418,15 @@ class StudySession:
             if row is not None and not row.suspended:
                 waits.append(max(timedelta(0), row.due - now))
         return tuple(sorted(waits))
+
+
+def showing(card: CardSpec, seed: int, lang: str) -> Question:
+    """The question shown for ``card`` with draw seed ``seed``: its parameters and choice order.
+
+    ``seed`` is stored with the answer, so ``deck preview --seed`` shows a past
+    showing again through this same function.
+    """
+    return shuffle_choices(card.instantiate(seed, lang), seed)
 
 
 def shuffle_choices(question: Question, seed: int | None) -> Question:

@@ -80,7 +80,9 @@ def test_preview_shows_questions(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["--lang", "es", "deck", "preview", str(path), "--seed", "3"])
     assert result.exit_code == 0, result.output
     assert "KV cache drill" not in result.output and "Práctica de KV cache" in result.output
-    assert "  * b) HBM3e" in result.output
+    # numbered as the study faces number them, in the order study shows them for seed 3
+    assert "  * 4) HBM3e" in result.output and "Respuesta: 4) HBM3e" in result.output
+    assert "    1) HBM3\n" in result.output
     assert "¿Qué significa HBM?" in result.output
     assert "Respuesta:" in result.output and "Explicación:" in result.output
     one = run("deck", "preview", str(path), "--card", "kv-per-token", "--seed", "1")
@@ -88,6 +90,37 @@ def test_preview_shows_questions(tmp_path: Path) -> None:
     assert "[kv-per-token]" in one.output and "[hbm-on-h200]" not in one.output
     assert run("deck", "preview", str(path), "--seed", "1").output == run(
         "deck", "preview", str(path), "--seed", "1").output
+
+
+def test_preview_with_a_stored_seed_shows_the_question_study_showed(
+        tmp_path: Path, home: Path) -> None:
+    """Each answer stores its card's draw seed; previewing with it shows that question again."""
+    path = write(tmp_path, VALID_DECK)
+    assert run("deck", "add", str(path)).exit_code == 0
+    url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    studied = CliRunner().invoke(main, ["--db", url, "--lang", "en", "study", "--deck",
+                                        "kv-cache-drill", "--plain", "--seed", "7", "--limit",
+                                        "4"], input="1\n" * 40)
+    assert studied.exit_code == 0, studied.output
+    exported = run("--db", url, "export", "--format", "json")
+    reviews = json.loads(exported.output)["reviews"]
+    assert {r["card_key"] for r in reviews} == {"hbm-on-h200", "kv-per-token", "big-gpu",
+                                                "hbm-acronym"}
+    for review in reviews:
+        shown = run("deck", "preview", str(path), "--card", review["card_key"], "--seed",
+                    str(review["seed"]))
+        assert shown.exit_code == 0, shown.output
+        lines = shown.output.splitlines()
+        assert lines[3] == review["prompt"]
+        if "shown_choices" in review["params"]:  # the choices, in the order the learner saw
+            assert [line[4:] for line in lines[4:8]] == [
+                f"{n}) {choice}" for n, choice in enumerate(review["params"]["shown_choices"], 1)]
+            assert review["params"]["shown_choices"] != ["HBM3", "HBM3e", "GDDR7", "LPDDR5X"]
+
+
+def test_preview_help_says_which_seed_it_takes() -> None:
+    text = " ".join(run("deck", "preview", "--help").output.split())
+    assert "stored with each answer" in text and "studyapp study --seed N" in text
 
 
 def test_preview_errors(tmp_path: Path) -> None:

@@ -87,7 +87,7 @@ def test_anki_reads_notes_fields_tags_and_guids(tmp_path: Path, collection: obje
     assert "NVIDIA H200" in text["Source"] and "https://www.nvidia.com/" in text["Source"]
     assert sorted(text.tags) == ["studyapp::deck::export-drill", "studyapp::post::h200"]
     choice = notes[note_guid("export-drill", "pick-one", 0)]
-    assert choice["Choices"] == "a) 141 GB<br>b) 80 GB" and choice["Answer"] == "a) 141 GB"
+    assert choice["Choices"] == "1) 141 GB<br>2) 80 GB" and choice["Answer"] == "1) 141 GB"
     draws = [notes[note_guid("export-drill", "gen-fits", n)] for n in range(3)]
     assert all("studyapp::family::fits-on-gpu" in n.tags for n in draws)
     assert len({n["Prompt"] for n in draws}) > 1  # fresh numbers in each instance

@@ -237,12 +237,48 @@ async def test_class_report_over_every_profile(app_factory: AppFactory, db_path:
         report = app.screen.report  # type: ignore[attr-defined]
         names = {s.name for s in report.students}
         assert {"ana", "ben", "default"} <= names
-        assert table(app, "#class-mastery").row_count == len(report.students)
+        assert table(app, "#class-students").row_count == len(report.students)
+        blocks = list(app.screen.query(".mastery-block").results(DataTable))
+        # mastery turned round: a row per post, a column per student (after the post column)
+        assert sum(len(b.columns) - 1 for b in blocks) == len(report.students)
+        assert all(b.row_count == len(app.screen.posts) for b in blocks)  # type: ignore[attr-defined]
         assert table(app, "#class-hardest").row_count == len(report.hardest) > 0
         assert table(app, "#class-overdue").row_count == len(report.most_overdue)
         assert not app.screen.query_one("#class-empty").display
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20), (120, 30)])
+async def test_class_report_fits_the_width_without_scrolling_sideways(
+        app_factory: AppFactory, db_path: Path, size: tuple[int, int]) -> None:
+    class_names = ["ana", "ben", "carolina-fernandez-lopez", "dmitri", "eun-ji"]
+    for n, name in enumerate(class_names):
+        make_history(db_path, name, days=10, skill=0.5 + n / 10, per_day=4)
+    app = app_factory()
+    async with app.run_test(size=size) as pilot:
+        await open_progress(pilot)
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(app.screen, ClassReportScreen)
+                         and app.screen.report is not None)
+        await pilot.pause()
+        screen = app.screen
+        tables = list(screen.query(DataTable).results(DataTable))
+        assert len(tables) >= 4
+        for shown in tables:
+            assert shown.max_scroll_x == 0, (shown.id, shown.classes, shown.virtual_size)
+        assert screen.query_one("#class-body").max_scroll_x == 0
+        heads = [str(column.label) for block in screen.query(".mastery-block").results(DataTable)
+                 for column in list(block.columns.values())[1:]]
+        assert heads == ["ana", "ben", "carolina-fe…", "default", "dmitri", "eun-ji"]
+        hardest = table(app, "#class-hardest")
+        assert [str(c.label) for c in hardest.columns.values()][1:3] == ["Students", "First try"]
+        assert ("post" in hardest.columns) is (size[0] >= 80)  # the post goes when narrow
+        await pilot.resize_terminal(60, 20)  # the tables follow the terminal's width
+        await wait_until(pilot, lambda: screen.laid_out_for == 56)  # type: ignore[attr-defined]
+        await pilot.pause()
+        for shown in screen.query(DataTable).results(DataTable):
+            assert shown.max_scroll_x == 0, (shown.id, shown.classes, shown.virtual_size)
 
 
 async def test_palette_offers_the_class_report_and_the_row_actions(

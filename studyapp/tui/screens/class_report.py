@@ -3,6 +3,11 @@
 Mastery per student and post, the questions students miss most the first
 time, and who has the most overdue cards. Profile names are typed by users
 and card ids come from decks, so both are shown as plain text.
+
+Like ``studyapp class report``, the screen fits the terminal's width rather
+than scrolling sideways: one line of totals per student, then mastery turned
+round (a row per post, a column per student) in as many tables as the class
+needs, and names and questions cut to the room left beside the figures.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Label, Static
 
 from studyapp.tui.screens.base import StudyScreen
@@ -30,6 +35,16 @@ if TYPE_CHECKING:
     from studyapp.classroom import ClassReport
     from studyapp.study import StudyService
 
+CELL_GAP = 2
+"""What a table column takes besides its text: a cell's padding on each side."""
+PAGE_GAP = 4
+"""What the page takes of the screen's width: its padding, its scroll bar and the
+scroll bar of a table taller than the page."""
+MIN_NAME = 8
+"""Below this many characters a name column gives way: the students' time column goes."""
+MIN_QUESTION = 24
+"""Below this many characters for the question, the hardest table leaves out its post column."""
+
 
 def load_class_report(service: StudyService) -> tuple[ClassReport, tuple[str, ...]]:
     """Runs on the service thread: the report and the posts in catalogue order."""
@@ -38,8 +53,18 @@ def load_class_report(service: StudyService) -> tuple[ClassReport, tuple[str, ..
     return class_report_for(service)
 
 
+def widest(header: str, cells: list[str]) -> int:
+    """A column's width: its header or its widest cell."""
+    return max([len(header), *(len(cell) for cell in cells)])
+
+
+def figure(text: str) -> Text:
+    """A count or a percentage, right-aligned so that digits line up."""
+    return Text(text, justify="right")
+
+
 class ClassReportScreen(StudyScreen):
-    """Three tables over every profile; reached from progress or the palette."""
+    """Four kinds of table over every profile; reached from progress or the palette."""
 
     CSS_PATH = CSS
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -50,14 +75,18 @@ class ClassReportScreen(StudyScreen):
         super().__init__(id="class-report-screen")
         self.report: ClassReport | None = None
         self.posts: tuple[str, ...] = ()
+        self.laid_out_for: int | None = None
+        """The width the tables were last cut to."""
 
     def compose(self) -> ComposeResult:
         yield Label(self.tr("tui.cmd.class_report"), id="class-title", classes="screen-title")
         with VerticalScroll(id="class-body"):
             yield Static(self.tr("tui.class.loading"), id="class-empty", classes="hint",
                          markup=False)
+            yield Label(self.tr("tui.class.students"), classes="subheading")
+            yield DataTable(id="class-students", cursor_type="row", zebra_stripes=True)
             yield Label(self.tr("tui.class.mastery"), classes="subheading")
-            yield DataTable(id="class-mastery", cursor_type="row", zebra_stripes=True)
+            yield Vertical(id="class-mastery")
             yield Label(self.tr("tui.class.hardest"), classes="subheading")
             yield DataTable(id="class-hardest", cursor_type="row", zebra_stripes=True)
             yield Label(self.tr("tui.class.overdue"), classes="subheading")
@@ -66,56 +95,141 @@ class ClassReportScreen(StudyScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.query_one("#class-mastery", DataTable).focus()
+        self.query_one("#class-students", DataTable).focus()
         self.load()
 
     def after_language_change(self) -> None:
-        if self.report is not None:
-            self.fill(self.report, self.posts)
+        self.laid_out_for = None
+        self.lay_out()
+
+    def on_resize(self) -> None:
+        if self.room != self.laid_out_for:
+            self.lay_out()
+
+    @property
+    def room(self) -> int:
+        """Columns the tables may fill without scrolling sideways."""
+        return max(self.size.width - PAGE_GAP, 20)
 
     @work(exclusive=True, group="class-report", exit_on_error=False)
     async def load(self) -> None:
         report, posts = await self.study_app.backend.call(load_class_report)
-        self.fill(report, posts)
+        await self.fill(report, posts)
         self.report, self.posts = report, posts
 
-    def fill(self, report: ClassReport, posts: tuple[str, ...]) -> None:
-        tr = self.tr
-        self.query_one("#class-title", Label).update(
-            tr("tui.class.title", count=len(report.students)))
-        empty = self.query_one("#class-empty", Static)
-        empty.update(tr("tui.class.empty"))
-        empty.display = not any(s.reviews for s in report.students)
+    @work(exclusive=True, group="class-layout", exit_on_error=False)
+    async def lay_out(self) -> None:
+        """The tables again, cut to a new width or in a new language."""
+        if self.report is not None:
+            await self.fill(self.report, self.posts)
 
-        mastery: DataTable[object] = self.query_one("#class-mastery", DataTable)
-        mastery.clear(columns=True)
-        for key in ("student", "reviews", "accuracy", "overdue", "time"):
-            mastery.add_column(Text(tr(f"tui.class.col.{key}")), key=key)
-        for post in posts:
-            mastery.add_column(Text(post[:9]), key=f"post:{post}")
-        for student in report.students:
-            by_post = dict(student.mastery)
-            mastery.add_row(plain_text(student.name, 20), student.reviews,
-                            percent(student.accuracy), student.overdue,
-                            duration(student.time_ms),
-                            *(percent(by_post.get(post, 0.0)) for post in posts))
+    async def fill(self, report: ClassReport, posts: tuple[str, ...]) -> None:
+        room = self.room
+        self.laid_out_for = room
+        self.query_one("#class-title", Label).update(
+            self.tr("tui.class.title", count=len(report.students)))
+        empty = self.query_one("#class-empty", Static)
+        empty.update(self.tr("tui.class.empty"))
+        empty.display = not any(s.reviews for s in report.students)
+        self.fill_students(report, room)
+        await self.fill_mastery(report, posts, room)
+        self.fill_hardest(report, room)
+        self.fill_overdue(report, room)
+        if self.focused is None:  # a mastery table that had the focus was replaced
+            self.query_one("#class-students", DataTable).focus()
+
+    def fill_students(self, report: ClassReport, room: int) -> None:
+        """A line of totals per student; the time column goes first when names get too short."""
+        tr = self.tr
+        figures = {
+            "reviews": [str(s.reviews) for s in report.students],
+            "accuracy": [percent(s.accuracy) for s in report.students],
+            "overdue": [str(s.overdue) for s in report.students],
+            "time": [duration(s.time_ms) for s in report.students],
+        }
+        widths = {key: widest(tr(f"tui.class.col.{key}"), cells) + CELL_GAP
+                  for key, cells in figures.items()}
+        longest = widest(tr("tui.class.col.student"), [s.name for s in report.students])
+        if room - sum(widths.values()) - CELL_GAP < min(MIN_NAME, longest):
+            del figures["time"], widths["time"]
+        name_width = max(min(longest, room - sum(widths.values()) - CELL_GAP), 4)
+
+        students: DataTable[object] = self.query_one("#class-students", DataTable)
+        students.clear(columns=True)
+        students.add_column(Text(tr("tui.class.col.student")), key="student")
+        for key in figures:
+            students.add_column(figure(tr(f"tui.class.col.{key}")), key=key)
+        for n, student in enumerate(report.students):
+            students.add_row(plain_text(student.name, name_width),
+                             *(figure(cells[n]) for cells in figures.values()))
+
+    async def fill_mastery(self, report: ClassReport, posts: tuple[str, ...],
+                           room: int) -> None:
+        """Mastery turned round: a row per post, a column per student, as many tables as needed."""
+        from studyapp.classroom import NAME_WIDTH, student_blocks
+
+        post_header = self.tr("tui.stats.col.post")
+        post_width = widest(post_header, list(posts))
+        blocks = student_blocks(report.students, room, post_width, gap=CELL_GAP)
+        holder = self.query_one("#class-mastery", Vertical)
+        await holder.remove_children()
+        tables: list[DataTable[object]] = [
+            DataTable(classes="mastery-block", cursor_type="row", zebra_stripes=True)
+            for _ in blocks]
+        await holder.mount_all(tables)
+        for table, block in zip(tables, blocks, strict=True):
+            table.add_column(Text(post_header), key="post")
+            for student in block:
+                name = plain_text(student.name, NAME_WIDTH)
+                name.justify = "right"
+                table.add_column(name)
+            for post in posts:
+                table.add_row(Text(post), *(figure(percent(dict(s.mastery).get(post, 0.0)))
+                                            for s in block))
+
+    def fill_hardest(self, report: ClassReport, room: int) -> None:
+        """Questions cut to the room the figures leave; the post column goes when that is small."""
+        tr = self.tr
+        questions = [card_name(q.deck_id, q.card_key) for q in report.hardest]
+        figures = {
+            "students": [str(q.students) for q in report.hardest],
+            "first_try": [percent(q.first_try_accuracy) for q in report.hardest],
+        }
+        post_header = tr("tui.stats.col.post")
+        post_width = widest(post_header, [q.post for q in report.hardest])
+        taken = sum(widest(tr(f"tui.class.col.{key}"), cells) + CELL_GAP
+                    for key, cells in figures.items())
+        with_post = room - taken - post_width - 2 * CELL_GAP >= MIN_QUESTION
+        if with_post:
+            taken += post_width + CELL_GAP
+        longest = widest(tr("tui.class.col.question"), questions)
+        question_width = max(min(longest, room - taken - CELL_GAP), 8)
 
         hardest: DataTable[object] = self.query_one("#class-hardest", DataTable)
         hardest.clear(columns=True)
-        for key in ("question", "students", "first_try"):
-            hardest.add_column(Text(tr(f"tui.class.col.{key}")), key=key)
-        hardest.add_column(Text(tr("tui.stats.col.post")), key="post")
-        for question in report.hardest:
-            hardest.add_row(plain_text(card_name(question.deck_id, question.card_key), 30),
-                            question.students, percent(question.first_try_accuracy),
-                            plain_text(question.post, 18))
+        hardest.add_column(Text(tr("tui.class.col.question")), key="question")
+        for key in figures:
+            hardest.add_column(figure(tr(f"tui.class.col.{key}")), key=key)
+        if with_post:
+            hardest.add_column(Text(post_header), key="post")
+        for n, question in enumerate(report.hardest):
+            post = [plain_text(question.post)] if with_post else []
+            hardest.add_row(plain_text(questions[n], question_width),
+                            *(figure(cells[n]) for cells in figures.values()), *post)
+
+    def fill_overdue(self, report: ClassReport, room: int) -> None:
+        tr = self.tr
+        counts = [str(s.overdue) for s in report.most_overdue]
+        taken = widest(tr("tui.class.col.overdue"), counts) + CELL_GAP
+        longest = widest(tr("tui.class.col.student"), [s.name for s in report.most_overdue])
+        name_width = max(min(longest, 30, room - taken - CELL_GAP), 4)
 
         overdue: DataTable[object] = self.query_one("#class-overdue", DataTable)
         overdue.clear(columns=True)
-        for key in ("student", "overdue"):
-            overdue.add_column(Text(tr(f"tui.class.col.{key}")), key=key)
-        for student in report.most_overdue:
-            overdue.add_row(plain_text(student.name, 30), student.overdue)
+        overdue.add_column(Text(tr("tui.class.col.student")), key="student")
+        overdue.add_column(figure(tr("tui.class.col.overdue")), key="overdue")
+        for student, count in zip(report.most_overdue, counts, strict=True):
+            overdue.add_row(plain_text(student.name, name_width), figure(count))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table.has_focus:

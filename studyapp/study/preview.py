@@ -1,0 +1,63 @@
+"""``studyapp deck preview``: a deck's cards as plain text, drawn as study draws them.
+
+A card is shown exactly as a study session shows it when that showing's draw
+seed is ``seed``: the same parameters and order of choices (``showing``, the
+function study calls too), numbered as every face numbers them. A session
+does not give its own ``--seed`` to each card: it draws one seed per showing
+from it, in queue order (``StudySession.next``), and stores that seed with
+the answer; that stored seed is the one to preview.
+Deck text is printed as plain text; nothing here interprets markup.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from studyapp.i18n import t
+from studyapp.questions.model import Kind, Question
+from studyapp.study.session import showing
+from studyapp.study.text import numbered_choice
+
+if TYPE_CHECKING:
+    from studyapp.decks import CardSpec, Deck
+
+
+def _answer_text(question: Question, lang: str) -> str:
+    from studyapp.questions.grading import expected_display
+
+    if question.kind is Kind.TRUEFALSE:
+        return t("decks.true" if question.answer else "decks.false", lang)
+    if question.kind is Kind.CHOICE:
+        return numbered_choice(question, expected_display(question))
+    if question.kind is Kind.NUMERIC and isinstance(question.answer, float):
+        tolerance = f" ({question.tolerance.describe()})" if question.tolerance else ""
+        return f"{expected_display(question)}{tolerance}"
+    return str(question.answer)
+
+
+def question_lines(card: CardSpec, question: Question, lang: str) -> list[str]:
+    """A question as a reader sees it, the right choice marked, with answer and explanation."""
+    lines = [f"[{card.id}] {card.type} · {question.post}", question.prompt]
+    for index, choice in enumerate(question.choices):
+        mark = "*" if question.answer_index == index else " "
+        lines.append(f"  {mark} {numbered_choice(question, choice)}")
+    lines.append(f"{t('decks.preview.answer', lang)}: {_answer_text(question, lang)}")
+    if question.accept:
+        lines.append(f"{t('decks.preview.accept', lang)}: {', '.join(question.accept)}")
+    if question.params:
+        shown = ", ".join(f"{k}={v}" for k, v in question.params.items())
+        lines.append(f"{t('decks.preview.params', lang)}: {shown}")
+    lines.append(f"{t('decks.preview.explanation', lang)}: {question.explanation}")
+    return lines
+
+
+def preview_lines(deck: Deck, lang: str, seed: int, card_id: str | None = None) -> list[str]:
+    """Every card (or one) as shown with draw seed ``seed``; ``KeyError`` for an unknown card."""
+    from studyapp.decks import deck_title
+
+    cards = [deck.card(card_id)] if card_id is not None else list(deck.cards)
+    lines = [f"{deck.id}: {deck_title(deck, lang)} ({len(deck.cards)})", ""]
+    for card in cards:
+        lines += question_lines(card, showing(card, seed, lang), lang)
+        lines.append("")
+    return lines
