@@ -123,9 +123,11 @@ def _print_card(detail: Any) -> None:
                        f"lapses {card.lapses}")))
     for log in detail.logs:
         mark = "✓" if log.correct else "✗"
+        # the draw seed: `deck preview FILE --card CARD --seed N` shows this instance again
+        seed = "" if log.seed is None else f"seed {log.seed} "
         console.print(Text(visible(f"{log.reviewed_at:%Y-%m-%d %H:%M} {mark} rating "
                                    f"{log.rating} answer {log.response!r} expected "
-                                   f"{log.expected!r} params "
+                                   f"{log.expected!r} {seed}params "
                                    f"{json.dumps(log.params, ensure_ascii=False)}")))
 
 

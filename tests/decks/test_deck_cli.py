@@ -116,6 +116,9 @@ def test_preview_with_a_stored_seed_shows_the_question_study_showed(
             assert [line[4:] for line in lines[4:8]] == [
                 f"{n}) {choice}" for n, choice in enumerate(review["params"]["shown_choices"], 1)]
             assert review["params"]["shown_choices"] != ["HBM3", "HBM3e", "GDDR7", "LPDDR5X"]
+        # a card's history names the seed to preview it with
+        history = run("--db", url, "stats", "--card", f"kv-cache-drill/{review['card_key']}")
+        assert f"seed {review['seed']} " in " ".join(history.output.split())
 
 
 def test_preview_help_says_which_seed_it_takes() -> None:
