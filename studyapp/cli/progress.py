@@ -113,6 +113,7 @@ def _print_card(detail: Any) -> None:
     from rich.text import Text
 
     from studyapp.decks.text import visible
+    from studyapp.study.text import logged_choice
 
     console = Console(highlight=False)
     card = detail.card
@@ -127,7 +128,7 @@ def _print_card(detail: Any) -> None:
         seed = "" if log.seed is None else f"seed {log.seed} "
         console.print(Text(visible(f"{log.reviewed_at:%Y-%m-%d %H:%M} {mark} rating "
                                    f"{log.rating} answer {log.response!r} expected "
-                                   f"{log.expected!r} {seed}params "
+                                   f"{logged_choice(log.expected, log.params)!r} {seed}params "
                                    f"{json.dumps(log.params, ensure_ascii=False)}")))
 
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from studyapp.i18n import t
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.calendar import study_day
 from studyapp.srs.scheduler import format_interval
-from studyapp.study.model import ComingBack
+from studyapp.study.model import SHOWN_CHOICES, ComingBack
 
 if TYPE_CHECKING:
     from studyapp.study.service import StudyService
@@ -31,6 +32,22 @@ def numbered_choice(question: Question, shown: str, limit: int | None = None) ->
                 text = text[: max(1, limit - 1)].rstrip() + "…"
             return f"{n + 1}) {text}"
     return shown
+
+
+def logged_choice(stored: str | None, params: Mapping[str, Any] | None) -> str | None:
+    """A past answer's stored choice ("b) HBM3e", grading's form) numbered as the learner
+    saw the options ("2) HBM3e"); anything else comes back unchanged.
+
+    A history lists the shown choices by number, so its expected answer must
+    use the same number.
+    """
+    shown = params.get(SHOWN_CHOICES) if isinstance(params, Mapping) else None
+    if not stored or not isinstance(shown, list):
+        return stored
+    for n, choice in enumerate(shown):
+        if stored == f"{chr(ord('a') + n)}) {choice}":
+            return f"{n + 1}) {choice}"
+    return stored
 
 
 def wait_text(delta: timedelta, lang: str) -> str:

@@ -119,6 +119,10 @@ def test_preview_with_a_stored_seed_shows_the_question_study_showed(
         # a card's history names the seed to preview it with
         history = run("--db", url, "stats", "--card", f"kv-cache-drill/{review['card_key']}")
         assert f"seed {review['seed']} " in " ".join(history.output.split())
+        if "shown_choices" in review["params"]:  # numbered as the options were shown
+            number = review["params"]["shown_choices"].index("HBM3e") + 1
+            assert f"expected '{number}) HBM3e'" in history.output
+            assert review["expected"] == f"{'abcd'[number - 1]}) HBM3e"  # as stored
 
 
 def test_preview_help_says_which_seed_it_takes() -> None:

@@ -270,13 +270,16 @@ class BrowserScreen(StudyScreen):
         else:
             lines.append(tr("tui.browser.never"))
         if view.answers:
+            from studyapp.study.text import logged_choice  # loaded by the service by now
+
             lines.append(tr("tui.browser.answers", n=len(view.answers)))
             for log in view.answers:
                 mark = "✓" if log.correct else "✗"
                 rating = tr(RATINGS.get(log.rating, "tui.rating.good"))
                 lines.append(f"  {local_time(log.reviewed_at)} {mark} {rating} · "
                              f"{log.response or '—'} · {tr('tui.browser.expected')} "
-                             f"{log.expected or '—'} · {params_text(log.params)}")
+                             f"{logged_choice(log.expected, log.params) or '—'} · "
+                             f"{params_text(log.params)}")
         return Text(visible("\n".join(lines)))
 
     # -- actions ---------------------------------------------------------------------

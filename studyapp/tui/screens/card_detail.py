@@ -161,9 +161,12 @@ class CardDetailScreen(StudyScreen):
         choices = shown_choices_text(log.params)
         if choices is not None:
             rows.append(("tui.card.choices", choices))
+        from studyapp.study.text import logged_choice  # loaded by the service by now
+
         for key, value in (*rows,
                            ("tui.card.answered", log.response or "—"),
-                           ("tui.card.expected", log.expected or "—")):
+                           ("tui.card.expected",
+                            logged_choice(log.expected, log.params) or "—")):
             lines.append(Content.assemble((tr(key) + " ", "$text-muted"), plain(value)))
         return Content("\n").join(lines)
 
