@@ -90,8 +90,8 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, seed: 
         click.echo(f"[{number}/{len(records)}] {record['family']} ({record['post']}, "
                    f"{record['kind']}, seed {record['seed']})")
         click.echo(record["prompt"])
-        for letter, choice in zip("abcdefgh", record["choices"] or [], strict=False):
-            click.echo(f"  {letter}) {choice}")
+        for number, choice in enumerate(record["choices"] or [], start=1):
+            click.echo(f"  {number}) {choice}")  # numbered, as the study faces list them
         answer = record["answer"]
         if isinstance(answer, bool):
             answer = t("gen.word.yes" if answer else "gen.word.no", lang)

@@ -58,4 +58,4 @@ def test_unknown_family_suggests_close_names() -> None:
 
 def test_readable_text_without_json() -> None:
     code, out, _ = run("--lang", "en", "generate", "memory-type", "--seed", "3")
-    assert code == 0 and "a) " in out and "Answer:" in out
+    assert code == 0 and "1) " in out and "Answer:" in out
