@@ -15,3 +15,15 @@ class UnknownIdError(LookupError):
         self.known = known
         hint = f"; did you mean {', '.join(self.close)}?" if self.close else ""
         super().__init__(f"unknown {kind} id {wanted!r}{hint} (known: {', '.join(known)})")
+
+    def render(self, lang: str) -> str:
+        """The message in ``lang``; English is exactly ``str(self)``."""
+        if lang == "en":
+            return str(self)
+        from studyapp.i18n import strings, t  # only when a failure is shown
+
+        kind_key = f"catalog.kind.{self.kind}"
+        kind = t(kind_key, lang) if kind_key in strings(lang) else self.kind
+        hint = t("catalog.unknown_id_hint", lang, close=", ".join(self.close)) if self.close else ""
+        return t("catalog.unknown_id", lang, kind=kind, wanted=repr(self.wanted), hint=hint,
+                 known=", ".join(self.known))

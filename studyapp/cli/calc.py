@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from studyapp import catalog
-from studyapp.cli import current_settings, echo_json, fail
+from studyapp.cli import command_lang, current_settings, echo_json, fail, user_error_text
 from studyapp.cli.calc_inputs import device_options, model_options, resolve_device, resolve_model
 from studyapp.infra.calc import (
     allreduce_report,
@@ -210,7 +210,7 @@ def calc_allreduce(ctx: click.Context, /, **kw: Any) -> None:
         try:
             link = catalog.load_catalog().interconnects[kw["link"]]
         except catalog.UnknownIdError as exc:
-            fail(str(exc))
+            fail(user_error_text(exc, command_lang()))
         bandwidth = bandwidth or per_direction(link.bandwidth_gb_s * 1e9, link.direction)
     if bandwidth is None:
         fail("give --link ID or --bandwidth-gb-s")

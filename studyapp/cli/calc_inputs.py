@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from studyapp import catalog
-from studyapp.cli import fail
+from studyapp.cli import command_lang, fail, user_error_text
 from studyapp.infra.calc import DeviceInput, ModelInput, parse_count
 from studyapp.infra.memory import KVShape
 from studyapp.infra.shapes import kv_shape
@@ -63,7 +63,7 @@ def resolve_model(kw: dict[str, Any], need_params: bool = True,
         try:
             model = catalog.load_catalog().models[kw["model_id"]]
         except catalog.UnknownIdError as exc:
-            fail(str(exc))
+            fail(user_error_text(exc, command_lang()))
         shape = kv_shape(model)
         if kw.get("layers") or kw.get("kv_heads") or kw.get("head_dim"):
             shape = KVShape(layers=kw.get("layers") or shape.layers,
@@ -101,7 +101,7 @@ def resolve_device(kw: dict[str, Any], need: str) -> DeviceInput:
         try:
             gpu = catalog.load_catalog().accelerators[kw["gpu_id"]]
         except catalog.UnknownIdError as exc:
-            fail(str(exc))
+            fail(user_error_text(exc, command_lang()))
         label = gpu.id
         memory = memory or gpu.memory_bytes
         bandwidth = bandwidth or gpu.bandwidth_bytes_s

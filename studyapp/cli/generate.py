@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from studyapp.cli import current_settings, echo_json, fail
+from studyapp.cli import current_settings, echo_json, fail, user_error_text
 
 
 def _option_pairs(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -79,7 +79,7 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, seed: 
     try:
         questions = generate_run(table[family], seed, count, lang, _option_pairs(option_pairs))
     except (UnknownIdError, LookupError, ValueError) as exc:
-        fail(str(exc))
+        fail(user_error_text(exc, lang))
     records = [as_record(q) for q in questions]
     if as_json:
         echo_json(records)
