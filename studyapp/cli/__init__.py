@@ -94,13 +94,6 @@ def user_errors() -> tuple[type[Exception], ...]:
     return (StoreError, UnknownIdError, DeckError)
 
 
-def command_lang() -> str:
-    """The language of the running command (English outside one)."""
-    ctx = click.get_current_context(silent=True)
-    settings = ctx.find_object(Settings) if ctx is not None else None
-    return settings.lang if settings is not None else "en"
-
-
 def user_error_text(exc: Exception, lang: str) -> str:
     """One of ``user_errors()`` in words; a deck's problems in the reader's language."""
     render = getattr(exc, "render", None)

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from studyapp import catalog
-from studyapp.cli import command_lang, current_settings, echo_json, fail, user_error_text
+from studyapp.cli import current_settings, echo_json, fail
 from studyapp.cli.calc_inputs import device_options, model_options, resolve_device, resolve_model
 from studyapp.infra.calc import (
     allreduce_report,
@@ -207,10 +207,8 @@ def calc_allreduce(ctx: click.Context, /, **kw: Any) -> None:
     """Ring all-reduce time: 2(n-1)/n · S / B, B per direction."""
     bandwidth = kw["bandwidth_gb_s"] * 1e9 if kw["bandwidth_gb_s"] else None
     if kw["link"]:
-        try:
-            link = catalog.load_catalog().interconnects[kw["link"]]
-        except catalog.UnknownIdError as exc:
-            fail(user_error_text(exc, command_lang()))
+        # an unknown id ends as one line in the user's language (LazyGroup)
+        link = catalog.load_catalog().interconnects[kw["link"]]
         bandwidth = bandwidth or per_direction(link.bandwidth_gb_s * 1e9, link.direction)
     if bandwidth is None:
         fail("give --link ID or --bandwidth-gb-s")

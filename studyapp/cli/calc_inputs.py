@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from studyapp import catalog
-from studyapp.cli import command_lang, fail, user_error_text
+from studyapp.cli import fail
 from studyapp.infra.calc import DeviceInput, ModelInput, parse_count
 from studyapp.infra.memory import KVShape
 from studyapp.infra.shapes import kv_shape
@@ -60,10 +60,8 @@ def resolve_model(kw: dict[str, Any], need_params: bool = True,
         except ValueError as exc:
             fail(str(exc))
     if kw.get("model_id"):
-        try:
-            model = catalog.load_catalog().models[kw["model_id"]]
-        except catalog.UnknownIdError as exc:
-            fail(user_error_text(exc, command_lang()))
+        # an unknown id ends as one line in the user's language (LazyGroup)
+        model = catalog.load_catalog().models[kw["model_id"]]
         shape = kv_shape(model)
         if kw.get("layers") or kw.get("kv_heads") or kw.get("head_dim"):
             shape = KVShape(layers=kw.get("layers") or shape.layers,
@@ -98,10 +96,7 @@ def resolve_device(kw: dict[str, Any], need: str) -> DeviceInput:
     flops = kw["tflops"] * 1e12 if kw.get("tflops") else None
     label = "custom"
     if kw.get("gpu_id"):
-        try:
-            gpu = catalog.load_catalog().accelerators[kw["gpu_id"]]
-        except catalog.UnknownIdError as exc:
-            fail(user_error_text(exc, command_lang()))
+        gpu = catalog.load_catalog().accelerators[kw["gpu_id"]]  # unknown: as the model's
         label = gpu.id
         memory = memory or gpu.memory_bytes
         bandwidth = bandwidth or gpu.bandwidth_bytes_s
