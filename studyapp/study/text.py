@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -25,13 +25,7 @@ def numbered_choice(question: Question, shown: str, limit: int | None = None) ->
     """
     if question.kind is not Kind.CHOICE:
         return shown
-    for n, choice in enumerate(question.choices):
-        if shown in (f"{chr(ord('a') + n)}) {choice}", choice):
-            text = choice
-            if limit is not None and len(text) > limit:
-                text = text[: max(1, limit - 1)].rstrip() + "…"
-            return f"{n + 1}) {text}"
-    return shown
+    return _renumbered(shown, question.choices, bare=True, limit=limit)
 
 
 def logged_choice(stored: str | None, params: Mapping[str, Any] | None) -> str | None:
@@ -44,10 +38,20 @@ def logged_choice(stored: str | None, params: Mapping[str, Any] | None) -> str |
     shown = params.get(SHOWN_CHOICES) if isinstance(params, Mapping) else None
     if not stored or not isinstance(shown, list):
         return stored
-    for n, choice in enumerate(shown):
-        if stored == f"{chr(ord('a') + n)}) {choice}":
-            return f"{n + 1}) {choice}"
-    return stored
+    return _renumbered(stored, shown)
+
+
+def _renumbered(answer: str, choices: Sequence[object], *, bare: bool = False,
+                limit: int | None = None) -> str:
+    """``answer`` in letter form ("b) HBM3e"), or the bare choice text when ``bare``,
+    as the numbered option it names, cut to ``limit``; anything else unchanged."""
+    for n, choice in enumerate(choices):
+        if answer == f"{chr(ord('a') + n)}) {choice}" or (bare and answer == choice):
+            text = str(choice)
+            if limit is not None and len(text) > limit:
+                text = text[: max(1, limit - 1)].rstrip() + "…"
+            return f"{n + 1}) {text}"
+    return answer
 
 
 def wait_text(delta: timedelta, lang: str) -> str:
