@@ -426,25 +426,26 @@ class StudyService:
         learning = [self._item(card, row, now, recall(row.stability, row.last_review))
                     for key, row in due.learning.items()
                     if (card := by_key.get(key)) is not None]
-        # (recall, curriculum order, card, row): the order is unique, so ties end there
-        due_reviews: list[tuple[float, tuple[int, int, int], CurriculumCard, DueReview]] = []
+        # (recall, curriculum order, card, row, last review): the order is unique, so ties
+        # end there
+        due_reviews: list[tuple[float, tuple[int, int, int], CurriculumCard, DueReview,
+                                datetime | None]] = []
         if reviews_left > 0:
             for row in due.reviews:
                 card = by_key.get((row.deck_id, row.card_key))
                 if card is None or (answered and sibling_answered(card, answered)):
                     continue
                 last = None if row.last_review is None else stored_time(row.last_review)
-                due_reviews.append((recall(row.stability, last), card.order, card, row))
+                due_reviews.append((recall(row.stability, last), card.order, card, row, last))
         taken = {i.fact for i in learning if i.fact}  # facts already in this queue
         # only today's allowance of reviews, the least likely to be recalled first
         reviews = []
-        for retrievability, _, card, row in heapq.nsmallest(reviews_left, due_reviews):
+        for retrievability, _, card, row, last in heapq.nsmallest(reviews_left, due_reviews):
             if card.fact and card.fact in taken:
                 continue
             if card.fact:
                 taken.add(card.fact)
-            stored = QueueRow(CardStage.REVIEW, False, row.stability, stored_time(row.due),
-                              None if row.last_review is None else stored_time(row.last_review))
+            stored = QueueRow(CardStage.REVIEW, False, row.stability, stored_time(row.due), last)
             reviews.append(self._item(card, stored, now, retrievability))
         # only the new cards today's limit allows, in curriculum order
         new: list[QueueItem] = []
