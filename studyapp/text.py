@@ -35,6 +35,18 @@ def visible(text: str) -> str:
     return "".join(_shown(ch) for ch in text)
 
 
+def one_line(text: str) -> str:
+    """Text for one log line: like ``visible``, and line breaks and tabs escaped too.
+
+    What a request carries (its path, its headers) reaches the operator's
+    terminal through the log; escaped, a ``%1b]0;...`` path cannot set the
+    title or forge the next log line.
+    """
+    if text.isprintable():
+        return text
+    return "".join(ascii(ch)[1:-1] if ch in "\n\r\t" else _shown(ch) for ch in text)
+
+
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 """What makes a spreadsheet read a CSV cell as a formula (OWASP "CSV Injection")."""
 

@@ -332,8 +332,12 @@ class BrowserScreen(StudyScreen):
 
     def action_edit(self) -> None:
         card = self.highlighted
-        if card is not None:
-            self.edit(card)
+        if card is None:
+            return
+        if self.app.is_web:  # the editor would run on the server, in no terminal anyone sees
+            self.notify(self.tr("tui.browser.no_editor_web"), severity="warning", markup=False)
+            return
+        self.edit(card)
 
     @work(exclusive=True, group="browser-edit", exit_on_error=False)
     async def edit(self, card: BrowsedCard) -> None:
