@@ -136,12 +136,17 @@ def _tokens(query: str) -> list[_Token]:
     return found
 
 
+MAX_DEPTH = 32
+"""Nested groups a query may have: deeper ones are refused, never a RecursionError."""
+
+
 class _Parser:
     def __init__(self, query: str, context: SearchContext) -> None:
         self.query = query
         self.context = context
         self.tokens = _tokens(query)
         self.at = 0
+        self.depth = 0
 
     def error(self, message: str, column: int | None = None) -> QueryError:
         if column is None:
@@ -208,8 +213,13 @@ class _Parser:
         token = self.peek()
         if token is None or token.kind != "(":
             raise self.error("'-(' expected")
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self.error(f"more than {MAX_DEPTH} nested '(' — write the query flatter",
+                             token.column)
         self.at += 1
         inner = self.alternatives()
+        self.depth -= 1
         closing = self.peek()
         if closing is None or closing.kind != ")":
             raise self.error("this '(' is never closed", token.column)

@@ -66,7 +66,12 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 
 def echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    """JSON as the standard reads it: a result that is not finite is an error, never ``NaN``."""
+    try:
+        text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
+    except ValueError:
+        fail("a result is not a finite number: an input is past what can be computed")
+    click.echo(text)
 
 
 def pct(value: float | None) -> str:
@@ -149,7 +154,9 @@ class LazyGroup(click.Group):
             module = importlib.import_module(f"{__name__}.{module_name}")
             command = getattr(module, attribute)
             assert isinstance(command, click.Command)
-            self.add_command(command, cmd_name)
+            from studyapp.cli.bounds import guard_numbers
+
+            self.add_command(guard_numbers(command), cmd_name)
         return self.commands.get(cmd_name)
 
 

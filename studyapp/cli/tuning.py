@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 import click
 
@@ -47,6 +47,10 @@ def optimize_cmd(ctx: click.Context, as_json: bool) -> None:
         click.echo("parameters: " + ", ".join(f"{p:g}" for p in outcome.parameters))
 
 
+MAX_EXAM_DAYS = 10 * 365
+"""The furthest exam a plan simulates: past it the day-by-day calendar says nothing useful."""
+
+
 @click.command("plan")
 @click.option("--exam", type=click.DateTime(formats=["%Y-%m-%d"]), metavar="YYYY-MM-DD",
               help="Exam date (default: the one saved with --apply).")
@@ -71,6 +75,9 @@ def plan_cmd(ctx: click.Context, exam: datetime | None, apply: bool, clear: bool
         if exam is None and not saved:
             fail("give --exam YYYY-MM-DD", code=2)
         day = exam.date() if exam is not None else datetime.fromisoformat(str(saved)).date()
+        if (day - date.today()).days > MAX_EXAM_DAYS:
+            fail(t("tuning.plan.too_far", settings.lang, exam=day.isoformat(),
+                   years=MAX_EXAM_DAYS // 365), code=2)
         plan = exam_plan(service, day, apply=apply)
         new_limit = service.settings.new_per_day
     except PlanError as exc:

@@ -60,7 +60,7 @@ def display_url(url: str | URL) -> str:
     """The URL as it may be shown to a user: never with its password."""
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
+    except (ArgumentError, ValueError):  # ValueError: a port that is not a number
         return "the given database URL"
 
 
@@ -116,9 +116,11 @@ def _parse(url: str) -> URL:
     """The URL parsed, or a clear refusal of one studyapp cannot use."""
     try:
         parsed = make_url(url)
-    except ArgumentError:
+        _ = parsed.port  # a port that is not a number fails here, not in the driver
+    except (ArgumentError, ValueError):
+        shown = url if "@" not in url else display_url(url)  # a password is never echoed
         raise StoreError(
-            f"{url!r} is not a database URL; give a file as sqlite:///PATH or a server as "
+            f"{shown!r} is not a database URL; give a file as sqlite:///PATH or a server as "
             f"postgresql+psycopg://USER@HOST/DB") from None
     backend = parsed.get_backend_name()
     if backend not in ("sqlite", "postgresql"):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 import stat
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -84,7 +85,9 @@ When = Annotated[datetime, AfterValidator(lambda v: _utc(v) if v.tzinfo else v.r
 Past = Annotated[When, AfterValidator(_not_future)]
 Key = Annotated[str, Field(min_length=1, max_length=200)]
 Slug = Annotated[str, Field(min_length=1, max_length=64)]
-Count = Annotated[StrictInt, Field(ge=0)]
+Count = Annotated[StrictInt, Field(ge=0, le=10**9)]
+"""Reps, lapses, steps, milliseconds: a billion is past any real history, and fits a column."""
+Seed = Annotated[StrictInt, Field(ge=-(2**63), le=2**63 - 1)]
 
 
 class _Record(BaseModel):
@@ -125,7 +128,7 @@ class ReviewRecord(_Record):
     correct: StrictBool
     duration_ms: Count | None = None
     state_before: Annotated[StrictInt, Field(ge=0, le=3)] | None = None
-    seed: StrictInt | None = None
+    seed: Seed | None = None
     lang: Annotated[str, Field(max_length=8)] | None = None
     params: dict[str, Any] | None = None
     prompt: str | None = None
@@ -331,10 +334,35 @@ def _open_regular(path: Path) -> str:
         raise StoreError(f"cannot read {path}: {exc}") from None
 
 
+MAX_JSON_DEPTH = 64
+"""Nesting an export may have (it needs four): deeper JSON is refused before it is parsed."""
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def json_depth(text: str) -> int:
+    """How deep ``text``'s brackets nest: strings removed, then the brackets counted.
+
+    Both patterns are linear (no nested quantifiers), so a hostile file costs
+    one pass, never a RecursionError in the parser.
+    """
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    depth = deepest = 0
+    for ch in brackets:
+        depth += 1 if ch in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
 def read_export(path: Path) -> Export:
     """Parse and check an export file written by ``write_json`` or ``write_csv``."""
     text = _open_regular(path)
-    if text.lstrip().startswith("{"):
+    if text.lstrip().startswith(("{", "[")):
+        if json_depth(text) > MAX_JSON_DEPTH:
+            raise StoreError(f"{path}: JSON nested more than {MAX_JSON_DEPTH} deep; a studyapp "
+                             f"export nests four")
         try:
             data = json.loads(text)
         except ValueError as exc:
@@ -360,6 +388,13 @@ def read_export(path: Path) -> Export:
                 target.append(validate_record(kind, record,
                                               f"{path}: {SECTIONS[kind]}[{index}]"))
         return export
+    try:
+        return _read_csv(path, text)
+    except csv.Error as exc:
+        raise StoreError(f"{path}: not a CSV studyapp progress export ({exc})") from None
+
+
+def _read_csv(path: Path, text: str) -> Export:
     rows = csv.DictReader(text.splitlines())
     if not rows.fieldnames or "record" not in rows.fieldnames:
         raise StoreError(f"{path} is neither a JSON nor a CSV studyapp progress export")
