@@ -20,18 +20,15 @@ INT_LIMIT = 2**53
 """The largest integer an option takes when it names no top: exact as a float and in JSON."""
 
 
-class Bounded(click.ParamType):
+class Bounded(click.ParamType[Any]):
     """A numeric type with the wrapped type's own checks, then finiteness and a top."""
 
-    def __init__(self, inner: click.ParamType) -> None:
+    def __init__(self, inner: click.ParamType[Any]) -> None:
         self.inner = inner
         self.name = inner.name
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
         return self.inner.get_metavar(param, ctx)
-
-    def to_info_dict(self) -> dict[str, Any]:
-        return self.inner.to_info_dict()
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
@@ -51,7 +48,7 @@ class Bounded(click.ParamType):
         return f"Bounded({self.inner!r})"
 
 
-def _top(kind: click.ParamType) -> float | None:
+def _top(kind: click.ParamType[Any]) -> float | None:
     """The magnitude above which a value is refused (None: the type's own max decides)."""
     if isinstance(kind, (click.IntRange, click.FloatRange)) and kind.max is not None:
         return None
