@@ -17,6 +17,7 @@ from studyapp.i18n import t
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import Rating, format_interval
 from studyapp.study import Outcome, Presented, StudySession, numbered_choice
+from studyapp.text import tolerate_encodings
 
 
 def render_question(presented: Presented, lang: str) -> list[str]:
@@ -109,21 +110,6 @@ def _inline(text: str) -> str:
     text = _LINK.sub(r"\1 (\2)", text)
     text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(3), text)
     return text.replace("`", "")
-
-
-def tolerate_encodings() -> None:
-    """Write what the output encoding can carry (``?`` for the rest), read what comes.
-
-    With ``PYTHONIOENCODING=ascii`` or a Latin-1 terminal the loop goes on
-    instead of stopping at the first accent or arrow.
-    """
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            reconfigure(errors="replace")
-    reconfigure = getattr(sys.stdin, "reconfigure", None)
-    if reconfigure is not None:
-        reconfigure(errors="replace")
 
 
 TRUE_KEYS = frozenset({"1", "y", "s", "v"})

@@ -176,7 +176,11 @@ def main(ctx: click.Context, db_url: str | None, profile: str, lang: str | None)
     Without a command, opens the terminal app on the home screen.
     """
     ctx.obj = resolve_settings(db_url, profile, lang)
-    if ctx.invoked_subcommand is None:
+    if ctx.invoked_subcommand is not None:
+        from studyapp.text import tolerate_encodings
+
+        tolerate_encodings()  # a command's output never stops at a character the terminal lacks
+    else:
         from studyapp.tui.app import run_app  # Textual only when the app opens
 
         run_app(ctx.obj)

@@ -33,8 +33,9 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
                                  "practice": practice})
         return
     # loaded when the command runs, so that --help stays fast
-    from studyapp.plain import post_summary_lines, run_plain, tolerate_encodings
+    from studyapp.plain import post_summary_lines, run_plain
     from studyapp.study import SessionKind
+    from studyapp.text import tolerate_encodings
 
     tolerate_encodings()
 
