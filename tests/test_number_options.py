@@ -98,3 +98,14 @@ def test_every_numeric_option_of_every_command_is_guarded() -> None:
         assert command is not None
         walk(command, name)
     assert unguarded == []
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["study", "--post", "h2000"], "unknown post id 'h2000'; did you mean h200"),
+    (["study", "--deck", "no-such-deck"], "unknown deck id 'no-such-deck'"),
+])
+def test_an_unknown_post_or_deck_is_one_line_before_the_app_opens(
+        tmp_path: Path, args: list[str], says: str) -> None:
+    code, output = run(tmp_path, *args)
+    assert code == 1
+    assert says in output and "Traceback" not in output

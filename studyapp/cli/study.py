@@ -27,6 +27,7 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
     if more_new is not None:
         _raise_new_limit(settings, more_new)
     if not plain:
+        _check_request(settings, post, deck)  # one line now, not a traceback in the app
         from studyapp.tui.app import run_app  # Textual only when the app opens
 
         run_app(settings, study={"post": post, "deck": deck, "limit": limit, "seed": seed,
@@ -55,6 +56,22 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
     finally:
         service.close()
     sys.exit(code)
+
+
+def _check_request(settings: Any, post: str | None, deck: str | None) -> None:
+    """An unknown post or deck is refused before the terminal app opens."""
+    if post is not None:
+        from studyapp.catalog.errors import UnknownIdError
+        from studyapp.catalog.posts import POST_SLUGS
+
+        if post not in POST_SLUGS:
+            raise UnknownIdError("post", post, list(POST_SLUGS))
+    if deck is not None:
+        service = make_service(settings)
+        try:
+            service.find_deck(deck)
+        finally:
+            service.close()
 
 
 def _raise_new_limit(settings: Any, count: int) -> None:

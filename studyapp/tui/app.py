@@ -395,6 +395,8 @@ def run_app(settings: Settings, study: dict[str, Any] | None = None) -> None:
     if app.fatal_error:
         print(f"studyapp: {app.fatal_error}", file=sys.stderr)
         sys.exit(1)
+    if app.return_code:  # the app stopped on an error it could not show: say so in the status
+        sys.exit(app.return_code)
 
 
 __all__ = ["StudyApp", "make_app", "run_app"]
