@@ -34,9 +34,10 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
                                  "practice": practice})
         return
     # loaded when the command runs, so that --help stays fast
+    from studyapp.i18n import t
     from studyapp.plain import post_summary_lines, run_plain
     from studyapp.study import SessionKind
-    from studyapp.text import tolerate_encodings
+    from studyapp.text import tolerate_encodings, visible
 
     tolerate_encodings()
 
@@ -48,6 +49,8 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
             click.echo("\n".join(post_summary_lines(post, settings.lang)))
             service.read_post(post)
         session = service.start(kind, post=post, deck=deck, limit=limit, seed=seed)
+        for prompt in service.recovered:
+            click.echo(t("plain.recovered", settings.lang, prompt=visible(prompt)))
         code = run_plain(session)
     except user_errors() as exc:
         fail(user_error_text(exc, settings.lang))

@@ -6,7 +6,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +26,7 @@ from studyapp.study.model import (
 
 if TYPE_CHECKING:
     from studyapp.decks import CardSpec
-    from studyapp.store.progress import CardRow
+    from studyapp.store.progress import Answer, CardRow
     from studyapp.study.service import StudyService
 
 
@@ -40,6 +40,8 @@ class _Pending:
     verdict: Verdict | None = None
     looked_at_post: bool = False
     duration_ms: int | None = None
+    held_id: int | None = None
+    """A right answer's copy in the store (``store.held``) until its rating is recorded."""
 
 
 @dataclass
@@ -183,8 +185,32 @@ class StudySession:
             self._record(Rating.AGAIN)
             self._overrulable = _Overrulable(pending, self._last_log)
             return Outcome(verdict, recorded=True, needs_rating=False, can_overrule=True)
+        intervals = self.intervals()
+        self._hold(pending)
         return Outcome(verdict, recorded=False, needs_rating=True,
-                       intervals=self.intervals(), max_rating=self.max_rating)
+                       intervals=intervals, max_rating=self.max_rating)
+
+    def _hold(self, pending: _Pending) -> None:
+        """Keep the right answer in the store until it is rated, so no way out loses it."""
+        from studyapp.store.held import hold_answer  # SQLAlchemy: on first use
+
+        now = self.service.now()
+        answer = self._answer(pending, min(Rating.GOOD, self.max_rating), now)
+        pending.held_id = hold_answer(self.service.store, self.service.profile.id, answer, now)
+
+    def settle(self) -> Rating | None:
+        """A right answer still waiting for its rating is recorded as Enter would record it.
+
+        Leaving the question, closing the tab, ctrl+q and SIGTERM all come here:
+        Good, or Hard when the post was open. Returns the rating, or None when
+        nothing was waiting.
+        """
+        pending = self._pending
+        if pending is None or pending.verdict is None or not pending.verdict.correct:
+            return None
+        rating = min(Rating.GOOD, self.max_rating)
+        self._record(rating)
+        return rating
 
     @property
     def max_rating(self) -> Rating:
@@ -273,6 +299,10 @@ class StudySession:
         if pending is None:
             return
         self._pending = None
+        if pending.held_id is not None:
+            from studyapp.store.held import release_answer  # SQLAlchemy: on first use
+
+            release_answer(self.service.store, pending.held_id)
         self._unshow(pending.item, pending.first)
         self.queue.main.append(pending.item)
 
@@ -282,16 +312,30 @@ class StudySession:
         return card_state(self.service.store, self.service.profile.id, presented.deck_id,
                           presented.card_key)
 
-    def _record(self, rating: Rating, *, overridden: bool = False) -> None:
-        from studyapp.store.progress import (  # SQLAlchemy: on first use
-            Answer,
-            NewState,
-            record_answer,
+    def _answer(self, pending: _Pending, rating: Rating, now: datetime, *,
+                overridden: bool = False) -> Answer:
+        """What the store records for ``pending`` answered with ``rating`` at ``now``."""
+        from studyapp.store.progress import Answer  # SQLAlchemy: on first use
+
+        assert pending.verdict is not None
+        presented = pending.presented
+        question = presented.question
+        return Answer(
+            deck_id=presented.deck_id, card_key=presented.card_key, post=question.post,
+            family=question.family, state=None,
+            reviewed_at=now, rating=int(rating), correct=bool(pending.verdict.correct),
+            duration_ms=pending.duration_ms,
+            seed=question.seed, params=_logged_params(question), prompt=question.prompt,
+            response=pending.response, expected=pending.verdict.expected, lang=self.lang,
+            overridden=overridden, looked_at_post=pending.looked_at_post,
+            held_id=pending.held_id,
         )
+
+    def _record(self, rating: Rating, *, overridden: bool = False) -> None:
+        from studyapp.store.progress import NewState, record_answer  # SQLAlchemy: on first use
 
         pending = self._pending
         assert pending is not None and pending.verdict is not None
-        presented = pending.presented
         correct = bool(pending.verdict.correct)
         self.answered += 1
         self.correct += int(correct)
@@ -314,16 +358,7 @@ class StudySession:
                             after.due or now, after.last_review or now, after.reps,
                             after.lapses, scheduler.is_leech(after))
 
-        question = presented.question
-        answer = Answer(
-            deck_id=presented.deck_id, card_key=presented.card_key, post=question.post,
-            family=question.family, state=None,
-            reviewed_at=now, rating=int(rating), correct=correct,
-            duration_ms=pending.duration_ms,
-            seed=question.seed, params=_logged_params(question), prompt=question.prompt,
-            response=pending.response, expected=pending.verdict.expected, lang=self.lang,
-            overridden=overridden, looked_at_post=pending.looked_at_post,
-        )
+        answer = self._answer(pending, rating, now, overridden=overridden)
         self._last_log = record_answer(service.store, service.profile.id, answer, state_for)
         after = reviewed[0]
         self._history.append((pending.item, self._last_log, correct, pending.first, spent))

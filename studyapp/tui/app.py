@@ -103,6 +103,14 @@ class StudyApp(App[None]):
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self.is_web:
             self._end_with_the_server()
+        elif not self.is_headless:
+            import asyncio
+            import contextlib
+            import signal
+
+            # SIGTERM (a shutdown, `kill`) quits as ctrl+q does: the last answer is kept
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self.exit)
         if self.study_request is not None:
             request = self.study_request
             self.call_after_refresh(self._start_requested_session, request)

@@ -173,13 +173,29 @@ class QuestionScreen(StudyScreen):
         """The summary replaces this screen; with nothing answered, straight home."""
         if self.phase == "done":
             return
+        waiting = (self.phase == "feedback" and self.outcome is not None
+                   and self.outcome.needs_rating)
         self.phase = "done"
         session = self.session
+        if session is not None and waiting:
+            self.settle_then_finish(session)
+            return
         if session is None or self.answered == 0:
             if self.presented is None and self.answered == 0:
                 self.app.notify(self.tr("tui.question.nothing_to_study"))
             self.dismiss(None)
             return
+        self.summarise(session)
+
+    @work(exclusive=True, group="settle", exit_on_error=False)
+    async def settle_then_finish(self, session: StudySession) -> None:
+        """Leaving with a right answer not yet rated: it is recorded as Enter would, and said."""
+        rating = await self.study_app.backend.call(lambda service: session.settle())
+        if rating is not None:
+            self.app.notify(self.tr("tui.question.settled",
+                                    rating=self.tr(f"tui.rating.{rating.name.lower()}")),
+                            markup=False)
+        self.answered = session.answered
         self.summarise(session)
 
     @work(exclusive=True, group="summary", exit_on_error=False)
