@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -58,6 +57,7 @@ def deck_from_anki(ctx: click.Context, file: str, output: str, post: str,
     from studyapp.catalog.posts import POST_SLUGS
     from studyapp.decks.report import validation_report
     from studyapp.exchange.from_anki import AnkiPackageError, convert_package, deck_yaml
+    from studyapp.files import write_text_replacing
     from studyapp.i18n import t
 
     lang = current_settings(ctx).lang
@@ -68,12 +68,9 @@ def deck_from_anki(ctx: click.Context, file: str, output: str, post: str,
     except AnkiPackageError as exc:
         fail(str(exc))
     target = Path(output)
-    partial = target.with_name(f".{target.name}.partial")
     try:
-        partial.write_text(deck_yaml(conversion.deck), encoding="utf-8")
-        os.replace(partial, target)
+        write_text_replacing(target, deck_yaml(conversion.deck))
     except OSError as exc:
-        partial.unlink(missing_ok=True)
         fail(f"cannot write {output}: {exc.strerror or exc}")
     lines, code = validation_report([target], lang)
     if code:

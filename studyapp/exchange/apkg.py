@@ -11,7 +11,6 @@ untrusted and Anki renders fields as HTML.
 from __future__ import annotations
 
 import html
-import os
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING
 import genanki
 
 from studyapp.catalog.posts import PostError, load_post
+from studyapp.files import replacing
 from studyapp.questions.model import Kind
 
 if TYPE_CHECKING:
@@ -213,16 +213,12 @@ def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: st
 def write_apkg(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], target: Path, lang: str,
                *, instances: int = DEFAULT_INSTANCES,
                timestamp: float | None = None) -> ExportSummary:
-    """Write the package to ``target`` atomically (a partial file, then a rename).
+    """Write the package to ``target`` atomically (a fresh temporary file, then a rename).
 
     ``timestamp`` is the notes' modification time; Anki updates a note on
     import when the incoming one is newer, so a later export wins.
     """
     package, summary = build_package(selection, lang, instances=instances)
-    partial = target.with_name(f".{target.name}.partial")
-    try:
-        package.write_to_file(str(partial), timestamp=timestamp)
-        os.replace(partial, target)
-    finally:
-        partial.unlink(missing_ok=True)
+    with replacing(target, binary=True) as out:  # O_EXCL: a planted symlink is never followed
+        package.write_to_file(out, timestamp=timestamp)
     return summary

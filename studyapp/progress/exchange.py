@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from pathlib import Path
 from typing import IO, Literal
 
+from studyapp.files import replacing
 from studyapp.progress.sources import ProgressSource
 from studyapp.store.backup import backup_sqlite
 from studyapp.store.exchange import (
@@ -26,12 +26,9 @@ def export_progress(service: ProgressSource, out: IO[str], fmt: Literal["csv", "
 
 
 def export_file(service: ProgressSource, target: Path, fmt: Literal["csv", "json"]) -> int:
-    """Export into ``target`` through a partial file: a failed write leaves no half file."""
-    partial = target.with_name(f".{target.name}.partial")
-    with partial.open("w", encoding="utf-8", newline="") as fh:
-        count = export_progress(service, fh, fmt)
-    os.replace(partial, target)
-    return count
+    """Export into ``target`` through a fresh temporary file: no half file, no symlink followed."""
+    with replacing(target, newline="") as fh:
+        return export_progress(service, fh, fmt)
 
 
 def import_file(service: ProgressSource, path: Path) -> ImportResult:
