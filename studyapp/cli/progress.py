@@ -236,7 +236,9 @@ def import_cmd(ctx: click.Context, file: str) -> None:
         service.close()
     click.echo(f"imported into profile {settings.profile!r}: {result.reviews_added} reviews "
                f"added, {result.reviews_skipped} already there; {result.cards_added} cards "
-               f"added, {result.cards_updated} updated")
+               f"added, {result.cards_updated} updated"
+               + (f"; {result.cards_replayed} cards rescheduled from their merged answers"
+                  if result.cards_replayed else ""))
 
 
 @click.command("backup")

@@ -19,7 +19,7 @@ import json
 import math
 import re
 import stat
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -35,10 +35,11 @@ from pydantic import (
     ValidationError,
 )
 from sqlalchemy import insert, select
+from sqlalchemy.orm import Session
 
 from studyapp.store.database import Store, StoreError
 from studyapp.store.models import CardState, PostRead, ReviewLog
-from studyapp.store.progress import ProfileInfo
+from studyapp.store.progress import NewState, ProfileInfo
 from studyapp.text import csv_cell, unguard_cell
 
 FORMAT = "studyapp-progress"
@@ -183,6 +184,12 @@ class ImportResult:
     reviews_added: int = 0
     reviews_skipped: int = 0
     posts_read: int = 0
+    cards_replayed: int = 0
+    """Cards whose state was rebuilt from the merged answers (both copies had answers)."""
+
+
+Replay = Callable[[int, Sequence[tuple[datetime, int]]], NewState]
+"""A card's state after its answers (time, rating) in order: the scheduler, passed in."""
 
 
 @dataclass
@@ -426,8 +433,15 @@ def _chunks(items: list[Any], size: int = 500) -> Iterable[list[Any]]:
         yield items[start:start + size]
 
 
-def import_progress(store: Store, profile_id: int, export: Export) -> ImportResult:
-    """Merge an export into one profile, in one transaction; repeating it changes nothing."""
+def import_progress(store: Store, profile_id: int, export: Export,
+                    replay: Replay | None = None) -> ImportResult:
+    """Merge an export into one profile, in one transaction; repeating it changes nothing.
+
+    With ``replay``, a card that gains answers here has its state rebuilt from
+    all its answers in time order (FSRS over the union), so merging two copies
+    of a profile leaves reps equal to the answers and a schedule that reflects
+    every one of them; without it the newer copy's state wins.
+    """
     added = updated = reviews_added = skipped = reads = 0
     with store.transaction() as session:
         cards = {(c.deck_id, c.card_key): c for c in session.scalars(
@@ -484,6 +498,9 @@ def import_progress(store: Store, profile_id: int, export: Export) -> ImportResu
         for chunk in _chunks(rows, BATCH):
             session.execute(insert(ReviewLog), chunk)
         reviews_added = len(rows)
+        replayed = 0
+        if replay is not None and rows:
+            replayed = _replay_cards(session, cards, {row["card_id"] for row in rows}, replay)
         existing = {r.post: r for r in session.scalars(
             select(PostRead).where(PostRead.profile_id == profile_id))}
         for record in export.post_reads:
@@ -499,7 +516,37 @@ def import_progress(store: Store, profile_id: int, export: Export) -> ImportResu
                 read.last_read_at = record["last_read_at"]
                 read.times = max(read.times, int(record.get("times") or 1))
                 reads += 1
-    return ImportResult(added, updated, reviews_added, skipped, reads)
+    return ImportResult(added, updated, reviews_added, skipped, reads, replayed)
+
+
+def _replay_cards(session: Session, cards: Mapping[tuple[str, str], CardState],
+                  touched: set[int], replay: Replay) -> int:
+    """Rebuild the state of each touched card from all its answers; how many changed.
+
+    A card marked new again (reset in the card browser, stage 0) keeps that mark:
+    the answers before a reset are history, not schedule.
+    """
+    by_id = {card.id: card for card in cards.values() if card.id in touched and card.state}
+    history: dict[int, list[tuple[datetime, int]]] = {card_id: [] for card_id in by_id}
+    for chunk in _chunks(sorted(by_id)):
+        for card_id, at, rating in session.execute(
+                select(ReviewLog.card_id, ReviewLog.reviewed_at, ReviewLog.rating)
+                .where(ReviewLog.card_id.in_(chunk))
+                .order_by(ReviewLog.card_id, ReviewLog.reviewed_at, ReviewLog.id)):
+            history[card_id].append((at, int(rating)))
+    changed = 0
+    for card_id, answers in history.items():
+        if not answers:
+            continue
+        state = replay(card_id, answers)
+        card = by_id[card_id]
+        before = (card.reps, card.stability, card.due)
+        card.state, card.step = state.stage, state.step
+        card.stability, card.difficulty = state.stability, state.difficulty
+        card.due, card.last_review = state.due, state.last_review
+        card.reps, card.lapses, card.leech = state.reps, state.lapses, state.leech
+        changed += int(before != (card.reps, card.stability, card.due))
+    return changed
 
 
 def _newer(candidate: datetime | None, current: datetime | None) -> bool:
