@@ -109,3 +109,15 @@ def test_an_unknown_post_or_deck_is_one_line_before_the_app_opens(
     code, output = run(tmp_path, *args)
     assert code == 1
     assert says in output and "Traceback" not in output
+
+
+@pytest.mark.parametrize(("name", "says"), [
+    ("", "cannot be empty"), ("   ", "cannot be empty"),
+    ("a" * 101, "at most 64 characters (this one has 101)"),
+    ("ana\x1b[2J", "control characters"),
+])
+def test_profile_names_a_report_cannot_show_are_refused(tmp_path: Path, name: str,
+                                                        says: str) -> None:
+    code, output = run(tmp_path, "--profile", name, "stats")
+    assert code == 2
+    assert "--profile" in output and says in output

@@ -126,6 +126,24 @@ def _one_line(exc: Exception, lang: str = "en") -> str | None:
     return None
 
 
+MAX_PROFILE_NAME = 64
+"""A profile name fits a report's column and a file name; longer ones are refused."""
+
+
+def _profile_name(value: str) -> str:
+    """A profile name a report can show: 1 to 64 printable characters, not only spaces."""
+    name = value.strip()
+    if not name:
+        raise click.BadParameter("a profile name cannot be empty", param_hint="--profile")
+    if len(name) > MAX_PROFILE_NAME:
+        raise click.BadParameter(f"a profile name has at most {MAX_PROFILE_NAME} characters "
+                                 f"(this one has {len(name)})", param_hint="--profile")
+    if not name.isprintable():
+        raise click.BadParameter("a profile name cannot hold control characters",
+                                 param_hint="--profile")
+    return name
+
+
 class LazyGroup(click.Group):
     """A group whose subcommands come from ``COMMANDS``, imported on first use.
 
@@ -165,6 +183,7 @@ class LazyGroup(click.Group):
 @click.option("--db", "db_url", envvar="STUDYAPP_DB", default=None, metavar="URL",
               help="Database URL (default: SQLite in the user data folder).")
 @click.option("--profile", envvar="STUDYAPP_PROFILE", default="default", show_default=True,
+              callback=lambda ctx, param, value: _profile_name(value),
               help="Learner profile; profiles in one database never mix.")
 @click.option("--lang", type=click.Choice(["es", "en"]), default=None,
               help="Language of posts, questions and interface (default: from the locale).")
