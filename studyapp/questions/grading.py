@@ -238,6 +238,11 @@ def _grade_numeric(question: Question, text: str) -> Verdict:
             )
             return _ask_again(question, text, message)
     given_text = _given_numeric(given_value, target, lang, sig, expected_text, correct)
+    if q.dimension is not None and q.unit and target.unit \
+            and not math.isclose(q.factor, target.factor, rel_tol=1e-12):
+        # the learner's own unit first: "29,9 GiB (32,1 GB)", never only the converted value
+        own = format_quantity(q.number, q.unit, lang, max(sig, 4))
+        given_text = f"{own} ({given_text})"
     slips: tuple[tuple[str, str], ...] = ()
     if not correct:
         slips = _diagnose(question, given_value, target)

@@ -19,6 +19,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from studyapp.tui import nobreak  # noqa: F401  (no-break spaces keep numbers whole)
 from studyapp.tui.backend import StudyBackend
 from studyapp.tui.preferences import Preferences, load_preferences, save_preferences
 from studyapp.tui.screens.home import HomeScreen

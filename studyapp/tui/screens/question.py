@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
@@ -52,6 +52,21 @@ class ChoiceList(OptionList):
     def __init__(self, *options: Option, id: str | None = None) -> None:
         super().__init__(*options, id=id)
         self.highlighted = None
+
+    async def _on_click(self, event: events.Click) -> None:
+        """A click picks a choice, a click on the picked one sends it (as Enter would).
+
+        One click answering at once turned a slip of the mouse (or a tap in the
+        browser) into a recorded wrong answer.
+        """
+        event.prevent_default()  # OptionList's own handler would select on the first click
+        clicked: int | None = event.style.meta.get("option")
+        if clicked is None or self.get_option_at_index(clicked).disabled:
+            return
+        if self.highlighted == clicked:
+            self.action_select()
+        else:
+            self.highlighted = clicked
 
 
 class QuestionScreen(StudyScreen):
@@ -316,7 +331,9 @@ class QuestionScreen(StudyScreen):
                  if self.answered else "")
         self.score.update(score)
         room = self.app.size.width - 2 - (len(score) + 2 if score else 0)
-        line = header_line(presented, self.post_title(presented.question.post), room, self.lang)
+        practice = self.session is not None and self.session.practice
+        line = header_line(presented, self.post_title(presented.question.post), room, self.lang,
+                           practice=practice)
         self.line.update(Content(line))
         self.prompt.update(plain(question.prompt))
         choices, field = self.choices, self.field
