@@ -110,7 +110,8 @@ def link_transfer(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         kind=Kind.NUMERIC, post="nvlink-infiniband", family="link-transfer", seed=seed,
         lang=lang, prompt=t("gen.xfer.prompt", lang, **fields),
         explanation=join_steps(fields["link_step"],
-                               t("gen.xfer.explain" if unit != "s" else "gen.xfer.explain_s",
+                               t("gen.xfer.explain_s" if unit == "s" and
+                                 fields["seconds"] == fields["answer"] else "gen.xfer.explain",
                                  lang, **fields),
                                t("gen.xfer.why", lang), t("gen.convention.gb", lang)),
         answer=significant(value), unit=unit, tolerance=Tolerance(relative=0.02),
