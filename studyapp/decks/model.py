@@ -27,7 +27,7 @@ from studyapp.decks.formula import (
 from studyapp.decks.problems import DeckError, Problem, problem_message
 from studyapp.questions.model import Kind, Question, Tolerance
 
-CardType = Literal["choice", "truefalse", "numeric", "text", "generated"]
+CardType = Literal["choice", "truefalse", "numeric", "text", "generated", "recall"]
 DeckSource = Literal["builtin", "user", "file"]
 Localized = Mapping[str, str]
 

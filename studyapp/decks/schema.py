@@ -29,7 +29,7 @@ from pydantic_core import PydanticCustomError
 LANGUAGES: tuple[str, ...] = ("es", "en")
 
 
-CARD_TYPES: tuple[str, ...] = ("choice", "truefalse", "numeric", "text", "generated")
+CARD_TYPES: tuple[str, ...] = ("choice", "truefalse", "numeric", "text", "generated", "recall")
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._\-]*$"
 
@@ -169,6 +169,13 @@ class TextCard(_AuthoredCard):
     accept: list[LocalizedText] = Field(default_factory=list)
 
 
+class RecallCard(_AuthoredCard):
+    """Self-graded: the learner recalls, is shown ``answer``, and rates Again/Hard/Good/Easy."""
+
+    type: Literal["recall"]
+    answer: LocalizedText
+
+
 class GeneratedCard(_CardBase):
     """A built-in generator family; each review draws fresh numbers."""
 
@@ -188,7 +195,8 @@ CardModel = Annotated[
     | Annotated[TrueFalseCard, Tag("<truefalse>")]
     | Annotated[NumericCard, Tag("<numeric>")]
     | Annotated[TextCard, Tag("<text>")]
-    | Annotated[GeneratedCard, Tag("<generated>")],
+    | Annotated[GeneratedCard, Tag("<generated>")]
+    | Annotated[RecallCard, Tag("<recall>")],
     Discriminator(
         _card_branch,
         custom_error_type="card_type",

@@ -47,6 +47,7 @@ _FIELDS: dict[Kind, tuple[str, ...]] = {
     Kind.TRUEFALSE: ("Prompt", "Answer", "Explanation", "Source"),
     Kind.NUMERIC: ("Prompt", "Answer", "Explanation", "Source"),
     Kind.TEXT: ("Prompt", "Answer", "Accepted", "Explanation", "Source"),
+    Kind.RECALL: ("Prompt", "Answer", "Explanation", "Source"),
 }
 
 _BACK = ('{{FrontSide}}<hr id="answer"><div class="answer">{{Answer}}</div>'

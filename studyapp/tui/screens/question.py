@@ -326,6 +326,9 @@ class QuestionScreen(StudyScreen):
                         if question.unit else self.tr("tui.question.hint_number"))
                 field.placeholder = self.tr("tui.question.placeholder_numeric",
                                             example=f"140 {question.unit or ''}".strip())
+            elif question.kind is Kind.RECALL:  # self-graded: Enter shows the answer
+                hint = self.tr("anki.recall.hint_tui")
+                field.placeholder = self.tr("anki.recall.placeholder")
             else:
                 hint = self.tr("tui.question.hint_text")
                 field.placeholder = self.tr("tui.question.placeholder_text")
@@ -352,15 +355,18 @@ class QuestionScreen(StudyScreen):
         verdict = outcome.verdict
         right = bool(verdict.correct)
         self.show_retry("", shown=False)  # a retry hint is moot once graded
+        recall = presented.question.kind is Kind.RECALL
         mark = self.tr("tui.question.right") if right else self.tr("tui.question.wrong")
         if outcome.recorded and not right:
             mark += "  " + self.tr("tui.question.recorded_again")
         comparison = answer_comparison(presented.question, verdict,
                                        max(12, self.app.size.width - 30), self.lang)
-        self.feedback.show(mark, right, comparison, verdict.message or "",
+        if recall:  # the answer itself is the verdict line; the learner rates it
+            mark, comparison = verdict.message, Content("")
+        self.feedback.show(mark, right, comparison, "" if recall else verdict.message or "",
                            presented.question.explanation)
         self.phase = "feedback"
-        self.set_focus(self.bar.show(outcome), scroll_visible=False)
+        self.set_focus(self.bar.show(outcome, recall=recall), scroll_visible=False)
         # the answer widgets give their room to the feedback
         self.choices.display = self.field.display = self.hint.display = False
         self.card.scroll_home(animate=False)
@@ -370,7 +376,7 @@ class QuestionScreen(StudyScreen):
 
     @on(Input.Submitted, "#response")
     def on_response(self, event: Input.Submitted) -> None:
-        if event.value.strip():
+        if event.value.strip() or self._kind() is Kind.RECALL:
             self.submit(event.value)
 
     @on(OptionList.OptionSelected, "#choices")
