@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -46,44 +47,101 @@ def export_apkg(ctx: click.Context, output: str | None, deck_ref: str | None,
 
 @click.command("from-anki")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-              help="Deck YAML to write.")
+@click.option("-o", "--output", type=click.Path(),
+              help="Deck YAML to write; a folder when the package holds several decks.")
 @click.option("--post", default="intro", show_default=True, metavar="SLUG",
               help="Post the cards belong to (edit per card afterwards).")
 @click.option("--id", "deck_id", metavar="ID", help="Deck id (default: from the Anki deck name).")
+@click.option("--map", "field_map", multiple=True, metavar="'NOTE:FIELD=ROLE,...'",
+              help="Field roles of one note type (prompt, answer, explanation, source, "
+                   "ignore); repeatable.")
+@click.option("--merge", is_flag=True, help="One deck for all Anki decks and subdecks.")
+@click.option("--dry-run", is_flag=True, help="Print the field roles and sample cards only.")
 @click.pass_context
-def deck_from_anki(ctx: click.Context, file: str, output: str, post: str,
-                   deck_id: str | None) -> None:
-    """Turn an Anki .apkg (Basic, reversed, Cloze notes) into a studyapp deck."""
+def deck_from_anki(ctx: click.Context, file: str, output: str | None, post: str,
+                   deck_id: str | None, field_map: tuple[str, ...], merge: bool,
+                   dry_run: bool) -> None:
+    """Turn an Anki .apkg into studyapp decks, each field by its role."""
     from studyapp.catalog.posts import POST_SLUGS
-    from studyapp.decks.report import validation_report
-    from studyapp.exchange.from_anki import AnkiPackageError, convert_package, deck_yaml
-    from studyapp.i18n import t
+    from studyapp.exchange.from_anki import (
+        AnkiPackageError,
+        convert_package,
+        dry_run_lines,
+        parse_field_map,
+    )
 
     lang = current_settings(ctx).lang
     if post not in POST_SLUGS:
         fail(f"unknown post {post!r} (posts: {', '.join(POST_SLUGS)})")
+    if output is None and not dry_run:
+        fail("give -o DECK.yaml (or --dry-run to see the mapping first)", code=2)
     try:
-        conversion = convert_package(Path(file), language=lang, deck_id=deck_id, post=post)
+        conversion = convert_package(Path(file), language=lang, deck_id=deck_id, post=post,
+                                     merge=merge, field_map=parse_field_map(field_map),
+                                     posts=POST_SLUGS)
     except AnkiPackageError as exc:
         fail(str(exc))
-    target = Path(output)
-    partial = target.with_name(f".{target.name}.partial")
-    try:
-        partial.write_text(deck_yaml(conversion.deck), encoding="utf-8")
-        os.replace(partial, target)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        fail(f"cannot write {output}: {exc.strerror or exc}")
-    lines, code = validation_report([target], lang)
+    if dry_run:
+        for line in dry_run_lines(conversion):
+            click.echo(line)
+        _report_left_out(conversion, lang)
+        return
+    assert output is not None
+    _write_decks(conversion, Path(output), lang)
+
+
+def _write_decks(conversion: Any, output: Path, lang: str) -> None:
+    from studyapp.decks.report import validation_report
+    from studyapp.exchange.from_anki import copy_images, deck_yaml
+    from studyapp.i18n import t
+
+    several = len(conversion.decks) > 1
+    if several and output.suffix.lower() in (".yaml", ".yml"):
+        output = output.with_suffix("")
+    targets = [output / f"{deck['deck']}.yaml" if several else output
+               for deck in conversion.decks]
+    for deck, target in zip(conversion.decks, targets, strict=True):
+        partial = target.with_name(f".{target.name}.partial")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            partial.write_text(deck_yaml(deck), encoding="utf-8")
+            os.replace(partial, target)
+            copied, missing = copy_images(conversion, deck["deck"],
+                                          target.with_name(f"{target.stem}.media"))
+        except OSError as exc:
+            partial.unlink(missing_ok=True)
+            fail(f"cannot write {target}: {exc.strerror or exc}")
+        if copied:
+            click.echo(t("anki.from.images", lang, count=copied,
+                         folder=target.with_name(f"{target.stem}.media")))
+        if missing:
+            click.echo(t("anki.from.images_missing", lang, count=len(missing),
+                         names=", ".join(missing[:5])))
+    lines, code = validation_report(targets, lang)
     if code:
         for line in lines:
             click.echo(line, err=True)
         sys.exit(code)
-    click.echo(t("tuning.from_anki.done", lang, path=target, cards=conversion.cards,
-                 notes=conversion.notes))
+    if several:
+        for deck, target in zip(conversion.decks, targets, strict=True):
+            click.echo(t("anki.from.deck_done", lang, path=target, cards=len(deck["cards"])))
+        click.echo(t("anki.from.total", lang, decks=len(targets), cards=conversion.cards,
+                     notes=conversion.notes))
+    else:
+        click.echo(t("tuning.from_anki.done", lang, path=targets[0], cards=conversion.cards,
+                     notes=conversion.notes))
+    _report_left_out(conversion, lang)
+
+
+def _report_left_out(conversion: Any, lang: str) -> None:
+    from studyapp.i18n import t
+
     if conversion.media_skipped:
         click.echo(t("tuning.from_anki.media", lang, count=conversion.media_skipped))
+    if conversion.unsupported:
+        kinds = ", ".join(f"{n} {name}" for name, n in conversion.unsupported.items())
+        click.echo(t("anki.from.unsupported", lang, count=sum(conversion.unsupported.values()),
+                     kinds=kinds))
     if conversion.skipped_notes:
         reasons = ", ".join(f"{n} {why}" for why, n in conversion.skipped_notes.items())
         click.echo(t("tuning.from_anki.skipped", lang,
