@@ -57,10 +57,12 @@ def export_apkg(ctx: click.Context, output: str | None, deck_ref: str | None,
                    "ignore); repeatable.")
 @click.option("--merge", is_flag=True, help="One deck for all Anki decks and subdecks.")
 @click.option("--dry-run", is_flag=True, help="Print the field roles and sample cards only.")
+@click.option("--with-history", is_flag=True,
+              help="Also import Anki's review log and memory states into this profile.")
 @click.pass_context
 def deck_from_anki(ctx: click.Context, file: str, output: str | None, post: str,
                    deck_id: str | None, field_map: tuple[str, ...], merge: bool,
-                   dry_run: bool) -> None:
+                   dry_run: bool, with_history: bool) -> None:
     """Turn an Anki .apkg into studyapp decks, each field by its role."""
     from studyapp.catalog.posts import POST_SLUGS
     from studyapp.exchange.from_anki import (
@@ -88,6 +90,51 @@ def deck_from_anki(ctx: click.Context, file: str, output: str | None, post: str,
         return
     assert output is not None
     _write_decks(conversion, Path(output), lang)
+    if with_history:
+        _import_history(ctx, conversion)
+
+
+def import_anki(ctx: click.Context, path: Path) -> None:
+    """``studyapp import FILE.apkg``: install its decks and bring its history along."""
+    from studyapp.catalog.posts import POST_SLUGS
+    from studyapp.decks import DeckError
+    from studyapp.exchange.anki_history import install_conversion
+    from studyapp.exchange.from_anki import AnkiPackageError, convert_package
+    from studyapp.i18n import t
+
+    lang = current_settings(ctx).lang
+    try:
+        conversion = convert_package(path, language=lang, posts=POST_SLUGS)
+        installed = install_conversion(conversion)
+    except AnkiPackageError as exc:
+        fail(str(exc))
+    except DeckError as exc:
+        for problem in exc.problems:
+            click.echo(problem.render(lang), err=True)
+        sys.exit(1)
+    except OSError as exc:
+        fail(f"cannot install the decks of {path}: {exc.strerror or exc}")
+    for deck_id, cards, target in installed:
+        click.echo(t("decks.installed", lang, deck=deck_id, cards=cards, path=target))
+    _report_left_out(conversion, lang)
+    _import_history(ctx, conversion)
+
+
+def _import_history(ctx: click.Context, conversion: Any) -> None:
+    from studyapp.exchange.anki_history import import_history
+    from studyapp.i18n import t
+
+    settings = current_settings(ctx)
+    service = make_service(settings)
+    try:
+        result = import_history(conversion, service.store, service.profile.id)
+    except user_errors() as exc:
+        fail(user_error_text(exc, settings.lang))
+    finally:
+        service.close()
+    click.echo(t("anki.history.done", settings.lang, profile=settings.profile,
+                 cards=result.cards_added + result.cards_updated,
+                 reviews=result.reviews_added, known=result.reviews_skipped))
 
 
 def _write_decks(conversion: Any, output: Path, lang: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -222,10 +223,16 @@ def export_cmd(ctx: click.Context, fmt: str, output: str | None, deck_ref: str |
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.pass_context
 def import_cmd(ctx: click.Context, file: str) -> None:
-    """Merge an export into this profile; importing a file twice changes nothing."""
+    """Merge an export, or an Anki package with its review history, into this profile;
+    importing a file twice changes nothing."""
     # loaded when the command runs, so that --help stays fast
     from studyapp.progress import import_file
 
+    if zipfile.is_zipfile(file):  # .apkg / .colpkg: decks, review log and memory states
+        from studyapp.cli.anki import import_anki
+
+        import_anki(ctx, Path(file))
+        return
     settings = current_settings(ctx)
     service = make_service(settings)
     try:

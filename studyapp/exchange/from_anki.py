@@ -126,6 +126,10 @@ class AnkiCard:
     reps: int
     lapses: int
     data: str
+    original_due: int = 0
+    original_deck: int = 0
+    flags: int = 0
+    left: int = 0  # learning steps still to go (the last three digits)
 
 
 @dataclass(frozen=True)
@@ -237,10 +241,11 @@ def _read_collection(connection: sqlite3.Connection) -> AnkiCollection:
     deck_configs = {int(k): configs.get(int(v.get("conf", 1)), {})
                     for k, v in decks_json.items() if isinstance(v, dict)}
     rows = connection.execute(
-        "SELECT id, nid, did, ord, type, queue, due, ivl, factor, reps, lapses, data "
-        "FROM cards ORDER BY id").fetchall()
+        "SELECT id, nid, did, ord, type, queue, due, ivl, factor, reps, lapses, data, "
+        "odue, odid, flags, left FROM cards ORDER BY id").fetchall()
     cards = [AnkiCard(int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[5]),
-                      int(r[6]), int(r[7]), int(r[8]), int(r[9]), int(r[10]), str(r[11] or ""))
+                      int(r[6]), int(r[7]), int(r[8]), int(r[9]), int(r[10]), str(r[11] or ""),
+                      int(r[12] or 0), int(r[13] or 0), int(r[14] or 0), int(r[15] or 0))
              for r in rows]
     card_decks: dict[int, dict[int, str]] = defaultdict(dict)
     for card in cards:
@@ -375,6 +380,12 @@ class Conversion:
     """Note type name → field → role, as used."""
     media: dict[str, str] = field(default_factory=dict)
     package: Path = Path()
+    card_decks: dict[str, str] = field(default_factory=dict)
+    """Card id → the id of the studyapp deck it went to."""
+    card_posts: dict[str, str] = field(default_factory=dict)
+    mapped: frozenset[int] = frozenset()
+    """Note type ids whose roles came from ``--map``."""
+    collection: AnkiCollection | None = None
 
     @property
     def deck(self) -> dict[str, Any]:
@@ -653,10 +664,15 @@ def convert_package(path: Path, *, language: str, deck_id: str | None = None,
                                 "language": language, "post": post,
                                 "cards": [c.card for c in cards]}
         conversion.decks.append(deck)
+        for card in cards:
+            conversion.card_decks[card.card["id"]] = deck["deck"]
+            conversion.card_posts[card.card["id"]] = card.card.get("post", post)
         images = list(dict.fromkeys(i for c in cards for i in c.images))
         if images:
             conversion.images[deck["deck"]] = images
     conversion.cards = len(made)
+    conversion.mapped = frozenset(converter.roles)
+    conversion.collection = collection
     return conversion
 
 

@@ -80,3 +80,28 @@ def export(col: Any, target: Path, *, history: bool = False) -> Path:
     col.export_anki_package(out_path=str(target), limit=None, options=ExportAnkiPackageOptions(
         legacy=True, with_scheduling=history, with_media=True, with_deck_configs=history))
     return target
+
+
+def studied_collection(folder: Path, cards: int = 12, answers: int = 20) -> Any:
+    """A collection with FSRS on, every card answered today by Anki's own scheduler."""
+    from anki.collection import Collection
+
+    col = Collection(str(folder / "studied.anki2"))
+    col.set_config("fsrs", True)
+    basic = col.models.by_name("Basic")
+    deck = col.decks.id("Studied")
+    for i in range(cards):
+        note = col.new_note(basic)
+        note["Front"], note["Back"] = f"Question {i}", f"Answer {i}"
+        col.add_note(note, deck)
+    col.decks.select(deck)
+    eases = [4, 3, 1, 3, 2, 4, 3, 3, 1, 4, 3, 2, 3, 3, 4, 1, 3]
+    for ease in (eases * 3)[:answers]:
+        card = col.sched.getCard()
+        if card is None:
+            break
+        card.start_timer()
+        col.sched.answerCard(card, ease)
+    suspended = col.find_cards("")[-1]
+    col.sched.suspend_cards([suspended])
+    return col
