@@ -26,7 +26,9 @@ def export_apkg(ctx: click.Context, output: str | None, deck_ref: str | None,
         fail(f"unknown post {post!r} (posts: {', '.join(POST_SLUGS)})")
     service = make_service(settings)
     try:
-        decks = [service.find_deck(deck_ref)] if deck_ref else service.decks
+        # without --deck, the decks this profile studies: a disabled deck is left out
+        decks = ([service.find_deck(deck_ref)] if deck_ref
+                 else [d for d in service.decks if service.deck_enabled(d)])
         selection = select_cards(decks, post=post)
         if not selection:
             fail(t("tuning.export.nothing", settings.lang))
@@ -43,6 +45,9 @@ def export_apkg(ctx: click.Context, output: str | None, deck_ref: str | None,
                  instances=instances, decks=summary.decks, path=target), err=True)
     if summary.skipped:
         click.echo(t("tuning.export.skipped", settings.lang, count=summary.skipped), err=True)
+    if summary.repeated:
+        click.echo(t("anki.export.repeated", settings.lang, count=summary.repeated), err=True)
+    click.echo(t("anki.export.stale", settings.lang, stamp=summary.stamp), err=True)
 
 
 @click.command("from-anki")

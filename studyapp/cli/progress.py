@@ -184,8 +184,9 @@ def stats(ctx: click.Context, as_json: bool, card_ref: str | None) -> None:
               help="File to write (default: standard output).")
 @click.option("--deck", "deck_ref", metavar="ID|PATH", help="apkg: only this deck.")
 @click.option("--post", metavar="SLUG", help="apkg: only this post's cards.")
-@click.option("--instances", type=click.IntRange(min=1, max=100), default=5, show_default=True,
-              help="apkg: draws of each generated or template card.")
+@click.option("--instances", type=click.IntRange(min=1, max=10), default=5, show_default=True,
+              help="apkg: draws of each generated or template card (one note holds them, "
+                   "at most 10).")
 @click.pass_context
 def export_cmd(ctx: click.Context, fmt: str, output: str | None, deck_ref: str | None,
                post: str | None, instances: int) -> None:

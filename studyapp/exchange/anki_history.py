@@ -38,6 +38,8 @@ MIDDLE_DIFFICULTY = 5.0
 
 def card_key(model: NoteType, note_id: int, ordinal: int, mapped: bool = False) -> str | None:
     """The studyapp card id ``deck from-anki`` gives the card of ``ordinal`` in a note."""
+    if model.name.startswith("studyapp draws"):
+        return f"note-{note_id}-{ordinal + 1}"
     if model.name.startswith("studyapp "):
         return f"note-{note_id}" if ordinal == 0 else None
     if model.cloze and not mapped:

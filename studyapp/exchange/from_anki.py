@@ -521,62 +521,85 @@ class _Converter:
     # -- studyapp's own export -------------------------------------------------------
 
     def studyapp(self, note: AnkiNote, model: NoteType) -> list[MadeCard]:
-        kind = model.name.removeprefix("studyapp ").strip()
+        """A note studyapp exported: one card, or one per draw of a generated card."""
+        name = model.name.removeprefix("studyapp ").strip()
         values = dict(zip(model.fields, note.fields, strict=False))
         images: list[str] = []
+        tag_deck = next((t.split("::", 2)[2] for t in note.tags
+                         if t.startswith("studyapp::deck::")), "")
+        tag_post = next((t.split("::", 2)[2] for t in note.tags
+                         if t.startswith("studyapp::post::")), "")
+        deck = f"studyapp::{tag_deck}" if tag_deck else note.deck
+        if name.startswith("draws"):
+            suffixes = [f" {n}" for n in range(1, len(model.templates) + 1)]
+            self.conversion.mapping.setdefault(model.name, {
+                "Key": "ignore", "Prompt N": "prompt", "Choices N": "choices",
+                "Answer N": "answer", "Accepted N": "accept",
+                "Explanation N": "explanation", "Source": "ignore (the post's sources)"})
+        else:
+            suffixes = [""]
+            self.conversion.mapping.setdefault(model.name, {
+                "Key": "ignore", "Prompt": "prompt", "Answer": "answer",
+                **({"Choices": "choices"} if name == "choice" else {}),
+                **({"Accepted": "accept"} if name == "text" else {}),
+                "Explanation": "explanation", "Source": "ignore (the post's sources)"})
+        made = []
+        for suffix in suffixes:
+            def value(field_name: str, suffix: str = suffix) -> str:
+                return self.text(values.get(field_name + suffix, ""), images)
 
-        def value(name: str) -> str:
-            return self.text(values.get(name, ""), images)
+            kind = name
+            if suffix:  # a draw: its kind shows in which fields it fills
+                kind = "choice" if value("Choices") else "text" if value("Accepted") else ""
+            card = self._studyapp_card(kind, value, f"note-{note.id}{suffix.replace(' ', '-')}")
+            if card is None:
+                continue
+            if suffix:
+                card["fact"] = f"note-{note.id}"  # the draws of one card stay siblings
+            if tag_post:
+                card["post"] = tag_post
+            made.append(MadeCard(card, deck, images, note.tags))
+        return made
 
+    @staticmethod
+    def _studyapp_card(kind: str, value: Any, card_id: str) -> dict[str, Any] | None:
         prompt, answer, explanation = value("Prompt"), value("Answer"), value("Explanation")
-        card: dict[str, Any] = {"id": f"note-{note.id}", "type": "recall",
+        if not prompt or not answer:
+            return None
+        card: dict[str, Any] = {"id": card_id, "type": "recall",
                                 "prompt": _yaml_text(prompt), "answer": _yaml_text(answer)}
+        numeric = _NUMERIC.match(answer)
         if kind == "choice":
             choices = [re.sub(r"^\d+\)\s*", "", line) for line in value("Choices").split("\n")]
             picked = re.sub(r"^\d+\)\s*", "", answer)
             if len(choices) >= 2 and picked in choices:
-                card = {"id": card["id"], "type": "choice", "prompt": card["prompt"],
+                card = {"id": card_id, "type": "choice", "prompt": card["prompt"],
                         "choices": [_yaml_text(c) for c in choices],
                         "answer": choices.index(picked)}
-        elif kind == "truefalse" and answer.casefold() in _TRUE_WORDS | _FALSE_WORDS:
+        elif kind in ("truefalse", "") and answer.casefold() in _TRUE_WORDS | _FALSE_WORDS:
             card["type"], card["answer"] = "truefalse", answer.casefold() in _TRUE_WORDS
-        elif kind == "numeric" and (match := _NUMERIC.match(answer)):
-            number = match.group("n").replace(",", "")
+        elif kind in ("numeric", "") and numeric is not None:
             try:
-                parsed = float(number)
+                parsed = float(numeric.group("n").replace(",", ""))
             except ValueError:
                 parsed = None
             if parsed is not None:
                 card["type"] = "numeric"
                 card["answer"] = int(parsed) if parsed.is_integer() else parsed
-                if match.group("unit"):
-                    card["unit"] = match.group("unit")
-                if match.group("tol"):
-                    card["tolerance"] = match.group("tol") + (
-                        "%" if match.group("pct") == "%" else
-                        f" {match.group('pct')}" if match.group("pct") else "")
-        elif kind == "text" and not is_long(answer):
+                if numeric.group("unit"):
+                    card["unit"] = numeric.group("unit")
+                if numeric.group("tol"):
+                    card["tolerance"] = numeric.group("tol") + (
+                        "%" if numeric.group("pct") == "%" else
+                        f" {numeric.group('pct')}" if numeric.group("pct") else "")
+        elif kind in ("text", "") and not is_long(answer):
             card["type"] = "text"
             accepted = [a.strip() for a in value("Accepted").split(",") if a.strip()]
             if accepted:
                 card["accept"] = [_yaml_text(a) for a in accepted if a != answer]
         if explanation:
             card["explanation"] = _yaml_text(explanation)
-        if not prompt or not answer:
-            return []
-        self.conversion.mapping.setdefault(model.name, {
-            "Prompt": "prompt", "Answer": "answer", **({"Choices": "choices"}
-                                                       if kind == "choice" else {}),
-            **({"Accepted": "accept"} if kind == "text" else {}),
-            "Explanation": "explanation", "Source": "ignore (the post's sources)"})
-        tag_deck = next((t.split("::", 2)[2] for t in note.tags
-                         if t.startswith("studyapp::deck::")), "")
-        tag_post = next((t.split("::", 2)[2] for t in note.tags
-                         if t.startswith("studyapp::post::")), "")
-        if tag_post:
-            card["post"] = tag_post
-        deck = f"studyapp::{tag_deck}" if tag_deck else note.deck
-        return [MadeCard(card, deck, images, note.tags)]
+        return card
 
 
 def unsupported_reason(model: NoteType) -> str | None:
@@ -619,8 +642,9 @@ def convert_package(path: Path, *, language: str, deck_id: str | None = None,
         if reason is not None and model.id not in converter.roles:
             conversion.unsupported[reason] += 1
             continue
-        if model.name.startswith("studyapp ") and \
-                model.name.removeprefix("studyapp ") in _STUDYAPP_KINDS:
+        if model.name.startswith("studyapp ") and (
+                model.name.removeprefix("studyapp ") in _STUDYAPP_KINDS
+                or model.name.startswith("studyapp draws")):
             cards = converter.studyapp(note, model)
         elif model.cloze and model.id not in converter.roles:
             cards = converter.cloze(note, model)
