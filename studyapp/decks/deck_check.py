@@ -153,6 +153,7 @@ class DeckCheck(FieldChecks):
             "id": model.id,
             "post": model.post or deck_post,
             "fact": model.fact,
+            "tags": tuple(model.tags),
             "deck": deck_id,
             "language": language,
             "path": self.path,

@@ -120,6 +120,8 @@ class CardSpec:
     tolerance: Tolerance | None = None
     generator: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    tags: tuple[str, ...] = ()
+    """Words to find the card by (``cards tag:NAME``); ``a::b`` nests, as in Anki."""
     fact: str | None = None
     """Siblings share a fact (``fact:`` in the file; a generated card inherits its family's)."""
     path: Path = Path()

@@ -122,6 +122,9 @@ ParamSpecModel = Annotated[
 ]
 
 
+TAG_PATTERN = r"^\S+$"
+
+
 class _CardBase(_Strict):
     id: str = Field(pattern=ID_PATTERN, max_length=100)
     post: StrictStr | None = None
@@ -129,6 +132,10 @@ class _CardBase(_Strict):
         None, pattern=ID_PATTERN, max_length=100,
         description="Cards naming the same fact are siblings: once one is answered, "
                     "the others wait until the next study day")
+    tags: list[Annotated[str, Field(pattern=TAG_PATTERN, max_length=100)]] = Field(
+        default_factory=list, max_length=50,
+        description="Words to find the card by (`studyapp cards tag:NAME`); "
+                    "`a::b` nests, as in Anki")
 
 
 class _AuthoredCard(_CardBase):

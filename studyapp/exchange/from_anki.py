@@ -662,6 +662,10 @@ def convert_package(path: Path, *, language: str, deck_id: str | None = None,
         for card in cards:
             if card.card.get("post") and card.card["post"] not in known_posts:
                 del card.card["post"]
+            tags = [t for t in note.tags if t and len(t) <= 100
+                    and not t.casefold().startswith("studyapp::")]
+            if tags:
+                card.card["tags"] = tags[:50]
         made.extend(cards)
     if not made:
         found = ", ".join(f"{n} {name}" for name, n in conversion.unsupported.items())

@@ -197,3 +197,24 @@ def test_a_collection_with_only_image_occlusion_is_refused_in_one_sentence(
         col.close()
     with pytest.raises(AnkiPackageError, match=r"left out: 1 Image Occlusion"):
         convert_package(package, language="en")
+
+
+def test_tags_come_along_and_cards_finds_them(tmp_path: Path, course: Path) -> None:
+    import json
+
+    db = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+
+    def cli(*args: str) -> tuple[int, str]:
+        result = CliRunner().invoke(main, ["--db", db, "--lang", "en", *args])
+        return result.exit_code, result.output
+
+    code, output = cli("import", str(course))
+    assert code == 0, output
+    code, output = cli("cards", "tag:gpu", "--json")
+    assert code == 0, output
+    found = json.loads(output)
+    assert [c["question"] for c in found] == ["Which GPU is this? [image: h100.png]"]
+    code, output = cli("cards", "tag:memory", "--json")
+    assert len(json.loads(output)) == 3
+    code, output = cli("cards", "tag:gpu::h100", "--json")
+    assert len(json.loads(output)) == 1
