@@ -129,7 +129,22 @@ def install_deck(path: Path | str, *, replace: bool = False) -> Path:
     finally:
         if os.path.exists(temp_name):
             os.unlink(temp_name)
+    _install_media(source, target)
     return target
+
+
+def _install_media(source: Path, target: Path) -> None:
+    """The deck's images (``<name>.media/`` beside it) go along, as ``<id>.media/``."""
+    from studyapp.decks.media import media_folder
+
+    images = media_folder(source)
+    if not images.is_dir() or images.resolve() == media_folder(target).resolve():
+        return
+    destination = media_folder(target)
+    destination.mkdir(exist_ok=True)
+    for item in images.iterdir():
+        if item.is_file() and not item.is_symlink() and not item.name.startswith("."):
+            shutil.copyfile(item, destination / item.name)
 
 
 def _same_bytes(one: Path, other: Path) -> bool:

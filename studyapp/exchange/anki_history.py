@@ -165,8 +165,8 @@ def install_conversion(conversion: Conversion, *, replace: bool = False
         for deck in conversion.decks:
             source = Path(folder) / f"{deck['deck']}.yaml"
             source.write_text(deck_yaml(deck), encoding="utf-8")
-            target = install_deck(source, replace=replace)
-            copy_images(conversion, deck["deck"], target.with_name(f"{target.stem}.media"))
+            copy_images(conversion, deck["deck"], source.with_name(f"{source.stem}.media"))
+            target = install_deck(source, replace=replace)  # the images go along
             installed.append((str(deck["deck"]), len(deck["cards"]), target))
     return installed
 

@@ -210,6 +210,10 @@ def test_tags_come_along_and_cards_finds_them(tmp_path: Path, course: Path) -> N
 
     code, output = cli("import", str(course))
     assert code == 0, output
+    from studyapp import locations
+
+    installed = locations.user_decks_dir()
+    assert (installed / "course-memory.media" / "h100.png").is_file()  # the image came along
     code, output = cli("cards", "tag:gpu", "--json")
     assert code == 0, output
     found = json.loads(output)

@@ -60,6 +60,7 @@ class QuestionScreen(StudyScreen):
     CSS_PATH = Path(__file__).parent / "question.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "show_post", "tui.key.show_post", id="question.post"),
+        Binding("ctrl+g", "show_image", "anki.key.image", id="question.image"),
         Binding("ctrl+z", "undo", "tui.key.undo", id="question.undo"),
         Binding("escape", "escape", "tui.key.end", id="question.end"),
         Binding("i,exclamation_mark", "overrule", "tui.key.overrule", id="question.overrule"),
@@ -409,6 +410,10 @@ class QuestionScreen(StudyScreen):
             return self.can_undo and self.phase in ("asking", "feedback")
         if action == "show_post":
             return self.presented is not None
+        if action == "show_image":  # only on a card that names an image: off the footer else
+            from studyapp.decks.media import named_images
+
+            return bool(named_images(self.shown_texts()))
         if action == "overrule":
             return self.phase == "feedback" and self.outcome is not None \
                 and self.outcome.can_overrule
@@ -445,6 +450,39 @@ class QuestionScreen(StudyScreen):
 
     def action_overrule(self) -> None:
         self.overrule()
+
+    def shown_texts(self) -> list[str]:
+        """The card text on screen: the prompt, and after the answer its solution too."""
+        presented = self.presented
+        if presented is None:
+            return []
+        question = presented.question
+        if self.phase == "feedback":
+            return [question.prompt, str(question.answer), question.explanation]
+        return [question.prompt]
+
+    @work(group="image", exit_on_error=False)
+    async def action_show_image(self) -> None:
+        """Open the images the card names (``[image: NAME]``) from the deck's media folder."""
+        from studyapp.decks.media import image_files, named_images
+
+        presented = self.presented
+        names = named_images(self.shown_texts())
+        if presented is None or not names:
+            self.app.notify(self.tr("anki.image.none"))
+            return
+
+        def find(service: StudyService) -> list[Path]:
+            spec = service.card(presented.deck_id, presented.card_key)
+            return image_files(spec.path, self.shown_texts())
+
+        files = await self.study_app.backend.call(find)
+        if not files:
+            self.app.notify(self.tr("anki.image.missing", names=", ".join(names)))
+            return
+        for path in files:
+            self.app.open_url(path.resolve().as_uri())
+        self.app.notify(self.tr("anki.image.opened", names=", ".join(p.name for p in files)))
 
     def action_undo(self) -> None:
         self.undo()
