@@ -425,8 +425,10 @@ class _Converter:
                                 "prompt": _yaml_text(prompt), "answer": _yaml_text(answer)}
         if not long:
             accept = accepted_answers(answer, answer_field, prompt)
-            accept += [h for h in hints if " / " in h and answer in h.split(" / ")
-                       and h != answer]  # a hint that names the alternatives
+            for hint in hints:  # a hint listing alternatives, the answer among them
+                pieces = [p.strip() for p in hint.split(" / ")]
+                if len(pieces) > 1 and answer in pieces:
+                    accept += [p for p in pieces if p and p != answer]
             if accept:
                 card["accept"] = [_yaml_text(a) for a in dict.fromkeys(accept)]
         if explanation and explanation != answer:

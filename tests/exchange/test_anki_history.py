@@ -118,3 +118,34 @@ def test_import_of_a_binary_file_never_shows_a_codec_error(tmp_path: Path) -> No
         archive.writestr("readme.txt", "hello")
     code, output = run(tmp_path, "import", str(not_anki))
     assert code == 1 and "not an Anki package" in output and "Traceback" not in output
+
+
+def test_a_deck_goes_from_anki_to_studyapp_and_back_with_nothing_lost(
+        tmp_path: Path, studied: tuple[Path, dict[str, dict[str, object]], int]) -> None:
+    from anki.collection import Collection
+    from anki.import_export_pb2 import ImportAnkiPackageOptions, ImportAnkiPackageRequest
+
+    package, anki_view, anki_reviews = studied
+    assert run(tmp_path, "import", str(package))[0] == 0
+    # study in studyapp: every card due now (Anki's learning cards), rated Good
+    db = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    result = CliRunner().invoke(main, ["--db", db, "--lang", "en", "study", "--plain",
+                                       "--deck", "studied", "--limit", "3"],
+                                input="Answer 0\n\n" * 3)
+    assert result.exit_code == 0, result.output
+    with sqlite3.connect(tmp_path / "study.sqlite3") as conn:
+        total = conn.execute("SELECT count() FROM review_logs").fetchone()[0]
+    assert total > anki_reviews  # Anki's reviews and the new ones, together
+    back = tmp_path / "back.apkg"
+    code, output = run(tmp_path, "export", "--format", "apkg", "-o", str(back),
+                       "--deck", "studied")
+    assert code == 0, output
+    col = Collection(str(tmp_path / "again.anki2"))
+    try:
+        col.import_anki_package(ImportAnkiPackageRequest(
+            package_path=str(back), options=ImportAnkiPackageOptions()))
+        pairs = {(col.get_note(n)["Prompt"], col.get_note(n)["Answer"])
+                 for n in col.find_notes("")}
+    finally:
+        col.close()
+    assert pairs == {(f"Question {i}", f"Answer {i}") for i in range(len(anki_view))}

@@ -222,3 +222,20 @@ def test_tags_come_along_and_cards_finds_them(tmp_path: Path, course: Path) -> N
     assert len(json.loads(output)) == 3
     code, output = cli("cards", "tag:gpu::h100", "--json")
     assert len(json.loads(output)) == 1
+
+
+def test_a_cloze_hint_listing_alternatives_accepts_them(tmp_path: Path) -> None:
+    from anki.collection import Collection
+
+    col = Collection(str(tmp_path / "hint.anki2"))
+    try:
+        add(col, "Cloze", "Hints", "", Text="Scale-out fabric: {{c1::IB::IB / InfiniBand}}")
+        add(col, "Cloze", "Hints", "", Text="{{c1::80::GB}} GB on the H100")
+        package = export(col, tmp_path / "hint.apkg")
+    finally:
+        col.close()
+    found = questions(tmp_path, package)
+    fabric = found["Scale-out fabric: [IB / InfiniBand]"]
+    assert right(fabric, "InfiniBand") and right(fabric, "IB") and not right(fabric, "Ethernet")
+    memory = found["[GB] GB on the H100"]
+    assert memory.accept == () and not right(memory, "GB")  # a unit hint is no answer
