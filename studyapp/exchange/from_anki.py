@@ -401,19 +401,22 @@ _NUMERIC = re.compile(r"^(?P<n>[0-9][0-9,.]*(?:e[-+]?\d+)?)\s*(?P<unit>[^\s(±]+
 
 
 class _Converter:
-    def __init__(self, conversion: Conversion, roles: Mapping[int, Mapping[str, str]]) -> None:
+    def __init__(self, conversion: Conversion, roles: Mapping[int, Mapping[str, str]],
+                 language: str = "en") -> None:
+        from studyapp.i18n import t
+
         self.conversion = conversion
         self.roles = roles
+        self.source_label = t("anki.from.source", language)
 
     def text(self, fragment: str, images: list[str]) -> str:
         result = to_text(fragment)
         images.extend(result.images)
         return result.text
 
-    @staticmethod
-    def _explanation(explanation: Iterable[str], sources: Iterable[str]) -> str:
+    def _explanation(self, explanation: Iterable[str], sources: Iterable[str]) -> str:
         lines = [e for e in explanation if e]
-        lines += [f"Source: {s}" for s in sources if s]
+        lines += [f"{self.source_label} {s}" for s in sources if s]
         return "\n".join(dict.fromkeys(lines))
 
     def card(self, card_id: str, prompt: str, answer: str, explanation: str,
@@ -632,7 +635,8 @@ def convert_package(path: Path, *, language: str, deck_id: str | None = None,
     collection = read_collection(path)
     models = {m.id: m for m in collection.note_types}
     conversion = Conversion(media=collection.media, package=path)
-    converter = _Converter(conversion, _resolve_maps(field_map or {}, collection.note_types))
+    converter = _Converter(conversion, _resolve_maps(field_map or {}, collection.note_types),
+                           language)
     known_posts = set(posts)
     made: list[MadeCard] = []
     for note in collection.notes:
