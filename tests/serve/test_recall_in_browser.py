@@ -25,6 +25,10 @@ pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(CHROMIUM is None, reason="no Chromium here")]
 __all__ = ["browser", "serve"]  # fixtures, used by name
 
+PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00"
+       b"\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N"
+       b"\x00\x00\x00\x00IEND\xaeB`\x82")
+
 DECK = """deck: recall-browser
 title: Recall in the browser
 language: en
@@ -63,4 +67,40 @@ def test_a_recall_card_is_shown_then_rated_in_the_browser(
     wait_until(lambda: review_rows(server.db))
     (profile, card, rating, _), = review_rows(server.db)
     assert (profile, card, rating) == ("ana", "axes", 1)
+    page.close()
+
+
+IMAGE_DECK = """deck: pictures
+title: Pictures
+language: en
+post: intro
+cards:
+  - id: which-gpu
+    type: recall
+    prompt: "Which GPU is this? [image: h100.png]"
+    answer: "H100"
+"""
+
+
+def test_a_card_image_opens_in_a_tab_of_the_browser_face(
+        tmp_path: Path, serve: Callable[..., Served], browser: Any) -> None:
+    deck = tmp_path / "pictures.yaml"
+    deck.write_text(IMAGE_DECK, encoding="utf-8")
+    (tmp_path / "pictures.media").mkdir()
+    (tmp_path / "pictures.media" / "h100.png").write_bytes(PNG)
+    cli(tmp_path, "deck", "add", str(deck))
+    cli(tmp_path, "deck", "disable", "post-intro")
+    server = serve()
+    page, screen = open_tab(browser, server.url)
+    screen.wait_for("Reviewed today")
+    screen.press("Enter")
+    screen.wait_for("Study this post")
+    screen.press("s")
+    screen.wait_for("[1/", "Which GPU is this?")
+    with page.context.expect_page(timeout=20_000) as opened:
+        screen.press("Control+g")
+    image = opened.value
+    image.wait_for_load_state()
+    assert "/download/" in image.url
+    assert image.evaluate("document.contentType") == "image/png"  # shown, not downloaded
     page.close()

@@ -481,7 +481,13 @@ class QuestionScreen(StudyScreen):
             self.app.notify(self.tr("anki.image.missing", names=", ".join(names)))
             return
         for path in files:
-            self.app.open_url(path.resolve().as_uri())
+            if self.app.is_web:  # the browser face: the server hands the file to the tab
+                import mimetypes
+
+                self.app.deliver_binary(path, open_method="browser",
+                                        mime_type=mimetypes.guess_type(path.name)[0])
+            else:
+                self.app.open_url(path.resolve().as_uri())
         self.app.notify(self.tr("anki.image.opened", names=", ".join(p.name for p in files)))
 
     def action_undo(self) -> None:
