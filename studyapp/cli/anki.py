@@ -89,7 +89,7 @@ def deck_from_anki(ctx: click.Context, file: str, output: str | None, post: str,
     except AnkiPackageError as exc:
         fail(str(exc))
     if dry_run:
-        for line in dry_run_lines(conversion):
+        for line in dry_run_lines(conversion, lang=lang):
             click.echo(line)
         _report_left_out(conversion, lang)
         return

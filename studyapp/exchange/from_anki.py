@@ -736,21 +736,24 @@ def deck_yaml(deck: Mapping[str, Any]) -> str:
     return yaml.safe_dump(dict(deck), allow_unicode=True, sort_keys=False, width=100)
 
 
-def dry_run_lines(conversion: Conversion, sample: int = 3) -> list[str]:
+def dry_run_lines(conversion: Conversion, sample: int = 3, lang: str = "en") -> list[str]:
     """The field roles used per note type, and a few cards of each deck."""
-    lines = ["Field roles:"]
+    from studyapp.i18n import t
+
+    lines = [t("anki.dry.roles", lang)]
     for name, roles in conversion.mapping.items():
         lines.append(f"  {name}: " + ", ".join(f"{f}={r}" for f, r in roles.items()))
     for deck in conversion.decks:
         cards = deck["cards"]
-        lines.append(f"Deck {deck['deck']} ({len(cards)} cards), for example:")
+        lines.append(t("anki.dry.deck", lang, deck=deck["deck"], cards=len(cards)))
         for card in cards[:sample]:
             answer = card["answer"]
             if card["type"] == "choice":
                 answer = card["choices"][answer]
-            accept = f"  also: {' | '.join(card['accept'])}" if card.get("accept") else ""
+            accept = (f"  {t('anki.dry.also', lang)} {' | '.join(card['accept'])}"
+                      if card.get("accept") else "")
             lines.append(f"  [{card['type']}] {_one_line(card['prompt'])}")
-            lines.append(f"    answer: {_one_line(str(answer))}{accept}")
+            lines.append(f"    {t('anki.dry.answer', lang)} {_one_line(str(answer))}{accept}")
     return lines
 
 
