@@ -84,6 +84,7 @@ def test_type_in_nested_cloze_tables_scripts_images_and_inline_fields(
     table = found["Memory of two GPUs"]
     assert table.kind is Kind.RECALL and table.answer == "GPU | GB\nH100 | 80"
     assert found["Water"].answer == "H₂O" and found["Mass-energy"].answer == "E = mc²"
+    assert right(found["Water"], "H2O")  # typed without subscripts
     assert found["Which GPU is this? [image: h100.png]"].answer == "H100"
     claim = found["How big is the model that runs PaLM paper?"]  # the fields keep a space
     assert claim.answer == "540B parameters"
