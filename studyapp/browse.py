@@ -170,7 +170,8 @@ class CardBrowser:
                                      context.now)
                 facts = CardFacts(card.deck, card.card, card.post, card.family, card.stage,
                                   card.due, card.reps, card.lapses, card.accuracy, card.flag,
-                                  card.suspended, card.buried, card.leech, fold(card.question))
+                                  card.suspended, card.buried, card.leech, fold(card.question),
+                                  spec.tags)
                 if search.matches(facts):
                     found.append(card)
         return found

@@ -337,8 +337,12 @@ def _open_regular(path: Path) -> str:
                          f"{MAX_IMPORT_BYTES // 1_000_000_000} GB are refused")
     try:
         return path.read_text(encoding="utf-8-sig")  # a BOM, as spreadsheet programs add
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StoreError(f"cannot read {path}: {exc}") from None
+    except UnicodeDecodeError:
+        raise StoreError(f"{path} is not a studyapp progress export (JSON or CSV text); an "
+                         "Anki package is imported from its .apkg or .colpkg file, and "
+                         "'studyapp deck from-anki' turns one into a deck") from None
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 MAX_JSON_DEPTH = 64

@@ -286,6 +286,8 @@ class StudySession:
         pending = self._pending
         if pending is None or pending.verdict is None or not pending.verdict.correct:
             raise RuntimeError("no right answer is waiting for a rating")
+        if pending.presented.question.kind is Kind.RECALL and rating is Rating.AGAIN:
+            pending.verdict = replace(pending.verdict, correct=False)  # forgot: a lapse
         self._record(min(rating, self.max_rating))
 
     def _unshow(self, item: QueueItem, first: bool) -> None:
