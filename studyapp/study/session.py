@@ -180,9 +180,11 @@ class StudySession:
             return Outcome(verdict, recorded=False, needs_rating=False,
                            can_overrule=not verdict.correct)
         if not verdict.correct:
+            intervals = self.intervals()  # Again's is the one applied; shown on Continue
             self._record(Rating.AGAIN)
             self._overrulable = _Overrulable(pending, self._last_log)
-            return Outcome(verdict, recorded=True, needs_rating=False, can_overrule=True)
+            return Outcome(verdict, recorded=True, needs_rating=False, can_overrule=True,
+                           intervals=intervals)
         return Outcome(verdict, recorded=False, needs_rating=True,
                        intervals=self.intervals(), max_rating=self.max_rating)
 
