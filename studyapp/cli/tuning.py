@@ -18,13 +18,35 @@ from studyapp.cli import (
 
 @click.command("optimize")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--keep-due", is_flag=True,
+              help="Recompute memory states but leave every card's due date as it is.")
+@click.option("--undo", is_flag=True,
+              help="Restore the parameters the last optimize replaced.")
 @click.pass_context
-def optimize_cmd(ctx: click.Context, as_json: bool) -> None:
-    """Fit FSRS parameters to this profile's answers; keep them only if they predict better."""
+def optimize_cmd(ctx: click.Context, as_json: bool, keep_due: bool, undo: bool) -> None:
+    """Fit FSRS parameters to this profile's answers; keep them only if they predict better.
+
+    Saved parameters recompute every card's memory state from its history.
+    """
     from studyapp.i18n import t
-    from studyapp.tuning import optimize_profile, optimize_summary
+    from studyapp.tuning import optimize_profile, optimize_summary, undo_optimize
 
     settings = current_settings(ctx)
+    if undo:
+        service = make_service(settings)
+        try:
+            cards = undo_optimize(service, keep_due=keep_due)
+        except user_errors() as exc:
+            fail(user_error_text(exc, settings.lang))
+        finally:
+            service.close()
+        if as_json:
+            echo_json({"undone": cards is not None, "recomputed": cards or 0})
+        elif cards is None:
+            click.echo(t("tuning.optimize.nothing_to_undo", settings.lang))
+        else:
+            click.echo(t("tuning.optimize.undone", settings.lang, cards=cards))
+        return
 
     def progress(stage: str, _fraction: float) -> None:
         if not as_json:
@@ -32,7 +54,7 @@ def optimize_cmd(ctx: click.Context, as_json: bool) -> None:
 
     service = make_service(settings)
     try:
-        outcome = optimize_profile(service, progress=progress)
+        outcome = optimize_profile(service, progress=progress, keep_due=keep_due)
     except user_errors() as exc:
         fail(user_error_text(exc, current_settings(ctx).lang))
     except (ValueError, RuntimeError) as exc:  # fsrs-rs refused the history

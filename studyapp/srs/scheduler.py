@@ -79,6 +79,8 @@ class SchedulerSettings:
     exam_date: str | None = None  # ISO date set by `plan --apply`; the home screen counts down
     learn_ahead_min: int = 20
     """A learning card may come back this much early, only when nothing else waits (Anki)."""
+    previous_parameters: tuple[float, ...] | None = None
+    """The parameters before the last optimize saved new ones (restored by undo)."""
     extra_new_day: str = ""
     extra_new: int = 0
     """Custom study: ``extra_new`` more new cards on study day ``extra_new_day`` (ISO)."""
@@ -87,16 +89,20 @@ class SchedulerSettings:
         data = asdict(self)
         for key in ("parameters", "learning_steps_s", "relearning_steps_s"):
             data[key] = list(data[key])
-        if data["exam_date"] is None:  # absent until set: older exports stay the same
-            del data["exam_date"]
+        for key in ("exam_date", "previous_parameters"):
+            if data[key] is None:  # absent until set: older exports stay the same
+                del data[key]
+        if "previous_parameters" in data:
+            data["previous_parameters"] = list(data["previous_parameters"])
         return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SchedulerSettings:
         known = {f for f in cls.__dataclass_fields__}
         values: dict[str, Any] = {k: v for k, v in data.items() if k in known}
-        for key in ("parameters", "learning_steps_s", "relearning_steps_s"):
-            if key in values:
+        for key in ("parameters", "learning_steps_s", "relearning_steps_s",
+                    "previous_parameters"):
+            if values.get(key) is not None:
                 values[key] = tuple(values[key])
         return cls(**values)
 
@@ -212,7 +218,7 @@ class Scheduler:
         decay = -self.settings.parameters[20]
         factor = 0.9 ** (1 / decay) - 1
         days = stability / factor * (self.settings.desired_retention ** (1 / decay) - 1)
-        return min(max(round(days), 1), self.settings.maximum_interval_days)
+        return int(min(max(round(days), 1), self.settings.maximum_interval_days))
 
     def interval_days(self, memory: Memory, now: datetime) -> int | None:
         """Study days from ``now`` to a review card's due day (None for a learning step)."""
