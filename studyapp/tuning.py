@@ -11,14 +11,15 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from studyapp.srs.optimize import OptimizeResult, Progress, ReviewEvent, optimize
-from studyapp.srs.plan import ExamPlan, PlanError, plan_exam
+from studyapp.srs.plan import ExamPlan, PlanError, plan_exam, recall_text
 from studyapp.srs.scheduler import CardStage, Memory
 
 if TYPE_CHECKING:
     from studyapp.study import StudyService
 
-__all__ = ["ExamPlan", "OptimizeOutcome", "PlanError", "exam_plan", "optimize_profile",
-           "optimize_summary", "recompute_memory_states", "saved_exam_plan", "undo_optimize"]
+__all__ = ["ExamPlan", "OptimizeOutcome", "PlanError", "clear_exam_plan", "exam_plan",
+           "optimize_profile", "optimize_summary", "recall_text", "recompute_memory_states",
+           "saved_exam_plan", "undo_optimize"]
 
 
 @dataclass(frozen=True)
@@ -141,14 +142,32 @@ def _memories_and_new(service: StudyService) -> tuple[list[Memory], int]:
     return memories, sum(1 for key in keys if key not in rows)
 
 
-def exam_plan(service: StudyService, exam: date, *, apply: bool = False) -> ExamPlan:
-    """The plan for ``exam``; ``apply`` saves the date and the daily new-card limit."""
+def exam_plan(service: StudyService, exam: date | datetime, *,
+              apply: bool = False) -> ExamPlan:
+    """The plan for ``exam`` (a date, or a local date and time); ``apply`` saves the exam
+    and the daily new-card limit, keeping the limit it replaces for ``clear_exam_plan``."""
     memories, new_left = _memories_and_new(service)
     plan = plan_exam(exam, service.now(), service.scheduler, memories, new_left)
     if apply:
-        limit = plan.new_per_day or service.settings.new_per_day  # nothing new: keep it
-        service.update_settings(exam_date=exam.isoformat(), new_per_day=limit)
+        settings = service.settings
+        limit = plan.new_per_day or settings.new_per_day  # nothing new: keep it
+        before = settings.new_per_day_before_exam
+        if before is None:  # a second --apply keeps the limit from before the first
+            before = settings.new_per_day
+        service.update_settings(exam_date=exam.isoformat(), new_per_day=limit,
+                                new_per_day_before_exam=before)
     return plan
+
+
+def clear_exam_plan(service: StudyService) -> int:
+    """Forget the saved exam and put back the new-card limit set before ``--apply``;
+    the limit in force afterwards."""
+    settings = service.settings
+    limit = settings.new_per_day_before_exam
+    if limit is None:
+        limit = settings.new_per_day
+    return service.update_settings(exam_date=None, new_per_day=limit,
+                                   new_per_day_before_exam=None).new_per_day
 
 
 def saved_exam_plan(service: StudyService) -> ExamPlan | None:
@@ -157,6 +176,7 @@ def saved_exam_plan(service: StudyService) -> ExamPlan | None:
     if not saved:
         return None
     try:
-        return exam_plan(service, date.fromisoformat(saved))
+        when = datetime.fromisoformat(saved)
+        return exam_plan(service, when.date() if len(saved) == 10 else when)
     except (ValueError, PlanError):
         return None

@@ -77,6 +77,8 @@ class SchedulerSettings:
     leech_lapses: int = 8
     day_rollover_hour: int = 4
     exam_date: str | None = None  # ISO date set by `plan --apply`; the home screen counts down
+    new_per_day_before_exam: int | None = None
+    """The new-card limit `plan --apply` replaced; `plan --clear` puts it back."""
     learn_ahead_min: int = 20
     """A learning card may come back this much early, only when nothing else waits (Anki)."""
     previous_parameters: tuple[float, ...] | None = None
@@ -89,7 +91,7 @@ class SchedulerSettings:
         data = asdict(self)
         for key in ("parameters", "learning_steps_s", "relearning_steps_s"):
             data[key] = list(data[key])
-        for key in ("exam_date", "previous_parameters"):
+        for key in ("exam_date", "previous_parameters", "new_per_day_before_exam"):
             if data[key] is None:  # absent until set: older exports stay the same
                 del data[key]
         if "previous_parameters" in data:
