@@ -45,7 +45,8 @@ def study_commands_provider() -> type[Provider]:
 
 def continue_choice(service: StudyService, last: str | None,
                     posts: list[str]) -> tuple[str, str] | None:
-    """What ``c`` opens: ("post", slug) or ("review", ""), or None when nothing waits.
+    """What ``c`` opens: ("post", slug) or ("review", ""); ("wait", ISO time) when only
+    learning steps due later today wait; None when nothing does.
 
     A card counts as waiting when a session would ask it now: a review due
     today, a learning card due within the learn-ahead limit, a new card within
@@ -68,6 +69,9 @@ def continue_choice(service: StudyService, last: str | None,
     for slug in ([last] if last else []) + [p for p in posts if p != last]:
         if any(i.stage is CardStage.NEW for i in service.plan(SessionKind.POST, post=slug)):
             return ("post", slug)
+    later = [i.due for i in service.plan(SessionKind.REVIEW) if i.due is not None]
+    if later:  # learning steps due later today: say when, not that nothing is left
+        return ("wait", min(later).isoformat())
     return None
 
 
@@ -286,6 +290,9 @@ class StudyApp(App[None]):
         choice = await self.backend.call(lambda service: continue_choice(service, last, posts))
         if choice is None:
             self.notify(self.tr("tui.home.nothing_left"))
+        elif choice[0] == "wait":
+            when = datetime.fromisoformat(choice[1]).astimezone().strftime("%H:%M")
+            self.notify(self.tr("tui.home.next_due", time=when))
         elif choice[0] == "review":
             self.review_due()
         else:

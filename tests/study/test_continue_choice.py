@@ -62,7 +62,8 @@ def test_learning_due_later_today_is_not_continued_but_new_cards_are(tmp_path: P
         choice = continue_choice(svc, "h200", POSTS)
         assert choice is not None  # never "nothing" while cards wait
         assert svc.update_settings(new_per_day=0, learn_ahead_min=0)
-        assert continue_choice(svc, "h200", POSTS) is None  # only a step due in 10 minutes
+        waiting = continue_choice(svc, "h200", POSTS)  # only a step due in 10 minutes
+        assert waiting is not None and waiting[0] == "wait"
         clock.advance(minutes=10)
         assert continue_choice(svc, "h200", POSTS) == ("post", "h200")
     finally:
