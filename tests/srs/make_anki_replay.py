@@ -48,7 +48,7 @@ def history() -> list[tuple[str, datetime, int]]:
                     (name, at(0, 21, 13), 3), (name, at(1, hour, minute), 3)]
     rng = random.Random(24)
     hours = [(0, 30), (2, 15), (3, 50), (4, 10), (7, 0), (12, 0), (18, 45), (23, 40)]
-    for n in range(8):
+    for n in range(24):
         name = f"card-{n}"
         day, (hour, minute) = rng.randrange(0, 3), rng.choice(hours)
         when = at(day, hour, minute)
@@ -149,12 +149,13 @@ def main(clock: Path, out: Path) -> None:
             "due_in_seconds": step_secs if card.queue == 1 else None,
         })
     col.close()
-    out.write_text(json.dumps({
+    head = json.dumps({
         "anki": __import__("anki.buildinfo").buildinfo.version,
         "zone": "Europe/Madrid", "rollover_hour": 4,
         "parameters": list(DEFAULT_PARAMETERS), "desired_retention": 0.9,
-        "learning_steps_s": [60, 600], "relearning_steps_s": [600],
-        "reviews": records}, indent=1) + "\n")
+        "learning_steps_s": [60, 600], "relearning_steps_s": [600]})
+    lines = ",\n".join(json.dumps(r, separators=(",", ":")) for r in records)
+    out.write_text(head[:-1] + ',\n"reviews": [\n' + lines + "\n]}\n")
 
 
 if __name__ == "__main__":
