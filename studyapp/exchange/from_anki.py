@@ -50,6 +50,7 @@ from studyapp.exchange.anki_text import (
     template_refs,
     to_text,
 )
+from studyapp.files import replacing
 
 __all__ = [
     "AnkiPackageError", "Conversion", "accepted_answers", "convert_package", "deck_yaml",
@@ -720,15 +721,22 @@ def copy_images(conversion: Conversion, deck_id: str, folder: Path) -> tuple[int
         members = set(archive.namelist())
         for name in wanted:
             member = conversion.media.get(name)
-            if member is None or member not in members \
+            if member is None or member not in members or not _plain_file_name(name) \
                     or archive.getinfo(member).file_size > MAX_MEDIA_BYTES:
                 missing.append(name)
                 continue
             folder.mkdir(parents=True, exist_ok=True)
-            with archive.open(member) as source, (folder / name).open("wb") as target:
+            # a fresh O_EXCL file renamed into place: a planted symlink is never written through
+            with archive.open(member) as source, replacing(folder / name, binary=True) as target:
                 shutil.copyfileobj(source, target)
             copied += 1
     return copied, missing
+
+
+def _plain_file_name(name: str) -> bool:
+    """A media name that stays in the deck's media folder: no folder, no dot file."""
+    return bool(name) and name == Path(name).name and not name.startswith(".") \
+        and "\\" not in name and name.isprintable()
 
 
 def deck_yaml(deck: Mapping[str, Any]) -> str:

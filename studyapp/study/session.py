@@ -36,6 +36,7 @@ class _Pending:
     item: QueueItem
     first: bool  # the first showing of a planned card (counted in n)
     started: float
+    draws: object = None  # the session's random state before this showing was drawn
     response: str | None = None
     verdict: Verdict | None = None
     looked_at_post: bool = False
@@ -90,6 +91,8 @@ class StudySession:
         self._pending: _Pending | None = None
         self._last_log: int | None = None
         self._history: list[tuple[QueueItem, int | None, bool, bool, int]] = []
+        self._draws: list[object] = []
+        """The random state before each answered showing: undo draws it again the same."""
         self.time_studied_ms = 0
         self._buried_by: dict[int, tuple[set[tuple[str, str]], list[QueueItem]]] = {}
         """Per answer (its log id): the siblings it buried, and those it took out of the queue."""
@@ -144,6 +147,7 @@ class StudySession:
             item = self.queue.pop(now, self.service.learn_ahead, self._last)
             if item is None:
                 return None
+            draws = self.rng.getstate()
             seed = self.rng.randrange(2**31)
             try:
                 spec = self.service.card(item.deck_id, item.card_key)
@@ -160,7 +164,7 @@ class StudySession:
             presented = Presented(self.reached, self.total, item.deck_id, item.card_key,
                                   question, item.stage, returning=not first, learning=learning,
                                   early_by=early, flag=self._flags.get(item.key, 0))
-            self._pending = _Pending(presented, item, first, time.monotonic())
+            self._pending = _Pending(presented, item, first, time.monotonic(), draws=draws)
             return presented
 
     def submit(self, response: str) -> Outcome:
@@ -182,9 +186,11 @@ class StudySession:
             return Outcome(verdict, recorded=False, needs_rating=False,
                            can_overrule=not verdict.correct)
         if not verdict.correct:
+            intervals = self.intervals()  # Again's is the one applied; shown on Continue
             self._record(Rating.AGAIN)
             self._overrulable = _Overrulable(pending, self._last_log)
-            return Outcome(verdict, recorded=True, needs_rating=False, can_overrule=True)
+            return Outcome(verdict, recorded=True, needs_rating=False, can_overrule=True,
+                           intervals=intervals)
         intervals = self.intervals()
         self._hold(pending)
         return Outcome(verdict, recorded=False, needs_rating=True,
@@ -257,6 +263,7 @@ class StudySession:
         self._overrulable = None
         if self._history:
             self._history.pop()
+            self._draws.pop()
         self.answered -= 1
         self.time_studied_ms -= held.pending.duration_ms or 0
         key = (held.pending.presented.deck_id, held.pending.presented.card_key)
@@ -347,6 +354,7 @@ class StudySession:
         self._last = pending.item.key
         if self.practice:
             self._history.append((pending.item, None, correct, pending.first, spent))
+            self._draws.append(pending.draws)
             return
         service = self.service
         now = service.now()
@@ -364,6 +372,7 @@ class StudySession:
         self._last_log = record_answer(service.store, service.profile.id, answer, state_for)
         after = reviewed[0]
         self._history.append((pending.item, self._last_log, correct, pending.first, spent))
+        self._draws.append(pending.draws)
         if after.stage in LEARNING_STAGES and after.due is not None:
             self.queue.requeue(pending.item._replace(stage=after.stage), after.due)
         else:
@@ -415,10 +424,12 @@ class StudySession:
         if not self._history:
             return False
         self._overrulable = None
-        item, log_id, correct, first, spent = self._history.pop()
+        item, log_id, correct, first, spent = self._history[-1]
         if log_id is not None and not undo_answer(self.service.store,
                                                   self.service.profile.id, log_id):
             return False
+        self._history.pop()
+        draws = self._draws.pop()
         if log_id is not None:
             self._unbury_siblings(log_id)
         self.answered -= 1
@@ -435,6 +446,8 @@ class StudySession:
             self.queue.learning.insert(0, item)  # due again now: asked next
         else:
             self.queue.main.insert(0, item)
+        if draws is not None:  # the same instance and choice order as when it was answered
+            self.rng.setstate(draws)  # type: ignore[arg-type]
         self._last = None
         return True
 

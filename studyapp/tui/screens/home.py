@@ -125,8 +125,9 @@ class HomeScreen(StudyScreen):
         line.display = plan is not None
         if plan is None:
             return
-        recall = ("—" if plan.predicted_recall is None
-                  else f"{plan.predicted_recall * 100:.0f}%")
+        from studyapp.tuning import recall_text
+
+        recall = recall_text(plan.predicted_recall)
         line.update(Content(self.tr("tuning.plan.line", days=plan.days_left,
                                     exam=plan.exam.isoformat(), new=plan.new_per_day,
                                     reviews=f"{plan.reviews_per_day:.0f}", recall=recall)))
