@@ -24,13 +24,38 @@ KNOWN = ("llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek
 MAX_BYTES = 2_000_000
 
 
-class HFConfigError(ValueError):
-    """A config.json that cannot be read as a model: ``file: what is wrong``."""
+_WORDS = {
+    "unreadable": "cannot read the file: {reason}",
+    "too_large": "over {limit} bytes; a config.json is far smaller",
+    "not_utf8": "not UTF-8 text",
+    "not_json": "not JSON: {reason}",
+    "too_deep": "nested too deeply",
+    "not_object": "a config.json is a JSON object",
+    "missing": "config has no {key!r}",
+    "not_positive": "{key!r} must be a positive whole number, got {value}",
+    "unknown_type": "model_type {kind!r} is not one studyapp reads (reads: {known})",
+    "invalid": "not a model studyapp can use: {reason}",
+}
+"""English words of each problem (``str()``); ``catalog.hfconfig.<name>`` in other languages."""
 
-    def __init__(self, path: Path | str, message: str, line: int | None = None,
-                 col: int | None = None) -> None:
-        where = f"{path}:{line}:{col}" if line is not None else f"{path}"
-        super().__init__(f"{where}: {message}")
+
+class HFConfigError(ValueError):
+    """A config.json that cannot be read as a model: ``file[:line:col]: what is wrong``."""
+
+    def __init__(self, path: Path | str, name: str, line: int | None = None,
+                 col: int | None = None, **fields: str) -> None:
+        self.where = f"{path}:{line}:{col}" if line is not None else f"{path}"
+        self.name = name
+        self.fields = fields
+        super().__init__(f"{self.where}: {_WORDS[name].format(**fields)}")
+
+    def render(self, lang: str) -> str:
+        """The problem in ``lang`` (English is ``str(self)``)."""
+        if lang == "en":
+            return str(self)
+        from studyapp.i18n import t  # only when a failure is shown
+
+        return f"{self.where}: {t(f'catalog.hfconfig.{self.name}', lang, **self.fields)}"
 
 
 @dataclass(frozen=True)
@@ -42,9 +67,9 @@ class ParamCount:
 def _int(cfg: dict[str, Any], key: str, path: Path | str, default: int | None = None) -> int:
     value = cfg.get(key, default)
     if value is None:
-        raise HFConfigError(path, f"config has no {key!r}")
+        raise HFConfigError(path, "missing", key=key)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 10**9:
-        raise HFConfigError(path, f"{key!r} must be a positive whole number, got {value!r}")
+        raise HFConfigError(path, "not_positive", key=key, value=repr(value)[:40])
     return value
 
 
@@ -162,19 +187,19 @@ def read_hf_config(path: Path) -> dict[str, Any]:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise HFConfigError(path, f"cannot read the file: {exc.strerror or exc}") from None
+        raise HFConfigError(path, "unreadable", reason=str(exc.strerror or exc)) from None
     if len(raw) > MAX_BYTES:
-        raise HFConfigError(path, f"over {MAX_BYTES} bytes; a config.json is far smaller")
+        raise HFConfigError(path, "too_large", limit=str(MAX_BYTES))
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise HFConfigError(path, "not UTF-8 text") from None
+        raise HFConfigError(path, "not_utf8") from None
     except json.JSONDecodeError as exc:
-        raise HFConfigError(path, f"not JSON: {exc.msg}", exc.lineno, exc.colno) from None
+        raise HFConfigError(path, "not_json", exc.lineno, exc.colno, reason=exc.msg) from None
     except RecursionError:
-        raise HFConfigError(path, "nested too deeply") from None
+        raise HFConfigError(path, "too_deep") from None
     if not isinstance(data, dict):
-        raise HFConfigError(path, "a config.json is a JSON object")
+        raise HFConfigError(path, "not_object")
     return data
 
 
@@ -184,8 +209,7 @@ def model_from_hf_config(config: dict[str, Any], *, path: Path | str = "config.j
     cfg = text_config(config)
     kind = cfg.get("model_type")
     if kind not in KNOWN:
-        raise HFConfigError(path, f"model_type {kind!r} is not one studyapp reads"
-                            f" (reads: {', '.join(KNOWN)})")
+        raise HFConfigError(path, "unknown_type", kind=str(kind), known=", ".join(KNOWN))
     heads = _int(cfg, "num_attention_heads", path)
     hidden = _int(cfg, "hidden_size", path)
     counted = count_params(config, path)
@@ -227,7 +251,7 @@ def model_from_hf_config(config: dict[str, Any], *, path: Path | str = "config.j
     try:
         return Model.model_validate(fields)
     except ValueError as exc:
-        raise HFConfigError(path, f"not a model studyapp can use: {exc}") from None
+        raise HFConfigError(path, "invalid", reason=str(exc).splitlines()[0]) from None
 
 
 def load_model_config(path: Path) -> Model:

@@ -89,10 +89,11 @@ def user_errors() -> tuple[type[Exception], ...]:
     """Exceptions that are the user's input, reported in one line."""
     # called only once a command has failed: the store and the decks are loaded by then
     from studyapp.catalog import CatalogError, UnknownIdError
+    from studyapp.catalog.hf_config import HFConfigError
     from studyapp.decks import DeckError
     from studyapp.study import StoreError
 
-    return (StoreError, UnknownIdError, DeckError, CatalogError)
+    return (StoreError, UnknownIdError, DeckError, CatalogError, HFConfigError)
 
 
 def user_error_text(exc: Exception, lang: str) -> str:
