@@ -180,6 +180,9 @@ class Model(Entry):
     vocab_size: int | None = Field(default=None, gt=0, le=LARGEST)
     year: int | None = Field(default=None, ge=2015, le=2035)
     family: str | None = None
+    sliding_window_layers: int | None = Field(default=None, gt=0, le=100_000)
+    """How many layers attend within ``sliding_window`` where not all do (gpt-oss
+    alternates: 18 of 36; config.json ``layer_types``); the others attend to everything."""
     experts: int | None = Field(default=None, gt=0, le=100_000)
     """Routed experts per MoE layer (config.json ``num_local_experts`` / ``n_routed_experts``)."""
     experts_per_token: int | None = Field(default=None, gt=0, le=100_000)
@@ -200,6 +203,8 @@ class Model(Entry):
             )
         if self.kv_heads > self.heads:
             raise ValueError(f"model {self.id}: kv_heads {self.kv_heads} > heads {self.heads}")
+        if self.sliding_window_layers is not None and self.sliding_window_layers > self.layers:
+            raise ValueError(f"model {self.id}: sliding_window_layers > layers")
         if self.active_params_b is not None and self.active_params_b > self.params_b:
             raise ValueError(f"model {self.id}: active_params_b {self.active_params_b:g}"
                              f" > params_b {self.params_b:g}")

@@ -60,6 +60,8 @@ def test_moe_and_mla_and_window_fields() -> None:
     assert (kimi.kv_lora_rank, kimi.qk_rope_head_dim, kimi.experts) == (512, 64, 384)
     oss = load_model_config(CONFIGS / "gpt-oss-20b.json")
     assert oss.weights_dtype == "mxfp4"
+    if "sliding_window" not in type(oss).model_fields:  # read with the window's size
+        assert oss.sliding_window_layers is None
     if "sliding_window" in type(oss).model_fields:  # the field the calculator caps KV with
         assert oss.sliding_window == 128
         assert load_model_config(CONFIGS / "mistral-7b.json").sliding_window == 4096

@@ -121,7 +121,7 @@ def test_gpt_oss_weights_are_mxfp4_and_alternate_a_sliding_window(catalog: Catal
         assert config["sliding_window"] == 128
         types = config["layer_types"]
         assert isinstance(types, list) and len(types) == layers
-        assert types.count("sliding_attention") == layers // 2
+        assert types.count("sliding_attention") == layers // 2 == entry.sliding_window_layers
         assert entry.note and "128-token sliding window" in entry.note
     # 60.8 GiB of weights: one 80 GB GPU holds them (OpenAI's model card)
     assert catalog.models["gpt-oss-120b"].checkpoint_gib == 60.8
