@@ -8,6 +8,7 @@ in the reader's language, for ``studyapp catalog validate`` and every command.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -318,9 +319,20 @@ def _load(content: Path, user_file: Path) -> Catalog:
     return load_catalog_from(content, user_file)
 
 
+@cache
+def _paths(home: str | None) -> tuple[Path, Path]:
+    """Where the catalog files are for this STUDYAPP_HOME (found once: generators ask often)."""
+    return locations.content_dir(), user_catalog_path()
+
+
 def load_catalog() -> Catalog:
     """The shipped catalog plus the user's catalog.yaml, parsed once per process."""
-    return _load(locations.content_dir(), user_catalog_path())
+    return _load(*_paths(os.environ.get("STUDYAPP_HOME")))
 
 
-load_catalog.cache_clear = _load.cache_clear  # type: ignore[attr-defined]
+def _clear() -> None:
+    _load.cache_clear()
+    _paths.cache_clear()
+
+
+load_catalog.cache_clear = _clear  # type: ignore[attr-defined]
