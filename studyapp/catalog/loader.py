@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar
 
 import yaml
 from pydantic import ValidationError
-from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from studyapp import locations
 from studyapp.catalog.errors import UnknownIdError
@@ -159,13 +159,25 @@ def _count(root: Node) -> None:
         if isinstance(node, SequenceNode):
             stack.extend(node.value)
         elif isinstance(node, MappingNode):
+            keys: set[str] = set()
             for key, value in node.value:
+                if isinstance(key, ScalarNode):
+                    if key.value in keys:
+                        raise _Duplicate(key)
+                    keys.add(key.value)
                 stack.append(key)
                 stack.append(value)
 
 
 class _TooLarge(Exception):
     pass
+
+
+class _Duplicate(Exception):
+    """A mapping names a key twice (YAML would keep the last one silently)."""
+
+    def __init__(self, key: ScalarNode) -> None:
+        self.key = key
 
 
 def read_file(path: Path) -> object:
@@ -186,6 +198,10 @@ def read_file(path: Path) -> object:
             return None
         _count(root)
         return loader.construct_document(root)
+    except _Duplicate as dup:
+        mark = dup.key.start_mark
+        raise CatalogError([Finding(path, (), f"duplicate key {dup.key.value!r}",
+                                    line=mark.line + 1, col=mark.column + 1)]) from None
     except _TooLarge:
         raise CatalogError([Finding(path, (), f"more than {MAX_NODES} values (aliases?)",
                                     "too_many", (("limit", str(MAX_NODES)),), 1, 1)]) from None

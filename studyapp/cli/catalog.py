@@ -46,7 +46,7 @@ def catalog_validate(ctx: click.Context, file: Path) -> None:
 
     lang = current_settings(ctx).lang
     companions = [p for p in _companions(file) if p.resolve() != file.resolve()]
-    problems = [p for p in check_files([*companions, file])]
+    problems = check_files([*companions, file])
     for problem in problems:
         click.echo(problem.render(lang))
     if problems:

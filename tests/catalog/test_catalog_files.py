@@ -143,7 +143,8 @@ def test_hostile_file_is_worded_not_a_traceback(tmp_path: Path, case: str) -> No
     assert "Traceback" not in out
 
 
-@pytest.mark.parametrize("case", ["alias-bomb", "nan", "huge-int", "unknown-system-chip"])
+@pytest.mark.parametrize("case", ["alias-bomb", "nan", "huge-int", "unknown-system-chip",
+                                  "duplicate-key", "python-tag", "syntax"])
 def test_a_bad_user_catalog_stops_a_command_in_one_worded_report(case: str) -> None:
     path = user_catalog_path()
     path.parent.mkdir(parents=True, exist_ok=True)
