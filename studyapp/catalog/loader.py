@@ -123,8 +123,6 @@ class Finding:
     fields: tuple[tuple[str, str], ...] = ()
     line: int | None = None
     col: int | None = None
-    error: Any = None
-    """The pydantic or YAML error behind the finding, for a positioned report."""
 
     def __str__(self) -> str:
         if self.line is not None:
@@ -209,9 +207,9 @@ def read_file(path: Path) -> object:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         detail = " ".join(p for p in (exc.context, exc.problem) if p) or str(exc)
-        raise CatalogError([Finding(path, (), detail, line=line, col=col, error=exc)]) from None
+        raise CatalogError([Finding(path, (), detail, line=line, col=col)]) from None
     except (yaml.YAMLError, RecursionError, ValueError) as exc:
-        raise CatalogError([Finding(path, (), str(exc), line=1, col=1, error=exc)]) from None
+        raise CatalogError([Finding(path, (), str(exc), line=1, col=1)]) from None
     finally:
         loader.dispose()
 
@@ -223,11 +221,11 @@ def validate_data(path: Path, data: object) -> CatalogFile:
     if not isinstance(data, dict):
         raise CatalogError([Finding(path, (), "expected a mapping with accelerators,"
                                     " interconnects, systems, models, posts or pools",
-                                    "not_mapping", error=None)])
+                                    "not_mapping")])
     try:
         return CatalogFile.model_validate(data)
     except ValidationError as exc:
-        findings = [Finding(path, tuple(item["loc"]), item["msg"], error=exc)
+        findings = [Finding(path, tuple(item["loc"]), item["msg"])
                     for item in exc.errors(include_url=False)]
         raise CatalogError(findings) from None
 
