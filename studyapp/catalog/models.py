@@ -8,7 +8,6 @@ per chip with both directions summed.
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl, field_validator, model_validator
@@ -68,8 +67,19 @@ class Accelerator(Entry):
     form_factor: str | None = None
     sparse_headline_tflops: dict[Literal["bf16", "fp8", "fp4"], float] | None = None
     """The vendor's printed "with sparsity" figures by precision (never used as dense)."""
-    vendor_memory_gib: float | None = Field(default=None, gt=0, le=LARGEST)
+    vendor_memory_gib: float | None = Field(default=None, gt=0)
     """Memory as the vendor prints it when the vendor writes GiB (``memory_gb`` converts it)."""
+
+    @property
+    def memory_bytes(self) -> float:
+        return self.memory_gb * 1e9
+
+    @property
+    def bandwidth_bytes_s(self) -> float:
+        return self.memory_bandwidth_tb_s * 1e12
+
+    # --- exceptions to the precision rules, and how texts name the chip
+
     name_pattern: str | None = None
     """How a text names this chip: a regular expression (\\b-bounded when matched).
 
@@ -85,6 +95,8 @@ class Accelerator(Entry):
     @classmethod
     def _compiles(cls, value: str | None) -> str | None:
         if value is not None:
+            import re  # only for the catalog's few patterns
+
             try:
                 re.compile(value)
             except re.error as exc:
@@ -121,14 +133,6 @@ class Accelerator(Entry):
             if name == precision:
                 return factor
         return DEFAULT_SPARSITY
-
-    @property
-    def memory_bytes(self) -> float:
-        return self.memory_gb * 1e9
-
-    @property
-    def bandwidth_bytes_s(self) -> float:
-        return self.memory_bandwidth_tb_s * 1e12
 
 
 class Interconnect(Entry):
@@ -178,19 +182,12 @@ class Model(Entry):
     kv_lora_rank: int | None = Field(default=None, gt=0, le=LARGEST)
     qk_rope_head_dim: int | None = Field(default=None, gt=0, le=LARGEST)
     vocab_size: int | None = Field(default=None, gt=0, le=LARGEST)
-    year: int | None = Field(default=None, ge=2015, le=2035)
+    year: int | None = None
     family: str | None = None
-    sliding_window_layers: int | None = Field(default=None, gt=0, le=100_000)
-    """How many layers attend within ``sliding_window`` where not all do (gpt-oss
-    alternates: 18 of 36; config.json ``layer_types``); the others attend to everything."""
-    experts: int | None = Field(default=None, gt=0, le=100_000)
-    """Routed experts per MoE layer (config.json ``num_local_experts`` / ``n_routed_experts``)."""
-    experts_per_token: int | None = Field(default=None, gt=0, le=100_000)
-    """Routed experts each token uses (``num_experts_per_tok``)."""
-    weights_dtype: str | None = None
-    """The dtype the published checkpoint stores its weights in, as published (bf16, fp8, mxfp4)."""
-    checkpoint_gib: float | None = Field(default=None, gt=0, le=LARGEST)
-    """The published checkpoint's size in GiB where the publisher prints it."""
+    experts: int | None = Field(default=None, gt=1)
+    """MoE: routed experts per layer (config ``num_local_experts`` / ``n_routed_experts``)."""
+    experts_per_token: int | None = Field(default=None, gt=0)
+    """MoE: experts the router picks for each token (``num_experts_per_tok``)."""
 
     @model_validator(mode="after")
     def _attention_shape(self) -> Model:
@@ -201,6 +198,10 @@ class Model(Entry):
             raise ValueError(
                 f"model {self.id}: attention mla needs kv_lora_rank and qk_rope_head_dim"
             )
+        if (self.experts is None) != (self.experts_per_token is None):
+            raise ValueError(f"model {self.id}: experts and experts_per_token go together")
+        if self.experts and self.experts_per_token and self.experts_per_token > self.experts:
+            raise ValueError(f"model {self.id}: experts_per_token > experts")
         if self.kv_heads > self.heads:
             raise ValueError(f"model {self.id}: kv_heads {self.kv_heads} > heads {self.heads}")
         if self.sliding_window_layers is not None and self.sliding_window_layers > self.layers:
@@ -208,14 +209,21 @@ class Model(Entry):
         if self.active_params_b is not None and self.active_params_b > self.params_b:
             raise ValueError(f"model {self.id}: active_params_b {self.active_params_b:g}"
                              f" > params_b {self.params_b:g}")
-        if (self.experts is not None and self.experts_per_token is not None
-                and self.experts_per_token > self.experts):
-            raise ValueError(f"model {self.id}: experts_per_token > experts")
         return self
 
     @property
     def params(self) -> float:
         return self.params_b * 1e9
+
+    # --- what the published checkpoint and config add
+
+    sliding_window_layers: int | None = Field(default=None, gt=0, le=100_000)
+    """How many layers attend within ``sliding_window`` where not all do (gpt-oss
+    alternates: 18 of 36; config.json ``layer_types``); the others attend to everything."""
+    weights_dtype: str | None = None
+    """The dtype the published checkpoint stores its weights in, as published (bf16, fp8, mxfp4)."""
+    checkpoint_gib: float | None = Field(default=None, gt=0, le=LARGEST)
+    """The published checkpoint's size in GiB where the publisher prints it."""
 
 
 PoolName = Literal["decode-compare", "training"]
