@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from studyapp.cli import current_settings
+from studyapp.cli import current_settings, echo_json
 
 
 @click.group()
@@ -65,3 +65,11 @@ def catalog_path() -> None:
     from studyapp.catalog import user_catalog_path
 
     click.echo(str(user_catalog_path()))
+
+
+@catalog.command("schema")
+def catalog_schema() -> None:
+    """Print the catalog file's JSON Schema (for editor completion of catalog.yaml)."""
+    from studyapp.catalog.models import CatalogFile
+
+    echo_json(CatalogFile.model_json_schema())

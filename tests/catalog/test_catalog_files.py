@@ -7,6 +7,7 @@ NaN, wrong types) that must never end in a traceback or a hang.
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from pathlib import Path
@@ -165,3 +166,13 @@ def test_user_catalog_adds_a_chip_that_calc_uses() -> None:
     code, out = run("calc", "fit", "--model", "llama-3.1-8b", "--gpu", "my-chip")
     assert code == 0, out
     assert "my-chip" in out
+
+
+def test_schema_names_every_field() -> None:
+    code, out = run("catalog", "schema")
+    assert code == 0
+    schema = json.loads(out)
+    accelerator = schema["$defs"]["Accelerator"]["properties"]
+    wanted = {"fp4_dense_tflops", "sparsity_factor", "fp4_per_fp8", "name_pattern"}
+    assert wanted <= set(accelerator)
+    assert {"accelerators", "models", "posts", "pools"} <= set(schema["properties"])
