@@ -21,6 +21,11 @@ def model_options(f: Any) -> Any:
     """--model ID, or an explicit shape for a model outside the catalog."""
     opts = [
         click.option("--model", "model_id", metavar="ID", help="Model id from the catalog."),
+        click.option("--model-config", "model_config", metavar="FILE",
+                     type=click.Path(dir_okay=False),
+                     help="A Hugging Face config.json instead of --model (Llama, Mistral, "
+                          "Mixtral, Qwen2/3, Qwen3-MoE, DeepSeek-V3, Kimi K2, gpt-oss, "
+                          "Llama 4)."),
         click.option("--params", metavar="N",
                      help="Parameter count instead of --model (70e9, 70B)."),
         click.option("--layers", type=click.IntRange(min=1), help="Transformer layers."),
@@ -59,9 +64,18 @@ def resolve_model(kw: dict[str, Any], need_params: bool = True,
             params = parse_count(kw["params"])
         except ValueError as exc:
             fail(str(exc))
-    if kw.get("model_id"):
-        # an unknown id ends as one line in the user's language (LazyGroup)
-        model = catalog.load_catalog().models[kw["model_id"]]
+    if kw.get("model_id") or kw.get("model_config"):
+        if kw.get("model_id") and kw.get("model_config"):
+            fail("give --model ID or --model-config FILE, not both")
+        if kw.get("model_config"):
+            from pathlib import Path
+
+            from studyapp.catalog.hf_config import load_model_config
+
+            model = load_model_config(Path(kw["model_config"]))  # a bad file: one line
+        else:
+            # an unknown id ends as one line in the user's language (LazyGroup)
+            model = catalog.load_catalog().models[kw["model_id"]]
         shape = kv_shape(model)
         if kw.get("layers") or kw.get("kv_heads") or kw.get("head_dim"):
             shape = KVShape(layers=kw.get("layers") or shape.layers,

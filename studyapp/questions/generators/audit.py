@@ -14,13 +14,16 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studyapp.questions.formatting import format_number
 from studyapp.questions.generators import Family, families
 from studyapp.questions.generators.drawing import echoes, instance_seed, prompt_numbers
 from studyapp.questions.grading import expected_display
 from studyapp.questions.model import Kind, Question
+
+if TYPE_CHECKING:
+    from studyapp.catalog import Catalog
 
 GiB = 2**30
 
@@ -34,53 +37,41 @@ BALANCE = (0.35, 0.65)
 NON_TRIVIAL_MIN = 0.70
 NON_TRIVIAL_BAND = (0.5, 2.0)
 
-CHIP_NAMES: dict[str, str] = {
-    "a100-80gb": r"A100",
-    "h100-sxm": r"H100(?! (PCIe|NVL))",
-    "h100-pcie": r"H100 PCIe",
-    "h200-sxm": r"H200(?! NVL)",
-    "h200-nvl": r"H200 NVL",
-    "b200": r"(?<!G)B200",
-    "gb200": r"GB200|NVL72",
-    "mi300x": r"MI300X?",
-    "mi325x": r"MI325X",
-    "mi350x": r"MI350X?",
-    "mi355x": r"MI355X",
-    "tpu-v5e": r"TPU v5e",
-    "tpu-v5p": r"TPU v5p",
-    "tpu-v6e": r"TPU v6e|Trillium",
-    "tpu-v7": r"TPU7x|Ironwood",
-    "trainium1": r"Trainium(?!\d)|Trn1",
-    "trainium2": r"Trainium2|Trn2|trn2",
-    "gaudi2": r"Gaudi 2",
-    "gaudi3": r"Gaudi 3",
-}
-"""How a prompt names each accelerator (also inside system names: HGX H100 names the H100)."""
-
-POST_SUBJECTS: dict[str, frozenset[str]] = {
-    "h100": frozenset({"h100-sxm", "h100-pcie"}),
-    "h200": frozenset({"h200-sxm", "h200-nvl"}),
-    "blackwell": frozenset({"b200", "gb200"}),
-    "mi350": frozenset({"mi300x", "mi325x", "mi350x", "mi355x"}),
-    "tpu": frozenset({"tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7"}),
-    "trainium": frozenset({"trainium1", "trainium2"}),
-    "gaudi": frozenset({"gaudi2", "gaudi3"}),
-    "hgx": frozenset({"h100-sxm", "h200-sxm", "b200", "gb200"}),
-}
-"""The hardware each hardware post is about; the other posts are about an idea, not a chip."""
-
-_PATTERNS = {chip: re.compile(rf"\b(?:{rx})\b") for chip, rx in CHIP_NAMES.items()}
 _FIRST_NUMBER = re.compile(r"\d[\d,.\u00a0\u202f]*")
 
 
+def _catalog() -> Catalog:
+    from studyapp.catalog import load_catalog  # the catalog's own facts (hardware.yaml)
+
+    return load_catalog()
+
+
+_compiled: list[tuple[Catalog, dict[str, re.Pattern[str]]]] = []
+
+
+def _patterns(catalog: Catalog) -> dict[str, re.Pattern[str]]:
+    """Each chip's compiled pattern, compiled once per loaded catalog."""
+    if not _compiled or _compiled[0][0] is not catalog:
+        _compiled[:] = [(catalog, {chip: re.compile(rf"\b(?:{rx})\b")
+                                   for chip, rx in catalog.chip_patterns().items()})]
+    return _compiled[0][1]
+
+
+def post_subjects() -> Mapping[str, frozenset[str]]:
+    """The hardware each hardware post is about (``posts:`` in the catalog); the other
+    posts are about an idea, not a chip."""
+    return _catalog().post_chips
+
+
 def chips_named(text: str) -> set[str]:
-    """Accelerator ids a text names."""
-    return {chip for chip, rx in _PATTERNS.items() if rx.search(text)}
+    """Accelerator ids a text names (each chip's ``name_pattern`` in the catalog; a name
+    inside a system's, as HGX H100 names the H100, counts)."""
+    return {chip for chip, rx in _patterns(_catalog()).items() if rx.search(text)}
 
 
 def on_topic(prompt: str, post: str) -> bool:
     """A question names its post's subject, or names no chip at all."""
-    subject = POST_SUBJECTS.get(post)
+    subject = post_subjects().get(post)
     if subject is None:
         return True
     named = chips_named(prompt)
@@ -310,7 +301,7 @@ def measure(label: str, family: Family, options: Mapping[str, Any], post: str | 
 
 def _judge(row: Row, judge_topic: bool) -> None:
     p = row.problems
-    if (judge_topic and row.on_topic is not None and row.post in POST_SUBJECTS
+    if (judge_topic and row.on_topic is not None and row.post in post_subjects()
             and row.on_topic < ON_TOPIC_MIN):
         p.append(f"on-topic {row.on_topic:.0%} < {ON_TOPIC_MIN:.0%}")
     if row.true_share is not None and not BALANCE[0] <= row.true_share <= BALANCE[1]:
@@ -370,6 +361,5 @@ def table_lines(rows: Sequence[Row]) -> list[str]:
     return lines
 
 
-__all__ = ["DRAWS", "POST_SUBJECTS", "RECOMPUTE", "Row", "Target", "audit", "chips_named",
-           "family_targets", "format_number", "measure", "on_topic",
-           "table_lines"]
+__all__ = ["DRAWS", "RECOMPUTE", "Row", "Target", "audit", "chips_named", "family_targets",
+           "format_number", "measure", "on_topic", "post_subjects", "table_lines"]

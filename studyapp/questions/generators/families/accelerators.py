@@ -92,15 +92,13 @@ def decode_ceiling(seed: int, lang: str, options: Mapping[str, Any]) -> Question
 
 # --- decode-compare -------------------------------------------------------
 
-COMPARE_CHIPS = ("h100-sxm", "h200-sxm", "b200", "mi300x", "mi325x", "mi355x", "gaudi3",
-                 "tpu-v7", "trainium2")
 
 
 def decode_compare(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     """Same model, two chips: the batch-1 decode speed-up is the bandwidth ratio."""
     rng = random.Random(seed)
     catalog = load_catalog()
-    default = [c for c in COMPARE_CHIPS if c in catalog.accelerators]
+    default = catalog.pool("decode-compare")
     chips = entries(catalog.accelerators, {"gpus": default, **options}, "gpus")
     models = dense_models(options)
     anchors = [c for c in chips if c.id in (values(options, "anchor", []) or [])]

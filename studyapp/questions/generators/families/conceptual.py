@@ -166,8 +166,9 @@ def dense_vs_sparse(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
                     keep=lambda c: c.vendor in ("nvidia", "amd") and bool(c.sparse_headline_tflops))
     chip = rng.choice([c for c in chips if c.sparse_headline_tflops] or chips)
     headlines = chip.sparse_headline_tflops or {}
-    precisions = [p for p in ("bf16", "fp8", "fp4")
-                  if p in headlines and getattr(chip, f"{p}_dense_tflops")]
+    precisions = [p for p in ("bf16", "fp8", "fp4")  # where "with sparsity" is 2x (2:4)
+                  if p in headlines and getattr(chip, f"{p}_dense_tflops")
+                  and chip.sparsity(p) == 2]
     precision = rng.choice(precisions)
     dense = float(getattr(chip, f"{precision}_dense_tflops"))
     sparse = float(headlines[precision])  # as the vendor prints it

@@ -26,6 +26,7 @@ from studyapp.infra import (
 )
 from studyapp.infra.shapes import kv_shape
 from studyapp.infra.units import GB, KB
+from studyapp.questions.formatting import format_quantity
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.drawing import MARGIN, apart, entries, redraw, values
 from studyapp.questions.generators.families.terms import (
@@ -208,6 +209,14 @@ def min_gpus(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 # --- max-context-that-fits ------------------------------------------------
 
 
+def _approx(n: int, lang: str) -> str:
+    """`` (≈ 1,530,000)`` as the grader shows the answer; from a million up the grader
+    writes ``1.53M``, so the explanation does too."""
+    if n >= 1e6:
+        text = format_quantity(significant(n), "tokens", lang, 3, count_suffix=True)
+        return f" (≈ {text.split()[0]})"
+    return f" (≈ {shown(n, lang)})" if shown(n, lang) != num(n, lang, 9) else ""
+
 def max_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     """Memory left after the weights, divided by what one token (or sequence) costs."""
     rng = random.Random(seed)
@@ -252,7 +261,7 @@ def max_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     fields = {**model_fields(model, lang), "gpu": label(gpu.name),
               "memory_gb": num(gpu.memory_gb, lang, 5), "bytes_word": bytes_per(
                   dtype_bytes(dtype), lang), "kv_kb": shown(per_token / KB, lang),
-              "approx": (f" (≈ {shown(n, lang)})" if shown(n, lang) != num(n, lang, 9) else ""),
+              "approx": _approx(n, lang),
               "dtype": dtype_name(dtype), "batch": num(batch, lang), "context": num(context, lang),
               "available_gb": num(avail / GB, lang, 4), "weights_gb": num(w / GB, lang, 4),
               "free_gb": num((avail - w) / GB, lang, 4), "per_token": num(per_token, lang, 6),
