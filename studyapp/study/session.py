@@ -5,18 +5,20 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from studyapp.questions.grading import Verdict, grade
 from studyapp.questions.model import Kind, Question
+from studyapp.questions.scenario import PartVerdict, grade_part, scenario_verdict
 from studyapp.srs.calendar import day_bounds
 from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import Memory, Rating
 from studyapp.study.model import (
     LEARNING_STAGES,
+    SCENARIO_PARTS,
     SHOWN_CHOICES,
     NoSuchItem,
     Outcome,
@@ -40,6 +42,11 @@ class _Pending:
     verdict: Verdict | None = None
     looked_at_post: bool = False
     duration_ms: int | None = None
+    parts: list[PartVerdict] = field(default_factory=list)
+    """A scenario's steps graded so far, in order."""
+    part_responses: list[str] = field(default_factory=list)
+    hinted: set[int] = field(default_factory=set)
+    """Steps whose method the learner looked at (each caps the rating at Hard)."""
 
 
 @dataclass
@@ -166,9 +173,17 @@ class StudySession:
         pending = self._pending
         if pending is None:
             raise RuntimeError("no question is waiting for an answer")
-        verdict = grade(pending.presented.question, response)
-        if verdict.correct is None:
-            return Outcome(verdict, recorded=False, needs_rating=False)
+        part: PartVerdict | None = None
+        if pending.presented.question.kind is Kind.SCENARIO:
+            step = self._grade_part(pending, response)
+            if isinstance(step, Outcome):
+                return step
+            verdict, part = step
+            response = " | ".join(pending.part_responses)
+        else:
+            verdict = grade(pending.presented.question, response)
+            if verdict.correct is None:
+                return Outcome(verdict, recorded=False, needs_rating=False)
         pending.response = response
         pending.verdict = verdict
         pending.duration_ms = int((time.monotonic() - pending.started) * 1000)
@@ -178,13 +193,62 @@ class StudySession:
         if self.practice:  # cramming: counted for the session, never scheduled
             self._record(Rating.GOOD if verdict.correct else Rating.AGAIN)
             return Outcome(verdict, recorded=False, needs_rating=False,
-                           can_overrule=not verdict.correct)
+                           can_overrule=not verdict.correct, part=part)
         if not verdict.correct:
             self._record(Rating.AGAIN)
             self._overrulable = _Overrulable(pending, self._last_log)
-            return Outcome(verdict, recorded=True, needs_rating=False, can_overrule=True)
+            return Outcome(verdict, recorded=True, needs_rating=False, can_overrule=True,
+                           part=part)
         return Outcome(verdict, recorded=False, needs_rating=True,
-                       intervals=self.intervals(), max_rating=self.max_rating)
+                       intervals=self.intervals(), max_rating=self.max_rating, part=part)
+
+    def _grade_part(self, pending: _Pending,
+                    response: str) -> Outcome | tuple[Verdict, PartVerdict]:
+        """One step of a scenario: an Outcome while steps remain, else the whole verdict.
+
+        A scenario is one card: nothing is recorded until its last step, then all
+        steps right is a pass (the learner rates it) and any step wrong is Again.
+        """
+        question = pending.presented.question
+        index = len(pending.parts)
+        step = grade_part(question, index, response, pending.parts,
+                          hinted=index in pending.hinted)
+        if step.retry:
+            return Outcome(step.verdict, recorded=False, needs_rating=False, part=step,
+                           parts_left=len(question.parts) - index)
+        pending.parts.append(step)
+        pending.part_responses.append(response)
+        left = len(question.parts) - index - 1
+        if left:
+            return Outcome(step.verdict, recorded=False, needs_rating=False, part=step,
+                           parts_left=left)
+        return scenario_verdict(question, pending.parts, pending.part_responses), step
+
+    @property
+    def part_index(self) -> int | None:
+        """The scenario step now asked (0-based), or None when no scenario waits for one."""
+        pending = self._pending
+        if pending is None or pending.verdict is not None:
+            return None
+        if pending.presented.question.kind is not Kind.SCENARIO:
+            return None
+        return len(pending.parts)
+
+    @property
+    def parts_done(self) -> tuple[PartVerdict, ...]:
+        """The steps of the scenario on screen graded so far."""
+        pending = self._pending
+        return tuple(pending.parts) if pending is not None else ()
+
+    def show_method(self) -> str | None:
+        """The method of the scenario step now asked; looking caps the rating at Hard."""
+        index = self.part_index
+        pending = self._pending
+        if index is None or pending is None:
+            return None
+        pending.hinted.add(index)
+        pending.looked_at_post = True
+        return pending.presented.question.parts[index].method
 
     @property
     def max_rating(self) -> Rating:
@@ -315,12 +379,17 @@ class StudySession:
                             after.lapses, scheduler.is_leech(after))
 
         question = presented.question
+        params = _logged_params(question)
+        if pending.parts:
+            params = {**params, SCENARIO_PARTS: [
+                step.record(text)
+                for step, text in zip(pending.parts, pending.part_responses, strict=True)]}
         answer = Answer(
             deck_id=presented.deck_id, card_key=presented.card_key, post=question.post,
             family=question.family, state=None,
             reviewed_at=now, rating=int(rating), correct=correct,
             duration_ms=pending.duration_ms,
-            seed=question.seed, params=_logged_params(question), prompt=question.prompt,
+            seed=question.seed, params=params, prompt=question.prompt,
             response=pending.response, expected=pending.verdict.expected, lang=self.lang,
             overridden=overridden, looked_at_post=pending.looked_at_post,
         )
