@@ -47,7 +47,10 @@ _FIELDS: dict[Kind, tuple[str, ...]] = {
     Kind.TRUEFALSE: ("Prompt", "Answer", "Explanation", "Source"),
     Kind.NUMERIC: ("Prompt", "Answer", "Explanation", "Source"),
     Kind.TEXT: ("Prompt", "Answer", "Accepted", "Explanation", "Source"),
+    Kind.SCENARIO: ("Prompt", "Steps", "Answer", "Explanation", "Source"),
 }
+"""A scenario is one note: its steps on the front, each step's answer and the worked
+chain on the back."""
 
 _BACK = ('{{FrontSide}}<hr id="answer"><div class="answer">{{Answer}}</div>'
          '{{#Accepted}}<div class="accepted">{{Accepted}}</div>{{/Accepted}}'
@@ -71,6 +74,8 @@ def note_model(kind: Kind) -> genanki.Model:
     front = '<div class="prompt">{{Prompt}}</div>'
     if "Choices" in fields:
         front += '<div class="choices">{{Choices}}</div>'
+    if "Steps" in fields:
+        front += '<div class="choices">{{Steps}}</div>'
     back = _BACK if "Accepted" in fields else _BACK.replace(
         '{{#Accepted}}<div class="accepted">{{Accepted}}</div>{{/Accepted}}', "")
     return genanki.Model(
@@ -142,6 +147,13 @@ def _fields(question: Question, source: str) -> list[str]:
         answer += f" ({_html(question.tolerance.describe())})"
     explanation = _html(question.explanation)
     prompt = _html(question.prompt)
+    if question.kind is Kind.SCENARIO:
+        steps = "<br>".join(f"{n}. {_html(p.question.prompt)}"
+                            for n, p in enumerate(question.parts, 1))
+        answer = "<br>".join(
+            f"{n}. {_html(numbered_choice(p.question, expected_display(p.question)))}"
+            for n, p in enumerate(question.parts, 1))
+        return [prompt, steps, answer, explanation, source]
     if question.kind is Kind.CHOICE:
         choices = "<br>".join(_html(numbered_choice(question, c)) for c in question.choices)
         return [prompt, choices, answer, explanation, source]
