@@ -192,6 +192,9 @@ def scenario_verdict(question: Question, parts: Sequence[PartVerdict],
     correct = right == len(question.parts)
     key = "grading.scenario_right" if correct else "grading.scenario_wrong"
     message = t(key, lang, right=right, total=len(question.parts))
+    carried = sum(1 for p in parts if p.carried)
+    if carried:
+        message += " " + t("grading.scenario_carried", lang, count=carried)
     return Verdict(correct=correct, message=message,
                    given=" | ".join(p.verdict.given for p in parts),
                    expected=" | ".join(expected_display(p.question) for p in question.parts),
