@@ -169,13 +169,22 @@ class StudySession:
             return presented
 
     def submit(self, response: str) -> Outcome:
-        """Grade a response. Wrong → recorded as Again now; right → wait for a rating."""
+        """Grade a response. Wrong → recorded as Again now; right → wait for a rating.
+
+        A scenario takes one step per call, or several steps at once, one a line.
+        """
         pending = self._pending
         if pending is None:
             raise RuntimeError("no question is waiting for an answer")
         part: PartVerdict | None = None
         if pending.presented.question.kind is Kind.SCENARIO:
-            step = self._grade_part(pending, response)
+            remaining = len(pending.presented.question.parts) - len(pending.parts)
+            lines = response.strip().splitlines()[:remaining] or [response]
+            for line in lines[:-1]:  # several steps at once, one a line (scripts)
+                early = self._grade_part(pending, line)
+                if isinstance(early, Outcome) and early.verdict.retry:
+                    return early
+            step = self._grade_part(pending, lines[-1])
             if isinstance(step, Outcome):
                 return step
             verdict, part = step

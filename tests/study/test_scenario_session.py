@@ -182,3 +182,18 @@ def test_plain_mode_rates_a_scenario_all_right(tmp_path: Path) -> None:
     assert text.rstrip().endswith("session: 1 answered, 1 correct")
     [(rating, correct, _, _)] = logs(tmp_path)
     assert (rating, correct) == (int(Rating.EASY), 1)
+
+
+def test_several_steps_in_one_answer_one_a_line(tmp_path: Path) -> None:
+    svc = service(tmp_path)
+    session = svc.start(SessionKind.DECK, deck="scenario-drill", seed=2)
+    presented = session.next()
+    assert presented is not None
+    q = presented.question
+    outcome = session.submit("\n".join(right(q, i) for i in range(3)))
+    assert outcome.parts_left == len(q.parts) - 3 and session.part_index == 3
+    again = session.submit("not a number\n" + right(q, 4))
+    assert again.verdict.retry and session.part_index == 3  # stopped at the unreadable line
+    outcome = session.submit("\n".join(right(q, i) for i in range(3, len(q.parts))))
+    assert outcome.verdict.correct and outcome.needs_rating
+    svc.close()

@@ -164,8 +164,9 @@ class CardDetailScreen(StudyScreen):
             rows.append(("tui.card.choices", choices))
         from studyapp.study.text import logged_choice, logged_parts  # loaded by now
 
-        for n, line in enumerate(logged_parts(log.params, self.lang)):
-            rows.append(("tui.card.steps" if n == 0 else "tui.card.steps_more", line))
+        steps = logged_parts(log.params, self.lang)
+        if steps:
+            rows.append(("tui.card.steps", "\n".join(steps)))
         for key, value in (*rows,
                            ("tui.card.answered", log.response or "—"),
                            ("tui.card.expected",
