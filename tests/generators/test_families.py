@@ -227,6 +227,8 @@ def test_family_instances_are_sound(name: str) -> None:
             assert len(set(keys)) == len(keys) >= 2
             assert q.choices.count(str(q.answer)) == 1
             check_choice(name, q)
+        elif q.kind is Kind.SCENARIO:
+            assert 3 <= len(q.parts) <= 6  # each step is checked in test_scenarios.py
         else:
             assert isinstance(q.answer, bool)
             check_truefalse(name, q)
