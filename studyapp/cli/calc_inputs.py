@@ -39,7 +39,9 @@ def device_options(f: Any) -> Any:
     opts = [
         click.option("--gpu", "gpu_id", metavar="ID", help="Accelerator id from the catalog."),
         click.option("--memory-gb", type=click.FloatRange(min=0, min_open=True),
-                     help="Memory per device in GB instead of --gpu."),
+                     help="Memory per device in GB (10^9 bytes) instead of --gpu."),
+        click.option("--memory-gib", type=click.FloatRange(min=0, min_open=True),
+                     help="Memory per device in GiB (2^30 bytes: HBM as vendors print it)."),
         click.option("--bandwidth-tb-s", type=click.FloatRange(min=0, min_open=True),
                      help="Memory bandwidth per device in TB/s instead of --gpu."),
         click.option("--tflops", type=click.FloatRange(min=0, min_open=True),
@@ -92,13 +94,17 @@ def resolve_model(kw: dict[str, Any], need_params: bool = True,
 def resolve_device(kw: dict[str, Any], need: str) -> DeviceInput:
     """need: 'memory', 'bandwidth' or 'flops' (the figure the command uses)."""
     memory = kw["memory_gb"] * 1e9 if kw.get("memory_gb") else None
+    basis = "given in GB (10^9 bytes)" if memory else None
+    if kw.get("memory_gib"):
+        memory, basis = kw["memory_gib"] * 2**30, "given in GiB (2^30 bytes)"
     bandwidth = kw["bandwidth_tb_s"] * 1e12 if kw.get("bandwidth_tb_s") else None
     flops = kw["tflops"] * 1e12 if kw.get("tflops") else None
     label = "custom"
     if kw.get("gpu_id"):
         gpu = catalog.load_catalog().accelerators[kw["gpu_id"]]  # unknown: as the model's
         label = gpu.id
-        memory = memory or gpu.memory_bytes
+        if memory is None:
+            memory, basis = gpu.memory_bytes, memory_basis(gpu)
         bandwidth = bandwidth or gpu.bandwidth_bytes_s
         if flops is None:
             dtype = kw.get("dtype") or "bf16"
@@ -111,4 +117,13 @@ def resolve_device(kw: dict[str, Any], need: str) -> DeviceInput:
     value, option = figures[need]
     if value is None:
         fail(f"give --gpu ID or {option}")
-    return DeviceInput(label, memory, bandwidth, flops)
+    return DeviceInput(label, memory, bandwidth, flops, basis)
+
+
+def memory_basis(gpu: Any) -> str:
+    """One line on how a catalog chip's capacity is read (compared in decimal GB)."""
+    if gpu.driver_memory_mib is not None:
+        return (f"driver-reported total {gpu.driver_memory_mib} MiB "
+                f"(vendor: {gpu.memory_gb:g} {gpu.memory_unit}); compared in GB of 10^9 bytes")
+    return (f"{gpu.memory_gb:g} {gpu.memory_unit} as the vendor prints it"
+            + ("; compared in GB of 10^9 bytes" if gpu.memory_unit == "GiB" else ""))

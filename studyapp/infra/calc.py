@@ -66,12 +66,17 @@ class ModelInput:
 
 @dataclass(frozen=True)
 class DeviceInput:
-    """An accelerator from the catalog or from explicit numbers."""
+    """An accelerator from the catalog or from explicit numbers.
+
+    ``memory_bytes`` is the capacity fits use: the driver-reported total where the
+    catalog has one, else the vendor's figure read in its real unit (HBM "GB" are GiB);
+    ``memory_basis`` says which, in one line."""
 
     label: str
     memory_bytes: float | None
     bandwidth_bytes_s: float | None
     flops: float | None
+    memory_basis: str | None = None
 
 
 def fit_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: str | None,
@@ -105,6 +110,9 @@ def fit_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: 
         "batch": batch,
         "usable_fraction": usable_fraction,
         "memory_gb_per_device": gb(device.memory_bytes),
+        "memory_gib_per_device": round(device.memory_bytes / 2**30, 2),
+        "available_gib": round(result.available_bytes / 2**30, 2),
+        "memory_basis": device.memory_basis,
         "kv_cache_bytes_per_token": kv_bytes_per_token(model.shape, kvd) if model.shape else None,
         "weights_bytes": result.weights_bytes,
         "kv_cache_bytes": result.kv_cache_bytes,

@@ -95,8 +95,8 @@ def _max_context(p: Mapping[str, Any]) -> float:
 def _system_total(p: Mapping[str, Any]) -> float:
     g = _gpu(p)
     n = p["gpus"]
-    if p["quantity"] == "memory" and g.vendor_memory_gib:  # the vendor's own GiB
-        return float(g.vendor_memory_gib * 2**30 * n)
+    if p["quantity"] == "memory":  # HBM totals in its real unit: the vendor's GB are GiB
+        return float(g.nominal_memory_bytes * n)
     return float({"memory": g.memory_bytes * n, "bandwidth": g.bandwidth_bytes_s * n,
             "scale_up": (g.scale_up_gb_s or 0) * GB * n,
             "bf16": g.bf16_dense_tflops * 1e12 * n}[p["quantity"]])
@@ -107,15 +107,14 @@ def _tpu_pod(p: Mapping[str, Any]) -> float:
     if p["ask"] == "chips":
         return min_devices(weights_bytes(_model(p).params, "bf16"), g.memory_bytes)
     if p["ask"] == "memory":
-        if g.vendor_memory_gib:
-            return float(g.vendor_memory_gib * 2**30 * p["pod_chips"])
-        return float(g.memory_bytes * p["pod_chips"])
+        return float(g.nominal_memory_bytes * p["pod_chips"])
     return float(g.bf16_dense_tflops * 1e12 * p["pod_chips"])
 
 
 NUMERIC: dict[str, Callable[[Mapping[str, Any]], float]] = {
     "weights-size": lambda p: weights_bytes(p["params"], p["dtype"]),
-    "gb-vs-gib": lambda p: (p["memory_gb"] * GB if p["direction"] == "gb-to-gib"
+    "gb-vs-gib": lambda p: (p["size_gb"] * GB if p["direction"] == "gb-to-gib"
+                            else p["given"]["mib"] * 2**20 if p["direction"] == "mib-to-gib"
                             else p["size_gib"] * 2**30),
     "kv-cache-per-token": lambda p: kv_bytes_per_token(kv_shape(_model(p)), p["kv_dtype"]),
     "kv-cache-total": lambda p: kv_cache_bytes(kv_shape(_model(p)), p["kv_dtype"],

@@ -137,7 +137,8 @@ def _required(g: Given) -> float:
 
 
 def _usable(g: Given) -> float:
-    return g["memory_gb"] * 1e9 * g.get("usable", 0.9)
+    """The usable fraction of the capacity, in 10^9-byte GB of the reported total."""
+    return g["total_gb"] * 1e9 * g.get("usable", 0.9)
 
 
 def _total(g: Given, q: Question) -> float:
@@ -155,7 +156,8 @@ def _max_context(g: Given, q: Question) -> float:
 
 RECOMPUTE: dict[str, Callable[[Given, Question], float]] = {
     "weights-size": lambda g, q: g["params_b"] * g["bytes"],
-    "gb-vs-gib": lambda g, q: (g["gb"] * 1e9 / GiB if "gb" in g else g["gib"] * GiB / 1e9),
+    "gb-vs-gib": lambda g, q: (g["gb"] * 1e9 / GiB if "gb" in g
+                               else g["mib"] / 1024 if "mib" in g else g["gib"] * GiB / 1e9),
     "kv-cache-per-token": lambda g, q: _kv_per_token(g) / 1e3,
     "kv-cache-total": lambda g, q: _kv_per_token(g) * g["context"] * g["batch"] / 1e9,
     "fits-on-gpu": lambda g, q: _required(g) / _usable(g),

@@ -33,6 +33,8 @@ from studyapp.questions.generators.families.terms import (
     GPU_IDS,
     MODEL_IDS,
     SERVE_DTYPES,
+    capacity_fields,
+    capacity_gb,
     contexts_within,
     dtype_name,
     has_dtype,
@@ -91,7 +93,7 @@ def serve_given(d: ServeDraw) -> dict[str, float]:
     """The figures a serving question states: they decide weights + KV against usable HBM."""
     return {"params_b": d.model.params_b, "bytes": dtype_bytes(d.dtype),
             "kv_kb": kv_kb(d.model, d.dtype), "context": d.context, "batch": d.batch,
-            "memory_gb": d.gpu.memory_gb, "usable": DEFAULT_USABLE_FRACTION}
+            "total_gb": capacity_gb(d.gpu), "usable": DEFAULT_USABLE_FRACTION}
 
 
 def serve_fields(d: ServeDraw, lang: str) -> dict[str, str]:
@@ -100,7 +102,7 @@ def serve_fields(d: ServeDraw, lang: str) -> dict[str, str]:
     return {
         **model_fields(d.model, lang),
         "gpu": label(d.gpu.name),
-        "memory_gb": num(d.gpu.memory_gb, lang, 5),
+        **capacity_fields(d.gpu, lang),
         "dtype": dtype_name(d.dtype),
         "bytes": num(dtype_bytes(d.dtype), lang),
         "bytes_word": bytes_per(dtype_bytes(d.dtype), lang),
@@ -250,7 +252,7 @@ def max_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     w = weights_bytes(model.params, dtype)
     exact = max(avail - w, 0.0) / (per_token * (batch if what == "context" else context))
     fields = {**model_fields(model, lang), "gpu": label(gpu.name),
-              "memory_gb": num(gpu.memory_gb, lang, 5), "bytes_word": bytes_per(
+              **capacity_fields(gpu, lang), "bytes_word": bytes_per(
                   dtype_bytes(dtype), lang), "kv_kb": shown(per_token / KB, lang),
               "approx": (f" (≈ {shown(n, lang)})" if shown(n, lang) != num(n, lang, 9) else ""),
               "dtype": dtype_name(dtype), "batch": num(batch, lang), "context": num(context, lang),
@@ -280,7 +282,7 @@ def max_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
                 "solve_for": what, "batch": batch if what == "context" else None,
                 "context": context if what == "batch" else None,
                 "usable_fraction": DEFAULT_USABLE_FRACTION,
-                "given": {"memory_gb": gpu.memory_gb, "usable": DEFAULT_USABLE_FRACTION,
+                "given": {"total_gb": capacity_gb(gpu), "usable": DEFAULT_USABLE_FRACTION,
                           "params_b": model.params_b, "bytes": dtype_bytes(dtype),
                           "kv_kb": per_token / KB,
                           **({"batch": batch} if what == "context" else {"context": context})}},
