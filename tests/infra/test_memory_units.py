@@ -78,3 +78,27 @@ def test_explicit_memory_in_gib() -> None:
                                     "--usable-fraction", "1", "--json"])
     assert out.exit_code == 0, out.output
     assert json.loads(out.output)["available_bytes"] == 141 * 2**30
+
+
+def test_usable_is_the_serving_engine_share_of_the_reported_total() -> None:
+    """vLLM's gpu_memory_utilization defaults to 0.9 of total GPU memory
+    (https://docs.vllm.ai/en/latest/configuration/engine_args.html)."""
+    from studyapp.infra import DEFAULT_USABLE_FRACTION, usable_bytes
+
+    gpu = load_catalog().accelerators["h200-sxm"]
+    assert DEFAULT_USABLE_FRACTION == 0.9
+    assert usable_bytes(gpu.memory_bytes) / 1e9 == pytest.approx(135.68, abs=0.01)
+
+
+def test_the_h200_capacity_card_asks_for_capacity_not_usable() -> None:
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    deck = yaml.safe_load((root / "decks/posts/h200.yaml").read_text(encoding="utf-8"))
+    card = next(c for c in deck["cards"] if c["id"] == "h200-capacity")
+    assert card["answer"] == "141 GB"
+    assert "capacity" in card["prompt"]["en"] and "capacidad" in card["prompt"]["es"]
+    # the explanation says what usable means: 90% of the reported total
+    assert "90%" in card["explanation"]["en"] and "90 %" in card["explanation"]["es"]
