@@ -137,15 +137,18 @@ def calc_kv(ctx: click.Context, /, **kw: Any) -> None:
 @click.option("--context", type=click.IntRange(min=0), default=0, show_default=True,
               help="Tokens in each sequence's KV cache; 0 = weights only.")
 @click.option("--gpus", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Weights and bandwidth split over N devices.")
+              help="Weights, bandwidth and compute split over N devices.")
+@click.option("--mfu", type=click.FloatRange(0, 1, min_open=True), default=1.0,
+              show_default=True, help="Share of the dense peak the step reaches.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def calc_decode(ctx: click.Context, /, **kw: Any) -> None:
-    """Memory-bandwidth ceiling on decode tokens/s."""
+    """Decode tokens/s: the larger of memory time and compute time per step."""
     model = resolve_model(kw, need_shape=kw["context"] > 0)
     device = resolve_device(kw, "bandwidth")
     report = decode_report(model, device, dtype=kw["dtype"], kv_dtype=kw["kv_dtype"],
-                           batch=kw["batch"], context=kw["context"], gpus=kw["gpus"])
+                           batch=kw["batch"], context=kw["context"], gpus=kw["gpus"],
+                           mfu=kw["mfu"])
     _print_report(ctx, report, kw["as_json"])
 
 

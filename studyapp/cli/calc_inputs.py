@@ -69,7 +69,11 @@ def resolve_model(kw: dict[str, Any], need_params: bool = True,
             shape = KVShape(layers=kw.get("layers") or shape.layers,
                             kv_heads=kw.get("kv_heads") or shape.kv_heads,
                             head_dim=kw.get("head_dim") or shape.head_dim)
-        return ModelInput(model.id, params or model.params, shape, model.attention)
+        return ModelInput(model.id, params or model.params, shape, model.attention,
+                          active_params=None if params else model.active_params_b
+                          and model.active_params_b * 1e9,
+                          experts=model.experts, experts_per_token=model.experts_per_token,
+                          sliding_window=model.sliding_window)
     layers = kw.get("layers")
     if kw.get("kv_lora_rank"):
         if not layers:

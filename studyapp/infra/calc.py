@@ -12,7 +12,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from studyapp.infra.compute import decode, training_flops, training_seconds
+from studyapp.infra.compute import (
+    decode,
+    decode_flops,
+    experts_touched,
+    kv_tokens,
+    moe_params_read,
+    training_flops,
+    training_seconds,
+)
 from studyapp.infra.memory import (
     DEFAULT_USABLE_FRACTION,
     KVShape,
@@ -62,6 +70,11 @@ class ModelInput:
     params: float | None
     shape: KVShape | None
     attention: str
+    active_params: float | None = None
+    """MoE: parameters that work on each token (None: a dense model, all of them)."""
+    experts: int | None = None
+    experts_per_token: int | None = None
+    sliding_window: int | None = None
 
 
 @dataclass(frozen=True)
@@ -143,26 +156,60 @@ def kv_report(model: ModelInput, *, dtype: str, tokens: int, batch: int) -> dict
 
 
 def decode_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: str | None,
-                  batch: int, context: int, gpus: int) -> dict[str, Any]:
-    """Batch decode ceiling: every step streams weights + each sequence's KV cache.
+                  batch: int, context: int, gpus: int, mfu: float = 1.0) -> dict[str, Any]:
+    """One decode step: the larger of memory time and compute time, and which bound holds.
 
-    At context 0 (the default) only the weights are read: no KV shape is needed."""
+    Memory time = (weights read + batch × KV tokens × KV bytes per token) / bandwidth;
+    compute time = 2 × active parameters × batch / (dense peak × mfu). A mixture of
+    experts reads its active parameters at batch 1 and more experts as the batch
+    grows (the expected distinct experts its routers touch); a sliding-window model
+    keeps at most its window of tokens. Without a compute peak only the memory time
+    is computed. At context 0 (the default) only the weights are read."""
     assert model.params is not None and (model.shape is not None or context == 0)
     assert device.bandwidth_bytes_s is not None
     kvd = kv_dtype or dtype
-    w = weights_bytes(model.params, dtype)
-    kv = kv_cache_bytes(model.shape, kvd, context, batch) if model.shape else 0.0
+    active = model.active_params or model.params
+    moe = active < model.params
+    read = moe_params_read(model.params, active, batch, model.experts,
+                           model.experts_per_token) if moe else model.params
+    w_read = weights_bytes(read, dtype)
+    tokens = kv_tokens(context, model.sliding_window)
+    kv = kv_cache_bytes(model.shape, kvd, tokens, batch) if model.shape else 0.0
     bandwidth = device.bandwidth_bytes_s * gpus
-    step = decode(w, kv, bandwidth, batch)
+    peak = device.flops * gpus if device.flops else None
+    step = decode(w_read, kv, bandwidth, batch, flops_per_step=decode_flops(active, batch),
+                  flops=peak, mfu=mfu)
+    rule = None
+    touched = None
+    if moe:
+        if model.experts and model.experts_per_token:
+            touched = experts_touched(model.experts, model.experts_per_token, batch)
+            rule = (f"shared + expected distinct experts touched: E(1-(1-k/E)^B) = "
+                    f"{touched:.3g} of {model.experts} per layer (k={model.experts_per_token}, "
+                    f"B={batch}); batch 1 reads the active parameters, a large batch all")
+        else:
+            rule = ("total x (1-(1-active/total)^B): batch 1 reads the active parameters, "
+                    "a large batch all experts")
     return {
         "tokens_per_s": step.tokens_per_s,
         "tokens_per_s_per_sequence": step.tokens_per_s_per_sequence,
         "step_seconds": step.step_seconds,
         "step_ms": step.step_seconds * 1e3,
-        "weights_gb": gb(w),
+        "bound": step.bound,
+        "memory_seconds": step.memory_seconds,
+        "compute_seconds": step.compute_seconds,
+        "weights_gb": gb(weights_bytes(model.params, dtype)),
+        "weights_read_gb": gb(w_read),
         "kv_cache_gb": gb(kv),
+        "kv_tokens": tokens,
+        "sliding_window": model.sliding_window,
         "bytes_per_step": step.bytes_per_step,
+        "flops_per_step": step.flops_per_step,
         "bandwidth_tb_s": bandwidth / 1e12,
+        "tflops": device.flops / 1e12 if device.flops else None,
+        "mfu": mfu,
+        "moe_rule": rule,
+        "experts_touched": touched,
         "gpus": gpus,
         "batch": batch,
         "context": context,
@@ -170,7 +217,6 @@ def decode_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtyp
         "kv_dtype": kvd,
         "model": model.label,
         "gpu": device.label,
-        "bound": "memory-bandwidth",
     }
 
 

@@ -121,8 +121,10 @@ NUMERIC: dict[str, Callable[[Mapping[str, Any]], float]] = {
                                                p["context"], p["batch"]),
     "min-gpus": lambda p: _fit(p).min_devices,
     "max-context-that-fits": _max_context,
-    "decode-ceiling": lambda p: decode(weights_bytes(_model(p).params, p["dtype"]), 0,
-                                       _gpu(p).bandwidth_bytes_s).tokens_per_s,
+    # batch 1: a mixture of experts reads its active parameters (memory-bound everywhere)
+    "decode-ceiling": lambda p: decode(weights_bytes((_model(p).active_params_b
+                                                      or _model(p).params_b) * 1e9, p["dtype"]),
+                                       0, _gpu(p).bandwidth_bytes_s).tokens_per_s,
     "decode-compare": lambda p: (_gpu(p, "fast_gpu").bandwidth_bytes_s
                                  / _gpu(p, "slow_gpu").bandwidth_bytes_s),
     "ridge-point": lambda p: (p["intensity"] * _gpu(p).bandwidth_bytes_s if p["ask"] == "attainable"

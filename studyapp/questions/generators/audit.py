@@ -163,7 +163,8 @@ RECOMPUTE: dict[str, Callable[[Given, Question], float]] = {
     "fits-on-gpu": lambda g, q: _required(g) / _usable(g),
     "min-gpus": lambda g, q: float(math.ceil(_required(g) / _usable(g))),
     "max-context-that-fits": _max_context,
-    "decode-ceiling": lambda g, q: g["bandwidth_tb_s"] * 1e12 / (g["params_b"] * 1e9 * g["bytes"]),
+    "decode-ceiling": lambda g, q: g["bandwidth_tb_s"] * 1e12
+    / (g.get("active_b", g.get("params_b", math.nan)) * 1e9 * g["bytes"]),
     "decode-compare": lambda g, q: g["fast_bw"] / g["slow_bw"],
     "ridge-point": lambda g, q: (min(g["tflops"], g["intensity"] * g["bandwidth_tb_s"])
                                  if "intensity" in g else g["tflops"] / g["bandwidth_tb_s"]),

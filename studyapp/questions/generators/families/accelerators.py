@@ -15,7 +15,14 @@ from typing import Any
 from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Accelerator, Model
 from studyapp.i18n import t
-from studyapp.infra import decode, dtype_bytes, usable_bytes, weights_bytes
+from studyapp.infra import (
+    decode,
+    decode_flops,
+    dtype_bytes,
+    moe_params_read,
+    usable_bytes,
+    weights_bytes,
+)
 from studyapp.infra.units import GB
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.drawing import (
@@ -54,7 +61,7 @@ from studyapp.questions.model import Kind, Question, Tolerance
 def decode_ceiling(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     """Batch-1 decode reads every weight once per token: tokens/s ≤ bandwidth / weights."""
     rng = random.Random(seed)
-    models = dense_models(options)
+    models = entries(load_catalog().models, options, "models")
     chips = entries(load_catalog().accelerators, options, "gpus")
     dtypes = [str(d) for d in values(options, "dtypes", PRECISIONS)]
 
@@ -67,25 +74,39 @@ def decode_ceiling(seed: int, lang: str, options: Mapping[str, Any]) -> Question
         return weights_bytes(d[0].params, d[2]) <= usable_bytes(d[1].memory_bytes)
 
     (model, chip, dtype), _ = redraw(rng, draw, fits)
-    w = weights_bytes(model.params, dtype)
-    step = decode(w, 0.0, chip.bandwidth_bytes_s, batch=1)
+    # the calculator's decode model: at batch 1 a mixture of experts reads its active
+    # parameters, and the compute time (2 × active × batch FLOPs) is checked against it
+    active = (model.active_params_b or model.params_b) * 1e9
+    read = moe_params_read(model.params, active, 1, model.experts, model.experts_per_token)
+    w = weights_bytes(read, dtype)
+    peak = dense_tflops(chip, dtype) or chip.bf16_dense_tflops
+    step = decode(w, 0.0, chip.bandwidth_bytes_s, batch=1,
+                  flops_per_step=decode_flops(active, 1), flops=peak * 1e12)
     fields = {**model_fields(model, lang), **chip_fields(chip, lang), "dtype": dtype_name(dtype),
               "bytes": num(dtype_bytes(dtype), lang),
               "bytes_word": bytes_per(dtype_bytes(dtype), lang),
+              "read_b": num(read / 1e9, lang, 5),
               "weights_gb": num(w / GB, lang, 4),
               "step_ms": num(step.step_seconds * 1e3, lang, 3),
+              "compute_us": num((step.compute_seconds or 0) * 1e6, lang, 3),
+              "tflops": num(peak, lang, 5),
               "tokens_s": shown(step.tokens_per_s, lang),
               "intensity": num(2 / dtype_bytes(dtype), lang)}
     return Question(
         kind=Kind.NUMERIC, post="h200", family="decode-ceiling", seed=seed, lang=lang,
         prompt=t("gen.decode.prompt", lang, **fields),
-        explanation=join_steps(t("gen.decode.explain", lang, **fields),
+        explanation=join_steps(t("gen.decode.moe_read", lang, **fields)
+                               if model.active_params_b else "",
+                               t("gen.decode.explain", lang, **fields),
+                               t("gen.decode.compute_step", lang, **fields),
                                t("gen.decode.why", lang, **fields),
                                t("gen.convention.decode", lang)),
         answer=significant(step.tokens_per_s), unit="tokens/s",
         tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "gpu": chip.id, "dtype": dtype, "batch": 1, "context": 0,
-                "given": {"params_b": model.params_b, "bytes": dtype_bytes(dtype),
+                "bound": step.bound,
+                "given": {("active_b" if model.active_params_b else "params_b"): read / 1e9,
+                          "bytes": dtype_bytes(dtype),
                           "bandwidth_tb_s": chip.memory_bandwidth_tb_s}},
     )
 
@@ -122,8 +143,11 @@ def decode_compare(seed: int, lang: str, options: Mapping[str, Any]) -> Question
 
     (fast, slow, model), _ = redraw(rng, draw, clear)
     w = weights_bytes(model.params, "bf16")
-    fast_tps = decode(w, 0.0, fast.bandwidth_bytes_s).tokens_per_s
-    slow_tps = decode(w, 0.0, slow.bandwidth_bytes_s).tokens_per_s
+    flops = decode_flops(model.params, 1)  # batch 1: memory bound on every chip here
+    fast_tps = decode(w, 0.0, fast.bandwidth_bytes_s, flops_per_step=flops,
+                      flops=fast.bf16_dense_tflops * 1e12).tokens_per_s
+    slow_tps = decode(w, 0.0, slow.bandwidth_bytes_s, flops_per_step=flops,
+                      flops=slow.bf16_dense_tflops * 1e12).tokens_per_s
     ratio = fast_tps / slow_tps
     fields = {**model_fields(model, lang), "fast": label(fast.name), "slow": label(slow.name),
               "fast_bw": num(fast.memory_bandwidth_tb_s, lang, 4),
