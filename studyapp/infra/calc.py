@@ -29,7 +29,12 @@ from studyapp.infra.memory import (
     kv_cache_bytes,
     weights_bytes,
 )
-from studyapp.infra.network import ring_allreduce_seconds
+from studyapp.infra.network import (
+    TP_ALLREDUCES_PER_LAYER,
+    ring_allreduce_seconds,
+    tp_allreduce_bytes,
+    tp_decode_seconds,
+)
 from studyapp.infra.storage import CHECKPOINT_BYTES_PER_PARAM, checkpoint_bytes, transfer_seconds
 from studyapp.infra.units import GB, dtype_bytes
 
@@ -265,4 +270,50 @@ def allreduce_report(*, size_bytes: float, gpus: int, bandwidth_bytes_s: float,
         "bandwidth_direction": "per-direction",
         "link": link,
         "bytes_sent_per_gpu": 2 * (gpus - 1) / gpus * size_bytes if gpus > 1 else 0.0,
+    }
+
+
+def cost_report(*, gpu_hour_usd: float, tokens_per_s: float, gpus: int) -> dict[str, Any]:
+    """Dollars per million tokens: gpus × price per GPU-hour / tokens per hour × 10^6.
+
+    ``tokens_per_s`` is what the whole deployment serves (all sequences, all GPUs)."""
+    per_hour = gpus * gpu_hour_usd
+    tokens_per_hour = tokens_per_s * 3600
+    return {
+        "usd_per_million_tokens": per_hour / tokens_per_hour * 1e6,
+        "usd_per_hour": per_hour,
+        "tokens_per_hour": tokens_per_hour,
+        "tokens_per_s": tokens_per_s,
+        "gpu_hour_usd": gpu_hour_usd,
+        "gpus": gpus,
+    }
+
+
+def tp_report(*, layers: int, hidden_size: int, batch: int, dtype: str, tp: int,
+              bandwidth_bytes_s: float, link: str | None, model: str) -> dict[str, Any]:
+    """Tensor-parallel all-reduce traffic and time of one decode step.
+
+    Two all-reduces per layer of batch × hidden × bytes each, ring over the scale-up
+    link at its per-direction bandwidth; bandwidth term only (latency not counted)."""
+    size = tp_allreduce_bytes(batch, hidden_size, dtype_bytes(dtype))
+    count = TP_ALLREDUCES_PER_LAYER * layers
+    seconds = tp_decode_seconds(layers, hidden_size, batch, dtype_bytes(dtype), tp,
+                                bandwidth_bytes_s)
+    sent = 2 * (tp - 1) / tp * size * count if tp > 1 else 0.0
+    return {
+        "comm_seconds_per_step": seconds,
+        "comm_ms_per_step": seconds * 1e3,
+        "allreduces_per_step": count,
+        "allreduce_bytes": size,
+        "bytes_per_step_per_gpu": sent,
+        "algorithm": "ring",
+        "tp": tp,
+        "layers": layers,
+        "hidden_size": hidden_size,
+        "batch": batch,
+        "dtype": dtype,
+        "bandwidth_gb_s": bandwidth_bytes_s / GB,
+        "bandwidth_direction": "per-direction",
+        "link": link,
+        "model": model,
     }
