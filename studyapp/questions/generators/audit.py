@@ -18,7 +18,12 @@ from typing import Any
 
 from studyapp.questions.formatting import format_number
 from studyapp.questions.generators import Family, families
-from studyapp.questions.generators.drawing import echoes, instance_seed, prompt_numbers
+from studyapp.questions.generators.drawing import (
+    DrawError,
+    echoes,
+    instance_seed,
+    prompt_numbers,
+)
 from studyapp.questions.grading import expected_display
 from studyapp.questions.model import Kind, Question
 
@@ -208,6 +213,66 @@ def _zero_bytes(g: Given) -> float:
     return w + gr + o
 
 
+def _chip(q: Question, key: str = "gpu") -> Any:
+    from studyapp.catalog import load_catalog
+
+    return load_catalog().accelerators[str(q.params[key])]
+
+
+def _lowp_right(q: Question) -> bool:
+    """The speed-up from the chip's own dense figures, and an answer that says it."""
+    from studyapp.questions.generators.families.accelerators import lowp_speedup
+
+    chip = _chip(q)
+    expected = lowp_speedup(chip, str(q.params["precision"]))
+    if q.params.get("speedup") != expected:
+        return False
+    has_rate = expected is not None
+    says_none = str(q.answer).startswith(("None", "Ninguna"))
+    return has_rate != says_none
+
+
+def _best_right(q: Question, score: Callable[[Any, str], float]) -> bool:
+    from studyapp.catalog import load_catalog
+
+    chips = [load_catalog().accelerators[c] for c in q.params["gpus"]]
+    best = max(chips, key=lambda c: score(c, str(q.params["metric"])))
+    return bool(best.id == q.params["best"] and q.answer == best.name)
+
+
+def _rank_score(chip: Any, metric: str) -> float:
+    if metric == "memory_gb":
+        return float(chip.nominal_memory_bytes)
+    return float(getattr(chip, metric) or 0.0)
+
+
+def _per_watt(chip: Any, metric: str) -> float:
+    tdp = chip.tdp_w or math.inf
+    return float(chip.bf16_dense_tflops / tdp if metric == "tflops"
+                 else chip.memory_bandwidth_tb_s / tdp)
+
+
+def _sparse_right(q: Question) -> bool:
+    """Dense is the catalog's dense figure, the headline the vendor's printed one."""
+    chip = _chip(q)
+    precision = str(q.params["precision"])
+    dense = getattr(chip, f"{precision}_dense_tflops")
+    sparse = (chip.sparse_headline_tflops or {}).get(precision)
+    want = dense if q.params["ask"] == "dense" else sparse
+    written = prompt_numbers(str(q.answer), q.lang)
+    return bool(want is not None and written and math.isclose(written[0], want, rel_tol=1e-6))
+
+
+CHOICE_RECOMPUTE: dict[str, Callable[[Question], bool]] = {
+    "low-precision-speedup": _lowp_right,
+    "chip-ranking": lambda q: _best_right(q, _rank_score),
+    "perf-per-watt": lambda q: _best_right(q, _per_watt),
+    "memory-type": lambda q: q.answer == _chip(q).memory_type,
+    "dense-vs-sparse": _sparse_right,
+}
+"""Choice families whose answer the audit re-derives from the catalog entries it names."""
+
+
 YES_WHEN_BELOW = {"fits-on-gpu"}
 """Yes/no families whose answer is yes when the deciding ratio is at most 1."""
 
@@ -231,6 +296,10 @@ class Row:
     recomputed: float | None = None
     shown: float | None = None
     echoes: int = 0
+    pool: bool = False
+    """A one-chip or one-precision pool: judged on its answers only, not on its spread."""
+    refused: int = 0
+    """Draws that raised because the pool leaves no sound question (loud, never wrong)."""
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -242,7 +311,8 @@ class Row:
                 "draws": self.draws, "on_topic": self.on_topic, "true_share": self.true_share,
                 "non_trivial": self.non_trivial, "distinct_in_40": self.distinct,
                 "stated": self.stated, "recomputed": self.recomputed, "shown": self.shown,
-                "answer_echoes_prompt": self.echoes, "ok": self.ok,
+                "answer_echoes_prompt": self.echoes, "pool": self.pool,
+                "refused": self.refused, "ok": self.ok,
                 "problems": list(self.problems)}
 
 
@@ -257,7 +327,8 @@ def _shown_value(q: Question) -> str:
 
 
 def measure(label: str, family: Family, options: Mapping[str, Any], post: str | None,
-            draws: int = DRAWS, lang: str = "en", seed: int = 2024) -> Row:
+            draws: int = DRAWS, lang: str = "en", seed: int = 2024,
+            pool: bool = False) -> Row:
     """Draw ``draws`` instances and measure them.
 
     ``post`` is the post deck's post: its cards must stay on topic. A family on
@@ -266,14 +337,31 @@ def measure(label: str, family: Family, options: Mapping[str, Any], post: str | 
     """
     judge_topic = post is not None
     post = post or family.post
-    questions = [family.generate(instance_seed(seed, i), lang, options) for i in range(draws)]
-    row = Row(label=label, family=family.name, post=post, draws=draws)
+    questions: list[Question] = []
+    refused = 0
+    for i in range(draws):
+        try:
+            questions.append(family.generate(instance_seed(seed, i), lang, options))
+        except (DrawError, LookupError, ValueError):  # DrawError is a ValueError
+            if not pool:
+                raise
+            refused += 1  # loud: no question at all rather than a wrong one
+    row = Row(label=label, family=family.name, post=post, draws=draws, pool=pool,
+              refused=refused)
+    if not questions:
+        return row
     row.on_topic = _share([on_topic(q.prompt, post) for q in questions])
     row.distinct = len({(q.prompt, tuple(sorted(q.choices)))
                         for q in questions[:DISTINCT_WINDOW]})
     recompute = RECOMPUTE.get(family.name)
+    choice_check = CHOICE_RECOMPUTE.get(family.name)
     stated, recomputed, shown, decisive, truth = [], [], [], [], []
     for q in questions:
+        if choice_check is not None and q.kind is Kind.CHOICE:
+            try:
+                recomputed.append(choice_check(q))
+            except (KeyError, LookupError, TypeError, ValueError):
+                recomputed.append(False)
         given: Mapping[str, float] = q.params.get("given") or {}
         if recompute is not None:
             stated.append(bool(given) and all(states(q.prompt, v, lang) for v in given.values()))
@@ -313,6 +401,12 @@ def measure(label: str, family: Family, options: Mapping[str, Any], post: str | 
 
 def _judge(row: Row, judge_topic: bool) -> None:
     p = row.problems
+    if row.pool:  # a narrow pool: only whether its answers are right and stated
+        if row.stated is not None and row.stated < 1:
+            p.append(f"figures stated in {row.stated:.0%} of prompts")
+        if row.recomputed is not None and row.recomputed < 1:
+            p.append(f"answer re-computed from the prompt in {row.recomputed:.0%}")
+        return
     if (judge_topic and row.on_topic is not None and row.post in POST_SUBJECTS
             and row.on_topic < ON_TOPIC_MIN):
         p.append(f"on-topic {row.on_topic:.0%} < {ON_TOPIC_MIN:.0%}")
@@ -343,6 +437,8 @@ class Target:
     family: Family
     options: Mapping[str, Any]
     post: str | None
+    pool: bool = False
+    """A one-chip or one-precision pool (fewer draws, judged on its answers)."""
 
 
 def family_targets(names: Iterable[str] | None = None) -> list[Target]:
@@ -350,8 +446,33 @@ def family_targets(names: Iterable[str] | None = None) -> list[Target]:
     return [Target(name, table[name], {}, None) for name in (names or table)]
 
 
+POOL_DRAWS = 25
+POOL_PRECISIONS = ("bf16", "fp8", "fp4")
+
+
+def pool_targets(names: Iterable[str] | None = None) -> list[Target]:
+    """Every family with a chip pool, on each chip alone; with a precision pool, on each
+    precision alone: narrow pools are where a family runs out of sound draws."""
+    from studyapp.catalog import load_catalog
+
+    table = families()
+    chips = load_catalog().accelerators.ids()
+    out: list[Target] = []
+    for name in names or table:
+        family = table[name]
+        if "gpus" in family.options:
+            out += [Target(f"{name} gpus={chip}", family, {"gpus": [chip]}, None, pool=True)
+                    for chip in chips]
+        for key in ("precisions", "dtypes"):
+            if key in family.options:
+                out += [Target(f"{name} {key}={p}", family, {key: [p]}, None, pool=True)
+                        for p in POOL_PRECISIONS]
+    return out
+
+
 def audit(targets: Iterable[Target], draws: int = DRAWS) -> list[Row]:
-    return [measure(t.label, t.family, t.options, t.post, draws) for t in targets]
+    return [measure(t.label, t.family, t.options, t.post, POOL_DRAWS if t.pool else draws,
+                    pool=t.pool) for t in targets]
 
 
 def _pct(value: float | None) -> str:
@@ -366,6 +487,8 @@ def table_lines(rows: Sequence[Row]) -> list[str]:
     lines = [head]
     for r in rows:
         verdict = "ok" if r.ok else "; ".join(r.problems)
+        if r.refused:
+            verdict += f" ({r.refused} of {r.draws} draws refused: no sound question)"
         lines.append(f"{r.label:<{width}}  {r.post:<19} {_pct(r.on_topic):>5} "
                      f"{_pct(r.true_share):>5} {_pct(r.non_trivial):>5} {r.distinct:>4} "
                      f"{_pct(r.stated):>6} {_pct(r.recomputed):>6} {_pct(r.shown):>5} "
@@ -373,6 +496,6 @@ def table_lines(rows: Sequence[Row]) -> list[str]:
     return lines
 
 
-__all__ = ["DRAWS", "POST_SUBJECTS", "RECOMPUTE", "Row", "Target", "audit", "chips_named",
-           "family_targets", "format_number", "measure", "on_topic",
-           "table_lines"]
+__all__ = ["CHOICE_RECOMPUTE", "DRAWS", "POST_SUBJECTS", "RECOMPUTE", "Row", "Target", "audit",
+           "chips_named", "family_targets", "format_number", "measure", "on_topic",
+           "pool_targets", "table_lines"]

@@ -27,7 +27,7 @@ from studyapp.infra import (
 from studyapp.infra.shapes import kv_shape
 from studyapp.infra.units import GB, KB
 from studyapp.questions.generators import Family
-from studyapp.questions.generators.drawing import MARGIN, apart, entries, redraw, values
+from studyapp.questions.generators.drawing import MARGIN, apart, draw_until, entries, redraw, values
 from studyapp.questions.generators.families.terms import (
     BATCHES,
     GPU_IDS,
@@ -243,7 +243,7 @@ def max_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 
     d, ok = redraw(rng, draw, within_model)
     if not ok:
-        d, _ = redraw(rng, draw, useful)
+        d = draw_until(rng, draw, useful, "max-context-that-fits")
     model, gpu, dtype, batch, what, context = d
     n = answer(d)
     shape = kv_shape(model)
