@@ -144,8 +144,9 @@ NUMERIC: dict[str, Callable[[Mapping[str, Any]], float]] = {
         p["checkpoint_seconds"], cluster_mtbf_seconds(p["device_mtbf_hours"] * 3600, p["gpus"])),
     "link-transfer": lambda p: transfer_seconds(p["size_gb"] * GB, _one_way(p["link"])),
     "bits-vs-bytes": lambda p: p["gbit_s"] * 1e9 / 8 * p["ports"],
+    # a full mesh (Infinity Fabric) runs the collective over every link to the group at once
     "ring-allreduce": lambda p: ring_allreduce_seconds(p["size_bytes"], p["gpus"],
-                                                       _one_way(p["link"])),
+                                                       _one_way(p["link"]) * p.get("links", 1)),
     "gaudi-ethernet": lambda p: (p["port_gbit_s"] * 1e9 / 8 * p["ports"] * p["chips"]
                                  * (2 if p["both_ways"] else 1)),
     "hgx-node-totals": _system_total,

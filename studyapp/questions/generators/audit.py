@@ -189,7 +189,8 @@ RECOMPUTE: dict[str, Callable[[Given, Question], float]] = {
     "link-transfer": lambda g, q: _time(g["size_gb"] / _one_way(g), q),
     "bits-vs-bytes": lambda g, q: g["gbit"] / 8 * g.get("count", 1),
     "ring-allreduce": lambda g, q: _time(
-        2 * (g["count"] - 1) / g["count"] * g["params_b"] * 2 / _one_way(g), q),
+        2 * (g["count"] - 1) / g["count"] * g["params_b"] * 2
+        / (_one_way(g) * q.params.get("links", 1)), q),  # a mesh: n − 1 links at once
     "gaudi-ethernet": lambda g, q: g["count"] * g["gbit"] / 8 * g.get("chips", 1)
     * (2 if q.params.get("both_ways") else 1),
     "hgx-node-totals": _total,
