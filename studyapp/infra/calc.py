@@ -108,7 +108,8 @@ def fit_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: 
     assert device.memory_bytes is not None
     kvd = kv_dtype or dtype
     shape = model.shape or _NO_KV
-    result = fit(model.params, dtype, shape, device.memory_bytes, context=context,
+    tokens = kv_tokens(context, model.sliding_window)  # a sliding window caps the cache
+    result = fit(model.params, dtype, shape, device.memory_bytes, context=tokens,
                  batch=batch, kv_dtype=kvd, devices=gpus, usable_fraction=usable_fraction)
     return {
         "fits": result.fits,
@@ -125,6 +126,7 @@ def fit_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: 
         "dtype": dtype,
         "kv_dtype": kvd,
         "context": context,
+        "kv_tokens": tokens,
         "batch": batch,
         "usable_fraction": usable_fraction,
         "memory_gb_per_device": gb(device.memory_bytes),
@@ -143,7 +145,8 @@ def kv_report(model: ModelInput, *, dtype: str, tokens: int, batch: int) -> dict
     """KV cache per token and for tokens × batch."""
     assert model.shape is not None
     per_token = kv_bytes_per_token(model.shape, dtype)
-    total = kv_cache_bytes(model.shape, dtype, tokens, batch)
+    kept = kv_tokens(tokens, model.sliding_window)  # a sliding window caps the cache
+    total = kv_cache_bytes(model.shape, dtype, kept, batch)
     per_token_out: float | int = int(per_token) if per_token.is_integer() else per_token
     return {
         "kv_cache_bytes_per_token": per_token_out,
@@ -151,6 +154,8 @@ def kv_report(model: ModelInput, *, dtype: str, tokens: int, batch: int) -> dict
         "kv_cache_gb": gb(total),
         "kv_cache_gib": round(total / 2**30, 3),
         "tokens": tokens,
+        "kv_tokens": kept,
+        "sliding_window": model.sliding_window,
         "batch": batch,
         "dtype": dtype,
         "bytes_per_value": dtype_bytes(dtype),

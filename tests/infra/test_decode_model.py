@@ -92,3 +92,24 @@ def test_decode_step_is_the_larger_time() -> None:
     step = decode(16e9, 0.0, 3.35e12, 1024, flops_per_step=2 * 8e9 * 1024, flops=989e12)
     assert step.step_seconds == step.compute_seconds
     assert step.bound == "compute"
+
+
+def test_fit_and_kv_cap_the_cache_at_the_window() -> None:
+    out = CliRunner().invoke(main, ["calc", "kv", "--model", "mistral-7b", "--tokens", "32768",
+                                    "--json"])
+    report = json.loads(out.output)
+    assert report["kv_tokens"] == 4096 and report["tokens"] == 32768
+    assert report["kv_cache_bytes"] == 131_072 * 4096  # 2 × 32 × 8 × 128 × 2 B per token
+    out = CliRunner().invoke(main, ["calc", "fit", "--model", "mistral-7b", "--gpu", "h100-sxm",
+                                    "--context", "32768", "--batch", "4", "--json"])
+    fit = json.loads(out.output)
+    assert fit["kv_tokens"] == 4096
+    assert fit["kv_cache_bytes"] == 131_072 * 4096 * 4
+
+
+def test_generated_contexts_stop_at_the_window() -> None:
+    from studyapp.questions.generators import get_family
+
+    for seed in range(30):
+        q = get_family("kv-cache-total").generate(seed, "en", {"models": ["mistral-7b"]})
+        assert q.params["context"] <= 4096

@@ -239,7 +239,8 @@ def max_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         return n >= (1024 if d[4] == "context" else 2)
 
     def within_model(d: tuple[Model, Accelerator, str, int, str, int]) -> bool:
-        return useful(d) and (d[4] == "batch" or answer(d) <= d[0].context_length)
+        limit = min(d[0].context_length, d[0].sliding_window or d[0].context_length)
+        return useful(d) and (d[4] == "batch" or answer(d) <= limit)
 
     d, ok = redraw(rng, draw, within_model)
     if not ok:

@@ -123,9 +123,13 @@ def kv_shape_fields(model: Model, kv_dtype: str, lang: str) -> tuple[str, dict[s
 
 
 def contexts_within(model: Model, options: Mapping[str, Any]) -> list[int]:
-    """The asked contexts within the model's window (the smallest asked when none is)."""
+    """The asked contexts within the model's window (the smallest asked when none is).
+
+    A sliding-window model keeps at most its window of KV cache, so contexts stop there:
+    past it, context × bytes per token would overstate its cache."""
     allowed = [int(c) for c in values(options, "contexts", CONTEXTS)]
-    within = [c for c in allowed if c <= model.context_length]
+    limit = min(model.context_length, model.sliding_window or model.context_length)
+    within = [c for c in allowed if c <= limit]
     return within or [min(allowed)]
 
 
