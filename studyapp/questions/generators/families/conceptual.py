@@ -24,6 +24,7 @@ from studyapp.questions.generators.drawing import (
     shuffled_choices,
     values,
 )
+from studyapp.questions.generators.families.terms import capacity_gb
 from studyapp.questions.generators.wording import join_steps, model_label, num
 from studyapp.questions.model import Kind, Question
 
@@ -238,6 +239,7 @@ def bottleneck(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     fields = {"gpu": chip.name, "model": model_label(model.name),
               "params_b": num(model.params_b, lang, 5),
               "memory_gb": num(chip.memory_gb, lang, 5), "usable_gb": num(usable / GB, lang, 4),
+              "total_gb": num(capacity_gb(chip), lang, 6),
               "weights_gb": num(weights / GB, lang, 4),
               "bandwidth": num(chip.memory_bandwidth_tb_s, lang, 4),
               "tokens_s": num(chip.bandwidth_bytes_s / weights, lang, 3),
