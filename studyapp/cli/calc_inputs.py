@@ -98,9 +98,10 @@ def resolve_model(kw: dict[str, Any], need_params: bool = True,
 def resolve_device(kw: dict[str, Any], need: str) -> DeviceInput:
     """need: 'memory', 'bandwidth' or 'flops' (the figure the command uses)."""
     memory = kw["memory_gb"] * 1e9 if kw.get("memory_gb") else None
-    basis = "given in GB (10^9 bytes)" if memory else None
+    basis = "given-gb" if memory else None
+    driver_mib = None
     if kw.get("memory_gib"):
-        memory, basis = kw["memory_gib"] * 2**30, "given in GiB (2^30 bytes)"
+        memory, basis = kw["memory_gib"] * 2**30, "given-gib"
     bandwidth = kw["bandwidth_tb_s"] * 1e12 if kw.get("bandwidth_tb_s") else None
     flops = kw["tflops"] * 1e12 if kw.get("tflops") else None
     label = "custom"
@@ -108,7 +109,7 @@ def resolve_device(kw: dict[str, Any], need: str) -> DeviceInput:
         gpu = catalog.load_catalog().accelerators[kw["gpu_id"]]  # unknown: as the model's
         label = gpu.id
         if memory is None:
-            memory, basis = gpu.memory_bytes, memory_basis(gpu)
+            memory, basis, driver_mib = gpu.memory_bytes, memory_basis(gpu), gpu.driver_memory_mib
         bandwidth = bandwidth or gpu.bandwidth_bytes_s
         if flops is None:
             dtype = kw.get("dtype") or "bf16"
@@ -121,13 +122,12 @@ def resolve_device(kw: dict[str, Any], need: str) -> DeviceInput:
     value, option = figures[need]
     if value is None:
         fail(f"give --gpu ID or {option}")
-    return DeviceInput(label, memory, bandwidth, flops, basis)
+    return DeviceInput(label, memory, bandwidth, flops, basis, driver_mib)
 
 
 def memory_basis(gpu: Any) -> str:
-    """One line on how a catalog chip's capacity is read (compared in decimal GB)."""
+    """How a catalog chip's capacity is read: ``driver-total`` (the total nvidia-smi or
+    rocm-smi reports), ``vendor-gib`` (HBM "GB" read as GiB) or ``vendor-gb``."""
     if gpu.driver_memory_mib is not None:
-        return (f"driver-reported total {gpu.driver_memory_mib} MiB "
-                f"(vendor: {gpu.memory_gb:g} {gpu.memory_unit}); compared in GB of 10^9 bytes")
-    return (f"{gpu.memory_gb:g} {gpu.memory_unit} as the vendor prints it"
-            + ("; compared in GB of 10^9 bytes" if gpu.memory_unit == "GiB" else ""))
+        return "driver-total"
+    return "vendor-gib" if gpu.memory_unit == "GiB" else "vendor-gb"

@@ -95,6 +95,7 @@ class DeviceInput:
     bandwidth_bytes_s: float | None
     flops: float | None
     memory_basis: str | None = None
+    driver_memory_mib: int | None = None
 
 
 def fit_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: str | None,
@@ -133,6 +134,7 @@ def fit_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: 
         "memory_gib_per_device": round(device.memory_bytes / 2**30, 2),
         "available_gib": round(result.available_bytes / 2**30, 2),
         "memory_basis": device.memory_basis,
+        "driver_memory_mib": device.driver_memory_mib,
         "kv_cache_bytes_per_token": kv_bytes_per_token(model.shape, kvd) if model.shape else None,
         "weights_bytes": result.weights_bytes,
         "kv_cache_bytes": result.kv_cache_bytes,
@@ -189,17 +191,15 @@ def decode_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtyp
     peak = device.flops * gpus if device.flops else None
     step = decode(w_read, kv, bandwidth, batch, flops_per_step=decode_flops(active, batch),
                   flops=peak, mfu=mfu)
+    # the MoE rule, named in the JSON (``moe_rule``) and worded in the user's language
     rule = None
     touched = None
     if moe:
         if model.experts and model.experts_per_token:
             touched = experts_touched(model.experts, model.experts_per_token, batch)
-            rule = (f"shared + expected distinct experts touched: E(1-(1-k/E)^B) = "
-                    f"{touched:.3g} of {model.experts} per layer (k={model.experts_per_token}, "
-                    f"B={batch}); batch 1 reads the active parameters, a large batch all")
+            rule = "expected-distinct-experts"
         else:
-            rule = ("total x (1-(1-active/total)^B): batch 1 reads the active parameters, "
-                    "a large batch all experts")
+            rule = "active-share"
     return {
         "tokens_per_s": step.tokens_per_s,
         "tokens_per_s_per_sequence": step.tokens_per_s_per_sequence,

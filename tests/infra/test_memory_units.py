@@ -70,7 +70,8 @@ def test_calc_fit_json_says_how_memory_is_read() -> None:
     assert report["weights_gb"] == 141.1
     assert report["available_gb"] == pytest.approx(150.75, abs=0.01)  # decimal GB
     assert report["available_gib"] == pytest.approx(140.4, abs=0.01)
-    assert "143771 MiB" in report["memory_basis"]
+    assert report["memory_basis"] == "driver-total"
+    assert report["driver_memory_mib"] == 143_771
 
 
 def test_explicit_memory_in_gib() -> None:
