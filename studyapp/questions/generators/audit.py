@@ -264,7 +264,21 @@ def _sparse_right(q: Question) -> bool:
     return bool(want is not None and written and math.isclose(written[0], want, rel_tol=1e-6))
 
 
+def _vendor_fact_right(q: Question, field: str, kind: str) -> bool:
+    """The answer names the chip's own vendor's link or stack, as its entry lists it."""
+    from studyapp.i18n import t
+    from studyapp.questions.generators.families.conceptual import FABRICS, STACKS
+
+    chip = _chip(q)
+    keyword = (FABRICS if kind == "fabric" else STACKS)[chip.vendor]
+    listed = getattr(chip, field) or ""
+    return bool(keyword.lower() in listed.lower()
+                and q.answer == t(f"gen.{kind}.{chip.vendor}", q.lang))
+
+
 CHOICE_RECOMPUTE: dict[str, Callable[[Question], bool]] = {
+    "scale-up-fabric": lambda q: _vendor_fact_right(q, "scale_up", "fabric"),
+    "software-stack": lambda q: _vendor_fact_right(q, "software", "stack"),
     "low-precision-speedup": _lowp_right,
     "chip-ranking": lambda q: _best_right(q, _rank_score),
     "perf-per-watt": lambda q: _best_right(q, _per_watt),
