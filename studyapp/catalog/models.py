@@ -1,14 +1,16 @@
 """Typed catalog entries: the hardware and model figures every question uses.
 
 Field names are a fixed contract (DESIGN.md). Units are in the names:
-``memory_gb`` is 10^9 bytes, ``memory_bandwidth_tb_s`` is 10^12 bytes/s,
+``memory_gb`` is the capacity as the vendor prints it, read in ``memory_unit``
+(HBM "GB" are binary, GiB; see ``Accelerator.memory_bytes``),
+``memory_bandwidth_tb_s`` is 10^12 bytes/s,
 ``*_tflops`` are dense (never sparse) 10^12 FLOP/s, ``scale_up_gb_s`` is
 per chip with both directions summed.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl, field_validator, model_validator
 
@@ -44,6 +46,8 @@ class Entry(BaseModel):
 
 
 Vendor = Literal["nvidia", "amd", "google", "aws", "intel"]
+MemoryUnit = Literal["GiB", "GB"]
+MEMORY_UNIT_BYTES: dict[str, float] = {"GiB": 2.0**30, "GB": 1e9}
 
 
 class Accelerator(Entry):
@@ -67,12 +71,33 @@ class Accelerator(Entry):
     form_factor: str | None = None
     sparse_headline_tflops: dict[Literal["bf16", "fp8", "fp4"], float] | None = None
     """The vendor's printed "with sparsity" figures by precision (never used as dense)."""
-    vendor_memory_gib: float | None = Field(default=None, gt=0)
-    """Memory as the vendor prints it when the vendor writes GiB (``memory_gb`` converts it)."""
+    memory_unit: MemoryUnit = "GiB"
+    """The unit ``memory_gb`` is really in: HBM is built in binary sizes, so a vendor's
+    HBM "GB" is a GiB (the default for HBM); other memory types default to 10^9 bytes."""
+    driver_memory_mib: int | None = Field(default=None, gt=0)
+    """Total memory as the driver reports it (nvidia-smi, rocm-smi) in MiB, where published."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_memory_unit(cls, data: Any) -> Any:
+        """HBM capacity defaults to GiB, any other memory type to decimal GB."""
+        if isinstance(data, dict) and data.get("memory_unit") is None:
+            hbm = str(data.get("memory_type", "")).upper().startswith("HBM")
+            data = {**data, "memory_unit": "GiB" if hbm else "GB"}
+        return data
+
+    @property
+    def nominal_memory_bytes(self) -> float:
+        """``memory_gb`` in bytes, read in its real unit (80 GB of HBM = 80 × 2^30 bytes)."""
+        return self.memory_gb * MEMORY_UNIT_BYTES[self.memory_unit]
 
     @property
     def memory_bytes(self) -> float:
-        return self.memory_gb * 1e9
+        """The capacity every fit is computed against: the driver-reported total where one
+        is published, else the vendor's figure in its real unit."""
+        if self.driver_memory_mib is not None:
+            return float(self.driver_memory_mib * 2**20)
+        return self.nominal_memory_bytes
 
     @property
     def bandwidth_bytes_s(self) -> float:
@@ -184,6 +209,8 @@ class Model(Entry):
     vocab_size: int | None = Field(default=None, gt=0, le=LARGEST)
     year: int | None = None
     family: str | None = None
+    sliding_window: int | None = Field(default=None, gt=0, le=LARGEST)
+    """Tokens each layer attends to (and keeps in its KV cache), where the config sets one."""
     experts: int | None = Field(default=None, gt=1)
     """MoE: routed experts per layer (config ``num_local_experts`` / ``n_routed_experts``)."""
     experts_per_token: int | None = Field(default=None, gt=0)

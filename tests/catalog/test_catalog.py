@@ -243,7 +243,10 @@ def test_accelerator_values_are_positive_and_plausible(catalog: Catalog) -> None
             assert 100 <= acc.tdp_w <= 3000, acc.id
         if acc.scale_up_gb_s is not None:
             assert acc.scale_up_gb_s > 0, acc.id
-        assert acc.memory_bytes == pytest.approx(acc.memory_gb * 1e9)
+        unit = 2**30 if acc.memory_unit == "GiB" else 1e9
+        expected = (acc.driver_memory_mib * 2**20 if acc.driver_memory_mib is not None
+                    else acc.memory_gb * unit)
+        assert acc.memory_bytes == pytest.approx(expected)
         assert acc.bandwidth_bytes_s == pytest.approx(acc.memory_bandwidth_tb_s * 1e12)
 
 

@@ -26,7 +26,7 @@ from studyapp.infra.compute import ADAM_MIXED_BYTES_PER_PARAM
 from studyapp.infra.storage import CHECKPOINT_BYTES_PER_PARAM
 from studyapp.infra.units import GB, TB, TFLOPS
 from studyapp.questions.generators import Family
-from studyapp.questions.generators.drawing import entries, redraw, values
+from studyapp.questions.generators.drawing import draw_until, entries, values
 from studyapp.questions.generators.families.terms import model_phrase
 from studyapp.questions.generators.slips import SPARSE_TIME
 from studyapp.questions.generators.wording import join_steps, label, num, sci, shown, significant
@@ -64,7 +64,7 @@ def training_days(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         flops = training_flops(training_params(d[0]), d[2])
         return training_seconds(flops, d[1].bf16_dense_tflops * TFLOPS, d[3], d[4]) / 86400
 
-    d, _ = redraw(rng, draw, lambda d: 1 <= days(d) <= 365)
+    d = draw_until(rng, draw, lambda d: 1 <= days(d) <= 365, "training-days")
     model, chip, tokens, count, mfu = d
     n = training_params(model)
     flops = training_flops(n, tokens)
