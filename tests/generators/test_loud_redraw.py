@@ -32,6 +32,7 @@ FIXTURE_CHIP = {
     "id": "fixture-fp4x6", "name": "Fixture FP4x6", "vendor": "nvidia", "post": "blackwell",
     "year": 2025, "memory_gb": 288, "memory_type": "HBM3e", "memory_bandwidth_tb_s": 8,
     "bf16_dense_tflops": 2500, "fp8_dense_tflops": 5000, "fp4_dense_tflops": 15000,
+    "fp4_per_fp8": 3,
     "scale_up": "NVLink 5", "scale_up_gb_s": 1800, "scale_out": "InfiniBand",
     "software": "CUDA", "note": "test fixture, not a real chip",
     "sources": ["https://example.com/test-fixture"],
@@ -70,6 +71,19 @@ def test_generate_cli_with_the_fixture_chip(fixture_catalog: Any) -> None:
     assert out.exit_code == 0, out.output
     assert "Answer: About 6×" in out.output
     assert "no FP4 matrix units" not in out.output.split("Answer:")[1].split("\n")[0]
+
+
+def test_b300_fp4_is_answered_with_its_published_ratio() -> None:
+    """The issue's case on the shipped catalog: B300's dense FP4 is 6× its BF16 figure."""
+    b300 = load_catalog().accelerators["b300"]
+    assert b300.fp4_dense_tflops is not None
+    ratio = b300.fp4_dense_tflops / b300.bf16_dense_tflops
+    family = get_family("low-precision-speedup")
+    for seed in range(10):
+        q = family.generate(seed, "en", {"gpus": ["b300"], "precisions": ["fp4"]})
+        assert q.params["speedup"] == ratio == 6.0
+        assert not str(q.answer).startswith("None") and "6×" in str(q.answer)
+        assert CHOICE_RECOMPUTE["low-precision-speedup"](q)
 
 
 def test_a_pool_with_no_sound_question_raises_not_answers() -> None:

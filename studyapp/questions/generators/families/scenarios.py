@@ -36,12 +36,12 @@ from studyapp.infra import (
     weights_bytes,
     young_daly_interval,
 )
-from studyapp.infra.compute import ADAM_MIXED_BYTES_PER_PARAM
+from studyapp.infra.compute import ADAM_MIXED_BYTES_PER_PARAM, decode_flops
 from studyapp.infra.shapes import kv_shape
 from studyapp.infra.storage import CHECKPOINT_BYTES_PER_PARAM
 from studyapp.infra.units import GB, TFLOPS
 from studyapp.questions.generators import Family
-from studyapp.questions.generators.drawing import entries, redraw, values
+from studyapp.questions.generators.drawing import draw_until, entries, values
 from studyapp.questions.generators.families.terms import model_phrase
 from studyapp.questions.generators.slips import KV_PAIR, SPARSE_TIME
 from studyapp.questions.generators.wording import label, num, sci, shown
@@ -90,12 +90,13 @@ def decode_step_seconds(bytes_read: float, bandwidth: float, active_params: floa
                         batch: int, flops: float) -> tuple[float, float]:
     """(memory time, compute time) of one decode step over a tensor-parallel group.
 
-    Memory time through ``infra.decode``; compute time 2 × active params × batch
-    over the group's dense FLOP/s. The step takes the larger.
+    Both through ``infra.decode`` (the calculator's model): memory time, and compute
+    time 2 × active params × batch over the group's dense FLOP/s. The step takes the
+    larger.
     """
-    memory = decode(bytes_read, 0.0, bandwidth, batch).step_seconds
-    compute = 2.0 * active_params * batch / flops
-    return memory, compute
+    step = decode(bytes_read, 0.0, bandwidth, batch,
+                  flops_per_step=decode_flops(active_params, batch), flops=flops)
+    return step.memory_seconds, step.compute_seconds or 0.0
 
 
 def dollars_per_million_tokens(dollars_per_hour: float, tokens_per_s: float) -> float:
@@ -227,9 +228,12 @@ def serving(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 
     def plausible(d: tuple[System, Model, str, int, int]) -> bool:
         env = run_chain(SERVING_STEPS[:4], shared_of(d))
-        return d[4] <= d[1].context_length and 2 <= env["gpus"] <= d[0].gpus
+        # a mixture of experts reads every expert only at a large batch (32 users: 99.99%
+        # of Mixtral's); below that the step would read fewer bytes than "total" says
+        many = d[1].experts is None or d[3] >= 32
+        return many and d[4] <= d[1].context_length and 2 <= env["gpus"] <= d[0].gpus
 
-    d, _ = redraw(rng, draw, plausible)
+    d = draw_until(rng, draw, plausible, "scenario-serving")
     system, model, dtype, users, context = d
     chip = catalog.accelerators[system.accelerator]
     shared = shared_of(d)
@@ -295,7 +299,7 @@ def long_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         env = run_chain(LONG_STEPS, shared_of(d))
         return d[2] <= d[1].context_length and 1 <= env["batch"] <= 400
 
-    d, _ = redraw(rng, draw, plausible)
+    d = draw_until(rng, draw, plausible, "scenario-long-context")
     system, model, context = d
     chip = catalog.accelerators[system.accelerator]
     shared = shared_of(d)
@@ -355,7 +359,7 @@ def training(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         env = run_chain(TRAINING_STEPS, shared_of(d))
         return bool(1 <= env["days"] <= 365 and env["min_gpus"] >= 2)
 
-    d, _ = redraw(rng, draw, plausible)
+    d = draw_until(rng, draw, plausible, "scenario-training")
     model, chip, tokens, gpus, mfu, dp = d
     shared = shared_of(d)
 
@@ -416,7 +420,7 @@ def checkpointing(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         env = run_chain(CHECKPOINT_STEPS, shared_of(d))
         return bool(5 <= env["write"] <= 0.1 * env["interval"] * 60 and env["lost"] < 6)
 
-    d, _ = redraw(rng, draw, plausible)
+    d = draw_until(rng, draw, plausible, "scenario-checkpoint")
     model, bandwidth, gpus, device_hours = d
     shared = shared_of(d)
 
@@ -551,7 +555,7 @@ def cost(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         env = run_chain(COST_STEPS, shared_of(d))
         return bool(env["gpus"] <= d[0].gpus)
 
-    d, _ = redraw(rng, draw, plausible)
+    d = draw_until(rng, draw, plausible, "scenario-cost")
     system, model, dtype, batch, context, price = d
     chip = catalog.accelerators[system.accelerator]
     shared = shared_of(d)
