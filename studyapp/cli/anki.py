@@ -142,6 +142,7 @@ def _import_history(ctx: click.Context, conversion: Any) -> None:
 
 
 def _write_decks(conversion: Any, output: Path, lang: str) -> None:
+    from studyapp.decks.loader import MAX_DECK_BYTES
     from studyapp.decks.report import validation_report
     from studyapp.exchange.from_anki import copy_images, deck_yaml
     from studyapp.files import write_text_replacing
@@ -153,9 +154,15 @@ def _write_decks(conversion: Any, output: Path, lang: str) -> None:
     targets = [output / f"{deck['deck']}.yaml" if several else output
                for deck in conversion.decks]
     for deck, target in zip(conversion.decks, targets, strict=True):
+        text = deck_yaml(deck)
+        size = len(text.encode("utf-8"))
+        if size > MAX_DECK_BYTES:  # refused before writing a deck the app would refuse
+            fail(f"the deck {deck['deck']} would be {size / 1e6:.1f} MB; studyapp reads decks "
+                 f"up to {MAX_DECK_BYTES / 1e6:.0f} MB: split the Anki deck into subdecks "
+                 f"(one studyapp deck each) and convert again")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            write_text_replacing(target, deck_yaml(deck))  # O_EXCL: no symlink followed
+            write_text_replacing(target, text)  # O_EXCL: no symlink followed
             copied, missing = copy_images(conversion, deck["deck"],
                                           target.with_name(f"{target.stem}.media"))
         except OSError as exc:

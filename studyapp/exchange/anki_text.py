@@ -151,7 +151,13 @@ def html_to_text(fragment: str) -> tuple[str, int]:
 
 # ------------------------------------------------------------------ templates
 
-_FIELD_REF = re.compile(r"{{\s*([#^/]?)\s*([^{}]+?)\s*}}")
+_NAME = r"[^{}\s](?:[^{}]*[^{}\s])?"
+r"""A field reference's inner text: starts and ends with a non-space, so the spaces
+around it belong to one pattern only (``\s*[^{}]+?\s*`` backtracked as N^4 on
+``{{`` followed by a thousand spaces)."""
+_FIELD_REF = re.compile(rf"{{{{\s*(?:([#^/])\s*)?({_NAME})\s*}}}}")
+_SECTION = re.compile(rf"{{{{\s*([#^])\s*({_NAME})\s*}}}}(.*?){{{{\s*/\s*\2\s*}}}}",
+                      re.DOTALL)
 SPECIAL_FIELDS = frozenset({"FrontSide", "Tags", "Deck", "Subdeck", "Card", "CardFlag", "Type"})
 
 
@@ -189,7 +195,7 @@ def render_template(template: str, values: Mapping[str, str]) -> str:
         present = bool(values.get(field_name(name)[1], "").strip())
         return body if present == (sign == "#") else ""
 
-    sections = re.compile(r"{{\s*([#^])\s*([^{}]+?)\s*}}(.*?){{\s*/\s*\2\s*}}", re.DOTALL)
+    sections = _SECTION
     text = template
     for _ in range(10):  # nested sections: resolve from the inside out, a few levels
         new = sections.sub(section, text)

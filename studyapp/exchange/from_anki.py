@@ -29,7 +29,9 @@ import json
 import re
 import shutil
 import sqlite3
+import stat
 import tempfile
+import time
 import zipfile
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
@@ -172,8 +174,8 @@ def _collection_name(archive: zipfile.ZipFile) -> str:
             info = archive.getinfo(name)
             if info.file_size > MAX_COLLECTION_BYTES:
                 raise AnkiPackageError(
-                    f"the collection is {info.file_size / 1e6:.0f} MB unpacked; "
-                    f"the limit is {MAX_COLLECTION_BYTES / 1e6:.0f} MB")
+                    f"the collection is {info.file_size / 2**20:.0f} MiB unpacked; "
+                    f"the limit is {MAX_COLLECTION_BYTES / 2**20:.0f} MiB")
             return name
     raise AnkiPackageError("no collection.anki2 or collection.anki21 inside: not an Anki package")
 
@@ -188,27 +190,66 @@ def _media_map(archive: zipfile.ZipFile) -> dict[str, str]:
     return {str(name): str(member) for member, name in raw.items()}
 
 
+READ_BUDGET_S = 30.0
+"""How long reading a collection's tables may take: a recursive view never ends."""
+COLLECTION_TABLES = ("col", "notes", "cards", "revlog")
+
+
 def read_collection(path: Path) -> AnkiCollection:
     """Everything a conversion or a history import needs from an Anki package."""
+    try:
+        kind = path.stat().st_mode
+    except OSError as exc:
+        raise AnkiPackageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(kind):  # a FIFO would block the read forever
+        raise AnkiPackageError(f"{path} is not a regular file (a pipe, device or folder); "
+                               f"give an Anki package (.apkg or .colpkg)")
     try:
         with zipfile.ZipFile(path) as archive:
             data = archive.read(_collection_name(archive))
             media = _media_map(archive)
-    except zipfile.BadZipFile:
+    except zipfile.BadZipFile as exc:
+        if "CRC" in str(exc):
+            raise AnkiPackageError(f"{path} is damaged: a file inside fails its CRC check; "
+                                   f"export it again from Anki") from None
         raise AnkiPackageError(f"{path} is not a zip file, so not an Anki package") from None
     with tempfile.TemporaryDirectory(prefix="studyapp-apkg-") as folder:
         db_path = Path(folder) / "collection.sqlite"
         db_path.write_bytes(data)
         try:
             connection = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+            deadline = time.monotonic() + READ_BUDGET_S
+            # returning 1 interrupts the statement: a recursive view or a huge join stops
+            connection.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
             try:
+                _check_tables(connection)
                 collection = _read_collection(connection)
             finally:
                 connection.close()
+        except sqlite3.OperationalError as exc:
+            if "interrupted" in str(exc):
+                raise AnkiPackageError(
+                    f"reading the collection inside {path} took over {READ_BUDGET_S:.0f} s "
+                    f"and was stopped; it is not a collection Anki wrote") from None
+            raise AnkiPackageError(f"the collection inside {path} cannot be read: {exc}") from None
         except sqlite3.DatabaseError as exc:
             raise AnkiPackageError(f"the collection inside {path} cannot be read: {exc}") from None
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise AnkiPackageError(f"the collection inside {path} is malformed: "
+                                   f"{type(exc).__name__}: {exc}"[:300]) from None
     collection.media = media
     return collection
+
+
+def _check_tables(connection: sqlite3.Connection) -> None:
+    """The collection's tables are tables: a view (recursive, say) is refused, unread."""
+    kinds = dict(connection.execute(
+        "SELECT name, type FROM sqlite_master WHERE name IN (?, ?, ?, ?)", COLLECTION_TABLES))
+    for name in COLLECTION_TABLES:
+        if kinds.get(name) != "table":
+            what = "missing" if name not in kinds else f"a {kinds[name]}, not a table"
+            raise AnkiPackageError(f"the collection's {name!r} is {what}: not a collection "
+                                   f"Anki wrote")
 
 
 def read_package(path: Path) -> tuple[list[NoteType], list[AnkiNote]]:

@@ -1,0 +1,124 @@
+"""Anki packages made to break the reader: each is refused in one line, none hangs.
+
+Built from a real genanki package, then altered: a FIFO for a file, a member
+whose CRC does not match, a collection whose tables are views (one of them
+recursive, which never ends), note types with fields missing or of the wrong
+type, and a template of ``{{`` followed by thousands of spaces.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import time
+import zipfile
+from pathlib import Path
+
+import genanki
+import pytest
+from click.testing import CliRunner
+
+from studyapp.cli import main
+from studyapp.exchange.anki_text import render_template, template_refs
+from studyapp.exchange.from_anki import AnkiPackageError, convert_package
+
+
+def good_package(tmp_path: Path) -> Path:
+    deck = genanki.Deck(2059400111, "Hostile")
+    deck.add_note(genanki.Note(model=genanki.BASIC_MODEL, fields=["Which memory?", "HBM3e"]))
+    path = tmp_path / "good.apkg"
+    genanki.Package(deck).write_to_file(str(path))
+    return path
+
+
+def altered(tmp_path: Path, name: str, change: str | None = None,
+            models: object = None) -> Path:
+    """The good package with its collection changed by SQL or with other note types."""
+    source = good_package(tmp_path)
+    work = tmp_path / f"{name}.anki2"
+    with zipfile.ZipFile(source) as archive:
+        work.write_bytes(archive.read("collection.anki2"))
+        media = archive.read("media")
+    connection = sqlite3.connect(work)
+    with connection:
+        if change:
+            connection.executescript(change)
+        if models is not None:
+            connection.execute("UPDATE col SET models = ?", (json.dumps(models),))
+    connection.close()
+    target = tmp_path / f"{name}.apkg"
+    with zipfile.ZipFile(target, "w") as archive:
+        archive.write(work, "collection.anki2")
+        archive.writestr("media", media)
+    return target
+
+
+RECURSIVE_VIEW = """
+ALTER TABLE notes RENAME TO notes_real;
+CREATE VIEW notes AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r)
+    SELECT n AS id, '' AS guid, 0 AS mid, '' AS flds, '' AS tags FROM r;
+"""
+
+
+@pytest.mark.parametrize(("name", "change", "models", "says"), [
+    ("view", RECURSIVE_VIEW, None, "'notes' is a view, not a table"),
+    ("no-revlog", "DROP TABLE revlog;", None, "'revlog' is missing"),
+    ("fields-missing", None, {"1": {"id": 1, "name": "Basic", "tmpls": []}},
+     "no note with a question and an answer"),  # its notes' note type is gone
+    ("field-not-a-record", None, {"1": {"id": 1, "name": "B", "flds": [7], "tmpls": []}},
+     "malformed"),
+    ("id-not-a-number", None, {"1": {"id": "x", "name": "B", "flds": [], "tmpls": []}},
+     "malformed"),
+    ("models-a-list", None, [1, 2, 3], "malformed"),
+])
+def test_a_malformed_collection_is_refused_in_one_line(tmp_path: Path, name: str,
+                                                        change: str | None, models: object,
+                                                        says: str) -> None:
+    path = altered(tmp_path, name, change, models)
+    started = time.monotonic()
+    with pytest.raises(AnkiPackageError) as caught:
+        convert_package(path, language="en")
+    assert says in str(caught.value) and "\n" not in str(caught.value)
+    assert time.monotonic() - started < 20  # the recursive view is never read
+
+
+def test_a_member_failing_its_crc_is_called_damaged(tmp_path: Path) -> None:
+    path = good_package(tmp_path)
+    damaged = tmp_path / "damaged.apkg"
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(damaged, "w",
+                                                           zipfile.ZIP_STORED) as target:
+        for item in source.infolist():
+            target.writestr(item.filename, source.read(item.filename))
+    raw = bytearray(damaged.read_bytes())
+    at = raw.index(b"SQLite format 3") + 200  # a byte inside the stored collection
+    raw[at] ^= 0xFF
+    damaged.write_bytes(bytes(raw))
+    with pytest.raises(AnkiPackageError, match="damaged: a file inside fails its CRC check"):
+        convert_package(damaged, language="en")
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.apkg"
+    os.mkfifo(fifo)
+    result = CliRunner().invoke(main, ["--lang", "en", "deck", "from-anki", str(fifo), "-o",
+                                       str(tmp_path / "out.yaml")],
+                                env={"STUDYAPP_HOME": str(tmp_path / "home"),
+                                     "STUDYAPP_DB": None})
+    assert result.exit_code != 0
+    assert "not a regular file" in result.output or "Path" in result.output
+
+
+def test_a_template_of_braces_and_spaces_is_read_in_linear_time() -> None:
+    hostile = "{{" + " " * 100_000 + "{{#" + " " * 100_000
+    started = time.monotonic()
+    assert template_refs(hostile) == []
+    render_template(hostile, {})
+    assert time.monotonic() - started < 2  # it took 155 s at 1,000 spaces before
+
+
+def test_the_reader_still_reads_what_anki_writes(tmp_path: Path) -> None:
+    conversion = convert_package(good_package(tmp_path), language="en")
+    assert conversion.cards == 1
+    shutil.rmtree(tmp_path / "unused", ignore_errors=True)
