@@ -32,17 +32,23 @@ def tolerance_text(tolerance: Tolerance | None, unit: str | None) -> str | None:
 
 
 def as_record(question: Question) -> dict[str, Any]:
-    """The JSON object of one instance (keys fixed by DESIGN.md, plus ``seed``)."""
-    numeric = question.kind is Kind.NUMERIC
+    """The JSON object of one instance (keys fixed by DESIGN.md, plus ``seed``).
+
+    A scenario's ``kind``, ``answer``, ``unit`` and ``tolerance`` are those of its last
+    step (what the chain ends on), so every instance keeps the fixed kinds; its
+    steps are under ``parts`` and the family's kind (``--list``) says ``scenario``.
+    """
+    final = question.parts[-1].question if question.kind is Kind.SCENARIO else question
+    numeric = final.kind is Kind.NUMERIC
     return {
         "family": question.family,
         "post": question.post,
-        "kind": str(question.kind),
+        "kind": str(final.kind),
         "prompt": question.prompt,
-        "choices": list(question.choices) if question.kind is Kind.CHOICE else None,
-        "answer": question.answer,
-        "unit": question.unit if numeric else None,
-        "tolerance": tolerance_text(question.tolerance, question.unit) if numeric else None,
+        "choices": list(final.choices) if final.kind is Kind.CHOICE else None,
+        "answer": final.answer,
+        "unit": final.unit if numeric else None,
+        "tolerance": tolerance_text(final.tolerance, final.unit) if numeric else None,
         "params": dict(question.params),
         "explanation": question.explanation,
         "seed": question.seed,
