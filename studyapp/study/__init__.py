@@ -26,6 +26,7 @@ from studyapp.study.model import (
     PostProgress,
     Presented,
     SessionKind,
+    SessionMix,
     StudyConfig,
     utc_now,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "PostProgress",
     "Presented",
     "SessionKind",
+    "SessionMix",
     "StoreError",
     "StudyConfig",
     "StudyService",
