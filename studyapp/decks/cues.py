@@ -8,7 +8,9 @@ another card's answer away.
   "de altura"), a parenthesis or a unit that the right option has and no
   wrong one, when the wrong options are otherwise the right one's words.
 - A give-away: a card's prompt or explanation contains another card's
-  expected answer (same deck) and the two do not share a fact.
+  expected answer (same deck) and the two do not share a fact (a naming
+  card, a term without figures, asked before the cards that use the term is
+  not given away by them).
 
 ``deck validate`` reports these as warnings (``path:line:col: warning: …``);
 tests hold the built-in decks and the generator families to them.
@@ -119,6 +121,11 @@ def expected_answers(card: CardSpec, lang: str) -> list[str]:
         answer = card.answer
         found = [card.text(answer, lang) if isinstance(answer, dict) else str(answer)]
         return found
+    if card.type == "numeric" and isinstance(card.answer, int | float) and card.unit:
+        number = f"{card.answer:,.6g}" if abs(card.answer) < 1e6 else f"{card.answer:,.0f}"
+        if lang == "es":
+            number = number.replace(",", " ").replace(".", ",").replace(" ", "")
+        return [f"{number} {card.unit}"]
     return []
 
 
@@ -132,11 +139,22 @@ def _norm(text: str) -> str:
 
 def gives_away(text: str, answer: str) -> bool:
     """``text`` contains ``answer`` as a phrase (not inside a longer word or number)."""
-    wanted = _norm(answer).rstrip(".")
+    wanted = _norm(answer).rstrip(".").lstrip("≈~ ")
     if len(wanted) < _MIN_GIVEAWAY:
         return False
     pattern = r"(?<![\w.,])" + re.escape(wanted) + r"(?![\w])"
     return re.search(pattern, _norm(text)) is not None
+
+
+def _taught_first(taker: CardSpec, answer: str, place: dict[str, int], giver: CardSpec) -> bool:
+    """A naming card (a term, no figure) asked before the cards that use the term.
+
+    "What is this called?" teaches a word the post's later cards must use
+    ("all-reduce", "KV cache"); asked first, the later cards use what it
+    taught instead of giving it away.
+    """
+    return (taker.type == "text" and not re.search(r"\d", answer)
+            and place[taker.id] < place[giver.id])
 
 
 @dataclass(frozen=True)
@@ -153,6 +171,7 @@ class GiveAway:
 def give_aways(deck: Deck, fact_of: dict[str, str | None] | None = None) -> list[GiveAway]:
     """Every card whose prompt or explanation holds another card's answer, unless siblings."""
     facts = fact_of if fact_of is not None else {c.id: c.fact for c in deck.cards}
+    place = {card.id: n for n, card in enumerate(deck.cards)}
     found: list[GiveAway] = []
     for lang in ("en", "es"):
         answers = [(card, a) for card in deck.cards for a in expected_answers(card, lang)]
@@ -168,6 +187,8 @@ def give_aways(deck: Deck, fact_of: dict[str, str | None] | None = None) -> list
                 fact = facts.get(taker.id)
                 if fact and fact == facts.get(giver.id):
                     continue
+                if _taught_first(taker, answer, place, giver):
+                    continue
                 for name, text in texts.items():
                     if text and gives_away(text, answer):
                         found.append(GiveAway(giver, taker, lang, answer, name))
@@ -178,6 +199,7 @@ def give_aways(deck: Deck, fact_of: dict[str, str | None] | None = None) -> list
 def deck_warnings(deck: Deck) -> list[Problem]:
     """Cues in a deck's choices and give-aways between its cards, as warnings."""
     warnings: list[Problem] = []
+    said: set[tuple[str, str]] = set()
 
     def warn(card: CardSpec, message: Message) -> None:
         warnings.append(Problem.at(card.path, card.line, card.col, message))
@@ -188,13 +210,15 @@ def deck_warnings(deck: Deck) -> list[Problem]:
         rate = longest_rate(texts for _, texts in choices)
         if rate.cards >= MIN_CARDS_FOR_RATE and rate.too_high:
             for card, (options, right) in choices:
-                if right_is_longest(options, right):
+                if right_is_longest(options, right) and (card.id, "") not in said:
+                    said.add((card.id, ""))
                     warn(card, problem_message(
                         "cue_longest", lang=lang, share=round(100 * rate.share),
                         chance=round(100 * rate.chance), margin=round(100 * LONGEST_MARGIN)))
         for card, (options, right) in choices:
             qualifier = lone_qualifier(options, right)
-            if qualifier is not None:
+            if qualifier is not None and (card.id, qualifier) not in said:
+                said.add((card.id, qualifier))  # a deck in one language: said once
                 warn(card, problem_message("cue_qualifier", lang=lang, words=qualifier))
     seen: set[tuple[str, str]] = set()
     for found in give_aways(deck):

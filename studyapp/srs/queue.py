@@ -187,7 +187,10 @@ def _alternate(made: list[T], authored: list[T], fact: Callable[[T], str | None]
     queues = (deque(made), first)
     shown: set[str] = set()
 
-    def take(queue: deque[T]) -> tuple[bool, T | None]:
+    result: list[T] = []
+
+    def take(queue: deque[T]) -> bool:
+        """Move the next card of ``queue`` whose fact is not yet shown to the result."""
         while queue:
             item = queue.popleft()
             f = fact(item)
@@ -196,17 +199,14 @@ def _alternate(made: list[T], authored: list[T], fact: Callable[[T], str | None]
                 continue
             if f:
                 shown.add(f)
-            return True, item
-        return False, None
+            result.append(item)
+            return True
+        return False
 
-    result: list[T] = []
     turn = 0
     while queues[0] or queues[1]:
-        found, item = take(queues[turn])
-        if not found:
-            found, item = take(queues[1 - turn])
-        if found:
-            result.append(item)  # type: ignore[arg-type]
+        if not take(queues[turn]):
+            take(queues[1 - turn])
         turn = 1 - turn
     return result + later_made + later
 

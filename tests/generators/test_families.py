@@ -39,6 +39,7 @@ from studyapp.infra import (
 from studyapp.infra.shapes import kv_shape
 from studyapp.questions.generators import families
 from studyapp.questions.generators.drawing import instance_seed
+from studyapp.questions.generators.families.conceptual import choice_label
 from studyapp.questions.model import Kind, Question
 
 INSTANCES = 1000
@@ -165,7 +166,7 @@ def check_choice(name: str, q: Question) -> None:
     catalog = load_catalog()
     if name == "chip-ranking":
         best, first, second = _best(p, lambda c: float(getattr(c, p["metric"]) or 0))
-        assert q.answer == best and first >= 1.1 * second
+        assert q.answer == choice_label(best) and first >= 1.1 * second
     elif name == "perf-per-watt":
         def score(c: Any) -> float:
             figure = c.bf16_dense_tflops if p["metric"] == "tflops" else c.memory_bandwidth_tb_s

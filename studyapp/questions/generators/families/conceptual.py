@@ -33,6 +33,12 @@ def _metric(chip: Accelerator, metric: str) -> float:
     return float(value) if value is not None else 0.0
 
 
+def choice_label(name: str) -> str:
+    """A chip's name as a choice, without its parenthesised aside ("Google TPU7x
+    (Ironwood)" is "Google TPU7x"): an aside only the right chip has would point at it."""
+    return name.split(" (", 1)[0].strip() or name
+
+
 def chip_ranking(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     """The top chip among four on one figure, at least 10% ahead of the runner-up."""
     rng = random.Random(seed)
@@ -48,7 +54,8 @@ def chip_ranking(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 
     def clear(d: tuple[list[Accelerator], str]) -> bool:
         scores = sorted((_metric(c, d[1]) for c in d[0]), reverse=True)
-        return (len(scores) >= 2 and scores[-1] > 0 and len({c.name for c in d[0]}) == len(d[0])
+        return (len(scores) >= 2 and scores[-1] > 0
+                and len({choice_label(c.name) for c in d[0]}) == len(d[0])
                 and apart(scores[0], scores[1]))
 
     (group, metric), _ = redraw(rng, draw, clear)
@@ -64,7 +71,9 @@ def chip_ranking(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         explanation=join_steps(*lines, t(f"gen.rank.why_{metric}", lang),
                                t("gen.convention.dense", lang)
                                if metric == "bf16_dense_tflops" else ""),
-        answer=best.name, choices=shuffled_choices(rng, best.name, [c.name for c in group]),
+        answer=choice_label(best.name),
+        choices=shuffled_choices(rng, choice_label(best.name),
+                                 [choice_label(c.name) for c in group]),
         params={"gpus": [c.id for c in group], "metric": metric, "best": best.id},
     )
 
