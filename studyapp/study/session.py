@@ -50,6 +50,10 @@ class _Overrulable:
     log_id: int | None
 
 
+REDRAWS = 20
+"""Fresh draws a card gets when its numbers repeat a prompt already asked this sitting."""
+
+
 class StudySession:
     """One sitting: ask, grade, rate, record; every answer committed at once.
 
@@ -73,6 +77,8 @@ class StudySession:
         self.limit = limit
         self.lang = lang
         self.rng = random.Random(seed)
+        self._prompts: set[tuple[str, frozenset[str]]] = set()
+        """Prompts asked this sitting: a drawn card is not asked with the same numbers twice."""
         self.answered = 0
         self.correct = 0
         self.started_at = service.now()
@@ -148,6 +154,12 @@ class StudySession:
             except NoSuchItem:
                 continue
             question = showing(spec, seed, self.lang)
+            for _ in range(REDRAWS if spec.is_template else 0):
+                if asked(question) not in self._prompts:
+                    break
+                seed = self.rng.randrange(2**31)  # asked already this sitting: other numbers
+                question = showing(spec, seed, self.lang)
+            self._prompts.add(asked(question))
             first = not self._is_return(item)
             if first:
                 self.reached += 1
@@ -418,6 +430,11 @@ class StudySession:
             if row is not None and not row.suspended:
                 waits.append(max(timedelta(0), row.due - now))
         return tuple(sorted(waits))
+
+
+def asked(question: Question) -> tuple[str, frozenset[str]]:
+    """What makes two showings the same question: the prompt and the set of choices."""
+    return question.prompt, frozenset(question.choices)
 
 
 def showing(card: CardSpec, seed: int, lang: str) -> Question:

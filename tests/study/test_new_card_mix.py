@@ -123,3 +123,30 @@ def test_mixed_keeps_posts_together_and_waits_for_a_generated_sibling() -> None:
                      fact=lambda c: c[3], key=lambda c: c[1])
     assert [c[1] for c in got] == ["g1", "a2", "g2", "a3", "a1", "h1", "b1"]
 
+
+
+@pytest.mark.parametrize("slug", ["blackwell", "trainium", "gaudi", "hgx", "nvlink-infiniband"])
+def test_no_prompt_is_asked_twice_in_a_40_answer_session(tmp_path: Path, slug: str) -> None:
+    """Seeded sittings of 40 answers, a third of them wrong so drawn cards come back: each
+    showing of a drawn card is a question not yet asked (an authored card asks its one
+    question again when it comes back)."""
+    from test_service import wrong_answer
+
+    clock = Clock()
+    svc = service(tmp_path, clock)
+    session = svc.start(SessionKind.POST, post=slug, seed=11, limit=40)
+    prompts: list[tuple[str, frozenset[str]]] = []
+    answers = 0
+    while (presented := session.next()) is not None:
+        answers += 1
+        question = presented.question
+        if svc.card(presented.deck_id, presented.card_key).is_template:  # drawn numbers
+            prompts.append((question.prompt, frozenset(question.choices)))
+        reply = wrong_answer if answers % 3 == 0 else right_answer
+        outcome = session.submit(reply(presented.question))
+        if outcome.needs_rating:
+            session.rate(Rating.GOOD)
+        clock.advance(seconds=30)
+    assert answers == 40 and len(prompts) >= 10
+    repeated = [p for p in set(prompts) if prompts.count(p) > 1]
+    assert not repeated, repeated
