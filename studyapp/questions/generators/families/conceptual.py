@@ -169,7 +169,14 @@ def vendor_fact(kind: str, post: str, family: str, table: Mapping[str, str]) -> 
 
 
 def dense_vs_sparse(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
-    """A datasheet's "with sparsity" headline is twice the dense rate the math really gets."""
+    """Which figure of a datasheet line is the dense one, when the line prints its
+    Tensor Core rates "with sparsity" (2:4 structured sparsity doubles them) in a footnote.
+
+    The line lists every precision the chip has; the choices are the dense figure
+    asked for and, from the same line, other precisions' dense and headline figures
+    (the asked precision's own headline most of the time), so the right figure is
+    sometimes the smallest of the four, sometimes the largest.
+    """
     rng = random.Random(seed)
     chips = entries(load_catalog().accelerators, options, "gpus",
                     keep=lambda c: c.vendor in ("nvidia", "amd") and bool(c.sparse_headline_tflops))
@@ -180,25 +187,41 @@ def dense_vs_sparse(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
     precision = rng.choice(precisions)
     dense = float(getattr(chip, f"{precision}_dense_tflops"))
     sparse = float(headlines[precision])  # as the vendor prints it
-    to_dense = rng.random() < 0.6
+    line = t("gen.sparse.line_sep", lang).join(
+        t("gen.sparse.line_item", lang, precision=p.upper(),
+          value=num(float(headlines[p]), lang, 5)) for p in precisions)
     fields = {"gpu": chip.name, "precision": precision.upper(), "sparse": num(sparse, lang, 5),
-              "dense": num(dense, lang, 5), "half": num(sparse / 2, lang, 5)}
-    right, wrong = (dense, (sparse, sparse * 2, dense / 2)) if to_dense else (
-        sparse, (dense, dense / 2, sparse * 2))
-    correct = num(right, lang, 5) + " TFLOPS"
-    # written like the answer, to as many decimals: a halved "989" shown as "494.5" beside
-    # whole vendor figures gives itself away as made up
-    decimals = 0 if float(right).is_integer() else len(repr(float(right)).split(".")[1])
-    distractors = [num(round(v, decimals), lang, 9) + " TFLOPS" for v in wrong]
-    key = "gen.sparse.prompt" if to_dense else "gen.sparse.prompt_headline"
+              "dense": num(dense, lang, 5), "half": num(sparse / 2, lang, 5), "line": line}
+    figures = {float(getattr(chip, f"{p}_dense_tflops")) for p in precisions}
+    figures |= {float(headlines[p]) for p in precisions}
+    others = sorted(figures - {dense, sparse})
+    rng.shuffle(others)
+    if rng.random() < 0.75:  # the asked precision's own headline, and the halving undone
+        wrong = [sparse, *others, dense / 2, sparse * 2]
+    else:  # the halving done twice, on this figure or another
+        wrong = [*others, dense / 2, *(v / 2 for v in others), sparse]
+    wrong += [sparse * 2, dense / 4]  # a chip with one precision: still four
+    correct = num(dense, lang, 5) + " TFLOPS"
+    # halves written like the catalog's figures, to as many decimals as the answer
+    decimals = 0 if dense.is_integer() else len(repr(dense).split(".")[1])
+    distractors = [num(v if v in figures else round(v, decimals), lang, 9) + " TFLOPS"
+                   for v in wrong]
+    seen = {correct.casefold()}
+    picked = []
+    for text in distractors:
+        if text.casefold() not in seen and len(picked) < 3:
+            seen.add(text.casefold())
+            picked.append(text)
+    choices = [correct, *picked]
+    rng.shuffle(choices)
     return Question(
         kind=Kind.CHOICE, post="blackwell", family="dense-vs-sparse", seed=seed, lang=lang,
-        prompt=t(key, lang, **fields),
+        prompt=t("gen.sparse.prompt_line", lang, **fields),
         explanation=join_steps(t("gen.sparse.explain", lang, **fields),
                                t("gen.sparse.why", lang)),
-        answer=correct, choices=shuffled_choices(rng, correct, distractors),
+        answer=correct, choices=tuple(choices),
         params={"gpu": chip.id, "precision": precision, "dense_tflops": dense,
-                "sparse_tflops": sparse, "ask": "dense" if to_dense else "headline"},
+                "sparse_tflops": sparse, "ask": "dense"},
     )
 
 
