@@ -207,7 +207,7 @@ def dense_vs_sparse(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
     distractors = [num(v if v in figures else round(v, decimals), lang, 9) + " TFLOPS"
                    for v in wrong]
     seen = {correct.casefold()}
-    picked = []
+    picked: list[str] = []
     for text in distractors:
         if text.casefold() not in seen and len(picked) < 3:
             seen.add(text.casefold())
