@@ -14,7 +14,9 @@ from typing import Any
 from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Accelerator, Model
 from studyapp.i18n import t
-from studyapp.infra import usable_bytes, weights_bytes
+from studyapp.infra import kv_bytes_per_token, usable_bytes, weights_bytes
+from studyapp.infra.compute import ridge_point
+from studyapp.infra.shapes import kv_shape
 from studyapp.infra.units import GB
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.drawing import apart, entries, redraw, shuffled_choices, values
@@ -235,8 +237,92 @@ LIMITS = {"decode": "bandwidth", "prefill": "compute", "capacity": "capacity",
 """The resource that limits each scenario."""
 
 
+BATCHES = (1, 4, 16, 64, 256, 1024)
+CONTEXTS = (512, 2048, 8192, 32768)
+BINDS = ("capacity", "bandwidth", "compute")
+"""What a drawn serving setup can run into first, each drawn as often."""
+
+
 def bottleneck(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
-    """Which resource limits a workload: the first question to ask about any setup."""
+    """Which limit binds, worked out from a setup's numbers (a model, a batch, a context,
+    a chip); the fixed scenarios of earlier decks when a card names ``scenarios``."""
+    if values(options, "scenarios", []):
+        return bottleneck_scenario(seed, lang, options)
+    return bottleneck_from_numbers(seed, lang, options)
+
+
+def bottleneck_from_numbers(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """Serving: does weights + KV cache fit, and if so is a pass's arithmetic intensity
+    (FLOPs per byte read) below the chip's ridge point (bandwidth) or above it (compute)?"""
+    rng = random.Random(seed)
+    catalog = load_catalog()
+    chips = entries(catalog.accelerators, options, "gpus",
+                    keep=lambda c: bool(c.bf16_dense_tflops and c.memory_bandwidth_tb_s))
+    models = [m for m in catalog.models if m.active_params_b is None]
+    target = rng.choice(BINDS)
+
+    def draw(r: random.Random) -> dict[str, Any]:
+        chip, model = r.choice(chips), r.choice(models)
+        phase = r.choice(("decode", "prefill"))
+        batch = r.choice(BATCHES if phase == "decode" else BATCHES[:4])
+        context = r.choice([c for c in CONTEXTS if c <= model.context_length] or CONTEXTS[:1])
+        weights = weights_bytes(model.params, "bf16")
+        per_token = kv_bytes_per_token(kv_shape(model), "bf16")
+        kv = per_token * context * batch
+        usable = usable_bytes(chip.memory_bytes)
+        tokens = batch if phase == "decode" else batch * context
+        intensity = 2 * model.params * tokens / (weights + kv)
+        ridge = ridge_point(chip.bf16_dense_tflops * 1e12, chip.bandwidth_bytes_s)
+        binds = ("capacity" if weights + kv > usable
+                 else "compute" if intensity > ridge else "bandwidth")
+        return {"chip": chip, "model": model, "phase": phase, "batch": batch,
+                "context": context, "weights": weights, "per_token": per_token, "kv": kv,
+                "usable": usable, "tokens": tokens, "intensity": intensity, "ridge": ridge,
+                "binds": binds}
+
+    def clear(d: dict[str, Any]) -> bool:
+        """The drawn limit is the target, and not a close call."""
+        if d["binds"] != target:
+            return False
+        need = d["weights"] + d["kv"]
+        if not apart(need, d["usable"], 0.15):
+            return False
+        return d["binds"] == "capacity" or apart(d["intensity"], d["ridge"], 0.5)
+
+    d, _ = redraw(rng, draw, clear)
+    chip, model = d["chip"], d["model"]
+    fields = {"gpu": chip.name, "model": model_label(model.name),
+              "params_b": num(model.params_b, lang, 5), "batch": num(d["batch"], lang),
+              "context": num(d["context"], lang), "kv_kb": num(d["per_token"] / 1e3, lang, 4),
+              "memory_gb": num(chip.memory_gb, lang, 5),
+              "bandwidth": num(chip.memory_bandwidth_tb_s, lang, 4),
+              "tflops": num(chip.bf16_dense_tflops, lang, 5),
+              "weights_gb": num(d["weights"] / GB, lang, 4), "kv_gb": num(d["kv"] / GB, lang, 4),
+              "need_gb": num((d["weights"] + d["kv"]) / GB, lang, 4),
+              "usable_gb": num(d["usable"] / GB, lang, 4), "tokens": num(d["tokens"], lang),
+              "intensity": num(d["intensity"], lang, 3), "ridge": num(d["ridge"], lang, 3)}
+    binds = d["binds"]
+    steps = [t("gen.neck.n_memory", lang, **fields)]
+    if binds == "capacity":
+        steps.append(t("gen.neck.n_too_big", lang, **fields))
+    else:
+        steps += [t("gen.neck.n_fits", lang, **fields),
+                  t(f"gen.neck.n_intensity_{d['phase']}", lang, **fields),
+                  t(f"gen.neck.n_{binds}", lang, **fields)]
+    correct = t(f"gen.neck.res_{binds}", lang)
+    others = [t(f"gen.neck.res_{r}", lang) for r in (*BINDS, "network")]
+    return Question(
+        kind=Kind.CHOICE, post="intro", family="bottleneck", seed=seed, lang=lang,
+        prompt=t(f"gen.neck.n_prompt_{d['phase']}", lang, **fields),
+        explanation=join_steps(*steps),
+        answer=correct, choices=shuffled_choices(rng, correct, others),
+        params={"scenario": f"serve-{d['phase']}", "gpu": chip.id, "model": model.id,
+                "batch": d["batch"], "context": d["context"], "binds": binds},
+    )
+
+
+def bottleneck_scenario(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """Which resource limits a workload: one of six worded scenarios."""
     rng = random.Random(seed)
     catalog = load_catalog()
     scenario = str(rng.choice(values(options, "scenarios", SCENARIOS)))
