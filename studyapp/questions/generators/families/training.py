@@ -28,7 +28,7 @@ from studyapp.infra.units import GB, TB, TFLOPS
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.drawing import entries, redraw, values
 from studyapp.questions.generators.families.terms import model_phrase
-from studyapp.questions.generators.slips import SPARSE_TIME
+from studyapp.questions.generators.slips import SPARSE_TIME, WEIGHTS_ONLY_CHECKPOINT
 from studyapp.questions.generators.wording import join_steps, label, num, sci, shown, significant
 from studyapp.questions.model import Kind, Question, Tolerance
 
@@ -237,6 +237,7 @@ CHECKPOINT_WRITE = Family(
                  "en": "Size of a training checkpoint and its write time"},
     generate=checkpoint_write,
     options={"models": "model ids", "write_gb_s": "storage write GB/s", "ask": "size or time"},
+    slips=(WEIGHTS_ONLY_CHECKPOINT,),
 )
 CHECKPOINT_INTERVAL = Family(
     name="checkpoint-interval", post="storage-checkpoints", kind=Kind.NUMERIC,
