@@ -49,3 +49,71 @@ def test_dense_vs_sparse_reads_a_datasheet_line_with_its_footnote(lang: str) -> 
         for precision in headlines:
             assert precision.upper() in q.prompt
         assert prompt_numbers(str(q.answer), lang)[0] == q.params["dense_tflops"]
+
+
+# -- every scenario physically possible ----------------------------------------------
+
+def deck_options(family: str) -> list[dict]:
+    """The family's default options and those of every built-in deck card that draws it."""
+    from studyapp import locations
+    from studyapp.decks import load_deck
+
+    found: list[dict] = [{}]
+    for path in sorted(locations.builtin_decks_dir().rglob("*.yaml")):
+        found += [dict(c.options) for c in load_deck(path).cards if c.generator == family]
+    return found
+
+
+RUNS_ON_ONE_CHIP = {  # family: params naming the chips the model runs on, one each
+    "prefill-time": ("gpu",),
+    "low-precision-speedup": ("gpu",),
+    "decode-ceiling": ("gpu",),
+    "decode-compare": ("fast_gpu", "slow_gpu"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RUNS_ON_ONE_CHIP))
+def test_a_model_fits_on_the_one_chip_it_runs_on(name: str) -> None:
+    from studyapp.infra import usable_bytes, weights_bytes
+
+    catalog = load_catalog()
+    family = get_family(name)
+    for options in deck_options(name):
+        for seed in range(150):
+            q = family.generate(seed, "en", options)
+            model = q.params.get("model")
+            if model is None:
+                continue
+            dtype = str(q.params.get("dtype") or "bf16")
+            weights = weights_bytes(catalog.models[model].params, dtype)
+            for key in RUNS_ON_ONE_CHIP[name]:
+                chip = catalog.accelerators[q.params[key]]
+                assert weights <= usable_bytes(chip.memory_bytes), (options, q.prompt)
+
+
+def test_bottleneck_runs_what_fits_unless_capacity_is_the_answer() -> None:
+    from studyapp.infra import kv_bytes_per_token, usable_bytes, weights_bytes
+    from studyapp.infra.shapes import kv_shape
+
+    catalog = load_catalog()
+    family = get_family("bottleneck")
+    for seed in range(200):
+        q = family.generate(seed, "en", {})
+        p = q.params
+        model, chip = catalog.models[p["model"]], catalog.accelerators[p["gpu"]]
+        need = (weights_bytes(model.params, "bf16")
+                + kv_bytes_per_token(kv_shape(model), "bf16") * p["context"] * p["batch"])
+        assert (need > usable_bytes(chip.memory_bytes)) == (p["binds"] == "capacity")
+
+
+def test_training_memory_per_gpu_fits_the_gpu_the_question_names() -> None:
+    from studyapp.infra import usable_bytes
+
+    catalog = load_catalog()
+    family = get_family("training-memory")
+    for options in deck_options("training-memory"):
+        for seed in range(200):
+            q = family.generate(seed, "en", options)
+            chip = catalog.accelerators[q.params["gpu"]]
+            assert chip.name in q.prompt
+            assert float(q.answer) * 1e9 <= usable_bytes(chip.memory_bytes) * 1.001, q.prompt

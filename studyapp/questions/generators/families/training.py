@@ -20,6 +20,7 @@ from studyapp.infra import (
     training_memory_bytes,
     training_seconds,
     transfer_seconds,
+    usable_bytes,
     young_daly_interval,
 )
 from studyapp.infra.compute import ADAM_MIXED_BYTES_PER_PARAM
@@ -98,15 +99,28 @@ def training_days(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 # --- training-memory ------------------------------------------------------
 
 ZERO_STAGES = (0, 1, 2, 3)
+TRAINING_GPUS = ("h100-sxm", "h200-sxm", "b200")
+"""The GPUs a training question runs on by default (the HGX post's): each holds its share."""
 DATA_PARALLEL = (8, 16, 64)
 
 
 def training_memory(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     """Mixed-precision Adam keeps 16 B/param; ZeRO shards 12, then 2 more, then the last 2."""
     rng = random.Random(seed)
-    model = rng.choice(entries(load_catalog().models, options, "models"))
-    stage = int(rng.choice(values(options, "zero_stages", ZERO_STAGES)))
-    devices = int(rng.choice(values(options, "gpu_counts", DATA_PARALLEL)))
+    models = entries(load_catalog().models, options, "models")
+    gpus = entries(load_catalog().accelerators, options, "gpus",
+                   keep=lambda c: c.id in TRAINING_GPUS or "gpus" in options)
+
+    def draw(r: random.Random) -> tuple[Model, int, int, Any]:
+        return (r.choice(models), int(r.choice(values(options, "zero_stages", ZERO_STAGES))),
+                int(r.choice(values(options, "gpu_counts", DATA_PARALLEL))), r.choice(gpus))
+
+    def holds(d: tuple[Model, int, int, Any]) -> bool:
+        """Each GPU can hold its share: no per-GPU state larger than the GPU it runs on."""
+        per = training_memory_bytes(d[0].params, ADAM_MIXED_BYTES_PER_PARAM, d[1], d[2])
+        return per <= usable_bytes(d[3].memory_bytes)
+
+    (model, stage, devices, gpu), _ = redraw(rng, draw, holds)
     per_device = training_memory_bytes(model.params, ADAM_MIXED_BYTES_PER_PARAM, stage, devices)
     weights, grads, optimizer = 2.0, 2.0, ADAM_MIXED_BYTES_PER_PARAM - 4.0
     if stage >= 1:
@@ -119,7 +133,8 @@ def training_memory(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
               "stage": stage, "devices": num(devices, lang),
               "w": num(weights, lang, 3), "g": num(grads, lang, 3), "o": num(optimizer, lang, 3),
               "per_param": num(weights + grads + optimizer, lang, 4),
-              "answer": shown(per_device / GB, lang)}
+              "answer": shown(per_device / GB, lang), "gpu": gpu.name,
+              "memory_gb": num(gpu.memory_gb, lang, 5)}
     return Question(
         kind=Kind.NUMERIC, post="hgx", family="training-memory", seed=seed, lang=lang,
         prompt=t("gen.trainmem.prompt", lang, **fields),
@@ -129,7 +144,7 @@ def training_memory(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
                                t("gen.trainmem.why", lang), t("gen.convention.gb", lang)),
         answer=significant(per_device / GB), unit="GB", tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "params": model.params, "zero_stage": stage,
-                "devices": devices, "bytes_per_param": ADAM_MIXED_BYTES_PER_PARAM,
+                "devices": devices, "gpu": gpu.id, "bytes_per_param": ADAM_MIXED_BYTES_PER_PARAM,
                 "given": {"params_b": model.params_b, "w_bytes": 2.0, "g_bytes": 2.0,
                           "o_bytes": ADAM_MIXED_BYTES_PER_PARAM - 4.0, "stage": stage,
                           "devices": devices}},
@@ -229,7 +244,8 @@ TRAINING_MEMORY = Family(
     description={"es": "Memoria por GPU al entrenar con Adam (16 B/parámetro) y ZeRO",
                  "en": "Per-GPU training memory with Adam (16 B/param) and ZeRO"},
     generate=training_memory,
-    options={"models": "model ids", "zero_stages": "0-3", "gpu_counts": "data-parallel GPUs"},
+    options={"models": "model ids", "zero_stages": "0-3", "gpu_counts": "data-parallel GPUs",
+             "gpus": "accelerator ids the GPUs are drawn from"},
 )
 CHECKPOINT_WRITE = Family(
     name="checkpoint-write", post="storage-checkpoints", kind=Kind.NUMERIC,
