@@ -106,14 +106,22 @@ def test_bottleneck_runs_what_fits_unless_capacity_is_the_answer() -> None:
         assert (need > usable_bytes(chip.memory_bytes)) == (p["binds"] == "capacity")
 
 
-def test_training_memory_per_gpu_fits_the_gpu_the_question_names() -> None:
+def test_training_memory_fits_the_gpu_it_names_or_asks_how_many_do() -> None:
     from studyapp.infra import usable_bytes
 
     catalog = load_catalog()
     family = get_family("training-memory")
+    asked = 0
     for options in deck_options("training-memory"):
         for seed in range(200):
             q = family.generate(seed, "en", options)
             chip = catalog.accelerators[q.params["gpu"]]
             assert chip.name in q.prompt
-            assert float(q.answer) * 1e9 <= usable_bytes(chip.memory_bytes) * 1.001, q.prompt
+            usable = usable_bytes(chip.memory_bytes)
+            if q.params.get("ask") == "fewest":  # one GPU cannot hold it: how many do
+                state = q.params["params"] * 16
+                assert state > usable and (q.answer - 1) * usable < state <= q.answer * usable
+                asked += 1
+            else:
+                assert float(q.answer) * 1e9 <= usable * 1.001, q.prompt
+    assert asked, "no draw asks for the fewest GPUs"

@@ -135,8 +135,9 @@ NUMERIC: dict[str, Callable[[Mapping[str, Any]], float]] = {
     "training-days": lambda p: training_seconds(training_flops(p["params"], p["tokens"]),
                                                 _gpu(p).bf16_dense_tflops * 1e12, p["gpus"],
                                                 p["mfu"]),
-    "training-memory": lambda p: training_memory_bytes(p["params"], 16.0, p["zero_stage"],
-                                                       p["devices"]),
+    "training-memory": lambda p: (
+        float(min_devices(p["params"] * 16.0, _gpu(p).memory_bytes)) if p.get("ask") == "fewest"
+        else training_memory_bytes(p["params"], 16.0, p["zero_stage"], p["devices"])),
     "checkpoint-write": lambda p: (checkpoint_bytes(p["params"], 14.0) if p["ask"] == "size"
                                    else transfer_seconds(checkpoint_bytes(p["params"], 14.0),
                                                          p["write_gb_s"] * GB)),

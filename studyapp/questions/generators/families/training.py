@@ -16,6 +16,7 @@ from studyapp.i18n import t
 from studyapp.infra import (
     checkpoint_bytes,
     cluster_mtbf_seconds,
+    min_devices,
     training_flops,
     training_memory_bytes,
     training_seconds,
@@ -102,6 +103,42 @@ ZERO_STAGES = (0, 1, 2, 3)
 TRAINING_GPUS = ("h100-sxm", "h200-sxm", "b200")
 """The GPUs a training question runs on by default (the HGX post's): each holds its share."""
 DATA_PARALLEL = (8, 16, 64)
+FEWEST_SHARE = 0.3
+"""Share of training-memory questions that ask for the fewest GPUs (one cannot hold it)."""
+
+
+def _fewest_gpus(rng: random.Random, seed: int, lang: str, models: list[Model],
+                 gpus: list[Any]) -> Question:
+    """A model whose training state one GPU cannot hold: the fewest GPUs that do, with
+    ZeRO-3 sharding all 16 bytes per parameter."""
+
+    def draw(r: random.Random) -> tuple[Model, Any]:
+        return r.choice(models), r.choice(gpus)
+
+    def too_big(d: tuple[Model, Any]) -> bool:
+        return d[0].params * ADAM_MIXED_BYTES_PER_PARAM > usable_bytes(d[1].memory_bytes)
+
+    (model, gpu), _ = redraw(rng, draw, too_big)
+    state = model.params * ADAM_MIXED_BYTES_PER_PARAM
+    usable = usable_bytes(gpu.memory_bytes)
+    count = min_devices(state, gpu.memory_bytes)
+    fields = {"model": model_phrase(model, lang), "params_b": num(model.params_b, lang, 5),
+              "gpu": gpu.name, "memory_gb": num(gpu.memory_gb, lang, 5),
+              "state_gb": num(state / GB, lang, 5), "usable_gb": num(usable / GB, lang, 5),
+              "answer": num(count, lang)}
+    return Question(
+        kind=Kind.NUMERIC, post="hgx", family="training-memory", seed=seed, lang=lang,
+        prompt=t("gen.trainmem.prompt_fewest", lang, **fields),
+        explanation=join_steps(t("gen.trainmem.bytes", lang),
+                               t("gen.trainmem.explain_fewest", lang, **fields),
+                               t("gen.trainmem.why", lang), t("gen.convention.gb", lang)),
+        answer=float(count), unit=None, tolerance=Tolerance(absolute=0),
+        params={"model": model.id, "params": model.params, "zero_stage": 3, "ask": "fewest",
+                "gpu": gpu.id, "bytes_per_param": ADAM_MIXED_BYTES_PER_PARAM,
+                "given": {"params_b": model.params_b, "w_bytes": 2.0, "g_bytes": 2.0,
+                          "o_bytes": ADAM_MIXED_BYTES_PER_PARAM - 4.0,
+                          "memory_gb": gpu.memory_gb, "usable": 0.9}},
+    )
 
 
 def training_memory(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
@@ -120,6 +157,8 @@ def training_memory(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
         per = training_memory_bytes(d[0].params, ADAM_MIXED_BYTES_PER_PARAM, d[1], d[2])
         return per <= usable_bytes(d[3].memory_bytes)
 
+    if rng.random() < FEWEST_SHARE:
+        return _fewest_gpus(rng, seed, lang, models, gpus)
     (model, stage, devices, gpu), _ = redraw(rng, draw, holds)
     per_device = training_memory_bytes(model.params, ADAM_MIXED_BYTES_PER_PARAM, stage, devices)
     weights, grads, optimizer = 2.0, 2.0, ADAM_MIXED_BYTES_PER_PARAM - 4.0
