@@ -39,6 +39,7 @@ from studyapp.decks.schema import (
     DeckFile,
     GeneratedCard,
     NumericCard,
+    RecallCard,
     TextCard,
     TrueFalseCard,
 )
@@ -152,6 +153,7 @@ class DeckCheck(FieldChecks):
             "id": model.id,
             "post": model.post or deck_post,
             "fact": model.fact,
+            "tags": tuple(model.tags),
             "deck": deck_id,
             "language": language,
             "path": self.path,
@@ -206,7 +208,7 @@ class DeckCheck(FieldChecks):
 
     def authored(
         self,
-        model: ChoiceCard | TrueFalseCard | NumericCard | TextCard,
+        model: ChoiceCard | TrueFalseCard | NumericCard | TextCard | RecallCard,
         path: PathKey,
         language: str,
         common: dict[str, Any],
@@ -246,8 +248,9 @@ class DeckCheck(FieldChecks):
         if isinstance(model, ChoiceCard):
             for i, choice in enumerate(model.choices):
                 texts += [(v, False) for v in _variants(choice, (*path, "choices", i), language)]
-        if isinstance(model, TextCard):
+        if isinstance(model, TextCard | RecallCard):
             texts += [(v, False) for v in _variants(model.answer, (*path, "answer"), language)]
+        if isinstance(model, TextCard):
             for i, accepted in enumerate(model.accept):
                 texts += [(v, False) for v in _variants(accepted, (*path, "accept", i), language)]
         for variant, answer_known in texts:
@@ -282,7 +285,8 @@ class DeckCheck(FieldChecks):
             answer = model.answer
         else:
             answer = _localized(model.answer, language)
-            extra["accept"] = tuple(_localized(a, language) for a in model.accept)
+            if isinstance(model, TextCard):
+                extra["accept"] = tuple(_localized(a, language) for a in model.accept)
         if isinstance(model, NumericCard):
             extra["unit"] = self.unit(model.unit, (*path, "unit"))
             extra["tolerance"] = self.tolerance(model.tolerance, extra["unit"],

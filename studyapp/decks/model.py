@@ -27,7 +27,7 @@ from studyapp.decks.formula import (
 from studyapp.decks.problems import DeckError, Problem, problem_message
 from studyapp.questions.model import Kind, Question, Tolerance
 
-CardType = Literal["choice", "truefalse", "numeric", "text", "generated"]
+CardType = Literal["choice", "truefalse", "numeric", "text", "generated", "recall"]
 DeckSource = Literal["builtin", "user", "file"]
 Localized = Mapping[str, str]
 
@@ -120,6 +120,8 @@ class CardSpec:
     tolerance: Tolerance | None = None
     generator: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    tags: tuple[str, ...] = ()
+    """Words to find the card by (``cards tag:NAME``); ``a::b`` nests, as in Anki."""
     fact: str | None = None
     """Siblings share a fact (``fact:`` in the file; a generated card inherits its family's)."""
     path: Path = Path()
