@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from studyapp.questions.grading import Verdict, grade
 from studyapp.questions.model import Kind, Question
@@ -153,7 +153,7 @@ class StudySession:
             item = self.queue.pop(now, self.service.learn_ahead, self._last)
             if item is None:
                 return None
-            draws = self.rng.getstate()
+            draws = (self.rng.getstate(), frozenset(self._prompts))
             seed = self.rng.randrange(2**31)
             try:
                 spec = self.service.card(item.deck_id, item.card_key)
@@ -459,7 +459,9 @@ class StudySession:
         else:
             self.queue.main.insert(0, item)
         if draws is not None:  # the same instance and choice order as when it was answered
-            self.rng.setstate(draws)  # type: ignore[arg-type]
+            state, prompts = cast("tuple[Any, frozenset[tuple[str, frozenset[str]]]]", draws)
+            self.rng.setstate(state)
+            self._prompts = set(prompts)  # the prompts asked before it, as then
         self._last = None
         return True
 
