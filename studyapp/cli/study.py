@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from studyapp.cli import current_settings, fail, make_service, user_error_text, user_errors
+from studyapp.srs.queue import NEW_CARD_ORDERS
 
 
 @click.command()
@@ -19,11 +20,17 @@ from studyapp.cli import current_settings, fail, make_service, user_error_text, 
 @click.option("--practice", is_flag=True, help="Practise without changing the schedule.")
 @click.option("--more-new", type=click.IntRange(min=1), metavar="N",
               help="Study N more new cards today than the daily limit allows.")
+@click.option("--new-order", type=click.Choice(NEW_CARD_ORDERS), metavar="ORDER",
+              help="How new cards are gathered from now on (saved in the profile): "
+                   "mixed (default), authored-first, generated-first, random.")
 @click.pass_context
 def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | None,
-          seed: int | None, plain: bool, practice: bool, more_new: int | None) -> None:
+          seed: int | None, plain: bool, practice: bool, more_new: int | None,
+          new_order: str | None) -> None:
     """Study: a post, a deck, or everything due."""
     settings = current_settings(ctx)
+    if new_order is not None:
+        _save_new_order(settings, new_order)
     if more_new is not None:
         _raise_new_limit(settings, more_new)
     if not plain:
@@ -59,6 +66,17 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
     finally:
         service.close()
     sys.exit(code)
+
+
+def _save_new_order(settings: Any, order: str) -> None:
+    """The profile's new-card order, as the settings screen sets it."""
+    service = make_service(settings)
+    try:
+        service.update_settings(new_card_order=order)
+    except user_errors() as exc:
+        fail(user_error_text(exc, settings.lang))
+    finally:
+        service.close()
 
 
 def _check_request(settings: Any, post: str | None, deck: str | None) -> None:

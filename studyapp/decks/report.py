@@ -13,19 +13,49 @@ from pathlib import Path
 from studyapp.decks.library import DeckListing
 from studyapp.decks.loader import deck_files, validate_paths
 from studyapp.decks.model import deck_title
+from studyapp.decks.problems import DeckError, Problem
 from studyapp.i18n import t
 
 
 def validation_report(paths: Sequence[Path], lang: str) -> tuple[list[str], int]:
-    """One line per problem, then a summary; exit code 1 if any problem, else 0."""
+    """One line per problem, then warnings, then a summary; exit code 1 if any problem.
+
+    Warnings (``path:line:col: warning: …``) are cues a learner could answer
+    from without the skill: the right choice the longest or the only one
+    with a qualifier, a card whose text gives another card's answer away.
+    They do not fail the check.
+    """
     files = sum(1 for _ in deck_files(list(paths)))
     problems = validate_paths(paths)
     lines = [p.render(lang) for p in problems]
+    warnings = path_warnings(paths, {p.path for p in problems})
+    word = t("decks.warning", lang)
+    lines += [f"{w.path}:{w.line}:{w.col}: {word}: {w.message_in(lang)}" for w in warnings]
     if problems:
         lines.append(t("decks.summary.problems", lang, files=files, problems=len(problems)))
         return lines, 1
+    if warnings:
+        lines.append(t("decks.summary.warnings", lang, files=files, warnings=len(warnings)))
+        return lines, 0
     lines.append(t("decks.summary.clean", lang, files=files))
     return lines, 0
+
+
+def path_warnings(paths: Sequence[Path], broken: set[Path]) -> list[Problem]:
+    """Cue and give-away warnings of every deck under ``paths`` that loads."""
+    from studyapp.decks.cues import deck_warnings
+    from studyapp.decks.loader import load_deck
+
+    found: list[Problem] = []
+    for path in deck_files([Path(p) for p in paths]):
+        if path in broken or not path.exists():
+            continue
+        try:
+            deck = load_deck(path)
+        except DeckError:
+            continue
+        found += deck_warnings(deck)
+    return found
 
 
 def listing_lines(listings: Sequence[DeckListing], lang: str) -> list[str]:

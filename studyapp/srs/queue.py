@@ -1,8 +1,10 @@
 """Today's queue: what to ask next, in the order a good tutor would.
 
 Learning and relearning cards that are due come first (they are fragile),
-then due reviews with the lowest retrievability first, then new cards in
-curriculum order (post order, then deck order). Variants of the same
+then due reviews with the lowest retrievability first, then new cards as
+the profile's new-card order gathers them (``gather_new``: by default each
+post's generated numeric questions interleaved with its authored cards,
+generated first). Variants of the same
 template, or cards of the same post, are never back to back when anything
 else is waiting.
 """
@@ -10,10 +12,12 @@ else is waiting.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator, Sequence
+import zlib
+from collections import deque
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from studyapp.srs.scheduler import CardStage
 
@@ -34,6 +38,7 @@ class QueueItem(NamedTuple):
     retrievability: float = 0.0
     order: tuple[int, int, int] = (0, 0, 0)  # post order, deck order, card order
     fact: str | None = None  # siblings share a fact: one answered buries the others today
+    generated: bool = False  # drawn by a generator family (numbers change at every showing)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -78,11 +83,16 @@ def interleave(items: Sequence[QueueItem], after: QueueItem | None = None) -> li
 
 def build_queue(learning: Sequence[QueueItem], reviews: Sequence[QueueItem],
                 new: Sequence[QueueItem], *, reviews_left: int, new_left: int,
-                interleave_posts: bool = True) -> list[QueueItem]:
-    """The day's queue within the daily limits (learning cards are never limited)."""
+                interleave_posts: bool = True, new_gathered: bool = False) -> list[QueueItem]:
+    """The day's queue within the daily limits (learning cards are never limited).
+
+    New cards are taken in curriculum order, or as given when ``new_gathered``
+    (already in the profile's new-card order, see ``gather_new``).
+    """
+    fresh = list(new) if new_gathered else sorted(new, key=lambda i: i.order)
     ordered = (_priority(learning, learning=True)
                + _priority(reviews, learning=False)[: max(0, reviews_left)]
-               + sorted(new, key=lambda i: i.order)[: max(0, new_left)])
+               + fresh[: max(0, new_left)])
     if not interleave_posts:
         return interleave_templates_only(ordered)
     return interleave(ordered)
@@ -103,6 +113,102 @@ def interleave_templates_only(items: Sequence[QueueItem]) -> list[QueueItem]:
                 choice = found
         result.append(pending.pop(choice))
     return result
+
+
+NEW_CARD_ORDERS = ("mixed", "authored-first", "generated-first", "random")
+"""How new cards are gathered, as Anki's new-card gather and sort order:
+
+- ``mixed`` (default): post by post, generated and authored cards taken in
+  turn, a generated one first; an authored card whose fact a generated card
+  of the post also tests waits until that generated card has been taken, so
+  the generated sibling is the one shown and the authored card comes another
+  day;
+- ``authored-first``: post by post, the authored cards, then the generated;
+- ``generated-first``: post by post, the generated cards, then the authored;
+- ``random``: every new card in an order fixed per profile (a hash of the
+  profile and the card), across posts.
+"""
+DEFAULT_NEW_CARD_ORDER = "mixed"
+
+T = TypeVar("T")
+
+
+def new_card_order(value: str) -> str:
+    """``value`` as one of ``NEW_CARD_ORDERS`` ("authored first" is ``authored-first``).
+
+    Raises ``ValueError`` for anything else.
+    """
+    name = "-".join(value.strip().lower().replace("_", " ").split())
+    if name not in NEW_CARD_ORDERS:
+        raise ValueError(value)
+    return name
+
+
+def gather_new(items: Sequence[T], order: str, *, generated: Callable[[T], bool],
+               group: Callable[[T], Hashable], fact: Callable[[T], str | None],
+               key: Callable[[T], str], salt: str = "") -> list[T]:
+    """New cards, given in curriculum order, in the order ``order`` takes them.
+
+    ``group`` is a card's post (cards of one post stay together, in the order
+    of their first card); ``key`` names a card for ``random`` (with ``salt``,
+    the profile, so each learner has an order of their own that stays put).
+    """
+    if order == "random":
+        return sorted(items, key=lambda i: zlib.crc32(f"{salt}/{key(i)}".encode()))
+    groups: dict[Hashable, tuple[list[T], list[T]]] = {}
+    for item in items:
+        made, authored = groups.setdefault(group(item), ([], []))
+        (made if generated(item) else authored).append(item)
+    result: list[T] = []
+    for made, authored in groups.values():
+        if order == "authored-first":
+            result += authored + made
+        elif order == "generated-first":
+            result += made + authored
+        else:
+            result += _alternate(made, authored, fact)
+    return result
+
+
+def _alternate(made: list[T], authored: list[T], fact: Callable[[T], str | None]) -> list[T]:
+    """Generated and authored in turn, generated first.
+
+    A card whose fact an earlier card already tests goes to the end (its day
+    comes later: siblings are buried), and so does an authored card whose fact
+    a generated card tests, so the two kinds stay interleaved in a day's plan.
+    """
+    made_facts = {f for f in map(fact, made) if f}
+    later_made: list[T] = []
+    later: list[T] = []
+    first: deque[T] = deque()
+    for item in authored:
+        f = fact(item)
+        (later if f and f in made_facts else first).append(item)
+    queues = (deque(made), first)
+    shown: set[str] = set()
+
+    result: list[T] = []
+
+    def take(queue: deque[T]) -> bool:
+        """Move the next card of ``queue`` whose fact is not yet shown to the result."""
+        while queue:
+            item = queue.popleft()
+            f = fact(item)
+            if f and f in shown:
+                (later_made if queue is queues[0] else later).append(item)
+                continue
+            if f:
+                shown.add(f)
+            result.append(item)
+            return True
+        return False
+
+    turn = 0
+    while queues[0] or queues[1]:
+        if not take(queues[turn]):
+            take(queues[1 - turn])
+        turn = 1 - turn
+    return result + later_made + later
 
 
 LEARN_AHEAD = timedelta(minutes=20)

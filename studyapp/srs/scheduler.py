@@ -86,6 +86,9 @@ class SchedulerSettings:
     extra_new_day: str = ""
     extra_new: int = 0
     """Custom study: ``extra_new`` more new cards on study day ``extra_new_day`` (ISO)."""
+    new_card_order: str = "mixed"
+    """How new cards are gathered: mixed, authored-first, generated-first, random
+    (``studyapp.srs.queue.NEW_CARD_ORDERS``)."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

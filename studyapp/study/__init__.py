@@ -27,6 +27,7 @@ from studyapp.study.model import (
     PostProgress,
     Presented,
     SessionKind,
+    SessionMix,
     StudyConfig,
     utc_now,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "PostProgress",
     "Presented",
     "SessionKind",
+    "SessionMix",
     "StoreError",
     "StudyConfig",
     "StudyService",

@@ -23,11 +23,14 @@ class CurriculumCard:
     template: str = field(init=False)
     order: tuple[int, int, int] = field(init=False)
     fact: str | None = field(init=False)
+    generated: bool = field(init=False)
+    """Drawn by a generator family: a numeric question with fresh numbers at each showing."""
 
     def __post_init__(self) -> None:
         self.key = (self.deck.id, self.spec.id)
         self.order = (self.post_order, self.deck_order, self.card_order)
         generator = getattr(self.spec, "generator", None)
+        self.generated = bool(generator)
         self.template = str(generator) if generator else f"{self.deck.id}/{self.spec.id}"
         fact = getattr(self.spec, "fact", None)
         if fact:

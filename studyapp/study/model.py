@@ -50,6 +50,24 @@ class SessionKind(StrEnum):
 
 
 @dataclass(frozen=True)
+class SessionMix:
+    """What a session holds: new and due cards, generated (numbers drawn) and authored."""
+
+    new_generated: int
+    new_authored: int
+    due_generated: int
+    due_authored: int
+
+    @property
+    def new(self) -> int:
+        return self.new_generated + self.new_authored
+
+    @property
+    def due(self) -> int:
+        return self.due_generated + self.due_authored
+
+
+@dataclass(frozen=True)
 class PostProgress:
     """One post's line on the home screen."""
 

@@ -20,6 +20,7 @@ def queue_item(card: CurriculumCard, row: CardRow | QueueRow | None,
     """A card as the queue holds it (new when nothing is stored)."""
     if row is None:
         return QueueItem(card.deck.id, card.spec.id, card.spec.post, card.template,
-                         CardStage.NEW, None, 0.0, card.order, card.fact)
+                         CardStage.NEW, None, 0.0, card.order, card.fact, card.generated)
     return QueueItem(card.deck.id, card.spec.id, card.spec.post, card.template,
-                     STAGES[row.stage], row.due, retrievability, card.order, card.fact)
+                     STAGES[row.stage], row.due, retrievability, card.order, card.fact,
+                     card.generated)

@@ -7,6 +7,7 @@ import gc
 import heapq
 import sys
 import weakref
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from functools import cached_property
 from pathlib import Path
@@ -18,7 +19,15 @@ from studyapp.decks import CardSpec, Deck, deck_title, discover_decks, load_deck
 from studyapp.decks.loader import collector_paused
 from studyapp.i18n import t
 from studyapp.srs.calendar import day_bounds
-from studyapp.srs.queue import QueueItem, SessionQueue, build_queue, interleave_templates_only
+from studyapp.srs.queue import (
+    DEFAULT_NEW_CARD_ORDER,
+    QueueItem,
+    SessionQueue,
+    build_queue,
+    gather_new,
+    interleave_templates_only,
+    new_card_order,
+)
 from studyapp.srs.scheduler import CardStage, Memory, Rating, Scheduler, SchedulerSettings
 from studyapp.study.cards import (
     CardSelection,
@@ -35,6 +44,7 @@ from studyapp.study.model import (
     Overview,
     PostProgress,
     SessionKind,
+    SessionMix,
     StudyConfig,
 )
 from studyapp.study.planning import queue_item
@@ -481,7 +491,7 @@ class StudyService:
         new: list[QueueItem] = []
         unseen = (selection.keys.difference(not_new_keys(self.store, self.profile.id, now))
                   if new_left > 0 else frozenset())
-        for card in selection.in_order(unseen):
+        for card in self.gathered(selection.in_order(unseen)):
             if len(new) >= new_left:
                 break
             if (card.fact and card.fact in taken) or sibling_answered(card, answered):
@@ -490,8 +500,32 @@ class StudyService:
                 taken.add(card.fact)
             new.append(self._item(card, None, now))
         main = build_queue([], reviews, new, reviews_left=reviews_left, new_left=new_left,
-                           interleave_posts=post is None)
+                           interleave_posts=post is None, new_gathered=True)
         return SessionQueue(main[:limit] if limit else main, learning, cutoff=end)
+
+    def next_session_mix(self, post: str) -> SessionMix:
+        """What a post's next session holds: new and due cards, generated and authored."""
+        new = [0, 0]
+        due = [0, 0]
+        for item in self.plan(SessionKind.POST, post=post):
+            (new if item.stage is CardStage.NEW else due)[0 if item.generated else 1] += 1
+        return SessionMix(new_generated=new[0], new_authored=new[1],
+                          due_generated=due[0], due_authored=due[1])
+
+    @property
+    def new_card_order(self) -> str:
+        """The profile's new-card order (``NEW_CARD_ORDERS``; mixed if unreadable)."""
+        try:
+            return new_card_order(self.settings.new_card_order)
+        except ValueError:
+            return DEFAULT_NEW_CARD_ORDER
+
+    def gathered(self, cards: Iterable[CurriculumCard]) -> list[CurriculumCard]:
+        """New cards (given in curriculum order) in the order the profile gathers them."""
+        return gather_new(list(cards), self.new_card_order,
+                          generated=lambda c: c.generated, group=lambda c: c.post_order,
+                          fact=lambda c: c.fact, key=lambda c: f"{c.deck.id}/{c.spec.id}",
+                          salt=self.profile.name)
 
     def start(self, kind: SessionKind = SessionKind.DUE, *, post: str | None = None,
               deck: str | None = None, limit: int | None = None, seed: int | None = None,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from studyapp.questions.grading import Verdict, grade
 from studyapp.questions.model import Kind, Question
@@ -60,6 +60,10 @@ class _Overrulable:
     log_id: int | None
 
 
+REDRAWS = 20
+"""Fresh draws a card gets when its numbers repeat a prompt already asked this sitting."""
+
+
 class StudySession:
     """One sitting: ask, grade, rate, record; every answer committed at once.
 
@@ -83,6 +87,8 @@ class StudySession:
         self.limit = limit
         self.lang = lang
         self.rng = random.Random(seed)
+        self._prompts: set[tuple[str, frozenset[str]]] = set()
+        """Prompts asked this sitting: a drawn card is not asked with the same numbers twice."""
         self.answered = 0
         self.correct = 0
         self.started_at = service.now()
@@ -154,13 +160,19 @@ class StudySession:
             item = self.queue.pop(now, self.service.learn_ahead, self._last)
             if item is None:
                 return None
-            draws = self.rng.getstate()
+            draws = (self.rng.getstate(), frozenset(self._prompts))
             seed = self.rng.randrange(2**31)
             try:
                 spec = self.service.card(item.deck_id, item.card_key)
             except NoSuchItem:
                 continue
             question = showing(spec, seed, self.lang)
+            for _ in range(REDRAWS if spec.is_template else 0):
+                if asked(question) not in self._prompts:
+                    break
+                seed = self.rng.randrange(2**31)  # asked already this sitting: other numbers
+                question = showing(spec, seed, self.lang)
+            self._prompts.add(asked(question))
             first = not self._is_return(item)
             if first:
                 self.reached += 1
@@ -524,7 +536,9 @@ class StudySession:
         else:
             self.queue.main.insert(0, item)
         if draws is not None:  # the same instance and choice order as when it was answered
-            self.rng.setstate(draws)  # type: ignore[arg-type]
+            state, prompts = cast("tuple[Any, frozenset[tuple[str, frozenset[str]]]]", draws)
+            self.rng.setstate(state)
+            self._prompts = set(prompts)  # the prompts asked before it, as then
         self._last = None
         return True
 
@@ -545,6 +559,11 @@ class StudySession:
             if row is not None and not row.suspended:
                 waits.append(max(timedelta(0), row.due - now))
         return tuple(sorted(waits))
+
+
+def asked(question: Question) -> tuple[str, frozenset[str]]:
+    """What makes two showings the same question: the prompt and the set of choices."""
+    return question.prompt, frozenset(question.choices)
 
 
 def showing(card: CardSpec, seed: int, lang: str) -> Question:

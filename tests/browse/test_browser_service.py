@@ -244,6 +244,7 @@ def test_cards_spanish_plurals(tmp_path: Path) -> None:
 def test_edit_a_builtin_card_through_a_copy_that_overrides_it(
         service: StudyService) -> None:
     browser = CardBrowser(service)
+    service.update_settings(new_card_order="authored-first")  # a card with a written prompt
     session = service.start(SessionKind.DECK, deck="post-h200", limit=1, seed=1)
     shown = session.next()
     assert shown is not None

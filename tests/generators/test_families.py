@@ -39,6 +39,7 @@ from studyapp.infra import (
 from studyapp.infra.shapes import kv_shape
 from studyapp.questions.generators import families
 from studyapp.questions.generators.drawing import instance_seed
+from studyapp.questions.generators.families.conceptual import choice_label
 from studyapp.questions.model import Kind, Question
 
 INSTANCES = 1000
@@ -135,8 +136,9 @@ NUMERIC: dict[str, Callable[[Mapping[str, Any]], float]] = {
     "training-days": lambda p: training_seconds(training_flops(p["params"], p["tokens"]),
                                                 _gpu(p).bf16_dense_tflops * 1e12, p["gpus"],
                                                 p["mfu"]),
-    "training-memory": lambda p: training_memory_bytes(p["params"], 16.0, p["zero_stage"],
-                                                       p["devices"]),
+    "training-memory": lambda p: (
+        float(min_devices(p["params"] * 16.0, _gpu(p).memory_bytes)) if p.get("ask") == "fewest"
+        else training_memory_bytes(p["params"], 16.0, p["zero_stage"], p["devices"])),
     "checkpoint-write": lambda p: (checkpoint_bytes(p["params"], 14.0) if p["ask"] == "size"
                                    else transfer_seconds(checkpoint_bytes(p["params"], 14.0),
                                                          p["write_gb_s"] * GB)),
@@ -167,7 +169,7 @@ def check_choice(name: str, q: Question) -> None:
     catalog = load_catalog()
     if name == "chip-ranking":
         best, first, second = _best(p, lambda c: float(getattr(c, p["metric"]) or 0))
-        assert q.answer == best and first >= 1.1 * second
+        assert q.answer == choice_label(best) and first >= 1.1 * second
     elif name == "perf-per-watt":
         def score(c: Any) -> float:
             figure = c.bf16_dense_tflops if p["metric"] == "tflops" else c.memory_bandwidth_tb_s

@@ -144,18 +144,49 @@ def test_fit_question_agrees_with_its_subject() -> None:
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_bottleneck_answers_the_limit_of_each_scenario(lang: str) -> None:
+    """The worded scenarios, still drawn when a card names them."""
     limit = {"decode": "res_bandwidth", "prefill": "res_compute", "capacity": "res_capacity",
              "network": "res_network", "storage": "res_storage", "scale_up": "res_scale_up"}
     from studyapp.i18n import t
 
     catalog = load_catalog()
-    for q in run("bottleneck", lang):
+    family = get_family("bottleneck")
+    for i in range(RUNS):
+        q = family.generate(instance_seed(77, i), lang, {"scenarios": list(limit)})
         scenario = q.params["scenario"]
         assert q.answer == t(f"gen.neck.{limit[scenario]}", lang)
         if scenario in ("decode", "prefill"):  # else "memory capacity" would be right too
             model = catalog.models[q.params["model"]]
             chip = catalog.accelerators[q.params["gpu"]]
             assert weights_bytes(model.params, "bf16") <= usable_bytes(chip.memory_bytes)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_bottleneck_from_numbers_is_the_limit_the_numbers_give(lang: str) -> None:
+    """Recomputed from the drawn setup: capacity when weights + KV cache exceed 90% of
+    HBM, else compute when FLOPs per byte read pass the ridge point, else bandwidth;
+    each limit drawn about as often, none a close call."""
+    from collections import Counter
+
+    from studyapp.i18n import t
+
+    catalog = load_catalog()
+    seen: Counter[str] = Counter()
+    for q in run("bottleneck", lang):
+        p = q.params
+        model, chip = catalog.models[p["model"]], catalog.accelerators[p["gpu"]]
+        weights = weights_bytes(model.params, "bf16")
+        kv = kv_bytes_per_token(kv_shape(model), "bf16") * p["context"] * p["batch"]
+        tokens = p["batch"] if p["scenario"] == "serve-decode" else p["batch"] * p["context"]
+        intensity = 2 * model.params * tokens / (weights + kv)
+        ridge = chip.bf16_dense_tflops * 1e12 / chip.bandwidth_bytes_s
+        binds = ("capacity" if weights + kv > usable_bytes(chip.memory_bytes)
+                 else "compute" if intensity > ridge else "bandwidth")
+        assert q.answer == t(f"gen.neck.res_{binds}", lang), q.prompt
+        if binds != "capacity":
+            assert max(intensity, ridge) >= 1.5 * min(intensity, ridge)
+        seen[binds] += 1
+    assert min(seen.values()) >= RUNS / 6, seen
 
 
 def test_no_dense_fp8_figure_only_where_the_chip_has_no_fp8() -> None:

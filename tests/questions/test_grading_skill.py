@@ -123,9 +123,27 @@ def test_families_declare_the_slips_the_issue_names() -> None:
     keys = {key for _, key in _declared()}
     assert {"kv_pair", "per_direction", "sparse", "bits", "gib_same_number",
             "dtype_bytes"} <= keys
+    assert {"kv_left_out", "weights_left_out", "weights_only_checkpoint"} <= keys
     for name in ("kv-cache-per-token", "kv-cache-total", "bits-vs-bytes", "gb-vs-gib",
-                 "link-transfer", "weights-size"):
+                 "link-transfer", "weights-size", "max-context-that-fits", "min-gpus",
+                 "checkpoint-write", "decode-ceiling", "ring-allreduce", "prefill-time"):
         assert families()[name].slips, name
+
+
+def test_every_numeric_family_declares_its_slips_or_has_none_to_declare() -> None:
+    """A family that asks for a number declares the factor slips it can show; the few
+    without one say why here."""
+    none = {  # no factor a likely wrong turn leaves in the answer
+        "decode-compare": "a ratio of two bandwidths: the dtype and the model cancel",
+        "training-memory": "ZeRO stages divide by the GPU count, not a fixed factor",
+        "checkpoint-interval": "a square root: no slip leaves a fixed factor",
+        "tpu-pod": "counts of chips times a per-chip figure",
+    }
+    from studyapp.questions.model import Kind
+
+    for name, family in families().items():
+        if family.kind is Kind.NUMERIC and not family.slips:
+            assert name in none, name
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -31,6 +31,7 @@ def make_history(db_path: Path, profile: str = "default", *, days: int = 60,
 
     service = StudyService(StudyConfig(db_url=f"sqlite:///{db_path}", profile=profile,
                                        lang="en", clock=clock))
+    service.update_settings(new_card_order="authored-first")  # the history these tests know
     # Answer times follow the simulated clock too, so time studied is the same on every run.
     with mock.patch("studyapp.study.session.time.monotonic", lambda: moment[0].timestamp()):
         _study(service, moment, rng, days, skill, per_day)

@@ -137,10 +137,18 @@ async def test_review_due_from_home_asks_no_new_card(app_factory: AppFactory,
         assert session.total == 1
 
 
-async def test_ratings_stay_in_sight_below_a_long_solution(app_factory: AppFactory) -> None:
+async def test_ratings_stay_in_sight_below_a_long_solution(app_factory: AppFactory,
+                                                           db_path: Path) -> None:
     """At 60x20 the solution overflows the card; the ratings are still on screen."""
     from textual.widgets import Button
 
+    from studyapp.study import StudyConfig, StudyService
+
+    # the post's authored choice cards first: the first question is a long choice
+    service = StudyService(StudyConfig(db_url=f"sqlite:///{db_path}", profile="default",
+                                       lang="en", clock=fixed_clock))
+    service.update_settings(new_card_order="authored-first")
+    service.close()
     app = app_factory(study={"post": "nvlink-infiniband"})
     async with app.run_test(size=(60, 20)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, PostScreen))

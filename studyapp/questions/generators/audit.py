@@ -170,7 +170,9 @@ RECOMPUTE: dict[str, Callable[[Given, Question], float]] = {
                                        / (g["tflops"] * 1e12 * g["utilisation"]), q),
     "training-days": lambda g, q: 6 * g["active_b"] * 1e9 * g["tokens_t"] * 1e12
     / (g["count"] * g["tflops"] * 1e12 * g["mfu"]) / 86400,
-    "training-memory": lambda g, q: g["params_b"] * _zero_bytes(g),
+    "training-memory": lambda g, q: (
+        float(math.ceil(g["params_b"] * 1e9 * (g["w_bytes"] + g["g_bytes"] + g["o_bytes"])
+                        / _usable(g))) if "memory_gb" in g else g["params_b"] * _zero_bytes(g)),
     "checkpoint-write": lambda g, q: (
         g["params_b"] * 1e9 * g["bytes"] / (1e12 if q.unit == "TB" else 1e9)
         if q.params.get("ask") == "size"

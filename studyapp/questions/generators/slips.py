@@ -8,6 +8,7 @@ answer stays wrong. Messages are ``grading.slip.<key>`` in the i18n files.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -95,3 +96,48 @@ SYSTEM_SLIPS = (
     Slip("one_device", lambda p: 1 / int(p["gpus"])),
 )
 """A system total: one direction of the scale-up link, sparse peak, or one chip's figure."""
+
+
+def _memory(params: Mapping[str, Any]) -> tuple[float, float, float]:
+    """Usable HBM, weights and KV cache of a fit instance, in bytes (from the catalog)."""
+    from studyapp.infra import kv_bytes_per_token, usable_bytes, weights_bytes
+    from studyapp.infra.shapes import kv_shape
+
+    catalog = load_catalog()
+    model = catalog.models[str(params["model"])]
+    chip = catalog.accelerators[str(params["gpu"])]
+    usable = usable_bytes(chip.memory_bytes, usable_fraction=float(params.get(
+        "usable_fraction", 0.9)))
+    weights = weights_bytes(model.params, str(params["dtype"]))
+    kv_dtype = str(params.get("kv_dtype") or params["dtype"])
+    context, batch = params.get("context"), params.get("batch")
+    kv = (kv_bytes_per_token(kv_shape(model), kv_dtype) * int(context) * int(batch)
+          if context and batch else 0.0)
+    return usable, weights, kv
+
+
+def _weights_left_out(params: Mapping[str, Any]) -> float | None:
+    """The whole usable memory given to the KV cache: the weights not subtracted."""
+    usable, weights, _ = _memory(params)
+    return usable / (usable - weights) if usable > weights else None
+
+
+def _kv_left_out(params: Mapping[str, Any]) -> float | None:
+    """Devices for the weights alone, the KV cache forgotten."""
+    usable, weights, kv = _memory(params)
+    alone, both = math.ceil(weights / usable), math.ceil((weights + kv) / usable)
+    return alone / both if both else None
+
+
+KV_PAIR_ROOM = Slip("kv_pair", lambda p: None if _kv_pair(p) is None else 2.0)
+"""Room for twice the tokens when only K is counted, not K and V."""
+
+WEIGHTS_LEFT_OUT = Slip("weights_left_out", _weights_left_out)
+"""The KV cache given all the memory, as if the weights took none."""
+
+KV_LEFT_OUT = Slip("kv_left_out", _kv_left_out)
+"""Devices counted for the weights only: weights versus weights + KV cache."""
+
+WEIGHTS_ONLY_CHECKPOINT = Slip(
+    "weights_only_checkpoint", lambda p: 2.0 / float(p["bytes_per_param"]))
+"""A checkpoint sized as BF16 weights (2 bytes per parameter) instead of the full state."""

@@ -23,7 +23,7 @@ from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.strings import t
 
 if TYPE_CHECKING:
-    from studyapp.study import StudyService
+    from studyapp.study import SessionMix, StudyService
 
 FIGURE_FIELDS = (
     "name", "vendor", "year", "memory_gb", "memory_type", "memory_bandwidth_tb_s",
@@ -159,15 +159,22 @@ class PostScreen(StudyScreen):
     async def load_offer(self) -> None:
         slug = self.slug
 
-        def reached(service: StudyService) -> tuple[bool, int]:
+        def reached(service: StudyService) -> tuple[bool, int, SessionMix | None]:
             overview = service.overview(with_streak=False)
             post = next((p for p in overview.posts if p.slug == slug), None)
             if post is None:
-                return False, 0
-            return overview.new_left == 0 and post.new - post.held > 0, post.held
+                return False, 0, None
+            return (overview.new_left == 0 and post.new - post.held > 0, post.held,
+                    service.next_session_mix(slug))
 
-        self.limit_reached, held = await self.study_app.backend.call(reached)
+        self.limit_reached, held, mix = await self.study_app.backend.call(reached)
         notices = []
+        if mix is not None and (mix.new or mix.due):
+            notices.append(self.tr("tui.post.next_session", new=mix.new,
+                                   new_generated=mix.new_generated,
+                                   new_authored=mix.new_authored, due=mix.due,
+                                   due_generated=mix.due_generated,
+                                   due_authored=mix.due_authored))
         if self.limit_reached:
             from studyapp.tui.screens.home import MORE_NEW
 

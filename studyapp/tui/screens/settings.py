@@ -1,4 +1,4 @@
-"""Settings: language, theme, daily limits and desired retention, applied at once.
+"""Settings: language, theme, daily limits, retention and new-card order, applied at once.
 
 Language and theme live in the app's settings file (with key remaps);
 limits and retention belong to the learner's profile in the database,
@@ -17,6 +17,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Footer, Input, Label, ProgressBar, Select, Static
 
+from studyapp.srs.queue import DEFAULT_NEW_CARD_ORDER, NEW_CARD_ORDERS
 from studyapp.tui.preferences import preferences_path
 from studyapp.tui.screens.base import StudyScreen
 
@@ -69,6 +70,12 @@ class SettingsScreen(StudyScreen):
                                                      disabled=True))
             yield from self.field("learn_ahead_min", Input("", id="learn_ahead_min",
                                                            compact=True, disabled=True))
+            orders = [(self.tr(f"tui.settings.new_card_order.{name}"), name)
+                      for name in NEW_CARD_ORDERS]
+            yield from self.field("new_card_order", Select(
+                orders, id="new_card_order", value=DEFAULT_NEW_CARD_ORDER,
+                prompt=self.tr("tui.select.prompt"), allow_blank=False, compact=True,
+                disabled=True))
             yield Static("", id="settings-status")
             with Horizontal(classes="settings-field"):
                 yield Label(self.tr("tuning.settings.optimize"), classes="settings-label")
@@ -111,6 +118,11 @@ class SettingsScreen(StudyScreen):
             with self.prevent(Input.Changed):
                 field.value = value
             field.disabled = False
+        order = self.query_one("#new_card_order", Select)
+        with self.prevent(Select.Changed):
+            order.value = (settings.new_card_order if settings.new_card_order in NEW_CARD_ORDERS
+                           else DEFAULT_NEW_CARD_ORDER)
+        order.disabled = False
 
     def format_retention(self, value: float) -> str:
         text = f"{value:.2f}"
@@ -130,6 +142,13 @@ class SettingsScreen(StudyScreen):
     def on_theme(self, event: Select.Changed) -> None:
         if isinstance(event.value, str) and event.value != self.app.theme:
             self.app.theme = event.value  # the app saves it (theme_changed_signal)
+
+    @on(Select.Changed, "#new_card_order")
+    def on_new_card_order(self, event: Select.Changed) -> None:
+        current = self.scheduler_settings
+        if (current is not None and isinstance(event.value, str)
+                and event.value != current.new_card_order):
+            self.save({"new_card_order": event.value})
 
     @on(Input.Changed, "#new_per_day, #reviews_per_day, #retention, #learn_ahead_min")
     def on_scheduler_field(self, event: Input.Changed) -> None:

@@ -223,7 +223,13 @@ def low_precision_speedup(seed: int, lang: str, options: Mapping[str, Any]) -> Q
         keys = [2.0, 4.0, speedup, None] if speedup < 8 else [1.0, 4.0, speedup, None]
     correct = labels[speedup]
     choices = shuffled_choices(rng, correct, [labels[k] for k in keys])
-    model_ids = [m for m in LOWP_MODELS if m in catalog.models]
+    # the model's BF16 weights fit on the chip: the prefill runs where the question says
+    def fits(model_id: str) -> bool:
+        return (weights_bytes(catalog.models[model_id].params, "bf16")
+                <= usable_bytes(chip.memory_bytes))
+
+    model_ids = ([m for m in LOWP_MODELS if m in catalog.models and fits(m)]
+                 or sorted(m.id for m in catalog.models if fits(m.id)))
     model = catalog.models[rng.choice(model_ids)] if model_ids else None
     tokens = rng.choice(LOWP_PROMPTS)
     fields = {"gpu": chip.name, "precision": p, "bf16": num(chip.bf16_dense_tflops, lang, 5),

@@ -14,7 +14,9 @@ from typing import Any
 from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Accelerator, Model
 from studyapp.i18n import t
-from studyapp.infra import usable_bytes, weights_bytes
+from studyapp.infra import kv_bytes_per_token, usable_bytes, weights_bytes
+from studyapp.infra.compute import ridge_point
+from studyapp.infra.shapes import kv_shape
 from studyapp.infra.units import GB
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.drawing import (
@@ -42,6 +44,12 @@ def _metric(chip: Accelerator, metric: str) -> float:
     return float(value) if value is not None else 0.0
 
 
+def choice_label(name: str) -> str:
+    """A chip's name as a choice, without its parenthesised aside ("Google TPU7x
+    (Ironwood)" is "Google TPU7x"): an aside only the right chip has would point at it."""
+    return name.split(" (", 1)[0].strip() or name
+
+
 def chip_ranking(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     """The top chip among four on one figure, at least 10% ahead of the runner-up."""
     rng = random.Random(seed)
@@ -57,7 +65,8 @@ def chip_ranking(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 
     def clear(d: tuple[list[Accelerator], str]) -> bool:
         scores = sorted((_metric(c, d[1]) for c in d[0]), reverse=True)
-        return (len(scores) >= 2 and scores[-1] > 0 and len({c.name for c in d[0]}) == len(d[0])
+        return (len(scores) >= 2 and scores[-1] > 0
+                and len({choice_label(c.name) for c in d[0]}) == len(d[0])
                 and apart(scores[0], scores[1]))
 
     (group, metric) = draw_until(rng, draw, clear, "chip-ranking")
@@ -73,7 +82,9 @@ def chip_ranking(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         explanation=join_steps(*lines, t(f"gen.rank.why_{metric}", lang),
                                t("gen.convention.dense", lang)
                                if metric == "bf16_dense_tflops" else ""),
-        answer=best.name, choices=shuffled_choices(rng, best.name, [c.name for c in group]),
+        answer=choice_label(best.name),
+        choices=shuffled_choices(rng, choice_label(best.name),
+                                 [choice_label(c.name) for c in group]),
         params={"gpus": [c.id for c in group], "metric": metric, "best": best.id},
     )
 
@@ -169,7 +180,14 @@ def vendor_fact(kind: str, post: str, family: str, table: Mapping[str, str]) -> 
 
 
 def dense_vs_sparse(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
-    """A datasheet's "with sparsity" headline is twice the dense rate the math really gets."""
+    """Which figure of a datasheet line is the dense one, when the line prints its
+    Tensor Core rates "with sparsity" (2:4 structured sparsity doubles them) in a footnote.
+
+    The line lists every precision the chip has; the choices are the dense figure
+    asked for and, from the same line, other precisions' dense and headline figures
+    (the asked precision's own headline most of the time), so the right figure is
+    sometimes the smallest of the four, sometimes the largest.
+    """
     rng = random.Random(seed)
     chips = entries(load_catalog().accelerators, options, "gpus",
                     keep=lambda c: c.vendor in ("nvidia", "amd") and bool(c.sparse_headline_tflops))
@@ -181,25 +199,41 @@ def dense_vs_sparse(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
     precision = rng.choice(precisions)
     dense = float(getattr(chip, f"{precision}_dense_tflops"))
     sparse = float(headlines[precision])  # as the vendor prints it
-    to_dense = rng.random() < 0.6
+    line = t("gen.sparse.line_sep", lang).join(
+        t("gen.sparse.line_item", lang, precision=p.upper(),
+          value=num(float(headlines[p]), lang, 5)) for p in precisions)
     fields = {"gpu": chip.name, "precision": precision.upper(), "sparse": num(sparse, lang, 5),
-              "dense": num(dense, lang, 5), "half": num(sparse / 2, lang, 5)}
-    right, wrong = (dense, (sparse, sparse * 2, dense / 2)) if to_dense else (
-        sparse, (dense, dense / 2, sparse * 2))
-    correct = num(right, lang, 5) + " TFLOPS"
-    # written like the answer, to as many decimals: a halved "989" shown as "494.5" beside
-    # whole vendor figures gives itself away as made up
-    decimals = 0 if float(right).is_integer() else len(repr(float(right)).split(".")[1])
-    distractors = [num(round(v, decimals), lang, 9) + " TFLOPS" for v in wrong]
-    key = "gen.sparse.prompt" if to_dense else "gen.sparse.prompt_headline"
+              "dense": num(dense, lang, 5), "half": num(sparse / 2, lang, 5), "line": line}
+    figures = {float(getattr(chip, f"{p}_dense_tflops")) for p in precisions}
+    figures |= {float(headlines[p]) for p in precisions}
+    others = sorted(figures - {dense, sparse})
+    rng.shuffle(others)
+    if rng.random() < 0.75:  # the asked precision's own headline, and the halving undone
+        wrong = [sparse, *others, dense / 2, sparse * 2]
+    else:  # the halving done twice, on this figure or another
+        wrong = [*others, dense / 2, *(v / 2 for v in others), sparse]
+    wrong += [sparse * 2, dense / 4]  # a chip with one precision: still four
+    correct = num(dense, lang, 5) + " TFLOPS"
+    # halves written like the catalog's figures, to as many decimals as the answer
+    decimals = 0 if dense.is_integer() else len(repr(dense).split(".")[1])
+    distractors = [num(v if v in figures else round(v, decimals), lang, 9) + " TFLOPS"
+                   for v in wrong]
+    seen = {correct.casefold()}
+    picked: list[str] = []
+    for text in distractors:
+        if text.casefold() not in seen and len(picked) < 3:
+            seen.add(text.casefold())
+            picked.append(text)
+    choices = [correct, *picked]
+    rng.shuffle(choices)
     return Question(
         kind=Kind.CHOICE, post="blackwell", family="dense-vs-sparse", seed=seed, lang=lang,
-        prompt=t(key, lang, **fields),
+        prompt=t("gen.sparse.prompt_line", lang, **fields),
         explanation=join_steps(t("gen.sparse.explain", lang, **fields),
                                t("gen.sparse.why", lang)),
-        answer=correct, choices=shuffled_choices(rng, correct, distractors),
+        answer=correct, choices=tuple(choices),
         params={"gpu": chip.id, "precision": precision, "dense_tflops": dense,
-                "sparse_tflops": sparse, "ask": "dense" if to_dense else "headline"},
+                "sparse_tflops": sparse, "ask": "dense"},
     )
 
 
@@ -213,8 +247,92 @@ LIMITS = {"decode": "bandwidth", "prefill": "compute", "capacity": "capacity",
 """The resource that limits each scenario."""
 
 
+BATCHES = (1, 4, 16, 64, 256, 1024)
+CONTEXTS = (512, 2048, 8192, 32768)
+BINDS = ("capacity", "bandwidth", "compute")
+"""What a drawn serving setup can run into first, each drawn as often."""
+
+
 def bottleneck(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
-    """Which resource limits a workload: the first question to ask about any setup."""
+    """Which limit binds, worked out from a setup's numbers (a model, a batch, a context,
+    a chip); the fixed scenarios of earlier decks when a card names ``scenarios``."""
+    if values(options, "scenarios", []):
+        return bottleneck_scenario(seed, lang, options)
+    return bottleneck_from_numbers(seed, lang, options)
+
+
+def bottleneck_from_numbers(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """Serving: does weights + KV cache fit, and if so is a pass's arithmetic intensity
+    (FLOPs per byte read) below the chip's ridge point (bandwidth) or above it (compute)?"""
+    rng = random.Random(seed)
+    catalog = load_catalog()
+    chips = entries(catalog.accelerators, options, "gpus",
+                    keep=lambda c: bool(c.bf16_dense_tflops and c.memory_bandwidth_tb_s))
+    models = [m for m in catalog.models if m.active_params_b is None]
+    target = rng.choice(BINDS)
+
+    def draw(r: random.Random) -> dict[str, Any]:
+        chip, model = r.choice(chips), r.choice(models)
+        phase = r.choice(("decode", "prefill"))
+        batch = r.choice(BATCHES if phase == "decode" else BATCHES[:4])
+        context = r.choice([c for c in CONTEXTS if c <= model.context_length] or CONTEXTS[:1])
+        weights = weights_bytes(model.params, "bf16")
+        per_token = kv_bytes_per_token(kv_shape(model), "bf16")
+        kv = per_token * context * batch
+        usable = usable_bytes(chip.memory_bytes)
+        tokens = batch if phase == "decode" else batch * context
+        intensity = 2 * model.params * tokens / (weights + kv)
+        ridge = ridge_point(chip.bf16_dense_tflops * 1e12, chip.bandwidth_bytes_s)
+        binds = ("capacity" if weights + kv > usable
+                 else "compute" if intensity > ridge else "bandwidth")
+        return {"chip": chip, "model": model, "phase": phase, "batch": batch,
+                "context": context, "weights": weights, "per_token": per_token, "kv": kv,
+                "usable": usable, "tokens": tokens, "intensity": intensity, "ridge": ridge,
+                "binds": binds}
+
+    def clear(d: dict[str, Any]) -> bool:
+        """The drawn limit is the target, and not a close call."""
+        if d["binds"] != target:
+            return False
+        need = d["weights"] + d["kv"]
+        if not apart(need, d["usable"], 0.15):
+            return False
+        return d["binds"] == "capacity" or apart(d["intensity"], d["ridge"], 0.5)
+
+    d = draw_until(rng, draw, clear, "bottleneck")
+    chip, model = d["chip"], d["model"]
+    fields = {"gpu": chip.name, "model": model_label(model.name),
+              "params_b": num(model.params_b, lang, 5), "batch": num(d["batch"], lang),
+              "context": num(d["context"], lang), "kv_kb": num(d["per_token"] / 1e3, lang, 4),
+              "memory_gb": num(chip.memory_gb, lang, 5),
+              "bandwidth": num(chip.memory_bandwidth_tb_s, lang, 4),
+              "tflops": num(chip.bf16_dense_tflops, lang, 5),
+              "weights_gb": num(d["weights"] / GB, lang, 4), "kv_gb": num(d["kv"] / GB, lang, 4),
+              "need_gb": num((d["weights"] + d["kv"]) / GB, lang, 4),
+              "usable_gb": num(d["usable"] / GB, lang, 4), "tokens": num(d["tokens"], lang),
+              "intensity": num(d["intensity"], lang, 3), "ridge": num(d["ridge"], lang, 3)}
+    binds = d["binds"]
+    steps = [t("gen.neck.n_memory", lang, **fields)]
+    if binds == "capacity":
+        steps.append(t("gen.neck.n_too_big", lang, **fields))
+    else:
+        steps += [t("gen.neck.n_fits", lang, **fields),
+                  t(f"gen.neck.n_intensity_{d['phase']}", lang, **fields),
+                  t(f"gen.neck.n_{binds}", lang, **fields)]
+    correct = t(f"gen.neck.res_{binds}", lang)
+    others = [t(f"gen.neck.res_{r}", lang) for r in (*BINDS, "network")]
+    return Question(
+        kind=Kind.CHOICE, post="intro", family="bottleneck", seed=seed, lang=lang,
+        prompt=t(f"gen.neck.n_prompt_{d['phase']}", lang, **fields),
+        explanation=join_steps(*steps),
+        answer=correct, choices=shuffled_choices(rng, correct, others),
+        params={"scenario": f"serve-{d['phase']}", "gpu": chip.id, "model": model.id,
+                "batch": d["batch"], "context": d["context"], "binds": binds},
+    )
+
+
+def bottleneck_scenario(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """Which resource limits a workload: one of six worded scenarios."""
     rng = random.Random(seed)
     catalog = load_catalog()
     scenario = str(rng.choice(values(options, "scenarios", SCENARIOS)))

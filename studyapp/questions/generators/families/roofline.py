@@ -19,6 +19,8 @@ from studyapp.infra import (
     is_compute_bound,
     prefill_seconds,
     ridge_point,
+    usable_bytes,
+    weights_bytes,
 )
 from studyapp.infra.units import TFLOPS
 from studyapp.questions.generators import Family
@@ -176,8 +178,11 @@ def prefill_time(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     """A prompt is compute-bound: 2·N·T FLOPs at a fraction of dense peak."""
     rng = random.Random(seed)
     catalog = load_catalog()
-    model = rng.choice(entries(catalog.models, options, "models"))
     chip = rng.choice(entries(catalog.accelerators, options, "gpus"))
+    models = entries(catalog.models, options, "models")
+    # the model's BF16 weights fit on the one chip the prefill runs on
+    model = rng.choice([m for m in models if weights_bytes(m.params, "bf16")
+                        <= usable_bytes(chip.memory_bytes)] or models)
     prompts = [int(p) for p in values(options, "prompts", PROMPTS)]
     tokens = int(rng.choice([p for p in prompts if p <= model.context_length] or [min(prompts)]))
     utilisation = float(rng.choice(values(options, "utilisations", UTILISATIONS)))

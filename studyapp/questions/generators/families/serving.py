@@ -44,6 +44,7 @@ from studyapp.questions.generators.families.terms import (
     model_fields,
     moe_note,
 )
+from studyapp.questions.generators.slips import KV_LEFT_OUT, KV_PAIR_ROOM, WEIGHTS_LEFT_OUT
 from studyapp.questions.generators.wording import (
     bytes_per,
     join_steps,
@@ -316,6 +317,7 @@ MIN_GPUS = Family(
                  "en": "Fewest GPUs that hold the weights and KV cache"},
     generate=min_gpus,
     options=_FIT_OPTIONS,
+    slips=(KV_LEFT_OUT,),
 )
 
 MAX_CONTEXT_THAT_FITS = Family(
@@ -326,4 +328,5 @@ MAX_CONTEXT_THAT_FITS = Family(
     options={"models": MODEL_IDS, "gpus": GPU_IDS, "dtypes": "weight and KV dtypes",
              "batches": "batch sizes", "contexts": "context lengths",
              "solve_for": "context or batch"},
+    slips=(KV_PAIR_ROOM, WEIGHTS_LEFT_OUT),
 )

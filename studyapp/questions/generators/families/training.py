@@ -16,10 +16,12 @@ from studyapp.i18n import t
 from studyapp.infra import (
     checkpoint_bytes,
     cluster_mtbf_seconds,
+    min_devices,
     training_flops,
     training_memory_bytes,
     training_seconds,
     transfer_seconds,
+    usable_bytes,
     young_daly_interval,
 )
 from studyapp.infra.compute import ADAM_MIXED_BYTES_PER_PARAM
@@ -28,7 +30,7 @@ from studyapp.infra.units import GB, TB, TFLOPS
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.drawing import draw_until, entries, values
 from studyapp.questions.generators.families.terms import model_phrase
-from studyapp.questions.generators.slips import SPARSE_TIME
+from studyapp.questions.generators.slips import SPARSE_TIME, WEIGHTS_ONLY_CHECKPOINT
 from studyapp.questions.generators.wording import join_steps, label, num, sci, shown, significant
 from studyapp.questions.model import Kind, Question, Tolerance
 
@@ -96,15 +98,66 @@ def training_days(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 # --- training-memory ------------------------------------------------------
 
 ZERO_STAGES = (0, 1, 2, 3)
+TRAINING_GPUS = ("h100-sxm", "h200-sxm", "b200")
+"""The GPUs a training question runs on by default (the HGX post's): each holds its share."""
 DATA_PARALLEL = (8, 16, 64)
+FEWEST_SHARE = 0.3
+"""Share of training-memory questions that ask for the fewest GPUs (one cannot hold it)."""
+
+
+def _fewest_gpus(rng: random.Random, seed: int, lang: str, models: list[Model],
+                 gpus: list[Any]) -> Question:
+    """A model whose training state one GPU cannot hold: the fewest GPUs that do, with
+    ZeRO-3 sharding all 16 bytes per parameter."""
+
+    def draw(r: random.Random) -> tuple[Model, Any]:
+        return r.choice(models), r.choice(gpus)
+
+    def too_big(d: tuple[Model, Any]) -> bool:
+        return d[0].params * ADAM_MIXED_BYTES_PER_PARAM > usable_bytes(d[1].memory_bytes)
+
+    model, gpu = draw_until(rng, draw, too_big, "training-memory")
+    state = model.params * ADAM_MIXED_BYTES_PER_PARAM
+    usable = usable_bytes(gpu.memory_bytes)
+    count = min_devices(state, gpu.memory_bytes)
+    fields = {"model": model_phrase(model, lang), "params_b": num(model.params_b, lang, 5),
+              "gpu": gpu.name, "memory_gb": num(gpu.memory_gb, lang, 5),
+              "state_gb": num(state / GB, lang, 5), "usable_gb": num(usable / GB, lang, 5),
+              "answer": num(count, lang)}
+    return Question(
+        kind=Kind.NUMERIC, post="hgx", family="training-memory", seed=seed, lang=lang,
+        prompt=t("gen.trainmem.prompt_fewest", lang, **fields),
+        explanation=join_steps(t("gen.trainmem.bytes", lang),
+                               t("gen.trainmem.explain_fewest", lang, **fields),
+                               t("gen.trainmem.why", lang), t("gen.convention.gb", lang)),
+        answer=float(count), unit=None, tolerance=Tolerance(absolute=0),
+        params={"model": model.id, "params": model.params, "zero_stage": 3, "ask": "fewest",
+                "gpu": gpu.id, "bytes_per_param": ADAM_MIXED_BYTES_PER_PARAM,
+                "given": {"params_b": model.params_b, "w_bytes": 2.0, "g_bytes": 2.0,
+                          "o_bytes": ADAM_MIXED_BYTES_PER_PARAM - 4.0,
+                          "memory_gb": gpu.memory_gb, "usable": 0.9}},
+    )
 
 
 def training_memory(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     """Mixed-precision Adam keeps 16 B/param; ZeRO shards 12, then 2 more, then the last 2."""
     rng = random.Random(seed)
-    model = rng.choice(entries(load_catalog().models, options, "models"))
-    stage = int(rng.choice(values(options, "zero_stages", ZERO_STAGES)))
-    devices = int(rng.choice(values(options, "gpu_counts", DATA_PARALLEL)))
+    models = entries(load_catalog().models, options, "models")
+    gpus = entries(load_catalog().accelerators, options, "gpus",
+                   keep=lambda c: c.id in TRAINING_GPUS or "gpus" in options)
+
+    def draw(r: random.Random) -> tuple[Model, int, int, Any]:
+        return (r.choice(models), int(r.choice(values(options, "zero_stages", ZERO_STAGES))),
+                int(r.choice(values(options, "gpu_counts", DATA_PARALLEL))), r.choice(gpus))
+
+    def holds(d: tuple[Model, int, int, Any]) -> bool:
+        """Each GPU can hold its share: no per-GPU state larger than the GPU it runs on."""
+        per = training_memory_bytes(d[0].params, ADAM_MIXED_BYTES_PER_PARAM, d[1], d[2])
+        return per <= usable_bytes(d[3].memory_bytes)
+
+    if rng.random() < FEWEST_SHARE:
+        return _fewest_gpus(rng, seed, lang, models, gpus)
+    model, stage, devices, gpu = draw_until(rng, draw, holds, "training-memory")
     per_device = training_memory_bytes(model.params, ADAM_MIXED_BYTES_PER_PARAM, stage, devices)
     weights, grads, optimizer = 2.0, 2.0, ADAM_MIXED_BYTES_PER_PARAM - 4.0
     if stage >= 1:
@@ -117,7 +170,8 @@ def training_memory(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
               "stage": stage, "devices": num(devices, lang),
               "w": num(weights, lang, 3), "g": num(grads, lang, 3), "o": num(optimizer, lang, 3),
               "per_param": num(weights + grads + optimizer, lang, 4),
-              "answer": shown(per_device / GB, lang)}
+              "answer": shown(per_device / GB, lang), "gpu": gpu.name,
+              "memory_gb": num(gpu.memory_gb, lang, 5)}
     return Question(
         kind=Kind.NUMERIC, post="hgx", family="training-memory", seed=seed, lang=lang,
         prompt=t("gen.trainmem.prompt", lang, **fields),
@@ -127,7 +181,7 @@ def training_memory(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
                                t("gen.trainmem.why", lang), t("gen.convention.gb", lang)),
         answer=significant(per_device / GB), unit="GB", tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "params": model.params, "zero_stage": stage,
-                "devices": devices, "bytes_per_param": ADAM_MIXED_BYTES_PER_PARAM,
+                "devices": devices, "gpu": gpu.id, "bytes_per_param": ADAM_MIXED_BYTES_PER_PARAM,
                 "given": {"params_b": model.params_b, "w_bytes": 2.0, "g_bytes": 2.0,
                           "o_bytes": ADAM_MIXED_BYTES_PER_PARAM - 4.0, "stage": stage,
                           "devices": devices}},
@@ -227,7 +281,8 @@ TRAINING_MEMORY = Family(
     description={"es": "Memoria por GPU al entrenar con Adam (16 B/parámetro) y ZeRO",
                  "en": "Per-GPU training memory with Adam (16 B/param) and ZeRO"},
     generate=training_memory,
-    options={"models": "model ids", "zero_stages": "0-3", "gpu_counts": "data-parallel GPUs"},
+    options={"models": "model ids", "zero_stages": "0-3", "gpu_counts": "data-parallel GPUs",
+             "gpus": "accelerator ids the GPUs are drawn from"},
 )
 CHECKPOINT_WRITE = Family(
     name="checkpoint-write", post="storage-checkpoints", kind=Kind.NUMERIC,
@@ -235,6 +290,7 @@ CHECKPOINT_WRITE = Family(
                  "en": "Size of a training checkpoint and its write time"},
     generate=checkpoint_write,
     options={"models": "model ids", "write_gb_s": "storage write GB/s", "ask": "size or time"},
+    slips=(WEIGHTS_ONLY_CHECKPOINT,),
 )
 CHECKPOINT_INTERVAL = Family(
     name="checkpoint-interval", post="storage-checkpoints", kind=Kind.NUMERIC,

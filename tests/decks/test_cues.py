@@ -1,0 +1,155 @@
+"""No cue in a question: choices that cannot be guessed, no card that answers another.
+
+Measured over every built-in deck (posts and examples) and every generator
+family that asks a choice, in both languages:
+
+- the right option is the longest no more often than chance (the mean of
+  1/k over the cards) plus 10 points, over all choice cards and over those
+  whose options are all 20+ characters (where length shows most);
+- no qualifier (a parenthesis, a unit, words such as "both directions" or
+  "de altura") is said only by the right option;
+- no card's prompt or explanation holds another card's expected answer in
+  the same deck unless the two share a fact (siblings are never asked on
+  the same day).
+
+``deck validate`` warns an instructor about the same cues, at path:line:col.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from studyapp import locations
+from studyapp.decks import load_deck
+from studyapp.decks.cues import (
+    LONGEST_MARGIN,
+    choice_texts,
+    give_aways,
+    lone_qualifier,
+    longest_rate,
+)
+from studyapp.decks.report import validation_report
+from studyapp.questions.generators import families
+from studyapp.questions.model import Kind
+
+LANGS = ("en", "es")
+SEEDS = range(60)
+
+
+def deck_paths() -> list[Path]:
+    return sorted(locations.builtin_decks_dir().rglob("*.yaml"))
+
+
+def authored_choices(lang: str) -> Iterator[tuple[str, list[str], int]]:
+    for path in deck_paths():
+        for card in load_deck(path).cards:
+            texts = choice_texts(card, lang)
+            if texts is not None:
+                yield f"{path.name}:{card.id}", *texts
+
+
+def generated_choices(lang: str) -> Iterator[tuple[str, list[str], int]]:
+    """Every choice family, with its default options and with each deck card's options."""
+    option_sets: dict[str, list[dict[str, object]]] = {}
+    for path in deck_paths():
+        for card in load_deck(path).cards:
+            if card.generator:
+                option_sets.setdefault(card.generator, [{}]).append(dict(card.options))
+    for name, family in families().items():
+        if family.kind is not Kind.CHOICE:
+            continue
+        for options in option_sets.get(name, [{}]):
+            for seed in SEEDS:
+                question = family.generate(seed, lang, options)
+                choices = list(question.choices)
+                yield f"{name}#{seed}", choices, choices.index(str(question.answer))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("source", [authored_choices, generated_choices])
+def test_the_right_option_is_not_the_longest_more_often_than_chance(source, lang) -> None:
+    cards = list(source(lang))
+    assert cards
+    overall = longest_rate((options, right) for _, options, right in cards)
+    assert not overall.too_high, (lang, overall)
+    long = longest_rate((options, right) for _, options, right in cards
+                        if all(len(o) >= 20 for o in options))
+    assert not long.too_high, (lang, long)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("source", [authored_choices, generated_choices])
+def test_no_qualifier_is_said_only_by_the_right_option(source, lang) -> None:
+    found = sorted({(where.split("#")[0], q) for where, options, right in source(lang)
+                    if (q := lone_qualifier(options, right)) is not None})
+    assert not found, found
+
+
+def test_the_statistic_fails_above_the_bound() -> None:
+    # the right option always the longest: 100% against a chance of 25%
+    cue = [(["16 GB", "24 GB", "36 GB", "48 GB (12-high)"], 3)] * 20
+    assert longest_rate(cue).too_high
+    # at chance plus 10 points exactly, not yet
+    mixed = cue[:7] + [(["16 GB (8-high)", "24 GB", "36 GB", "48 GB"], 3)] * 13
+    rate = longest_rate(mixed)
+    assert rate.share == pytest.approx(0.35) and not rate.too_high
+    assert rate.chance + LONGEST_MARGIN == pytest.approx(0.35)
+
+
+def test_qualifiers_only_in_the_right_option_are_named() -> None:
+    assert lone_qualifier(["NVLink 5, 1.8 TB/s per GPU", "NVLink 4, 900 GB/s per GPU (both "
+                           "directions)", "NVLink 3, 600 GB/s per GPU"], 1) == "(both directions)"
+    assert lone_qualifier(["24 GB (8 chips de altura)", "16 GB (8 de altura)",
+                           "36 GB (8 de altura)"], 0) == "chips"
+    assert lone_qualifier(["HBM3e", "HBM3", "GDDR7"], 0) is None
+
+
+def test_no_card_gives_another_cards_answer_away() -> None:
+    found = [f"{path.name}: {g.giver.id} ({g.field}, {g.lang}) gives {g.taker.id} "
+             f"({g.answer!r})" for path in deck_paths() for g in give_aways(load_deck(path))]
+    assert not found, found
+
+
+CUED = """deck: cued
+title: Cued
+language: en
+post: h200
+cards:
+  - id: nvlink
+    type: choice
+    prompt: "Which link does the H200 have?"
+    choices: ["NVLink 5, 1.8 TB/s", "NVLink 4, 900 GB/s (both directions)", "NVLink 3, 600 GB/s"]
+    answer: 1
+  - id: capacity
+    type: numeric
+    prompt: "How much HBM does the H200 SXM have?"
+    answer: 141
+    unit: GB
+  - id: stacks
+    type: truefalse
+    prompt: "The H200 carries six HBM3e stacks."
+    answer: true
+    explanation: "Six stacks of 24 GB, 141 GB usable."
+"""
+
+
+def test_deck_validate_warns_an_instructor_at_the_card(tmp_path: Path) -> None:
+    path = tmp_path / "cued.yaml"
+    path.write_text(CUED, encoding="utf-8")
+    lines, code = validation_report([path], "en")
+    assert code == 0  # warnings do not fail the deck
+    assert any(line.startswith(f"{path}:6:5: warning: only the right choice says "
+                               '"(both directions)"') for line in lines), lines
+    assert any(line.startswith(f"{path}:16:5: warning: this card's explanation (en) gives "
+                               "away the answer of card 'capacity'") for line in lines), lines
+    assert lines[-1].endswith("no problems, 2 warning(s)")
+    spanish, _ = validation_report([path], "es")
+    assert any(": aviso: solo la opción correcta dice" in line for line in spanish), spanish
+    # siblings may give each other away: they are never asked on the same day
+    path.write_text(CUED.replace("unit: GB", "unit: GB\n    fact: h200-memory").replace(
+        "answer: true", "answer: true\n    fact: h200-memory"), encoding="utf-8")
+    lines, _ = validation_report([path], "en")
+    assert not any("gives away" in line for line in lines), lines
