@@ -172,7 +172,7 @@ RECOMPUTE: dict[str, Callable[[Given, Question], float]] = {
     / (g["count"] * g["tflops"] * 1e12 * g["mfu"]) / 86400,
     "training-memory": lambda g, q: (
         float(math.ceil(g["params_b"] * 1e9 * (g["w_bytes"] + g["g_bytes"] + g["o_bytes"])
-                        / _usable(g))) if "memory_gb" in g else g["params_b"] * _zero_bytes(g)),
+                        / _usable(g))) if "total_gb" in g else g["params_b"] * _zero_bytes(g)),
     "checkpoint-write": lambda g, q: (
         g["params_b"] * 1e9 * g["bytes"] / (1e12 if q.unit == "TB" else 1e9)
         if q.params.get("ask") == "size"
@@ -231,7 +231,9 @@ def _best_right(q: Question, score: Callable[[Any, str], float]) -> bool:
 
     chips = [load_catalog().accelerators[c] for c in q.params["gpus"]]
     best = max(chips, key=lambda c: score(c, str(q.params["metric"])))
-    return bool(best.id == q.params["best"] and q.answer == best.name)
+    # a choice names the chip without its parenthesised aside ("Google TPU7x")
+    return bool(best.id == q.params["best"]
+                and q.answer in (best.name, best.name.split(" (", 1)[0].strip()))
 
 
 def _rank_score(chip: Any, metric: str) -> float:

@@ -29,7 +29,7 @@ from studyapp.infra.storage import CHECKPOINT_BYTES_PER_PARAM
 from studyapp.infra.units import GB, TB, TFLOPS
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.drawing import draw_until, entries, values
-from studyapp.questions.generators.families.terms import model_phrase
+from studyapp.questions.generators.families.terms import capacity_fields, capacity_gb, model_phrase
 from studyapp.questions.generators.slips import SPARSE_TIME, WEIGHTS_ONLY_CHECKPOINT
 from studyapp.questions.generators.wording import join_steps, label, num, sci, shown, significant
 from studyapp.questions.model import Kind, Question, Tolerance
@@ -121,7 +121,7 @@ def _fewest_gpus(rng: random.Random, seed: int, lang: str, models: list[Model],
     usable = usable_bytes(gpu.memory_bytes)
     count = min_devices(state, gpu.memory_bytes)
     fields = {"model": model_phrase(model, lang), "params_b": num(model.params_b, lang, 5),
-              "gpu": gpu.name, "memory_gb": num(gpu.memory_gb, lang, 5),
+              "gpu": gpu.name, **capacity_fields(gpu, lang),
               "state_gb": num(state / GB, lang, 5), "usable_gb": num(usable / GB, lang, 5),
               "answer": num(count, lang)}
     return Question(
@@ -135,7 +135,7 @@ def _fewest_gpus(rng: random.Random, seed: int, lang: str, models: list[Model],
                 "gpu": gpu.id, "bytes_per_param": ADAM_MIXED_BYTES_PER_PARAM,
                 "given": {"params_b": model.params_b, "w_bytes": 2.0, "g_bytes": 2.0,
                           "o_bytes": ADAM_MIXED_BYTES_PER_PARAM - 4.0,
-                          "memory_gb": gpu.memory_gb, "usable": 0.9}},
+                          "total_gb": capacity_gb(gpu), "usable": 0.9}},
     )
 
 
