@@ -105,7 +105,7 @@ def deck_list(ctx: click.Context, as_json: bool) -> None:
     """All decks (built-in and installed) with card counts and status."""
     # loaded when the command runs, so that --help stays fast
     from studyapp.decks import discover_decks
-    from studyapp.decks.report import listing_json, listing_lines
+    from studyapp.decks.report import draw_problem_lines, listing_json, listing_lines
 
     settings = current_settings(ctx)
     listings = discover_decks()
@@ -125,8 +125,10 @@ def deck_list(ctx: click.Context, as_json: bool) -> None:
     marks = ["—" if on is None else t("deck.list.on" if on else "deck.list.off", settings.lang)
              for on in enabled]
     mark_width = max(len(mark) for mark in marks)
-    for line, mark in zip(lines, marks, strict=True):  # on/off after the id
+    for listing, line, mark in zip(listings, lines, marks, strict=True):  # on/off after the id
         click.echo(f"{line[:id_width]}  {mark.ljust(mark_width)}{line[id_width:]}")
+        for skipped in draw_problem_lines(listing.id, settings.lang):
+            click.echo(skipped)
 
 
 def _decks_on(ctx: click.Context, decks: list[Deck | None]) -> list[bool | None]:

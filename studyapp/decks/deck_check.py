@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import Field, TypeAdapter, ValidationError
 
-from studyapp.decks.field_checks import FieldChecks, sample_combinations
+from studyapp.decks.field_checks import FieldChecks, check_combinations
 from studyapp.decks.formula import (
     EntryView,
     Formula,
@@ -334,7 +334,7 @@ class DeckCheck(FieldChecks):
         path: PathKey,
         texts: list[_TextAt],
     ) -> None:
-        """Every formula of the card over sampled params; the first failure of each reported.
+        """Every formula of the card over its parameters; the first failure of each reported.
 
         Cards written from one pattern (same formulas, texts and params) give
         the same outcome: it is worked out once per deck and reported again
@@ -388,24 +388,46 @@ def _sample_problems(card_type: str, answer_source: Any, params: Mapping[str, Pa
                       if drawn else exc.message))
 
     words = {lang: bool_words(lang) for lang in {text.lang for text in texts}}
-    for names in sample_combinations(params):
-        answer: Value | None = None
+    answer_names: frozenset[str] = frozenset()
+    if isinstance(answer_source, str) and card_type in ("numeric", "truefalse"):
+        answer_names = parse_formula(answer_source).names
+
+    def answer_for(names: Mapping[str, Value]) -> Value | None:
+        if card_type == "numeric":
+            return numeric_answer(answer_source, names)
+        if card_type == "truefalse":
+            return truth(answer_source, names)
+        return None
+
+    def over(used: frozenset[str]) -> Iterator[dict[str, Value]]:
+        return check_combinations({n: spec for n, spec in params.items() if n in used})
+
+    answer_failed = False
+    for names in over(answer_names):
         try:
-            if card_type == "numeric":
-                answer = numeric_answer(answer_source, names)
-            elif card_type == "truefalse":
-                answer = truth(answer_source, names)
+            answer_for(names)
         except FormulaError as exc:
             report(("answer",), exc, names)
-            continue
-        for text in texts:
-            bound = dict(names)
-            if text.path[len(path)] == "explanation":
+            answer_failed = True
+            break
+    for text in texts:
+        used = frozenset(n for f in parse_template(text.text).formulas for n in f.names)
+        explains = text.path[len(path)] == "explanation"
+        if explains and "answer" in used:
+            used = used | answer_names
+        for names in over(used):
+            bound: dict[str, Value] = dict(names)
+            if explains:
+                try:
+                    answer = None if answer_failed else answer_for(names)
+                except FormulaError:
+                    answer = None
                 bound["answer"] = answer if answer is not None else ""
             try:
                 render(text.text, bound, words[text.lang], text.lang)
             except FormulaError as exc:
                 report(text.path[len(path):], exc, names)
+                break
     return found
 
 

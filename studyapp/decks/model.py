@@ -83,6 +83,14 @@ class ParamSpec:
         return [self.range_value(k) for k in sorted(picks)]
 
 
+REDRAWS = 20
+
+
+def redraw_seed(seed: int, attempt: int) -> int:
+    """The ``attempt``-th replacement draw for ``seed`` (fixed, so showings repeat)."""
+    return (seed * 1_000_003 + attempt * 7_919) % (2**63)
+
+
 def draw_params(params: Mapping[str, ParamSpec], seed: int) -> dict[str, Value]:
     """One value per parameter, in declaration order, from ``random.Random(seed)``."""
     rng = random.Random(seed)
@@ -142,17 +150,33 @@ class CardSpec:
     def instantiate(self, seed: int, lang: str) -> Question:
         """The question for ``seed`` in ``lang``; ``DeckError`` if a formula fails.
 
-        The loader evaluates every formula over sampled parameters, so a
-        failure here means a combination the sample missed.
+        Validation checks every combination of a small parameter space and
+        sweeps larger ones, so a failure here is a value it could not reach:
+        that draw is skipped and logged (``studyapp.decks.draw_log``, shown by
+        ``deck list`` and the Decks screen), and the next of a fixed series of
+        draws is taken, so the same seed always gives the same question.
         """
         try:
             if self.type == "generated":
                 return self._generated(seed, lang)
             return self._authored(seed, lang)
         except FormulaError as exc:
-            words = problem_message("card_fails", id=self.id, detail=exc.message)
-            problem = Problem.at(self.path, self.line, self.col, words)
-            raise DeckError([problem]) from None
+            failure = exc
+        words = problem_message("card_fails", id=self.id, detail=failure.message)
+        problem = Problem.at(self.path, self.line, self.col, words)
+        if self.type != "generated" and self.is_template:
+            from studyapp.decks import draw_log
+
+            drawn = ", ".join(f"{k}={format_value(v)}"
+                              for k, v in draw_params(self.params, seed).items())
+            draw_log.record(self.deck, self.id, f"{self.path}:{self.line}:{self.col}",
+                            f"{failure.message} ({drawn})")
+            for attempt in range(1, REDRAWS + 1):
+                try:
+                    return replace(self._authored(redraw_seed(seed, attempt), lang), seed=seed)
+                except FormulaError:
+                    continue
+        raise DeckError([problem]) from None
 
     def _generated(self, seed: int, lang: str) -> Question:
         from studyapp.questions.generators import get_family
