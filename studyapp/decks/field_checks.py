@@ -318,7 +318,7 @@ def _ends(spec: ParamSpec) -> list[Value]:
     if spec.kind == "range":
         last = spec.range_count - 1
         ends: list[Value] = [spec.range_value(0)]
-        return ends + [spec.range_value(last)] if last else ends
+        return [*ends, spec.range_value(last)] if last else ends
     return list(spec.values[:1]) + (list(spec.values[-1:]) if len(spec.values) > 1 else [])
 
 
