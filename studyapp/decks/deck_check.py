@@ -22,6 +22,7 @@ from studyapp.decks.formula import (
     render,
 )
 from studyapp.decks.model import (
+    AuthoredSlip,
     CardSpec,
     Deck,
     DeckSource,
@@ -246,6 +247,7 @@ class DeckCheck(FieldChecks):
         if isinstance(model, ChoiceCard):
             for i, choice in enumerate(model.choices):
                 texts += [(v, False) for v in _variants(choice, (*path, "choices", i), language)]
+        texts += [(v, False) for v in self.feedback_texts(model, path, language)]
         if isinstance(model, TextCard):
             texts += [(v, False) for v in _variants(model.answer, (*path, "answer"), language)]
             for i, accepted in enumerate(model.accept):
@@ -283,6 +285,7 @@ class DeckCheck(FieldChecks):
         else:
             answer = _localized(model.answer, language)
             extra["accept"] = tuple(_localized(a, language) for a in model.accept)
+        extra.update(self.authored_feedback(model, path, language, check_formula))
         if isinstance(model, NumericCard):
             extra["unit"] = self.unit(model.unit, (*path, "unit"))
             extra["tolerance"] = self.tolerance(model.tolerance, extra["unit"],
@@ -299,6 +302,46 @@ class DeckCheck(FieldChecks):
             **extra,
             **common,
         )
+    def feedback_texts(self, model: Any, path: PathKey, language: str) -> list[_TextAt]:
+        """The messages of a numeric card's ``slips`` and a choice card's ``feedback``."""
+        found: list[_TextAt] = []
+        if isinstance(model, NumericCard):
+            for i, slip in enumerate(model.slips):
+                found += _variants(slip.message, (*path, "slips", i, "message"), language)
+        if isinstance(model, ChoiceCard):
+            for i, note in enumerate(model.feedback):
+                if note is not None:
+                    found += _variants(note, (*path, "feedback", i), language)
+        return found
+
+    def authored_feedback(self, model: Any, path: PathKey, language: str,
+                          check_formula: Any) -> dict[str, Any]:
+        """``slips`` of a numeric card and ``feedback`` of a choice card, checked."""
+        if isinstance(model, NumericCard) and model.slips:
+            seen: dict[str, int] = {}
+            slips = []
+            for i, slip in enumerate(model.slips):
+                where: PathKey = (*path, "slips", i)
+                if slip.name in seen:
+                    self.at((*where, "name"), problem_message(
+                        "slip_repeated", name=slip.name, first=seen[slip.name]))
+                seen.setdefault(slip.name, i)
+                if isinstance(slip.answer, str):
+                    try:
+                        check_formula(parse_formula(slip.answer), (*where, "answer"), False)
+                    except FormulaError as exc:
+                        self.at((*where, "answer"), exc.message)
+                slips.append(AuthoredSlip(slip.name, slip.answer,
+                                          _localized(slip.message, language)))
+            return {"slips": tuple(slips)}
+        if isinstance(model, ChoiceCard) and model.feedback:
+            if len(model.feedback) != len(model.choices):
+                self.at((*path, "feedback"), problem_message(
+                    "feedback_count", count=len(model.feedback), choices=len(model.choices)))
+            return {"feedback": tuple(None if note is None else _localized(note, language)
+                                      for note in model.feedback)}
+        return {}
+
     def choice_answer(self, model: ChoiceCard, path: PathKey, language: str) -> int | None:
         where: PathKey = (*path, "answer")
         options = [_localized(c, language) for c in model.choices]

@@ -25,7 +25,7 @@ from studyapp.decks.formula import (
     render,
 )
 from studyapp.decks.problems import DeckError, Problem, problem_message
-from studyapp.questions.model import Kind, Question, Tolerance
+from studyapp.questions.model import Kind, Question, Slip, Tolerance
 
 CardType = Literal["choice", "truefalse", "numeric", "text", "generated"]
 DeckSource = Literal["builtin", "user", "file"]
@@ -103,6 +103,15 @@ def shown_params(values: Mapping[str, Value]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class AuthoredSlip:
+    """A numeric card's common wrong answer: ``answer`` (a number or formula) and ``message``."""
+
+    name: str
+    answer: int | float | str
+    message: Localized
+
+
+@dataclass(frozen=True)
 class CardSpec:
     """One card of a deck, as written; ``instantiate`` makes it a ``Question``.
 
@@ -128,6 +137,10 @@ class CardSpec:
     tolerance: Tolerance | None = None
     generator: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    slips: tuple[AuthoredSlip, ...] = ()
+    """Numeric cards: common wrong answers, each with the author's message."""
+    feedback: tuple[Localized | None, ...] = ()
+    """Choice cards: what to tell a student who picks each choice (by position)."""
     fact: str | None = None
     """Siblings share a fact (``fact:`` in the file; a generated card inherits its family's)."""
     path: Path = Path()
@@ -230,7 +243,33 @@ class CardSpec:
             family=None,
             seed=seed,
             lang=lang,
+            slips=self._slips(answer, names, words, lang) if kind is Kind.NUMERIC else (),
+            choice_feedback=tuple(
+                (choices[i], render(self.text(note, lang), names, words, lang))
+                for i, note in enumerate(self.feedback) if note is not None and i < len(choices)),
         )
+
+    def _slips(self, answer: object, names: Mapping[str, Value], words: Mapping[bool, str],
+               lang: str) -> tuple[Slip, ...]:
+        """The authored slips of this draw, as grading's ``Slip``\\ s (ratio to the answer).
+
+        A slip whose value cannot be computed for this draw, or equals the
+        answer, is left out: it cannot be told from a right answer.
+        """
+        found = []
+        for slip in self.slips:
+            try:
+                value = (number(evaluate(slip.answer, names)) if isinstance(slip.answer, str)
+                         else float(slip.answer))
+                message = render(self.text(slip.message, lang), names, words, lang)
+            except FormulaError:
+                continue
+            if not isinstance(answer, float | int) or answer == 0:
+                continue
+            resolved = Slip(slip.name, value / float(answer), message=message).resolve({})
+            if resolved is not None:
+                found.append(resolved)
+        return tuple(found)
 
     def _default_explanation(self, answer: Value, words: Mapping[bool, str], lang: str) -> str:
         shown = format_value(answer, "", words, lang)

@@ -33,6 +33,8 @@ cards:
     prompt: "KV cache of one token, in GB?"
     answer: 16
     unit: GB
+    slips:
+      - {name: forgot-v, answer: 8, message: "You counted K but not V."}
   - id: easy
     type: truefalse
     prompt: "HBM is memory."
@@ -40,7 +42,7 @@ cards:
 """
 
 # (student, answer to kv-size, right on easy)
-CLASS = [("ana", "128", True), ("bo", "128", True), ("cy", "7", True), ("dee", "16", True),
+CLASS = [("ana", "128", True), ("bo", "128", True), ("cy", "8", True), ("dee", "16", True),
          ("default", "16", False)]
 
 
@@ -82,7 +84,8 @@ def test_items_count_wrong_answers_slips_and_reteach(tmp_path: Path) -> None:
     kv = next(i for i in report.items if i.card_key == "kv-size")
     assert kv.students == 4 and kv.first_try_accuracy == 0.25
     assert kv.answers[0] == ("128", 2) and kv.share(2) == pytest.approx(2 / 3)
-    assert kv.slips == (("bits", 2),)  # 128 GB for 16 GB: bits for bytes
+    # 128 GB for 16 GB: bits for bytes (a generic slip); 8 GB: the card's own slip
+    assert kv.slips == (("bits", 2), ("forgot-v", 1))
     assert [(i.card_key, i.prompt) for i in report.reteach] == [
         ("kv-size", "KV cache of one token, in GB?")]
     easy = next(i for i in report.items if i.card_key == "easy")
@@ -117,7 +120,8 @@ def test_class_report_command_prints_reteach_and_csv_items(tmp_path: Path) -> No
     rows = list(csv.DictReader(io.StringIO(items)))
     kv = next(r for r in rows if r["card"] == "kv-size")
     assert kv["first_try_accuracy"] == "0.25" and kv["reteach"] == "True"
-    assert kv["wrong_answers"].startswith("128 (67%)") and kv["slips"] == "bits (67%)"
+    assert kv["wrong_answers"].startswith("128 (67%)")
+    assert kv["slips"] == "bits (67%); forgot-v (33%)"
     assert "default" not in grid
     bad = CliRunner().invoke(main, ["--lang", "en", "class", "report", "--only", "eve"],
                              env=env)
