@@ -172,6 +172,11 @@ class ClassReport:
         return rows
 
 
+def publish_deck_file(service: ClassSource, deck: Deck, content: str) -> tuple[int, bool]:
+    """Store a validated deck's text in the service's database: (version, changed)."""
+    return db.publish_deck(service.store, deck.id, content, service.now())
+
+
 def deck_card_totals(service: ClassSource) -> dict[str, int]:
     """Cards per post over the decks the service loads (every post, in catalogue order)."""
     return studied_card_totals(service.decks, None)

@@ -98,6 +98,41 @@ def deck_add(ctx: click.Context, file: str) -> None:
                  cards=len(added.cards), path=target))
 
 
+@deck.command("publish")
+@click.argument("file", type=click.Path())
+@click.pass_context
+def deck_publish(ctx: click.Context, file: str) -> None:
+    """Validate a deck and store it in the database: every profile there studies it.
+
+    On a shared database (``--db postgresql+psycopg://...``) students need
+    no copy of the file; publishing a changed file stores the next version,
+    and progress stays with the cards whose ids are unchanged.
+    """
+    # loaded when the command runs, so that --help stays fast
+    from studyapp.classroom import publish_deck_file
+    from studyapp.cli import make_service, user_error_text, user_errors
+    from studyapp.decks import DeckError, load_deck
+
+    settings = current_settings(ctx)
+    try:
+        loaded = load_deck(file)
+        content = Path(file).read_text(encoding="utf-8")
+    except DeckError as exc:
+        for problem in exc.problems:
+            click.echo(problem.render(settings.lang))
+        sys.exit(1)
+    service = make_service(settings)
+    try:
+        version, changed = publish_deck_file(service, loaded, content)
+    except user_errors() as exc:
+        fail(user_error_text(exc, settings.lang))
+    finally:
+        service.close()
+    state = "published" if changed else "unchanged, still"
+    click.echo(f"deck {loaded.id}: {state} version {version} ({len(loaded.cards)} cards) "
+               "in this database; every profile there studies it")
+
+
 @deck.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context

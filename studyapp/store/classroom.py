@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import and_, case, func, select, true
 
 from studyapp.store.database import Store
-from studyapp.store.models import CardStat, CardState, Profile, ReviewLog
+from studyapp.store.models import CardStat, CardState, Profile, PublishedDeck, ReviewLog
 from studyapp.store.stats import REVIEW, age_days
 
 
@@ -181,3 +181,39 @@ def wrong_answers(store: Store, profile_ids: Collection[int] | None = None,
                 answers.append(WrongAnswer(deck_id, card_key, response or "", expected, seed,
                                            lang))
     return found
+
+
+@dataclass(frozen=True)
+class StoredDeck:
+    """A deck published into the database: its id, version and file text."""
+
+    deck_id: str
+    version: int
+    content: str
+    published_at: datetime
+
+
+def publish_deck(store: Store, deck_id: str, content: str, now: datetime) -> tuple[int, bool]:
+    """Store ``content`` as deck ``deck_id``: (its version, whether it changed).
+
+    The same text again keeps its version; a changed text is the next one.
+    """
+    with store.transaction() as session:
+        row = session.get(PublishedDeck, deck_id)
+        if row is None:
+            session.add(PublishedDeck(deck_id=deck_id, version=1, content=content,
+                                      published_at=now))
+            return 1, True
+        if row.content == content:
+            return row.version, False
+        row.version += 1
+        row.content = content
+        row.published_at = now
+        return row.version, True
+
+
+def stored_decks(store: Store) -> list[StoredDeck]:
+    """Every deck published into this database, by id."""
+    with store.sessions() as session:
+        return [StoredDeck(r.deck_id, r.version, r.content, r.published_at) for r in
+                session.execute(select(PublishedDeck).order_by(PublishedDeck.deck_id)).scalars()]

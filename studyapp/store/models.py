@@ -235,3 +235,19 @@ class PostRead(Base):
     first_read_at: Mapped[datetime] = mapped_column(UTCDateTime())
     last_read_at: Mapped[datetime] = mapped_column(UTCDateTime())
     times: Mapped[int] = mapped_column(Integer, default=1)
+
+
+class PublishedDeck(Base):
+    """A deck an instructor published into the database: every profile studies this copy.
+
+    Revision 0008: ``studyapp deck publish FILE`` stores the validated file's
+    text; a changed text is a new ``version``, and progress stays with the
+    cards, by (deck, card id), as for an edited file.
+    """
+
+    __tablename__ = "published_decks"
+
+    deck_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer)
+    content: Mapped[str] = mapped_column(Text)
+    published_at: Mapped[datetime] = mapped_column(UTCDateTime())
