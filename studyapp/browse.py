@@ -60,6 +60,7 @@ class BrowsedCard:
     line: int
     source: str  # builtin, user or file
     template: bool  # each review draws new values
+    due_today: bool = False  # due before the study day ends: the browser shows the time
 
     @property
     def key(self) -> tuple[str, str]:
@@ -167,10 +168,11 @@ class CardBrowser:
                 continue
             for spec in deck.cards:
                 card = self._browsed(deck, spec, stored.get((deck.id, spec.id)), lang,
-                                     context.now)
+                                     context.now, context.day_end)
                 facts = CardFacts(card.deck, card.card, card.post, card.family, card.stage,
                                   card.due, card.reps, card.lapses, card.accuracy, card.flag,
-                                  card.suspended, card.buried, card.leech, fold(card.question))
+                                  card.suspended, card.buried, card.leech, fold(card.question),
+                                  spec.tags)
                 if search.matches(facts):
                     found.append(card)
         return found
@@ -188,7 +190,7 @@ class CardBrowser:
         return self._samples[key]
 
     def _browsed(self, deck: Deck, spec: CardSpec, row: StoredCard | None, lang: str,
-                 now: datetime) -> BrowsedCard:
+                 now: datetime, day_end: datetime | None = None) -> BrowsedCard:
         text = self._sample(spec, lang)[0]
         family = spec.generator
         if row is None:
@@ -200,14 +202,16 @@ class CardBrowser:
         if row.stage and row.stability is not None and row.last_review is not None:
             from studyapp.progress import retrievability as recall
 
-            # hours count: a card reviewed this morning is not at 100% tonight
-            elapsed = (now - row.last_review).total_seconds() / 86400
+            # in study days, as the scheduler counts the time since a review (Anki)
+            elapsed = self.service.scheduler.elapsed_days(row.last_review, now)
             retrievability = recall(self.service.settings, row.stability, elapsed)
         buried = row.buried_until is not None and row.buried_until > now
+        end = day_end or self.service.scheduler.day_end(now)
+        due_today = row.stage != 0 and row.due < end
         return BrowsedCard(deck.id, spec.id, spec.post, family, row.stage, row.due, row.reps,
                            row.lapses, accuracy, row.flag, row.suspended, buried, row.leech,
                            text, row.stability, row.difficulty, retrievability, spec.path,
-                           spec.line, deck.source, spec.is_template)
+                           spec.line, deck.source, spec.is_template, due_today)
 
     def find(self, deck_id: str, card_key: str, lang: str | None = None) -> BrowsedCard:
         """One card by its ids (``NoSuchItem`` if no loaded deck has it)."""

@@ -17,7 +17,8 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-FIELDS = ("post", "deck", "card", "family", "is", "flag", "lapses", "reps", "accuracy", "due")
+FIELDS = ("post", "deck", "card", "family", "tag", "is", "flag", "lapses", "reps", "accuracy",
+          "due")
 STATES = ("new", "learning", "review", "due", "suspended", "buried", "leech", "flagged")
 NUMERIC = ("lapses", "reps", "accuracy", "due", "flag")
 _COMPARISON = re.compile(r"^(lapses|reps|accuracy|due|flag)(<=|>=|<|>|=|:)(.*)$", re.IGNORECASE)
@@ -48,6 +49,7 @@ class CardFacts:
     buried: bool
     leech: bool
     text: str  # folded question text
+    tags: tuple[str, ...] = ()
 
 
 class QueryError(ValueError):
@@ -136,12 +138,17 @@ def _tokens(query: str) -> list[_Token]:
     return found
 
 
+MAX_DEPTH = 32
+"""Nested groups a query may have: deeper ones are refused, never a RecursionError."""
+
+
 class _Parser:
     def __init__(self, query: str, context: SearchContext) -> None:
         self.query = query
         self.context = context
         self.tokens = _tokens(query)
         self.at = 0
+        self.depth = 0
 
     def error(self, message: str, column: int | None = None) -> QueryError:
         if column is None:
@@ -208,8 +215,13 @@ class _Parser:
         token = self.peek()
         if token is None or token.kind != "(":
             raise self.error("'-(' expected")
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self.error(f"more than {MAX_DEPTH} nested '(' — write the query flatter",
+                             token.column)
         self.at += 1
         inner = self.alternatives()
+        self.depth -= 1
         closing = self.peek()
         if closing is None or closing.kind != ")":
             raise self.error("this '(' is never closed", token.column)
@@ -240,6 +252,8 @@ class _Parser:
                 return self.flag(value, value_column)
             if name in ("post", "deck", "family", "card"):
                 return self.name(name, value, value_column)
+            if name == "tag":
+                return _tag(value)
             raise QueryError(f"unknown field '{field}' (fields: {', '.join(FIELDS)})",
                              self.query, column)
         return _words(text)
@@ -340,6 +354,17 @@ def _compare(left: float, op: str, right: float) -> bool:
     if op == ">=":
         return left >= right
     return left == right
+
+
+def _tag(value: str) -> Test:
+    """``tag:gpu`` matches the tags gpu and gpu::h100 (Anki's nesting); ``*`` wildcards."""
+    pattern = value.casefold()
+
+    def matches(card: CardFacts, ctx: SearchContext) -> bool:
+        return any(fnmatch.fnmatchcase(tag.casefold(), pattern)
+                   or fnmatch.fnmatchcase(tag.casefold(), pattern + "::*") for tag in card.tags)
+
+    return matches
 
 
 def _words(text: str) -> Test:

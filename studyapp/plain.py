@@ -17,6 +17,7 @@ from studyapp.i18n import t
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import Rating, format_interval
 from studyapp.study import Outcome, Presented, StudySession, numbered_choice
+from studyapp.text import tolerate_encodings
 
 
 def render_question(presented: Presented, lang: str) -> list[str]:
@@ -46,6 +47,8 @@ def render_question(presented: Presented, lang: str) -> list[str]:
         lines.append(t("plain.hint.conversion", lang, unit=q.unit))
     elif q.kind is Kind.NUMERIC:
         lines.append(t("plain.hint.numeric", lang, unit=q.unit or "-"))
+    elif q.kind is Kind.RECALL:
+        lines.append(t("anki.recall.hint_plain", lang))
     else:
         lines.append(t("plain.hint.text", lang))
     return lines
@@ -109,21 +112,6 @@ def _inline(text: str) -> str:
     text = _LINK.sub(r"\1 (\2)", text)
     text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(3), text)
     return text.replace("`", "")
-
-
-def tolerate_encodings() -> None:
-    """Write what the output encoding can carry (``?`` for the rest), read what comes.
-
-    With ``PYTHONIOENCODING=ascii`` or a Latin-1 terminal the loop goes on
-    instead of stopping at the first accent or arrow.
-    """
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            reconfigure(errors="replace")
-    reconfigure = getattr(sys.stdin, "reconfigure", None)
-    if reconfigure is not None:
-        reconfigure(errors="replace")
 
 
 TRUE_KEYS = frozenset({"1", "y", "s", "v"})
@@ -202,14 +190,15 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
             break
         say(visible(verdict.message) or (t("plain.right", lang) if verdict.correct
                                           else t("plain.wrong", lang)))
-        if verdict.given:
+        recall = presented.question.kind is Kind.RECALL
+        if verdict.given and not recall:
             q = presented.question
             say(t("plain.compare", lang, given=visible(numbered_choice(q, verdict.given)),
                   expected=visible(numbered_choice(q, verdict.expected))))
         if _explains(presented.question.explanation, verdict.expected):
             say(t("plain.explanation", lang), visible(presented.question.explanation))
         if outcome.needs_rating:
-            if not _rate(session, outcome, say, read, lang):
+            if not _rate(session, outcome, say, read, lang, recall=recall):
                 return
         elif outcome.can_overrule:
             say(t("plain.continue", lang))
@@ -240,22 +229,25 @@ def _explains(explanation: str, expected: str) -> bool:
     return bool(said) and said not in {expected.strip().casefold(), bare}
 
 
-def rating_name(rating: Rating, lang: str) -> str:
-    """A right answer rated Again means "I guessed", in the words the terminal app uses."""
-    return t("rating.guessed" if rating is Rating.AGAIN else f"rating.{rating.name.lower()}",
-             lang)
+def rating_name(rating: Rating, lang: str, *, recall: bool = False) -> str:
+    """A right answer rated Again means "I guessed", in the words the terminal app uses;
+    on a self-graded card it is plain Again (forgot)."""
+    guessed = rating is Rating.AGAIN and not recall
+    return t("rating.guessed" if guessed else f"rating.{rating.name.lower()}", lang)
 
 
 def _rate(session: StudySession, outcome: Outcome, say: Callable[..., None],
-          read: Callable[[str], str | None], lang: str) -> bool:
-    """Ask for a rating of a right answer; False when the input ends."""
+          read: Callable[[str], str | None], lang: str, *, recall: bool = False) -> bool:
+    """Ask for a rating of a right answer (or of a self-graded card); False when input ends."""
     offered = [r for r in Rating if r <= outcome.max_rating]
     default = min(Rating.GOOD, outcome.max_rating)
     options = "  ".join(
-        f"{r.value}={rating_name(r, lang)} ({format_interval(outcome.intervals[r], lang)})"
+        f"{r.value}={rating_name(r, lang, recall=recall)} "
+        f"({format_interval(outcome.intervals[r], lang)})"
         for r in offered)
-    default_name = rating_name(default, lang)
-    say(t("plain.rate", lang, options=options, default=default_name))
+    default_name = rating_name(default, lang, recall=recall)
+    say(t("anki.recall.rate" if recall else "plain.rate", lang, options=options,
+          default=default_name))
     if outcome.max_rating < Rating.EASY:
         say(t("plain.rate_capped", lang))
     while True:

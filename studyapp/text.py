@@ -10,6 +10,7 @@ nothing from studyapp, so every layer, the store included, may use it.
 
 from __future__ import annotations
 
+import sys
 import unicodedata
 
 _REORDERING = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
@@ -33,6 +34,31 @@ def visible(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(_shown(ch) for ch in text)
+
+
+def one_line(text: str) -> str:
+    """Text for one log line: like ``visible``, and line breaks and tabs escaped too.
+
+    What a request carries (its path, its headers) reaches the operator's
+    terminal through the log; escaped, a ``%1b]0;...`` path cannot set the
+    title or forge the next log line.
+    """
+    if text.isprintable():
+        return text
+    return "".join(ascii(ch)[1:-1] if ch in "\n\r\t" else _shown(ch) for ch in text)
+
+
+def tolerate_encodings() -> None:
+    """Write what the output encoding can carry (``?`` for the rest), read what comes.
+
+    With ``PYTHONIOENCODING=ascii`` or a Latin-1 terminal a command, a CSV
+    export to stdout or the plain loop goes on instead of stopping at the first
+    accent or arrow.
+    """
+    for stream in (sys.stdout, sys.stderr, sys.stdin):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="replace")
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -7,18 +7,19 @@ A service beside ``study``: the faces call these functions with a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from studyapp.srs.optimize import OptimizeResult, Progress, ReviewEvent, optimize
-from studyapp.srs.plan import ExamPlan, PlanError, plan_exam
+from studyapp.srs.plan import ExamPlan, PlanError, plan_exam, recall_text
 from studyapp.srs.scheduler import CardStage, Memory
 
 if TYPE_CHECKING:
     from studyapp.study import StudyService
 
-__all__ = ["ExamPlan", "OptimizeOutcome", "PlanError", "exam_plan", "optimize_profile",
-           "optimize_summary", "saved_exam_plan"]
+__all__ = ["ExamPlan", "OptimizeOutcome", "PlanError", "clear_exam_plan", "exam_plan",
+           "optimize_profile", "optimize_summary", "recall_text", "recompute_memory_states",
+           "saved_exam_plan", "undo_optimize"]
 
 
 @dataclass(frozen=True)
@@ -28,10 +29,11 @@ class OptimizeOutcome:
     result: OptimizeResult
     saved: bool
     parameters: tuple[float, ...]  # the parameters in use afterwards
+    recomputed: int = 0  # cards whose memory state was worked out again with them
 
     def as_json(self) -> dict[str, object]:
         r = self.result
-        return {"reviews": r.reviews, "saved": self.saved,
+        return {"reviews": r.reviews, "saved": self.saved, "recomputed": self.recomputed,
                 "log_loss_default": r.log_loss_default, "log_loss_fitted": r.log_loss_fitted,
                 "rmse_default": r.rmse_default, "rmse_fitted": r.rmse_fitted,
                 "parameters": list(self.parameters), "items": r.items,
@@ -52,12 +54,54 @@ def optimize_summary(outcome: OptimizeOutcome, lang: str) -> str:
                "rmse_default": f"{result.rmse_default:.4f}",
                "rmse_fitted": f"{result.rmse_fitted:.4f}"}
     key = "tuning.optimize.saved" if outcome.saved else "tuning.optimize.kept"
-    return head + " " + t(key, lang, **figures)
+    text = head + " " + t(key, lang, **figures)
+    if outcome.saved:
+        text += " " + t("tuning.optimize.recomputed", lang, cards=outcome.recomputed)
+    return text
+
+
+def recompute_memory_states(service: StudyService, *, keep_due: bool = False) -> int:
+    """Every answered card's stability and difficulty worked out again from its history
+    with the profile's current parameters, as Anki does when they change.
+
+    A card in review is also rescheduled from its last review with the new
+    stability (Anki's "reschedule cards on change") unless ``keep_due``.
+    Returns the number of cards recomputed.
+    """
+    from collections import defaultdict
+
+    from studyapp.srs.scheduler import Rating
+    from studyapp.store.history import card_memories, review_history, save_memory_states
+
+    store, profile = service.store, service.profile.id
+    scheduler = service.scheduler
+    answers: dict[int, list[tuple[datetime, int]]] = defaultdict(list)
+    for card, when, rating in review_history(store, profile):
+        if 1 <= rating <= 4:
+            answers[card].append((when, rating))
+    states = {}
+    for card, (stage, last_review) in card_memories(store, profile).items():
+        history = answers.get(card)
+        if not history:
+            continue
+        memory = Memory(card_id=card)
+        for when, rating in history:
+            memory = scheduler.review(memory, Rating(rating), when)
+        if memory.stability is None or memory.difficulty is None:
+            continue
+        due = None
+        if not keep_due and stage == CardStage.REVIEW and memory.stage is CardStage.REVIEW \
+                and last_review is not None and memory.last_review is not None \
+                and abs((memory.last_review - last_review).total_seconds()) < 1:
+            due = memory.due
+        states[card] = (memory.stability, memory.difficulty, due)
+    return save_memory_states(store, profile, states)
 
 
 def optimize_profile(service: StudyService, *, progress: Progress | None = None,
-                     save: bool = True) -> OptimizeOutcome:
-    """Fit FSRS to the profile's answers; save the fitted parameters only when they win."""
+                     save: bool = True, keep_due: bool = False) -> OptimizeOutcome:
+    """Fit FSRS to the profile's answers; save the fitted parameters only when they win,
+    and then work out every card's memory state again with them."""
     from studyapp.srs.calendar import local_zone
     from studyapp.store.history import review_history
 
@@ -66,11 +110,24 @@ def optimize_profile(service: StudyService, *, progress: Progress | None = None,
     result = optimize(events, rollover_hour=service.settings.day_rollover_hour,
                       zone=local_zone(), progress=progress)
     saved = False
+    recomputed = 0
     parameters = service.settings.parameters
     if save and result.better and result.parameters is not None:
-        parameters = service.update_settings(parameters=result.parameters).parameters
+        parameters = service.update_settings(parameters=result.parameters,
+                                             previous_parameters=parameters).parameters
         saved = True
-    return OptimizeOutcome(result, saved, tuple(parameters))
+        recomputed = recompute_memory_states(service, keep_due=keep_due)
+    return OptimizeOutcome(result, saved, tuple(parameters), recomputed)
+
+
+def undo_optimize(service: StudyService, *, keep_due: bool = False) -> int | None:
+    """Put back the parameters the last optimize replaced, and the memory states they
+    give; None when there is nothing to undo, else the cards recomputed."""
+    previous = service.settings.previous_parameters
+    if previous is None:
+        return None
+    service.update_settings(parameters=previous, previous_parameters=None)
+    return recompute_memory_states(service, keep_due=keep_due)
 
 
 def _memories_and_new(service: StudyService) -> tuple[list[Memory], int]:
@@ -85,14 +142,32 @@ def _memories_and_new(service: StudyService) -> tuple[list[Memory], int]:
     return memories, sum(1 for key in keys if key not in rows)
 
 
-def exam_plan(service: StudyService, exam: date, *, apply: bool = False) -> ExamPlan:
-    """The plan for ``exam``; ``apply`` saves the date and the daily new-card limit."""
+def exam_plan(service: StudyService, exam: date | datetime, *,
+              apply: bool = False) -> ExamPlan:
+    """The plan for ``exam`` (a date, or a local date and time); ``apply`` saves the exam
+    and the daily new-card limit, keeping the limit it replaces for ``clear_exam_plan``."""
     memories, new_left = _memories_and_new(service)
     plan = plan_exam(exam, service.now(), service.scheduler, memories, new_left)
     if apply:
-        limit = plan.new_per_day or service.settings.new_per_day  # nothing new: keep it
-        service.update_settings(exam_date=exam.isoformat(), new_per_day=limit)
+        settings = service.settings
+        limit = plan.new_per_day or settings.new_per_day  # nothing new: keep it
+        before = settings.new_per_day_before_exam
+        if before is None:  # a second --apply keeps the limit from before the first
+            before = settings.new_per_day
+        service.update_settings(exam_date=exam.isoformat(), new_per_day=limit,
+                                new_per_day_before_exam=before)
     return plan
+
+
+def clear_exam_plan(service: StudyService) -> int:
+    """Forget the saved exam and put back the new-card limit set before ``--apply``;
+    the limit in force afterwards."""
+    settings = service.settings
+    limit = settings.new_per_day_before_exam
+    if limit is None:
+        limit = settings.new_per_day
+    return service.update_settings(exam_date=None, new_per_day=limit,
+                                   new_per_day_before_exam=None).new_per_day
 
 
 def saved_exam_plan(service: StudyService) -> ExamPlan | None:
@@ -101,6 +176,7 @@ def saved_exam_plan(service: StudyService) -> ExamPlan | None:
     if not saved:
         return None
     try:
-        return exam_plan(service, date.fromisoformat(saved))
+        when = datetime.fromisoformat(saved)
+        return exam_plan(service, when.date() if len(saved) == 10 else when)
     except (ValueError, PlanError):
         return None

@@ -66,7 +66,12 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 
 def echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    """JSON as the standard reads it: a result that is not finite is an error, never ``NaN``."""
+    try:
+        text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
+    except ValueError:
+        fail("a result is not a finite number: an input is past what can be computed")
+    click.echo(text)
 
 
 def pct(value: float | None) -> str:
@@ -121,6 +126,24 @@ def _one_line(exc: Exception, lang: str = "en") -> str | None:
     return None
 
 
+MAX_PROFILE_NAME = 64
+"""A profile name fits a report's column and a file name; longer ones are refused."""
+
+
+def _profile_name(value: str) -> str:
+    """A profile name a report can show: 1 to 64 printable characters, not only spaces."""
+    name = value.strip()
+    if not name:
+        raise click.BadParameter("a profile name cannot be empty", param_hint="--profile")
+    if len(name) > MAX_PROFILE_NAME:
+        raise click.BadParameter(f"a profile name has at most {MAX_PROFILE_NAME} characters "
+                                 f"(this one has {len(name)})", param_hint="--profile")
+    if not name.isprintable():
+        raise click.BadParameter("a profile name cannot hold control characters",
+                                 param_hint="--profile")
+    return name
+
+
 class LazyGroup(click.Group):
     """A group whose subcommands come from ``COMMANDS``, imported on first use.
 
@@ -149,7 +172,9 @@ class LazyGroup(click.Group):
             module = importlib.import_module(f"{__name__}.{module_name}")
             command = getattr(module, attribute)
             assert isinstance(command, click.Command)
-            self.add_command(command, cmd_name)
+            from studyapp.cli.bounds import guard_numbers
+
+            self.add_command(guard_numbers(command), cmd_name)
         return self.commands.get(cmd_name)
 
 
@@ -158,6 +183,7 @@ class LazyGroup(click.Group):
 @click.option("--db", "db_url", envvar="STUDYAPP_DB", default=None, metavar="URL",
               help="Database URL (default: SQLite in the user data folder).")
 @click.option("--profile", envvar="STUDYAPP_PROFILE", default="default", show_default=True,
+              callback=lambda ctx, param, value: _profile_name(value),
               help="Learner profile; profiles in one database never mix.")
 @click.option("--lang", type=click.Choice(["es", "en"]), default=None,
               help="Language of posts, questions and interface (default: from the locale).")
@@ -169,7 +195,11 @@ def main(ctx: click.Context, db_url: str | None, profile: str, lang: str | None)
     Without a command, opens the terminal app on the home screen.
     """
     ctx.obj = resolve_settings(db_url, profile, lang)
-    if ctx.invoked_subcommand is None:
+    if ctx.invoked_subcommand is not None:
+        from studyapp.text import tolerate_encodings
+
+        tolerate_encodings()  # a command's output never stops at a character the terminal lacks
+    else:
         from studyapp.tui.app import run_app  # Textual only when the app opens
 
         run_app(ctx.obj)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -25,7 +25,9 @@ def export_apkg(ctx: click.Context, output: str | None, deck_ref: str | None,
         fail(f"unknown post {post!r} (posts: {', '.join(POST_SLUGS)})")
     service = make_service(settings)
     try:
-        decks = [service.find_deck(deck_ref)] if deck_ref else service.decks
+        # without --deck, the decks this profile studies: a disabled deck is left out
+        decks = ([service.find_deck(deck_ref)] if deck_ref
+                 else [d for d in service.decks if service.deck_enabled(d)])
         selection = select_cards(decks, post=post)
         if not selection:
             fail(t("tuning.export.nothing", settings.lang))
@@ -42,48 +44,153 @@ def export_apkg(ctx: click.Context, output: str | None, deck_ref: str | None,
                  instances=instances, decks=summary.decks, path=target), err=True)
     if summary.skipped:
         click.echo(t("tuning.export.skipped", settings.lang, count=summary.skipped), err=True)
+    if summary.repeated:
+        click.echo(t("anki.export.repeated", settings.lang, count=summary.repeated), err=True)
+    click.echo(t("anki.export.stale", settings.lang, stamp=summary.stamp), err=True)
 
 
 @click.command("from-anki")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-              help="Deck YAML to write.")
+@click.option("-o", "--output", type=click.Path(),
+              help="Deck YAML to write; a folder when the package holds several decks.")
 @click.option("--post", default="intro", show_default=True, metavar="SLUG",
               help="Post the cards belong to (edit per card afterwards).")
 @click.option("--id", "deck_id", metavar="ID", help="Deck id (default: from the Anki deck name).")
+@click.option("--map", "field_map", multiple=True, metavar="'NOTE:FIELD=ROLE,...'",
+              help="Field roles of one note type (prompt, answer, explanation, source, "
+                   "ignore); repeatable.")
+@click.option("--merge", is_flag=True, help="One deck for all Anki decks and subdecks.")
+@click.option("--dry-run", is_flag=True, help="Print the field roles and sample cards only.")
+@click.option("--with-history", is_flag=True,
+              help="Also import Anki's review log and memory states into this profile.")
 @click.pass_context
-def deck_from_anki(ctx: click.Context, file: str, output: str, post: str,
-                   deck_id: str | None) -> None:
-    """Turn an Anki .apkg (Basic, reversed, Cloze notes) into a studyapp deck."""
+def deck_from_anki(ctx: click.Context, file: str, output: str | None, post: str,
+                   deck_id: str | None, field_map: tuple[str, ...], merge: bool,
+                   dry_run: bool, with_history: bool) -> None:
+    """Turn an Anki .apkg into studyapp decks, each field by its role."""
     from studyapp.catalog.posts import POST_SLUGS
-    from studyapp.decks.report import validation_report
-    from studyapp.exchange.from_anki import AnkiPackageError, convert_package, deck_yaml
-    from studyapp.i18n import t
+    from studyapp.exchange.from_anki import (
+        AnkiPackageError,
+        convert_package,
+        dry_run_lines,
+        parse_field_map,
+    )
 
     lang = current_settings(ctx).lang
     if post not in POST_SLUGS:
         fail(f"unknown post {post!r} (posts: {', '.join(POST_SLUGS)})")
+    if output is None and not dry_run:
+        fail("give -o DECK.yaml (or --dry-run to see the mapping first)", code=2)
     try:
-        conversion = convert_package(Path(file), language=lang, deck_id=deck_id, post=post)
+        conversion = convert_package(Path(file), language=lang, deck_id=deck_id, post=post,
+                                     merge=merge, field_map=parse_field_map(field_map),
+                                     posts=POST_SLUGS)
     except AnkiPackageError as exc:
         fail(str(exc))
-    target = Path(output)
-    partial = target.with_name(f".{target.name}.partial")
+    if dry_run:
+        for line in dry_run_lines(conversion, lang=lang):
+            click.echo(line)
+        _report_left_out(conversion, lang)
+        return
+    assert output is not None
+    _write_decks(conversion, Path(output), lang)
+    if with_history:
+        _import_history(ctx, conversion)
+
+
+def import_anki(ctx: click.Context, path: Path) -> None:
+    """``studyapp import FILE.apkg``: install its decks and bring its history along."""
+    from studyapp.catalog.posts import POST_SLUGS
+    from studyapp.decks import DeckError
+    from studyapp.exchange.anki_history import install_conversion
+    from studyapp.exchange.from_anki import AnkiPackageError, convert_package
+    from studyapp.i18n import t
+
+    lang = current_settings(ctx).lang
     try:
-        partial.write_text(deck_yaml(conversion.deck), encoding="utf-8")
-        os.replace(partial, target)
+        conversion = convert_package(path, language=lang, posts=POST_SLUGS)
+        installed = install_conversion(conversion)
+    except AnkiPackageError as exc:
+        fail(str(exc))
+    except DeckError as exc:
+        for problem in exc.problems:
+            click.echo(problem.render(lang), err=True)
+        sys.exit(1)
     except OSError as exc:
-        partial.unlink(missing_ok=True)
-        fail(f"cannot write {output}: {exc.strerror or exc}")
-    lines, code = validation_report([target], lang)
+        fail(f"cannot install the decks of {path}: {exc.strerror or exc}")
+    for deck_id, cards, target in installed:
+        click.echo(t("decks.installed", lang, deck=deck_id, cards=cards, path=target))
+    _report_left_out(conversion, lang)
+    _import_history(ctx, conversion)
+
+
+def _import_history(ctx: click.Context, conversion: Any) -> None:
+    from studyapp.exchange.anki_history import import_history
+    from studyapp.i18n import t
+
+    settings = current_settings(ctx)
+    service = make_service(settings)
+    try:
+        result = import_history(conversion, service.store, service.profile.id)
+    except user_errors() as exc:
+        fail(user_error_text(exc, settings.lang))
+    finally:
+        service.close()
+    click.echo(t("anki.history.done", settings.lang, profile=settings.profile,
+                 cards=result.cards_added + result.cards_updated,
+                 reviews=result.reviews_added, known=result.reviews_skipped))
+
+
+def _write_decks(conversion: Any, output: Path, lang: str) -> None:
+    from studyapp.decks.report import validation_report
+    from studyapp.exchange.from_anki import copy_images, deck_yaml
+    from studyapp.files import write_text_replacing
+    from studyapp.i18n import t
+
+    several = len(conversion.decks) > 1
+    if several and output.suffix.lower() in (".yaml", ".yml"):
+        output = output.with_suffix("")
+    targets = [output / f"{deck['deck']}.yaml" if several else output
+               for deck in conversion.decks]
+    for deck, target in zip(conversion.decks, targets, strict=True):
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_text_replacing(target, deck_yaml(deck))  # O_EXCL: no symlink followed
+            copied, missing = copy_images(conversion, deck["deck"],
+                                          target.with_name(f"{target.stem}.media"))
+        except OSError as exc:
+            fail(f"cannot write {target}: {exc.strerror or exc}")
+        if copied:
+            click.echo(t("anki.from.images", lang, count=copied,
+                         folder=target.with_name(f"{target.stem}.media")))
+        if missing:
+            click.echo(t("anki.from.images_missing", lang, count=len(missing),
+                         names=", ".join(missing[:5])))
+    lines, code = validation_report(targets, lang)
     if code:
         for line in lines:
             click.echo(line, err=True)
         sys.exit(code)
-    click.echo(t("tuning.from_anki.done", lang, path=target, cards=conversion.cards,
-                 notes=conversion.notes))
+    if several:
+        for deck, target in zip(conversion.decks, targets, strict=True):
+            click.echo(t("anki.from.deck_done", lang, path=target, cards=len(deck["cards"])))
+        click.echo(t("anki.from.total", lang, decks=len(targets), cards=conversion.cards,
+                     notes=conversion.notes))
+    else:
+        click.echo(t("tuning.from_anki.done", lang, path=targets[0], cards=conversion.cards,
+                     notes=conversion.notes))
+    _report_left_out(conversion, lang)
+
+
+def _report_left_out(conversion: Any, lang: str) -> None:
+    from studyapp.i18n import t
+
     if conversion.media_skipped:
         click.echo(t("tuning.from_anki.media", lang, count=conversion.media_skipped))
+    if conversion.unsupported:
+        kinds = ", ".join(f"{n} {name}" for name, n in conversion.unsupported.items())
+        click.echo(t("anki.from.unsupported", lang, count=sum(conversion.unsupported.values()),
+                     kinds=kinds))
     if conversion.skipped_notes:
         reasons = ", ".join(f"{n} {why}" for why, n in conversion.skipped_notes.items())
         click.echo(t("tuning.from_anki.skipped", lang,

@@ -79,8 +79,10 @@ def deck_preview(ctx: click.Context, file: str, card_id: str | None, seed: int) 
 
 @deck.command("add")
 @click.argument("file", type=click.Path())
+@click.option("--replace", is_flag=True,
+              help="Replace a different installed deck with the same id (progress is kept).")
 @click.pass_context
-def deck_add(ctx: click.Context, file: str) -> None:
+def deck_add(ctx: click.Context, file: str, replace: bool) -> None:
     """Validate a deck and install it into your deck folder."""
     # loaded when the command runs, so that --help stays fast
     from studyapp.decks import DeckError, install_deck, load_deck
@@ -88,7 +90,7 @@ def deck_add(ctx: click.Context, file: str) -> None:
 
     lang = current_settings(ctx).lang
     try:
-        target = install_deck(file)
+        target = install_deck(file, replace=replace)
     except DeckError as exc:
         for problem in exc.problems:
             click.echo(problem.render(lang))

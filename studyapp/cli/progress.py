@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -183,8 +184,9 @@ def stats(ctx: click.Context, as_json: bool, card_ref: str | None) -> None:
               help="File to write (default: standard output).")
 @click.option("--deck", "deck_ref", metavar="ID|PATH", help="apkg: only this deck.")
 @click.option("--post", metavar="SLUG", help="apkg: only this post's cards.")
-@click.option("--instances", type=click.IntRange(min=1, max=100), default=5, show_default=True,
-              help="apkg: draws of each generated or template card.")
+@click.option("--instances", type=click.IntRange(min=1, max=10), default=5, show_default=True,
+              help="apkg: draws of each generated or template card (one note holds them, "
+                   "at most 10).")
 @click.pass_context
 def export_cmd(ctx: click.Context, fmt: str, output: str | None, deck_ref: str | None,
                post: str | None, instances: int) -> None:
@@ -222,10 +224,16 @@ def export_cmd(ctx: click.Context, fmt: str, output: str | None, deck_ref: str |
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.pass_context
 def import_cmd(ctx: click.Context, file: str) -> None:
-    """Merge an export into this profile; importing a file twice changes nothing."""
+    """Merge an export, or an Anki package with its review history, into this profile;
+    importing a file twice changes nothing."""
     # loaded when the command runs, so that --help stays fast
     from studyapp.progress import import_file
 
+    if zipfile.is_zipfile(file):  # .apkg / .colpkg: decks, review log and memory states
+        from studyapp.cli.anki import import_anki
+
+        import_anki(ctx, Path(file))
+        return
     settings = current_settings(ctx)
     service = make_service(settings)
     try:
@@ -236,7 +244,9 @@ def import_cmd(ctx: click.Context, file: str) -> None:
         service.close()
     click.echo(f"imported into profile {settings.profile!r}: {result.reviews_added} reviews "
                f"added, {result.reviews_skipped} already there; {result.cards_added} cards "
-               f"added, {result.cards_updated} updated")
+               f"added, {result.cards_updated} updated"
+               + (f"; {result.cards_replayed} cards rescheduled from their merged answers"
+                  if result.cards_replayed else ""))
 
 
 @click.command("backup")

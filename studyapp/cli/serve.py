@@ -14,8 +14,12 @@ from studyapp.cli import current_settings, fail, make_service, user_error_text, 
               help="Port to listen on (0: any free port).")
 @click.option("--token", default=None, metavar="T",
               help="Access token (default off loopback: a random one, printed in the link).")
+@click.option("--max-sessions", type=click.IntRange(1, 1000), default=None, metavar="N",
+              help="Browser tabs open at once (default: from this machine's memory, "
+                   "about 100 MB a tab).")
 @click.pass_context
-def serve_cmd(ctx: click.Context, host: str, port: int, token: str | None) -> None:
+def serve_cmd(ctx: click.Context, host: str, port: int, token: str | None,
+              max_sessions: int | None) -> None:
     """The app in a browser: each tab runs its own app on this database and profile.
 
     For a trusted network only: whoever has the link studies as this profile.
@@ -46,7 +50,8 @@ def serve_cmd(ctx: click.Context, host: str, port: int, token: str | None) -> No
         click.echo(t("serve.quit_hint", lang))
 
     try:
-        serve(settings, host=host, port=port, token=door, on_ready=announce)
+        serve(settings, host=host, port=port, token=door, on_ready=announce,
+              max_sessions=max_sessions)
     except OSError as exc:
         fail(t("serve.cannot_listen", lang, host=host, port=port,
                reason=exc.strerror or str(exc)))

@@ -27,14 +27,17 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
     if more_new is not None:
         _raise_new_limit(settings, more_new)
     if not plain:
+        _check_request(settings, post, deck)  # one line now, not a traceback in the app
         from studyapp.tui.app import run_app  # Textual only when the app opens
 
         run_app(settings, study={"post": post, "deck": deck, "limit": limit, "seed": seed,
                                  "practice": practice})
         return
     # loaded when the command runs, so that --help stays fast
-    from studyapp.plain import post_summary_lines, run_plain, tolerate_encodings
+    from studyapp.i18n import t
+    from studyapp.plain import post_summary_lines, run_plain
     from studyapp.study import SessionKind
+    from studyapp.text import tolerate_encodings, visible
 
     tolerate_encodings()
 
@@ -46,6 +49,8 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
             click.echo("\n".join(post_summary_lines(post, settings.lang)))
             service.read_post(post)
         session = service.start(kind, post=post, deck=deck, limit=limit, seed=seed)
+        for prompt in service.recovered:
+            click.echo(t("plain.recovered", settings.lang, prompt=visible(prompt)))
         code = run_plain(session)
     except user_errors() as exc:
         fail(user_error_text(exc, settings.lang))
@@ -54,6 +59,22 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
     finally:
         service.close()
     sys.exit(code)
+
+
+def _check_request(settings: Any, post: str | None, deck: str | None) -> None:
+    """An unknown post or deck is refused before the terminal app opens."""
+    if post is not None:
+        from studyapp.catalog.errors import UnknownIdError
+        from studyapp.catalog.posts import POST_SLUGS
+
+        if post not in POST_SLUGS:
+            raise UnknownIdError("post", post, list(POST_SLUGS))
+    if deck is not None:
+        service = make_service(settings)
+        try:
+            service.find_deck(deck)
+        finally:
+            service.close()
 
 
 def _raise_new_limit(settings: Any, count: int) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 import click
 
@@ -18,13 +18,35 @@ from studyapp.cli import (
 
 @click.command("optimize")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--keep-due", is_flag=True,
+              help="Recompute memory states but leave every card's due date as it is.")
+@click.option("--undo", is_flag=True,
+              help="Restore the parameters the last optimize replaced.")
 @click.pass_context
-def optimize_cmd(ctx: click.Context, as_json: bool) -> None:
-    """Fit FSRS parameters to this profile's answers; keep them only if they predict better."""
+def optimize_cmd(ctx: click.Context, as_json: bool, keep_due: bool, undo: bool) -> None:
+    """Fit FSRS parameters to this profile's answers; keep them only if they predict better.
+
+    Saved parameters recompute every card's memory state from its history.
+    """
     from studyapp.i18n import t
-    from studyapp.tuning import optimize_profile, optimize_summary
+    from studyapp.tuning import optimize_profile, optimize_summary, undo_optimize
 
     settings = current_settings(ctx)
+    if undo:
+        service = make_service(settings)
+        try:
+            cards = undo_optimize(service, keep_due=keep_due)
+        except user_errors() as exc:
+            fail(user_error_text(exc, settings.lang))
+        finally:
+            service.close()
+        if as_json:
+            echo_json({"undone": cards is not None, "recomputed": cards or 0})
+        elif cards is None:
+            click.echo(t("tuning.optimize.nothing_to_undo", settings.lang))
+        else:
+            click.echo(t("tuning.optimize.undone", settings.lang, cards=cards))
+        return
 
     def progress(stage: str, _fraction: float) -> None:
         if not as_json:
@@ -32,7 +54,7 @@ def optimize_cmd(ctx: click.Context, as_json: bool) -> None:
 
     service = make_service(settings)
     try:
-        outcome = optimize_profile(service, progress=progress)
+        outcome = optimize_profile(service, progress=progress, keep_due=keep_due)
     except user_errors() as exc:
         fail(user_error_text(exc, current_settings(ctx).lang))
     except (ValueError, RuntimeError) as exc:  # fsrs-rs refused the history
@@ -47,31 +69,53 @@ def optimize_cmd(ctx: click.Context, as_json: bool) -> None:
         click.echo("parameters: " + ", ".join(f"{p:g}" for p in outcome.parameters))
 
 
+MAX_EXAM_DAYS = 10 * 365
+"""The furthest exam a plan simulates: past it the day-by-day calendar says nothing useful."""
+
+
 @click.command("plan")
-@click.option("--exam", type=click.DateTime(formats=["%Y-%m-%d"]), metavar="YYYY-MM-DD",
-              help="Exam date (default: the one saved with --apply).")
+@click.option("--exam", type=click.DateTime(formats=["%Y-%m-%d", "%Y-%m-%dT%H:%M",
+                                                    "%Y-%m-%d %H:%M"]),
+              metavar="YYYY-MM-DD[THH:MM]",
+              help="Exam date, and its local time (default 09:00); default: the one saved "
+                   "with --apply.")
 @click.option("--apply", is_flag=True,
               help="Save the exam date and set the daily new-card limit to the plan's.")
-@click.option("--clear", is_flag=True, help="Forget the saved exam date.")
+@click.option("--clear", is_flag=True,
+              help="Forget the saved exam date and restore the new-card limit set before "
+                   "--apply.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def plan_cmd(ctx: click.Context, exam: datetime | None, apply: bool, clear: bool,
              as_json: bool) -> None:
     """New cards a day to see everything a week before the exam, review load, recall."""
     from studyapp.i18n import t
-    from studyapp.tuning import PlanError, exam_plan
+    from studyapp.tuning import PlanError, clear_exam_plan, exam_plan, recall_text
 
     settings = current_settings(ctx)
     service = make_service(settings)
     try:
         if clear:
-            service.update_settings(exam_date=None)
+            limit = clear_exam_plan(service)
+            if as_json:
+                echo_json({"cleared": True, "new_per_day": limit})
+            else:
+                click.echo(t("tuning.plan.cleared", settings.lang, new=limit))
             return
         saved = service.settings.exam_date
         if exam is None and not saved:
             fail("give --exam YYYY-MM-DD", code=2)
-        day = exam.date() if exam is not None else datetime.fromisoformat(str(saved)).date()
-        plan = exam_plan(service, day, apply=apply)
+        given: date | datetime
+        if exam is not None:
+            given = exam if exam.hour or exam.minute else exam.date()
+        else:
+            when = datetime.fromisoformat(str(saved))
+            given = when.date() if len(str(saved)) == 10 else when
+        day = given.date() if isinstance(given, datetime) else given
+        if (day - date.today()).days > MAX_EXAM_DAYS:
+            fail(t("tuning.plan.too_far", settings.lang, exam=day.isoformat(),
+                   years=MAX_EXAM_DAYS // 365), code=2)
+        plan = exam_plan(service, given, apply=apply)
         new_limit = service.settings.new_per_day
     except PlanError as exc:
         fail(str(exc))
@@ -83,7 +127,7 @@ def plan_cmd(ctx: click.Context, exam: datetime | None, apply: bool, clear: bool
         echo_json(plan.as_json())
         return
     lang = settings.lang
-    recall = "—" if plan.predicted_recall is None else f"{plan.predicted_recall * 100:.1f}%"
+    recall = recall_text(plan.predicted_recall)
     rows = [("exam", plan.exam.isoformat()), ("days_left", str(plan.days_left)),
             ("new_left", str(plan.new_left)), ("new_per_day", str(plan.new_per_day)),
             ("learn_days", str(plan.learn_days)),
@@ -93,6 +137,8 @@ def plan_cmd(ctx: click.Context, exam: datetime | None, apply: bool, clear: bool
     width = max(len(label) for label in labels)
     for label, (_, value) in zip(labels, rows, strict=True):
         click.echo(f"{label:<{width}}  {value}")
+    if plan.too_close:
+        click.echo(t("tuning.plan.too_close", lang, new=plan.new_per_day, recall=recall))
     if apply:
         click.echo(t("tuning.plan.applied", lang, exam=plan.exam.isoformat(),
                      new=new_limit))

@@ -40,6 +40,7 @@ from studyapp.decks.schema import (
     DeckFile,
     GeneratedCard,
     NumericCard,
+    RecallCard,
     TextCard,
     TrueFalseCard,
 )
@@ -153,6 +154,7 @@ class DeckCheck(FieldChecks):
             "id": model.id,
             "post": model.post or deck_post,
             "fact": model.fact,
+            "tags": tuple(model.tags),
             "deck": deck_id,
             "language": language,
             "path": self.path,
@@ -207,7 +209,7 @@ class DeckCheck(FieldChecks):
 
     def authored(
         self,
-        model: ChoiceCard | TrueFalseCard | NumericCard | TextCard,
+        model: ChoiceCard | TrueFalseCard | NumericCard | TextCard | RecallCard,
         path: PathKey,
         language: str,
         common: dict[str, Any],
@@ -248,8 +250,9 @@ class DeckCheck(FieldChecks):
             for i, choice in enumerate(model.choices):
                 texts += [(v, False) for v in _variants(choice, (*path, "choices", i), language)]
         texts += [(v, False) for v in self.feedback_texts(model, path, language)]
-        if isinstance(model, TextCard):
+        if isinstance(model, TextCard | RecallCard):
             texts += [(v, False) for v in _variants(model.answer, (*path, "answer"), language)]
+        if isinstance(model, TextCard):
             for i, accepted in enumerate(model.accept):
                 texts += [(v, False) for v in _variants(accepted, (*path, "accept", i), language)]
         for variant, answer_known in texts:
@@ -284,7 +287,8 @@ class DeckCheck(FieldChecks):
             answer = model.answer
         else:
             answer = _localized(model.answer, language)
-            extra["accept"] = tuple(_localized(a, language) for a in model.accept)
+            if isinstance(model, TextCard):
+                extra["accept"] = tuple(_localized(a, language) for a in model.accept)
         extra.update(self.authored_feedback(model, path, language, check_formula))
         if isinstance(model, NumericCard):
             extra["unit"] = self.unit(model.unit, (*path, "unit"))

@@ -92,12 +92,13 @@ def find_deck(id_or_path: str) -> Deck:
     raise DeckError([Problem.at(path, 1, 1, problem_message("no_deck", id=id_or_path))])
 
 
-def install_deck(path: Path | str) -> Path:
+def install_deck(path: Path | str, *, replace: bool = False) -> Path:
     """Validate ``path`` and copy it into the user's deck folder as ``<deck id>.yaml``.
 
-    Installing a deck with the same id again replaces it (progress is kept:
-    cards match by deck and card id). ``DeckError`` if the deck has problems
-    or its id belongs to a built-in deck.
+    A different deck already installed with the same id is replaced only with
+    ``replace`` (progress is kept: cards match by deck and card id); the same
+    file again is a no-op. ``DeckError`` if the deck has problems, its id
+    belongs to a built-in deck, or another installed file holds the id.
     """
     source = Path(path)
     deck, problems = check_deck_file(source)
@@ -108,8 +109,17 @@ def install_deck(path: Path | str) -> Path:
             message = problem_message("deck_id_builtin", id=deck.id, other=str(listing.path))
             raise DeckError([Problem.at(source, 1, 1, message)])
     folder = locations.user_decks_dir()
-    folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{deck.id}.yaml"
+    for listing in _listings(folder, "user"):
+        if listing.deck is None or listing.deck.id != deck.id:
+            continue
+        same = _same_bytes(listing.path, source)
+        if not same and not replace:
+            message = problem_message("deck_id_installed", id=deck.id, other=str(listing.path))
+            raise DeckError([Problem.at(source, 1, 1, message)])
+        if listing.path != target and (replace or same):
+            listing.path.unlink(missing_ok=True)  # one file per id: the new one is <id>.yaml
+    folder.mkdir(parents=True, exist_ok=True)
     # copy then rename, so an interrupted install never leaves half a deck
     fd, temp_name = tempfile.mkstemp(dir=folder, prefix=".installing-", suffix=".tmp")
     os.close(fd)
@@ -119,4 +129,26 @@ def install_deck(path: Path | str) -> Path:
     finally:
         if os.path.exists(temp_name):
             os.unlink(temp_name)
+    _install_media(source, target)
     return target
+
+
+def _install_media(source: Path, target: Path) -> None:
+    """The deck's images (``<name>.media/`` beside it) go along, as ``<id>.media/``."""
+    from studyapp.decks.media import media_folder
+
+    images = media_folder(source)
+    if not images.is_dir() or images.resolve() == media_folder(target).resolve():
+        return
+    destination = media_folder(target)
+    destination.mkdir(exist_ok=True)
+    for item in images.iterdir():
+        if item.is_file() and not item.is_symlink() and not item.name.startswith("."):
+            shutil.copyfile(item, destination / item.name)
+
+
+def _same_bytes(one: Path, other: Path) -> bool:
+    try:
+        return one.read_bytes() == other.read_bytes()
+    except OSError:
+        return False

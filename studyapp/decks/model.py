@@ -27,7 +27,7 @@ from studyapp.decks.formula import (
 from studyapp.decks.problems import DeckError, Problem, problem_message
 from studyapp.questions.model import Kind, Question, Slip, Tolerance
 
-CardType = Literal["choice", "truefalse", "numeric", "text", "generated"]
+CardType = Literal["choice", "truefalse", "numeric", "text", "generated", "recall"]
 DeckSource = Literal["builtin", "user", "file"]
 Localized = Mapping[str, str]
 
@@ -141,6 +141,8 @@ class CardSpec:
     """Numeric cards: common wrong answers, each with the author's message."""
     feedback: tuple[Localized | None, ...] = ()
     """Choice cards: what to tell a student who picks each choice (by position)."""
+    tags: tuple[str, ...] = ()
+    """Words to find the card by (``cards tag:NAME``); ``a::b`` nests, as in Anki."""
     fact: str | None = None
     """Siblings share a fact (``fact:`` in the file; a generated card inherits its family's)."""
     path: Path = Path()

@@ -29,7 +29,7 @@ from pydantic_core import PydanticCustomError
 LANGUAGES: tuple[str, ...] = ("es", "en")
 
 
-CARD_TYPES: tuple[str, ...] = ("choice", "truefalse", "numeric", "text", "generated")
+CARD_TYPES: tuple[str, ...] = ("choice", "truefalse", "numeric", "text", "generated", "recall")
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._\-]*$"
 
@@ -122,6 +122,9 @@ ParamSpecModel = Annotated[
 ]
 
 
+TAG_PATTERN = r"^\S+$"
+
+
 class _CardBase(_Strict):
     id: str = Field(pattern=ID_PATTERN, max_length=100)
     post: StrictStr | None = None
@@ -129,6 +132,10 @@ class _CardBase(_Strict):
         None, pattern=ID_PATTERN, max_length=100,
         description="Cards naming the same fact are siblings: once one is answered, "
                     "the others wait until the next study day")
+    tags: list[Annotated[str, Field(pattern=TAG_PATTERN, max_length=100)]] = Field(
+        default_factory=list, max_length=50,
+        description="Words to find the card by (`studyapp cards tag:NAME`); "
+                    "`a::b` nests, as in Anki")
 
 
 class _AuthoredCard(_CardBase):
@@ -182,6 +189,13 @@ class TextCard(_AuthoredCard):
     accept: list[LocalizedText] = Field(default_factory=list)
 
 
+class RecallCard(_AuthoredCard):
+    """Self-graded: the learner recalls, is shown ``answer``, and rates Again/Hard/Good/Easy."""
+
+    type: Literal["recall"]
+    answer: LocalizedText
+
+
 class GeneratedCard(_CardBase):
     """A built-in generator family; each review draws fresh numbers."""
 
@@ -201,7 +215,8 @@ CardModel = Annotated[
     | Annotated[TrueFalseCard, Tag("<truefalse>")]
     | Annotated[NumericCard, Tag("<numeric>")]
     | Annotated[TextCard, Tag("<text>")]
-    | Annotated[GeneratedCard, Tag("<generated>")],
+    | Annotated[GeneratedCard, Tag("<generated>")]
+    | Annotated[RecallCard, Tag("<recall>")],
     Discriminator(
         _card_branch,
         custom_error_type="card_type",

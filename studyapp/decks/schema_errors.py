@@ -25,6 +25,7 @@ from studyapp.decks.schema import (
     GeneratedCard,
     NumericCard,
     RangeParam,
+    RecallCard,
     TextCard,
     TrueFalseCard,
 )
@@ -42,6 +43,7 @@ _KEYS_BY_TAG: dict[str | None, type[BaseModel]] = {
     "<numeric>": NumericCard,
     "<text>": TextCard,
     "<generated>": GeneratedCard,
+    "<recall>": RecallCard,
 }
 _TYPE_WORDS = {
     "str": problem_message("type.text"),
@@ -178,7 +180,7 @@ def schema_problems(
 
 def _belongs_to_other_card(key: str) -> bool:
     return any(key in _field_names(m) for m in (ChoiceCard, TrueFalseCard, NumericCard,
-                                                 TextCard, GeneratedCard))  # fmt: skip
+                                                 TextCard, GeneratedCard, RecallCard))  # fmt: skip
 
 
 def _options(expected: str) -> object:

@@ -1,17 +1,26 @@
 """Write studyapp decks as an Anki package (.apkg) with genanki.
 
 Anki cannot draw fresh numbers for a template, so every template card (deck
-parameters or a generator family) becomes ``instances`` notes, each a
-different seeded draw. Note GUIDs and model and deck ids are derived from the
-card's stable key, so importing a newer export into Anki updates the notes it
-already has instead of adding copies. All text is HTML-escaped: deck text is
-untrusted and Anki renders fields as HTML.
+parameters or a generator family) becomes one note holding ``instances``
+seeded draws, one card template per draw: the draws of one card are
+siblings, and Anki buries them for the day once one is answered. A draw
+that repeats an earlier one is left empty (Anki makes no card for it).
+
+Every note's first field is its key (deck, card and language), so no two
+notes share a first field and Anki flags no duplicates. Note GUIDs and deck
+ids are derived from that key: importing a newer export updates the notes
+already there instead of adding copies, and an export in another language
+has its own notes and decks instead of overwriting these. Every note is
+tagged with the export it came from (``studyapp::export::<stamp>``), so the
+notes a newer export no longer has (a smaller ``--instances``, a disabled
+deck) are found in Anki with ``tag:studyapp::* -tag:studyapp::export::<stamp>``.
+All text is HTML-escaped: deck text is untrusted and Anki renders fields as
+HTML.
 """
 
 from __future__ import annotations
 
 import html
-import os
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -21,6 +30,7 @@ from typing import TYPE_CHECKING
 import genanki
 
 from studyapp.catalog.posts import PostError, load_post
+from studyapp.files import replacing
 from studyapp.questions.model import Kind
 
 if TYPE_CHECKING:
@@ -29,6 +39,11 @@ if TYPE_CHECKING:
 
 DEFAULT_INSTANCES = 5
 """Fresh draws exported per template card (Anki cannot regenerate them)."""
+
+MAX_DRAWS = 10
+"""Draw slots of the generated-card note type: one note type for every ``--instances``, so
+a later export with fewer draws updates the same notes (the emptied draws are Anki's
+"Empty Cards")."""
 
 TAG_PREFIX = "studyapp"
 
@@ -43,11 +58,14 @@ _CSS = """
 # Field lists are part of the exported schema: changing them changes the model
 # id too (see _model_id), so Anki never mixes two layouts under one id.
 _FIELDS: dict[Kind, tuple[str, ...]] = {
-    Kind.CHOICE: ("Prompt", "Choices", "Answer", "Explanation", "Source"),
-    Kind.TRUEFALSE: ("Prompt", "Answer", "Explanation", "Source"),
-    Kind.NUMERIC: ("Prompt", "Answer", "Explanation", "Source"),
-    Kind.TEXT: ("Prompt", "Answer", "Accepted", "Explanation", "Source"),
+    Kind.CHOICE: ("Key", "Prompt", "Choices", "Answer", "Explanation", "Source"),
+    Kind.TRUEFALSE: ("Key", "Prompt", "Answer", "Explanation", "Source"),
+    Kind.NUMERIC: ("Key", "Prompt", "Answer", "Explanation", "Source"),
+    Kind.TEXT: ("Key", "Prompt", "Answer", "Accepted", "Explanation", "Source"),
+    Kind.RECALL: ("Key", "Prompt", "Answer", "Explanation", "Source"),
 }
+_DRAW_FIELDS = ("Prompt", "Choices", "Answer", "Accepted", "Explanation")
+"""Fields of each draw in a generated card's note (``Prompt 1``, ``Choices 1``...)."""
 
 _BACK = ('{{FrontSide}}<hr id="answer"><div class="answer">{{Answer}}</div>'
          '{{#Accepted}}<div class="accepted">{{Accepted}}</div>{{/Accepted}}'
@@ -77,13 +95,56 @@ def note_model(kind: Kind) -> genanki.Model:
         _model_id(kind), f"studyapp {kind}",
         fields=[{"name": name} for name in fields],
         templates=[{"name": "Card 1", "qfmt": front, "afmt": back}],
-        css=_CSS,
+        css=_CSS, sort_field_index=1,
     )
 
 
-def note_guid(deck_id: str, card_id: str, instance: int) -> str:
-    """Same card, same instance number → same GUID in every export."""
-    return str(genanki.guid_for(TAG_PREFIX, deck_id, card_id, instance))
+def draws_model(draws: int = MAX_DRAWS) -> genanki.Model:
+    """The note type of a generated card: ``draws`` sets of fields, one card template each."""
+    fields = ["Key", *(f"{name} {n}" for n in range(1, draws + 1) for name in _DRAW_FIELDS),
+              "Source"]
+    templates = []
+    for n in range(1, draws + 1):
+        front = (f'{{{{#Prompt {n}}}}}<div class="prompt">{{{{Prompt {n}}}}}</div>'
+                 f'{{{{#Choices {n}}}}}<div class="choices">{{{{Choices {n}}}}}</div>'
+                 f'{{{{/Choices {n}}}}}{{{{/Prompt {n}}}}}')
+        back = (f'{{{{FrontSide}}}}<hr id="answer"><div class="answer">{{{{Answer {n}}}}}</div>'
+                f'{{{{#Accepted {n}}}}}<div class="accepted">{{{{Accepted {n}}}}}</div>'
+                f'{{{{/Accepted {n}}}}}<div class="explanation">{{{{Explanation {n}}}}}</div>'
+                '<div class="source">{{Source}}</div>')
+        templates.append({"name": f"Draw {n}", "qfmt": front, "afmt": back})
+    return genanki.Model(
+        _stable_id("studyapp-draws", *fields), "studyapp draws",
+        fields=[{"name": name} for name in fields], templates=templates, css=_CSS,
+        sort_field_index=1,
+    )
+
+
+def note_key(deck_id: str, card_id: str, lang: str) -> str:
+    """A note's first field: unique per deck, card and language."""
+    return f"{deck_id}/{card_id}" + ("" if lang == "en" else f" ({lang})")
+
+
+def note_guid(deck_id: str, card_id: str, instance: int, lang: str = "en") -> str:
+    """Same card, same instance number, same language → same GUID in every export.
+
+    English keeps the GUIDs of earlier exports; another language has its own.
+    """
+    if lang == "en":
+        return str(genanki.guid_for(TAG_PREFIX, deck_id, card_id, instance))
+    return str(genanki.guid_for(TAG_PREFIX, lang, deck_id, card_id, instance))
+
+
+def draws_guid(deck_id: str, card_id: str, lang: str = "en") -> str:
+    """The GUID of a generated card's note (all its draws)."""
+    return str(genanki.guid_for(TAG_PREFIX, "draws", lang, deck_id, card_id))
+
+
+def export_stamp(timestamp: float) -> str:
+    """The tag part naming one export: its UTC time to the second."""
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y%m%dT%H%M%S")
 
 
 def instance_seed(deck_id: str, card_id: str, instance: int) -> int:
@@ -108,7 +169,9 @@ class ExportSummary:
     notes: int
     static_cards: int
     template_cards: int
-    skipped: int  # cards whose draw failed (a formula the loader's sample missed)
+    skipped: int  # draws that failed (a formula the loader's sample missed)
+    stamp: str = ""  # the export's tag: studyapp::export::<stamp>
+    repeated: int = 0  # draws left out because an earlier draw of the card was the same
 
 
 class _Sources:
@@ -132,6 +195,12 @@ class _Sources:
         return self._cache[slug]
 
 
+def _draw_fields(question: Question) -> list[str]:
+    """One draw's fields of a generated card's note, in ``_DRAW_FIELDS`` order."""
+    fields = dict(zip(_FIELDS[question.kind], _fields(question, ""), strict=True))
+    return [fields.get(name, "") for name in _DRAW_FIELDS]
+
+
 def _fields(question: Question, source: str) -> list[str]:
     from studyapp.questions.grading import expected_display
     from studyapp.study.text import numbered_choice
@@ -144,11 +213,11 @@ def _fields(question: Question, source: str) -> list[str]:
     prompt = _html(question.prompt)
     if question.kind is Kind.CHOICE:
         choices = "<br>".join(_html(numbered_choice(question, c)) for c in question.choices)
-        return [prompt, choices, answer, explanation, source]
+        return ["", prompt, choices, answer, explanation, source]
     if question.kind is Kind.TEXT:
         accepted = ", ".join(_html(a) for a in question.accept)
-        return [prompt, answer, accepted, explanation, source]
-    return [prompt, answer, explanation, source]
+        return ["", prompt, answer, accepted, explanation, source]
+    return ["", prompt, answer, explanation, source]
 
 
 def _tags(deck: Deck, card: CardSpec, question: Question) -> list[str]:
@@ -173,56 +242,88 @@ def select_cards(decks: Iterable[Deck], *, deck_id: str | None = None,
 
 
 def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: str, *,
-                  instances: int = DEFAULT_INSTANCES) -> tuple[genanki.Package, ExportSummary]:
+                  instances: int = DEFAULT_INSTANCES,
+                  timestamp: float | None = None) -> tuple[genanki.Package, ExportSummary]:
     """The genanki package for ``selection``, every note in ``lang``."""
+    import time
+
     from studyapp.decks import DeckError, deck_title
 
-    if instances < 1:
-        raise ValueError("instances must be at least 1")
+    if not 1 <= instances <= MAX_DRAWS:
+        raise ValueError(f"instances must be from 1 to {MAX_DRAWS}")
     models = {kind: note_model(kind) for kind in Kind}
+    draws = draws_model()
     sources = _Sources(lang)
+    stamp = export_stamp(time.time() if timestamp is None else timestamp)
     anki_decks = []
-    notes = static = templates = skipped = 0
+    notes = static = templates = skipped = repeated = 0
     for deck, cards in selection:
-        anki_deck = genanki.Deck(_stable_id("studyapp-deck", deck.id),
-                                 f"studyapp::{deck_title(deck, lang)}")
+        deck_id = (_stable_id("studyapp-deck", deck.id) if lang == "en"
+                   else _stable_id("studyapp-deck", lang, deck.id))
+        name = (f"studyapp::{deck_title(deck, lang)}" if lang == "en"
+                else f"studyapp::{lang}::{deck_title(deck, lang)}")
+        anki_deck = genanki.Deck(deck_id, name)
         for card in cards:
-            draws = instances if card.is_template else 1
-            if card.is_template:
-                templates += 1
-            else:
+            key = html.escape(note_key(deck.id, card.id, lang), quote=False)
+            if not card.is_template:
                 static += 1
-            for n in range(draws):
+                try:
+                    question = card.instantiate(instance_seed(deck.id, card.id, 0), lang)
+                except (DeckError, LookupError, ValueError, ArithmeticError):
+                    skipped += 1
+                    continue
+                fields = _fields(question, sources.back(card.post))
+                fields[0] = key
+                anki_deck.add_note(genanki.Note(
+                    model=models[question.kind], fields=fields,
+                    tags=[*_tags(deck, card, question), f"{TAG_PREFIX}::export::{stamp}"],
+                    guid=note_guid(deck.id, card.id, 0, lang)))
+                notes += 1
+                continue
+            templates += 1
+            values: list[str] = [key]
+            seen: set[tuple[str, ...]] = set()
+            first: Question | None = None
+            for n in range(instances):
                 try:
                     question = card.instantiate(instance_seed(deck.id, card.id, n), lang)
                 except (DeckError, LookupError, ValueError, ArithmeticError):
                     skipped += 1
+                    values += [""] * len(_DRAW_FIELDS)
                     continue
-                anki_deck.add_note(genanki.Note(
-                    model=models[question.kind],
-                    fields=_fields(question, sources.back(card.post)),
-                    tags=_tags(deck, card, question),
-                    guid=note_guid(deck.id, card.id, n),
-                ))
-                notes += 1
-        anki_decks.append(anki_deck)
+                drawn = _draw_fields(question)
+                if tuple(drawn) in seen:  # the same draw twice: one card is enough
+                    repeated += 1
+                    values += [""] * len(_DRAW_FIELDS)
+                    continue
+                seen.add(tuple(drawn))
+                first = first or question
+                values += drawn
+            if first is None:
+                continue
+            values += [""] * len(_DRAW_FIELDS) * (MAX_DRAWS - instances)
+            values.append(sources.back(card.post))
+            anki_deck.add_note(genanki.Note(
+                model=draws, fields=values,
+                tags=[*_tags(deck, card, first), f"{TAG_PREFIX}::export::{stamp}"],
+                guid=draws_guid(deck.id, card.id, lang)))
+            notes += 1
+        if anki_deck.notes:
+            anki_decks.append(anki_deck)
     package = genanki.Package(anki_decks)
-    return package, ExportSummary(len(anki_decks), notes, static, templates, skipped)
+    return package, ExportSummary(len(anki_decks), notes, static, templates, skipped, stamp,
+                                  repeated)
 
 
 def write_apkg(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], target: Path, lang: str,
                *, instances: int = DEFAULT_INSTANCES,
                timestamp: float | None = None) -> ExportSummary:
-    """Write the package to ``target`` atomically (a partial file, then a rename).
+    """Write the package to ``target`` atomically (a fresh temporary file, then a rename).
 
     ``timestamp`` is the notes' modification time; Anki updates a note on
     import when the incoming one is newer, so a later export wins.
     """
-    package, summary = build_package(selection, lang, instances=instances)
-    partial = target.with_name(f".{target.name}.partial")
-    try:
-        package.write_to_file(str(partial), timestamp=timestamp)
-        os.replace(partial, target)
-    finally:
-        partial.unlink(missing_ok=True)
+    package, summary = build_package(selection, lang, instances=instances, timestamp=timestamp)
+    with replacing(target, binary=True) as out:  # O_EXCL: a planted symlink is never followed
+        package.write_to_file(out, timestamp=timestamp)
     return summary

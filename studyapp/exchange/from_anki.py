@@ -1,163 +1,87 @@
-"""Turn an Anki package (.apkg) into a studyapp deck of text cards.
+"""Turn an Anki package (.apkg, .colpkg) into studyapp decks, field by role.
 
-An .apkg is a zip holding the collection as SQLite (``collection.anki21`` or
-``collection.anki2``, schema 11: note types as JSON in ``col.models``). It is
-read with the standard library only. Basic notes give one card, Basic and
-reversed notes two (one per template whose front is not empty), Cloze notes
-one card per deletion number. Field HTML is reduced to plain text; images and
-sounds are dropped and counted. Every text is written with ``{``/``}``
-doubled, because studyapp reads single braces as formulas.
+An Anki package is a zip holding the collection as SQLite
+(``collection.anki21`` or ``collection.anki2``, schema 11: note types as JSON
+in ``col.models``) and a ``media`` map of the files beside it. It is read
+with the standard library only.
+
+Each field of a note type has a role. By default the roles come from the
+card templates: the prompt is what the front shows; the answer is what the
+back shows beyond the front (Basic: Back; type-in: the typed field; Cloze:
+the deleted text); every other field the back shows is the explanation, or
+the source when its name says so (Source, Reference, URL...). Only the
+answer is ever accepted: variants come from an explicit ``a / b`` in one
+short answer. A long answer (prose, a list, LaTeX) makes a self-graded
+``recall`` card instead of a typed one. ``--map "Note:Field=role,..."``
+sets the roles of one note type by hand.
+
+Notes exported by studyapp itself (note types ``studyapp <kind>``) come back
+as the cards they were: choices, numbers with their tolerance, the deck and
+post their tags name. Image Occlusion and other note types without a
+question and an answer are counted and named, never turned into text.
+Every text is written with ``{``/``}`` doubled, because studyapp reads
+single braces as formulas.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 import sqlite3
 import tempfile
 import zipfile
-from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from studyapp.exchange.anki_text import (
+    cloze_card,
+    cloze_numbers,
+    cloze_revealed,
+    html_to_text,
+    render_template,
+    template_fields,
+    template_refs,
+    to_text,
+)
+from studyapp.files import replacing
+
+__all__ = [
+    "AnkiPackageError", "Conversion", "accepted_answers", "convert_package", "deck_yaml",
+    "html_to_text", "parse_field_map", "read_package", "slug", "template_fields",
+]
+
 MAX_COLLECTION_BYTES = 200 * 1024 * 1024
 """A collection bigger than this, once unzipped, is refused (zip bombs)."""
 
+MAX_MEDIA_BYTES = 50 * 1024 * 1024
+"""One media file bigger than this, unzipped, is not copied."""
+
 COLLECTION_NAMES = ("collection.anki21", "collection.anki2")
+
+ROLES = ("prompt", "answer", "explanation", "source", "ignore")
+
+RECALL_CHARS = 60
+RECALL_WORDS = 8
+"""An answer longer than this (or on several lines) is recalled and self-rated, not typed."""
+
+_SOURCE_NAME = re.compile(
+    r"^(sources?|refs?|references?|citations?|cite|url|links?|credits?|fuentes?|referencias?)$",
+    re.IGNORECASE)
+_FORMULA_NAME = re.compile(r"(definition|formula|equation|ratio|expression|definici[oó]n|"
+                           r"f[oó]rmula|ecuaci[oó]n)", re.IGNORECASE)
+_LATEX = re.compile(r"\\\(|\\\[|\[\$\$?\]|\[latex\]|\$\$", re.IGNORECASE)
+_URL_ONLY = re.compile(r"^(\s*(https?://\S+|www\.\S+)\s*[·,;|]?)+$")
 
 
 class AnkiPackageError(ValueError):
     """The file is not an Anki package this reader understands."""
-
-
-# ------------------------------------------------------------------ HTML to text
-
-_BLOCK_TAGS = frozenset({"br", "div", "p", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6",
-                         "ul", "ol", "table", "hr", "blockquote", "pre"})
-_SKIP_TAGS = frozenset({"script", "style", "head", "title"})
-_MEDIA_TAGS = frozenset({"img", "audio", "video", "object", "embed", "source"})
-_SOUND = re.compile(r"\[sound:[^\]]*\]")
-
-
-class _TextOnly(HTMLParser):
-    """Collects the text of an HTML fragment; counts the media it drops."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.media = 0
-        self._skipping = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _SKIP_TAGS:
-            self._skipping += 1
-        elif tag in _MEDIA_TAGS and tag != "source":
-            self.media += 1
-        elif tag in _BLOCK_TAGS:
-            self.parts.append("\n")
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.handle_starttag(tag, attrs)
-        if tag in _SKIP_TAGS:
-            self._skipping -= 1
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _SKIP_TAGS:
-            self._skipping = max(0, self._skipping - 1)
-        elif tag in _BLOCK_TAGS:
-            self.parts.append("\n")
-
-    def handle_data(self, data: str) -> None:
-        if not self._skipping:
-            self.parts.append(data)
-
-
-def html_to_text(fragment: str) -> tuple[str, int]:
-    """Plain text of an Anki field and how many media references it dropped."""
-    sounds = len(_SOUND.findall(fragment))
-    parser = _TextOnly()
-    parser.feed(_SOUND.sub(" ", fragment))
-    parser.close()
-    text = "".join(parser.parts).replace("\xa0", " ")
-    lines = [" ".join(line.split()) for line in text.split("\n")]
-    return "\n".join(line for line in lines if line).strip(), parser.media + sounds
-
-
-# ------------------------------------------------------------------ templates
-
-_FIELD_REF = re.compile(r"{{\s*([#^/]?)\s*([^{}]+?)\s*}}")
-_SPECIAL = frozenset({"FrontSide", "Tags", "Deck", "Subdeck", "Card", "CardFlag", "Type"})
-
-
-def _field_name(ref: str) -> tuple[str, str]:
-    """``filter:Field`` → (filter, Field); plain ``Field`` → ("", Field)."""
-    *filters, name = ref.split(":")
-    return (filters[0].strip() if filters else ""), name.strip()
-
-
-def template_fields(template: str) -> set[str]:
-    """Names of the note fields a card template shows."""
-    names = set()
-    for _, ref in _FIELD_REF.findall(template):
-        _, name = _field_name(ref)
-        if name not in _SPECIAL:
-            names.add(name)
-    return names
-
-
-def render_template(template: str, values: Mapping[str, str]) -> str:
-    """Anki's mustache subset: {{Field}}, {{filter:Field}}, {{#F}}…{{/F}}, {{^F}}…{{/F}}.
-
-    ``type:`` boxes and ``FrontSide`` render empty: the prompt is the front text.
-    """
-    def section(match: re.Match[str]) -> str:
-        sign, name, body = match.group(1), match.group(2).strip(), match.group(3)
-        present = bool(values.get(name, "").strip())
-        return body if present == (sign == "#") else ""
-
-    sections = re.compile(r"{{\s*([#^])\s*([^{}]+?)\s*}}(.*?){{\s*/\s*\2\s*}}", re.DOTALL)
-    text = template
-    for _ in range(10):  # nested sections: resolve from the inside out, a few levels
-        new = sections.sub(section, text)
-        if new == text:
-            break
-        text = new
-
-    def field_value(match: re.Match[str]) -> str:
-        if match.group(1):
-            return ""
-        filter_name, name = _field_name(match.group(2))
-        if filter_name in ("type", "tts") or name in _SPECIAL:
-            return ""
-        return values.get(name, "")
-
-    return _FIELD_REF.sub(field_value, text)
-
-
-_CLOZE = re.compile(r"{{c(\d+)::(.*?)(?:::(.*?))?}}", re.DOTALL)
-
-
-def cloze_numbers(text: str) -> list[int]:
-    return sorted({int(n) for n, _, _ in _CLOZE.findall(text)})
-
-
-def cloze_card(text: str, number: int) -> tuple[str, list[str]]:
-    """The prompt with deletion ``number`` hidden (others shown) and its answers."""
-    answers: list[str] = []
-
-    def replace(match: re.Match[str]) -> str:
-        if int(match.group(1)) != number:
-            return match.group(2)
-        answers.append(match.group(2))
-        hint = match.group(3)
-        return f"[{hint}]" if hint else "[...]"
-
-    return _CLOZE.sub(replace, text), answers
 
 
 # ------------------------------------------------------------------ reading
@@ -180,20 +104,63 @@ class AnkiNote:
     fields: tuple[str, ...]
     tags: tuple[str, ...]
     deck: str
+    card_decks: Mapping[int, str] = field(default_factory=dict)
+    """Deck name of each of the note's cards, by template (or cloze) ordinal."""
+
+    def deck_of(self, ordinal: int) -> str:
+        return self.card_decks.get(ordinal, self.deck)
+
+
+@dataclass(frozen=True)
+class AnkiCard:
+    """A card row with its scheduling, as the collection keeps it (schema 11)."""
+
+    id: int
+    note_id: int
+    deck_id: int
+    ordinal: int
+    type: int
+    queue: int
+    due: int
+    interval: int
+    factor: int
+    reps: int
+    lapses: int
+    data: str
+    original_due: int = 0
+    original_deck: int = 0
+    flags: int = 0
+    left: int = 0  # learning steps still to go (the last three digits)
+
+
+@dataclass(frozen=True)
+class AnkiReview:
+    """One row of Anki's review log."""
+
+    id: int  # milliseconds since the epoch, when answered
+    card_id: int
+    ease: int
+    interval: int
+    last_interval: int
+    factor: int
+    time_ms: int
+    type: int
 
 
 @dataclass
-class Conversion:
-    """What ``deck from-anki`` made of a package."""
+class AnkiCollection:
+    note_types: list[NoteType]
+    notes: list[AnkiNote]
+    cards: list[AnkiCard] = field(default_factory=list)
+    reviews: list[AnkiReview] = field(default_factory=list)
+    created: int = 0  # col.crt: the collection's day 0, seconds since the epoch
+    media: dict[str, str] = field(default_factory=dict)  # file name → name inside the zip
+    deck_names: dict[int, str] = field(default_factory=dict)
+    deck_configs: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Deck id → its options group, as far as the collection has one."""
 
-    deck: dict[str, Any]
-    notes: int = 0
-    cards: int = 0
-    media_skipped: int = 0
-    skipped_notes: Counter[str] = field(default_factory=Counter)
 
-
-def _collection_bytes(archive: zipfile.ZipFile) -> bytes:
+def _collection_name(archive: zipfile.ZipFile) -> str:
     names = set(archive.namelist())
     if "collection.anki21b" in names and "collection.anki21" not in names:
         # its collection.anki2, if any, only holds a note asking to update Anki
@@ -207,15 +174,26 @@ def _collection_bytes(archive: zipfile.ZipFile) -> bytes:
                 raise AnkiPackageError(
                     f"the collection is {info.file_size / 1e6:.0f} MB unpacked; "
                     f"the limit is {MAX_COLLECTION_BYTES / 1e6:.0f} MB")
-            return archive.read(name)
+            return name
     raise AnkiPackageError("no collection.anki2 or collection.anki21 inside: not an Anki package")
 
 
-def read_package(path: Path) -> tuple[list[NoteType], list[AnkiNote]]:
-    """Note types and notes of an .apkg file."""
+def _media_map(archive: zipfile.ZipFile) -> dict[str, str]:
+    try:
+        raw = json.loads(archive.read("media").decode("utf-8") or "{}")
+    except (KeyError, ValueError, UnicodeDecodeError):
+        return {}
+    if not isinstance(raw, dict):
+        return {}
+    return {str(name): str(member) for member, name in raw.items()}
+
+
+def read_collection(path: Path) -> AnkiCollection:
+    """Everything a conversion or a history import needs from an Anki package."""
     try:
         with zipfile.ZipFile(path) as archive:
-            data = _collection_bytes(archive)
+            data = archive.read(_collection_name(archive))
+            media = _media_map(archive)
     except zipfile.BadZipFile:
         raise AnkiPackageError(f"{path} is not a zip file, so not an Anki package") from None
     with tempfile.TemporaryDirectory(prefix="studyapp-apkg-") as folder:
@@ -224,20 +202,29 @@ def read_package(path: Path) -> tuple[list[NoteType], list[AnkiNote]]:
         try:
             connection = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
             try:
-                return _read_collection(connection)
+                collection = _read_collection(connection)
             finally:
                 connection.close()
         except sqlite3.DatabaseError as exc:
             raise AnkiPackageError(f"the collection inside {path} cannot be read: {exc}") from None
+    collection.media = media
+    return collection
 
 
-def _read_collection(connection: sqlite3.Connection) -> tuple[list[NoteType], list[AnkiNote]]:
-    row = connection.execute("SELECT models, decks FROM col").fetchone()
+def read_package(path: Path) -> tuple[list[NoteType], list[AnkiNote]]:
+    """Note types and notes of an .apkg file."""
+    collection = read_collection(path)
+    return collection.note_types, collection.notes
+
+
+def _read_collection(connection: sqlite3.Connection) -> AnkiCollection:
+    row = connection.execute("SELECT models, decks, crt, dconf FROM col").fetchone()
     if row is None:
         raise AnkiPackageError("the collection has no header row")
     try:
         models_json = json.loads(row[0] or "{}")
         decks_json = json.loads(row[1] or "{}")
+        dconf_json = json.loads(row[3] or "{}")
     except json.JSONDecodeError:
         raise AnkiPackageError("the collection's note types are not valid JSON") from None
     if not models_json:
@@ -251,15 +238,81 @@ def _read_collection(connection: sqlite3.Connection) -> tuple[list[NoteType], li
         note_types.append(NoteType(int(raw["id"]), str(raw.get("name", "")),
                                    int(raw.get("type", 0)) == 1, fields, templates))
     deck_names = {int(k): str(v.get("name", "")) for k, v in decks_json.items()}
-    note_decks: dict[int, str] = {}
-    for nid, did in connection.execute("SELECT nid, did FROM cards ORDER BY ord DESC"):
-        note_decks[int(nid)] = deck_names.get(int(did), "")
+    configs = {int(k): v for k, v in dconf_json.items()} if isinstance(dconf_json, dict) else {}
+    deck_configs = {int(k): configs.get(int(v.get("conf", 1)), {})
+                    for k, v in decks_json.items() if isinstance(v, dict)}
+    rows = connection.execute(
+        "SELECT id, nid, did, ord, type, queue, due, ivl, factor, reps, lapses, data, "
+        "odue, odid, flags, left FROM cards ORDER BY id").fetchall()
+    cards = [AnkiCard(int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[5]),
+                      int(r[6]), int(r[7]), int(r[8]), int(r[9]), int(r[10]), str(r[11] or ""),
+                      int(r[12] or 0), int(r[13] or 0), int(r[14] or 0), int(r[15] or 0))
+             for r in rows]
+    card_decks: dict[int, dict[int, str]] = defaultdict(dict)
+    for card in cards:
+        card_decks[card.note_id][card.ordinal] = deck_names.get(card.deck_id, "")
     notes = []
     for nid, guid, mid, flds, tags in connection.execute(
             "SELECT id, guid, mid, flds, tags FROM notes ORDER BY id"):
+        decks = card_decks.get(int(nid), {})
+        first = decks[min(decks)] if decks else ""
         notes.append(AnkiNote(int(nid), str(guid), int(mid), tuple(str(flds).split("\x1f")),
-                              tuple(str(tags).split()), note_decks.get(int(nid), "")))
-    return note_types, notes
+                              tuple(str(tags).split()), first, dict(decks)))
+    reviews = [AnkiReview(*(int(v) for v in r)) for r in connection.execute(
+        "SELECT id, cid, ease, ivl, lastIvl, factor, time, type FROM revlog ORDER BY id")]
+    return AnkiCollection(note_types, notes, cards, reviews, int(row[2] or 0),
+                          deck_names=deck_names, deck_configs=deck_configs)
+
+
+# ------------------------------------------------------------------ field maps
+
+
+def parse_field_map(specs: Iterable[str]) -> dict[str, dict[str, str]]:
+    """``["Ridge:Front=prompt,Definition=answer"]`` → {note type: {field: role}}."""
+    maps: dict[str, dict[str, str]] = {}
+    for spec in specs:
+        note_type, sep, pairs = spec.partition(":")
+        if not sep or not note_type.strip() or not pairs.strip():
+            raise AnkiPackageError(
+                f"--map {spec!r}: write it as 'Note type:Field=role,Field=role' "
+                f"(roles: {', '.join(ROLES)})")
+        roles: dict[str, str] = {}
+        for pair in pairs.split(","):
+            name, eq, role = pair.partition("=")
+            role = role.strip().lower()
+            if not eq or not name.strip():
+                raise AnkiPackageError(f"--map {spec!r}: {pair.strip()!r} is not Field=role")
+            if role not in ROLES:
+                raise AnkiPackageError(f"--map {spec!r}: unknown role {role!r} "
+                                       f"(roles: {', '.join(ROLES)})")
+            roles[name.strip()] = role
+        if "prompt" not in roles.values() or "answer" not in roles.values():
+            raise AnkiPackageError(f"--map {spec!r}: map at least one field to prompt and one "
+                                   "to answer")
+        maps[note_type.strip()] = roles
+    return maps
+
+
+def _resolve_maps(maps: Mapping[str, Mapping[str, str]],
+                  note_types: Iterable[NoteType]) -> dict[int, dict[str, str]]:
+    """Note type id → roles, matching the names given exactly, else as a unique prefix."""
+    types = list(note_types)
+    resolved: dict[int, dict[str, str]] = {}
+    for given, roles in maps.items():
+        exact = [m for m in types if m.name.casefold() == given.casefold()]
+        found = exact or [m for m in types if m.name.casefold().startswith(given.casefold())]
+        if len(found) != 1:
+            names = ", ".join(sorted(repr(m.name) for m in types))
+            what = "matches several note types" if found else "matches no note type"
+            raise AnkiPackageError(f"--map {given!r} {what}; the package has {names}")
+        model = found[0]
+        unknown = [name for name in roles if name not in model.fields]
+        if unknown:
+            raise AnkiPackageError(
+                f"--map {given!r}: no field {unknown[0]!r} in note type {model.name!r} "
+                f"(fields: {', '.join(model.fields)})")
+        resolved[model.id] = dict(roles)
+    return resolved
 
 
 # ------------------------------------------------------------------ converting
@@ -270,18 +323,29 @@ def _yaml_text(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
 
 
-_ALTERNATIVES = re.compile(r"\s*(?:;|\||\s/\s|\n)\s*")
-_PARENS = re.compile(r"\s*\([^()]*\)")
+def is_long(answer: str) -> bool:
+    """Prose, a list or LaTeX: recalled and self-rated rather than typed."""
+    return ("\n" in answer or len(answer) > RECALL_CHARS or len(answer.split()) > RECALL_WORDS
+            or bool(_LATEX.search(answer)))
 
 
-def accepted_answers(answer: str) -> list[str]:
-    """More ways to say ``answer``: its alternatives (a; b, a / b) and without asides."""
-    variants: list[str] = []
-    for candidate in [*_ALTERNATIVES.split(answer), _PARENS.sub("", answer)]:
-        candidate = candidate.strip()
-        if candidate and candidate != answer and candidate not in variants:
-            variants.append(candidate)
-    return variants
+def accepted_answers(answer: str, field: str = "", prompt: str = "") -> list[str]:
+    """Other ways to type ``answer``: only an explicit ``a / b`` in one short answer.
+
+    A slash in a definition or formula (field named Definition, Formula...;
+    a prompt asking for a ratio) is a division, not a choice: "FLOPS /
+    bandwidth" accepts only itself.
+    """
+    if is_long(answer) or " / " not in answer:
+        return []
+    if _FORMULA_NAME.search(field) or re.search(r"\b(ratio|per|divided|formula|define|"
+                                                r"definition|raz[oó]n|cociente)\b",
+                                                prompt, re.IGNORECASE):
+        return []
+    pieces = [p.strip() for p in answer.split(" / ")]
+    if len(pieces) > 4 or any(not p or len(p.split()) > 3 for p in pieces):
+        return []
+    return list(dict.fromkeys(p for p in pieces if p != answer))
 
 
 def slug(text: str, fallback: str = "anki-deck") -> str:
@@ -290,95 +354,418 @@ def slug(text: str, fallback: str = "anki-deck") -> str:
     return words[:80] or fallback
 
 
-class _Converter:
-    def __init__(self, conversion: Conversion) -> None:
-        self.conversion = conversion
+@dataclass
+class MadeCard:
+    """One studyapp card made from a note, before it is written as YAML."""
 
-    def text(self, fragment: str) -> str:
-        return html_to_text(fragment)[0]
+    card: dict[str, Any]
+    deck: str  # the Anki deck the card was in
+    images: list[str] = field(default_factory=list)
+    tags: tuple[str, ...] = ()
+
+
+@dataclass
+class Conversion:
+    """What ``deck from-anki`` made of a package."""
+
+    decks: list[dict[str, Any]] = field(default_factory=list)
+    notes: int = 0
+    cards: int = 0
+    media_skipped: int = 0
+    images: dict[str, list[str]] = field(default_factory=dict)
+    """Deck id → the image files its cards name."""
+    skipped_notes: Counter[str] = field(default_factory=Counter)
+    unsupported: Counter[str] = field(default_factory=Counter)
+    """Note type name → notes of it left out (Image Occlusion, types without an answer)."""
+    mapping: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Note type name → field → role, as used."""
+    media: dict[str, str] = field(default_factory=dict)
+    package: Path = Path()
+    card_decks: dict[str, str] = field(default_factory=dict)
+    """Card id → the id of the studyapp deck it went to."""
+    card_posts: dict[str, str] = field(default_factory=dict)
+    mapped: frozenset[int] = frozenset()
+    """Note type ids whose roles came from ``--map``."""
+    collection: AnkiCollection | None = None
+
+    @property
+    def deck(self) -> dict[str, Any]:
+        """The first (or only) deck."""
+        return self.decks[0]
+
+
+_STUDYAPP_KINDS = ("choice", "truefalse", "numeric", "text", "recall")
+_TRUE_WORDS = frozenset({"true", "yes", "verdadero", "sí", "si", "cierto"})
+_FALSE_WORDS = frozenset({"false", "no", "falso"})
+_NUMERIC = re.compile(r"^(?P<n>[0-9][0-9,.]*(?:e[-+]?\d+)?)\s*(?P<unit>[^\s(±]+)?"
+                      r"(?:\s*\(±(?P<tol>[0-9.]+)\s*(?P<pct>%|[^\s)]*)\))?$", re.IGNORECASE)
+
+
+class _Converter:
+    def __init__(self, conversion: Conversion, roles: Mapping[int, Mapping[str, str]],
+                 language: str = "en") -> None:
+        from studyapp.i18n import t
+
+        self.conversion = conversion
+        self.roles = roles
+        self.source_label = t("anki.from.source", language)
+
+    def text(self, fragment: str, images: list[str]) -> str:
+        result = to_text(fragment)
+        images.extend(result.images)
+        return result.text
+
+    def _explanation(self, explanation: Iterable[str], sources: Iterable[str]) -> str:
+        lines = [e for e in explanation if e]
+        lines += [f"{self.source_label} {s}" for s in sources if s]
+        return "\n".join(dict.fromkeys(lines))
 
     def card(self, card_id: str, prompt: str, answer: str, explanation: str,
-             tags: Iterable[str]) -> dict[str, Any] | None:
+             answer_field: str = "", hints: Iterable[str] = ()) -> dict[str, Any] | None:
         if not prompt or not answer:
             return None
-        card: dict[str, Any] = {"id": card_id, "type": "text", "prompt": _yaml_text(prompt),
-                                "answer": _yaml_text(answer)}
-        accept = accepted_answers(answer)
-        if accept:
-            card["accept"] = [_yaml_text(a) for a in accept]
+        long = is_long(answer)
+        card: dict[str, Any] = {"id": card_id, "type": "recall" if long else "text",
+                                "prompt": _yaml_text(prompt), "answer": _yaml_text(answer)}
+        if not long:
+            accept = accepted_answers(answer, answer_field, prompt)
+            for hint in hints:  # a hint listing alternatives, the answer among them
+                pieces = [p.strip() for p in hint.split(" / ")]
+                if len(pieces) > 1 and answer in pieces:
+                    accept += [p for p in pieces if p and p != answer]
+            if accept:
+                card["accept"] = [_yaml_text(a) for a in dict.fromkeys(accept)]
         if explanation and explanation != answer:
             card["explanation"] = _yaml_text(explanation)
-        del tags  # kept in the note, not in the deck schema
         return card
 
-    def standard(self, note: AnkiNote, model: NoteType) -> list[dict[str, Any]]:
-        values = dict(zip(model.fields, note.fields, strict=False))
-        cards = []
-        for number, (_, front, back) in enumerate(model.templates, 1):
-            prompt = self.text(render_template(front, values))
-            answer_fields = [f for f in model.fields
-                             if f in template_fields(back) - template_fields(front)]
-            answer = "\n".join(t for t in (self.text(values.get(f, "")) for f in answer_fields)
-                               if t)
-            full_back = self.text(render_template(back, values))
-            made = self.card(f"note-{note.id}-{number}", prompt, answer, full_back, note.tags)
-            if made is not None:
-                cards.append(made)
-        return cards
+    # -- by role -------------------------------------------------------------------
 
-    def cloze(self, note: AnkiNote, model: NoteType) -> list[dict[str, Any]]:
+    def default_roles(self, model: NoteType, front: str, back: str) -> dict[str, str]:
+        """Roles of the fields for one template, read from what it shows."""
+        shown_front = [n for f, n in template_refs(front) if f != "type"]
+        typed = [n for f, n in template_refs(front) if f == "type"]
+        back_only = [n for _, n in template_refs(back) if n not in shown_front]
+        roles = {name: "ignore" for name in model.fields}
+        for name in shown_front:
+            if name in roles:
+                roles[name] = "prompt"
+        answer = next((n for n in typed + back_only if n in roles), None)
+        for name in dict.fromkeys(back_only):
+            if name not in roles or name == answer:
+                continue
+            roles[name] = "source" if _SOURCE_NAME.match(name) else "explanation"
+        if answer is not None:
+            roles[answer] = "answer"
+        return roles
+
+    def standard(self, note: AnkiNote, model: NoteType) -> list[MadeCard]:
+        values = dict(zip(model.fields, note.fields, strict=False))
+        made_cards = []
+        mapped = self.roles.get(model.id)
+        templates = model.templates[:1] if mapped else model.templates
+        for number, (_, front, back) in enumerate(templates, 1):
+            images: list[str] = []
+            roles = dict(mapped) if mapped else self.default_roles(model, front, back)
+            self.conversion.mapping.setdefault(
+                model.name if len(model.templates) == 1 or mapped
+                else f"{model.name} / card {number}", roles)
+            if mapped:
+                prompt = "\n".join(t for t in (self.text(values.get(f, ""), images)
+                                               for f, r in roles.items() if r == "prompt") if t)
+            else:
+                prompt = self.text(render_template(front, values), images)
+            answer_fields = [f for f, r in roles.items() if r == "answer"]
+            answer = "\n".join(t for t in (self.text(values.get(f, ""), images)
+                                           for f in answer_fields) if t)
+            if self._url_only(answer):
+                answer = ""
+            explanation = self._explanation(
+                (self.text(values.get(f, ""), images) for f, r in roles.items()
+                 if r == "explanation"),
+                (self.text(values.get(f, ""), images) for f, r in roles.items()
+                 if r == "source"))
+            made = self.card(f"note-{note.id}-{number}", prompt, answer, explanation,
+                             answer_fields[0] if answer_fields else "")
+            if made is not None:
+                made_cards.append(MadeCard(made, note.deck_of(number - 1), images, note.tags))
+        return made_cards
+
+    @staticmethod
+    def _url_only(text: str) -> bool:
+        return bool(text) and bool(_URL_ONLY.match(text))
+
+    def cloze(self, note: AnkiNote, model: NoteType) -> list[MadeCard]:
         values = dict(zip(model.fields, note.fields, strict=False))
         front = model.templates[0][1] if model.templates else "{{cloze:Text}}"
-        cloze_field = next((_field_name(ref)[1] for _, ref in _FIELD_REF.findall(front)
-                            if _field_name(ref)[0] == "cloze"), model.fields[0])
+        back = model.templates[0][2] if model.templates else ""
+        cloze_field = next((name for f, name in template_refs(front) if f == "cloze"),
+                           model.fields[0])
+        roles = {name: "ignore" for name in model.fields}
+        roles[cloze_field] = "prompt+answer (cloze)"
+        for name in template_fields(back) - template_fields(front):
+            if name in roles:
+                roles[name] = "source" if _SOURCE_NAME.match(name) else "explanation"
+        self.conversion.mapping.setdefault(model.name, roles)
         source = values.get(cloze_field, "")
-        extra = "\n".join(self.text(values[f]) for f in model.fields
-                          if f != cloze_field and values.get(f, "").strip())
         cards = []
         for number in cloze_numbers(source):
-            prompt_html, answers = cloze_card(source, number)
-            answer = ", ".join(self.text(a) for a in answers)
-            whole = self.text(_CLOZE.sub(lambda m: m.group(2), source))
-            explanation = "\n".join(t for t in (whole, extra) if t)
-            made = self.card(f"note-{note.id}-c{number}", self.text(prompt_html), answer,
-                             explanation, note.tags)
+            images: list[str] = []
+            prompt_html, answers, hints = cloze_card(source, number)
+            answer = ", ".join(a for a in (self.text(a, images) for a in answers) if a)
+            whole = self.text(cloze_revealed(source), images)
+            explanation = self._explanation(
+                [whole, *(self.text(values.get(f, ""), images) for f, r in roles.items()
+                          if r == "explanation")],
+                (self.text(values.get(f, ""), images) for f, r in roles.items() if r == "source"))
+            made = self.card(f"note-{note.id}-c{number}", self.text(prompt_html, images), answer,
+                             explanation, cloze_field, hints)
             if made is not None:
-                cards.append(made)
+                cards.append(MadeCard(made, note.deck_of(number - 1), images, note.tags))
         return cards
+
+    # -- studyapp's own export -------------------------------------------------------
+
+    def studyapp(self, note: AnkiNote, model: NoteType) -> list[MadeCard]:
+        """A note studyapp exported: one card, or one per draw of a generated card."""
+        name = model.name.removeprefix("studyapp ").strip()
+        values = dict(zip(model.fields, note.fields, strict=False))
+        images: list[str] = []
+        tag_deck = next((t.split("::", 2)[2] for t in note.tags
+                         if t.startswith("studyapp::deck::")), "")
+        tag_post = next((t.split("::", 2)[2] for t in note.tags
+                         if t.startswith("studyapp::post::")), "")
+        deck = f"studyapp::{tag_deck}" if tag_deck else note.deck
+        if name.startswith("draws"):
+            suffixes = [f" {n}" for n in range(1, len(model.templates) + 1)]
+            self.conversion.mapping.setdefault(model.name, {
+                "Key": "ignore", "Prompt N": "prompt", "Choices N": "choices",
+                "Answer N": "answer", "Accepted N": "accept",
+                "Explanation N": "explanation", "Source": "ignore (the post's sources)"})
+        else:
+            suffixes = [""]
+            self.conversion.mapping.setdefault(model.name, {
+                "Key": "ignore", "Prompt": "prompt", "Answer": "answer",
+                **({"Choices": "choices"} if name == "choice" else {}),
+                **({"Accepted": "accept"} if name == "text" else {}),
+                "Explanation": "explanation", "Source": "ignore (the post's sources)"})
+        made = []
+        for suffix in suffixes:
+            def value(field_name: str, suffix: str = suffix) -> str:
+                return self.text(values.get(field_name + suffix, ""), images)
+
+            kind = name
+            if suffix:  # a draw: its kind shows in which fields it fills
+                kind = "choice" if value("Choices") else "text" if value("Accepted") else ""
+            card = self._studyapp_card(kind, value, f"note-{note.id}{suffix.replace(' ', '-')}")
+            if card is None:
+                continue
+            if suffix:
+                card["fact"] = f"note-{note.id}"  # the draws of one card stay siblings
+            if tag_post:
+                card["post"] = tag_post
+            made.append(MadeCard(card, deck, images, note.tags))
+        return made
+
+    @staticmethod
+    def _studyapp_card(kind: str, value: Any, card_id: str) -> dict[str, Any] | None:
+        prompt, answer, explanation = value("Prompt"), value("Answer"), value("Explanation")
+        if not prompt or not answer:
+            return None
+        card: dict[str, Any] = {"id": card_id, "type": "recall",
+                                "prompt": _yaml_text(prompt), "answer": _yaml_text(answer)}
+        numeric = _NUMERIC.match(answer)
+        if kind == "choice":
+            choices = [re.sub(r"^\d+\)\s*", "", line) for line in value("Choices").split("\n")]
+            picked = re.sub(r"^\d+\)\s*", "", answer)
+            if len(choices) >= 2 and picked in choices:
+                card = {"id": card_id, "type": "choice", "prompt": card["prompt"],
+                        "choices": [_yaml_text(c) for c in choices],
+                        "answer": choices.index(picked)}
+        elif kind in ("truefalse", "") and answer.casefold() in _TRUE_WORDS | _FALSE_WORDS:
+            card["type"], card["answer"] = "truefalse", answer.casefold() in _TRUE_WORDS
+        elif kind in ("numeric", "") and numeric is not None:
+            try:
+                parsed = float(numeric.group("n").replace(",", ""))
+            except ValueError:
+                parsed = None
+            if parsed is not None:
+                card["type"] = "numeric"
+                card["answer"] = int(parsed) if parsed.is_integer() else parsed
+                if numeric.group("unit"):
+                    card["unit"] = numeric.group("unit")
+                if numeric.group("tol"):
+                    card["tolerance"] = numeric.group("tol") + (
+                        "%" if numeric.group("pct") == "%" else
+                        f" {numeric.group('pct')}" if numeric.group("pct") else "")
+        elif kind in ("text", "") and not is_long(answer):
+            card["type"] = "text"
+            accepted = [a.strip() for a in value("Accepted").split(",") if a.strip()]
+            if accepted:
+                card["accept"] = [_yaml_text(a) for a in accepted if a != answer]
+        if explanation:
+            card["explanation"] = _yaml_text(explanation)
+        return card
+
+
+def unsupported_reason(model: NoteType) -> str | None:
+    """Why notes of this type cannot become cards here (None when they can)."""
+    text = " ".join(t for _, f, b in model.templates for t in (f, b))
+    if "image-occlusion" in model.name.casefold().replace(" ", "-") \
+            or "imageOcclusion" in text or "image-occlusion" in text:
+        return "Image Occlusion"
+    return None
+
+
+@contextmanager
+def _zip(path: Path) -> Iterator[zipfile.ZipFile]:
+    with zipfile.ZipFile(path) as archive:
+        yield archive
 
 
 def convert_package(path: Path, *, language: str, deck_id: str | None = None,
-                    post: str = "intro") -> Conversion:
-    """A studyapp deck (as a YAML-ready mapping) from the notes of an .apkg."""
-    note_types, notes = read_package(path)
-    models = {m.id: m for m in note_types}
-    deck_names = Counter(n.deck for n in notes if n.deck)
-    name = deck_names.most_common(1)[0][0] if deck_names else path.stem
-    title = name.split("::")[-1] or path.stem
-    deck: dict[str, Any] = {"deck": deck_id or slug(title), "title": _yaml_text(title),
-                            "language": language, "post": post}
-    conversion = Conversion(deck=deck)
-    converter = _Converter(conversion)
-    cards: list[dict[str, Any]] = []
-    for note in notes:
+                    post: str = "intro", merge: bool = False,
+                    field_map: Mapping[str, Mapping[str, str]] | None = None,
+                    posts: Iterable[str] = ()) -> Conversion:
+    """Studyapp decks (as YAML-ready mappings) from the notes of an Anki package.
+
+    One deck per Anki deck (subdecks included), or one for all with ``merge``.
+    ``posts`` are the known post slugs: a card's post from a studyapp tag is
+    kept only if it is one of them.
+    """
+    collection = read_collection(path)
+    models = {m.id: m for m in collection.note_types}
+    conversion = Conversion(media=collection.media, package=path)
+    converter = _Converter(conversion, _resolve_maps(field_map or {}, collection.note_types),
+                           language)
+    known_posts = set(posts)
+    made: list[MadeCard] = []
+    for note in collection.notes:
         model = models.get(note.model_id)
         if model is None:
             conversion.skipped_notes["unknown note type"] += 1
             continue
-        made = converter.cloze(note, model) if model.cloze else converter.standard(note, model)
-        conversion.media_skipped += sum(html_to_text(f)[1] for f in note.fields)
-        if not made:
-            conversion.skipped_notes["nothing to ask or no answer"] += 1
+        reason = unsupported_reason(model)
+        if reason is not None and model.id not in converter.roles:
+            conversion.unsupported[reason] += 1
+            continue
+        if model.name.startswith("studyapp ") and (
+                model.name.removeprefix("studyapp ") in _STUDYAPP_KINDS
+                or model.name.startswith("studyapp draws")):
+            cards = converter.studyapp(note, model)
+        elif model.cloze and model.id not in converter.roles:
+            cards = converter.cloze(note, model)
+        else:
+            cards = converter.standard(note, model)
+        if not cards:
+            if model.cloze or any(template_fields(b) - template_fields(f)
+                                  for _, f, b in model.templates) or model.id in converter.roles:
+                conversion.skipped_notes["nothing to ask or no answer"] += 1
+            else:
+                conversion.unsupported[model.name] += 1
             continue
         conversion.notes += 1
-        cards.extend(made)
-    if not cards:
-        raise AnkiPackageError("no Basic, reversed or Cloze note with a question and an answer")
-    deck["cards"] = cards
-    conversion.cards = len(cards)
+        conversion.media_skipped += sum(to_text(f).dropped for f in note.fields)
+        for card in cards:
+            if card.card.get("post") and card.card["post"] not in known_posts:
+                del card.card["post"]
+            tags = [t for t in note.tags if t and len(t) <= 100
+                    and not t.casefold().startswith("studyapp::")]
+            if tags:
+                card.card["tags"] = tags[:50]
+        made.extend(cards)
+    if not made:
+        found = ", ".join(f"{n} {name}" for name, n in conversion.unsupported.items())
+        raise AnkiPackageError("no note with a question and an answer"
+                               + (f" (left out: {found})" if found else ""))
+    groups: dict[str, list[MadeCard]] = defaultdict(list)
+    for card in made:
+        groups["" if merge else card.deck].append(card)
+    if merge:
+        names = Counter(c.deck for c in made if c.deck)
+        top = {n.split("::")[0] for n in names}
+        merged_name = top.pop() if len(top) == 1 else (
+            names.most_common(1)[0][0].split("::")[0] if names else path.stem)
+        groups = {merged_name: groups[""]}
+    used: set[str] = set()
+    for name, cards in sorted(groups.items(), key=lambda kv: kv[0]):
+        title = " › ".join(part for part in name.split("::") if part) or path.stem
+        base = slug(name.replace("::", "-")) if name else slug(path.stem)
+        ident = (deck_id if len(groups) == 1 else f"{deck_id}-{base}") if deck_id else base
+        while ident in used:
+            ident += "-2"
+        used.add(ident)
+        deck: dict[str, Any] = {"deck": ident[:100], "title": _yaml_text(title),
+                                "language": language, "post": post,
+                                "cards": [c.card for c in cards]}
+        conversion.decks.append(deck)
+        for card in cards:
+            conversion.card_decks[card.card["id"]] = deck["deck"]
+            conversion.card_posts[card.card["id"]] = card.card.get("post", post)
+        images = list(dict.fromkeys(i for c in cards for i in c.images))
+        if images:
+            conversion.images[deck["deck"]] = images
+    conversion.cards = len(made)
+    conversion.mapped = frozenset(converter.roles)
+    conversion.collection = collection
     return conversion
+
+
+def copy_images(conversion: Conversion, deck_id: str, folder: Path) -> tuple[int, list[str]]:
+    """Copy the images a deck's cards name into ``folder``; (copied, missing names)."""
+    wanted = conversion.images.get(deck_id, [])
+    if not wanted:
+        return 0, []
+    copied, missing = 0, []
+    with _zip(conversion.package) as archive:
+        members = set(archive.namelist())
+        for name in wanted:
+            member = conversion.media.get(name)
+            if member is None or member not in members or not _plain_file_name(name) \
+                    or archive.getinfo(member).file_size > MAX_MEDIA_BYTES:
+                missing.append(name)
+                continue
+            folder.mkdir(parents=True, exist_ok=True)
+            # a fresh O_EXCL file renamed into place: a planted symlink is never written through
+            with archive.open(member) as source, replacing(folder / name, binary=True) as target:
+                shutil.copyfileobj(source, target)
+            copied += 1
+    return copied, missing
+
+
+def _plain_file_name(name: str) -> bool:
+    """A media name that stays in the deck's media folder: no folder, no dot file."""
+    return bool(name) and name == Path(name).name and not name.startswith(".") \
+        and "\\" not in name and name.isprintable()
 
 
 def deck_yaml(deck: Mapping[str, Any]) -> str:
     """The deck as YAML for an instructor to edit (keys in the documented order)."""
     return yaml.safe_dump(dict(deck), allow_unicode=True, sort_keys=False, width=100)
+
+
+def dry_run_lines(conversion: Conversion, sample: int = 3, lang: str = "en") -> list[str]:
+    """The field roles used per note type, and a few cards of each deck."""
+    from studyapp.i18n import t
+
+    lines = [t("anki.dry.roles", lang)]
+    for name, roles in conversion.mapping.items():
+        lines.append(f"  {name}: " + ", ".join(f"{f}={r}" for f, r in roles.items()))
+    for deck in conversion.decks:
+        cards = deck["cards"]
+        lines.append(t("anki.dry.deck", lang, deck=deck["deck"], cards=len(cards)))
+        for card in cards[:sample]:
+            answer = card["answer"]
+            if card["type"] == "choice":
+                answer = card["choices"][answer]
+            accept = (f"  {t('anki.dry.also', lang)} {' | '.join(card['accept'])}"
+                      if card.get("accept") else "")
+            lines.append(f"  [{card['type']}] {_one_line(card['prompt'])}")
+            lines.append(f"    {t('anki.dry.answer', lang)} {_one_line(str(answer))}{accept}")
+    return lines
+
+
+def _one_line(text: str, room: int = 100) -> str:
+    flat = " ⏎ ".join(text.replace("{{", "{").replace("}}", "}").split("\n"))
+    return flat if len(flat) <= room else flat[:room - 1] + "…"
+

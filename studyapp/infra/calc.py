@@ -29,6 +29,10 @@ _COUNT = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKMBGT]?)\s*
 _SUFFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12}
 
 
+MAX_COUNT = 1e18
+"""A million times the largest training sets: beyond it products overflow, not teach."""
+
+
 def parse_count(text: str) -> float:
     """A parameter or token count as people write it: ``70e9``, ``70B``, ``1.5T``."""
     match = _COUNT.match(text)
@@ -37,6 +41,8 @@ def parse_count(text: str) -> float:
     value = float(match.group(1)) * _SUFFIX[match.group(2)]
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"{text!r} must be a positive number")
+    if value > MAX_COUNT:
+        raise ValueError(f"{text!r} is past the largest count the calculator takes (1e18)")
     return value
 
 

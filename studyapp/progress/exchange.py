@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
+from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Literal
 
+from studyapp.files import replacing
 from studyapp.progress.sources import ProgressSource
+from studyapp.srs.scheduler import Memory, Rating, Scheduler
 from studyapp.store.backup import backup_sqlite
 from studyapp.store.exchange import (
     ImportResult,
@@ -16,6 +19,7 @@ from studyapp.store.exchange import (
     write_csv,
     write_json,
 )
+from studyapp.store.progress import NewState
 
 
 def export_progress(service: ProgressSource, out: IO[str], fmt: Literal["csv", "json"]) -> int:
@@ -26,17 +30,29 @@ def export_progress(service: ProgressSource, out: IO[str], fmt: Literal["csv", "
 
 
 def export_file(service: ProgressSource, target: Path, fmt: Literal["csv", "json"]) -> int:
-    """Export into ``target`` through a partial file: a failed write leaves no half file."""
-    partial = target.with_name(f".{target.name}.partial")
-    with partial.open("w", encoding="utf-8", newline="") as fh:
-        count = export_progress(service, fh, fmt)
-    os.replace(partial, target)
-    return count
+    """Export into ``target`` through a fresh temporary file: no half file, no symlink followed."""
+    with replacing(target, newline="") as fh:
+        return export_progress(service, fh, fmt)
 
 
 def import_file(service: ProgressSource, path: Path) -> ImportResult:
-    """Merge an export file into the profile; importing a file twice changes nothing."""
-    return import_progress(service.store, service.profile.id, read_export(path))
+    """Merge an export file into the profile; importing a file twice changes nothing.
+
+    A card that gains answers is rescheduled from all of them in time order, so
+    two copies of one profile merge into one history and one schedule.
+    """
+    scheduler = Scheduler(service.settings)
+
+    def replay(card_id: int, answers: Sequence[tuple[datetime, int]]) -> NewState:
+        memory = Memory(card_id=card_id)
+        for at, rating in answers:
+            memory = scheduler.review(memory, Rating(rating), at)
+        last = answers[-1][0]
+        return NewState(int(memory.stage), memory.step, memory.stability, memory.difficulty,
+                        memory.due or last, memory.last_review or last, memory.reps,
+                        memory.lapses, scheduler.is_leech(memory))
+
+    return import_progress(service.store, service.profile.id, read_export(path), replay)
 
 
 class BackupError(Exception):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
-from studyapp.srs.calendar import day_start, local_zone
+from studyapp.srs.calendar import day_start, elapsed_days, local_zone
 from studyapp.srs.scheduler import SchedulerSettings
 
 MASTERY_RETRIEVABILITY = 0.9
@@ -49,7 +49,8 @@ def weakness(settings: SchedulerSettings, stability: float | None,
 
     ``None`` for a card that is safe (recall rounds to 100%) or never reviewed.
     """
-    age = None if last_review is None else (now - last_review).total_seconds() / 86400
+    age = None if last_review is None else elapsed_days(last_review, now,
+                                                         settings.day_rollover_hour)
     return weakness_scorer(settings)(stability, age, lapses)
 
 
@@ -57,7 +58,7 @@ Scorer = Callable[[float | None, float | None, int], float | None]
 
 
 def weakness_scorer(settings: SchedulerSettings) -> Scorer:
-    """``weakness`` by (stability, days since the last review, lapses), the forgetting
+    """``weakness`` by (stability, study days since the last review, lapses), the forgetting
     curve worked out once, for scoring every card (the store gives each card's age)."""
     decay, factor = forgetting_curve(settings.parameters)
 

@@ -16,7 +16,7 @@ from studyapp.progress.recall import (
     weakness_scorer,
 )
 from studyapp.progress.sources import ProgressSource
-from studyapp.srs.calendar import study_day
+from studyapp.srs.calendar import day_bounds, elapsed_days, study_day
 from studyapp.srs.scheduler import SchedulerSettings
 from studyapp.store import stats as db
 from studyapp.store.retention import true_retention
@@ -159,7 +159,8 @@ def _card_json(card: CardLine) -> dict[str, Any]:
 
 def _card_line(score: CardScore, settings: SchedulerSettings, now: datetime) -> CardLine:
     card = score.card
-    elapsed = ((now - card.last_review).total_seconds() / 86400) if card.last_review else 0.0
+    elapsed = (elapsed_days(card.last_review, now, settings.day_rollover_hour)
+               if card.last_review else 0)
     return CardLine(card.deck_id, card.card_key, card.post, card.family, card.stage,
                     card.lapses, score.reviews, score.accuracy, card.stability,
                     card.difficulty, retrievability(settings, card.stability, elapsed),
@@ -172,7 +173,8 @@ def weakest_lines(service: ProgressSource, top: int = 10) -> tuple[CardLine, ...
 
     settings, now = service.settings, service.now()
     scores = db.weakest_cards(service.store, service.profile.id, top,
-                              weakness_scorer(settings), now)
+                              weakness_scorer(settings), now,
+                              day_end=day_bounds(now, settings.day_rollover_hour)[1])
     return tuple(_card_line(s, settings, now) for s in scores)
 
 
@@ -229,7 +231,7 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
                                     study_day_shift(now, rollover))
         heat_job = pool.submit(db.reviews_per_bucket, store, profile.id, heat_bounds)
         tallies_job = pool.submit(db.post_tallies, store, profile.id, now,
-                                  mastery_age(settings))
+                                  mastery_age(settings), day_end=today_end)
         weakest_job = pool.submit(weakest_lines, service, top)
         # the first day of the forecast also holds everything already overdue
         forecast_job = pool.submit(db.due_per_bucket, store, profile.id,

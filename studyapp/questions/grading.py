@@ -67,6 +67,8 @@ _FALSE_WORDS = frozenset({"n", "no", "f", "false", "falso"})
 
 def grade(question: Question, response: str) -> Verdict:
     """Judge ``response`` to ``question`` (see the module docstring for retries)."""
+    if question.kind is Kind.RECALL:  # self-graded: whatever was typed, show the answer
+        return recall_verdict(question, response)
     text = response.strip()
     if not text:
         return _ask_again(question, "", t("grading.empty", question.lang))
@@ -77,6 +79,13 @@ def grade(question: Question, response: str) -> Verdict:
     if question.kind is Kind.TRUEFALSE:
         return _grade_truefalse(question, text)
     return _grade_text(question, text)
+
+
+def recall_verdict(question: Question, response: str = "") -> Verdict:
+    """A self-graded card's answer, shown for the learner to rate (Again counts as wrong)."""
+    answer = str(question.answer)
+    return Verdict(correct=True, message=t("anki.recall.answer", question.lang, answer=answer),
+                   given=response.strip(), expected=answer)
 
 
 def expected_display(question: Question) -> str:
@@ -238,6 +247,11 @@ def _grade_numeric(question: Question, text: str) -> Verdict:
             )
             return _ask_again(question, text, message)
     given_text = _given_numeric(given_value, target, lang, sig, expected_text, correct)
+    if q.dimension is not None and q.unit and target.unit \
+            and not math.isclose(q.factor, target.factor, rel_tol=1e-12):
+        # the learner's own unit first: "29,9 GiB (32,1 GB)", never only the converted value
+        own = format_quantity(q.number, q.unit, lang, max(sig, 4))
+        given_text = f"{own} ({given_text})"
     slips: tuple[tuple[str, str], ...] = ()
     if not correct:
         slips = _diagnose(question, given_value, target)

@@ -17,6 +17,8 @@ class Kind(StrEnum):
     TRUEFALSE = "truefalse"
     NUMERIC = "numeric"
     TEXT = "text"
+    RECALL = "recall"
+    """Self-graded: the answer is shown and the learner rates their own recall."""
 
 
 @dataclass(frozen=True)

@@ -33,3 +33,30 @@ def day_bounds(moment: datetime, rollover_hour: int = 4,
     day = study_day(moment, rollover_hour, zone)
     return (day_start(day, rollover_hour, zone),
             day_start(day + timedelta(days=1), rollover_hour, zone))
+
+
+DAY = timedelta(days=1)
+
+
+def elapsed_days(last_review: datetime, now: datetime, rollover_hour: int = 4,
+                 zone: tzinfo | None = None) -> int:
+    """Study days from ``last_review`` to ``now``, as Anki counts them for FSRS.
+
+    Anki (rslib, ``days_elapsed``) takes the whole days from the review to the
+    end of the current study day: a review at 21:13 and the next one at 08:00
+    are one day apart, two reviews at 05:00 and 03:00 the next night none.
+    """
+    _start, end = day_bounds(now, rollover_hour, zone)
+    return elapsed_to(last_review, end)
+
+
+def elapsed_to(last_review: datetime, day_end: datetime) -> int:
+    """``elapsed_days`` with the end of the current study day worked out already."""
+    seconds = (day_end - last_review).total_seconds()
+    return max(0, int(seconds // 86400))
+
+
+def days_later(moment: datetime, days: int, zone: tzinfo | None = None) -> datetime:
+    """``moment`` moved ``days`` study days on, at the same local time (UTC)."""
+    local = moment.astimezone(zone or local_zone())
+    return (local + timedelta(days=days)).astimezone(UTC)

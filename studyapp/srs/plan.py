@@ -1,24 +1,30 @@
 """An exam plan: how many new cards a day, the review load it brings, recall on the day.
 
-The plan is a day-by-day walk with the profile's own FSRS scheduler. New cards
-are spread evenly so that every one has been seen ``BUFFER_DAYS`` before the
-exam. Every review is assumed answered Good (at the desired retention that is
-the usual answer), which fixes each card's path; a review recalled with
-probability ``p`` adds ``1 - p`` expected answers for the lapse (one per
-relearning step, at least one). Review load counts every answer except the
-first sight of a new card, learning steps included. Predicted recall is the
-mean probability of recall over all those cards at noon of the exam day. The
-daily review limit is not applied: the plan says what the material asks for.
+The plan simulates the schedule day by day with the profile's own FSRS
+scheduler. New cards are spread evenly so that every one has been seen
+``BUFFER_DAYS`` before the exam (or over the days left, with a warning, when
+the exam is closer than that). Each review is recalled with the probability
+FSRS gives it that day: recalled, it is answered Good; forgotten, it is
+answered Again, goes through the relearning steps (answered Good) and comes
+back after the shorter interval a lapse leaves. Both branches are followed,
+weighted by their probability, so the daily load is the expected number of
+answers, lapses and their short intervals included (branches below
+``PRUNE`` of a card are folded into the likelier one). Review load counts
+every answer except the first sight of a new card, learning steps included.
+Predicted recall is the mean probability of recall over all those cards at
+the exam's hour (study days since each card's last review, as the scheduler
+counts them). The daily review limit is not applied: the plan says what the
+material asks for.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, tzinfo
+from datetime import date, datetime, time, timedelta, tzinfo
 
-from studyapp.srs.calendar import day_start, study_day
+from studyapp.srs.calendar import day_start, local_zone, study_day
 from studyapp.srs.scheduler import CardStage, Memory, Rating, Scheduler
 
 BUFFER_DAYS = 7
@@ -26,6 +32,12 @@ BUFFER_DAYS = 7
 
 STUDY_HOUR = 8
 """Hours after the day's rollover at which the walk places a day's reviews (04:00 → noon)."""
+
+EXAM_HOUR = 9
+"""The exam's hour (local) when only its date is given."""
+
+PRUNE = 1e-3
+"""A lapse branch less likely than this (for one card) is folded into the recall branch."""
 
 
 class PlanError(ValueError):
@@ -46,36 +58,64 @@ class ExamPlan:
     peak_reviews: float
     predicted_recall: float | None  # None when there is nothing to study
     daily_reviews: tuple[float, ...]
+    too_close: bool = False
+    """The exam is nearer than ``BUFFER_DAYS``: new cards spread over every day left."""
+    exam_at: datetime | None = None
 
     def as_json(self) -> dict[str, object]:
         return {"exam": self.exam.isoformat(), "days_left": self.days_left,
                 "new_left": self.new_left, "new_per_day": self.new_per_day,
                 "reviews_per_day": round(self.reviews_per_day, 1),
                 "predicted_recall": (None if self.predicted_recall is None
-                                     else round(self.predicted_recall, 3))}
+                                     else recall_floor(self.predicted_recall, 3)),
+                "peak_reviews": round(self.peak_reviews, 1), "too_close": self.too_close}
+
+
+def recall_floor(value: float, digits: int) -> float:
+    """``value`` rounded down to ``digits``: a recall below 1 never reads as 100%."""
+    scale = float(10 ** digits)
+    return float(math.floor(value * scale + 1e-9)) / scale
+
+
+def recall_text(value: float | None) -> str:
+    """Recall as a percentage with one decimal, rounded down ("—" for none)."""
+    if value is None:
+        return "—"
+    return f"{recall_floor(value * 100, 1):.1f}%"
 
 
 def new_cards_per_day(new_left: int, days_left: int, buffer_days: int = BUFFER_DAYS) -> int:
-    """New cards a day so that all ``new_left`` are seen ``buffer_days`` before the exam."""
+    """New cards a day so that all ``new_left`` are seen ``buffer_days`` before the exam,
+    or over every day left when the exam is closer than that."""
     if new_left <= 0:
         return 0
     return math.ceil(new_left / learn_days(days_left, buffer_days))
 
 
 def learn_days(days_left: int, buffer_days: int = BUFFER_DAYS) -> int:
-    """Days available for new cards (at least today)."""
-    return max(1, days_left - buffer_days)
+    """Days available for new cards: up to a week before the exam, or all days left when
+    the exam is nearer (at least today)."""
+    if days_left <= buffer_days:
+        return max(1, days_left)
+    return days_left - buffer_days
 
 
-def plan_exam(exam: date, now: datetime, scheduler: Scheduler, cards: Sequence[Memory],
-              new_left: int, *, zone: tzinfo | None = None,
+def plan_exam(exam: date | datetime, now: datetime, scheduler: Scheduler,
+              cards: Sequence[Memory], new_left: int, *, zone: tzinfo | None = None,
               buffer_days: int = BUFFER_DAYS) -> ExamPlan:
-    """The plan for ``exam`` from the cards already seen and the count still new."""
+    """The plan for ``exam`` (a date, at ``EXAM_HOUR``, or a local time) from the cards
+    already seen and the count still new."""
+    zone = zone or scheduler.zone or local_zone()
     rollover = scheduler.settings.day_rollover_hour
+    if isinstance(exam, datetime):
+        exam_at = exam if exam.tzinfo is not None else exam.replace(tzinfo=zone)
+    else:
+        exam_at = datetime.combine(exam, time(hour=EXAM_HOUR), tzinfo=zone)
+    exam_day = study_day(exam_at, rollover, zone)
     today = study_day(now, rollover, zone)
-    days_left = (exam - today).days
+    days_left = (exam_day - today).days
     if days_left <= 0:
-        raise PlanError(f"the exam date {exam.isoformat()} must be after today "
+        raise PlanError(f"the exam date {exam_day.isoformat()} must be after today "
                         f"({today.isoformat()})")
     per_day = new_cards_per_day(new_left, days_left, buffer_days)
 
@@ -87,42 +127,62 @@ def plan_exam(exam: date, now: datetime, scheduler: Scheduler, cards: Sequence[M
         return (study_day(when, rollover, zone) - today).days
 
     loads = [0.0] * days_left
-    relearn_answers = max(1, len(scheduler.settings.relearning_steps_s))
-    exam_moment = moment(days_left)
-    recalls: list[float] = []
+    recall_sum = 0.0
+    counted = 0
 
-    def walk(memory: Memory, first_day: int) -> None:
-        """Answer Good whenever due until the exam; add up the load, then the exam recall."""
-        day = first_day
-        while day < days_left:
+    def steps(memory: Memory, day: int, weight: float) -> Memory:
+        """Same-day (re)learning steps, each answered Good, counted as reviews."""
+        while memory.stage is not CardStage.REVIEW and memory.due is not None \
+                and day_of(memory.due) <= day:
+            loads[day] += weight
+            memory = scheduler.review(memory, Rating.GOOD, memory.due)
+        return memory
+
+    def walk(start: Memory, first_day: int) -> None:
+        """Every branch of the card's reviews until the exam, weighted by its probability."""
+        nonlocal recall_sum
+        pending = [(start, first_day, 1.0)]
+        while pending:
+            memory, day, weight = pending.pop()
+            if day >= days_left:
+                recall_sum += weight * scheduler.recall_probability(
+                    memory.stability, memory.last_review, exam_at)
+                continue
             when = moment(day)
             if memory.stage is CardStage.REVIEW and memory.last_review is not None:
+                loads[day] += weight
                 recalled = scheduler.recall_probability(memory.stability, memory.last_review,
                                                         when)
-                loads[day] += 1.0 + (1.0 - recalled) * relearn_answers
+                lapse = weight * (1.0 - recalled)
+                if lapse >= PRUNE:
+                    failed = steps(scheduler.review(memory, Rating.AGAIN, when), day, lapse)
+                    pending.append((failed, _next_day(failed, day, day_of), lapse))
+                    weight -= lapse
             elif memory.stage is not CardStage.NEW:
-                loads[day] += 1.0  # a learning or relearning step
-            memory = scheduler.review(memory, Rating.GOOD, when)
-            while memory.stage is not CardStage.REVIEW and memory.due is not None \
-                    and day_of(memory.due) <= day:  # same-day learning steps
-                loads[day] += 1.0
-                memory = scheduler.review(memory, Rating.GOOD, memory.due)
-            assert memory.due is not None
-            day = max(day + 1, day_of(memory.due))
-        recalls.append(scheduler.recall_probability(memory.stability, memory.last_review,
-                                                    exam_moment))
+                loads[day] += weight  # a learning or relearning step left from before
+            passed = steps(scheduler.review(memory, Rating.GOOD, when), day, weight)
+            pending.append((passed, _next_day(passed, day, day_of), weight))
 
     for memory in cards:
         first = 0 if memory.due is None else max(0, day_of(memory.due))
         walk(memory, first)
+        counted += 1
     introduced = 0
     for day in range(days_left):
         for _ in range(min(per_day, new_left - introduced)):
             walk(Memory(card_id=introduced + 1), day)
             introduced += 1
+            counted += 1
     mean_load = sum(loads) / days_left
-    return ExamPlan(exam=exam, today=today, days_left=days_left, new_left=new_left,
+    return ExamPlan(exam=exam_day, today=today, days_left=days_left, new_left=new_left,
                     new_per_day=per_day, learn_days=learn_days(days_left, buffer_days),
                     reviews_per_day=mean_load, peak_reviews=max(loads, default=0.0),
-                    predicted_recall=sum(recalls) / len(recalls) if recalls else None,
-                    daily_reviews=tuple(loads))
+                    predicted_recall=recall_sum / counted if counted else None,
+                    daily_reviews=tuple(loads), too_close=new_left > 0 and days_left <= buffer_days,
+                    exam_at=exam_at)
+
+
+def _next_day(memory: Memory, day: int, day_of: Callable[[datetime], int]) -> int:
+    """The day the card is next asked: its due day, and never the same day again."""
+    assert memory.due is not None
+    return max(day + 1, day_of(memory.due))

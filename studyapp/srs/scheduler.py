@@ -3,17 +3,27 @@
 The library's defaults may change between versions; a profile stores the
 parameters it started with, so an upgrade never silently reschedules anyone.
 Every datetime is aware UTC, and every fsrs.Card gets an explicit card id.
+
+Time between reviews is counted in study days, as Anki counts it: the day
+rolls over at ``day_rollover_hour`` in the learner's time zone, so a review
+at 21:13 and the next at 08:00 are a day apart, as are 21:13 and 21:30 the
+next evening. fsrs counts 24-hour periods; it is handed a last review that
+many whole days before the answer, so its memory update and its forgetting
+curve see study days. A review interval of N days is due N study days on,
+at the same local time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from enum import IntEnum
 from typing import Any
 
 import fsrs
+
+from studyapp.srs.calendar import day_bounds, days_later, elapsed_to, local_zone
 
 
 class Rating(IntEnum):
@@ -67,8 +77,12 @@ class SchedulerSettings:
     leech_lapses: int = 8
     day_rollover_hour: int = 4
     exam_date: str | None = None  # ISO date set by `plan --apply`; the home screen counts down
+    new_per_day_before_exam: int | None = None
+    """The new-card limit `plan --apply` replaced; `plan --clear` puts it back."""
     learn_ahead_min: int = 20
     """A learning card may come back this much early, only when nothing else waits (Anki)."""
+    previous_parameters: tuple[float, ...] | None = None
+    """The parameters before the last optimize saved new ones (restored by undo)."""
     extra_new_day: str = ""
     extra_new: int = 0
     """Custom study: ``extra_new`` more new cards on study day ``extra_new_day`` (ISO)."""
@@ -77,16 +91,20 @@ class SchedulerSettings:
         data = asdict(self)
         for key in ("parameters", "learning_steps_s", "relearning_steps_s"):
             data[key] = list(data[key])
-        if data["exam_date"] is None:  # absent until set: older exports stay the same
-            del data["exam_date"]
+        for key in ("exam_date", "previous_parameters", "new_per_day_before_exam"):
+            if data[key] is None:  # absent until set: older exports stay the same
+                del data[key]
+        if "previous_parameters" in data:
+            data["previous_parameters"] = list(data["previous_parameters"])
         return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SchedulerSettings:
         known = {f for f in cls.__dataclass_fields__}
         values: dict[str, Any] = {k: v for k, v in data.items() if k in known}
-        for key in ("parameters", "learning_steps_s", "relearning_steps_s"):
-            if key in values:
+        for key in ("parameters", "learning_steps_s", "relearning_steps_s",
+                    "previous_parameters"):
+            if values.get(key) is not None:
                 values[key] = tuple(values[key])
         return cls(**values)
 
@@ -120,7 +138,8 @@ class Memory:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
-def _as_fsrs(memory: Memory, now: datetime) -> fsrs.Card:
+def _as_fsrs(memory: Memory, now: datetime, elapsed: int) -> fsrs.Card:
+    """The card as fsrs sees it, its last review ``elapsed`` whole days before ``now``."""
     stage = memory.stage
     if stage is CardStage.NEW:
         return fsrs.Card(card_id=memory.card_id, state=fsrs.State.Learning, step=0, due=now)
@@ -131,7 +150,7 @@ def _as_fsrs(memory: Memory, now: datetime) -> fsrs.Card:
         stability=memory.stability,
         difficulty=memory.difficulty,
         due=memory.due or now,
-        last_review=memory.last_review,
+        last_review=None if memory.last_review is None else now - timedelta(days=elapsed),
     )
 
 
@@ -144,9 +163,22 @@ def _utc(moment: datetime) -> datetime:
 class Scheduler:
     """Review a card: new memory state from (memory, rating, time), nothing hidden."""
 
-    def __init__(self, settings: SchedulerSettings | None = None) -> None:
+    def __init__(self, settings: SchedulerSettings | None = None,
+                 zone: tzinfo | None = None) -> None:
         self.settings = settings or SchedulerSettings()
+        self.zone = zone or local_zone()
+        """The learner's time zone: where the study day rolls over."""
         self._fsrs = self.settings.fsrs_scheduler()
+
+    def day_end(self, now: datetime) -> datetime:
+        """When the study day containing ``now`` ends (UTC)."""
+        return day_bounds(now, self.settings.day_rollover_hour, self.zone)[1]
+
+    def elapsed_days(self, last_review: datetime | None, now: datetime) -> int:
+        """Study days from ``last_review`` to ``now`` (0 on the same study day)."""
+        if last_review is None:
+            return 0
+        return elapsed_to(last_review, self.day_end(now))
 
     def review(self, memory: Memory, rating: Rating, now: datetime) -> Memory:
         """The state after answering at ``now`` with ``rating``.
@@ -163,44 +195,84 @@ class Scheduler:
         return self._passing(memory, now, upto=rating)[rating]
 
     def _answer(self, memory: Memory, rating: Rating, now: datetime) -> Memory:
-        """The state fsrs gives for ``rating`` at ``now``."""
-        card, _log = self._fsrs.review_card(_as_fsrs(memory, now), fsrs.Rating(int(rating)), now)
+        """The state fsrs gives for ``rating`` at ``now``, elapsed time in study days."""
+        elapsed = self.elapsed_days(memory.last_review, now)
+        card, _log = self._fsrs.review_card(_as_fsrs(memory, now, elapsed),
+                                            fsrs.Rating(int(rating)), now)
         lapse = rating is Rating.AGAIN and memory.stage is CardStage.REVIEW
+        due = _utc(card.due)
+        if card.state is fsrs.State.Review:
+            due = days_later(now, (due - now).days, self.zone)
         return Memory(
             card_id=memory.card_id,
             stage=CardStage(int(card.state)),
             step=card.step,
             stability=card.stability,
             difficulty=card.difficulty,
-            due=_utc(card.due),
-            last_review=_utc(card.last_review) if card.last_review else now,
+            due=due,
+            last_review=now,
             reps=memory.reps + 1,
             lapses=memory.lapses + (1 if lapse else 0),
         )
 
+    def interval_for(self, stability: float) -> int:
+        """Whole days until recall falls to the desired retention (1 to the maximum)."""
+        decay = -self.settings.parameters[20]
+        factor = 0.9 ** (1 / decay) - 1
+        days = stability / factor * (self.settings.desired_retention ** (1 / decay) - 1)
+        return int(min(max(round(days), 1), self.settings.maximum_interval_days))
+
+    def interval_days(self, memory: Memory, now: datetime) -> int | None:
+        """Study days from ``now`` to a review card's due day (None for a learning step)."""
+        if memory.stage is not CardStage.REVIEW or memory.due is None:
+            return None
+        rollover = self.settings.day_rollover_hour
+        from studyapp.srs.calendar import study_day
+
+        return (study_day(memory.due, rollover, self.zone)
+                - study_day(now, rollover, self.zone)).days
+
     def _passing(self, memory: Memory, now: datetime,
                  upto: Rating = Rating.EASY) -> dict[Rating, Memory]:
-        """Hard, then Good, then Easy, up to ``upto``: each interval in days at least a
-        day longer than the one before, as Anki offers them.
+        """Hard, then Good, then Easy, up to ``upto``, with the day intervals Anki gives.
 
         Anki (rslib/src/scheduler/states/review.rs, ``passing_fsrs_review_intervals``)
         gives Good at least Hard + 1 day and Easy at least Good + 1 day, within the
-        maximum interval. fsrs rounds each to whole days on its own, so a weak card
-        could show Good and Easy both at 1 day. Only intervals in days (the card
-        goes to review) are compared: a learning step in minutes is already shorter.
-        The memory state stays fsrs's; only the due time moves.
+        maximum interval; a card reviewed before its due day keeps at least the
+        interval it had on Hard (measured against Anki 26 in
+        tests/srs/test_anki_replay.py). From (re)learning, Easy is at least a day
+        beyond the interval Good's stability would give, even while Good stays
+        in the steps (``learning.rs``, ``answer_easy``). fsrs rounds each on its
+        own, so a weak card could show Good and Easy both at 1 day. Learning
+        steps in minutes are left as they are. The memory state stays fsrs's;
+        only the due time moves.
         """
         longest = self.settings.maximum_interval_days
         answers: dict[Rating, Memory] = {}
         before: int | None = None  # days of the previous rating, when it goes to review
+        scheduled = None
+        if memory.stage is CardStage.REVIEW and memory.due is not None \
+                and memory.last_review is not None:
+            scheduled = self.interval_days(memory, memory.last_review)
+            if scheduled is not None and self.elapsed_days(memory.last_review, now) >= scheduled:
+                scheduled = None  # on time or late: no floor
         for passing in (Rating.HARD, Rating.GOOD, Rating.EASY):
             after = self._answer(memory, passing, now)
-            days: int | None = None
-            if after.stage is CardStage.REVIEW and after.due is not None:
-                days = (after.due - now).days
-                if before is not None and days < before + 1 <= longest:
-                    days = before + 1
-                    after = replace(after, due=now + timedelta(days=days))
+            days = self.interval_days(after, now)
+            if days is not None:
+                floor = 1
+                if before is not None:
+                    floor = before + 1
+                elif passing is Rating.HARD and scheduled is not None:
+                    floor = scheduled
+                if passing is Rating.EASY and memory.stage is not CardStage.REVIEW:
+                    good = answers.get(Rating.GOOD)
+                    if good is not None and good.stability is not None:
+                        floor = max(floor, self.interval_for(good.stability) + 1)
+                floor = min(floor, longest)
+                if days < floor:
+                    days = floor
+                    after = replace(after, due=days_later(now, days, self.zone))
             answers[passing] = after
             if passing is upto:
                 break
@@ -224,7 +296,7 @@ class Scheduler:
 
     def recall_probability(self, stability: float | None, last_review: datetime | None,
                            now: datetime) -> float:
-        """FSRS forgetting curve R = (1 + F·t/S)^D, as fsrs computes it, without a Card."""
+        """FSRS forgetting curve R = (1 + F·t/S)^D, t in study days, without a Card."""
         return self.recall_curve(now)(stability, last_review)
 
     def recall_curve(self, now: datetime) -> Callable[[float | None, datetime | None], float]:
@@ -234,13 +306,13 @@ class Scheduler:
         """
         decay = -self.settings.parameters[20]
         factor = 0.9 ** (1 / decay) - 1
+        day_end = self.day_end(now)
 
         def recall(stability: float | None, last_review: datetime | None) -> float:
             if stability is None or last_review is None:
                 return 0.0
-            elapsed_days = (now - last_review).days
-            if elapsed_days < 0:
-                elapsed_days = 0
+            seconds = (day_end - last_review).total_seconds()
+            elapsed_days = seconds // 86400 if seconds > 0 else 0
             return float((1 + factor * elapsed_days / stability) ** decay)
 
         return recall
@@ -250,7 +322,7 @@ class Scheduler:
 
 
 def format_interval(delta: timedelta, lang: str = "en") -> str:
-    """Short human interval for buttons: 45s, 10m, 3h, 3d, 2.1mo, 1.5y."""
+    """Short human interval for buttons: 45s, 10m, 3h, 3d, 30d, 1mo, 2.1mo, 1.5y (as Anki)."""
     seconds = max(0.0, delta.total_seconds())
     day = 86400.0
     if seconds < 60:
@@ -260,10 +332,12 @@ def format_interval(delta: timedelta, lang: str = "en") -> str:
     if seconds < day:
         return f"{seconds / 3600:.0f}h"
     days = seconds / day
-    if days < 30:
+    month = 365 / 12  # as Anki writes spans (rslib/src/scheduler/timespan.rs)
+    if days < month:
         return f"{days:.0f}d"
     if days < 365:
-        text = f"{days / 30.4375:.1f}mo"
+        number, unit = days / month, "mo"
     else:
-        text = f"{days / 365.25:.1f}" + ("a" if lang == "es" else "y")
-    return text.replace(".", ",") if lang == "es" else text
+        number, unit = days / 365, ("a" if lang == "es" else "y")
+    text = f"{number:.1f}".removesuffix(".0")
+    return (text.replace(".", ",") if lang == "es" else text) + unit

@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session, sessionmaker
 REVISIONS: tuple[str, ...] = (
     "0001_initial", "0002_stats_indexes", "0003_session_queue", "0004_review_flags",
     "0005_review_uid_per_profile", "0006_card_stats", "0007_previous_review",
-    "0008_classroom_decks",
+    "0008_held_answers", "0008_classroom_decks",
 )
 HEAD = REVISIONS[-1]
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -38,8 +38,8 @@ BUSY_TIMEOUT_MS = 30_000
 LOCK_POLL_MS = 1_000
 """How long a writer waits for SQLite's write lock before saying so (then it keeps waiting)."""
 STUDYAPP_TABLES = frozenset({"profiles", "card_states", "review_logs", "post_reads",
-                             "card_stats", "review_hours", "published_decks",
-                             "alembic_version"})
+                             "card_stats", "review_hours", "held_answers",
+                             "published_decks", "alembic_version"})
 LOCK_WAIT_MESSAGE = "another studyapp is writing, waiting..."
 
 
@@ -62,7 +62,7 @@ def display_url(url: str | URL) -> str:
     """The URL as it may be shown to a user: never with its password."""
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
+    except (ArgumentError, ValueError):  # ValueError: a port that is not a number
         return "the given database URL"
 
 
@@ -118,9 +118,11 @@ def _parse(url: str) -> URL:
     """The URL parsed, or a clear refusal of one studyapp cannot use."""
     try:
         parsed = make_url(url)
-    except ArgumentError:
+        _ = parsed.port  # a port that is not a number fails here, not in the driver
+    except (ArgumentError, ValueError):
+        shown = url if "@" not in url else display_url(url)  # a password is never echoed
         raise StoreError(
-            f"{url!r} is not a database URL; give a file as sqlite:///PATH or a server as "
+            f"{shown!r} is not a database URL; give a file as sqlite:///PATH or a server as "
             f"postgresql+psycopg://USER@HOST/DB") from None
     backend = parsed.get_backend_name()
     if backend not in ("sqlite", "postgresql"):

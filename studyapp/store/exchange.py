@@ -17,8 +17,9 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 import stat
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -34,10 +35,11 @@ from pydantic import (
     ValidationError,
 )
 from sqlalchemy import insert, select
+from sqlalchemy.orm import Session
 
 from studyapp.store.database import Store, StoreError
 from studyapp.store.models import CardState, PostRead, ReviewLog
-from studyapp.store.progress import ProfileInfo
+from studyapp.store.progress import NewState, ProfileInfo
 from studyapp.text import csv_cell, unguard_cell
 
 FORMAT = "studyapp-progress"
@@ -84,7 +86,9 @@ When = Annotated[datetime, AfterValidator(lambda v: _utc(v) if v.tzinfo else v.r
 Past = Annotated[When, AfterValidator(_not_future)]
 Key = Annotated[str, Field(min_length=1, max_length=200)]
 Slug = Annotated[str, Field(min_length=1, max_length=64)]
-Count = Annotated[StrictInt, Field(ge=0)]
+Count = Annotated[StrictInt, Field(ge=0, le=10**9)]
+"""Reps, lapses, steps, milliseconds: a billion is past any real history, and fits a column."""
+Seed = Annotated[StrictInt, Field(ge=-(2**63), le=2**63 - 1)]
 
 
 class _Record(BaseModel):
@@ -125,7 +129,7 @@ class ReviewRecord(_Record):
     correct: StrictBool
     duration_ms: Count | None = None
     state_before: Annotated[StrictInt, Field(ge=0, le=3)] | None = None
-    seed: StrictInt | None = None
+    seed: Seed | None = None
     lang: Annotated[str, Field(max_length=8)] | None = None
     params: dict[str, Any] | None = None
     prompt: str | None = None
@@ -180,6 +184,12 @@ class ImportResult:
     reviews_added: int = 0
     reviews_skipped: int = 0
     posts_read: int = 0
+    cards_replayed: int = 0
+    """Cards whose state was rebuilt from the merged answers (both copies had answers)."""
+
+
+Replay = Callable[[int, Sequence[tuple[datetime, int]]], NewState]
+"""A card's state after its answers (time, rating) in order: the scheduler, passed in."""
 
 
 @dataclass
@@ -327,14 +337,43 @@ def _open_regular(path: Path) -> str:
                          f"{MAX_IMPORT_BYTES // 1_000_000_000} GB are refused")
     try:
         return path.read_text(encoding="utf-8-sig")  # a BOM, as spreadsheet programs add
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StoreError(f"cannot read {path}: {exc}") from None
+    except UnicodeDecodeError:
+        raise StoreError(f"{path} is not a studyapp progress export (JSON or CSV text); an "
+                         "Anki package is imported from its .apkg or .colpkg file, and "
+                         "'studyapp deck from-anki' turns one into a deck") from None
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+MAX_JSON_DEPTH = 64
+"""Nesting an export may have (it needs four): deeper JSON is refused before it is parsed."""
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def json_depth(text: str) -> int:
+    """How deep ``text``'s brackets nest: strings removed, then the brackets counted.
+
+    Both patterns are linear (no nested quantifiers), so a hostile file costs
+    one pass, never a RecursionError in the parser.
+    """
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    depth = deepest = 0
+    for ch in brackets:
+        depth += 1 if ch in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 def read_export(path: Path) -> Export:
     """Parse and check an export file written by ``write_json`` or ``write_csv``."""
     text = _open_regular(path)
-    if text.lstrip().startswith("{"):
+    if text.lstrip().startswith(("{", "[")):
+        if json_depth(text) > MAX_JSON_DEPTH:
+            raise StoreError(f"{path}: JSON nested more than {MAX_JSON_DEPTH} deep; a studyapp "
+                             f"export nests four")
         try:
             data = json.loads(text)
         except ValueError as exc:
@@ -360,6 +399,13 @@ def read_export(path: Path) -> Export:
                 target.append(validate_record(kind, record,
                                               f"{path}: {SECTIONS[kind]}[{index}]"))
         return export
+    try:
+        return _read_csv(path, text)
+    except csv.Error as exc:
+        raise StoreError(f"{path}: not a CSV studyapp progress export ({exc})") from None
+
+
+def _read_csv(path: Path, text: str) -> Export:
     rows = csv.DictReader(text.splitlines())
     if not rows.fieldnames or "record" not in rows.fieldnames:
         raise StoreError(f"{path} is neither a JSON nor a CSV studyapp progress export")
@@ -391,8 +437,15 @@ def _chunks(items: list[Any], size: int = 500) -> Iterable[list[Any]]:
         yield items[start:start + size]
 
 
-def import_progress(store: Store, profile_id: int, export: Export) -> ImportResult:
-    """Merge an export into one profile, in one transaction; repeating it changes nothing."""
+def import_progress(store: Store, profile_id: int, export: Export,
+                    replay: Replay | None = None) -> ImportResult:
+    """Merge an export into one profile, in one transaction; repeating it changes nothing.
+
+    With ``replay``, a card that gains answers here has its state rebuilt from
+    all its answers in time order (FSRS over the union), so merging two copies
+    of a profile leaves reps equal to the answers and a schedule that reflects
+    every one of them; without it the newer copy's state wins.
+    """
     added = updated = reviews_added = skipped = reads = 0
     with store.transaction() as session:
         cards = {(c.deck_id, c.card_key): c for c in session.scalars(
@@ -449,6 +502,9 @@ def import_progress(store: Store, profile_id: int, export: Export) -> ImportResu
         for chunk in _chunks(rows, BATCH):
             session.execute(insert(ReviewLog), chunk)
         reviews_added = len(rows)
+        replayed = 0
+        if replay is not None and rows:
+            replayed = _replay_cards(session, cards, {row["card_id"] for row in rows}, replay)
         existing = {r.post: r for r in session.scalars(
             select(PostRead).where(PostRead.profile_id == profile_id))}
         for record in export.post_reads:
@@ -464,7 +520,37 @@ def import_progress(store: Store, profile_id: int, export: Export) -> ImportResu
                 read.last_read_at = record["last_read_at"]
                 read.times = max(read.times, int(record.get("times") or 1))
                 reads += 1
-    return ImportResult(added, updated, reviews_added, skipped, reads)
+    return ImportResult(added, updated, reviews_added, skipped, reads, replayed)
+
+
+def _replay_cards(session: Session, cards: Mapping[tuple[str, str], CardState],
+                  touched: set[int], replay: Replay) -> int:
+    """Rebuild the state of each touched card from all its answers; how many changed.
+
+    A card marked new again (reset in the card browser, stage 0) keeps that mark:
+    the answers before a reset are history, not schedule.
+    """
+    by_id = {card.id: card for card in cards.values() if card.id in touched and card.state}
+    history: dict[int, list[tuple[datetime, int]]] = {card_id: [] for card_id in by_id}
+    for chunk in _chunks(sorted(by_id)):
+        for card_id, at, rating in session.execute(
+                select(ReviewLog.card_id, ReviewLog.reviewed_at, ReviewLog.rating)
+                .where(ReviewLog.card_id.in_(chunk))
+                .order_by(ReviewLog.card_id, ReviewLog.reviewed_at, ReviewLog.id)):
+            history[card_id].append((at, int(rating)))
+    changed = 0
+    for card_id, answers in history.items():
+        if not answers:
+            continue
+        state = replay(card_id, answers)
+        card = by_id[card_id]
+        before = (card.reps, card.stability, card.due)
+        card.state, card.step = state.stage, state.step
+        card.stability, card.difficulty = state.stability, state.difficulty
+        card.due, card.last_review = state.due, state.last_review
+        card.reps, card.lapses, card.leech = state.reps, state.lapses, state.leech
+        changed += int(before != (card.reps, card.stability, card.due))
+    return changed
 
 
 def _newer(candidate: datetime | None, current: datetime | None) -> bool:

@@ -18,3 +18,34 @@ def review_history(store: Store, profile_id: int) -> list[tuple[int, datetime, i
             .where(ReviewLog.profile_id == profile_id)
             .order_by(ReviewLog.reviewed_at, ReviewLog.id))
         return [(int(card), when, int(rating)) for card, when, rating in rows]
+
+
+def card_memories(store: Store, profile_id: int) -> dict[int, tuple[int, datetime | None]]:
+    """Card row id → (stage, last review) for every card the profile has answered."""
+    from studyapp.store.models import CardState
+
+    with store.sessions() as session:
+        rows = session.execute(
+            select(CardState.id, CardState.state, CardState.last_review)
+            .where(CardState.profile_id == profile_id, CardState.state != 0))
+        return {int(card): (int(stage), last) for card, stage, last in rows}
+
+
+def save_memory_states(store: Store, profile_id: int,
+                       states: dict[int, tuple[float, float, datetime | None]]) -> int:
+    """Set (stability, difficulty, due or None to keep it) of the given cards in one
+    transaction; the number of cards changed."""
+    from sqlalchemy import update
+
+    from studyapp.store.models import CardState
+
+    changed = 0
+    with store.transaction() as session:
+        for card, (stability, difficulty, due) in states.items():
+            values: dict[str, object] = {"stability": stability, "difficulty": difficulty}
+            if due is not None:
+                values["due"] = due
+            result = session.execute(update(CardState).where(
+                CardState.profile_id == profile_id, CardState.id == card).values(**values))
+            changed += int(getattr(result, "rowcount", 0) or 0)
+    return changed

@@ -237,6 +237,18 @@ class PostRead(Base):
     times: Mapped[int] = mapped_column(Integer, default=1)
 
 
+class HeldAnswer(Base):
+    """A right answer graded and not yet rated: recorded as Good if the app dies first."""
+
+    __tablename__ = "held_answers"
+    __table_args__ = (Index("ix_held_answers_profile", "profile_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    profile_id: Mapped[int] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"))
+    answer: Mapped[dict[str, Any]] = mapped_column(JSON)
+    held_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
 class PublishedDeck(Base):
     """A deck an instructor published into the database: every profile studies this copy.
 

@@ -29,7 +29,15 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from studyapp.store.database import Store
-from studyapp.store.models import CardState, DeckChoice, PostRead, Profile, ReviewLog, utc_from_text
+from studyapp.store.models import (
+    CardState,
+    DeckChoice,
+    HeldAnswer,
+    PostRead,
+    Profile,
+    ReviewLog,
+    utc_from_text,
+)
 
 
 @dataclass(frozen=True)
@@ -111,6 +119,7 @@ class Answer:
     lang: str | None = None
     overridden: bool = False  # graded wrong, then "I was right"
     looked_at_post: bool = False  # the post was open while answering
+    held_id: int | None = None  # its held copy (store.held), removed in the same transaction
 
 
 def _row(card: CardState) -> CardRow:
@@ -345,6 +354,7 @@ _ANSWERED_CARD = select(*_ROW_COLUMNS).where(
 _NEW_CARD = insert(CardState)
 _CHANGED_CARD = update(CardState).where(CardState.id == bindparam("card_id"))
 _NEW_LOG = insert(ReviewLog)
+_RELEASED = delete(HeldAnswer).where(HeldAnswer.id == bindparam("held"))
 
 
 def _record(store: Store, profile_id: int, answer: Answer, state_for: StateFor | None) -> int:
@@ -387,6 +397,8 @@ def _record(store: Store, profile_id: int, answer: Answer, state_for: StateFor |
             "overridden": answer.overridden, "looked_at_post": answer.looked_at_post})
         assert logged.inserted_primary_key is not None
         log_id: int = logged.inserted_primary_key[0]
+        if answer.held_id is not None:
+            conn.execute(_RELEASED, {"held": answer.held_id})
         return log_id
 
 

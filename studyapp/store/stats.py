@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy import (
     ColumnElement,
     Date,
+    Integer,
     and_,
     bindparam,
     case,
@@ -130,6 +131,15 @@ def age_days(session: Session, column: Any, now: datetime) -> ColumnElement[Any]
     return extract("epoch", _now(now) - column) / 86400.0
 
 
+def study_days_to(session: Session, column: Any, day_end: datetime) -> ColumnElement[Any]:
+    """Whole study days from ``column`` to ``day_end`` (the current study day's end),
+    as Anki counts the time since a review: 0 on the same study day."""
+    age = age_days(session, column, day_end)
+    if _dialect(session) == "sqlite":
+        return cast(age, Integer)  # truncates; the age is never negative here
+    return func.floor(age)
+
+
 def day_key(session: Session, column: Any, shift: timedelta) -> ColumnElement[Any]:
     """The calendar date of ``column + shift``: a day bucket for GROUP BY / PARTITION BY."""
     seconds = int(shift.total_seconds())
@@ -185,15 +195,18 @@ def window(store: Store, profile_id: int, start: datetime, end: datetime) -> Tot
 
 
 def post_tallies(store: Store, profile_id: int, now: datetime,
-                 mastery_age: float = 1.0) -> dict[str, PostTally]:
+                 mastery_age: float = 1.0, *,
+                 day_end: datetime | None = None) -> dict[str, PostTally]:
     """Per post: card stages, mastered cards, answers and time (sum over posts = totals).
 
     A review card is mastered while its age (days since its last review) is
     at most ``mastery_age`` times its stability; the caller derives that
-    factor from the FSRS forgetting curve (1.0 is retrievability 0.9).
+    factor from the FSRS forgetting curve (1.0 is retrievability 0.9). With
+    ``day_end`` the age is in whole study days, as the scheduler counts it.
     """
     with store.sessions() as session:
-        age = age_days(session, CardState.last_review, now)
+        age = (age_days(session, CardState.last_review, now) if day_end is None
+               else study_days_to(session, CardState.last_review, day_end))
         live = CardState.suspended.is_(False)
         in_review = and_(CardState.state == REVIEW, live)
         mastered = and_(in_review, CardState.stability.is_not(None),
@@ -360,8 +373,10 @@ def _scores(session: Session, profile_id: int, cards: Sequence[CardState]) -> li
 
 def weakest_cards(store: Store, profile_id: int, limit: int,
                   weakness: Callable[[float | None, float | None, int], float | None],
-                  now: datetime) -> list[CardScore]:
+                  now: datetime, *, day_end: datetime | None = None) -> list[CardScore]:
     """The ``limit`` cards with the lowest ``weakness(stability, days since review, lapses)``.
+
+    With ``day_end`` the days are whole study days, as the scheduler counts them.
 
     The caller supplies the score (the FSRS forgetting curve lives above the
     store); a score of ``None`` leaves the card out. Only four columns are read
@@ -369,7 +384,8 @@ def weakest_cards(store: Store, profile_id: int, limit: int,
     card); whole rows only for the chosen ones.
     """
     with store.sessions() as session:
-        age = age_days(session, CardState.last_review, now)
+        age = (age_days(session, CardState.last_review, now) if day_end is None
+               else study_days_to(session, CardState.last_review, day_end))
         candidates = session.connection().execute(
             select(CardState.id, CardState.stability, age, CardState.lapses)
             .where(CardState.profile_id == profile_id, CardState.suspended.is_(False),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import heapq
 import sys
+import weakref
 from datetime import datetime, timedelta
 from functools import cached_property
 from pathlib import Path
@@ -17,7 +19,7 @@ from studyapp.decks.loader import collector_paused
 from studyapp.i18n import t
 from studyapp.srs.calendar import day_bounds
 from studyapp.srs.queue import QueueItem, SessionQueue, build_queue, interleave_templates_only
-from studyapp.srs.scheduler import CardStage, Memory, Scheduler, SchedulerSettings
+from studyapp.srs.scheduler import CardStage, Memory, Rating, Scheduler, SchedulerSettings
 from studyapp.study.cards import (
     CardSelection,
     CurriculumCard,
@@ -52,6 +54,10 @@ class StudyService:
         self._profile: ProfileInfo | None = None
         self._settings: SchedulerSettings | None = None
         self._scheduler: Scheduler | None = None
+        self._sessions: weakref.WeakSet[StudySession] = weakref.WeakSet()
+        self.recovered: list[str] = []
+        """Prompts of right answers a stopped app left unrated, recorded when the profile
+        opened (as Enter would have); the faces say so once."""
 
     # -- resources, opened on first use ---------------------------------
 
@@ -80,7 +86,27 @@ class StudyService:
 
             self._profile = ensure_profile(self.store, self.config.profile,
                                            SchedulerSettings().to_dict(), self.now())
+            if not self.read_only:
+                self._record_abandoned_answers(self._profile.id)
         return self._profile
+
+    def _record_abandoned_answers(self, profile_id: int) -> None:
+        """Right answers an app held and never rated (it was killed): rated as Enter would."""
+        from studyapp.store.held import abandoned_answers  # SQLAlchemy: on first use
+        from studyapp.store.progress import NewState, record_answer
+
+        for answer in abandoned_answers(self.store, profile_id, self.now()):
+            at = answer.reviewed_at
+
+            def state_for(row: CardRow | None, at: datetime = at,
+                          rating: int = answer.rating) -> NewState:
+                after = self.scheduler.review(self._memory(row), Rating(rating), at)
+                return NewState(int(after.stage), after.step, after.stability, after.difficulty,
+                                after.due or at, after.last_review or at, after.reps,
+                                after.lapses, self.scheduler.is_leech(after))
+
+            record_answer(self.store, profile_id, answer, state_for)
+            self.recovered.append(answer.prompt or f"{answer.deck_id}/{answer.card_key}")
 
     @property
     def settings(self) -> SchedulerSettings:
@@ -109,6 +135,10 @@ class StudyService:
         return self.config.clock()
 
     def close(self) -> None:
+        """Close the store; a right answer still waiting for its rating is recorded first."""
+        for session in list(self._sessions):
+            with contextlib.suppress(Exception):  # closing must not fail on a failed write
+                session.settle()
         if self._store is not None:
             self._store.close()
             self._store = None
@@ -475,8 +505,10 @@ class StudyService:
         if self.read_only:
             kind = SessionKind.PRACTICE
         queue = self.session_queue(kind, post=post, deck=deck, limit=limit)
-        return StudySession(self, kind, queue, limit=limit, seed=seed,
-                            lang=lang or self.config.lang)
+        session = StudySession(self, kind, queue, limit=limit, seed=seed,
+                               lang=lang or self.config.lang)
+        self._sessions.add(session)
+        return session
 
     @cached_property
     def _cards_by_key(self) -> dict[tuple[str, str], CurriculumCard]:

@@ -6,7 +6,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +26,7 @@ from studyapp.study.model import (
 
 if TYPE_CHECKING:
     from studyapp.decks import CardSpec
-    from studyapp.store.progress import CardRow
+    from studyapp.store.progress import Answer, CardRow
     from studyapp.study.service import StudyService
 
 
@@ -36,10 +36,13 @@ class _Pending:
     item: QueueItem
     first: bool  # the first showing of a planned card (counted in n)
     started: float
+    draws: object = None  # the session's random state before this showing was drawn
     response: str | None = None
     verdict: Verdict | None = None
     looked_at_post: bool = False
     duration_ms: int | None = None
+    held_id: int | None = None
+    """A right answer's copy in the store (``store.held``) until its rating is recorded."""
 
 
 @dataclass
@@ -88,6 +91,8 @@ class StudySession:
         self._pending: _Pending | None = None
         self._last_log: int | None = None
         self._history: list[tuple[QueueItem, int | None, bool, bool, int]] = []
+        self._draws: list[object] = []
+        """The random state before each answered showing: undo draws it again the same."""
         self.time_studied_ms = 0
         self._buried_by: dict[int, tuple[set[tuple[str, str]], list[QueueItem]]] = {}
         """Per answer (its log id): the siblings it buried, and those it took out of the queue."""
@@ -142,6 +147,7 @@ class StudySession:
             item = self.queue.pop(now, self.service.learn_ahead, self._last)
             if item is None:
                 return None
+            draws = self.rng.getstate()
             seed = self.rng.randrange(2**31)
             try:
                 spec = self.service.card(item.deck_id, item.card_key)
@@ -158,7 +164,7 @@ class StudySession:
             presented = Presented(self.reached, self.total, item.deck_id, item.card_key,
                                   question, item.stage, returning=not first, learning=learning,
                                   early_by=early, flag=self._flags.get(item.key, 0))
-            self._pending = _Pending(presented, item, first, time.monotonic())
+            self._pending = _Pending(presented, item, first, time.monotonic(), draws=draws)
             return presented
 
     def submit(self, response: str) -> Outcome:
@@ -180,11 +186,37 @@ class StudySession:
             return Outcome(verdict, recorded=False, needs_rating=False,
                            can_overrule=not verdict.correct)
         if not verdict.correct:
+            intervals = self.intervals()  # Again's is the one applied; shown on Continue
             self._record(Rating.AGAIN)
             self._overrulable = _Overrulable(pending, self._last_log)
-            return Outcome(verdict, recorded=True, needs_rating=False, can_overrule=True)
+            return Outcome(verdict, recorded=True, needs_rating=False, can_overrule=True,
+                           intervals=intervals)
+        intervals = self.intervals()
+        self._hold(pending)
         return Outcome(verdict, recorded=False, needs_rating=True,
-                       intervals=self.intervals(), max_rating=self.max_rating)
+                       intervals=intervals, max_rating=self.max_rating)
+
+    def _hold(self, pending: _Pending) -> None:
+        """Keep the right answer in the store until it is rated, so no way out loses it."""
+        from studyapp.store.held import hold_answer  # SQLAlchemy: on first use
+
+        now = self.service.now()
+        answer = self._answer(pending, min(Rating.GOOD, self.max_rating), now)
+        pending.held_id = hold_answer(self.service.store, self.service.profile.id, answer, now)
+
+    def settle(self) -> Rating | None:
+        """A right answer still waiting for its rating is recorded as Enter would record it.
+
+        Leaving the question, closing the tab, ctrl+q and SIGTERM all come here:
+        Good, or Hard when the post was open. Returns the rating, or None when
+        nothing was waiting.
+        """
+        pending = self._pending
+        if pending is None or pending.verdict is None or not pending.verdict.correct:
+            return None
+        rating = min(Rating.GOOD, self.max_rating)
+        self._record(rating)
+        return rating
 
     @property
     def max_rating(self) -> Rating:
@@ -231,6 +263,7 @@ class StudySession:
         self._overrulable = None
         if self._history:
             self._history.pop()
+            self._draws.pop()
         self.answered -= 1
         self.time_studied_ms -= held.pending.duration_ms or 0
         key = (held.pending.presented.deck_id, held.pending.presented.card_key)
@@ -260,6 +293,8 @@ class StudySession:
         pending = self._pending
         if pending is None or pending.verdict is None or not pending.verdict.correct:
             raise RuntimeError("no right answer is waiting for a rating")
+        if pending.presented.question.kind is Kind.RECALL and rating is Rating.AGAIN:
+            pending.verdict = replace(pending.verdict, correct=False)  # forgot: a lapse
         self._record(min(rating, self.max_rating))
 
     def _unshow(self, item: QueueItem, first: bool) -> None:
@@ -273,6 +308,10 @@ class StudySession:
         if pending is None:
             return
         self._pending = None
+        if pending.held_id is not None:
+            from studyapp.store.held import release_answer  # SQLAlchemy: on first use
+
+            release_answer(self.service.store, pending.held_id)
         self._unshow(pending.item, pending.first)
         self.queue.main.append(pending.item)
 
@@ -282,16 +321,30 @@ class StudySession:
         return card_state(self.service.store, self.service.profile.id, presented.deck_id,
                           presented.card_key)
 
-    def _record(self, rating: Rating, *, overridden: bool = False) -> None:
-        from studyapp.store.progress import (  # SQLAlchemy: on first use
-            Answer,
-            NewState,
-            record_answer,
+    def _answer(self, pending: _Pending, rating: Rating, now: datetime, *,
+                overridden: bool = False) -> Answer:
+        """What the store records for ``pending`` answered with ``rating`` at ``now``."""
+        from studyapp.store.progress import Answer  # SQLAlchemy: on first use
+
+        assert pending.verdict is not None
+        presented = pending.presented
+        question = presented.question
+        return Answer(
+            deck_id=presented.deck_id, card_key=presented.card_key, post=question.post,
+            family=question.family, state=None,
+            reviewed_at=now, rating=int(rating), correct=bool(pending.verdict.correct),
+            duration_ms=pending.duration_ms,
+            seed=question.seed, params=_logged_params(question), prompt=question.prompt,
+            response=pending.response, expected=pending.verdict.expected, lang=self.lang,
+            overridden=overridden, looked_at_post=pending.looked_at_post,
+            held_id=pending.held_id,
         )
+
+    def _record(self, rating: Rating, *, overridden: bool = False) -> None:
+        from studyapp.store.progress import NewState, record_answer  # SQLAlchemy: on first use
 
         pending = self._pending
         assert pending is not None and pending.verdict is not None
-        presented = pending.presented
         correct = bool(pending.verdict.correct)
         self.answered += 1
         self.correct += int(correct)
@@ -301,6 +354,7 @@ class StudySession:
         self._last = pending.item.key
         if self.practice:
             self._history.append((pending.item, None, correct, pending.first, spent))
+            self._draws.append(pending.draws)
             return
         service = self.service
         now = service.now()
@@ -314,19 +368,11 @@ class StudySession:
                             after.due or now, after.last_review or now, after.reps,
                             after.lapses, scheduler.is_leech(after))
 
-        question = presented.question
-        answer = Answer(
-            deck_id=presented.deck_id, card_key=presented.card_key, post=question.post,
-            family=question.family, state=None,
-            reviewed_at=now, rating=int(rating), correct=correct,
-            duration_ms=pending.duration_ms,
-            seed=question.seed, params=_logged_params(question), prompt=question.prompt,
-            response=pending.response, expected=pending.verdict.expected, lang=self.lang,
-            overridden=overridden, looked_at_post=pending.looked_at_post,
-        )
+        answer = self._answer(pending, rating, now, overridden=overridden)
         self._last_log = record_answer(service.store, service.profile.id, answer, state_for)
         after = reviewed[0]
         self._history.append((pending.item, self._last_log, correct, pending.first, spent))
+        self._draws.append(pending.draws)
         if after.stage in LEARNING_STAGES and after.due is not None:
             self.queue.requeue(pending.item._replace(stage=after.stage), after.due)
         else:
@@ -378,10 +424,12 @@ class StudySession:
         if not self._history:
             return False
         self._overrulable = None
-        item, log_id, correct, first, spent = self._history.pop()
+        item, log_id, correct, first, spent = self._history[-1]
         if log_id is not None and not undo_answer(self.service.store,
                                                   self.service.profile.id, log_id):
             return False
+        self._history.pop()
+        draws = self._draws.pop()
         if log_id is not None:
             self._unbury_siblings(log_id)
         self.answered -= 1
@@ -398,6 +446,8 @@ class StudySession:
             self.queue.learning.insert(0, item)  # due again now: asked next
         else:
             self.queue.main.insert(0, item)
+        if draws is not None:  # the same instance and choice order as when it was answered
+            self.rng.setstate(draws)  # type: ignore[arg-type]
         self._last = None
         return True
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -19,6 +19,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from studyapp.tui import nobreak  # noqa: F401  (no-break spaces keep numbers whole)
 from studyapp.tui.backend import StudyBackend
 from studyapp.tui.preferences import Preferences, load_preferences, save_preferences
 from studyapp.tui.screens.home import HomeScreen
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from textual.command import Provider
 
     from studyapp.config import Settings
+    from studyapp.srs.queue import QueueItem
     from studyapp.study import Overview, StudyService
 
 
@@ -40,6 +42,38 @@ def study_commands_provider() -> type[Provider]:
     from studyapp.tui.commands import StudyCommands
 
     return StudyCommands
+
+
+def continue_choice(service: StudyService, last: str | None,
+                    posts: list[str]) -> tuple[str, str] | None:
+    """What ``c`` opens: ("post", slug) or ("review", ""); ("wait", ISO time) when only
+    learning steps due later today wait; None when nothing does.
+
+    A card counts as waiting when a session would ask it now: a review due
+    today, a learning card due within the learn-ahead limit, a new card within
+    today's limit. Cards due later today wait, so the header's count and the
+    session never disagree about an empty session.
+    """
+    from studyapp.srs.scheduler import CardStage
+    from studyapp.study.model import SessionKind
+
+    soon = service.now() + timedelta(minutes=service.settings.learn_ahead_min)
+
+    def due(item: QueueItem) -> bool:
+        return item.stage is CardStage.REVIEW or (
+            item.stage is not CardStage.NEW and (item.due is None or item.due <= soon))
+
+    if last and any(due(i) for i in service.plan(SessionKind.POST, post=last)):
+        return ("post", last)
+    if any(due(i) for i in service.plan(SessionKind.REVIEW)):
+        return ("review", "")
+    for slug in ([last] if last else []) + [p for p in posts if p != last]:
+        if any(i.stage is CardStage.NEW for i in service.plan(SessionKind.POST, post=slug)):
+            return ("post", slug)
+    later = [i.due for i in service.plan(SessionKind.REVIEW) if i.due is not None]
+    if later:  # learning steps due later today: say when, not that nothing is left
+        return ("wait", min(later).isoformat())
+    return None
 
 
 class StudyApp(App[None]):
@@ -103,6 +137,14 @@ class StudyApp(App[None]):
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self.is_web:
             self._end_with_the_server()
+        elif not self.is_headless:
+            import asyncio
+            import contextlib
+            import signal
+
+            # SIGTERM (a shutdown, `kill`) quits as ctrl+q does: the last answer is kept
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self.exit)
         if self.study_request is not None:
             request = self.study_request
             self.call_after_refresh(self._start_requested_session, request)
@@ -246,16 +288,24 @@ class StudyApp(App[None]):
         self.run_worker(more(), group="study-more", exit_on_error=False)
 
     def continue_studying(self, overview: Overview | None) -> None:
-        """The last post studied if it has work left, else the first post that has."""
-        slug = self.preferences.last_post
-        if overview is not None:
-            open_posts = [p.slug for p in overview.posts if p.due or p.new - p.held]
-            if slug not in open_posts:
-                slug = open_posts[0] if open_posts else None
-        if slug is None:
+        """Whatever is due first: the last post's due cards, then any due card; then new
+        cards of the last post, or of the first post that has some."""
+        self.run_worker(self._continue_studying(overview), group="start", exclusive=True,
+                        exit_on_error=False)
+
+    async def _continue_studying(self, overview: Overview | None) -> None:
+        last = self.preferences.last_post
+        posts = [] if overview is None else [p.slug for p in overview.posts]
+        choice = await self.backend.call(lambda service: continue_choice(service, last, posts))
+        if choice is None:
             self.notify(self.tr("tui.home.nothing_left"))
-            return
-        self.study_post(slug)
+        elif choice[0] == "wait":
+            when = datetime.fromisoformat(choice[1]).astimezone().strftime("%H:%M")
+            self.notify(self.tr("tui.home.next_due", time=when))
+        elif choice[0] == "review":
+            self.review_due()
+        else:
+            self.study_post(choice[1])
 
     def action_calculator(self) -> None:
         from studyapp.tui.screens.calculator import CalculatorScreen  # opened on demand
@@ -395,6 +445,8 @@ def run_app(settings: Settings, study: dict[str, Any] | None = None) -> None:
     if app.fatal_error:
         print(f"studyapp: {app.fatal_error}", file=sys.stderr)
         sys.exit(1)
+    if app.return_code:  # the app stopped on an error it could not show: say so in the status
+        sys.exit(app.return_code)
 
 
 __all__ = ["StudyApp", "make_app", "run_app"]

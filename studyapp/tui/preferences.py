@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from studyapp import locations
+from studyapp.files import write_text_replacing
 
 FILE_NAME = "tui.json"
 
@@ -80,7 +81,5 @@ def save_preferences(prefs: Preferences, path: Path | None = None) -> bool:
     except OSError:
         pass
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    write_text_replacing(path, text)
     return True

@@ -19,7 +19,9 @@ import asyncio
 import contextlib
 import hmac
 import ipaddress
+import json
 import logging
+import os
 import secrets
 import signal
 import socket
@@ -28,13 +30,14 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import aiohttp_jinja2
-from aiohttp import web
+from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
+from studyapp.text import one_line, visible
 from studyapp.tui.strings import t
 
 if TYPE_CHECKING:
@@ -48,6 +51,44 @@ TOKEN_COOKIE = "studyapp_token"
 QUIT_GRACE_S = 10.0
 """How long an app may take to commit and close after being asked to quit."""
 WILDCARD_HOSTS = {"", "0.0.0.0", "::"}
+MAX_COLUMNS = 500
+MAX_ROWS = 200
+"""The largest window a tab may ask for: a 20000×20000 screen is gigabytes, not a study."""
+MAX_MESSAGE_BYTES = 1 << 20
+"""The largest WebSocket message the server reads; aiohttp closes the socket on more."""
+MAX_INPUT_BYTES = 64 << 10
+"""The largest keyboard input (a paste) passed to an app at once; more is dropped."""
+TAB_MEMORY_BYTES = 100 * 10**6
+"""What one tab's app process holds, rounded up (about 80 MB measured on Linux)."""
+
+
+def default_max_sessions() -> int:
+    """Open tabs allowed at once: a quarter of this machine's memory, 1 to 64 tabs."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):
+        return 8
+    return max(1, min(64, total // 4 // TAB_MEMORY_BYTES))
+
+
+def window_size(width: object, height: object) -> tuple[int, int]:
+    """A tab's terminal size, within what one app may draw (1×1 to 500×200)."""
+    def bounded(value: object, default: int, top: int) -> int:
+        number = to_int(value, default) if isinstance(value, str) else value
+        if not isinstance(number, int) or isinstance(number, bool):
+            number = default
+        return max(1, min(top, number))
+
+    return bounded(width, 80, MAX_COLUMNS), bounded(height, 24, MAX_ROWS)
+
+
+class PrintableFormatter(logging.Formatter):
+    """Every log line printable: a request's path or header never drives the terminal."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        record.msg = one_line(record.getMessage())
+        record.args = None
+        return visible(super().format(record))
 
 
 def is_loopback(host: str) -> bool:
@@ -114,6 +155,7 @@ class Door:
             reason = self.refusal(request)
             if reason is not None:
                 log.warning("refused %s %s (%s)", request.method, request.path, reason)
+                # the formatter escapes the decoded path (ESC, BEL, CR/LF) before it is shown
                 return web.Response(status=403, text=forbidden_text)
             response = await handler(request)
             if (self.token is not None and not response.prepared
@@ -143,7 +185,7 @@ def share_url(host: str, port: int, token: str | None) -> str:
     if ":" in shown:
         shown = f"[{shown}]"
     url = f"http://{shown}:{port}/"
-    return f"{url}?{TOKEN_PARAM}={token}" if token else url
+    return f"{url}?{urlencode({TOKEN_PARAM: token})}" if token else url
 
 
 def app_command(*, profile: str, lang: str | None) -> list[str]:
@@ -210,7 +252,8 @@ class StudyServer(Server):
     """textual-serve's server for studyapp: the door, our page, our app processes."""
 
     def __init__(self, *, argv: Sequence[str], extra_env: Mapping[str, str], host: str,
-                 port: int, token: str | None, lang: str) -> None:
+                 port: int, token: str | None, lang: str,
+                 max_sessions: int | None = None) -> None:
         super().__init__(" ".join(argv), host=host, port=port, title=t("serve.title", lang),
                          templates_path=TEMPLATES)
         self.argv = list(argv)
@@ -218,6 +261,7 @@ class StudyServer(Server):
         self.door = Door(token)
         self.lang = lang
         self.sessions: dict[AppProcess, web.WebSocketResponse] = {}
+        self.max_sessions = max_sessions if max_sessions is not None else default_max_sessions()
         self._stop_requested: asyncio.Event | None = None
 
     async def _make_app(self) -> web.Application:
@@ -226,8 +270,20 @@ class StudyServer(Server):
         return app
 
     def initialize_logging(self) -> None:
-        """Warnings only: one line per refused request, none per static file."""
+        """Warnings only: one printable line per refused request, none per static file."""
         logging.basicConfig(level=logging.WARNING, format="%(message)s")
+        for handler in logging.getLogger().handlers:
+            handler.setFormatter(PrintableFormatter("%(message)s"))
+
+    @property
+    def full(self) -> bool:
+        """Is every allowed tab in use?"""
+        return len(self.sessions) >= self.max_sessions
+
+    def full_page(self) -> web.HTTPServiceUnavailable:
+        """What a tab past the cap gets: a plain page that says why, and to try later."""
+        return web.HTTPServiceUnavailable(text=t("serve.full", self.lang, n=self.max_sessions),
+                                          headers={"Retry-After": "30"})
 
     async def on_startup(self, app: web.Application) -> None:
         """The command line prints the link once the port is bound."""
@@ -240,8 +296,14 @@ class StudyServer(Server):
         for _, websocket in sessions:
             await websocket.close()
 
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        """The page, or the full page when every allowed tab is in use."""
+        if self.full:
+            raise self.full_page()
+        return await self._index_page(request)
+
     @aiohttp_jinja2.template("app_index.html")
-    async def handle_index(self, request: web.Request) -> dict[str, Any]:
+    async def _index_page(self, request: web.Request) -> dict[str, Any]:
         """The page, with URLs on the host the browser used (not the bind address)."""
         base = f"{request.scheme}://{request.host}"
         ws_scheme = "wss" if request.scheme == "https" else "ws"
@@ -256,14 +318,50 @@ class StudyServer(Server):
             "words": words,
         }
 
+    async def _process_messages(self, websocket: web.WebSocketResponse,
+                                app_service: AppService) -> None:
+        """Relay a tab's messages to its app: sizes bounded, malformed messages dropped."""
+        async for message in websocket:
+            if message.type != WSMsgType.TEXT:
+                continue
+            try:
+                envelope = json.loads(message.data)
+            except ValueError:
+                continue
+            if not isinstance(envelope, list) or not envelope:
+                continue
+            kind, data = envelope[0], (envelope[1] if len(envelope) > 1 else None)
+            if kind == "stdin" and isinstance(data, str):
+                payload = data.encode("utf-8", "replace")
+                if len(payload) > MAX_INPUT_BYTES:
+                    log.warning("dropped %d bytes of input from a tab (more than %d at once)",
+                                len(payload), MAX_INPUT_BYTES)
+                    continue
+                await app_service.send_bytes(payload)
+            elif kind == "resize" and isinstance(data, dict):
+                width, height = window_size(data.get("width"), data.get("height"))
+                await app_service.set_terminal_size(width, height)
+            elif kind == "ping":
+                await websocket.send_json(["pong", data if isinstance(data, str) else ""])
+            elif kind == "blur":
+                await app_service.blur()
+            elif kind == "focus":
+                await app_service.focus()
+
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """One tab: start its app, relay both ways, and stop the app when the tab goes."""
-        websocket = web.WebSocketResponse(heartbeat=15)
-        width = to_int(request.query.get("width", "80"), 80)
-        height = to_int(request.query.get("height", "24"), 24)
+        if self.full:
+            log.warning("refused a tab: %d of %d in use", len(self.sessions), self.max_sessions)
+            raise self.full_page()
+        websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE_BYTES)
+        width, height = window_size(request.query.get("width", "80"),
+                                    request.query.get("height", "24"))
         service: AppProcess | None = None
         try:
             await websocket.prepare(request)
+            if self.full:  # another tab took the last place while this one connected
+                await websocket.close(code=1013, message=b"full")
+                return websocket
             service = AppProcess(self.argv, self.extra_env, write_bytes=websocket.send_bytes,
                                  write_str=websocket.send_str, close=websocket.close,
                                  download_manager=self.download_manager, debug=self.debug)
@@ -308,12 +406,12 @@ class StudyServer(Server):
 
 
 def serve(settings: Settings, *, host: str, port: int, token: str | None,
-          on_ready: Callable[[int], None]) -> None:
+          on_ready: Callable[[int], None], max_sessions: int | None = None) -> None:
     """Run the server until Ctrl+C. Raises OSError when the address cannot be bound."""
     lang = settings.lang if settings.lang_chosen else None
     server = StudyServer(argv=app_command(profile=settings.profile, lang=lang),
                          extra_env=app_environment(settings.db_url), host=host, port=port,
-                         token=token, lang=settings.lang)
+                         token=token, lang=settings.lang, max_sessions=max_sessions)
     server.initialize_logging()
     asyncio.run(server.run(on_ready))
 

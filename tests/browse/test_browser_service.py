@@ -302,3 +302,22 @@ def test_plain_mode_skips_buried_cards(tmp_path: Path) -> None:
     asked = [line for line in result.output.splitlines() if line.startswith("[")]
     assert len(asked) == 1 and "usable memory" in asked[0] + result.output
     assert "How much usable memory does an H200 SXM have?" in result.output
+
+
+def test_a_card_due_today_shows_its_time_in_the_browser(service: StudyService,
+                                                          clock: Clock) -> None:
+    """A learning card coming back in 10 minutes showed only today's date."""
+    from studyapp.tui.screens.browser import BrowserScreen
+
+    key = answer_first(service, "h200")
+    card = next(c for c in CardBrowser(service).search("post:h200") if c.key == key)
+    assert card.due_today and card.due is not None
+    cell = BrowserScreen.due_cell(None, card)  # type: ignore[arg-type]
+    assert cell.plain == card.due.astimezone().strftime("%H:%M")
+    clock.now -= timedelta(days=1)  # seen from the day before, it shows the date
+    before = next(c for c in CardBrowser(service).search("post:h200") if c.key == key)
+    assert not before.due_today
+    assert BrowserScreen.due_cell(None, before).plain == card.due.astimezone().strftime(  # type: ignore[arg-type]
+        "%Y-%m-%d")
+    new = next(c for c in CardBrowser(service).search("post:h200 is:new"))
+    assert BrowserScreen.due_cell(None, new).plain == "—"  # type: ignore[arg-type]

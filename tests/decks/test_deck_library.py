@@ -32,7 +32,11 @@ def test_builtin_examples_are_discovered(home: Path) -> None:
 
 def test_install_replaces_by_deck_id_and_lists_as_user(home: Path, tmp_path: Path) -> None:
     first = install_deck(write(tmp_path, VALID_DECK, "a.yaml"))
-    again = install_deck(write(tmp_path, VALID_DECK.replace("KV cache drill", "v2"), "b.yaml"))
+    assert install_deck(write(tmp_path, VALID_DECK, "same.yaml")) == first  # same deck: fine
+    other = write(tmp_path, VALID_DECK.replace("KV cache drill", "v2"), "b.yaml")
+    with pytest.raises(DeckError, match=r"already installed in .*kv-cache-drill\.yaml.*--replace"):
+        install_deck(other)  # a different deck with that id is never replaced silently
+    again = install_deck(other, replace=True)
     assert first == again == locations.user_decks_dir() / "kv-cache-drill.yaml"
     assert [p.name for p in locations.user_decks_dir().iterdir()] == ["kv-cache-drill.yaml"]
     user = [x for x in discover_decks() if x.source == "user"]

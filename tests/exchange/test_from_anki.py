@@ -44,20 +44,21 @@ def _package(tmp_path: Path) -> Path:
 def test_basic_reversed_and_cloze_notes_become_a_deck_that_validates(tmp_path: Path) -> None:
     conversion = convert_package(_package(tmp_path), language="en", post="h200")
     assert conversion.notes == 4 and conversion.cards == 6
-    assert conversion.media_skipped == 2  # the image and the sound
+    assert conversion.media_skipped == 1  # the sound; the image is named in the card
+    assert conversion.images == {"course-serving-i-llms-i": ["h200.png"]}
     assert sum(conversion.skipped_notes.values()) == 1  # the note without an answer
     target = tmp_path / "course.yaml"
     target.write_text(deck_yaml(conversion.deck), encoding="utf-8")
     lines, code = validation_report([target], "en")
     assert code == 0, lines
     deck = load_deck(target)
-    assert deck.title == {"en": "Serving <i>LLMs</i>"} and deck.post == "h200"
+    assert deck.title == {"en": "Course › Serving <i>LLMs</i>"} and deck.post == "h200"
     questions = [card.instantiate(0, "en") for card in deck.cards]
     by_prompt = {q.prompt: q for q in questions}
-    basic = by_prompt["Which memory does the H200 use?"]
-    assert basic.answer == "HBM3e (HBM 3e)" and basic.accept == ("HBM3e",)
+    basic = by_prompt["Which memory does the H200 use?\n[image: h200.png]"]
+    assert basic.answer == "HBM3e (HBM 3e)" and basic.accept == ()  # an aside is no variant
     forward = by_prompt["InfiniBand NDR per port"]
-    assert forward.accept == ("400 Gb/s", "50 GB/s")
+    assert forward.answer == "400 Gb/s; 50 GB/s" and forward.accept == ()
     assert by_prompt["400 Gb/s; 50 GB/s"].answer == "InfiniBand NDR per port"  # reversed
     assert by_prompt["HBM"].answer == "High Bandwidth Memory"
     assert "High Bandwidth Memory" not in by_prompt  # the optional reverse was not asked for
@@ -70,17 +71,27 @@ def test_basic_reversed_and_cloze_notes_become_a_deck_that_validates(tmp_path: P
 def test_html_is_reduced_to_text() -> None:
     text, media = html_to_text("<div>One&nbsp;<b>two</b></div><div>three<script>x()</script>"
                                "</div><img src=a.png>[sound:b.mp3]")
-    assert (text, media) == ("One two\nthree", 2)
+    assert (text, media) == ("One two\nthree\n[image: a.png]", 1)
+    assert html_to_text("H<sub>2</sub>O, mc<sup>2</sup>, x<sub>ij</sub>")[0] == \
+        "H₂O, mc², x_(ij)"
+    assert html_to_text("<table><tr><th>GPU</th><th>GB</th></tr>"
+                        "<tr><td>H100</td><td>80</td></tr></table>")[0] == "GPU | GB\nH100 | 80"
+    assert html_to_text("<ul><li>data</li><li>tensor</li></ul>")[0] == "- data\n- tensor"
+    assert html_to_text('<img src="../../etc/passwd">')[0] == "[image: passwd]"
 
 
-@pytest.mark.parametrize(("answer", "variants"), [
-    ("HBM3e", []),
-    ("NVLink (NVLink 4)", ["NVLink"]),
-    ("400 Gb/s; 50 GB/s", ["400 Gb/s", "50 GB/s"]),
-    ("1,5", []),  # a decimal comma is not a list
+@pytest.mark.parametrize(("answer", "field", "variants"), [
+    ("HBM3e", "Back", []),
+    ("NVLink (NVLink 4)", "Back", []),  # an aside is not an alternative
+    ("400 Gb/s; 50 GB/s", "Back", []),  # nor are two facts
+    ("1,5", "Back", []),  # a decimal comma is not a list
+    ("InfiniBand / IB", "Back", ["InfiniBand", "IB"]),  # an explicit a / b
+    ("FLOPS / bandwidth", "Definition", []),  # a division in a definition
+    ("Ring, 2(N-1)/N", "Text", []),
+    (r"\(x / y\)", "Back", []),  # LaTeX is recalled, not typed
 ])
-def test_accepted_answers(answer: str, variants: list[str]) -> None:
-    assert accepted_answers(answer) == variants
+def test_accepted_answers(answer: str, field: str, variants: list[str]) -> None:
+    assert accepted_answers(answer, field) == variants
 
 
 def test_packages_this_reader_cannot_use_are_refused_in_one_sentence(tmp_path: Path) -> None:
@@ -120,7 +131,7 @@ def test_a_deck_exported_by_anki_itself_converts(tmp_path: Path) -> None:
     finally:
         col.close()
     conversion = convert_package(tmp_path / "legacy-True.apkg", language="en")
-    assert conversion.deck["deck"] == "interconnect" and conversion.cards == 4
+    assert conversion.deck["deck"] == "course-interconnect" and conversion.cards == 4
     prompts = [card["prompt"] for card in conversion.deck["cards"]]
     assert "InfiniBand [...] runs at 400 Gb/s per port" in prompts
     with pytest.raises(AnkiPackageError, match="newer compressed format"):

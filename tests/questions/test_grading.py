@@ -90,10 +90,13 @@ def test_numeric(answer: float, unit: str | None, lang: str, response: str, corr
     assert verdict.expected
 
 
-def test_given_is_converted_to_the_question_unit() -> None:
+def test_given_keeps_the_learners_unit_and_shows_the_question_unit() -> None:
     verdict = grade(numeric(140, "GB"), "130.4 GiB")
-    assert verdict.given == "140 GB"
+    assert verdict.given == "130.4 GiB (140 GB)"  # what was typed, then what it is in GB
     assert verdict.expected == "140 GB"
+    assert grade(numeric(140, "GB"), "140").given == "140 GB"  # a bare number: the unit asked
+    spanish = grade(numeric(32.1, "GB", "es"), "29,9 GiB")
+    assert spanish.given == "29,9 GiB (32,1 GB)"
 
 
 @pytest.mark.parametrize(

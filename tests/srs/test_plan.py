@@ -12,6 +12,7 @@ from studyapp.srs.scheduler import (
     DEFAULT_PARAMETERS,
     CardStage,
     Memory,
+    Rating,
     Scheduler,
     SchedulerSettings,
 )
@@ -34,7 +35,7 @@ def recall(t_days: float, stability: float) -> float:
     (3, 10, 1),     # 3 learning days (10 - 7): one a day
     (100, 27, 5),   # 20 learning days
     (101, 27, 6),   # one more card needs one more a day
-    (10, 5, 10),    # the exam is within the buffer: everything today
+    (10, 5, 2),     # the exam is within the buffer: spread over the 5 days left
     (0, 30, 0),
 ])
 def test_new_cards_per_day(new_left: int, days_left: int, expected: int) -> None:
@@ -42,8 +43,9 @@ def test_new_cards_per_day(new_left: int, days_left: int, expected: int) -> None
 
 
 def test_plan_against_a_hand_computed_case() -> None:
-    settings = SchedulerSettings(parameters=tuple(W), learning_steps_s=(), relearning_steps_s=())
-    scheduler = Scheduler(settings)
+    settings = SchedulerSettings(parameters=tuple(W), learning_steps_s=(),
+                                 relearning_steps_s=(600,))
+    scheduler = Scheduler(settings, zone=UTC)
     # A: S = 50 d, last seen 10 days ago, due in 40 days: untouched until the exam.
     far = Memory(card_id=1, stage=CardStage.REVIEW, step=None, stability=50.0, difficulty=5.0,
                  due=NOW + timedelta(days=40), last_review=NOW - timedelta(days=10), reps=3)
@@ -53,23 +55,31 @@ def test_plan_against_a_hand_computed_case() -> None:
     plan = plan_exam(EXAM, NOW, scheduler, [far, near], new_left=3, zone=UTC)
 
     assert plan.days_left == 10 and plan.learn_days == 3 and plan.new_per_day == 1
-    # B's review on day 3: 1 answer + (1 - 0.9) expected for a lapse; nothing else is due.
-    expected_loads = [0.0] * 10
-    expected_loads[3] = 1.1
-    assert plan.daily_reviews == pytest.approx(expected_loads)
-    assert plan.reviews_per_day == pytest.approx(0.11)
+    assert not plan.too_close
+    # B's review on day 3: 1 answer, and with probability 0.1 a lapse: Again, then
+    # the 10-minute relearning step answered Good the same day.
+    assert plan.daily_reviews[:3] == (0.0, 0.0, 0.0)
+    assert plan.daily_reviews[3] == pytest.approx(1.1)
+    # the lapse's short interval brings B back before the exam, in that 0.1 of cases
+    after = scheduler.review(near, Rating.AGAIN, NOW + timedelta(days=3))
+    after = scheduler.review(after, Rating.GOOD, after.due)  # type: ignore[arg-type]
+    assert after.stability is not None and after.stability < 4
+    assert after.due is not None and (after.due - NOW).days < 10
+    back = (after.due - NOW).days
+    assert plan.daily_reviews[back] >= 0.1 - 1e-9
+    assert sum(plan.daily_reviews[4:]) <= 0.1 * 6 + 1e-9  # at most one a day in that branch
     # B after a Good at R = 0.9 (D = 5): S' = 4 · (1 + e^w8 · 6 · 4^-w9 · (e^(0.1·w10) - 1))
     s_b = 4.0 * (1 + math.exp(W[8]) * 6 * 4.0 ** -W[9] * (math.exp(W[10] * 0.1) - 1))
     assert s_b > 7  # its next review falls after the exam
-    recalls = [
-        recall(20, 50.0),          # A: 20 days since its last review at the exam
-        recall(7, s_b),            # B: reviewed on day 3, exam on day 10
-        recall(10, 100.0), recall(9, 100.0), recall(8, 100.0),  # new cards of days 0, 1, 2
-    ]
-    assert plan.predicted_recall == pytest.approx(sum(recalls) / 5, abs=1e-4)
-    assert plan.as_json() == {"exam": "2025-03-13", "days_left": 10, "new_left": 3,
-                              "new_per_day": 1, "reviews_per_day": 0.1,
-                              "predicted_recall": round(sum(recalls) / 5, 3)}
+    # the exam at 09:00 (UTC here): study days since each last review
+    sure = [recall(20, 50.0),  # A: 20 days since its last review at the exam
+            recall(10, 100.0), recall(9, 100.0), recall(8, 100.0)]  # new cards of days 0-2
+    b_recalled = recall(7, s_b)  # B: reviewed on day 3, exam on day 10
+    lowest = (sum(sure) + 0.9 * b_recalled) / 5  # the lapse branch adds something
+    highest = (sum(sure) + 0.9 * b_recalled + 0.1) / 5
+    assert plan.predicted_recall is not None
+    assert lowest < plan.predicted_recall < highest
+    assert plan.as_json()["predicted_recall"] == math.floor(plan.predicted_recall * 1000) / 1000
 
 
 def test_learning_steps_count_as_reviews_on_the_day_a_card_is_introduced() -> None:

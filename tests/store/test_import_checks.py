@@ -46,6 +46,8 @@ TAMPERED = [
     ("reviews", 0, "duration_ms", -5, "duration_ms"),
     ("reviews", 1, "reviewed_at", "2999-01-01T00:00:00+00:00", "reviewed_at"),
     ("reviews", 2, "uid", None, "uid"),
+    ("cards", 0, "reps", 10**30, "reps"),
+    ("reviews", 0, "seed", 2**70, "seed"),
 ]
 
 
@@ -166,3 +168,28 @@ def test_csv_export_round_trips_text_that_looks_like_a_formula(tmp_path: Path) -
         assert (export.reviews[0]["response"], export.reviews[0]["prompt"]) == ("-1+1", "@here")
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("body", [
+    "[" * 100_000 + "]" * 100_000,
+    '{"format": "studyapp-progress", "settings": ' + "[" * 100_000 + "]" * 100_000 + "}",
+])
+def test_json_nested_past_the_limit_is_refused_in_one_line(tmp_path: Path, body: str) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text(body, encoding="utf-8")
+    with pytest.raises(StoreError, match="nested more than 64 deep"):
+        read_export(path)
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting() -> None:
+    from studyapp.store.exchange import json_depth
+
+    assert json_depth('{"a": [1, {"b": "[[[\\"[{"}]}') == 3
+    assert json_depth("[" * 70 + "]" * 70) == 70
+
+
+def test_a_csv_cell_past_the_csv_limit_is_a_clear_refusal(tmp_path: Path) -> None:
+    path = tmp_path / "huge.csv"
+    path.write_text("profile,record\n\"" + "x" * 200_000 + "\",card\n", encoding="utf-8")
+    with pytest.raises(StoreError, match="not a CSV studyapp progress export"):
+        read_export(path)

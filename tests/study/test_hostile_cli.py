@@ -8,8 +8,6 @@ import re
 import sqlite3
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -112,22 +110,32 @@ def test_end_of_input_at_the_rating_records_good(tmp_path: Path) -> None:
 
 
 def test_a_writer_waits_for_another_and_says_so(tmp_path: Path) -> None:
+    """The lock is held until the writer says it waits, then let go: no race with start-up."""
     home = tmp_path / "home"
     deck = write_deck(tmp_path)
     assert studyapp("stats", home=home).returncode == 0  # the database exists
     holder = sqlite3.connect(home / "data" / "studyapp.sqlite3", isolation_level=None,
                              check_same_thread=False)
     holder.execute("BEGIN IMMEDIATE")
-    threading.Timer(3.0, lambda: holder.execute("COMMIT")).start()
-    started = time.monotonic()
-    result = studyapp("study", "--plain", "--deck", str(deck), "--limit", "2", home=home,
-                      stdin="n\nn\n")
+    exe = Path(sys.executable).with_name("studyapp")
+    command = [str(exe)] if exe.exists() else [sys.executable, "-m", "studyapp"]
+    environment = dict(os.environ, STUDYAPP_HOME=str(home), PYTHONPATH=str(ROOT))
+    environment.pop("STUDYAPP_DB", None)
+    writer = subprocess.Popen([*command, "--lang", "en", "study", "--plain", "--deck",
+                               str(deck), "--limit", "2"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=environment)
+    assert writer.stdin is not None and writer.stderr is not None
+    writer.stdin.write("n\nn\n")
+    writer.stdin.flush()
+    said = writer.stderr.readline()  # blocks until the writer meets the held lock
+    holder.execute("COMMIT")
     holder.close()
-    assert result.returncode == 0, result.stderr
-    assert time.monotonic() - started >= 2.5
-    assert "another studyapp is writing, waiting..." in result.stderr
-    assert "Traceback" not in result.stderr
-    assert "session: 2 answered" in result.stdout
+    out, err = writer.communicate(timeout=120)
+    assert writer.returncode == 0, err
+    assert "another studyapp is writing, waiting..." in said
+    assert "Traceback" not in said + err
+    assert "session: 2 answered" in out
 
 
 def test_a_failed_backup_leaves_the_previous_copy_whole(tmp_path: Path) -> None:

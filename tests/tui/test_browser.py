@@ -222,3 +222,19 @@ async def test_a_broken_edit_shows_path_line_col_and_keeps_the_card(
         text = str(screen.query_one("#browser-card", Static).render())
         assert screen.problems[0] in text
         assert screen.cards[0].question == "How much usable memory does an H200 SXM have?"
+
+
+async def test_in_a_browser_tab_the_editor_is_refused_and_never_started(
+        app_factory: AppFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = tmp_path / "editor-ran"
+    editor = fake_editor(tmp_path, "spy", f"Path({str(marker)!r}).write_text('ran')\n")
+    monkeypatch.setenv("EDITOR", editor)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setattr(StudyApp, "is_web", property(lambda self: True))
+    async with app_factory().run_test(size=SIZE) as pilot:
+        await open_browser(pilot, "card:capacity")
+        await pilot.press("e")
+        await pilot.pause(0.5)
+        messages = [n.message for n in pilot.app._notifications]
+        assert any("Editing needs a terminal" in m for m in messages)
+    assert not marker.exists()

@@ -138,3 +138,33 @@ async def test_card_detail_replays_the_choices_in_the_order_seen(
         text = str(detail.query_one("#card-answers", Static).render())
         expected = "  ".join(f"{n}) {c}" for n, c in enumerate(shown, 1))
         assert f"Choices as shown: {expected}" in text
+
+
+async def test_one_click_picks_a_choice_and_a_second_click_sends_it(
+        app_factory: AppFactory, tmp_path: Path) -> None:
+    """A stray click (or a tap in the browser) must not record an answer."""
+    from textual.widgets import OptionList
+
+    from studyapp.tui.screens.question import QuestionScreen
+
+    deck = tmp_path / "click.yaml"
+    deck.write_text("deck: click\ntitle: Click\nlanguage: en\npost: hbm-kv-cache\ncards:\n"
+                    "  - id: byte\n    type: choice\n    prompt: {en: Which one is a byte?}\n"
+                    "    choices: [8 bits, 4 bits, 16 bits, 2 bits]\n    answer: 0\n",
+                    encoding="utf-8")
+    app = app_factory(study={"deck": str(deck)})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                         and app.screen.phase == "asking")
+        screen = app.screen
+        choices = screen.query_one("#choices", OptionList)
+        await wait_until(pilot, lambda: choices.option_count == 4 and choices.region.height)
+        await pilot.pause(0.3)  # drawn, so a click finds the option under the pointer
+        inside = (choices.content_region.x - choices.region.x + 3,
+                  choices.content_region.y - choices.region.y)  # the first choice's line
+        await pilot.click(choices, offset=inside)
+        await wait_until(pilot, lambda: choices.highlighted == 0)
+        await pilot.pause(0.3)
+        assert screen.phase == "asking"  # picked, not sent
+        await pilot.click(choices, offset=inside)
+        await wait_until(pilot, lambda: screen.phase == "feedback")

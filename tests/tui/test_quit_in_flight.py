@@ -70,3 +70,66 @@ async def test_a_screen_shown_before_the_page_had_focus_gets_its_focus(
         app.post_message(AppFocus())  # something already focused: left alone
         await pilot.pause()
         assert app.focused is focused
+
+
+@pytest.mark.parametrize("leave", ["ctrl+q", "exit", "escape"])
+async def test_a_right_answer_waiting_for_its_rating_is_kept_as_good(
+        app_factory: AppFactory, db_path: Path, leave: str) -> None:
+    """ctrl+q, a closed tab (ExitApp) or Esc after "Right": recorded as Enter would."""
+    from tui_helpers import right_answer
+
+    app = app_factory(study={"limit": 3})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                         and app.screen.phase == "asking")
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen) and screen.presented is not None
+        question = screen.presented.question
+        await answer(pilot, right_answer(question), question.kind)
+        await wait_until(pilot, lambda: screen.phase == "feedback")
+        assert screen.outcome is not None and screen.outcome.needs_rating
+        assert review_rows(db_path) == []  # held, not yet rated
+        if leave == "exit":
+            app.exit()
+        else:
+            await pilot.press(leave)
+        if leave == "escape":
+            await wait_until(pilot, lambda: any("recorded as Good" in n.message
+                                                for n in app._notifications))
+    (deck, card, rating, correct, _), = review_rows(db_path)
+    assert (deck, card) == (screen.presented.deck_id, screen.presented.card_key)
+    assert rating == 3 and correct == 1
+
+
+async def test_an_answer_a_killed_app_held_is_recorded_and_said_on_home(
+        app_factory: AppFactory, db_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from studyapp.store import open_store
+    from studyapp.store.held import hold_answer
+    from studyapp.store.progress import Answer, ensure_profile
+
+    store = open_store(f"sqlite:///{db_path}")
+    try:
+        profile = ensure_profile(store, "default", {}, datetime(2026, 3, 2, tzinfo=UTC))
+        held = hold_answer(store, profile.id, Answer(
+            deck_id="post-intro", card_key="gen-x", post="intro", family=None, state=None,
+            reviewed_at=datetime(2026, 3, 2, 9, 0, tzinfo=UTC), rating=3, correct=True,
+            prompt="What did the killed app ask?"), datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+        from sqlalchemy import update
+
+        from studyapp.store.models import HeldAnswer
+
+        with store.transaction() as session:  # its holder: a process that no longer runs
+            session.execute(update(HeldAnswer).where(HeldAnswer.id == held).values(
+                answer={**session.get(HeldAnswer, held).answer,  # type: ignore[union-attr]
+                        "holder": {"host": "elsewhere", "pid": 1}}, held_at=datetime(
+                            2026, 2, 1, tzinfo=UTC)))
+    finally:
+        store.close()
+    app = app_factory()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: any("What did the killed app ask?" in n.message
+                                            for n in app._notifications))
+    (deck, card, rating, correct, _), = review_rows(db_path)
+    assert (deck, card, rating, correct) == ("post-intro", "gen-x", 3, 1)

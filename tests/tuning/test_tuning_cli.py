@@ -58,8 +58,9 @@ def test_optimize_and_plan_json_keys(tmp_path: Path) -> None:
     planned = run(tmp_path, "plan", "--exam", exam, "--json")
     assert planned.exit_code == 0, planned.output
     plan = json.loads(planned.output)
-    assert set(plan) == {"exam", "days_left", "new_left", "new_per_day", "reviews_per_day",
-                         "predicted_recall"}
+    assert set(plan) >= {"exam", "days_left", "new_left", "new_per_day", "reviews_per_day",
+                         "predicted_recall"}  # the fixed keys, and more
+    assert {"peak_reviews", "too_close"} <= set(plan)
     assert plan["exam"] == exam and plan["new_per_day"] > 0
     applied = run(tmp_path, "plan", "--exam", exam, "--apply")
     assert applied.exit_code == 0 and f"{plan['new_per_day']} new cards per day" in \
@@ -68,3 +69,27 @@ def test_optimize_and_plan_json_keys(tmp_path: Path) -> None:
     assert run(tmp_path, "plan", "--exam", "2000-01-01").exit_code == 1
     assert run(tmp_path, "plan", "--clear").exit_code == 0
     assert run(tmp_path, "plan").exit_code == 2
+
+
+def test_an_exam_too_close_warns_and_clear_restores_the_limit(tmp_path: Path) -> None:
+    """An exam in two days printed 182 new a day and 94.2% with no warning; an exam
+    tomorrow 100.0%; and --apply then --clear left the limit at 216."""
+    assert run(tmp_path, "plan", "--exam",
+               (date.today() + timedelta(days=60)).isoformat()).exit_code == 0
+    soon = (date.today() + timedelta(days=2)).isoformat()
+    shown = run(tmp_path, "plan", "--exam", soon)
+    assert shown.exit_code == 0, shown.output
+    assert "Too close to see everything a week before:" in shown.output
+    data = json.loads(run(tmp_path, "plan", "--exam", soon, "--json").output)
+    assert data["too_close"] is True and data["predicted_recall"] < 1
+    tomorrow = (date.today() + timedelta(days=1)).isoformat()
+    assert "100.0%" not in run(tmp_path, "plan", "--exam", tomorrow).output
+    applied = run(tmp_path, "plan", "--exam", soon, "--apply")
+    assert applied.exit_code == 0 and "20 new cards per day" not in applied.output
+    run(tmp_path, "plan", "--exam", tomorrow, "--apply")  # applied twice: 20 is still kept
+    cleared = run(tmp_path, "plan", "--clear")
+    assert cleared.exit_code == 0 and "20 new cards per day again" in cleared.output
+    assert run(tmp_path, "plan", "--json").exit_code == 2  # no saved exam any more
+    es = CliRunner().invoke(main, ["--db", f"sqlite:///{tmp_path / 'study.sqlite3'}",
+                                   "--lang", "es", "plan", "--exam", soon])
+    assert "Demasiado cerca" in es.output

@@ -72,3 +72,58 @@ def test_applying_an_exam_plan_sets_the_new_card_limit_and_the_date(url: str) ->
         assert saved is not None and saved.days_left == 30
     finally:
         service.close()
+
+
+def _memory_rows(service: StudyService) -> dict[tuple[str, str], tuple[float | None, datetime]]:
+    return {key: (row.stability, row.due) for key, row in service.card_states().items()
+            if row.stage}
+
+
+def _replayed(service: StudyService) -> dict[int, float | None]:
+    """Each card's stability from its history through the profile's scheduler now."""
+    from studyapp.srs import Memory, Rating
+    from studyapp.store.history import review_history
+
+    memories: dict[int, Memory] = {}
+    for card, when, rating in review_history(service.store, service.profile.id):
+        memories[card] = service.scheduler.review(memories.get(card, Memory(card_id=card)),
+                                                  Rating(rating), when)
+    return {card: m.stability for card, m in memories.items()}
+
+
+@pytest.mark.parametrize("keep_due", [False, True])
+def test_saved_parameters_recompute_every_memory_state_and_undo_restores(
+        url: str, keep_due: bool) -> None:
+    """Anki recomputes memory states when parameters change ("reschedule cards on change"
+    moves due dates too, unless kept); undo puts the old parameters and states back."""
+    from studyapp.tuning import undo_optimize
+
+    service = _service(url)
+    store_history(url, "default", simulate_learner(cards=300, days=120))
+    before = _memory_rows(service)
+    outcome = optimize_profile(service, keep_due=keep_due)
+    service.close()
+    assert outcome.saved and outcome.recomputed == len(before) > 0
+    assert f"Memory states of {outcome.recomputed} cards recomputed" in optimize_summary(
+        outcome, "en")
+    service = _service(url)
+    try:
+        after = _memory_rows(service)
+        ids = {key: row.id for key, row in service.card_states().items()}
+        replayed = _replayed(service)
+        for key, (stability, _due) in after.items():
+            assert stability == pytest.approx(replayed[ids[key]], rel=1e-9)
+        changed = sum(1 for key in before if before[key][0] != after[key][0])
+        assert changed > len(before) * 0.9
+        moved = sum(1 for key in before if before[key][1] != after[key][1])
+        assert (moved == 0) if keep_due else (moved > 0)
+        assert undo_optimize(service) == len(before)
+        assert service.settings.parameters == DEFAULT_PARAMETERS
+        assert service.settings.previous_parameters is None
+        undone = _memory_rows(service)
+        replayed = _replayed(service)
+        for key, (stability, _due) in undone.items():
+            assert stability == pytest.approx(replayed[ids[key]], rel=1e-9)
+        assert undo_optimize(service) is None  # nothing left to undo
+    finally:
+        service.close()

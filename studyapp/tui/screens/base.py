@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from textual import events, on
 from textual.binding import ActiveBinding
 from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from studyapp.tui.strings import t
@@ -103,8 +104,21 @@ class Localised:
                           app.COMMAND_PALETTE_BINDING, compact=self.COMPACT_FOOTER)
 
 
+MIN_COLUMNS = 40
+MIN_ROWS = 10
+"""Below this size a screen shows one notice instead of its widgets, cut to pieces."""
+
+
 class StudyScreen(Localised, Screen[None]):
     """A full screen; recomposes itself when the language changed while hidden."""
+
+    DEFAULT_CSS = """
+    StudyScreen { layers: default too-small; }
+    StudyScreen > #too-small {
+        layer: too-small; width: 100%; height: 100%; display: none;
+        background: $background; color: $text; padding: 0 1;
+    }
+    """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -122,6 +136,23 @@ class StudyScreen(Localised, Screen[None]):
     @on(events.Resize)
     def fit_footer_to_width(self) -> None:
         self.refresh_bindings()  # the footer shows as many keys as fit
+        self.say_when_too_small()
+
+    def say_when_too_small(self) -> None:
+        """Cover the screen with a notice while the terminal is smaller than it can use."""
+        size = self.app.size
+        small = size.width < MIN_COLUMNS or size.height < MIN_ROWS
+        notices = self.query("#too-small")
+        if not small and not notices:
+            return
+        if notices:
+            notice = notices.first(Static)
+        else:
+            notice = Static(id="too-small", markup=False)
+            self.mount(notice)
+        notice.update(self.tr("tui.too_small", columns=MIN_COLUMNS, rows=MIN_ROWS,
+                              width=size.width, height=size.height))
+        notice.display = small
 
     async def on_screen_resume(self) -> None:
         if self._composed_lang is not None and self._composed_lang != self.lang:

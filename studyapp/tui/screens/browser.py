@@ -196,9 +196,12 @@ class BrowserScreen(StudyScreen):
         return {"question": max(12, spare), **fixed}
 
     def due_cell(self, card: BrowsedCard) -> Text:
-        """The due date in full (year, month, day): "12-03" read as a month or a day."""
+        """The time for a card due today (a learning step comes back at 21:13), else the
+        date in full (year, month, day): "12-03" read as a month or a day."""
         if not card.stage or card.due is None:
             return Text("—")
+        if card.due_today:
+            return Text(card.due.astimezone().strftime("%H:%M"))
         return Text(card.due.astimezone().strftime("%Y-%m-%d"))
 
     # -- the highlighted card ----------------------------------------------------
@@ -332,8 +335,12 @@ class BrowserScreen(StudyScreen):
 
     def action_edit(self) -> None:
         card = self.highlighted
-        if card is not None:
-            self.edit(card)
+        if card is None:
+            return
+        if self.app.is_web:  # the editor would run on the server, in no terminal anyone sees
+            self.notify(self.tr("tui.browser.no_editor_web"), severity="warning", markup=False)
+            return
+        self.edit(card)
 
     @work(exclusive=True, group="browser-edit", exit_on_error=False)
     async def edit(self, card: BrowsedCard) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -143,7 +143,22 @@ class DecksScreen(StudyScreen):
         self.show_detail(0)
         self.refresh_bindings()
 
+    def name_widths(self) -> tuple[int, int]:
+        """Room for the id and title columns: what the other four columns leave at this width."""
+        room = self.app.size.width - 38  # [x], cards, kind, status, cell padding, scrollbar
+        if room >= 40:
+            return 18, room - 18
+        id_width = max(6, room * 2 // 5)
+        return id_width, max(6, room - id_width)
+
+    @on(events.Resize)
+    def refit_columns(self) -> None:
+        """A narrower terminal shortens the names, so kind and status stay in view."""
+        if self.rows and self.name_widths() != getattr(self, "_widths", None):
+            self.fill_table()
+
     def fill_table(self) -> None:
+        self._widths = id_width, title_width = self.name_widths()
         table = self.query_one(DataTable)
         cursor = table.cursor_row
         table.clear(columns=True)
@@ -156,7 +171,8 @@ class DecksScreen(StudyScreen):
                            style="bold"))
             source = f"tui.decks.kind_{row.kind}" if row.kind else f"tui.decks.source_{row.source}"
             table.add_row(Text("[x]" if row.enabled else "[ ]"),
-                          Text(fit(visible(row.deck_id), 18)), Text(fit(visible(row.title), 22)),
+                          Text(fit(visible(row.deck_id), id_width)),
+                          Text(fit(visible(row.title), title_width)),
                           row.cards, Text(self.tr(source)), status, key=row.path)
         table.refresh(layout=True)
         if 0 <= cursor < len(self.rows):

@@ -16,6 +16,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Footer, Label, Static
 
+from studyapp.text import visible
 from studyapp.tui.messages import OverviewLoaded
 from studyapp.tui.post_index import post_headings, sections
 from studyapp.tui.screens.base import StudyScreen
@@ -28,7 +29,7 @@ MORE_NEW = 10
 """How many more new cards "study more" allows today (Anki's custom study)."""
 
 if TYPE_CHECKING:
-    from studyapp.study import Overview
+    from studyapp.study import Overview, StudyService
     from studyapp.tuning import ExamPlan
 
 
@@ -103,7 +104,15 @@ class HomeScreen(StudyScreen):
     @work(exclusive=True, group="overview", exit_on_error=False)
     async def load_overview(self) -> None:
         lang = self.lang
-        overview = await self.study_app.backend.call(lambda service: service.overview(lang))
+        def read(service: StudyService) -> tuple[Overview, list[str]]:
+            overview = service.overview(lang)  # opens the profile, which records them
+            recovered, service.recovered = service.recovered, []  # said once
+            return overview, recovered
+
+        overview, recovered = await self.study_app.backend.call(read)
+        for prompt in recovered:
+            self.notify(self.tr("tui.home.recovered", prompt=visible(prompt)), markup=False,
+                        timeout=12)
         self.post_message(OverviewLoaded(overview))
         from studyapp.tuning import saved_exam_plan
 
@@ -116,8 +125,9 @@ class HomeScreen(StudyScreen):
         line.display = plan is not None
         if plan is None:
             return
-        recall = ("—" if plan.predicted_recall is None
-                  else f"{plan.predicted_recall * 100:.0f}%")
+        from studyapp.tuning import recall_text
+
+        recall = recall_text(plan.predicted_recall)
         line.update(Content(self.tr("tuning.plan.line", days=plan.days_left,
                                     exam=plan.exam.isoformat(), new=plan.new_per_day,
                                     reviews=f"{plan.reviews_per_day:.0f}", recall=recall)))

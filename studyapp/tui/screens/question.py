@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
@@ -53,6 +53,21 @@ class ChoiceList(OptionList):
         super().__init__(*options, id=id)
         self.highlighted = None
 
+    async def _on_click(self, event: events.Click) -> None:
+        """A click picks a choice, a click on the picked one sends it (as Enter would).
+
+        One click answering at once turned a slip of the mouse (or a tap in the
+        browser) into a recorded wrong answer.
+        """
+        event.prevent_default()  # OptionList's own handler would select on the first click
+        clicked: int | None = event.style.meta.get("option")
+        if clicked is None or self.get_option_at_index(clicked).disabled:
+            return
+        if self.highlighted == clicked:
+            self.action_select()
+        else:
+            self.highlighted = clicked
+
 
 class QuestionScreen(StudyScreen):
     """A study session: the service's ``StudySession`` driven from the keyboard."""
@@ -60,6 +75,7 @@ class QuestionScreen(StudyScreen):
     CSS_PATH = Path(__file__).parent / "question.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "show_post", "tui.key.show_post", id="question.post"),
+        Binding("ctrl+g", "show_image", "anki.key.image", id="question.image"),
         Binding("ctrl+z", "undo", "tui.key.undo", id="question.undo"),
         Binding("escape", "escape", "tui.key.end", id="question.end"),
         Binding("i,exclamation_mark", "overrule", "tui.key.overrule", id="question.overrule"),
@@ -173,13 +189,29 @@ class QuestionScreen(StudyScreen):
         """The summary replaces this screen; with nothing answered, straight home."""
         if self.phase == "done":
             return
+        waiting = (self.phase == "feedback" and self.outcome is not None
+                   and self.outcome.needs_rating)
         self.phase = "done"
         session = self.session
+        if session is not None and waiting:
+            self.settle_then_finish(session)
+            return
         if session is None or self.answered == 0:
             if self.presented is None and self.answered == 0:
                 self.app.notify(self.tr("tui.question.nothing_to_study"))
             self.dismiss(None)
             return
+        self.summarise(session)
+
+    @work(exclusive=True, group="settle", exit_on_error=False)
+    async def settle_then_finish(self, session: StudySession) -> None:
+        """Leaving with a right answer not yet rated: it is recorded as Enter would, and said."""
+        rating = await self.study_app.backend.call(lambda service: session.settle())
+        if rating is not None:
+            self.app.notify(self.tr("tui.question.settled",
+                                    rating=self.tr(f"tui.rating.{rating.name.lower()}")),
+                            markup=False)
+        self.answered = session.answered
         self.summarise(session)
 
     @work(exclusive=True, group="summary", exit_on_error=False)
@@ -300,7 +332,9 @@ class QuestionScreen(StudyScreen):
                  if self.answered else "")
         self.score.update(score)
         room = self.app.size.width - 2 - (len(score) + 2 if score else 0)
-        line = header_line(presented, self.post_title(presented.question.post), room, self.lang)
+        practice = self.session is not None and self.session.practice
+        line = header_line(presented, self.post_title(presented.question.post), room, self.lang,
+                           practice=practice)
         self.line.update(Content(line))
         self.prompt.update(plain(question.prompt))
         choices, field = self.choices, self.field
@@ -326,6 +360,9 @@ class QuestionScreen(StudyScreen):
                         if question.unit else self.tr("tui.question.hint_number"))
                 field.placeholder = self.tr("tui.question.placeholder_numeric",
                                             example=f"140 {question.unit or ''}".strip())
+            elif question.kind is Kind.RECALL:  # self-graded: Enter shows the answer
+                hint = self.tr("anki.recall.hint_tui")
+                field.placeholder = self.tr("anki.recall.placeholder")
             else:
                 hint = self.tr("tui.question.hint_text")
                 field.placeholder = self.tr("tui.question.placeholder_text")
@@ -352,15 +389,18 @@ class QuestionScreen(StudyScreen):
         verdict = outcome.verdict
         right = bool(verdict.correct)
         self.show_retry("", shown=False)  # a retry hint is moot once graded
+        recall = presented.question.kind is Kind.RECALL
         mark = self.tr("tui.question.right") if right else self.tr("tui.question.wrong")
         if outcome.recorded and not right:
             mark += "  " + self.tr("tui.question.recorded_again")
         comparison = answer_comparison(presented.question, verdict,
                                        max(12, self.app.size.width - 30), self.lang)
-        self.feedback.show(mark, right, comparison, verdict.message or "",
+        if recall:  # the answer itself is the verdict line; the learner rates it
+            mark, comparison = verdict.message, Content("")
+        self.feedback.show(mark, right, comparison, "" if recall else verdict.message or "",
                            presented.question.explanation)
         self.phase = "feedback"
-        self.set_focus(self.bar.show(outcome), scroll_visible=False)
+        self.set_focus(self.bar.show(outcome, recall=recall), scroll_visible=False)
         # the answer widgets give their room to the feedback
         self.choices.display = self.field.display = self.hint.display = False
         self.card.scroll_home(animate=False)
@@ -370,7 +410,7 @@ class QuestionScreen(StudyScreen):
 
     @on(Input.Submitted, "#response")
     def on_response(self, event: Input.Submitted) -> None:
-        if event.value.strip():
+        if event.value.strip() or self._kind() is Kind.RECALL:
             self.submit(event.value)
 
     @on(OptionList.OptionSelected, "#choices")
@@ -403,6 +443,10 @@ class QuestionScreen(StudyScreen):
             return self.can_undo and self.phase in ("asking", "feedback")
         if action == "show_post":
             return self.presented is not None
+        if action == "show_image":  # only on a card that names an image: off the footer else
+            from studyapp.decks.media import named_images
+
+            return bool(named_images(self.shown_texts()))
         if action == "overrule":
             return self.phase == "feedback" and self.outcome is not None \
                 and self.outcome.can_overrule
@@ -439,6 +483,45 @@ class QuestionScreen(StudyScreen):
 
     def action_overrule(self) -> None:
         self.overrule()
+
+    def shown_texts(self) -> list[str]:
+        """The card text on screen: the prompt, and after the answer its solution too."""
+        presented = self.presented
+        if presented is None:
+            return []
+        question = presented.question
+        if self.phase == "feedback":
+            return [question.prompt, str(question.answer), question.explanation]
+        return [question.prompt]
+
+    @work(group="image", exit_on_error=False)
+    async def action_show_image(self) -> None:
+        """Open the images the card names (``[image: NAME]``) from the deck's media folder."""
+        from studyapp.decks.media import image_files, named_images
+
+        presented = self.presented
+        names = named_images(self.shown_texts())
+        if presented is None or not names:
+            self.app.notify(self.tr("anki.image.none"))
+            return
+
+        def find(service: StudyService) -> list[Path]:
+            spec = service.card(presented.deck_id, presented.card_key)
+            return image_files(spec.path, self.shown_texts())
+
+        files = await self.study_app.backend.call(find)
+        if not files:
+            self.app.notify(self.tr("anki.image.missing", names=", ".join(names)))
+            return
+        for path in files:
+            if self.app.is_web:  # the browser face: the server hands the file to the tab
+                import mimetypes
+
+                self.app.deliver_binary(path, open_method="browser",
+                                        mime_type=mimetypes.guess_type(path.name)[0])
+            else:
+                self.app.open_url(path.resolve().as_uri())
+        self.app.notify(self.tr("anki.image.opened", names=", ".join(p.name for p in files)))
 
     def action_undo(self) -> None:
         self.undo()

@@ -20,13 +20,16 @@ if TYPE_CHECKING:
     from studyapp.study import Presented
 
 
-def header_line(presented: Presented, title: str, room: int, lang: str) -> str:
-    """``[n/N] +k learning · early · flag · post · kind`` in ``room`` columns.
+def header_line(presented: Presented, title: str, room: int, lang: str, *,
+                practice: bool = False) -> str:
+    """``[n/N] practice · +k learning · early · flag · post · kind`` in ``room`` columns.
 
     The post title gives way first (cut, then left out), then the kind, so
     the line never runs into the score beside it.
     """
     marks = []
+    if practice:  # nothing answered here changes the schedule: say so on every card
+        marks.append(t("tui.question.practice", lang))
     if presented.learning:
         marks.append(t("tui.question.learning", lang, count=presented.learning))
     if presented.early_by is not None:

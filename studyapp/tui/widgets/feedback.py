@@ -84,15 +84,17 @@ class AnswerBar(Vertical):
         yield Horizontal(*buttons, id="ratings")
         yield Label(t("tui.question.capped", self.lang), id="rating-capped")
 
-    def show(self, outcome: Outcome) -> Button:
-        """Offer what this outcome allows; returns the button that takes Enter."""
+    def show(self, outcome: Outcome, *, recall: bool = False) -> Button:
+        """Offer what this outcome allows; returns the button that takes Enter.
+
+        On a self-graded (recall) card Again reads Again: the learner forgot."""
         lang = self.lang
         for rating in RATED:
             button = self.query_one(f"#rate-{rating.name.lower()}", Button)
             offered = outcome.needs_rating and rating <= outcome.max_rating
             if offered:
                 interval = format_interval(outcome.intervals[rating], lang)
-                name = t("tui.rating.guessed" if rating is Rating.AGAIN
+                name = t("tui.rating.guessed" if rating is Rating.AGAIN and not recall
                          else f"tui.rating.{rating.name.lower()}", lang)
                 button.label = Content.assemble((f"{int(rating)} ", "bold"), name,
                                                 (f" {interval}", "dim"))

@@ -59,8 +59,9 @@ class PostRow(Widget, can_focus=True):
         if progress.total == 0:
             return t("tui.home.no_cards", self.lang)
         # new cards held back as siblings are not offered today: not counted as new
-        return t("tui.home.counts", self.lang, new=progress.new - progress.held,
-                 due=progress.due)
+        new = progress.new - progress.held
+        return t("tui.home.counts_one_new" if new == 1 else "tui.home.counts", self.lang,
+                 new=new, due=progress.due)
 
     def bar(self, width: int) -> Content:
         progress = self.progress

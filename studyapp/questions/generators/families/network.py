@@ -109,7 +109,10 @@ def link_transfer(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     return Question(
         kind=Kind.NUMERIC, post="nvlink-infiniband", family="link-transfer", seed=seed,
         lang=lang, prompt=t("gen.xfer.prompt", lang, **fields),
-        explanation=join_steps(fields["link_step"], t("gen.xfer.explain", lang, **fields),
+        explanation=join_steps(fields["link_step"],
+                               t("gen.xfer.explain_s" if unit == "s" and
+                                 fields["seconds"] == fields["answer"] else "gen.xfer.explain",
+                                 lang, **fields),
                                t("gen.xfer.why", lang), t("gen.convention.gb", lang)),
         answer=significant(value), unit=unit, tolerance=Tolerance(relative=0.02),
         params={"link": link.id, "size_gb": size, "bandwidth_gb_s": link.bandwidth_gb_s,

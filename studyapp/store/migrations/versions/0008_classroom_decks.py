@@ -1,7 +1,7 @@
 """Decks published into the database, so a class studies one stored version.
 
 Revision ID: 0008_classroom_decks
-Revises: 0007_previous_review
+Revises: 0008_held_answers
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0008_classroom_decks"
-down_revision = "0007_previous_review"
+down_revision = "0008_held_answers"
 branch_labels = None
 depends_on = None
 

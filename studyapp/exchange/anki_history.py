@@ -1,0 +1,182 @@
+"""Anki's review log and FSRS memory states as a studyapp progress import.
+
+Every Anki card that became a studyapp card keeps its schedule: its stage
+(learning, review, relearning), its FSRS stability and difficulty (from the
+card's ``data``, as Anki 23.10+ stores them), its last review, its due time
+and its counts; suspended cards stay suspended and flags stay flags. A
+review card is due at the start of the Anki day it was due on (``col.crt``
+plus that many days), a learning card at the second Anki had. Cards Anki
+scheduled with SM-2, without a memory state, take their interval as their
+stability and a middle difficulty (5), so the first studyapp review
+reschedules them. Every review becomes an answer with the uid
+``anki-<revlog id>``, so importing the same package again adds nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import defaultdict
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from studyapp.exchange.from_anki import AnkiCard, AnkiCollection, Conversion, NoteType
+from studyapp.store.exchange import Export, ImportResult, validate_record
+
+if TYPE_CHECKING:
+    from studyapp.store.database import Store
+
+_EPOCH_SECONDS = 1_000_000_000
+"""A due above this is a time in seconds (learning), below a day number (review)."""
+
+_STAGE = {1: 1, 2: 2, 3: 3}  # Anki card type → studyapp stage (learning, review, relearning)
+_REVLOG_STATE = {0: 1, 1: 2, 2: 3, 3: 2}  # revlog type → the stage answered in
+MIDDLE_DIFFICULTY = 5.0
+
+
+def card_key(model: NoteType, note_id: int, ordinal: int, mapped: bool = False) -> str | None:
+    """The studyapp card id ``deck from-anki`` gives the card of ``ordinal`` in a note."""
+    if model.name.startswith("studyapp draws"):
+        return f"note-{note_id}-{ordinal + 1}"
+    if model.name.startswith("studyapp "):
+        return f"note-{note_id}" if ordinal == 0 else None
+    if model.cloze and not mapped:
+        return f"note-{note_id}-c{ordinal + 1}"
+    if mapped and ordinal:
+        return None
+    return f"note-{note_id}-{ordinal + 1}"
+
+
+def _moment(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)
+
+
+def anki_due(card: AnkiCard, created: int) -> datetime:
+    """When Anki shows the card next (the original deck's due for a filtered-deck card)."""
+    due = card.original_due if card.original_deck else card.due
+    if due > _EPOCH_SECONDS:
+        return _moment(due)
+    return _moment(created) + timedelta(days=due)
+
+
+def _memory(card: AnkiCard) -> dict[str, Any]:
+    try:
+        data = json.loads(card.data or "{}")
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _step(card: AnkiCard, stage: int) -> int | None:
+    """The learning step a card is on, counted as studyapp's default steps count them."""
+    if stage not in (1, 3):
+        return None
+    from studyapp.srs.scheduler import SchedulerSettings
+
+    defaults = SchedulerSettings()
+    steps = len(defaults.learning_steps_s if stage == 1 else defaults.relearning_steps_s)
+    return max(0, min(steps - 1, steps - card.left % 1000))
+
+
+def history_export(collection: AnkiCollection, decks: Mapping[str, str],
+                   posts: Mapping[str, str], mapped: frozenset[int] = frozenset(),
+                   now: datetime | None = None) -> Export:
+    """Card states and answers for every card of the conversion (``decks``: card → deck id)."""
+    models = {m.id: m for m in collection.note_types}
+    note_models = {n.id: n.model_id for n in collection.notes}
+    keys: dict[int, tuple[str, str]] = {}  # Anki card id → (deck id, card key)
+    for card in collection.cards:
+        model = models.get(note_models.get(card.note_id, -1))
+        if model is None:
+            continue
+        key = card_key(model, card.note_id, card.ordinal, model.id in mapped)
+        if key is not None and key in decks:
+            keys[card.id] = (decks[key], key)
+    reviews_by_card: dict[int, list[Any]] = defaultdict(list)
+    for review in collection.reviews:
+        if review.card_id in keys:
+            reviews_by_card[review.card_id].append(review)
+    export = Export()
+    limit = (now or datetime.now(UTC)) + timedelta(hours=12)
+    for card in collection.cards:
+        if card.id not in keys:
+            continue
+        deck_id, key = keys[card.id]
+        logs = reviews_by_card.get(card.id, [])
+        memory = _memory(card)
+        last = memory.get("lrt")
+        last_review = _moment(float(last)) if isinstance(last, int | float) else (
+            _moment(logs[-1].id / 1000) if logs else None)
+        suspended = card.queue == -1
+        flag = card.flags & 0b111
+        stage = _STAGE.get(card.type)
+        if stage is None:  # new in Anki: only kept if suspended or flagged
+            if not (suspended or flag):
+                continue
+            record: dict[str, Any] = {"stage": 0, "due": anki_due(card, collection.created)
+                                      if card.due > _EPOCH_SECONDS else _moment(collection.created)}
+        else:
+            stability = memory.get("s")
+            difficulty = memory.get("d")
+            if not isinstance(stability, int | float) or stability <= 0:
+                stability = float(max(card.interval, 1)) if stage == 2 else None
+            if not isinstance(difficulty, int | float):
+                difficulty = MIDDLE_DIFFICULTY if stability is not None else None
+            record = {"stage": stage, "due": anki_due(card, collection.created),
+                      "stability": stability,
+                      "difficulty": min(10.0, max(1.0, float(difficulty)))
+                      if difficulty is not None else None,
+                      "step": _step(card, stage)}
+        if last_review is not None and last_review > limit:
+            last_review = None
+        record.update({"deck_id": deck_id, "card_key": key, "post": posts.get(key, "intro"),
+                       "last_review": last_review, "reps": card.reps, "lapses": card.lapses,
+                       "suspended": suspended, "flag": flag,
+                       "created_at": min(_moment(card.note_id / 1000), limit)})
+        export.cards.append(validate_record("card", record, f"Anki card {card.id}"))
+        first = True
+        for review in logs:
+            if review.ease not in (1, 2, 3, 4) or review.type not in _REVLOG_STATE:
+                continue  # manual reschedules and "set due date" are no answers
+            answered = _moment(review.id / 1000)
+            if answered > limit:
+                continue
+            export.reviews.append(validate_record("review", {
+                "uid": f"anki-{review.id}", "deck_id": deck_id, "card_key": key,
+                "post": posts.get(key, "intro"), "reviewed_at": answered,
+                "rating": review.ease, "correct": review.ease > 1,
+                "duration_ms": max(0, review.time_ms),
+                "state_before": 0 if first and review.type == 0 else _REVLOG_STATE[review.type],
+            }, f"Anki review {review.id}"))
+            first = False
+    return export
+
+
+def install_conversion(conversion: Conversion, *, replace: bool = False
+                       ) -> list[tuple[str, int, Path]]:
+    """Install every deck of a conversion into the user's deck folder, images beside it."""
+    from studyapp.decks import install_deck
+    from studyapp.exchange.from_anki import copy_images, deck_yaml
+
+    installed = []
+    with tempfile.TemporaryDirectory(prefix="studyapp-anki-") as folder:
+        for deck in conversion.decks:
+            source = Path(folder) / f"{deck['deck']}.yaml"
+            source.write_text(deck_yaml(deck), encoding="utf-8")
+            copy_images(conversion, deck["deck"], source.with_name(f"{source.stem}.media"))
+            target = install_deck(source, replace=replace)  # the images go along
+            installed.append((str(deck["deck"]), len(deck["cards"]), target))
+    return installed
+
+
+def import_history(conversion: Conversion, store: Store, profile_id: int,
+                   now: datetime | None = None) -> ImportResult:
+    """Merge the package's review log and memory states into one profile."""
+    from studyapp.store.exchange import import_progress
+
+    assert conversion.collection is not None
+    export = history_export(conversion.collection, conversion.card_decks, conversion.card_posts,
+                            conversion.mapped, now)
+    return import_progress(store, profile_id, export)

@@ -1,0 +1,151 @@
+"""History comes along: Anki's review log and FSRS memory states, due dates as Anki has them."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from studyapp.cli import main
+
+pytest.importorskip("anki.collection")
+from anki_fixtures import export, studied_collection
+
+
+def run(tmp_path: Path, *args: str) -> tuple[int, str]:
+    db = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    result = CliRunner().invoke(main, ["--db", db, "--lang", "en", *args])
+    return result.exit_code, result.output
+
+
+@pytest.fixture
+def studied(tmp_path: Path) -> tuple[Path, dict[str, dict[str, object]], int]:
+    """The package, Anki's own view of every card (by studyapp card key), Anki's review count."""
+    col = studied_collection(tmp_path)
+    try:
+        anki_view = {}
+        for card_id in col.find_cards(""):
+            card = col.get_card(card_id)
+            stats = col.card_stats_data(card_id)
+            anki_view[f"note-{card.nid}-{card.ord + 1}"] = {
+                "type": card.type, "queue": card.queue, "due": card.due,
+                "stability": card.memory_state.stability if card.memory_state else None,
+                "difficulty": card.memory_state.difficulty if card.memory_state else None,
+                "due_date": stats.due_date if stats.HasField("due_date") else None,
+                "reps": card.reps, "lapses": card.lapses, "crt": col.crt,
+            }
+        reviews = col.db.scalar("SELECT count() FROM revlog")
+        package = export(col, tmp_path / "studied.apkg", history=True)
+    finally:
+        col.close()
+    return package, anki_view, reviews
+
+
+def stored(tmp_path: Path) -> dict[str, dict[str, object]]:
+    with sqlite3.connect(tmp_path / "study.sqlite3") as db:
+        db.row_factory = sqlite3.Row
+        return {r["card_key"]: dict(r) for r in db.execute("SELECT * FROM card_states")}
+
+
+def parse(value: object) -> datetime:
+    moment = datetime.fromisoformat(str(value))
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def test_import_brings_reviews_memory_states_and_anki_due_dates(
+        tmp_path: Path, studied: tuple[Path, dict[str, dict[str, object]], int]) -> None:
+    package, anki_view, anki_reviews = studied
+    code, output = run(tmp_path, "import", str(package))
+    assert code == 0, output
+    assert f"{anki_reviews} reviews added" in output
+    cards = stored(tmp_path)
+    answered = {k: v for k, v in anki_view.items() if v["type"] != 0}
+    assert answered and set(answered) <= set(cards)
+    with sqlite3.connect(tmp_path / "study.sqlite3") as db:
+        assert db.execute("SELECT count() FROM review_logs").fetchone()[0] == anki_reviews
+    for key, anki in answered.items():
+        mine = cards[key]
+        assert mine["state"] == anki["type"]  # learning 1, review 2, relearning 3
+        assert mine["stability"] == pytest.approx(anki["stability"], abs=1e-3)
+        assert mine["difficulty"] == pytest.approx(anki["difficulty"], abs=1e-3)
+        assert (mine["reps"], mine["lapses"]) == (anki["reps"], anki["lapses"])
+        due = parse(mine["due"])
+        if anki["queue"] in (1, 4) or (anki["queue"] == -1 and int(anki["due"]) > 10**9):
+            assert due == datetime.fromtimestamp(int(anki["due"]), UTC)  # to the second
+        else:  # a review: from the start of the Anki day it is due on
+            start = datetime.fromtimestamp(int(anki["crt"]), UTC) + timedelta(days=int(anki["due"]))
+            assert due == start
+            if anki["due_date"] is not None:  # Anki's card info shows a time on that day
+                shown = datetime.fromtimestamp(int(anki["due_date"]), UTC)
+                assert start <= shown < start + timedelta(days=1)
+    assert any(v["suspended"] for v in cards.values())
+    # a second import adds nothing
+    code, output = run(tmp_path, "import", str(package))
+    assert code == 0 and "0 reviews added" in output and f"{anki_reviews} already there" in output
+
+
+def test_stats_see_the_imported_history(
+        tmp_path: Path, studied: tuple[Path, dict[str, dict[str, object]], int]) -> None:
+    package, _, anki_reviews = studied
+    assert run(tmp_path, "import", str(package))[0] == 0
+    code, output = run(tmp_path, "stats", "--json")
+    assert code == 0, output
+    assert json.loads(output)["reviews_total"] == anki_reviews
+
+
+def test_deck_from_anki_with_history_writes_the_deck_and_the_history(
+        tmp_path: Path, studied: tuple[Path, dict[str, dict[str, object]], int]) -> None:
+    package, _, anki_reviews = studied
+    code, output = run(tmp_path, "deck", "from-anki", str(package), "-o",
+                       str(tmp_path / "studied.yaml"), "--with-history")
+    assert code == 0, output
+    assert (tmp_path / "studied.yaml").exists()
+    assert f"{anki_reviews} reviews added" in output
+
+
+def test_import_of_a_binary_file_never_shows_a_codec_error(tmp_path: Path) -> None:
+    binary = tmp_path / "course.json"
+    binary.write_bytes(b"\xdb\x00\xff" * 100)
+    code, output = run(tmp_path, "import", str(binary))
+    assert code == 1 and "codec" not in output and "Anki package" in output
+    not_anki = tmp_path / "other.apkg"
+    import zipfile
+    with zipfile.ZipFile(not_anki, "w") as archive:
+        archive.writestr("readme.txt", "hello")
+    code, output = run(tmp_path, "import", str(not_anki))
+    assert code == 1 and "not an Anki package" in output and "Traceback" not in output
+
+
+def test_a_deck_goes_from_anki_to_studyapp_and_back_with_nothing_lost(
+        tmp_path: Path, studied: tuple[Path, dict[str, dict[str, object]], int]) -> None:
+    from anki.collection import Collection
+    from anki.import_export_pb2 import ImportAnkiPackageOptions, ImportAnkiPackageRequest
+
+    package, anki_view, anki_reviews = studied
+    assert run(tmp_path, "import", str(package))[0] == 0
+    # study in studyapp: every card due now (Anki's learning cards), rated Good
+    db = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    result = CliRunner().invoke(main, ["--db", db, "--lang", "en", "study", "--plain",
+                                       "--deck", "studied", "--limit", "3"],
+                                input="Answer 0\n\n" * 3)
+    assert result.exit_code == 0, result.output
+    with sqlite3.connect(tmp_path / "study.sqlite3") as conn:
+        total = conn.execute("SELECT count() FROM review_logs").fetchone()[0]
+    assert total > anki_reviews  # Anki's reviews and the new ones, together
+    back = tmp_path / "back.apkg"
+    code, output = run(tmp_path, "export", "--format", "apkg", "-o", str(back),
+                       "--deck", "studied")
+    assert code == 0, output
+    col = Collection(str(tmp_path / "again.anki2"))
+    try:
+        col.import_anki_package(ImportAnkiPackageRequest(
+            package_path=str(back), options=ImportAnkiPackageOptions()))
+        pairs = {(col.get_note(n)["Prompt"], col.get_note(n)["Answer"])
+                 for n in col.find_notes("")}
+    finally:
+        col.close()
+    assert pairs == {(f"Question {i}", f"Answer {i}") for i in range(len(anki_view))}

@@ -1,0 +1,187 @@
+"""``studyapp serve`` against what an attacker or an unlucky tab sends.
+
+Unit tests for the bounds, then a real server on loopback: a control
+character in a refused path never reaches the operator's terminal, the
+session cap answers with a page, window sizes are bounded, and a child
+process goes with its tab.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from studyapp.tui.serve import (
+    MAX_COLUMNS,
+    MAX_ROWS,
+    PrintableFormatter,
+    default_max_sessions,
+    share_url,
+    window_size,
+)
+
+CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
+
+
+@pytest.mark.parametrize(("width", "height", "expected"), [
+    ("80", "24", (80, 24)), ("20000", "20000", (MAX_COLUMNS, MAX_ROWS)),
+    ("0", "-5", (1, 1)), ("abc", "", (80, 24)), (10**9, 3, (MAX_COLUMNS, 3)),
+    (None, True, (80, 24)), (1.5, [], (80, 24)),
+])
+def test_window_sizes_are_bounded(width: object, height: object,
+                                  expected: tuple[int, int]) -> None:
+    assert window_size(width, height) == expected
+
+
+def test_every_log_line_is_printable_and_one_line() -> None:
+    record = logging.LogRecord("studyapp.serve", logging.WARNING, __file__, 1,
+                               "refused %s %s (%s)",
+                               ("GET", "/\x1b]0;PWNED\x07\x1b[2J\r\nforged line\x85\u202e", "host"),
+                               None)
+    line = PrintableFormatter("%(message)s").format(record)
+    assert CONTROLS.search(line) is None and "\n" not in line and "\r" not in line
+    assert "\\x1b]0;PWNED\\x07" in line and "\\r\\n" in line and "\\u202e" in line
+
+
+def test_the_printed_link_is_url_encoded() -> None:
+    assert share_url("127.0.0.1", 8000, "a+b#c&d") == "http://127.0.0.1:8000/?token=a%2Bb%23c%26d"
+
+
+def test_the_default_cap_follows_the_machine_memory() -> None:
+    assert 1 <= default_max_sessions() <= 64
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class Server:
+    """A real ``studyapp serve`` on loopback, its stderr collected in a file."""
+
+    def __init__(self, tmp_path: Path, *args: str) -> None:
+        self.port = free_port()
+        self.log = tmp_path / "serve.log"
+        env = os.environ | {"STUDYAPP_HOME": str(tmp_path / "home"), "PYTHONUNBUFFERED": "1"}
+        env.pop("STUDYAPP_DB", None)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "studyapp", "--db", f"sqlite:///{tmp_path / 's.sqlite3'}",
+             "--lang", "en", "serve", "--port", str(self.port), *args],
+            stdout=subprocess.PIPE, stderr=self.log.open("wb"), env=env)
+        assert self.process.stdout is not None
+        self.process.stdout.readline()  # the link: the port is bound
+        self.base = f"http://127.0.0.1:{self.port}"
+
+    def children(self) -> set[int]:
+        pids = set()
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == self.process.pid and fields[0] != "Z":
+                pids.add(int(stat.parent.name))
+        return pids
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=40)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@pytest.fixture
+def server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Server]:
+    marker = request.node.get_closest_marker("serve_args")
+    started = Server(tmp_path, *(marker.args if marker else ()))
+    yield started
+    started.stop()
+
+
+def raw_get(port: int, target: str, host: str) -> bytes:
+    """A request as a hostile client writes it, bytes untouched by any client library."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(f"GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+                     .encode("latin-1"))
+        chunks = []
+        while chunk := conn.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def wait_for(predicate: object, timeout: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if callable(predicate) and predicate():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+@pytest.mark.slow
+def test_a_refused_path_cannot_drive_the_operators_terminal(server: Server) -> None:
+    for target in ("/%1b%5d0;PWNED%07%1b%5b2J", "/x%0d%0aforged%20line", "/%c2%85%c2%9b31m"):
+        reply = raw_get(server.port, target, host="evil.example:80")  # not loopback: refused
+        assert reply.startswith(b"HTTP/1.1 403")
+    server.stop()
+    logged = server.log.read_text("utf-8", "replace")
+    assert logged.count("refused GET") == 3
+    assert CONTROLS.search(logged) is None
+    assert "\\x1b]0;PWNED\\x07" in logged and "\\r\\nforged line" in logged
+    assert all(line.startswith("refused") for line in logged.splitlines() if line)
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+@pytest.mark.slow
+@pytest.mark.serve_args("--max-sessions", "2")
+def test_tabs_past_the_cap_get_a_page_and_each_tab_is_bounded(server: Server) -> None:
+    async def scenario() -> None:
+        async with aiohttp.ClientSession() as client:
+            tabs = [await client.ws_connect(f"{server.base}/ws?width=20000&height=20000")
+                    for _ in range(2)]
+            assert wait_for(lambda: len(server.children()) == 2)
+            children = server.children()
+            for pid in children:
+                environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+                assert f"COLUMNS={MAX_COLUMNS}".encode() in environ
+                assert f"ROWS={MAX_ROWS}".encode() in environ
+            await asyncio.sleep(3)  # the apps draw their first screen
+            sizes = sorted(rss_kib(pid) for pid in children)
+            print(f"\nmemory per tab (RSS): {', '.join(f'{k / 1024:.0f} MiB' for k in sizes)}")
+            async with client.get(f"{server.base}/") as page:
+                assert page.status == 503
+                assert "2 tabs open" in await page.text()
+            async with client.get(f"{server.base}/ws") as third:
+                assert third.status == 503
+            # a paste far past the input bound closes that tab, and its app goes with it
+            await tabs[0].send_str('["stdin", "' + "x" * (2 << 20) + '"]')
+            await tabs[0].receive(timeout=10)
+            assert wait_for(lambda: len(server.children()) == 1, timeout=40)
+            for tab in tabs:
+                await tab.close()
+            assert wait_for(lambda: not server.children(), timeout=40)
+
+    asyncio.run(scenario())

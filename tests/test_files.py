@@ -1,0 +1,56 @@
+"""Exports are written through a fresh O_EXCL temporary file, never through a symlink.
+
+Someone who can write the output folder plants a link where the old fixed
+temporary name (``.out.json.partial``) would go, or at the target itself;
+the export must leave the link's target untouched.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from studyapp.cli import main
+from studyapp.files import replacing
+
+
+def test_a_failed_write_leaves_neither_target_nor_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "out.json"
+    target.write_text("old", encoding="utf-8")
+    with pytest.raises(RuntimeError), replacing(target) as fh:
+        fh.write("half")
+        raise RuntimeError("disk full")
+    assert target.read_text(encoding="utf-8") == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "apkg"])
+def test_planted_symlinks_are_never_written_through(tmp_path: Path, fmt: str) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious", encoding="utf-8")
+    out = tmp_path / "shared"
+    out.mkdir()
+    target = out / f"out.{fmt}"
+    (out / f".{target.name}.partial").symlink_to(victim)  # the old fixed temporary name
+    result = CliRunner().invoke(main, ["--lang", "en", "export", "--format", fmt, "-o",
+                                       str(target)],
+                                env={"STUDYAPP_HOME": str(tmp_path / "home"),
+                                     "STUDYAPP_DB": None})
+    assert result.exit_code == 0, result.output
+    assert victim.read_text(encoding="utf-8") == "precious"
+    assert target.is_file() and not target.is_symlink() and target.stat().st_size > 0
+
+    target.unlink()
+    target.symlink_to(victim)  # a link at the target itself is replaced, not followed
+    result = CliRunner().invoke(main, ["--lang", "en", "export", "--format", fmt, "-o",
+                                       str(target)],
+                                env={"STUDYAPP_HOME": str(tmp_path / "home"),
+                                     "STUDYAPP_DB": None})
+    assert result.exit_code == 0, result.output
+    assert victim.read_text(encoding="utf-8") == "precious"
+    assert not target.is_symlink()
+    assert not [p for p in os.listdir(out) if p.endswith(".partial") and
+                not (out / p).is_symlink()]

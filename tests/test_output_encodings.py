@@ -1,0 +1,46 @@
+"""Every command writes what the output encoding can carry, as plain mode does.
+
+Under an ASCII or Latin-1 terminal a Spanish accent, an arrow or a box
+character must not stop ``stats``, ``cards`` or a CSV export to stdout.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def run(home: Path, encoding: str, *args: str,
+        stdin: str = "") -> subprocess.CompletedProcess[bytes]:
+    env = os.environ | {"STUDYAPP_HOME": str(home), "PYTHONIOENCODING": encoding}
+    env.pop("STUDYAPP_DB", None)
+    return subprocess.run([sys.executable, "-m", "studyapp", "--lang", "es", *args],
+                          input=stdin.encode(), capture_output=True, env=env, timeout=120,
+                          check=False)
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("home")
+    done = run(folder, "utf-8", "study", "--post", "h200", "--plain", "--limit", "2",
+               stdin="1\n\n2\n\n")
+    assert done.returncode == 0, done.stderr
+    return folder
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+@pytest.mark.parametrize("args", [("stats",), ("cards", "post:h200"),
+                                  ("export", "--format", "csv"), ("class", "report")])
+def test_commands_finish_under_a_narrow_output_encoding(home: Path, encoding: str,
+                                                        args: tuple[str, ...]) -> None:
+    done = run(home, encoding, *args)
+    assert done.returncode == 0, done.stderr.decode(encoding, "replace")
+    assert b"Traceback" not in done.stderr
+    text = done.stdout.decode(encoding)  # every byte is in the terminal's encoding
+    reference = run(home, "utf-8", *args).stdout.decode("utf-8")
+    assert len(text.splitlines()) == len(reference.splitlines())  # nothing cut short

@@ -1,0 +1,53 @@
+"""Pilot: a self-graded (recall) card shows its answer on Enter, then takes Again..Easy."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.widgets import Button, Input
+from tui_helpers import wait_until
+
+from studyapp.tui.app import StudyApp
+from studyapp.tui.screens.question import QuestionScreen
+
+DECK = """deck: recall-keys
+title: Recall keys
+language: en
+post: intro
+cards:
+  - id: axes
+    type: recall
+    prompt: "Name the three axes of parallelism."
+    answer: "data, tensor and pipeline"
+    explanation: "Batch, matrices, layers."
+"""
+
+
+def ratings(db_path: Path) -> list[tuple[int, int]]:
+    with sqlite3.connect(db_path) as db:
+        return list(db.execute("SELECT rating, correct FROM review_logs ORDER BY id"))
+
+
+async def test_enter_shows_the_answer_and_again_means_forgot(
+        app_factory: Callable[..., StudyApp], tmp_path: Path, db_path: Path) -> None:
+    deck = tmp_path / "recall.yaml"
+    deck.write_text(DECK, encoding="utf-8")
+    app = app_factory(study={"deck": str(deck)})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                         and app.screen.phase == "asking")
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen)
+        assert "Enter" in str(screen.query_one("#response", Input).placeholder)
+        await pilot.press("enter")  # nothing typed: shows the answer
+        await wait_until(pilot, lambda: screen.phase == "feedback")
+        assert "Answer: data, tensor and pipeline" in str(screen.query_one("#verdict").render())
+        shown = [b for b in screen.query(Button) if b.id and b.id.startswith("rate-")
+                 and b.display]
+        assert [b.id for b in shown] == ["rate-again", "rate-hard", "rate-good", "rate-easy"]
+        assert "Again" in str(shown[0].label) and "guessed" not in str(shown[0].label)
+        await pilot.press("1")
+        await wait_until(pilot, lambda: bool(ratings(db_path)))
+        assert ratings(db_path) == [(1, 0)]
