@@ -43,6 +43,8 @@ def render_question(presented: Presented, lang: str) -> list[str]:
         lines.append(t("plain.hint.choice", lang))
     elif q.kind is Kind.TRUEFALSE:
         lines.append(t("plain.hint.yesno" if q.yes_no else "plain.hint.truefalse", lang))
+    elif q.kind is Kind.SCENARIO:
+        lines.append(t("plain.hint.scenario", lang, count=len(q.parts)))
     elif q.kind is Kind.NUMERIC and q.conversion and q.unit:
         lines.append(t("plain.hint.conversion", lang, unit=q.unit))
     elif q.kind is Kind.NUMERIC:
@@ -173,7 +175,13 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
                 say(*_nothing_to_study(session, lang))
             return
         say("", *render_question(presented, lang))
-        while True:
+        if presented.question.kind is Kind.SCENARIO:
+            scenario = _ask_steps(session, presented.question, say, read, lang)
+            if scenario is None:
+                return
+            outcome = scenario
+            verdict = outcome.verdict
+        while presented.question.kind is not Kind.SCENARIO:
             line = read("> ")
             if line is None:
                 return
@@ -191,7 +199,7 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
         say(visible(verdict.message) or (t("plain.right", lang) if verdict.correct
                                           else t("plain.wrong", lang)))
         recall = presented.question.kind is Kind.RECALL
-        if verdict.given and not recall:
+        if verdict.given and not recall and presented.question.kind is not Kind.SCENARIO:
             q = presented.question
             say(t("plain.compare", lang, given=visible(numbered_choice(q, verdict.given)),
                   expected=visible(numbered_choice(q, verdict.expected))))
@@ -202,6 +210,62 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
                 return
         elif outcome.can_overrule:
             say(t("plain.continue", lang))
+
+
+def render_step(question: Question, index: int, lang: str) -> list[str]:
+    """One scenario step: ``step k/K: prompt`` and how to answer it."""
+    part = question.parts[index].question
+    lines = [t("plain.step", lang, number=index + 1, total=len(question.parts),
+               prompt=visible(part.prompt))]
+    if part.kind is Kind.CHOICE:
+        lines += [f"  {n + 1}) {visible(choice)}" for n, choice in enumerate(part.choices)]
+        lines.append(t("plain.hint.choice", lang))
+    else:
+        lines.append(t("plain.hint.numeric", lang, unit=part.unit or "-"))
+    lines.append(t("plain.hint.method", lang))
+    return lines
+
+
+def _ask_steps(session: StudySession, question: Question, say: Callable[..., None],
+               read: Callable[[str], str | None], lang: str) -> Outcome | None:
+    """A scenario's steps, one line each; ``?`` shows the step's method. None: input ended.
+
+    After each step its verdict (and, when wrong, the expected value) is printed,
+    so the learner goes on from their own answer; the last step's outcome is the
+    scenario's.
+    """
+    while True:
+        index = session.part_index
+        assert index is not None
+        say("", *render_step(question, index, lang))
+        while True:
+            line = read("> ")
+            if line is None:
+                return None
+            if line.strip() == "!" and session.can_overrule and index == 0:
+                if session.overrule():
+                    say(t("plain.overruled", lang))
+                continue
+            if line.strip() == "?":
+                method = session.show_method()
+                if method:
+                    say(t("plain.method", lang, method=visible(method)),
+                        t("plain.rate_capped_step", lang))
+                continue
+            outcome = session.submit(line)
+            if outcome.verdict.retry:
+                say(visible(outcome.verdict.message))
+                continue
+            break
+        step = outcome.part
+        assert step is not None
+        say(visible(step.verdict.message))
+        if not step.correct and not step.carried:
+            part = question.parts[index].question
+            say(t("plain.compare", lang, given=visible(numbered_choice(part, step.verdict.given)),
+                  expected=visible(numbered_choice(part, step.verdict.expected))))
+        if outcome.parts_left == 0:
+            return outcome
 
 
 MORE_NEW = 10

@@ -14,14 +14,17 @@ if TYPE_CHECKING:
     from studyapp.catalog.loader import (
         Catalog,
         CatalogError,
+        Finding,
         Table,
         load_catalog,
         load_catalog_from,
+        user_catalog_path,
     )
     from studyapp.catalog.models import Accelerator, Interconnect, Model, System
 
 _WHERE = {
-    "Catalog": "loader", "CatalogError": "loader", "Table": "loader",
+    "Catalog": "loader", "CatalogError": "loader", "Table": "loader", "Finding": "loader",
+    "user_catalog_path": "loader",
     "UnknownIdError": "errors", "load_catalog": "loader", "load_catalog_from": "loader",
     "Accelerator": "models", "Interconnect": "models", "Model": "models", "System": "models",
 }
@@ -30,6 +33,7 @@ __all__ = [
     "Accelerator",
     "Catalog",
     "CatalogError",
+    "Finding",
     "Interconnect",
     "Model",
     "System",
@@ -37,6 +41,7 @@ __all__ = [
     "UnknownIdError",
     "load_catalog",
     "load_catalog_from",
+    "user_catalog_path",
 ]
 
 

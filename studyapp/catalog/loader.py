@@ -1,24 +1,32 @@
-"""Load content/*.yaml once into a typed, read-only catalog."""
+"""Load content/*.yaml (and the user's catalog.yaml) once into a typed, read-only catalog.
+
+A file that cannot be used raises ``CatalogError`` with every reason found, each
+tied to the file and the place in its data (``accelerators.7.fp4_dense_tflop``).
+``studyapp.decks.catalog_check`` turns those into ``file:line:col: what is wrong``
+in the reader's language, for ``studyapp catalog validate`` and every command.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import yaml
 from pydantic import ValidationError
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from studyapp import locations
 from studyapp.catalog.errors import UnknownIdError
 from studyapp.catalog.models import (
     Accelerator,
+    CatalogFile,
     Entry,
-    HardwareFile,
     Interconnect,
     Model,
-    ModelsFile,
     System,
 )
 
@@ -28,6 +36,14 @@ except ImportError:  # pragma: no cover - pure-Python PyYAML
     from yaml import SafeLoader  # type: ignore[assignment]
 
 E = TypeVar("E", bound=Entry)
+
+SHIPPED_FILES = ("hardware.yaml", "models.yaml")
+USER_FILE = "catalog.yaml"
+TABLES = ("accelerators", "interconnects", "systems", "models")
+MAX_NODES = 200_000
+"""Values a catalog file may hold once aliases are expanded (an alias bomb stops here)."""
+
+Loc = tuple[str | int, ...]
 
 
 @dataclass(frozen=True)
@@ -64,6 +80,11 @@ class Catalog:
     interconnects: Table[Interconnect]
     systems: Table[System]
     models: Table[Model]
+    post_chips: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """The chips each hardware post is about (``posts:`` in hardware.yaml)."""
+    pools: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Default chip pools of the families that compare many (``pools:``)."""
+    files: tuple[Path, ...] = ()
 
     def table(self, name: str) -> Table[Entry]:
         """A table by its YAML key (``from: accelerators`` in a deck)."""
@@ -77,41 +98,255 @@ class Catalog:
             raise UnknownIdError("catalog table", name, list(tables))
         return tables[name]
 
+    def chip_patterns(self) -> dict[str, str]:
+        """How a text names each accelerator (``name_pattern``), by id."""
+        return {a.id: a.name_pattern for a in self.accelerators if a.name_pattern}
+
+    def pool(self, name: str) -> list[str]:
+        """A default pool's chips that are in the catalog, in the pool's order."""
+        return [c for c in self.pools.get(name, ()) if c in self.accelerators]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One reason a catalog file is unusable: the file, where in its data, and why.
+
+    ``key`` names the words in ``decks.problem.catalog.*`` (with ``fields``) when
+    studyapp composed them; ``line``/``col`` are set when the place is not a data path
+    (a YAML syntax error).
+    """
+
+    file: Path
+    loc: Loc
+    message: str
+    key: str = ""
+    fields: tuple[tuple[str, str], ...] = ()
+    line: int | None = None
+    col: int | None = None
+
+    def __str__(self) -> str:
+        if self.line is not None:
+            return f"{self.file}:{self.line}:{self.col}: {self.message}"
+        where = ".".join(str(part) for part in self.loc)
+        return f"{self.file}: {where + ': ' if where else ''}{self.message}"
+
 
 class CatalogError(ValueError):
-    """The shipped catalog does not validate (a packaging or editing mistake)."""
+    """A catalog file (shipped or the user's) that does not validate; every reason found."""
+
+    def __init__(self, findings: Sequence[Finding], read: Sequence[Path] = ()) -> None:
+        self.findings = list(findings)
+        self.read = list(read)
+        super().__init__("\n".join(str(f) for f in self.findings) or "invalid catalog")
+
+    @property
+    def files(self) -> list[Path]:
+        """Every file read together (ids must not clash across them), else the bad ones."""
+        return self.read or list(dict.fromkeys(f.file for f in self.findings))
 
 
-def _index(kind: str, entries: list[E]) -> Table[E]:
-    by_id: dict[str, E] = {}
-    for entry in entries:
-        if entry.id in by_id:
-            raise CatalogError(f"duplicate {kind} id {entry.id!r}")
-        by_id[entry.id] = entry
-    return Table(kind, by_id)
+def _count(root: Node) -> None:
+    """Refuse a node graph that expands past ``MAX_NODES`` values (aliases share nodes)."""
+    seen = 0
+    stack: list[Node] = [root]
+    while stack:
+        node = stack.pop()
+        seen += 1
+        if seen > MAX_NODES:
+            raise _TooLarge
+        if isinstance(node, SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, MappingNode):
+            keys: set[str] = set()
+            for key, value in node.value:
+                if isinstance(key, ScalarNode):
+                    if key.value in keys:
+                        raise _Duplicate(key)
+                    keys.add(key.value)
+                stack.append(key)
+                stack.append(value)
 
 
-def _read(path: Path) -> object:
-    with path.open("rb") as fh:
-        return yaml.load(fh, Loader=SafeLoader)
+class _TooLarge(Exception):
+    pass
 
 
-def load_catalog_from(folder: Path) -> Catalog:
-    """Parse and validate hardware.yaml and models.yaml in ``folder``."""
+class _Duplicate(Exception):
+    """A mapping names a key twice (YAML would keep the last one silently)."""
+
+    def __init__(self, key: ScalarNode) -> None:
+        self.key = key
+
+
+def read_file(path: Path) -> object:
+    """The data of one catalog file; ``CatalogError`` for what cannot be read."""
     try:
-        hardware = HardwareFile.model_validate(_read(folder / "hardware.yaml"))
-        models = ModelsFile.model_validate(_read(folder / "models.yaml"))
-    except (OSError, yaml.YAMLError, ValidationError) as exc:
-        raise CatalogError(f"catalog in {folder} is invalid: {exc}") from exc
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise CatalogError([Finding(path, (), f"not UTF-8 text: {exc.reason}", "unreadable",
+                                    (("reason", "not UTF-8 text"),), 1, 1)]) from None
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise CatalogError([Finding(path, (), f"cannot read the file: {reason}", "unreadable",
+                                    (("reason", reason),), 1, 1)]) from None
+    loader = SafeLoader(text)
+    try:
+        root = loader.get_single_node()
+        if root is None:
+            return None
+        _count(root)
+        return loader.construct_document(root)
+    except _Duplicate as dup:
+        mark = dup.key.start_mark
+        raise CatalogError([Finding(path, (), f"duplicate key {dup.key.value!r}",
+                                    line=mark.line + 1, col=mark.column + 1)]) from None
+    except _TooLarge:
+        raise CatalogError([Finding(path, (), f"more than {MAX_NODES} values (aliases?)",
+                                    "too_many", (("limit", str(MAX_NODES)),), 1, 1)]) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        detail = " ".join(p for p in (exc.context, exc.problem) if p) or str(exc)
+        raise CatalogError([Finding(path, (), detail, line=line, col=col)]) from None
+    except (yaml.YAMLError, RecursionError, ValueError) as exc:
+        raise CatalogError([Finding(path, (), str(exc), line=1, col=1)]) from None
+    finally:
+        loader.dispose()
+
+
+def validate_data(path: Path, data: object) -> CatalogFile:
+    """One file's data as a ``CatalogFile``; ``CatalogError`` with every schema problem."""
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise CatalogError([Finding(path, (), "expected a mapping with accelerators,"
+                                    " interconnects, systems, models, posts or pools",
+                                    "not_mapping")])
+    try:
+        return CatalogFile.model_validate(data)
+    except ValidationError as exc:
+        findings = [Finding(path, tuple(item["loc"]), item["msg"])
+                    for item in exc.errors(include_url=False)]
+        raise CatalogError(findings) from None
+
+
+def cross_check(files: Sequence[tuple[Path, CatalogFile]]) -> list[Finding]:
+    """What no one file shows: duplicate ids, references to ids no file defines."""
+    findings: list[Finding] = []
+    seen: dict[tuple[str, str], Path] = {}
+    ids: dict[str, set[str]] = {table: set() for table in TABLES}
+    for path, data in files:
+        for table in TABLES:
+            for i, entry in enumerate(getattr(data, table)):
+                first = seen.get((table, entry.id))
+                if first is not None:
+                    findings.append(Finding(
+                        path, (table, i, "id"),
+                        f"duplicate {table[:-1]} id {entry.id!r} (first in {first})",
+                        "duplicate_id", (("kind", table[:-1]), ("id", entry.id),
+                                         ("first", str(first)))))
+                else:
+                    seen[(table, entry.id)] = path
+                    ids[table].add(entry.id)
+
+    def unknown(path: Path, loc: Loc, table: str, wanted: str) -> None:
+        if wanted not in ids[table]:
+            close = UnknownIdError(table[:-1], wanted, sorted(ids[table])).close
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            findings.append(Finding(path, loc, f"unknown {table[:-1]} id {wanted!r}{hint}",
+                                    "unknown_ref", (("kind", table[:-1]), ("id", wanted),
+                                                    ("close", ", ".join(close)))))
+
+    for path, data in files:
+        for i, system in enumerate(data.systems):
+            unknown(path, ("systems", i, "accelerator"), "accelerators", system.accelerator)
+            if system.interconnect is not None:
+                unknown(path, ("systems", i, "interconnect"), "interconnects",
+                        system.interconnect)
+        for post, chips in data.posts.items():
+            for j, chip in enumerate(chips):
+                unknown(path, ("posts", post, j), "accelerators", chip)
+        for pool, chips in data.pools.items():
+            for j, chip in enumerate(chips):
+                unknown(path, ("pools", pool, j), "accelerators", chip)
+    return findings
+
+
+def _index(kind: str, entries: Iterable[E]) -> Table[E]:
+    return Table(kind, {entry.id: entry for entry in entries})
+
+
+def check_files(paths: Sequence[Path]) -> tuple[list[tuple[Path, CatalogFile]], list[Finding]]:
+    """Read and validate ``paths`` together: the files that loaded, and every finding."""
+    loaded: list[tuple[Path, CatalogFile]] = []
+    findings: list[Finding] = []
+    for path in paths:
+        try:
+            loaded.append((path, validate_data(path, read_file(path))))
+        except CatalogError as exc:
+            findings.extend(exc.findings)
+    findings.extend(cross_check(loaded))
+    return loaded, findings
+
+
+def build(paths: Sequence[Path]) -> Catalog:
+    """The catalog of ``paths`` (later files add to earlier ones); ``CatalogError`` if bad."""
+    loaded, findings = check_files(paths)
+    if findings:
+        raise CatalogError(findings, paths)
+    tables: dict[str, list[Any]] = {table: [] for table in TABLES}
+    posts: dict[str, set[str]] = {}
+    pools: dict[str, list[str]] = {}
+    for _, data in loaded:
+        for table in TABLES:
+            tables[table].extend(getattr(data, table))
+        for post, chips in data.posts.items():
+            posts.setdefault(post, set()).update(chips)
+        for pool, chips in data.pools.items():
+            pools.setdefault(pool, []).extend(c for c in chips if c not in pools.get(pool, []))
     return Catalog(
-        accelerators=_index("accelerator", hardware.accelerators),
-        interconnects=_index("interconnect", hardware.interconnects),
-        systems=_index("system", hardware.systems),
-        models=_index("model", models.models),
+        accelerators=_index("accelerator", tables["accelerators"]),
+        interconnects=_index("interconnect", tables["interconnects"]),
+        systems=_index("system", tables["systems"]),
+        models=_index("model", tables["models"]),
+        post_chips={post: frozenset(chips) for post, chips in posts.items()},
+        pools={pool: tuple(chips) for pool, chips in pools.items()},
+        files=tuple(path for path, _ in loaded),
     )
 
 
+def load_catalog_from(folder: Path, user_file: Path | None = None) -> Catalog:
+    """Parse and validate hardware.yaml and models.yaml in ``folder`` (and ``user_file``)."""
+    paths = [folder / name for name in SHIPPED_FILES]
+    if user_file is not None and user_file.exists():
+        paths.append(user_file)
+    return build(paths)
+
+
+def user_catalog_path() -> Path:
+    """The learner's own catalog file: chips and models added to the shipped ones."""
+    return locations.data_dir() / USER_FILE
+
+
 @cache
+def _load(content: Path, user_file: Path) -> Catalog:
+    return load_catalog_from(content, user_file)
+
+
+@cache
+def _paths(home: str | None) -> tuple[Path, Path]:
+    """Where the catalog files are for this STUDYAPP_HOME (found once: generators ask often)."""
+    return locations.content_dir(), user_catalog_path()
+
+
 def load_catalog() -> Catalog:
-    """The shipped catalog, parsed once per process."""
-    return load_catalog_from(locations.content_dir())
+    """The shipped catalog plus the user's catalog.yaml, parsed once per process."""
+    return _load(*_paths(os.environ.get("STUDYAPP_HOME")))
+
+
+def _clear() -> None:
+    _load.cache_clear()
+    _paths.cache_clear()
+
+
+load_catalog.cache_clear = _clear  # type: ignore[attr-defined]

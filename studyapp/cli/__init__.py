@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 COMMANDS: dict[str, str] = {
     "backup": "progress:backup_cmd",
     "calc": "calc:calc",
+    "catalog": "catalog:catalog",
     "cards": "cards:cards_cmd",
     "class": "classroom:class_group",
     "deck": "deck:deck",
@@ -92,15 +93,23 @@ def make_service(settings: Settings, extra_decks: tuple[str, ...] = ()) -> Study
 def user_errors() -> tuple[type[Exception], ...]:
     """Exceptions that are the user's input, reported in one line."""
     # called only once a command has failed: the store and the decks are loaded by then
-    from studyapp.catalog import UnknownIdError
+    from studyapp.catalog import CatalogError, UnknownIdError
+    from studyapp.catalog.hf_config import HFConfigError
     from studyapp.decks import DeckError
     from studyapp.study import StoreError
 
-    return (StoreError, UnknownIdError, DeckError)
+    return (StoreError, UnknownIdError, DeckError, CatalogError, HFConfigError)
 
 
 def user_error_text(exc: Exception, lang: str) -> str:
-    """One of ``user_errors()`` in words; a deck's problems in the reader's language."""
+    """One of ``user_errors()`` in words; a deck's or catalog's problems in the reader's
+    language, a catalog's at file:line:col."""
+    from studyapp.catalog import CatalogError
+
+    if isinstance(exc, CatalogError):
+        from studyapp.decks.catalog_check import catalog_error_text
+
+        return catalog_error_text(exc, lang)
     render = getattr(exc, "render", None)
     return render(lang) if callable(render) else str(exc)
 

@@ -25,6 +25,7 @@ def run_audit(family: str | None, deck_paths: tuple[str, ...], options: Mapping[
         Target,
         audit,
         family_targets,
+        pool_targets,
         table_lines,
     )
 
@@ -37,9 +38,11 @@ def run_audit(family: str | None, deck_paths: tuple[str, ...], options: Mapping[
             if family not in table:
                 fail(f"unknown generator family {family!r} (see: studyapp generate --list)")
             targets = [Target(family, table[family], dict(options), None)]
+            if not options:
+                targets += pool_targets([family])
         else:
             posts = sorted((locations.builtin_decks_dir() / "posts").glob("*.yaml"))
-            targets = family_targets() + deck_targets(posts)
+            targets = family_targets() + deck_targets(posts) + pool_targets()
         rows = audit(targets)
     except DeckError as exc:
         fail(exc.render(lang))

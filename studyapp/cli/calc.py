@@ -13,10 +13,12 @@ from studyapp.cli.calc_inputs import device_options, model_options, resolve_devi
 from studyapp.infra.calc import (
     allreduce_report,
     checkpoint_report,
+    cost_report,
     decode_report,
     fit_report,
     kv_report,
     parse_count,
+    tp_report,
     train_report,
 )
 from studyapp.infra.network import per_direction
@@ -62,7 +64,10 @@ def _human_count(value: int, lang: str) -> str:
     return format_number(value, lang, sig=17)
 
 
-def _print_report(ctx: click.Context, report: dict[str, Any], as_json: bool) -> None:
+def _print_report(ctx: click.Context, report: dict[str, Any], as_json: bool,
+                  labels: dict[str, str] | None = None) -> None:
+    """JSON, or one labelled line per key; ``labels`` renames a key's label where the same
+    key means something else in this report (``dtype`` of the KV cache in ``calc kv``)."""
     if as_json:
         echo_json(report)
         return
@@ -70,7 +75,8 @@ def _print_report(ctx: click.Context, report: dict[str, Any], as_json: bool) -> 
     from studyapp.i18n import strings, t
 
     lang = current_settings(ctx).lang
-    width = max(len(t(f"calc.{k}", lang)) for k in report)
+    names = {k: (labels or {}).get(k, f"calc.{k}") for k in report}
+    width = max(len(t(names[k], lang)) for k in report)
     for key, value in report.items():
         if isinstance(value, bool):
             shown = t("calc.yes", lang) if value else t("calc.no", lang)
@@ -82,12 +88,13 @@ def _print_report(ctx: click.Context, report: dict[str, Any], as_json: bool) -> 
             shown = t(f"calc.value.{value}", lang)  # a word such as "ring", not an id
         else:
             shown = "-" if value is None else str(value)
-        click.echo(f"{t(f'calc.{key}', lang):<{width}}  {shown}")
+        click.echo(f"{t(names[key], lang):<{width}}  {shown}")
 
 
 @click.group()
 def calc() -> None:
-    """Calculator: memory fit, KV cache, decode speed, training, checkpoints, all-reduce."""
+    """Calculator: memory fit, KV cache, decode speed, training, checkpoints, all-reduce,
+    serving cost and tensor-parallel traffic."""
 
 
 @calc.command("fit")
@@ -118,14 +125,15 @@ def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
 @click.option("--tokens", "--context", "tokens", type=click.IntRange(min=0), default=1,
               show_default=True, help="Tokens per sequence.")
 @click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--dtype", type=click.Choice(DTYPES), default="bf16", show_default=True)
+@click.option("--dtype", type=click.Choice(DTYPES), default="bf16", show_default=True,
+              help="KV cache dtype.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def calc_kv(ctx: click.Context, /, **kw: Any) -> None:
     """KV cache per token and for tokens × batch."""
     model = resolve_model(kw, need_params=False)
     report = kv_report(model, dtype=kw["dtype"], tokens=kw["tokens"], batch=kw["batch"])
-    _print_report(ctx, report, kw["as_json"])
+    _print_report(ctx, report, kw["as_json"], labels={"dtype": "calc.kv_dtype"})
 
 
 @calc.command("decode")
@@ -137,15 +145,18 @@ def calc_kv(ctx: click.Context, /, **kw: Any) -> None:
 @click.option("--context", type=click.IntRange(min=0), default=0, show_default=True,
               help="Tokens in each sequence's KV cache; 0 = weights only.")
 @click.option("--gpus", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Weights and bandwidth split over N devices.")
+              help="Weights, bandwidth and compute split over N devices.")
+@click.option("--mfu", type=click.FloatRange(0, 1, min_open=True), default=1.0,
+              show_default=True, help="Share of the dense peak the step reaches.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def calc_decode(ctx: click.Context, /, **kw: Any) -> None:
-    """Memory-bandwidth ceiling on decode tokens/s."""
+    """Decode tokens/s: the larger of memory time and compute time per step."""
     model = resolve_model(kw, need_shape=kw["context"] > 0)
     device = resolve_device(kw, "bandwidth")
     report = decode_report(model, device, dtype=kw["dtype"], kv_dtype=kw["kv_dtype"],
-                           batch=kw["batch"], context=kw["context"], gpus=kw["gpus"])
+                           batch=kw["batch"], context=kw["context"], gpus=kw["gpus"],
+                           mfu=kw["mfu"])
     _print_report(ctx, report, kw["as_json"])
 
 
@@ -215,3 +226,61 @@ def calc_allreduce(ctx: click.Context, /, **kw: Any) -> None:
     report = allreduce_report(size_bytes=kw["size_gb"] * 1e9, gpus=kw["gpus"],
                               bandwidth_bytes_s=bandwidth, link=kw["link"])
     _print_report(ctx, report, kw["as_json"])
+
+
+@calc.command("cost")
+@click.option("--gpu-hour-usd", type=click.FloatRange(min=0, min_open=True), required=True,
+              help="Price of one GPU for one hour, in US dollars.")
+@click.option("--tokens-per-s", type=click.FloatRange(min=0, min_open=True), required=True,
+              help="Tokens per second the whole deployment serves (all sequences).")
+@click.option("--gpus", type=click.IntRange(min=1), default=1, show_default=True,
+              help="GPUs the deployment rents.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def calc_cost(ctx: click.Context, /, **kw: Any) -> None:
+    """Dollars per million tokens: GPUs × $/GPU-hour / (tokens/s × 3600) × 10^6."""
+    report = cost_report(gpu_hour_usd=kw["gpu_hour_usd"], tokens_per_s=kw["tokens_per_s"],
+                         gpus=kw["gpus"])
+    _print_report(ctx, report, kw["as_json"])
+
+
+@calc.command("tp")
+@click.option("--model", "model_id", metavar="ID", help="Model id (its layers and hidden size).")
+@click.option("--layers", type=click.IntRange(min=1), help="Layers instead of --model.")
+@click.option("--hidden-size", type=click.IntRange(min=1), help="Hidden size instead of --model.")
+@click.option("--tp", type=click.IntRange(min=1), required=True,
+              help="GPUs the tensor-parallel group splits each layer over.")
+@click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--dtype", type=click.Choice(DTYPES), default="bf16", show_default=True,
+              help="Activation dtype of the all-reduced values.")
+@click.option("--gpu", "gpu_id", metavar="ID",
+              help="Accelerator id: its scale-up bandwidth (per chip, half each way).")
+@click.option("--link", metavar="ID", help="Interconnect id (its per-direction bandwidth).")
+@click.option("--bandwidth-gb-s", type=click.FloatRange(min=0, min_open=True),
+              help="Per-direction bandwidth in GB/s instead of --gpu or --link.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def calc_tp(ctx: click.Context, /, **kw: Any) -> None:
+    """Tensor-parallel all-reduce bytes and time per decode step (2 per layer, ring)."""
+    cat = catalog.load_catalog()
+    layers, hidden, label = kw["layers"], kw["hidden_size"], "custom"
+    if kw["model_id"]:
+        model = cat.models[kw["model_id"]]  # an unknown id ends as one line (LazyGroup)
+        layers, hidden, label = layers or model.layers, hidden or model.hidden_size, model.id
+    if not (layers and hidden):
+        fail("give --model ID, or --layers and --hidden-size")
+    bandwidth = kw["bandwidth_gb_s"] * 1e9 if kw["bandwidth_gb_s"] else None
+    link_name = kw["link"]
+    if bandwidth is None and kw["link"]:
+        link = cat.interconnects[kw["link"]]
+        bandwidth = per_direction(link.bandwidth_gb_s * 1e9, link.direction)
+    if bandwidth is None and kw["gpu_id"]:
+        gpu = cat.accelerators[kw["gpu_id"]]
+        if gpu.scale_up_gb_s is None:
+            fail(f"{gpu.id} has no scale-up bandwidth in the catalog; give --bandwidth-gb-s")
+        bandwidth, link_name = gpu.scale_up_gb_s * 1e9 / 2, gpu.scale_up
+    if bandwidth is None:
+        fail("give --gpu ID, --link ID or --bandwidth-gb-s")
+    report = tp_report(layers=layers, hidden_size=hidden, batch=kw["batch"], dtype=kw["dtype"],
+                       tp=kw["tp"], bandwidth_bytes_s=bandwidth, link=link_name, model=label)
+    _print_report(ctx, report, kw["as_json"], labels={"dtype": "calc.activation_dtype"})

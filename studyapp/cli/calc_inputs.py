@@ -21,6 +21,11 @@ def model_options(f: Any) -> Any:
     """--model ID, or an explicit shape for a model outside the catalog."""
     opts = [
         click.option("--model", "model_id", metavar="ID", help="Model id from the catalog."),
+        click.option("--model-config", "model_config", metavar="FILE",
+                     type=click.Path(dir_okay=False),
+                     help="A Hugging Face config.json instead of --model (Llama, Mistral, "
+                          "Mixtral, Qwen2/3, Qwen3-MoE, DeepSeek-V3, Kimi K2, gpt-oss, "
+                          "Llama 4)."),
         click.option("--params", metavar="N",
                      help="Parameter count instead of --model (70e9, 70B)."),
         click.option("--layers", type=click.IntRange(min=1), help="Transformer layers."),
@@ -39,7 +44,9 @@ def device_options(f: Any) -> Any:
     opts = [
         click.option("--gpu", "gpu_id", metavar="ID", help="Accelerator id from the catalog."),
         click.option("--memory-gb", type=click.FloatRange(min=0, min_open=True),
-                     help="Memory per device in GB instead of --gpu."),
+                     help="Memory per device in GB (10^9 bytes) instead of --gpu."),
+        click.option("--memory-gib", type=click.FloatRange(min=0, min_open=True),
+                     help="Memory per device in GiB (2^30 bytes: HBM as vendors print it)."),
         click.option("--bandwidth-tb-s", type=click.FloatRange(min=0, min_open=True),
                      help="Memory bandwidth per device in TB/s instead of --gpu."),
         click.option("--tflops", type=click.FloatRange(min=0, min_open=True),
@@ -59,15 +66,28 @@ def resolve_model(kw: dict[str, Any], need_params: bool = True,
             params = parse_count(kw["params"])
         except ValueError as exc:
             fail(str(exc))
-    if kw.get("model_id"):
-        # an unknown id ends as one line in the user's language (LazyGroup)
-        model = catalog.load_catalog().models[kw["model_id"]]
+    if kw.get("model_id") or kw.get("model_config"):
+        if kw.get("model_id") and kw.get("model_config"):
+            fail("give --model ID or --model-config FILE, not both")
+        if kw.get("model_config"):
+            from pathlib import Path
+
+            from studyapp.catalog.hf_config import load_model_config
+
+            model = load_model_config(Path(kw["model_config"]))  # a bad file: one line
+        else:
+            # an unknown id ends as one line in the user's language (LazyGroup)
+            model = catalog.load_catalog().models[kw["model_id"]]
         shape = kv_shape(model)
         if kw.get("layers") or kw.get("kv_heads") or kw.get("head_dim"):
             shape = KVShape(layers=kw.get("layers") or shape.layers,
                             kv_heads=kw.get("kv_heads") or shape.kv_heads,
                             head_dim=kw.get("head_dim") or shape.head_dim)
-        return ModelInput(model.id, params or model.params, shape, model.attention)
+        return ModelInput(model.id, params or model.params, shape, model.attention,
+                          active_params=None if params else model.active_params_b
+                          and model.active_params_b * 1e9,
+                          experts=model.experts, experts_per_token=model.experts_per_token,
+                          sliding_window=model.sliding_window)
     layers = kw.get("layers")
     if kw.get("kv_lora_rank"):
         if not layers:
@@ -92,13 +112,18 @@ def resolve_model(kw: dict[str, Any], need_params: bool = True,
 def resolve_device(kw: dict[str, Any], need: str) -> DeviceInput:
     """need: 'memory', 'bandwidth' or 'flops' (the figure the command uses)."""
     memory = kw["memory_gb"] * 1e9 if kw.get("memory_gb") else None
+    basis = "given-gb" if memory else None
+    driver_mib = None
+    if kw.get("memory_gib"):
+        memory, basis = kw["memory_gib"] * 2**30, "given-gib"
     bandwidth = kw["bandwidth_tb_s"] * 1e12 if kw.get("bandwidth_tb_s") else None
     flops = kw["tflops"] * 1e12 if kw.get("tflops") else None
     label = "custom"
     if kw.get("gpu_id"):
         gpu = catalog.load_catalog().accelerators[kw["gpu_id"]]  # unknown: as the model's
         label = gpu.id
-        memory = memory or gpu.memory_bytes
+        if memory is None:
+            memory, basis, driver_mib = gpu.memory_bytes, memory_basis(gpu), gpu.driver_memory_mib
         bandwidth = bandwidth or gpu.bandwidth_bytes_s
         if flops is None:
             dtype = kw.get("dtype") or "bf16"
@@ -111,4 +136,12 @@ def resolve_device(kw: dict[str, Any], need: str) -> DeviceInput:
     value, option = figures[need]
     if value is None:
         fail(f"give --gpu ID or {option}")
-    return DeviceInput(label, memory, bandwidth, flops)
+    return DeviceInput(label, memory, bandwidth, flops, basis, driver_mib)
+
+
+def memory_basis(gpu: Any) -> str:
+    """How a catalog chip's capacity is read: ``driver-total`` (the total nvidia-smi or
+    rocm-smi reports), ``vendor-gib`` (HBM "GB" read as GiB) or ``vendor-gb``."""
+    if gpu.driver_memory_mib is not None:
+        return "driver-total"
+    return "vendor-gib" if gpu.memory_unit == "GiB" else "vendor-gb"

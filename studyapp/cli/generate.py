@@ -85,6 +85,8 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, seed: 
         echo_json(records)
         return
     from studyapp.questions.grading import expected_display  # only for the text listing
+    from studyapp.questions.model import Kind
+    from studyapp.study.text import numbered_choice
 
     for number, (question, record) in enumerate(zip(questions, records, strict=True), 1):
         click.echo(f"[{number}/{len(records)}] {record['family']} ({record['post']}, "
@@ -92,6 +94,15 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, seed: 
         click.echo(record["prompt"])
         for number, choice in enumerate(record["choices"] or [], start=1):
             click.echo(f"  {number}) {choice}")  # numbered, as the study faces list them
+        if question.kind is Kind.SCENARIO:  # each step with its answer, then the chain
+            for n, part in enumerate(question.parts, 1):
+                uses = f" [{', '.join(part.uses)}]" if part.uses else ""
+                click.echo(f"  {n}. {part.question.prompt}{uses}")
+                click.echo(f"     {t('gen.cli.answer', lang)}: "
+                           f"{numbered_choice(part.question, expected_display(part.question))}")
+            click.echo(record["explanation"])
+            click.echo("")
+            continue
         answer = record["answer"]
         if isinstance(answer, bool):
             answer = t("gen.word.yes" if answer else "gen.word.no", lang)

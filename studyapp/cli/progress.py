@@ -108,13 +108,13 @@ def _print_stats(data: Any, lang: str) -> None:
         console.print(cards_table)
 
 
-def _print_card(detail: Any) -> None:
+def _print_card(detail: Any, lang: str) -> None:
     # loaded when the command runs, so that --help stays fast
     from rich.console import Console
     from rich.text import Text
 
     from studyapp.decks.text import visible
-    from studyapp.study.text import logged_choice
+    from studyapp.study.text import logged_choice, logged_parts
 
     console = Console(highlight=False)
     card = detail.card
@@ -131,6 +131,8 @@ def _print_card(detail: Any) -> None:
                                    f"{log.rating} answer {log.response!r} expected "
                                    f"{logged_choice(log.expected, log.params)!r} {seed}params "
                                    f"{json.dumps(log.params, ensure_ascii=False)}")))
+        for line in logged_parts(log.params, lang):
+            console.print(Text("    " + visible(line)))
 
 
 @click.command()
@@ -164,7 +166,7 @@ def stats(ctx: click.Context, as_json: bool, card_ref: str | None) -> None:
                                      "response": log.response, "expected": log.expected}
                                     for log in detail.logs]})
             else:
-                _print_card(detail)
+                _print_card(detail, settings.lang)
             return
         data = learner_stats(service)
     except user_errors() as exc:

@@ -42,9 +42,11 @@ def _catalog_stamp() -> str:
     """Size and modification time of the catalog files a deck's draws were checked against."""
     folder = locations.content_dir()
     parts = []
-    for name in CATALOG_FILES:
+    # the learner's catalog.yaml adds entries draws may pick (studyapp.catalog.loader)
+    for name, where in [*((n, folder / n) for n in CATALOG_FILES),
+                        ("user", locations.data_dir() / "catalog.yaml")]:
         try:
-            info = (folder / name).stat()
+            info = where.stat()
             parts.append(f"{name}:{info.st_size}:{info.st_mtime_ns}")
         except OSError:
             parts.append(f"{name}:missing")

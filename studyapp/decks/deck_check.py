@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import Field, TypeAdapter, ValidationError
 
-from studyapp.decks.field_checks import FieldChecks, check_combinations
+from studyapp.decks.field_checks import FieldChecks, check_combinations, sample_combinations
 from studyapp.decks.formula import (
     EntryView,
     Formula,
@@ -28,6 +28,7 @@ from studyapp.decks.model import (
     DeckSource,
     Localized,
     ParamSpec,
+    PartSpec,
     bool_words,
     numeric_answer,
     truth,
@@ -41,6 +42,7 @@ from studyapp.decks.schema import (
     GeneratedCard,
     NumericCard,
     RecallCard,
+    ScenarioCard,
     TextCard,
     TrueFalseCard,
 )
@@ -166,6 +168,8 @@ class DeckCheck(FieldChecks):
             self.check_generated(model, path)
             spec = CardSpec(type="generated", generator=model.generator,
                             options=dict(model.options), **common)  # fmt: skip
+        elif isinstance(model, ScenarioCard):
+            spec = self.scenario(model, path, language, common)
         else:
             spec = self.authored(model, path, language, common)
         return spec if len(self.problems) == before else None
@@ -346,6 +350,107 @@ class DeckCheck(FieldChecks):
                                       for note in model.feedback)}
         return {}
 
+    def scenario(self, model: ScenarioCard, path: PathKey, language: str,
+                 common: dict[str, Any]) -> CardSpec | None:
+        """A scenario's steps: names, formulas over params and earlier steps, units, slips.
+
+        Each problem is reported where it is written (a step's ``answer``,
+        ``prompt``, ``unit``...); then the whole chain is computed over sampled
+        params, and the first step that fails is named at its ``answer``.
+        """
+        from studyapp.questions.model import Slip
+
+        before = len(self.problems)
+        params = self.params(model.params, (*path, "params"))
+        declared = set(model.params)
+        broken = declared - set(params)
+        slip_keys = _slip_keys()
+
+        def check_names(formula: Formula, where: PathKey, known: set[str]) -> None:
+            for name in sorted(formula.names - known - broken):
+                listed = ", ".join(sorted(known)) or problem_message("none")
+                self.at(where, problem_message("unknown_name", name=name,
+                                               hint=suggest(name, known),
+                                               formula=formula.source, params=listed))
+
+        def check_texts(value: str | ByLanguage | None, where: PathKey, known: set[str]) -> None:
+            if value is None:
+                return
+            for variant in _variants(value, where, language):
+                try:
+                    template = parse_template(variant.text)
+                except FormulaError as exc:
+                    self.at(variant.path, exc.message)
+                    continue
+                for formula in template.formulas:
+                    check_names(formula, variant.path, known)
+
+        check_texts(model.prompt, (*path, "prompt"), declared)
+        check_texts(model.explanation, (*path, "explanation"), declared)
+        names_so_far: list[str] = []
+        all_names = declared | {p.name for p in model.parts}
+        parts: list[PartSpec] = []
+        for i, raw in enumerate(model.parts):
+            where: PathKey = (*path, "parts", i)
+            if raw.name in declared or raw.name in names_so_far or raw.name == "answer":
+                self.at((*where, "name"), problem_message("part_name_taken", name=raw.name))
+            check_texts(raw.prompt, (*where, "prompt"), declared)
+            check_texts(raw.method, (*where, "method"), declared)
+            check_texts(raw.explanation, (*where, "explanation"), all_names | {"answer"})
+            if isinstance(raw.answer, str):
+                try:
+                    check_names(parse_formula(raw.answer), (*where, "answer"),
+                                declared | set(names_so_far))
+                except FormulaError as exc:
+                    self.at((*where, "answer"), exc.message)
+            else:
+                self.check_number(raw.answer, (*where, "answer"))
+            unit = self.unit(raw.unit, (*where, "unit"))
+            tolerance = self.tolerance(raw.tolerance, unit, (*where, "tolerance"))
+            slips = []
+            for k, slip in enumerate(raw.slips):
+                if slip.key not in slip_keys:
+                    self.at((*where, "slips", k, "key"), problem_message(
+                        "unknown_slip", key=slip.key, hint=suggest(slip.key, slip_keys),
+                        keys=", ".join(sorted(slip_keys))))
+                elif not 0 < slip.factor < float("inf") or slip.factor == 1:
+                    self.at((*where, "slips", k, "factor"), problem_message("slip_factor"))
+                else:
+                    slips.append(Slip(slip.key, float(slip.factor), slip.symmetric))
+            names_so_far.append(raw.name)
+            parts.append(PartSpec(
+                name=raw.name, prompt=_localized(raw.prompt, language), answer=raw.answer,
+                unit=unit, tolerance=tolerance,
+                explanation=None if raw.explanation is None
+                else _localized(raw.explanation, language),
+                method=None if raw.method is None else _localized(raw.method, language),
+                slips=tuple(slips)))
+        if len(self.problems) != before:
+            return None
+        spec = CardSpec(type="scenario", prompt=_localized(model.prompt, language),
+                        explanation=None if model.explanation is None
+                        else _localized(model.explanation, language),
+                        params=params, parts=tuple(parts), **common)
+        for names in sample_combinations(params):
+            env: dict[str, Value] = dict(names)
+            for i, part in enumerate(parts):
+                try:
+                    env[part.name] = numeric_answer(part.answer, env)
+                except FormulaError as exc:
+                    drawn = ", ".join(f"{k}={format_value(v)}" for k, v in names.items())
+                    self.at((*path, "parts", i, "answer"), problem_message(
+                        "with_values", detail=exc.message, values=drawn)
+                        if drawn else exc.message)
+                    return None
+        for seed, lang in itertools.product(GENERATOR_CHECK_SEEDS, ("en", "es")):
+            try:
+                spec.instantiate(seed, lang)
+            except Exception as exc:  # a text that cannot render with some draw
+                self.at(path, problem_message("card_fails", id=model.id,
+                                              detail=as_written(str(exc))))
+                return None
+        return spec
+
     def choice_answer(self, model: ChoiceCard, path: PathKey, language: str) -> int | None:
         where: PathKey = (*path, "answer")
         options = [_localized(c, language) for c in model.choices]
@@ -395,6 +500,14 @@ class DeckCheck(FieldChecks):
                 self._sampled[key] = found
         for where, message in found:
             self.at((*path, *where), message)
+
+
+def _slip_keys() -> list[str]:
+    """The slips grading can name (``grading.slip.<key>`` in the strings)."""
+    from studyapp.i18n import strings
+
+    prefix = "grading.slip."
+    return sorted(k.removeprefix(prefix) for k in strings("en") if k.startswith(prefix))
 
 
 def _exact(value: Any) -> Any:

@@ -22,12 +22,14 @@ from studyapp.decks.formula import (
     evaluate,
     format_value,
     number,
+    parse_formula,
     render,
 )
 from studyapp.decks.problems import DeckError, Problem, problem_message
 from studyapp.questions.model import Kind, Question, Slip, Tolerance
 
-CardType = Literal["choice", "truefalse", "numeric", "text", "generated", "recall"]
+CardType = Literal["choice", "truefalse", "numeric", "text", "generated", "recall",
+                   "scenario"]
 DeckSource = Literal["builtin", "user", "file"]
 Localized = Mapping[str, str]
 
@@ -112,6 +114,20 @@ class AuthoredSlip:
 
 
 @dataclass(frozen=True)
+class PartSpec:
+    """One step of an authored scenario, as written (``answer`` a number or a formula)."""
+
+    name: str
+    prompt: Localized
+    answer: int | float | str
+    unit: str | None = None
+    tolerance: Tolerance | None = None
+    explanation: Localized | None = None
+    method: Localized | None = None
+    slips: tuple[Slip, ...] = ()
+
+
+@dataclass(frozen=True)
 class CardSpec:
     """One card of a deck, as written; ``instantiate`` makes it a ``Question``.
 
@@ -145,6 +161,8 @@ class CardSpec:
     """Words to find the card by (``cards tag:NAME``); ``a::b`` nests, as in Anki."""
     fact: str | None = None
     """Siblings share a fact (``fact:`` in the file; a generated card inherits its family's)."""
+    parts: tuple[PartSpec, ...] = ()
+    """A scenario's steps, in order."""
     path: Path = Path()
     line: int = 1
     col: int = 1
@@ -174,6 +192,8 @@ class CardSpec:
         try:
             if self.type == "generated":
                 return self._generated(seed, lang)
+            if self.type == "scenario":
+                return self._scenario(seed, lang)
             return self._authored(seed, lang)
         except FormulaError as exc:
             failure = exc
@@ -273,12 +293,57 @@ class CardSpec:
                 found.append(resolved)
         return tuple(found)
 
+    def _scenario(self, seed: int, lang: str) -> Question:
+        """The steps computed in order, each from the params and the earlier steps' values."""
+        from studyapp.questions.scenario import Step, build_parts, run_chain, worked_chain
+
+        words = bool_words(lang)
+        names: dict[str, Value] = draw_params(self.params, seed)
+        steps = [Step(part.name, _part_formula(part.answer), part.unit,
+                      uses=tuple(_part_uses(part.answer, [p.name for p in self.parts[:i]])),
+                      tolerance=part.tolerance or Tolerance(relative=0.02), slips=part.slips)
+                 for i, part in enumerate(self.parts)]
+        env = run_chain(steps, names)
+        prompts, methods, solutions = {}, {}, {}
+        for part in self.parts:
+            prompts[part.name] = render(self.text(part.prompt, lang), names, words, lang)
+            if part.method is not None:
+                methods[part.name] = render(self.text(part.method, lang), names, words, lang)
+            bound = {**env, "answer": env[part.name]}
+            if part.explanation is not None:
+                solutions[part.name] = render(self.text(part.explanation, lang), bound, words,
+                                              lang)
+            else:
+                unit = f" {part.unit}" if part.unit else ""
+                shown = format_value(env[part.name], "", words, lang)
+                solutions[part.name] = f"{part.answer} = {shown}{unit}"
+        parts, _ = build_parts(steps, names, post=self.post, family=None, seed=seed, lang=lang,
+                               prompts=prompts, methods=methods, solutions=solutions)
+        question = Question(kind=Kind.SCENARIO, post=self.post,
+                            prompt=render(self.text(self.prompt, lang), names, words, lang),
+                            explanation="", answer=str(len(parts)), parts=parts,
+                            params=shown_params(names), seed=seed, lang=lang)
+        return replace(question, explanation=worked_chain(question))
+
     def _default_explanation(self, answer: Value, words: Mapping[bool, str], lang: str) -> str:
         shown = format_value(answer, "", words, lang)
         if self.type == "numeric" and isinstance(self.answer, str):
             unit = f" {self.unit}" if self.unit else ""
             return f"{self.answer} = {shown}{unit}"
         return shown
+
+
+def _part_formula(answer: int | float | str) -> Any:
+    """A step's answer from the environment of params and earlier steps."""
+    return lambda env: numeric_answer(answer, env)
+
+
+def _part_uses(answer: int | float | str, earlier: list[str]) -> list[str]:
+    """The earlier steps a step's formula names."""
+    if not isinstance(answer, str):
+        return []
+    names = parse_formula(answer).names
+    return [name for name in earlier if name in names]
 
 
 def truth(answer: object, names: Mapping[str, Value]) -> bool:

@@ -29,7 +29,8 @@ from pydantic_core import PydanticCustomError
 LANGUAGES: tuple[str, ...] = ("es", "en")
 
 
-CARD_TYPES: tuple[str, ...] = ("choice", "truefalse", "numeric", "text", "generated", "recall")
+CARD_TYPES: tuple[str, ...] = ("choice", "truefalse", "numeric", "text", "generated", "recall",
+                               "scenario")
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._\-]*$"
 
@@ -204,6 +205,41 @@ class GeneratedCard(_CardBase):
     options: dict[str, Any] = Field(default_factory=dict)
 
 
+PART_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+
+
+class PartSlip(_Strict):
+    """A likely slip in a step: the factor it leaves in the answer and the slip it names
+    (``kv_pair``, ``bits``, ``dtype_bytes``, ``prefix``, ``binary``, ``per_direction``...)."""
+
+    key: StrictStr
+    factor: StrictInt | StrictFloat
+    symmetric: StrictBool = False
+
+
+class ScenarioPart(_Strict):
+    """One graded step: ``answer`` is a formula over ``params`` and the earlier steps' names."""
+
+    name: str = Field(pattern=PART_NAME_PATTERN, max_length=60,
+                      description="The step's name, for the formulas of later steps")
+    prompt: LocalizedText
+    answer: StrictInt | StrictFloat | StrictStr
+    unit: StrictStr | None = None
+    tolerance: StrictStr | StrictInt | StrictFloat | None = None
+    explanation: LocalizedText | None = Field(
+        None, description="The worked step; {answer} and every step's name may be used")
+    method: LocalizedText | None = Field(None, description="The step's hint: its method")
+    slips: list[PartSlip] = Field(default_factory=list)
+
+
+class ScenarioCard(_AuthoredCard):
+    """A problem in 3-6 steps, one card: later steps are graded against the learner's own
+    earlier answers too (error carried forward)."""
+
+    type: Literal["scenario"]
+    parts: list[ScenarioPart] = Field(min_length=3, max_length=6)
+
+
 def _card_branch(value: Any) -> str | None:
     if isinstance(value, dict) and value.get("type") in CARD_TYPES:
         return f"<{value['type']}>"
@@ -216,7 +252,8 @@ CardModel = Annotated[
     | Annotated[NumericCard, Tag("<numeric>")]
     | Annotated[TextCard, Tag("<text>")]
     | Annotated[GeneratedCard, Tag("<generated>")]
-    | Annotated[RecallCard, Tag("<recall>")],
+    | Annotated[RecallCard, Tag("<recall>")]
+    | Annotated[ScenarioCard, Tag("<scenario>")],
     Discriminator(
         _card_branch,
         custom_error_type="card_type",

@@ -223,3 +223,9 @@ def _error_message(kind: str, msg: str, ctx: Mapping[str, Any], value: Any) -> M
 
 
 # --- the checks ----------------------------------------------------------------
+
+
+describe_input = _describe_input
+"""What a value is, in words ("a number", "text"), for other files' problems."""
+error_message = _error_message
+"""The words for one pydantic error, for other files checked against a schema (the catalog)."""

@@ -63,7 +63,10 @@ _FIELDS: dict[Kind, tuple[str, ...]] = {
     Kind.NUMERIC: ("Key", "Prompt", "Answer", "Explanation", "Source"),
     Kind.TEXT: ("Key", "Prompt", "Answer", "Accepted", "Explanation", "Source"),
     Kind.RECALL: ("Key", "Prompt", "Answer", "Explanation", "Source"),
+    Kind.SCENARIO: ("Key", "Prompt", "Steps", "Answer", "Explanation", "Source"),
 }
+"""A scenario is one note: its steps on the front, each step's answer and the worked
+chain on the back."""
 _DRAW_FIELDS = ("Prompt", "Choices", "Answer", "Accepted", "Explanation")
 """Fields of each draw in a generated card's note (``Prompt 1``, ``Choices 1``...)."""
 
@@ -89,6 +92,8 @@ def note_model(kind: Kind) -> genanki.Model:
     front = '<div class="prompt">{{Prompt}}</div>'
     if "Choices" in fields:
         front += '<div class="choices">{{Choices}}</div>'
+    if "Steps" in fields:
+        front += '<div class="choices">{{Steps}}</div>'
     back = _BACK if "Accepted" in fields else _BACK.replace(
         '{{#Accepted}}<div class="accepted">{{Accepted}}</div>{{/Accepted}}', "")
     return genanki.Model(
@@ -198,6 +203,8 @@ class _Sources:
 def _draw_fields(question: Question) -> list[str]:
     """One draw's fields of a generated card's note, in ``_DRAW_FIELDS`` order."""
     fields = dict(zip(_FIELDS[question.kind], _fields(question, ""), strict=True))
+    if "Steps" in fields:  # a drawn scenario's steps sit where a draw's choices go
+        fields["Choices"] = fields.pop("Steps")
     return [fields.get(name, "") for name in _DRAW_FIELDS]
 
 
@@ -211,6 +218,13 @@ def _fields(question: Question, source: str) -> list[str]:
         answer += f" ({_html(question.tolerance.describe())})"
     explanation = _html(question.explanation)
     prompt = _html(question.prompt)
+    if question.kind is Kind.SCENARIO:
+        steps = "<br>".join(f"{n}. {_html(p.question.prompt)}"
+                            for n, p in enumerate(question.parts, 1))
+        answer = "<br>".join(
+            f"{n}. {_html(numbered_choice(p.question, expected_display(p.question)))}"
+            for n, p in enumerate(question.parts, 1))
+        return ["", prompt, steps, answer, explanation, source]
     if question.kind is Kind.CHOICE:
         choices = "<br>".join(_html(numbered_choice(question, c)) for c in question.choices)
         return ["", prompt, choices, answer, explanation, source]

@@ -12,7 +12,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from studyapp.infra.compute import decode, training_flops, training_seconds
+from studyapp.infra.compute import (
+    decode,
+    decode_flops,
+    experts_touched,
+    kv_tokens,
+    moe_params_read,
+    training_flops,
+    training_seconds,
+)
 from studyapp.infra.memory import (
     DEFAULT_USABLE_FRACTION,
     KVShape,
@@ -21,7 +29,12 @@ from studyapp.infra.memory import (
     kv_cache_bytes,
     weights_bytes,
 )
-from studyapp.infra.network import ring_allreduce_seconds
+from studyapp.infra.network import (
+    TP_ALLREDUCES_PER_LAYER,
+    ring_allreduce_seconds,
+    tp_allreduce_bytes,
+    tp_decode_seconds,
+)
 from studyapp.infra.storage import CHECKPOINT_BYTES_PER_PARAM, checkpoint_bytes, transfer_seconds
 from studyapp.infra.units import GB, dtype_bytes
 
@@ -68,16 +81,27 @@ class ModelInput:
     params: float | None
     shape: KVShape | None
     attention: str
+    active_params: float | None = None
+    """MoE: parameters that work on each token (None: a dense model, all of them)."""
+    experts: int | None = None
+    experts_per_token: int | None = None
+    sliding_window: int | None = None
 
 
 @dataclass(frozen=True)
 class DeviceInput:
-    """An accelerator from the catalog or from explicit numbers."""
+    """An accelerator from the catalog or from explicit numbers.
+
+    ``memory_bytes`` is the capacity fits use: the driver-reported total where the
+    catalog has one, else the vendor's figure read in its real unit (HBM "GB" are GiB);
+    ``memory_basis`` says which, in one line."""
 
     label: str
     memory_bytes: float | None
     bandwidth_bytes_s: float | None
     flops: float | None
+    memory_basis: str | None = None
+    driver_memory_mib: int | None = None
 
 
 def fit_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: str | None,
@@ -91,7 +115,8 @@ def fit_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: 
     assert device.memory_bytes is not None
     kvd = kv_dtype or dtype
     shape = model.shape or _NO_KV
-    result = fit(model.params, dtype, shape, device.memory_bytes, context=context,
+    tokens = kv_tokens(context, model.sliding_window)  # a sliding window caps the cache
+    result = fit(model.params, dtype, shape, device.memory_bytes, context=tokens,
                  batch=batch, kv_dtype=kvd, devices=gpus, usable_fraction=usable_fraction)
     return {
         "fits": result.fits,
@@ -108,9 +133,14 @@ def fit_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: 
         "dtype": dtype,
         "kv_dtype": kvd,
         "context": context,
+        "kv_tokens": tokens,
         "batch": batch,
         "usable_fraction": usable_fraction,
         "memory_gb_per_device": gb(device.memory_bytes),
+        "memory_gib_per_device": round(device.memory_bytes / 2**30, 2),
+        "available_gib": round(result.available_bytes / 2**30, 2),
+        "memory_basis": device.memory_basis,
+        "driver_memory_mib": device.driver_memory_mib,
         "kv_cache_bytes_per_token": kv_bytes_per_token(model.shape, kvd) if model.shape else None,
         "weights_bytes": result.weights_bytes,
         "kv_cache_bytes": result.kv_cache_bytes,
@@ -123,7 +153,8 @@ def kv_report(model: ModelInput, *, dtype: str, tokens: int, batch: int) -> dict
     """KV cache per token and for tokens × batch."""
     assert model.shape is not None
     per_token = kv_bytes_per_token(model.shape, dtype)
-    total = kv_cache_bytes(model.shape, dtype, tokens, batch)
+    kept = kv_tokens(tokens, model.sliding_window)  # a sliding window caps the cache
+    total = kv_cache_bytes(model.shape, dtype, kept, batch)
     per_token_out: float | int = int(per_token) if per_token.is_integer() else per_token
     return {
         "kv_cache_bytes_per_token": per_token_out,
@@ -131,6 +162,8 @@ def kv_report(model: ModelInput, *, dtype: str, tokens: int, batch: int) -> dict
         "kv_cache_gb": gb(total),
         "kv_cache_gib": round(total / 2**30, 3),
         "tokens": tokens,
+        "kv_tokens": kept,
+        "sliding_window": model.sliding_window,
         "batch": batch,
         "dtype": dtype,
         "bytes_per_value": dtype_bytes(dtype),
@@ -141,26 +174,58 @@ def kv_report(model: ModelInput, *, dtype: str, tokens: int, batch: int) -> dict
 
 
 def decode_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: str | None,
-                  batch: int, context: int, gpus: int) -> dict[str, Any]:
-    """Batch decode ceiling: every step streams weights + each sequence's KV cache.
+                  batch: int, context: int, gpus: int, mfu: float = 1.0) -> dict[str, Any]:
+    """One decode step: the larger of memory time and compute time, and which bound holds.
 
-    At context 0 (the default) only the weights are read: no KV shape is needed."""
+    Memory time = (weights read + batch × KV tokens × KV bytes per token) / bandwidth;
+    compute time = 2 × active parameters × batch / (dense peak × mfu). A mixture of
+    experts reads its active parameters at batch 1 and more experts as the batch
+    grows (the expected distinct experts its routers touch); a sliding-window model
+    keeps at most its window of tokens. Without a compute peak only the memory time
+    is computed. At context 0 (the default) only the weights are read."""
     assert model.params is not None and (model.shape is not None or context == 0)
     assert device.bandwidth_bytes_s is not None
     kvd = kv_dtype or dtype
-    w = weights_bytes(model.params, dtype)
-    kv = kv_cache_bytes(model.shape, kvd, context, batch) if model.shape else 0.0
+    active = model.active_params or model.params
+    moe = active < model.params
+    read = moe_params_read(model.params, active, batch, model.experts,
+                           model.experts_per_token) if moe else model.params
+    w_read = weights_bytes(read, dtype)
+    tokens = kv_tokens(context, model.sliding_window)
+    kv = kv_cache_bytes(model.shape, kvd, tokens, batch) if model.shape else 0.0
     bandwidth = device.bandwidth_bytes_s * gpus
-    step = decode(w, kv, bandwidth, batch)
+    peak = device.flops * gpus if device.flops else None
+    step = decode(w_read, kv, bandwidth, batch, flops_per_step=decode_flops(active, batch),
+                  flops=peak, mfu=mfu)
+    # the MoE rule, named in the JSON (``moe_rule``) and worded in the user's language
+    rule = None
+    touched = None
+    if moe:
+        if model.experts and model.experts_per_token:
+            touched = experts_touched(model.experts, model.experts_per_token, batch)
+            rule = "expected-distinct-experts"
+        else:
+            rule = "active-share"
     return {
         "tokens_per_s": step.tokens_per_s,
         "tokens_per_s_per_sequence": step.tokens_per_s_per_sequence,
         "step_seconds": step.step_seconds,
         "step_ms": step.step_seconds * 1e3,
-        "weights_gb": gb(w),
+        "bound": step.bound,
+        "memory_seconds": step.memory_seconds,
+        "compute_seconds": step.compute_seconds,
+        "weights_gb": gb(weights_bytes(model.params, dtype)),
+        "weights_read_gb": gb(w_read),
         "kv_cache_gb": gb(kv),
+        "kv_tokens": tokens,
+        "sliding_window": model.sliding_window,
         "bytes_per_step": step.bytes_per_step,
+        "flops_per_step": step.flops_per_step,
         "bandwidth_tb_s": bandwidth / 1e12,
+        "tflops": device.flops / 1e12 if device.flops else None,
+        "mfu": mfu,
+        "moe_rule": rule,
+        "experts_touched": touched,
         "gpus": gpus,
         "batch": batch,
         "context": context,
@@ -168,7 +233,6 @@ def decode_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtyp
         "kv_dtype": kvd,
         "model": model.label,
         "gpu": device.label,
-        "bound": "memory-bandwidth",
     }
 
 
@@ -217,4 +281,50 @@ def allreduce_report(*, size_bytes: float, gpus: int, bandwidth_bytes_s: float,
         "bandwidth_direction": "per-direction",
         "link": link,
         "bytes_sent_per_gpu": 2 * (gpus - 1) / gpus * size_bytes if gpus > 1 else 0.0,
+    }
+
+
+def cost_report(*, gpu_hour_usd: float, tokens_per_s: float, gpus: int) -> dict[str, Any]:
+    """Dollars per million tokens: gpus × price per GPU-hour / tokens per hour × 10^6.
+
+    ``tokens_per_s`` is what the whole deployment serves (all sequences, all GPUs)."""
+    per_hour = gpus * gpu_hour_usd
+    tokens_per_hour = tokens_per_s * 3600
+    return {
+        "usd_per_million_tokens": per_hour / tokens_per_hour * 1e6,
+        "usd_per_hour": per_hour,
+        "tokens_per_hour": tokens_per_hour,
+        "tokens_per_s": tokens_per_s,
+        "gpu_hour_usd": gpu_hour_usd,
+        "gpus": gpus,
+    }
+
+
+def tp_report(*, layers: int, hidden_size: int, batch: int, dtype: str, tp: int,
+              bandwidth_bytes_s: float, link: str | None, model: str) -> dict[str, Any]:
+    """Tensor-parallel all-reduce traffic and time of one decode step.
+
+    Two all-reduces per layer of batch × hidden × bytes each, ring over the scale-up
+    link at its per-direction bandwidth; bandwidth term only (latency not counted)."""
+    size = tp_allreduce_bytes(batch, hidden_size, dtype_bytes(dtype))
+    count = TP_ALLREDUCES_PER_LAYER * layers
+    seconds = tp_decode_seconds(layers, hidden_size, batch, dtype_bytes(dtype), tp,
+                                bandwidth_bytes_s)
+    sent = 2 * (tp - 1) / tp * size * count if tp > 1 else 0.0
+    return {
+        "comm_seconds_per_step": seconds,
+        "comm_ms_per_step": seconds * 1e3,
+        "allreduces_per_step": count,
+        "allreduce_bytes": size,
+        "bytes_per_step_per_gpu": sent,
+        "algorithm": "ring",
+        "tp": tp,
+        "layers": layers,
+        "hidden_size": hidden_size,
+        "batch": batch,
+        "dtype": dtype,
+        "bandwidth_gb_s": bandwidth_bytes_s / GB,
+        "bandwidth_direction": "per-direction",
+        "link": link,
+        "model": model,
     }

@@ -1,7 +1,9 @@
 """Compute arithmetic: rooflines, decode and prefill, training FLOPs.
 
-FLOP/s are dense peaks (no sparsity). Decode at small batch is bound by
-memory bandwidth: each step streams every weight (and the KV cache) once.
+FLOP/s are dense peaks (no sparsity). A decode step streams the weights (and
+each sequence's KV cache) once and does 2 FLOPs per active parameter per
+sequence: its time is the larger of the memory time and the compute time, so
+small batches are bound by memory bandwidth and large ones by compute.
 """
 
 from __future__ import annotations
@@ -11,11 +13,25 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Decode:
-    """Memory-bandwidth ceiling of one decode step."""
+    """One decode step: bytes read and FLOPs done, and which of the two sets its time."""
 
     bytes_per_step: float
-    step_seconds: float
+    memory_seconds: float
     batch: int
+    flops_per_step: float = 0.0
+    compute_seconds: float | None = None
+    """None when no compute peak is known: only the memory time is computed."""
+
+    @property
+    def step_seconds(self) -> float:
+        return max(self.memory_seconds, self.compute_seconds or 0.0)
+
+    @property
+    def bound(self) -> str:
+        """``memory`` or ``compute``: the larger of the two times."""
+        if self.compute_seconds is not None and self.compute_seconds > self.memory_seconds:
+            return "compute"
+        return "memory"
 
     @property
     def tokens_per_s(self) -> float:
@@ -28,10 +44,54 @@ class Decode:
 
 
 def decode(weights_bytes: float, kv_bytes: float, bandwidth_bytes_s: float,
-           batch: int = 1) -> Decode:
-    """(weights + KV cache of every sequence) / bandwidth per step."""
+           batch: int = 1, *, flops_per_step: float = 0.0,
+           flops: float | None = None, mfu: float = 1.0) -> Decode:
+    """Step time = max((weights + KV cache) / bandwidth, FLOPs / (peak × mfu)).
+
+    ``flops_per_step`` is 2 × active parameters × batch (:func:`decode_flops`);
+    without a compute peak (``flops`` None) only the memory time is computed."""
     moved = weights_bytes + kv_bytes
-    return Decode(bytes_per_step=moved, step_seconds=moved / bandwidth_bytes_s, batch=batch)
+    compute = flops_per_step / (flops * mfu) if flops and flops_per_step else None
+    return Decode(bytes_per_step=moved, memory_seconds=moved / bandwidth_bytes_s, batch=batch,
+                  flops_per_step=flops_per_step, compute_seconds=compute)
+
+
+def decode_flops(active_params: float, batch: int) -> float:
+    """2 FLOPs per active parameter for each sequence's next token."""
+    return 2.0 * active_params * batch
+
+
+def experts_touched(experts: int, experts_per_token: int, batch: int) -> float:
+    """Expected distinct experts a layer's router picks for ``batch`` tokens.
+
+    Each token picks ``experts_per_token`` of ``experts`` (taken as uniform and
+    independent): an expert is missed by one token with probability 1 − k/E, so
+    E × (1 − (1 − k/E)^B) experts are read. Batch 1 reads k, a large batch all E."""
+    return experts * (1.0 - (1.0 - experts_per_token / experts) ** batch)
+
+
+def moe_params_read(total_params: float, active_params: float, batch: int,
+                    experts: int | None = None, experts_per_token: int | None = None) -> float:
+    """Parameters a decode step reads for a mixture of experts at a batch size.
+
+    With the expert counts: shared parameters (attention, embeddings, shared
+    experts) plus the expected distinct experts touched (:func:`experts_touched`),
+    each expert being (total − active) / (E − k) parameters. Without them, the
+    simpler rule total × (1 − (1 − active/total)^batch). Both give the active
+    parameters at batch 1 and approach the total at large batch."""
+    if active_params >= total_params:
+        return total_params
+    if experts and experts_per_token and experts > experts_per_token:
+        per_expert = (total_params - active_params) / (experts - experts_per_token)
+        shared = active_params - experts_per_token * per_expert
+        return shared + experts_touched(experts, experts_per_token, batch) * per_expert
+    share = active_params / total_params
+    return total_params * (1.0 - (1.0 - share) ** batch)
+
+
+def kv_tokens(context: int, sliding_window: int | None) -> int:
+    """Tokens each sequence keeps in its KV cache: the context, capped at a sliding window."""
+    return min(context, sliding_window) if sliding_window else context
 
 
 def ridge_point(flops: float, bandwidth_bytes_s: float) -> float:

@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from studyapp.infra.units import dtype_bytes
 
 DEFAULT_USABLE_FRACTION = 0.9
+"""Usable memory, one meaning everywhere: the fraction of the total the driver reports that
+a serving engine gives its weights and KV cache. vLLM's ``gpu_memory_utilization`` defaults
+to 0.9 (https://docs.vllm.ai/en/latest/configuration/engine_args.html)."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,7 @@ def kv_cache_bytes(shape: KVShape, dtype: str, tokens: int, batch: int = 1) -> f
 
 def usable_bytes(memory_bytes: float, devices: int = 1,
                  usable_fraction: float = DEFAULT_USABLE_FRACTION) -> float:
-    """Memory left for weights and KV after runtime, activations and fragmentation."""
+    """The share of the reported total a serving engine gives weights and KV cache."""
     return memory_bytes * devices * usable_fraction
 
 

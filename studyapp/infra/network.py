@@ -18,3 +18,21 @@ def ring_allreduce_seconds(size_bytes: float, devices: int, bandwidth_bytes_s: f
     if devices < 2:
         return 0.0
     return 2.0 * (devices - 1) / devices * size_bytes / bandwidth_bytes_s
+
+
+TP_ALLREDUCES_PER_LAYER = 2
+"""Megatron-style tensor parallelism: one all-reduce after attention and one after the MLP
+in every layer's forward pass (Shoeybi et al., 2019, https://arxiv.org/abs/1909.08053)."""
+
+
+def tp_allreduce_bytes(batch: int, hidden_size: int, bytes_per_value: float) -> float:
+    """One decode all-reduce: each sequence's new token's activation, batch × hidden × bytes."""
+    return batch * hidden_size * bytes_per_value
+
+
+def tp_decode_seconds(layers: int, hidden_size: int, batch: int, bytes_per_value: float,
+                      devices: int, bandwidth_bytes_s: float) -> float:
+    """All-reduce time of one decode step: 2 per layer, ring, bandwidth term only."""
+    size = tp_allreduce_bytes(batch, hidden_size, bytes_per_value)
+    return (TP_ALLREDUCES_PER_LAYER * layers
+            * ring_allreduce_seconds(size, devices, bandwidth_bytes_s))

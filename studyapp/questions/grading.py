@@ -102,6 +102,12 @@ def expected_display(question: Question) -> str:
     return str(question.answer)
 
 
+def numeric_value(question: Question, response: str) -> float | None:
+    """A numeric answer as a number in the question's unit (None when it cannot be read)."""
+    target = _target(question)
+    return _reads_as(response.strip(), target, question.lang) if response.strip() else None
+
+
 # ---------------------------------------------------------------- helpers
 
 
@@ -464,4 +470,4 @@ def _grade_text(question: Question, text: str) -> Verdict:
     return _judged(question, False, text, expected)
 
 
-__all__ = ["Verdict", "expected_display", "grade"]
+__all__ = ["Verdict", "expected_display", "grade", "numeric_value"]

@@ -19,6 +19,7 @@ class Kind(StrEnum):
     TEXT = "text"
     RECALL = "recall"
     """Self-graded: the answer is shown and the learner rates their own recall."""
+    SCENARIO = "scenario"
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,29 @@ class Slip:
         return Slip(self.key, float(ratio), self.symmetric, self.message)
 
 
+Recompute = Callable[[Mapping[str, Any]], "float | bool | str"]
+"""A step's answer from the scenario's shared params and the earlier steps' values by name."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """One graded step of a scenario: a numeric or choice question of its own.
+
+    ``question.answer`` is the true value (computed from the true earlier
+    steps); ``recompute`` gives the value this step takes from other earlier
+    values, so a step built on the learner's own wrong result can be marked
+    right from it (error carried forward). ``uses`` names the earlier steps
+    it builds on; ``method`` is the step's hint, ``solution`` its worked line.
+    """
+
+    name: str
+    question: Question
+    uses: tuple[str, ...] = ()
+    recompute: Recompute | None = field(default=None, compare=False)
+    method: str = ""
+    solution: str = ""
+
+
 @dataclass(frozen=True)
 class Question:
     """One instantiated question, ready to show and grade.
@@ -111,6 +135,9 @@ class Question:
     yes_no: bool = False
     """A true/false question asked as a question ("Does it fit?"), not stated as a claim:
     its two answers read Yes and No rather than True and False."""
+
+    parts: tuple[Part, ...] = ()
+    """A scenario's graded steps, in order (``kind`` is ``scenario``); empty otherwise."""
 
     @property
     def answer_words(self) -> tuple[str, str]:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from studyapp.study.cards import CurriculumCard, deck_kind, deck_on_by_default
 from studyapp.study.model import (
     LEARNING_STAGES,
+    SCENARIO_PARTS,
     SHOWN_CHOICES,
     SOON,
     ComingBack,
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LEARNING_STAGES",
+    "SCENARIO_PARTS",
     "SHOWN_CHOICES",
     "SOON",
     "ComingBack",

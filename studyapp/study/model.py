@@ -15,6 +15,7 @@ from studyapp.srs.scheduler import CardStage, Rating
 if TYPE_CHECKING:
     from studyapp.questions.grading import Verdict
     from studyapp.questions.model import Question
+    from studyapp.questions.scenario import PartVerdict
 
 LEARNING_STAGES = (CardStage.LEARNING, CardStage.RELEARNING)
 SOON = timedelta(hours=1)
@@ -149,7 +150,15 @@ class Outcome:
     """The best rating offered: Hard once the post was opened during the question."""
     can_overrule: bool = False
     """A wrong verdict the learner may overrule ("I was right")."""
+    part: PartVerdict | None = None
+    """A scenario's step just graded (``verdict`` is that step's until the last one,
+    then the whole scenario's)."""
+    parts_left: int = 0
+    """Steps of the scenario still to answer after this one (0: the scenario is done)."""
 
+
+SCENARIO_PARTS = "parts"
+"""Key in a review log's params: a scenario's steps, each with its answer, verdict and slips."""
 
 SHOWN_CHOICES = "shown_choices"
 """Key in a review log's params: the choices in the order the learner saw them."""

@@ -41,7 +41,14 @@ def question_lines(card: CardSpec, question: Question, lang: str) -> list[str]:
     for index, choice in enumerate(question.choices):
         mark = "*" if question.answer_index == index else " "
         lines.append(f"  {mark} {numbered_choice(question, choice)}")
-    lines.append(f"{t('decks.preview.answer', lang)}: {_answer_text(question, lang)}")
+    if question.kind is Kind.SCENARIO:
+        for n, part in enumerate(question.parts, 1):
+            uses = f" [{', '.join(part.uses)}]" if part.uses else ""
+            lines.append(f"  {n}. {part.name}{uses}: {part.question.prompt}")
+            lines.append(f"     {t('decks.preview.answer', lang)}: "
+                         f"{_answer_text(part.question, lang)}")
+    else:
+        lines.append(f"{t('decks.preview.answer', lang)}: {_answer_text(question, lang)}")
     if question.accept:
         lines.append(f"{t('decks.preview.accept', lang)}: {', '.join(question.accept)}")
     if question.params:

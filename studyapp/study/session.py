@@ -5,18 +5,20 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from studyapp.questions.grading import Verdict, grade
 from studyapp.questions.model import Kind, Question
+from studyapp.questions.scenario import PartVerdict, grade_part, scenario_verdict
 from studyapp.srs.calendar import day_bounds
 from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import Memory, Rating
 from studyapp.study.model import (
     LEARNING_STAGES,
+    SCENARIO_PARTS,
     SHOWN_CHOICES,
     NoSuchItem,
     Outcome,
@@ -43,6 +45,11 @@ class _Pending:
     duration_ms: int | None = None
     held_id: int | None = None
     """A right answer's copy in the store (``store.held``) until its rating is recorded."""
+    parts: list[PartVerdict] = field(default_factory=list)
+    """A scenario's steps graded so far, in order."""
+    part_responses: list[str] = field(default_factory=list)
+    hinted: set[int] = field(default_factory=set)
+    """Steps whose method the learner looked at (each caps the rating at Hard)."""
 
 
 @dataclass
@@ -168,13 +175,30 @@ class StudySession:
             return presented
 
     def submit(self, response: str) -> Outcome:
-        """Grade a response. Wrong → recorded as Again now; right → wait for a rating."""
+        """Grade a response. Wrong → recorded as Again now; right → wait for a rating.
+
+        A scenario takes one step per call, or several steps at once, one a line.
+        """
         pending = self._pending
         if pending is None:
             raise RuntimeError("no question is waiting for an answer")
-        verdict = grade(pending.presented.question, response)
-        if verdict.correct is None:
-            return Outcome(verdict, recorded=False, needs_rating=False)
+        part: PartVerdict | None = None
+        if pending.presented.question.kind is Kind.SCENARIO:
+            remaining = len(pending.presented.question.parts) - len(pending.parts)
+            lines = response.strip().splitlines()[:remaining] or [response]
+            for line in lines[:-1]:  # several steps at once, one a line (scripts)
+                early = self._grade_part(pending, line)
+                if isinstance(early, Outcome) and early.verdict.retry:
+                    return early
+            step = self._grade_part(pending, lines[-1])
+            if isinstance(step, Outcome):
+                return step
+            verdict, part = step
+            response = " | ".join(pending.part_responses)
+        else:
+            verdict = grade(pending.presented.question, response)
+            if verdict.correct is None:
+                return Outcome(verdict, recorded=False, needs_rating=False)
         pending.response = response
         pending.verdict = verdict
         pending.duration_ms = int((time.monotonic() - pending.started) * 1000)
@@ -184,17 +208,17 @@ class StudySession:
         if self.practice:  # cramming: counted for the session, never scheduled
             self._record(Rating.GOOD if verdict.correct else Rating.AGAIN)
             return Outcome(verdict, recorded=False, needs_rating=False,
-                           can_overrule=not verdict.correct)
+                           can_overrule=not verdict.correct, part=part)
         if not verdict.correct:
             intervals = self.intervals()  # Again's is the one applied; shown on Continue
             self._record(Rating.AGAIN)
             self._overrulable = _Overrulable(pending, self._last_log)
             return Outcome(verdict, recorded=True, needs_rating=False, can_overrule=True,
-                           intervals=intervals)
+                           intervals=intervals, part=part)
         intervals = self.intervals()
         self._hold(pending)
         return Outcome(verdict, recorded=False, needs_rating=True,
-                       intervals=intervals, max_rating=self.max_rating)
+                       intervals=intervals, max_rating=self.max_rating, part=part)
 
     def _hold(self, pending: _Pending) -> None:
         """Keep the right answer in the store until it is rated, so no way out loses it."""
@@ -217,6 +241,54 @@ class StudySession:
         rating = min(Rating.GOOD, self.max_rating)
         self._record(rating)
         return rating
+
+    def _grade_part(self, pending: _Pending,
+                    response: str) -> Outcome | tuple[Verdict, PartVerdict]:
+        """One step of a scenario: an Outcome while steps remain, else the whole verdict.
+
+        A scenario is one card: nothing is recorded until its last step, then all
+        steps right is a pass (the learner rates it) and any step wrong is Again.
+        """
+        question = pending.presented.question
+        index = len(pending.parts)
+        step = grade_part(question, index, response, pending.parts,
+                          hinted=index in pending.hinted)
+        if step.retry:
+            return Outcome(step.verdict, recorded=False, needs_rating=False, part=step,
+                           parts_left=len(question.parts) - index)
+        pending.parts.append(step)
+        pending.part_responses.append(response)
+        left = len(question.parts) - index - 1
+        if left:
+            return Outcome(step.verdict, recorded=False, needs_rating=False, part=step,
+                           parts_left=left)
+        return scenario_verdict(question, pending.parts, pending.part_responses), step
+
+    @property
+    def part_index(self) -> int | None:
+        """The scenario step now asked (0-based), or None when no scenario waits for one."""
+        pending = self._pending
+        if pending is None or pending.verdict is not None:
+            return None
+        if pending.presented.question.kind is not Kind.SCENARIO:
+            return None
+        return len(pending.parts)
+
+    @property
+    def parts_done(self) -> tuple[PartVerdict, ...]:
+        """The steps of the scenario on screen graded so far."""
+        pending = self._pending
+        return tuple(pending.parts) if pending is not None else ()
+
+    def show_method(self) -> str | None:
+        """The method of the scenario step now asked; looking caps the rating at Hard."""
+        index = self.part_index
+        pending = self._pending
+        if index is None or pending is None:
+            return None
+        pending.hinted.add(index)
+        pending.looked_at_post = True
+        return pending.presented.question.parts[index].method
 
     @property
     def max_rating(self) -> Rating:
@@ -329,12 +401,17 @@ class StudySession:
         assert pending.verdict is not None
         presented = pending.presented
         question = presented.question
+        params = _logged_params(question)
+        if pending.parts:  # a scenario logs each step's answer, verdict and slip
+            params = {**params, SCENARIO_PARTS: [
+                step.record(text)
+                for step, text in zip(pending.parts, pending.part_responses, strict=True)]}
         return Answer(
             deck_id=presented.deck_id, card_key=presented.card_key, post=question.post,
             family=question.family, state=None,
             reviewed_at=now, rating=int(rating), correct=bool(pending.verdict.correct),
             duration_ms=pending.duration_ms,
-            seed=question.seed, params=_logged_params(question), prompt=question.prompt,
+            seed=question.seed, params=params, prompt=question.prompt,
             response=pending.response, expected=pending.verdict.expected, lang=self.lang,
             overridden=overridden, looked_at_post=pending.looked_at_post,
             held_id=pending.held_id,

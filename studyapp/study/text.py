@@ -10,7 +10,7 @@ from studyapp.i18n import t
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.calendar import study_day
 from studyapp.srs.scheduler import format_interval
-from studyapp.study.model import SHOWN_CHOICES, ComingBack
+from studyapp.study.model import SCENARIO_PARTS, SHOWN_CHOICES, ComingBack
 
 if TYPE_CHECKING:
     from studyapp.study.service import StudyService
@@ -39,6 +39,31 @@ def logged_choice(stored: str | None, params: Mapping[str, Any] | None) -> str |
     if not stored or not isinstance(shown, list):
         return stored
     return _renumbered(stored, shown)
+
+
+def logged_parts(params: Mapping[str, Any] | None, lang: str) -> list[str]:
+    """A past scenario answer's steps, one line each: what was answered, right or not, the
+    true value when wrong, a named slip, and "from your answer" for error carried forward."""
+    steps = params.get(SCENARIO_PARTS) if isinstance(params, Mapping) else None
+    if not isinstance(steps, list):
+        return []
+    lines = []
+    for n, step in enumerate(steps, 1):
+        if not isinstance(step, Mapping):
+            continue
+        mark = "✓" if step.get("correct") else "✗"
+        line = f"{n}. {step.get('name', '?')}: {step.get('given') or step.get('response')} {mark}"
+        if not step.get("correct"):
+            line += " " + t("study.part.expected", lang, expected=step.get("expected", "—"))
+        if step.get("carried"):
+            line += " · " + t("study.part.carried", lang)
+        slips = step.get("slips") or []
+        if slips:
+            line += " · " + t("study.part.slip", lang, slips=", ".join(map(str, slips)))
+        if step.get("hint"):
+            line += " · " + t("study.part.hint", lang)
+        lines.append(line)
+    return lines
 
 
 def _renumbered(answer: str, choices: Sequence[object], *, bare: bool = False,

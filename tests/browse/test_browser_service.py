@@ -102,8 +102,8 @@ def test_never_studied_cards_are_found_as_new(service: StudyService) -> None:
 def test_free_words_match_the_question_in_the_learners_language(
         service: StudyService) -> None:
     browser = CardBrowser(service)
-    english = keys(browser.search("usable memory h200", lang="en"))
-    spanish = keys(browser.search("MEMORIA UTIL h200", lang="es"))  # útil, without accent
+    english = keys(browser.search("hbm capacity h200", lang="en"))
+    spanish = keys(browser.search("CAPACIDAD MEMORIA h200", lang="es"))  # memoria, capacidad
     assert ("post-h200", "h200-capacity") in english
     assert ("post-h200", "h200-capacity") in spanish
 
@@ -289,7 +289,7 @@ def test_a_broken_edit_is_reported_and_the_deck_stays_as_it_was(
     assert result.problems[0].startswith(f"{target.path}:")
     line, col = result.problems[0][len(str(target.path)) + 1:].split(":")[:2]
     assert int(line) > 1 and int(col) >= 1
-    assert browser.search("card:h200-capacity")[0].question.startswith("How much usable")
+    assert browser.search("card:h200-capacity")[0].question.startswith("How much HBM capacity")
 
 
 def test_plain_mode_skips_buried_cards(tmp_path: Path) -> None:
@@ -300,8 +300,8 @@ def test_plain_mode_skips_buried_cards(tmp_path: Path) -> None:
                                        "--post", "h200", "--limit", "3"], input="\n\n\n\n\n\n")
     assert result.exit_code == 0, result.output
     asked = [line for line in result.output.splitlines() if line.startswith("[")]
-    assert len(asked) == 1 and "usable memory" in asked[0] + result.output
-    assert "How much usable memory does an H200 SXM have?" in result.output
+    assert len(asked) == 1 and "HBM capacity" in asked[0] + result.output
+    assert "How much HBM capacity does NVIDIA list for an H200 SXM" in result.output
 
 
 def test_a_card_due_today_shows_its_time_in_the_browser(service: StudyService,

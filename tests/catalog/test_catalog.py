@@ -17,7 +17,7 @@ from studyapp.catalog import (
     load_catalog,
     load_catalog_from,
 )
-from studyapp.catalog.models import Entry
+from studyapp.catalog.models import DEFAULT_FP4_PER_FP8, Entry
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"
 
@@ -196,12 +196,42 @@ def test_lower_precision_is_never_slower(catalog: Catalog) -> None:
 
 
 def test_dense_figures_are_not_sparse_headlines(catalog: Catalog) -> None:
-    """FP8 is at most 2x BF16 and FP4 at most 2x FP8: a 4x jump means a sparse figure slipped in."""
+    """FP8 is at most 2x BF16 and FP4 at most its chip's FP4/FP8 ratio (2 unless the chip
+    says, as Blackwell Ultra's 3 does): a bigger jump means a sparse figure slipped in."""
     for acc in catalog.accelerators:
         if acc.fp8_dense_tflops is not None:
             assert acc.fp8_dense_tflops <= 2 * acc.bf16_dense_tflops * 1.001, acc.id
         if acc.fp4_dense_tflops is not None and acc.fp8_dense_tflops is not None:
-            assert acc.fp4_dense_tflops <= 2 * acc.fp8_dense_tflops * 1.001, acc.id
+            ratio = acc.fp4_per_fp8 or DEFAULT_FP4_PER_FP8
+            assert acc.fp4_dense_tflops <= ratio * acc.fp8_dense_tflops * 1.001, acc.id
+            if acc.fp4_per_fp8 is not None:  # an exception is stated only where it holds
+                assert acc.fp4_dense_tflops > 2 * acc.fp8_dense_tflops, acc.id
+                assert acc.note and "FP4" in acc.note, acc.id
+
+
+def test_sparsity_exceptions_are_explicit(catalog: Catalog) -> None:
+    """A printed sparse figure is dense x the chip's sparsity factor (2 unless stated)."""
+    for acc in catalog.accelerators:
+        for precision, factor in (acc.sparsity_factor or {}).items():
+            assert factor != 2, f"{acc.id}: a factor of 2 is the default, not an exception"
+            assert precision in (acc.sparse_headline_tflops or {}), acc.id
+        if acc.vendor not in ("nvidia", "amd"):
+            continue
+        for precision, printed in (acc.sparse_headline_tflops or {}).items():
+            dense = getattr(acc, f"{precision}_dense_tflops")
+            assert printed == pytest.approx(acc.sparsity(precision) * dense, rel=0.03), acc.id
+
+
+def test_catalog_facts_are_data(catalog: Catalog) -> None:
+    """Chip names, the chips each post is about and the default pools live in hardware.yaml."""
+    assert catalog.chip_patterns()["b200"] == "(?<!G)B200"
+    assert {"h100-sxm", "h100-pcie"} == catalog.post_chips["h100"]
+    assert catalog.pool("decode-compare")[:3] == ["h100-sxm", "h200-sxm", "b200"]
+    assert "a100-80gb" in catalog.pool("training")
+    for chips in [*catalog.post_chips.values(), *catalog.pools.values()]:
+        assert all(chip in catalog.accelerators for chip in chips)
+    for acc in catalog.accelerators:
+        assert acc.name_pattern, f"{acc.id}: how do questions name it?"
 
 
 def test_accelerator_values_are_positive_and_plausible(catalog: Catalog) -> None:
@@ -213,7 +243,10 @@ def test_accelerator_values_are_positive_and_plausible(catalog: Catalog) -> None
             assert 100 <= acc.tdp_w <= 3000, acc.id
         if acc.scale_up_gb_s is not None:
             assert acc.scale_up_gb_s > 0, acc.id
-        assert acc.memory_bytes == pytest.approx(acc.memory_gb * 1e9)
+        unit = 2**30 if acc.memory_unit == "GiB" else 1e9
+        expected = (acc.driver_memory_mib * 2**20 if acc.driver_memory_mib is not None
+                    else acc.memory_gb * unit)
+        assert acc.memory_bytes == pytest.approx(expected)
         assert acc.bandwidth_bytes_s == pytest.approx(acc.memory_bandwidth_tb_s * 1e12)
 
 
@@ -392,8 +425,11 @@ def test_attention_kind_matches_head_counts(catalog: Catalog) -> None:
 
 
 def test_heads_times_head_dim_is_hidden_size(catalog: Catalog) -> None:
+    """Unless the config sets head_dim itself (gpt-oss 64 x 64 = 4,096 on a 2,880-wide
+    model, Qwen3): those shapes are checked against their config.json in test_new_models."""
+    configs = Path(__file__).resolve().parent / "hf_configs"
     for model in catalog.models:
-        if model.attention != "mla":
+        if model.attention != "mla" and not (configs / f"{model.id}.json").exists():
             assert model.heads * model.head_dim == model.hidden_size, model.id
 
 
@@ -472,6 +508,17 @@ def test_unmodified_copy_loads(tmp_path: Path) -> None:
 
 
 BREAKAGES: dict[str, Callable[[Path], object]] = {
+    "pool-names-unknown-chip": lambda f: _edit(
+        f / "hardware.yaml", "decode-compare: [h100-sxm,", "decode-compare: [h100-sxn,"),
+    "post-names-unknown-chip": lambda f: _edit(
+        f / "hardware.yaml", "h100: [h100-sxm, h100-pcie]", "h100: [h100-sxm, h100-pci]"),
+    "bad-name-pattern": lambda f: _edit(f / "hardware.yaml", "name_pattern: 'A100'",
+                                        "name_pattern: 'A100('"),
+    "sparse-not-twice": lambda f: _edit(
+        f / "hardware.yaml", "sparse_headline_tflops: {bf16: 624}",
+        "sparse_headline_tflops: {bf16: 700}"),
+    "fp4-over-twice-fp8": lambda f: _edit(
+        f / "hardware.yaml", "fp4_dense_tflops: 9000", "fp4_dense_tflops: 13500"),
     "yaml-syntax": lambda f: _edit(f / "hardware.yaml", "accelerators:", "accelerators: ["),
     "negative-memory": lambda f: _edit(f / "hardware.yaml", "memory_gb: 80", "memory_gb: -80"),
     "missing-required-field": lambda f: _edit(

@@ -114,7 +114,7 @@ FIGURES: list[Published] = [
       "https://docs.cloud.google.com/tpu/docs/v5p-training?authuser=1"),
     P("accelerators", "tpu-v5p", "fp8_dense_tflops", 459, "TFLOPS",
       "https://docs.cloud.google.com/tpu/docs/v5p-training?authuser=1"),
-    P("accelerators", "tpu-v5p", "memory_gb", 95 * GIB, "GiB->GB",
+    P("accelerators", "tpu-v5p", "memory_gb", 95, "GiB",
       "https://docs.cloud.google.com/tpu/docs/v5p-training?authuser=1", rel=1e-4),
     P("accelerators", "tpu-v5p", "memory_bandwidth_tb_s", 2.765, "TB/s",
       "https://docs.cloud.google.com/tpu/docs/v5p-training?authuser=1"),
@@ -132,12 +132,12 @@ FIGURES: list[Published] = [
       "https://docs.cloud.google.com/tpu/docs/tpu7x?authuser=101"),
     P("accelerators", "tpu-v7", "fp8_dense_tflops", 4614, "TFLOPS",
       "https://docs.cloud.google.com/tpu/docs/ironwood-performance"),
-    P("accelerators", "tpu-v7", "memory_gb", 192 * GIB, "GiB->GB",
+    P("accelerators", "tpu-v7", "memory_gb", 192, "GiB",
       "https://docs.cloud.google.com/tpu/docs/tpu7x?authuser=101", rel=1e-4),
     # ---- AWS Trainium
     P("accelerators", "trainium1", "bf16_dense_tflops", 190, "TFLOPS",
       "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/general/arch/neuron-hardware/trainium.html"),
-    P("accelerators", "trainium1", "memory_gb", 32 * GIB, "GiB->GB",
+    P("accelerators", "trainium1", "memory_gb", 32, "GiB",
       "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/general/arch/neuron-hardware/trainium.html",
       rel=1e-4),
     P("accelerators", "trainium1", "scale_up_gb_s", 384, "GB/s",
@@ -146,7 +146,7 @@ FIGURES: list[Published] = [
       "https://github.com/aws-neuron/aws-neuron-sdk/blob/master/about-neuron/arch/neuron-hardware/trainium2.rst"),
     P("accelerators", "trainium2", "fp8_dense_tflops", 1299, "TFLOPS",
       "https://github.com/aws-neuron/aws-neuron-sdk/blob/master/about-neuron/arch/neuron-hardware/trainium2.rst"),
-    P("accelerators", "trainium2", "memory_gb", 96 * GIB, "GiB->GB",
+    P("accelerators", "trainium2", "memory_gb", 96, "GiB",
       "https://github.com/aws-neuron/aws-neuron-sdk/blob/master/about-neuron/arch/neuron-hardware/trainium2.rst",
       rel=1e-4),
     P("accelerators", "trainium2", "memory_bandwidth_tb_s", 2.9, "TB/s",
@@ -237,6 +237,33 @@ FIGURES: list[Published] = [
       "https://arxiv.org/abs/2412.19437"),
     P("models", "gpt-3-175b", "hidden_size", 12288, "dims",
       "https://arxiv.org/abs/2005.14165"),
+    # ---- Blackwell Ultra. HGX B300 board: FP4 "144 PFLOPS | 108 PFLOPS" (with | without
+    # sparsity), FP8 72 PF and BF16 36 PF with sparsity, over 8 GPUs
+    P("accelerators", "b300", "fp4_dense_tflops", 108_000 / 8, "TFLOPS",
+      "https://www.nvidia.com/en-us/data-center/hgx/"),
+    P("accelerators", "b300", "fp8_dense_tflops", 72_000 / 8 / 2, "TFLOPS",
+      "https://www.nvidia.com/en-us/data-center/hgx/"),
+    P("accelerators", "b300", "bf16_dense_tflops", 36_000 / 8 / 2, "TFLOPS",
+      "https://www.nvidia.com/en-us/data-center/hgx/"),
+    P("accelerators", "b300", "memory_gb", 288, "GB",
+      "https://developer.nvidia.com/blog/inside-nvidia-blackwell-ultra-the-chip-powering-the-ai-factory-era"),
+    P("accelerators", "b300", "memory_bandwidth_tb_s", 8, "TB/s",
+      "https://developer.nvidia.com/blog/inside-nvidia-blackwell-ultra-the-chip-powering-the-ai-factory-era"),
+    # GB300 NVL72 rack: FP4 "1,440 PF | 1,080 PF", FP8 720 PF and BF16 360 PF (sparse), 72 GPUs
+    P("accelerators", "gb300", "fp4_dense_tflops", 15_000, "TFLOPS",
+      "https://developer.nvidia.com/blog/inside-nvidia-blackwell-ultra-the-chip-powering-the-ai-factory-era"),
+    P("accelerators", "gb300", "fp8_dense_tflops", 720_000 / 72 / 2, "TFLOPS",
+      "https://www.nvidia.com/en-us/data-center/gb300-nvl72/"),
+    P("accelerators", "gb300", "bf16_dense_tflops", 360_000 / 72 / 2, "TFLOPS",
+      "https://www.nvidia.com/en-us/data-center/gb300-nvl72/"),
+    P("accelerators", "gb300", "memory_gb", 288, "GB",
+      "https://developer.nvidia.com/blog/inside-nvidia-blackwell-ultra-the-chip-powering-the-ai-factory-era"),
+    P("systems", "gb300-nvl72", "gpus", 72, "GPUs",
+      "https://www.nvidia.com/en-us/data-center/gb300-nvl72/"),
+    P("systems", "gb300-nvl72", "aggregate_scale_up_gb_s", 72 * 1800, "GB/s",
+      "https://www.nvidia.com/en-us/data-center/gb300-nvl72/"),
+    P("systems", "hgx-b300", "aggregate_scale_up_gb_s", 14_400, "GB/s",
+      "https://docs.nvidia.com/reference-architectures/hgx-ai-factory/abstract.md"),
     P("models", "gpt-3-175b", "layers", 96, "layers",
       "https://arxiv.org/abs/2005.14165"),
     P("models", "gpt-3-175b", "context_length", 2048, "tokens",
@@ -284,6 +311,9 @@ HEADLINES = [
     ("b200", "fp4", 18000, "https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-b200/latest/dgx-superpod-components.html"),
     # NVL72 rack "1,440 PF FP4 / 720 PF FP8" (sparse) over 72 GPUs
     ("gb200", "fp4", 20000, "https://www.nvidia.com/en-us/data-center/gb200-nvl72/"),
+    ("b300", "fp4", 144_000 / 8, "https://www.nvidia.com/en-us/data-center/hgx/"),
+    ("gb300", "fp4", 1_440_000 / 72, "https://www.nvidia.com/en-us/data-center/gb300-nvl72/"),
+    ("gb300", "fp8", 720_000 / 72, "https://www.nvidia.com/en-us/data-center/gb300-nvl72/"),
     ("mi300x", "fp8", 5229.8, "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html"),
     ("mi350x", "fp4", 18450, "https://www.tomshardware.com/pc-components/gpus/amds-instinct-mi355x-accelerator-will-consume-1-400-watts"),
     ("mi355x", "fp4", 20100, "https://www.tomshardware.com/pc-components/gpus/amds-instinct-mi355x-accelerator-will-consume-1-400-watts"),
@@ -312,16 +342,17 @@ def test_sparse_headline_is_the_printed_one(catalog: Catalog, chip: str, precisi
     printed = (entry.sparse_headline_tflops or {}).get(precision)
     assert printed == pytest.approx(value), f"{chip} {precision}: {printed}, printed at {source}"
     dense = getattr(entry, f"{precision}_dense_tflops")
-    if entry.vendor in ("nvidia", "amd"):  # 2:4 sparsity: about twice the dense figure
-        assert printed == pytest.approx(2 * dense, rel=0.03)
+    if entry.vendor in ("nvidia", "amd"):  # 2:4 sparsity: twice dense unless the chip says
+        assert printed == pytest.approx(entry.sparsity(precision) * dense, rel=0.03)
 
 
 @pytest.mark.parametrize("chip,gib,source", VENDOR_GIB, ids=[c for c, _, _ in VENDOR_GIB])
-def test_vendor_gib_figure_matches_memory_gb(catalog: Catalog, chip: str, gib: float,
+def test_vendor_gib_figure_is_memory_gb_in_gib(catalog: Catalog, chip: str, gib: float,
                                              source: str) -> None:
     entry = catalog.accelerators[chip]
-    assert entry.vendor_memory_gib == gib, source
-    assert entry.memory_gb == pytest.approx(gib * GIB, abs=0.01)
+    assert entry.memory_gb == gib, source  # as the vendor prints it
+    assert entry.memory_unit == "GiB", source
+    assert entry.memory_bytes == gib * 2**30
 
 
 @pytest.mark.parametrize("link,per_peer,peers,source", MESH_LINKS,
@@ -331,3 +362,17 @@ def test_mesh_link_per_peer(catalog: Catalog, link: str, per_peer: float, peers:
     entry = catalog.interconnects[link]
     assert entry.per_peer_gb_s == per_peer and entry.peers == peers, source
     assert entry.bandwidth_gb_s == pytest.approx(per_peer * peers, rel=0.01)
+
+
+@pytest.mark.parametrize("chip", ["b300", "gb300"])
+def test_blackwell_ultra_breaks_the_old_fp4_rules(catalog: Catalog, chip: str) -> None:
+    """Dense FP4 is 3x dense FP8 (not 2x) and FP4 "with sparsity" is 4/3 of dense (not 2x):
+    both stated as the chip's own fields, not assumed.
+    https://www.nvidia.com/en-us/data-center/gb300-nvl72/ (1,440 | 1,080 PF FP4, 720 PF FP8)
+    """
+    entry = catalog.accelerators[chip]
+    assert entry.fp4_dense_tflops == pytest.approx(3 * entry.fp8_dense_tflops)
+    assert entry.fp4_per_fp8 == 3
+    assert entry.sparsity("fp4") == pytest.approx(4 / 3, rel=1e-3)
+    assert entry.sparsity("fp8") == 2
+    assert entry.fp4_dense_tflops / entry.bf16_dense_tflops == 6

@@ -95,8 +95,8 @@ def _max_context(p: Mapping[str, Any]) -> float:
 def _system_total(p: Mapping[str, Any]) -> float:
     g = _gpu(p)
     n = p["gpus"]
-    if p["quantity"] == "memory" and g.vendor_memory_gib:  # the vendor's own GiB
-        return float(g.vendor_memory_gib * 2**30 * n)
+    if p["quantity"] == "memory":  # HBM totals in its real unit: the vendor's GB are GiB
+        return float(g.nominal_memory_bytes * n)
     return float({"memory": g.memory_bytes * n, "bandwidth": g.bandwidth_bytes_s * n,
             "scale_up": (g.scale_up_gb_s or 0) * GB * n,
             "bf16": g.bf16_dense_tflops * 1e12 * n}[p["quantity"]])
@@ -107,23 +107,24 @@ def _tpu_pod(p: Mapping[str, Any]) -> float:
     if p["ask"] == "chips":
         return min_devices(weights_bytes(_model(p).params, "bf16"), g.memory_bytes)
     if p["ask"] == "memory":
-        if g.vendor_memory_gib:
-            return float(g.vendor_memory_gib * 2**30 * p["pod_chips"])
-        return float(g.memory_bytes * p["pod_chips"])
+        return float(g.nominal_memory_bytes * p["pod_chips"])
     return float(g.bf16_dense_tflops * 1e12 * p["pod_chips"])
 
 
 NUMERIC: dict[str, Callable[[Mapping[str, Any]], float]] = {
     "weights-size": lambda p: weights_bytes(p["params"], p["dtype"]),
-    "gb-vs-gib": lambda p: (p["memory_gb"] * GB if p["direction"] == "gb-to-gib"
+    "gb-vs-gib": lambda p: (p["size_gb"] * GB if p["direction"] == "gb-to-gib"
+                            else p["given"]["mib"] * 2**20 if p["direction"] == "mib-to-gib"
                             else p["size_gib"] * 2**30),
     "kv-cache-per-token": lambda p: kv_bytes_per_token(kv_shape(_model(p)), p["kv_dtype"]),
     "kv-cache-total": lambda p: kv_cache_bytes(kv_shape(_model(p)), p["kv_dtype"],
                                                p["context"], p["batch"]),
     "min-gpus": lambda p: _fit(p).min_devices,
     "max-context-that-fits": _max_context,
-    "decode-ceiling": lambda p: decode(weights_bytes(_model(p).params, p["dtype"]), 0,
-                                       _gpu(p).bandwidth_bytes_s).tokens_per_s,
+    # batch 1: a mixture of experts reads its active parameters (memory-bound everywhere)
+    "decode-ceiling": lambda p: decode(weights_bytes((_model(p).active_params_b
+                                                      or _model(p).params_b) * 1e9, p["dtype"]),
+                                       0, _gpu(p).bandwidth_bytes_s).tokens_per_s,
     "decode-compare": lambda p: (_gpu(p, "fast_gpu").bandwidth_bytes_s
                                  / _gpu(p, "slow_gpu").bandwidth_bytes_s),
     "ridge-point": lambda p: (p["intensity"] * _gpu(p).bandwidth_bytes_s if p["ask"] == "attainable"
@@ -143,8 +144,9 @@ NUMERIC: dict[str, Callable[[Mapping[str, Any]], float]] = {
         p["checkpoint_seconds"], cluster_mtbf_seconds(p["device_mtbf_hours"] * 3600, p["gpus"])),
     "link-transfer": lambda p: transfer_seconds(p["size_gb"] * GB, _one_way(p["link"])),
     "bits-vs-bytes": lambda p: p["gbit_s"] * 1e9 / 8 * p["ports"],
+    # a full mesh (Infinity Fabric) runs the collective over every link to the group at once
     "ring-allreduce": lambda p: ring_allreduce_seconds(p["size_bytes"], p["gpus"],
-                                                       _one_way(p["link"])),
+                                                       _one_way(p["link"]) * p.get("links", 1)),
     "gaudi-ethernet": lambda p: (p["port_gbit_s"] * 1e9 / 8 * p["ports"] * p["chips"]
                                  * (2 if p["both_ways"] else 1)),
     "hgx-node-totals": _system_total,
@@ -227,6 +229,8 @@ def test_family_instances_are_sound(name: str) -> None:
             assert len(set(keys)) == len(keys) >= 2
             assert q.choices.count(str(q.answer)) == 1
             check_choice(name, q)
+        elif q.kind is Kind.SCENARIO:
+            assert 3 <= len(q.parts) <= 6  # each step is checked in test_scenarios.py
         else:
             assert isinstance(q.answer, bool)
             check_truefalse(name, q)

@@ -58,14 +58,17 @@ def test_gb_vs_gib_echo_is_sent_back_in_both_directions() -> None:
     directions = set()
     for question in instances(family, "en", 30):
         directions.add(question.params["direction"])
+        if question.params["direction"] == "mib-to-gib":  # a driver's MiB to GiB
+            assert grade(question, typed(float(question.answer), question.unit)).correct
+            continue
         given_unit = "GB" if question.unit == "GiB" else "GiB"
-        given = (question.params["memory_gb"] if given_unit == "GB"
+        given = (question.params["size_gb"] if given_unit == "GB"
                  else question.params["size_gib"])
         verdict = grade(question, f"{given} {given_unit}")
         assert verdict.correct is None and verdict.message == f"Answer in {question.unit}: " \
             "converting is the question."
         assert grade(question, typed(float(question.answer), question.unit)).correct
-    assert directions == {"gb-to-gib", "gib-to-gb"}
+    assert {"gb-to-gib", "gib-to-gb"} <= directions
 
 
 def _bandwidth(conversion: bool) -> Question:

@@ -44,6 +44,8 @@ def _right(question: Question) -> str:
     """The right answer; a choice by its letter ("2" may also be a choice's text)."""
     if question.kind is Kind.CHOICE:
         return "abcdefgh"[question.choices.index(str(question.answer))]
+    if question.kind is Kind.SCENARIO:  # every step, one a line
+        return "\n".join(_right(part.question) for part in question.parts)
     return right_answer(question)
 
 

@@ -31,6 +31,8 @@ class Clock:
 
 
 def right_answer(question: Question) -> str:
+    if question.kind is Kind.SCENARIO:  # every step, one a line
+        return "\n".join(right_answer(part.question) for part in question.parts)
     if question.kind is Kind.CHOICE:
         return str(question.choices.index(str(question.answer)) + 1)
     if question.kind is Kind.TRUEFALSE:
@@ -41,6 +43,10 @@ def right_answer(question: Question) -> str:
 
 
 def wrong_answer(question: Question) -> str:
+    if question.kind is Kind.SCENARIO:  # the first step wrong
+        first, *rest = question.parts
+        return "\n".join([wrong_answer(first.question),
+                          *(right_answer(part.question) for part in rest)])
     if question.kind is Kind.CHOICE:
         return str((question.choices.index(str(question.answer)) + 1) % len(question.choices)
                    + 1)

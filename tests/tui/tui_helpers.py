@@ -37,7 +37,10 @@ async def wait_until(pilot: Pilot[Any], condition: Callable[[], object],
 
 
 def right_answer(question: Question) -> str:
-    """What a learner who knows the answer types for this question."""
+    """What a learner who knows the answer types for this question (a scenario: every step,
+    one a line)."""
+    if question.kind is Kind.SCENARIO:
+        return "\n".join(right_answer(part.question) for part in question.parts)
     if question.kind is Kind.CHOICE:
         assert question.answer_index is not None
         return str(question.answer_index + 1)
@@ -50,6 +53,10 @@ def right_answer(question: Question) -> str:
 
 
 def wrong_answer(question: Question) -> str:
+    if question.kind is Kind.SCENARIO:  # the first step wrong
+        first, *rest = question.parts
+        return "\n".join([wrong_answer(first.question),
+                          *(right_answer(part.question) for part in rest)])
     if question.kind is Kind.CHOICE:
         assert question.answer_index is not None
         return "2" if question.answer_index == 0 else "1"

@@ -14,13 +14,21 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studyapp.questions.formatting import format_number
 from studyapp.questions.generators import Family, families
-from studyapp.questions.generators.drawing import echoes, instance_seed, prompt_numbers
+from studyapp.questions.generators.drawing import (
+    DrawError,
+    echoes,
+    instance_seed,
+    prompt_numbers,
+)
 from studyapp.questions.grading import expected_display
 from studyapp.questions.model import Kind, Question
+
+if TYPE_CHECKING:
+    from studyapp.catalog import Catalog
 
 GiB = 2**30
 
@@ -34,53 +42,41 @@ BALANCE = (0.35, 0.65)
 NON_TRIVIAL_MIN = 0.70
 NON_TRIVIAL_BAND = (0.5, 2.0)
 
-CHIP_NAMES: dict[str, str] = {
-    "a100-80gb": r"A100",
-    "h100-sxm": r"H100(?! (PCIe|NVL))",
-    "h100-pcie": r"H100 PCIe",
-    "h200-sxm": r"H200(?! NVL)",
-    "h200-nvl": r"H200 NVL",
-    "b200": r"(?<!G)B200",
-    "gb200": r"GB200|NVL72",
-    "mi300x": r"MI300X?",
-    "mi325x": r"MI325X",
-    "mi350x": r"MI350X?",
-    "mi355x": r"MI355X",
-    "tpu-v5e": r"TPU v5e",
-    "tpu-v5p": r"TPU v5p",
-    "tpu-v6e": r"TPU v6e|Trillium",
-    "tpu-v7": r"TPU7x|Ironwood",
-    "trainium1": r"Trainium(?!\d)|Trn1",
-    "trainium2": r"Trainium2|Trn2|trn2",
-    "gaudi2": r"Gaudi 2",
-    "gaudi3": r"Gaudi 3",
-}
-"""How a prompt names each accelerator (also inside system names: HGX H100 names the H100)."""
-
-POST_SUBJECTS: dict[str, frozenset[str]] = {
-    "h100": frozenset({"h100-sxm", "h100-pcie"}),
-    "h200": frozenset({"h200-sxm", "h200-nvl"}),
-    "blackwell": frozenset({"b200", "gb200"}),
-    "mi350": frozenset({"mi300x", "mi325x", "mi350x", "mi355x"}),
-    "tpu": frozenset({"tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7"}),
-    "trainium": frozenset({"trainium1", "trainium2"}),
-    "gaudi": frozenset({"gaudi2", "gaudi3"}),
-    "hgx": frozenset({"h100-sxm", "h200-sxm", "b200", "gb200"}),
-}
-"""The hardware each hardware post is about; the other posts are about an idea, not a chip."""
-
-_PATTERNS = {chip: re.compile(rf"\b(?:{rx})\b") for chip, rx in CHIP_NAMES.items()}
 _FIRST_NUMBER = re.compile(r"\d[\d,.\u00a0\u202f]*")
 
 
+def _catalog() -> Catalog:
+    from studyapp.catalog import load_catalog  # the catalog's own facts (hardware.yaml)
+
+    return load_catalog()
+
+
+_compiled: list[tuple[Catalog, dict[str, re.Pattern[str]]]] = []
+
+
+def _patterns(catalog: Catalog) -> dict[str, re.Pattern[str]]:
+    """Each chip's compiled pattern, compiled once per loaded catalog."""
+    if not _compiled or _compiled[0][0] is not catalog:
+        _compiled[:] = [(catalog, {chip: re.compile(rf"\b(?:{rx})\b")
+                                   for chip, rx in catalog.chip_patterns().items()})]
+    return _compiled[0][1]
+
+
+def post_subjects() -> Mapping[str, frozenset[str]]:
+    """The hardware each hardware post is about (``posts:`` in the catalog); the other
+    posts are about an idea, not a chip."""
+    return _catalog().post_chips
+
+
 def chips_named(text: str) -> set[str]:
-    """Accelerator ids a text names."""
-    return {chip for chip, rx in _PATTERNS.items() if rx.search(text)}
+    """Accelerator ids a text names (each chip's ``name_pattern`` in the catalog; a name
+    inside a system's, as HGX H100 names the H100, counts)."""
+    return {chip for chip, rx in _patterns(_catalog()).items() if rx.search(text)}
 
 
 def on_topic(prompt: str, post: str) -> bool:
     """A question names its post's subject, or names no chip at all."""
-    subject = POST_SUBJECTS.get(post)
+    subject = post_subjects().get(post)
     if subject is None:
         return True
     named = chips_named(prompt)
@@ -137,7 +133,8 @@ def _required(g: Given) -> float:
 
 
 def _usable(g: Given) -> float:
-    return g["memory_gb"] * 1e9 * g.get("usable", 0.9)
+    """The usable fraction of the capacity, in 10^9-byte GB of the reported total."""
+    return g["total_gb"] * 1e9 * g.get("usable", 0.9)
 
 
 def _total(g: Given, q: Question) -> float:
@@ -155,13 +152,15 @@ def _max_context(g: Given, q: Question) -> float:
 
 RECOMPUTE: dict[str, Callable[[Given, Question], float]] = {
     "weights-size": lambda g, q: g["params_b"] * g["bytes"],
-    "gb-vs-gib": lambda g, q: (g["gb"] * 1e9 / GiB if "gb" in g else g["gib"] * GiB / 1e9),
+    "gb-vs-gib": lambda g, q: (g["gb"] * 1e9 / GiB if "gb" in g
+                               else g["mib"] / 1024 if "mib" in g else g["gib"] * GiB / 1e9),
     "kv-cache-per-token": lambda g, q: _kv_per_token(g) / 1e3,
     "kv-cache-total": lambda g, q: _kv_per_token(g) * g["context"] * g["batch"] / 1e9,
     "fits-on-gpu": lambda g, q: _required(g) / _usable(g),
     "min-gpus": lambda g, q: float(math.ceil(_required(g) / _usable(g))),
     "max-context-that-fits": _max_context,
-    "decode-ceiling": lambda g, q: g["bandwidth_tb_s"] * 1e12 / (g["params_b"] * 1e9 * g["bytes"]),
+    "decode-ceiling": lambda g, q: g["bandwidth_tb_s"] * 1e12
+    / (g.get("active_b", g.get("params_b", math.nan)) * 1e9 * g["bytes"]),
     "decode-compare": lambda g, q: g["fast_bw"] / g["slow_bw"],
     "ridge-point": lambda g, q: (min(g["tflops"], g["intensity"] * g["bandwidth_tb_s"])
                                  if "intensity" in g else g["tflops"] / g["bandwidth_tb_s"]),
@@ -181,7 +180,8 @@ RECOMPUTE: dict[str, Callable[[Given, Question], float]] = {
     "link-transfer": lambda g, q: _time(g["size_gb"] / _one_way(g), q),
     "bits-vs-bytes": lambda g, q: g["gbit"] / 8 * g.get("count", 1),
     "ring-allreduce": lambda g, q: _time(
-        2 * (g["count"] - 1) / g["count"] * g["params_b"] * 2 / _one_way(g), q),
+        2 * (g["count"] - 1) / g["count"] * g["params_b"] * 2
+        / (_one_way(g) * q.params.get("links", 1)), q),  # a mesh: n − 1 links at once
     "gaudi-ethernet": lambda g, q: g["count"] * g["gbit"] / 8 * g.get("chips", 1)
     * (2 if q.params.get("both_ways") else 1),
     "hgx-node-totals": _total,
@@ -203,6 +203,80 @@ def _zero_bytes(g: Given) -> float:
     if stage >= 3:
         w /= n
     return w + gr + o
+
+
+def _chip(q: Question, key: str = "gpu") -> Any:
+    from studyapp.catalog import load_catalog
+
+    return load_catalog().accelerators[str(q.params[key])]
+
+
+def _lowp_right(q: Question) -> bool:
+    """The speed-up from the chip's own dense figures, and an answer that says it."""
+    from studyapp.questions.generators.families.accelerators import lowp_speedup
+
+    chip = _chip(q)
+    expected = lowp_speedup(chip, str(q.params["precision"]))
+    if q.params.get("speedup") != expected:
+        return False
+    has_rate = expected is not None
+    says_none = str(q.answer).startswith(("None", "Ninguna"))
+    return has_rate != says_none
+
+
+def _best_right(q: Question, score: Callable[[Any, str], float]) -> bool:
+    from studyapp.catalog import load_catalog
+
+    chips = [load_catalog().accelerators[c] for c in q.params["gpus"]]
+    best = max(chips, key=lambda c: score(c, str(q.params["metric"])))
+    return bool(best.id == q.params["best"] and q.answer == best.name)
+
+
+def _rank_score(chip: Any, metric: str) -> float:
+    if metric == "memory_gb":
+        return float(chip.nominal_memory_bytes)
+    return float(getattr(chip, metric) or 0.0)
+
+
+def _per_watt(chip: Any, metric: str) -> float:
+    tdp = chip.tdp_w or math.inf
+    return float(chip.bf16_dense_tflops / tdp if metric == "tflops"
+                 else chip.memory_bandwidth_tb_s / tdp)
+
+
+def _sparse_right(q: Question) -> bool:
+    """Dense is the catalog's dense figure, the headline the vendor's printed one."""
+    chip = _chip(q)
+    precision = str(q.params["precision"])
+    dense = getattr(chip, f"{precision}_dense_tflops")
+    sparse = (chip.sparse_headline_tflops or {}).get(precision)
+    want = dense if q.params["ask"] == "dense" else sparse
+    written = prompt_numbers(str(q.answer), q.lang)
+    return bool(want is not None and written and math.isclose(written[0], want, rel_tol=1e-6))
+
+
+def _vendor_fact_right(q: Question, field: str, kind: str) -> bool:
+    """The answer names the chip's own vendor's link or stack, as its entry lists it."""
+    from studyapp.i18n import t
+    from studyapp.questions.generators.families.conceptual import FABRICS, STACKS
+
+    chip = _chip(q)
+    keyword = (FABRICS if kind == "fabric" else STACKS)[chip.vendor]
+    listed = getattr(chip, field) or ""
+    return bool(keyword.lower() in listed.lower()
+                and q.answer == t(f"gen.{kind}.{chip.vendor}", q.lang))
+
+
+CHOICE_RECOMPUTE: dict[str, Callable[[Question], bool]] = {
+    "scale-up-fabric": lambda q: _vendor_fact_right(q, "scale_up", "fabric"),
+    "software-stack": lambda q: _vendor_fact_right(q, "software", "stack"),
+    "low-precision-speedup": _lowp_right,
+    "chip-ranking": lambda q: _best_right(q, _rank_score),
+    "perf-per-watt": lambda q: _best_right(q, _per_watt),
+    "memory-type": lambda q: q.answer == _chip(q).memory_type,
+    "dense-vs-sparse": _sparse_right,
+}
+"""Choice families whose answer the audit re-derives from the catalog entries it names."""
 
 
 YES_WHEN_BELOW = {"fits-on-gpu"}
@@ -228,6 +302,10 @@ class Row:
     recomputed: float | None = None
     shown: float | None = None
     echoes: int = 0
+    pool: bool = False
+    """A one-chip or one-precision pool: judged on its answers only, not on its spread."""
+    refused: int = 0
+    """Draws that raised because the pool leaves no sound question (loud, never wrong)."""
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -239,7 +317,8 @@ class Row:
                 "draws": self.draws, "on_topic": self.on_topic, "true_share": self.true_share,
                 "non_trivial": self.non_trivial, "distinct_in_40": self.distinct,
                 "stated": self.stated, "recomputed": self.recomputed, "shown": self.shown,
-                "answer_echoes_prompt": self.echoes, "ok": self.ok,
+                "answer_echoes_prompt": self.echoes, "pool": self.pool,
+                "refused": self.refused, "ok": self.ok,
                 "problems": list(self.problems)}
 
 
@@ -254,7 +333,8 @@ def _shown_value(q: Question) -> str:
 
 
 def measure(label: str, family: Family, options: Mapping[str, Any], post: str | None,
-            draws: int = DRAWS, lang: str = "en", seed: int = 2024) -> Row:
+            draws: int = DRAWS, lang: str = "en", seed: int = 2024,
+            pool: bool = False) -> Row:
     """Draw ``draws`` instances and measure them.
 
     ``post`` is the post deck's post: its cards must stay on topic. A family on
@@ -263,14 +343,31 @@ def measure(label: str, family: Family, options: Mapping[str, Any], post: str | 
     """
     judge_topic = post is not None
     post = post or family.post
-    questions = [family.generate(instance_seed(seed, i), lang, options) for i in range(draws)]
-    row = Row(label=label, family=family.name, post=post, draws=draws)
+    questions: list[Question] = []
+    refused = 0
+    for i in range(draws):
+        try:
+            questions.append(family.generate(instance_seed(seed, i), lang, options))
+        except (DrawError, LookupError, ValueError):  # DrawError is a ValueError
+            if not pool:
+                raise
+            refused += 1  # loud: no question at all rather than a wrong one
+    row = Row(label=label, family=family.name, post=post, draws=draws, pool=pool,
+              refused=refused)
+    if not questions:
+        return row
     row.on_topic = _share([on_topic(q.prompt, post) for q in questions])
     row.distinct = len({(q.prompt, tuple(sorted(q.choices)))
                         for q in questions[:DISTINCT_WINDOW]})
     recompute = RECOMPUTE.get(family.name)
+    choice_check = CHOICE_RECOMPUTE.get(family.name)
     stated, recomputed, shown, decisive, truth = [], [], [], [], []
     for q in questions:
+        if choice_check is not None and q.kind is Kind.CHOICE:
+            try:
+                recomputed.append(choice_check(q))
+            except (KeyError, LookupError, TypeError, ValueError):
+                recomputed.append(False)
         given: Mapping[str, float] = q.params.get("given") or {}
         if recompute is not None:
             stated.append(bool(given) and all(states(q.prompt, v, lang) for v in given.values()))
@@ -310,7 +407,13 @@ def measure(label: str, family: Family, options: Mapping[str, Any], post: str | 
 
 def _judge(row: Row, judge_topic: bool) -> None:
     p = row.problems
-    if (judge_topic and row.on_topic is not None and row.post in POST_SUBJECTS
+    if row.pool:  # a narrow pool: only whether its answers are right and stated
+        if row.stated is not None and row.stated < 1:
+            p.append(f"figures stated in {row.stated:.0%} of prompts")
+        if row.recomputed is not None and row.recomputed < 1:
+            p.append(f"answer re-computed from the prompt in {row.recomputed:.0%}")
+        return
+    if (judge_topic and row.on_topic is not None and row.post in post_subjects()
             and row.on_topic < ON_TOPIC_MIN):
         p.append(f"on-topic {row.on_topic:.0%} < {ON_TOPIC_MIN:.0%}")
     if row.true_share is not None and not BALANCE[0] <= row.true_share <= BALANCE[1]:
@@ -340,6 +443,8 @@ class Target:
     family: Family
     options: Mapping[str, Any]
     post: str | None
+    pool: bool = False
+    """A one-chip or one-precision pool (fewer draws, judged on its answers)."""
 
 
 def family_targets(names: Iterable[str] | None = None) -> list[Target]:
@@ -347,8 +452,33 @@ def family_targets(names: Iterable[str] | None = None) -> list[Target]:
     return [Target(name, table[name], {}, None) for name in (names or table)]
 
 
+POOL_DRAWS = 25
+POOL_PRECISIONS = ("bf16", "fp8", "fp4")
+
+
+def pool_targets(names: Iterable[str] | None = None) -> list[Target]:
+    """Every family with a chip pool, on each chip alone; with a precision pool, on each
+    precision alone: narrow pools are where a family runs out of sound draws."""
+    from studyapp.catalog import load_catalog
+
+    table = families()
+    chips = load_catalog().accelerators.ids()
+    out: list[Target] = []
+    for name in names or table:
+        family = table[name]
+        if "gpus" in family.options:
+            out += [Target(f"{name} gpus={chip}", family, {"gpus": [chip]}, None, pool=True)
+                    for chip in chips]
+        for key in ("precisions", "dtypes"):
+            if key in family.options:
+                out += [Target(f"{name} {key}={p}", family, {key: [p]}, None, pool=True)
+                        for p in POOL_PRECISIONS]
+    return out
+
+
 def audit(targets: Iterable[Target], draws: int = DRAWS) -> list[Row]:
-    return [measure(t.label, t.family, t.options, t.post, draws) for t in targets]
+    return [measure(t.label, t.family, t.options, t.post, POOL_DRAWS if t.pool else draws,
+                    pool=t.pool) for t in targets]
 
 
 def _pct(value: float | None) -> str:
@@ -363,6 +493,8 @@ def table_lines(rows: Sequence[Row]) -> list[str]:
     lines = [head]
     for r in rows:
         verdict = "ok" if r.ok else "; ".join(r.problems)
+        if r.refused:
+            verdict += f" ({r.refused} of {r.draws} draws refused: no sound question)"
         lines.append(f"{r.label:<{width}}  {r.post:<19} {_pct(r.on_topic):>5} "
                      f"{_pct(r.true_share):>5} {_pct(r.non_trivial):>5} {r.distinct:>4} "
                      f"{_pct(r.stated):>6} {_pct(r.recomputed):>6} {_pct(r.shown):>5} "
@@ -370,6 +502,6 @@ def table_lines(rows: Sequence[Row]) -> list[str]:
     return lines
 
 
-__all__ = ["DRAWS", "POST_SUBJECTS", "RECOMPUTE", "Row", "Target", "audit", "chips_named",
-           "family_targets", "format_number", "measure", "on_topic",
-           "table_lines"]
+__all__ = ["CHOICE_RECOMPUTE", "DRAWS", "RECOMPUTE", "Row", "Target", "audit",
+           "chips_named", "family_targets", "format_number", "measure", "on_topic",
+           "pool_targets", "post_subjects", "table_lines"]

@@ -77,6 +77,22 @@ def redraw(rng: random.Random, draw: Callable[[random.Random], T],
     return last, False
 
 
+class DrawError(ValueError):
+    """No draw met a family's conditions: with these options there is no sound question.
+
+    Raised instead of handing back the last, unfit draw, whose answer would be wrong."""
+
+
+def draw_until(rng: random.Random, draw: Callable[[random.Random], T],
+               keep: Callable[[T], bool], what: str, attempts: int = ATTEMPTS) -> T:
+    """Draw until ``keep`` holds; raise :class:`DrawError` (naming ``what``) when it never does."""
+    value, ok = redraw(rng, draw, keep, attempts)
+    if not ok:
+        raise DrawError(f"{what}: no draw in {attempts} meets the question's conditions "
+                        "with these options (widen the pools)")
+    return value
+
+
 def apart(a: float, b: float, margin: float = MARGIN) -> bool:
     """``a`` and ``b`` differ by at least ``margin`` of the smaller one."""
     low = min(abs(a), abs(b))

@@ -12,7 +12,7 @@ from typing import Any
 
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.drawing import instance_seed
-from studyapp.questions.model import Kind, Question, Tolerance
+from studyapp.questions.model import Kind, Part, Question, Tolerance
 
 
 def generate_run(family: Family, seed: int, count: int, lang: str,
@@ -46,4 +46,20 @@ def as_record(question: Question) -> dict[str, Any]:
         "params": dict(question.params),
         "explanation": question.explanation,
         "seed": question.seed,
+        **({"parts": _parts(question)} if question.kind is Kind.SCENARIO else {}),
     }
+
+
+def _parts(question: Question) -> list[dict[str, Any]]:
+    return [part_record(part) for part in question.parts]
+
+
+def part_record(part: Part) -> dict[str, Any]:
+    """One step as ``generate --json`` prints it."""
+    q = part.question
+    return {"name": part.name, "kind": str(q.kind), "prompt": q.prompt, "answer": q.answer,
+            "choices": list(q.choices) if q.kind is Kind.CHOICE else None,
+            "unit": q.unit if q.kind is Kind.NUMERIC else None,
+            "tolerance": tolerance_text(q.tolerance, q.unit) if q.kind is Kind.NUMERIC else None,
+            "uses": list(part.uses), "method": part.method, "solution": part.solution}
+

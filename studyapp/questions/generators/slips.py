@@ -62,12 +62,14 @@ ONE_PORT = Slip("one_port", lambda p: 1 / int(p["ports"]) if int(p["ports"]) > 1
 
 GIB_SAME_NUMBER = Slip(
     "gib_same_number",
-    lambda p: GIB_PER_GB if p["direction"] == "gb-to-gib" else 1 / GIB_PER_GB)
+    lambda p: {"gb-to-gib": GIB_PER_GB, "mib-to-gib": 1024 / 1e3}.get(
+        p["direction"], 1 / GIB_PER_GB))
 """GB written as GiB (or back) without converting."""
 
 GIB_WRONG_WAY = Slip(
     "gib_wrong_way",
-    lambda p: GIB_PER_GB**2 if p["direction"] == "gb-to-gib" else GIB_PER_GB**-2)
+    lambda p: {"gb-to-gib": GIB_PER_GB**2, "mib-to-gib": None}.get(
+        p["direction"], GIB_PER_GB**-2))
 """Multiplied by 1.074 where dividing was right, or the reverse."""
 
 

@@ -273,7 +273,7 @@ class BrowserScreen(StudyScreen):
         else:
             lines.append(tr("tui.browser.never"))
         if view.answers:
-            from studyapp.study.text import logged_choice  # loaded by the service by now
+            from studyapp.study.text import logged_choice, logged_parts  # loaded by now
 
             lines.append(tr("tui.browser.answers", n=len(view.answers)))
             for log in view.answers:
@@ -283,6 +283,7 @@ class BrowserScreen(StudyScreen):
                              f"{log.response or '—'} · {tr('tui.browser.expected')} "
                              f"{logged_choice(log.expected, log.params) or '—'} · "
                              f"{params_text(log.params)}")
+                lines += [f"      {line}" for line in logged_parts(log.params, self.lang)]
         return Text(visible("\n".join(lines)))
 
     # -- actions ---------------------------------------------------------------------

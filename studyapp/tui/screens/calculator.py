@@ -219,7 +219,11 @@ class CalculatorScreen(StudyScreen):
 
         model = catalog.models[inputs.model_id]
         gpu = catalog.accelerators[inputs.gpu_id]
-        model_input = ModelInput(model.id, model.params, kv_shape(model), model.attention)
+        model_input = ModelInput(model.id, model.params, kv_shape(model), model.attention,
+                                 active_params=model.active_params_b and model.active_params_b
+                                 * 1e9, experts=model.experts,
+                                 experts_per_token=model.experts_per_token,
+                                 sliding_window=model.sliding_window)
         by_dtype = {"fp8": gpu.fp8_dense_tflops, "int8": gpu.fp8_dense_tflops,
                     "fp4": gpu.fp4_dense_tflops, "int4": gpu.fp4_dense_tflops}
         tflops = by_dtype.get(inputs.dtype) or gpu.bf16_dense_tflops

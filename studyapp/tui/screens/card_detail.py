@@ -36,12 +36,13 @@ def local_time(moment: datetime | None) -> str:
 
 
 SHOWN_CHOICES = "shown_choices"  # studyapp.study.SHOWN_CHOICES: the order the learner saw
+SCENARIO_PARTS = "parts"  # studyapp.study.SCENARIO_PARTS: a scenario's steps
 
 
 def params_text(params: Any) -> str:
     """``a = 1, b = 2`` from the parameters stored with an answer."""
     if isinstance(params, dict):
-        params = {k: v for k, v in params.items() if k != SHOWN_CHOICES}
+        params = {k: v for k, v in params.items() if k not in (SHOWN_CHOICES, SCENARIO_PARTS)}
     if not params:
         return "—"
     if isinstance(params, dict):
@@ -161,8 +162,11 @@ class CardDetailScreen(StudyScreen):
         choices = shown_choices_text(log.params)
         if choices is not None:
             rows.append(("tui.card.choices", choices))
-        from studyapp.study.text import logged_choice  # loaded by the service by now
+        from studyapp.study.text import logged_choice, logged_parts  # loaded by now
 
+        steps = logged_parts(log.params, self.lang)
+        if steps:
+            rows.append(("tui.card.steps", "\n".join(steps)))
         for key, value in (*rows,
                            ("tui.card.answered", log.response or "—"),
                            ("tui.card.expected",

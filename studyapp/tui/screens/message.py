@@ -29,6 +29,12 @@ def describe_error(error: BaseException | None, lang: str) -> tuple[bool, str]:
         return True, t("tui.error.database", lang, detail=detail)
     if name == "DeckError" and callable(render := getattr(error, "render", None)):
         return False, render(lang)  # each problem in the reader's language
+    if name == "CatalogError" and isinstance(error, ValueError):
+        from studyapp.catalog import CatalogError
+        from studyapp.decks.catalog_check import catalog_error_text
+
+        if isinstance(error, CatalogError):  # file:line:col, in the reader's language
+            return False, catalog_error_text(error, lang)
     if name in ("UnknownIdError", "DeckError", "NoSuchItem", "PostError", "CatalogError"):
         return False, detail
     return False, t("tui.error.unexpected", lang, kind=name, detail=detail)

@@ -7,6 +7,11 @@ Hard/Good/Easy with the next interval of each (Enter = Good). A wrong answer
 is recorded as Again by the service; the learner may overrule it ("I was
 right", kept as Hard). Opening the post before answering caps the rating at
 Hard. Deck text is shown as plain text only.
+
+A scenario asks its steps one after another on the same card: the steps
+answered so far stay above, each with its verdict, and the card scrolls when
+they grow long; ctrl+g shows the current step's method (capping the rating
+at Hard); the worked chain comes after the last step.
 """
 
 from __future__ import annotations
@@ -29,8 +34,9 @@ from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studyapp.catalog.posts import list_posts
-from studyapp.questions.model import Kind
+from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import Rating
+from studyapp.study import numbered_choice
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.question_format import answer_comparison, header_line
 from studyapp.tui.screens.summary import SessionTally
@@ -79,6 +85,7 @@ class QuestionScreen(StudyScreen):
         Binding("ctrl+z", "undo", "tui.key.undo", id="question.undo"),
         Binding("escape", "escape", "tui.key.end", id="question.end"),
         Binding("i,exclamation_mark", "overrule", "tui.key.overrule", id="question.overrule"),
+        Binding("ctrl+g", "method", "tui.key.method", id="question.method"),
         Binding("y,s,v", "truefalse(True)", "tui.key.true", show=False, id="question.yes"),
         Binding("n,f", "truefalse(False)", "tui.key.false", show=False, id="question.no"),
         *(Binding(str(n), f"number({n})", "tui.key.choice", show=False,
@@ -109,6 +116,9 @@ class QuestionScreen(StudyScreen):
         self.answered = 0
         self.correct = 0
         self.looked_at_post = False
+        self.step_lines: list[Content] = []
+        """A scenario's steps answered so far, each with its verdict."""
+        self.step = 0
 
     def compose(self) -> ComposeResult:
         """Every part of a question and its feedback, hidden until a question fills it in."""
@@ -116,15 +126,17 @@ class QuestionScreen(StudyScreen):
         self.line, self.score = Label(self.tr("tui.question.loading"), id="session-line"), \
             Label("", id="session-score")
         self.prompt, self.choices = Static("", id="prompt"), ChoiceList(id="choices")
+        self.steps, self.step_prompt = Static("", id="steps"), Static("", id="step-prompt")
         self.field, self.hint = Input(id="response"), Label("", classes="hint")
         self.retry, self.feedback = Label("", id="retry"), FeedbackView(self.lang)
         self.card, self.bar = VerticalScroll(id="card"), AnswerBar(self.lang)
-        for widget in (self.prompt, self.choices, self.field, self.hint):
+        for widget in (self.prompt, self.steps, self.step_prompt, self.choices, self.field,
+                       self.hint):
             widget.display = False
         yield Horizontal(self.line, self.score, id="question-head")
         with self.card:
-            yield from (self.prompt, self.choices, self.field, self.hint, self.retry,
-                        self.feedback)
+            yield from (self.prompt, self.steps, self.step_prompt, self.choices, self.field,
+                        self.hint, self.retry, self.feedback)
         yield self.bar  # the ratings, never scrolled out of sight
         yield SteadyFooter()
 
@@ -257,6 +269,12 @@ class QuestionScreen(StudyScreen):
             if verdict.correct is None:
                 self.show_retry(verdict.message)
                 return
+            if outcome.part is not None:
+                self.add_step_line(outcome)
+                if outcome.parts_left:
+                    self.can_undo = can_undo
+                    self.show_step(self.step + 1)
+                    return
             self.outcome = outcome
             self.can_undo = can_undo
             if outcome.recorded:
@@ -309,6 +327,18 @@ class QuestionScreen(StudyScreen):
             self.app.notify(self.tr("tui.question.looked_at_post"))
 
     @work(group="session", exit_on_error=False)
+    async def show_method(self) -> None:
+        """A scenario step's method, under its prompt; the rating is then Hard at best."""
+        session = self.session
+        if session is None or self.phase != "asking":
+            return
+        method = await self.study_app.backend.call(lambda _: session.show_method())
+        if method:
+            self.looked_at_post = True
+            self.show_retry(self.tr("tui.question.method", method=method))
+            self.app.notify(self.tr("tui.question.method_caps"))
+
+    @work(group="session", exit_on_error=False)
     async def undo(self) -> None:
         session = self.session
         if session is None or self.busy:
@@ -337,6 +367,57 @@ class QuestionScreen(StudyScreen):
                            practice=practice)
         self.line.update(Content(line))
         self.prompt.update(plain(question.prompt))
+        self.step_lines = []
+        self.steps.display = self.step_prompt.display = False
+        if question.kind is Kind.SCENARIO:
+            self.prompt.display = True
+            self.show_step(0)
+            return
+        self.ask(question)
+
+    def current(self) -> Question | None:
+        """The question now answered: the scenario's current step, or the question itself."""
+        presented = self.presented
+        if presented is None:
+            return None
+        question = presented.question
+        if question.kind is Kind.SCENARIO:
+            return question.parts[min(self.step, len(question.parts) - 1)].question
+        return question
+
+    def show_step(self, index: int) -> None:
+        """Step ``index`` of the scenario, under the steps already answered."""
+        presented = self.presented
+        assert presented is not None
+        scenario = presented.question
+        self.step = index
+        self.steps.update(Content("\n").join(self.step_lines))
+        self.steps.display = bool(self.step_lines)
+        head = self.tr("tui.question.step", number=index + 1, total=len(scenario.parts))
+        self.step_prompt.update(Content.assemble((head + " ", "bold"),
+                                                 plain(scenario.parts[index].question.prompt)))
+        self.step_prompt.display = True
+        self.ask(scenario.parts[index].question, step=True)
+        if self.step_lines:
+            self.call_after_refresh(self.card.scroll_to_widget, self.hint, animate=False)
+
+    def add_step_line(self, outcome: Outcome) -> None:
+        """The step just answered, with what was typed and its verdict, above the next one."""
+        step = outcome.part
+        presented = self.presented
+        assert step is not None and presented is not None
+        part = presented.question.parts[step.index].question
+        mark = "✓ " if step.correct else ("↪ " if step.carried else "✗ ")
+        style = "$success" if step.correct else ("$warning" if step.carried else "$error")
+        given = numbered_choice(part, step.verdict.given) if part.kind is Kind.CHOICE \
+            else step.verdict.given
+        line = Content.assemble(
+            (f"{step.index + 1}. ", "bold"), plain(part.prompt), "\n   ",
+            (mark, f"bold {style}"), plain(given), "  ", plain(step.verdict.message))
+        self.step_lines.append(line)
+
+    def ask(self, question: Question, *, step: bool = False) -> None:
+        """The answer widgets for a question (or a scenario's step)."""
         choices, field = self.choices, self.field
         field.value = ""  # the last answer typed, even when this one is a choice
         focus: Widget
@@ -367,6 +448,8 @@ class QuestionScreen(StudyScreen):
                 hint = self.tr("tui.question.hint_text")
                 field.placeholder = self.tr("tui.question.placeholder_text")
             focus = field
+        if step:
+            hint += "  " + self.tr("tui.question.hint_method")
         self.hint.update(hint)
         self.show_retry("", shown=False)
         self.phase = "asking"
@@ -374,7 +457,8 @@ class QuestionScreen(StudyScreen):
         self.set_focus(focus)
         (field if focus is choices else choices).display = False
         self.feedback.display = self.bar.display = False
-        self.card.scroll_home(animate=False)
+        if not step:
+            self.card.scroll_home(animate=False)
         self.refresh(layout=True, repaint=False)  # one layout of the screen, next frame
 
     def show_retry(self, message: str, shown: bool = True) -> None:
@@ -393,8 +477,14 @@ class QuestionScreen(StudyScreen):
         mark = self.tr("tui.question.right") if right else self.tr("tui.question.wrong")
         if outcome.recorded and not right:
             mark += "  " + self.tr("tui.question.recorded_again")
-        comparison = answer_comparison(presented.question, verdict,
-                                       max(12, self.app.size.width - 30), self.lang)
+        if presented.question.kind is Kind.SCENARIO:
+            comparison = Content("")
+            self.steps.update(Content("\n").join(self.step_lines))
+            self.steps.display = True
+            self.step_prompt.display = False
+        else:
+            comparison = answer_comparison(presented.question, verdict,
+                                           max(12, self.app.size.width - 30), self.lang)
         if recall:  # the answer itself is the verdict line; the learner rates it
             mark, comparison = verdict.message, Content("")
         self.feedback.show(mark, right, comparison, "" if recall else verdict.message or "",
@@ -403,7 +493,13 @@ class QuestionScreen(StudyScreen):
         self.set_focus(self.bar.show(outcome, recall=recall), scroll_visible=False)
         # the answer widgets give their room to the feedback
         self.choices.display = self.field.display = self.hint.display = False
-        self.card.scroll_home(animate=False)
+        if presented.question.kind is Kind.SCENARIO:
+            # once the worked chain is laid out: the verdict and the chain at the top,
+            # the steps above a scroll away
+            self.set_timer(0.05, lambda: self.card.scroll_to_widget(self.feedback, top=True,
+                                                                    animate=False))
+        else:
+            self.card.scroll_home(animate=False)
         self.refresh(layout=True, repaint=False)  # one layout of the screen, next frame
 
     # -- input -----------------------------------------------------------------------
@@ -418,12 +514,12 @@ class QuestionScreen(StudyScreen):
         self.choose(event.option_index)
 
     def choose(self, index: int) -> None:
-        presented = self.presented
-        if presented is None or self.phase != "asking":
+        question = self.current()
+        if question is None or self.phase != "asking":
             return
-        if presented.question.kind is Kind.TRUEFALSE:
+        if question.kind is Kind.TRUEFALSE:
             self.submit("true" if index == 0 else "false")
-        elif 0 <= index < len(presented.question.choices):
+        elif 0 <= index < len(question.choices):
             self.submit(str(index + 1))
 
     @on(Button.Pressed)
@@ -435,7 +531,8 @@ class QuestionScreen(StudyScreen):
             self.rate(Rating[button.removeprefix("rate-").upper()])
 
     def _kind(self) -> Kind | None:
-        return self.presented.question.kind if self.presented is not None else None
+        question = self.current()
+        return question.kind if question is not None else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         kind = self._kind()
@@ -450,6 +547,9 @@ class QuestionScreen(StudyScreen):
         if action == "overrule":
             return self.phase == "feedback" and self.outcome is not None \
                 and self.outcome.can_overrule
+        if action == "method":
+            return self.phase == "asking" and self.presented is not None \
+                and self.presented.question.kind is Kind.SCENARIO
         if action == "truefalse":
             return self.phase == "asking" and kind is Kind.TRUEFALSE
         if action == "letter":
@@ -480,6 +580,9 @@ class QuestionScreen(StudyScreen):
             if self.phase == "asking":
                 self.look_at_post()
             self.study_app.open_post(self.presented.question.post, from_question=True)
+
+    def action_method(self) -> None:
+        self.show_method()
 
     def action_overrule(self) -> None:
         self.overrule()

@@ -1,7 +1,8 @@
 """The built-in families, one module per topic, registered in one explicit order.
 
 ``families()`` lists them in this order (memory, serving, accelerators,
-roofline, conceptual, network, systems, training); a new family goes here.
+roofline, conceptual, network, systems, training, then the
+scenarios); a new family goes here.
 """
 
 from studyapp.questions.generators import Family, register
@@ -11,6 +12,7 @@ from studyapp.questions.generators.families import (
     memory,
     network,
     roofline,
+    scenarios,
     serving,
     systems,
     training,
@@ -49,12 +51,14 @@ FAMILIES: tuple[Family, ...] = (
     training.TRAINING_MEMORY,
     training.CHECKPOINT_WRITE,
     training.CHECKPOINT_INTERVAL,
+    *scenarios.SCENARIOS,
 )
 
 for _family in FAMILIES:
     register(_family)
 
 __all__ = [
-    "FAMILIES", "accelerators", "conceptual", "memory", "network", "roofline", "serving",
+    "FAMILIES", "accelerators", "conceptual", "memory", "network", "roofline", "scenarios",
+    "serving",
     "systems", "training",
 ]

@@ -15,14 +15,21 @@ from typing import Any
 from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Accelerator, Model
 from studyapp.i18n import t
-from studyapp.infra import decode, dtype_bytes, usable_bytes, weights_bytes
+from studyapp.infra import (
+    decode,
+    decode_flops,
+    dtype_bytes,
+    moe_params_read,
+    usable_bytes,
+    weights_bytes,
+)
 from studyapp.infra.units import GB
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.drawing import (
     MARGIN,
     apart,
+    draw_until,
     entries,
-    redraw,
     shuffled_choices,
     values,
 )
@@ -54,7 +61,7 @@ from studyapp.questions.model import Kind, Question, Tolerance
 def decode_ceiling(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     """Batch-1 decode reads every weight once per token: tokens/s ≤ bandwidth / weights."""
     rng = random.Random(seed)
-    models = dense_models(options)
+    models = entries(load_catalog().models, options, "models")
     chips = entries(load_catalog().accelerators, options, "gpus")
     dtypes = [str(d) for d in values(options, "dtypes", PRECISIONS)]
 
@@ -66,41 +73,53 @@ def decode_ceiling(seed: int, lang: str, options: Mapping[str, Any]) -> Question
     def fits(d: tuple[Model, Accelerator, str]) -> bool:
         return weights_bytes(d[0].params, d[2]) <= usable_bytes(d[1].memory_bytes)
 
-    (model, chip, dtype), _ = redraw(rng, draw, fits)
-    w = weights_bytes(model.params, dtype)
-    step = decode(w, 0.0, chip.bandwidth_bytes_s, batch=1)
+    (model, chip, dtype) = draw_until(rng, draw, fits, "decode-ceiling")
+    # the calculator's decode model: at batch 1 a mixture of experts reads its active
+    # parameters, and the compute time (2 × active × batch FLOPs) is checked against it
+    active = (model.active_params_b or model.params_b) * 1e9
+    read = moe_params_read(model.params, active, 1, model.experts, model.experts_per_token)
+    w = weights_bytes(read, dtype)
+    peak = dense_tflops(chip, dtype) or chip.bf16_dense_tflops
+    step = decode(w, 0.0, chip.bandwidth_bytes_s, batch=1,
+                  flops_per_step=decode_flops(active, 1), flops=peak * 1e12)
     fields = {**model_fields(model, lang), **chip_fields(chip, lang), "dtype": dtype_name(dtype),
               "bytes": num(dtype_bytes(dtype), lang),
               "bytes_word": bytes_per(dtype_bytes(dtype), lang),
+              "read_b": num(read / 1e9, lang, 5),
               "weights_gb": num(w / GB, lang, 4),
               "step_ms": num(step.step_seconds * 1e3, lang, 3),
+              "compute_us": num((step.compute_seconds or 0) * 1e6, lang, 3),
+              "tflops": num(peak, lang, 5),
               "tokens_s": shown(step.tokens_per_s, lang),
               "intensity": num(2 / dtype_bytes(dtype), lang)}
     return Question(
         kind=Kind.NUMERIC, post="h200", family="decode-ceiling", seed=seed, lang=lang,
         prompt=t("gen.decode.prompt", lang, **fields),
-        explanation=join_steps(t("gen.decode.explain", lang, **fields),
+        explanation=join_steps(t("gen.decode.moe_read", lang, **fields)
+                               if model.active_params_b else "",
+                               t("gen.decode.explain", lang, **fields),
+                               t("gen.decode.compute_step", lang, **fields),
                                t("gen.decode.why", lang, **fields),
                                t("gen.convention.decode", lang)),
         answer=significant(step.tokens_per_s), unit="tokens/s",
         tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "gpu": chip.id, "dtype": dtype, "batch": 1, "context": 0,
-                "given": {"params_b": model.params_b, "bytes": dtype_bytes(dtype),
+                "bound": step.bound,
+                "given": {("active_b" if model.active_params_b else "params_b"): read / 1e9,
+                          "bytes": dtype_bytes(dtype),
                           "bandwidth_tb_s": chip.memory_bandwidth_tb_s}},
     )
 
 
 # --- decode-compare -------------------------------------------------------
 
-COMPARE_CHIPS = ("h100-sxm", "h200-sxm", "b200", "mi300x", "mi325x", "mi355x", "gaudi3",
-                 "tpu-v7", "trainium2")
 
 
 def decode_compare(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     """Same model, two chips: the batch-1 decode speed-up is the bandwidth ratio."""
     rng = random.Random(seed)
     catalog = load_catalog()
-    default = [c for c in COMPARE_CHIPS if c in catalog.accelerators]
+    default = catalog.pool("decode-compare")
     chips = entries(catalog.accelerators, {"gpus": default, **options}, "gpus")
     models = dense_models(options)
     anchors = [c for c in chips if c.id in (values(options, "anchor", []) or [])]
@@ -120,10 +139,13 @@ def decode_compare(seed: int, lang: str, options: Mapping[str, Any]) -> Question
             min(d[0].memory_bytes, d[1].memory_bytes))
         return fits and apart(d[0].bandwidth_bytes_s, d[1].bandwidth_bytes_s, MARGIN)
 
-    (fast, slow, model), _ = redraw(rng, draw, clear)
+    (fast, slow, model) = draw_until(rng, draw, clear, "decode-compare")
     w = weights_bytes(model.params, "bf16")
-    fast_tps = decode(w, 0.0, fast.bandwidth_bytes_s).tokens_per_s
-    slow_tps = decode(w, 0.0, slow.bandwidth_bytes_s).tokens_per_s
+    flops = decode_flops(model.params, 1)  # batch 1: memory bound on every chip here
+    fast_tps = decode(w, 0.0, fast.bandwidth_bytes_s, flops_per_step=flops,
+                      flops=fast.bf16_dense_tflops * 1e12).tokens_per_s
+    slow_tps = decode(w, 0.0, slow.bandwidth_bytes_s, flops_per_step=flops,
+                      flops=slow.bf16_dense_tflops * 1e12).tokens_per_s
     ratio = fast_tps / slow_tps
     fields = {**model_fields(model, lang), "fast": label(fast.name), "slow": label(slow.name),
               "fast_bw": num(fast.memory_bandwidth_tb_s, lang, 4),
@@ -159,6 +181,16 @@ LOWP_PROMPTS = (2048, 8192, 32768)
 LOWP_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "qwen2.5-72b")
 
 
+def lowp_speedup(chip: Accelerator, precision: str) -> float | None:
+    """Dense low-precision rate over dense BF16: 1, 2 or 4 when within 10% of one of them,
+    else the ratio itself (two significant figures); None when the chip has no such rate."""
+    low = dense_tflops(chip, precision)
+    if low is None:
+        return None
+    ratio = low / chip.bf16_dense_tflops
+    return next((s for s in SPEEDUPS if abs(ratio - s) <= 0.1 * s), float(f"{ratio:.2g}"))
+
+
 def low_precision_speedup(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     """FP8 doubles BF16 on Hopper and Blackwell, not everywhere; some chips have no such units."""
     rng = random.Random(seed)
@@ -166,32 +198,31 @@ def low_precision_speedup(seed: int, lang: str, options: Mapping[str, Any]) -> Q
     chips = entries(catalog.accelerators, options, "gpus")
     precisions = [str(p) for p in values(options, "precisions", ("fp8", "fp8", "fp4"))]
 
-    def bucket(chip: Accelerator, precision: str) -> float | None:
-        low = dense_tflops(chip, precision)
-        if low is None:
-            return None
-        ratio = low / chip.bf16_dense_tflops
-        return next((s for s in SPEEDUPS if abs(ratio - s) <= 0.1 * s), -1.0)
-
     def draw(rng: random.Random) -> tuple[Accelerator, str]:
         return rng.choice(chips), rng.choice(precisions)
 
     def usable(d: tuple[Accelerator, str]) -> bool:
-        b = bucket(*d)
+        b = lowp_speedup(*d)
         if d[1] == "fp4" and b is None:
             return d[0].vendor in ("nvidia", "amd")  # their older parts simply lack FP4
         if d[1] == "fp8" and b is None:
             return d[0].id in LACKS_FP8
-        return b != -1.0
+        return True  # any published ratio has a right answer, 1×, 2×, 4× or its own
 
-    (chip, precision), _ = redraw(rng, draw, usable)
-    speedup = bucket(chip, precision)
-    p = dtype_name(precision)
-    labels = {1.0: t("gen.lowp.same", lang), 2.0: t("gen.lowp.twice", lang),
-              4.0: t("gen.lowp.four", lang), None: t("gen.lowp.none", lang, precision=p)}
-    correct = labels.get(speedup, labels[None])
-    choices = shuffled_choices(rng, correct, [labels[k] for k in (1.0, 2.0, 4.0, None)])
+    (chip, precision) = draw_until(rng, draw, usable, "low-precision-speedup")
+    speedup = lowp_speedup(chip, precision)
     low = dense_tflops(chip, precision)
+    p = dtype_name(precision)
+    labels: dict[float | None, str] = {
+        1.0: t("gen.lowp.same", lang), 2.0: t("gen.lowp.twice", lang),
+        4.0: t("gen.lowp.four", lang), None: t("gen.lowp.none", lang, precision=p)}
+    keys: list[float | None] = [1.0, 2.0, 4.0, None]
+    if speedup is not None and speedup not in labels:
+        # a ratio that is none of 1×, 2×, 4× (Blackwell Ultra FP4): the ratio itself is right
+        labels[speedup] = t("gen.lowp.other", lang, ratio=num(speedup, lang, 2))
+        keys = [2.0, 4.0, speedup, None] if speedup < 8 else [1.0, 4.0, speedup, None]
+    correct = labels[speedup]
+    choices = shuffled_choices(rng, correct, [labels[k] for k in keys])
     model_ids = [m for m in LOWP_MODELS if m in catalog.models]
     model = catalog.models[rng.choice(model_ids)] if model_ids else None
     tokens = rng.choice(LOWP_PROMPTS)
@@ -242,7 +273,7 @@ def perf_per_watt(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         names = {c.name for c in d[0]}
         return len(scores) >= 2 and len(names) == len(d[0]) and apart(scores[0], scores[1])
 
-    (group, metric), _ = redraw(rng, draw, clear)
+    (group, metric) = draw_until(rng, draw, clear, "perf-per-watt")
     best = max(group, key=lambda c: per_watt(c, metric))
     rng.shuffle(group)
     unit = "TFLOPS/W" if metric == "tflops" else "GB/s/W"

@@ -17,7 +17,14 @@ from studyapp.i18n import t
 from studyapp.infra import usable_bytes, weights_bytes
 from studyapp.infra.units import GB
 from studyapp.questions.generators import Family
-from studyapp.questions.generators.drawing import apart, entries, redraw, shuffled_choices, values
+from studyapp.questions.generators.drawing import (
+    apart,
+    draw_until,
+    entries,
+    shuffled_choices,
+    values,
+)
+from studyapp.questions.generators.families.terms import capacity_gb
 from studyapp.questions.generators.wording import join_steps, model_label, num
 from studyapp.questions.model import Kind, Question
 
@@ -29,6 +36,8 @@ METRIC_UNITS = {"memory_gb": "GB", "memory_bandwidth_tb_s": "TB/s",
 
 
 def _metric(chip: Accelerator, metric: str) -> float:
+    if metric == "memory_gb":  # capacity in its real unit, so GiB and GB compare alike
+        return chip.nominal_memory_bytes / 1e9
     value = getattr(chip, metric)
     return float(value) if value is not None else 0.0
 
@@ -51,7 +60,7 @@ def chip_ranking(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         return (len(scores) >= 2 and scores[-1] > 0 and len({c.name for c in d[0]}) == len(d[0])
                 and apart(scores[0], scores[1]))
 
-    (group, metric), _ = redraw(rng, draw, clear)
+    (group, metric) = draw_until(rng, draw, clear, "chip-ranking")
     best = max(group, key=lambda c: _metric(c, metric))
     unit = METRIC_UNITS[metric]
     lines = [t("gen.rank.line", lang, gpu=c.name, value=num(_metric(c, metric), lang, 5),
@@ -166,8 +175,9 @@ def dense_vs_sparse(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
                     keep=lambda c: c.vendor in ("nvidia", "amd") and bool(c.sparse_headline_tflops))
     chip = rng.choice([c for c in chips if c.sparse_headline_tflops] or chips)
     headlines = chip.sparse_headline_tflops or {}
-    precisions = [p for p in ("bf16", "fp8", "fp4")
-                  if p in headlines and getattr(chip, f"{p}_dense_tflops")]
+    precisions = [p for p in ("bf16", "fp8", "fp4")  # where "with sparsity" is 2x (2:4)
+                  if p in headlines and getattr(chip, f"{p}_dense_tflops")
+                  and chip.sparsity(p) == 2]
     precision = rng.choice(precisions)
     dense = float(getattr(chip, f"{precision}_dense_tflops"))
     sparse = float(headlines[precision])  # as the vendor prints it
@@ -230,6 +240,7 @@ def bottleneck(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     fields = {"gpu": chip.name, "model": model_label(model.name),
               "params_b": num(model.params_b, lang, 5),
               "memory_gb": num(chip.memory_gb, lang, 5), "usable_gb": num(usable / GB, lang, 4),
+              "total_gb": num(capacity_gb(chip), lang, 6),
               "weights_gb": num(weights / GB, lang, 4),
               "bandwidth": num(chip.memory_bandwidth_tb_s, lang, 4),
               "tokens_s": num(chip.bandwidth_bytes_s / weights, lang, 3),

@@ -73,42 +73,65 @@ def weights_size(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 # --- gb-vs-gib ------------------------------------------------------------
 
 GIB_SIZES = (16, 24, 32, 48, 64, 80, 96, 128, 144, 192, 256, 288)
+WEIGHT_SIZES_GB = (14.5, 16.1, 141.1, 145.4, 810.0, 1342.0)
+"""Weights in decimal GB (parameters × bytes) a learner converts to the GiB tools print."""
 
 
 def gb_vs_gib(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
-    """Vendors print GB (10^9) or GiB (2^30), tools print GiB: 141 GB is 131.3 GiB."""
+    """The true story: a vendor's HBM "GB" is a GiB (HBM is built in binary sizes), the
+    driver reports MiB, weights are decimal GB (parameters × bytes)."""
     rng = random.Random(seed)
     catalog = load_catalog()
     ratio = num(GIB / GB, lang, 10)
-    if rng.random() < 0.6:
-        gpu = rng.choice(entries(catalog.accelerators, options, "gpus"))
-        if gpu.vendor_memory_gib:
-            # the vendor itself writes GiB: convert its figure to GB
-            gib = gpu.vendor_memory_gib
-            gb = gib * GIB / GB
-            fields = {"gpu": label(gpu.name), "gib": num(gib, lang, 5), "gb": shown(gb, lang),
-                      "ratio": ratio}
-            return Question(
-                kind=Kind.NUMERIC, post="hbm-kv-cache", family="gb-vs-gib", seed=seed,
-                lang=lang, prompt=t("gen.gib.vendor_gib_prompt", lang, **fields),
-                explanation=join_steps(t("gen.gib.to_gb_explain", lang, **fields),
-                                       t("gen.gib.why", lang)),
-                answer=significant(gb), unit="GB", tolerance=Tolerance(relative=0.005),
-                params={"gpu": gpu.id, "size_gib": gib, "direction": "gib-to-gb",
-                        "given": {"gib": gib}},
-            )
-        gib = gpu.memory_bytes / GIB
-        fields = {"gpu": label(gpu.name), "gb": num(gpu.memory_gb, lang, 5),
-                  "gib": shown(gib, lang),
-                  "ratio": ratio}
+    roll = rng.random()
+    hbm = [g for g in entries(catalog.accelerators, options, "gpus") if g.memory_unit == "GiB"]
+    if hbm and roll < 0.45:
+        gpu = rng.choice(hbm)
+        gib = gpu.memory_gb
+        gb = gib * GIB / GB
+        fields = {"gpu": label(gpu.name), "gib": num(gib, lang, 5), "gb": shown(gb, lang),
+                  "ratio": ratio, "memory_type": gpu.memory_type}
+        driver = ""
+        if gpu.driver_memory_mib is not None:
+            driver = t("gen.gib.driver_note", lang, gib=fields["gib"],
+                       mib=num(gpu.driver_memory_mib, lang, 9),
+                       driver_gib=num(gpu.driver_memory_mib / 1024, lang, 4),
+                       driver_gb=num(gpu.memory_bytes / GB, lang, 4))
         return Question(
             kind=Kind.NUMERIC, post="hbm-kv-cache", family="gb-vs-gib", seed=seed, lang=lang,
-            prompt=t("gen.gib.to_gib_prompt", lang, **fields),
+            prompt=t("gen.gib.hbm_prompt", lang, **fields),
+            explanation=join_steps(t("gen.gib.hbm_explain", lang, **fields), driver,
+                                   t("gen.gib.why", lang)),
+            answer=significant(gb), unit="GB", tolerance=Tolerance(relative=0.005),
+            params={"gpu": gpu.id, "size_gib": gib, "direction": "gib-to-gb",
+                    "given": {"gib": gib}},
+        )
+    drivers = [g for g in hbm if g.driver_memory_mib is not None]
+    if drivers and roll < 0.65:
+        gpu = rng.choice(drivers)
+        mib = float(gpu.driver_memory_mib or 0)
+        gib = mib / 1024
+        fields = {"gpu": label(gpu.name), "mib": num(mib, lang, 9), "gib": shown(gib, lang),
+                  "memory_gb": num(gpu.memory_gb, lang, 5)}
+        return Question(
+            kind=Kind.NUMERIC, post="hbm-kv-cache", family="gb-vs-gib", seed=seed, lang=lang,
+            prompt=t("gen.gib.driver_prompt", lang, **fields),
+            explanation=join_steps(t("gen.gib.driver_explain", lang, **fields),
+                                   t("gen.gib.why", lang)),
+            answer=significant(gib), unit="GiB", tolerance=Tolerance(relative=0.005),
+            params={"gpu": gpu.id, "direction": "mib-to-gib", "given": {"mib": mib}},
+        )
+    if roll < 0.85:
+        size_gb = float(rng.choice(values(options, "sizes_gb", WEIGHT_SIZES_GB)))
+        gib = size_gb * GB / GIB
+        fields = {"gb": num(size_gb, lang, 5), "gib": shown(gib, lang), "ratio": ratio}
+        return Question(
+            kind=Kind.NUMERIC, post="hbm-kv-cache", family="gb-vs-gib", seed=seed, lang=lang,
+            prompt=t("gen.gib.weights_prompt", lang, **fields),
             explanation=join_steps(t("gen.gib.to_gib_explain", lang, **fields),
                                    t("gen.gib.why", lang)),
             answer=significant(gib), unit="GiB", tolerance=Tolerance(relative=0.005),
-            params={"gpu": gpu.id, "memory_gb": gpu.memory_gb, "direction": "gb-to-gib",
-                    "given": {"gb": gpu.memory_gb}},
+            params={"size_gb": size_gb, "direction": "gb-to-gib", "given": {"gb": size_gb}},
         )
     size_gib = int(rng.choice(values(options, "sizes_gib", GIB_SIZES)))
     gb = size_gib * GIB / GB
@@ -211,7 +234,8 @@ GB_VS_GIB = Family(
     name="gb-vs-gib", post="hbm-kv-cache", kind=Kind.NUMERIC,
     description={"es": "GB (10^9) frente a GiB (2^30): convertir la memoria de un chip",
                  "en": "GB (10^9) versus GiB (2^30): convert a chip's memory"},
-    generate=gb_vs_gib, options={"gpus": GPU_IDS, "sizes_gib": "sizes in GiB to convert"},
+    generate=gb_vs_gib, options={"gpus": GPU_IDS, "sizes_gib": "sizes in GiB to convert",
+                                 "sizes_gb": "weight sizes in GB to convert"},
     fact="conversion:gb-vs-gib",  # both directions are one skill
     slips=(GIB_SAME_NUMBER, GIB_WRONG_WAY), conversion=True,
 )

@@ -189,22 +189,30 @@ def ring_allreduce(seed: int, lang: str, options: Mapping[str, Any]) -> Question
     within = [c for c in counts if c <= RING_DOMAIN.get(link.id, c)]
     count = rng.choice(within or counts)
     size = model.params * 2
-    seconds = ring_allreduce_seconds(size, count, _one_way(link))
+    # on a fully connected mesh (Infinity Fabric) each chip is linked to every other chip
+    # of the group at once, so the collective runs over n − 1 links in parallel, not one
+    links = min(count - 1, link.peers or 1) if link.per_peer_gb_s else 1
+    bandwidth = _one_way(link) * links
+    seconds = ring_allreduce_seconds(size, count, bandwidth)
     value, unit, word = _time_unit(seconds, lang)
+    mesh = (t("gen.ring.mesh_links", lang, links=num(links, lang),
+              half=num(_one_way(link) / GB, lang, 4), bw=num(bandwidth / GB, lang, 4))
+            if links > 1 else "")
     fields = {**link_fields(link, lang), "model": model_phrase(model, lang),
               "params_b": num(model.params_b, lang, 5), "size_gb": num(size / GB, lang, 4),
               "count": num(count, lang), "factor": num(2 * (count - 1) / count, lang, 4),
+              "one_way_gb": num(bandwidth / GB, lang, 4),
               "sent_gb": num(2 * (count - 1) / count * size / GB, lang, 4),
               "unit": unit, "word": word, "answer": shown(value, lang)}
     return Question(
         kind=Kind.NUMERIC, post="nvlink-infiniband", family="ring-allreduce", seed=seed,
         lang=lang, prompt=t("gen.ring.prompt", lang, **fields),
-        explanation=join_steps(t("gen.ring.size", lang, **fields), fields["link_step"],
+        explanation=join_steps(t("gen.ring.size", lang, **fields), fields["link_step"], mesh,
                                t("gen.ring.explain", lang, **fields), ring_why(link, lang),
                                t("gen.convention.gb", lang)),
         answer=significant(value), unit=unit, tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "size_bytes": size, "gpus": count, "link": link.id,
-                "bandwidth_bytes_s": _one_way(link),
+                "bandwidth_bytes_s": bandwidth, "links": links,
                 "given": {"params_b": model.params_b, "count": count, **link_given(link)}},
     )
 
@@ -214,8 +222,12 @@ def ring_allreduce(seed: int, lang: str, options: Mapping[str, Any]) -> Question
 GAUDI_PORTS = {"gaudi2": (24, "roce-100g"), "gaudi3": (24, "roce-200g")}
 """On-chip Ethernet ports per chip (Intel Gaudi 2 and Gaudi 3 white papers)."""
 
-HLS3_SCALE_UP_PORTS = 21
-"""Gaudi 3 HLS-3 server: 21 ports to the 7 peers (3 each), 3 to scale-out."""
+HLS_SCALE_UP_PORTS = 21
+"""In an 8-card Gaudi server (HLS-2, HLS-3) 21 ports of each chip go to its 7 peers (3
+each) and only 3 leave the box for scale-out (Intel Gaudi network configuration,
+https://docs.habana.ai/en/latest/Management_and_Monitoring/Network_Configuration/index.html)."""
+
+GAUDI_SERVERS = {"gaudi2": "HLS-Gaudi2", "gaudi3": "HLS-3"}
 
 
 def gaudi_ethernet(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
@@ -228,17 +240,18 @@ def gaudi_ethernet(seed: int, lang: str, options: Mapping[str, Any]) -> Question
     total, port_id = GAUDI_PORTS[chip.id]
     port = catalog.interconnects[port_id]
     gbit = port.gbit_s or port.bandwidth_gb_s * 8
-    variants = ["all"]
-    if chip.id == "gaudi3":
-        variants += ["scale-up", "scale-out"]
-    variant = rng.choice(variants)
-    count = {"all": total, "scale-up": HLS3_SCALE_UP_PORTS,
-             "scale-out": total - HLS3_SCALE_UP_PORTS}[variant]
-    boxes = 1 if variant == "scale-up" else int(rng.choice(values(options, "chips", (1, 1, 8))))
+    variant = rng.choice(["all", "scale-up", "scale-out"])
+    count = {"all": total, "scale-up": HLS_SCALE_UP_PORTS,
+             "scale-out": total - HLS_SCALE_UP_PORTS}[variant]
+    # only a server's scale-out ports add up across its chips: the other 21 of each chip
+    # are links inside the box, each shared by two chips
+    boxes = (int(rng.choice(values(options, "chips", (1, 1, 8)))) if variant == "scale-out"
+             else 1)
     both_ways = rng.random() < 0.4
     one_way = gbit_to_bytes_per_s(gbit) * count * boxes
     answer = one_way * (2 if both_ways else 1)
-    fields = {"gpu": chip.name, "total": num(total, lang), "count": num(count, lang),
+    fields = {"gpu": chip.name, "server": GAUDI_SERVERS.get(chip.id, "8-card"),
+              "total": num(total, lang), "count": num(count, lang),
               "gbit": num(gbit, lang), "tbit": num(gbit * count / 1e3, lang, 3),
               "chips": num(boxes, lang),
               "per_port": num(gbit_to_bytes_per_s(gbit) / GB, lang, 4),

@@ -22,7 +22,7 @@ from studyapp.infra import (
 )
 from studyapp.infra.units import TFLOPS
 from studyapp.questions.generators import Family
-from studyapp.questions.generators.drawing import MARGIN, apart, entries, redraw, values
+from studyapp.questions.generators.drawing import MARGIN, apart, draw_until, entries, redraw, values
 from studyapp.questions.generators.families.terms import (
     GPU_IDS,
     PRECISIONS,
@@ -64,7 +64,8 @@ def ridge(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     def draw(rng: random.Random) -> tuple[Accelerator, str]:
         return rng.choice(chips), rng.choice(precisions)
 
-    (chip, precision), _ = redraw(rng, draw, lambda d: dense_tflops(d[0], d[1]) is not None)
+    (chip, precision) = draw_until(rng, draw, lambda d: dense_tflops(d[0], d[1]) is not None,
+                                 "ridge-point")
     peak = dense_tflops(chip, precision) or chip.bf16_dense_tflops
     if dense_tflops(chip, precision) is None:
         precision = "bf16"

@@ -26,13 +26,16 @@ from studyapp.infra import (
 )
 from studyapp.infra.shapes import kv_shape
 from studyapp.infra.units import GB, KB
+from studyapp.questions.formatting import format_quantity
 from studyapp.questions.generators import Family
-from studyapp.questions.generators.drawing import MARGIN, apart, entries, redraw, values
+from studyapp.questions.generators.drawing import MARGIN, apart, draw_until, entries, redraw, values
 from studyapp.questions.generators.families.terms import (
     BATCHES,
     GPU_IDS,
     MODEL_IDS,
     SERVE_DTYPES,
+    capacity_fields,
+    capacity_gb,
     contexts_within,
     dtype_name,
     has_dtype,
@@ -91,7 +94,7 @@ def serve_given(d: ServeDraw) -> dict[str, float]:
     """The figures a serving question states: they decide weights + KV against usable HBM."""
     return {"params_b": d.model.params_b, "bytes": dtype_bytes(d.dtype),
             "kv_kb": kv_kb(d.model, d.dtype), "context": d.context, "batch": d.batch,
-            "memory_gb": d.gpu.memory_gb, "usable": DEFAULT_USABLE_FRACTION}
+            "total_gb": capacity_gb(d.gpu), "usable": DEFAULT_USABLE_FRACTION}
 
 
 def serve_fields(d: ServeDraw, lang: str) -> dict[str, str]:
@@ -100,7 +103,7 @@ def serve_fields(d: ServeDraw, lang: str) -> dict[str, str]:
     return {
         **model_fields(d.model, lang),
         "gpu": label(d.gpu.name),
-        "memory_gb": num(d.gpu.memory_gb, lang, 5),
+        **capacity_fields(d.gpu, lang),
         "dtype": dtype_name(d.dtype),
         "bytes": num(dtype_bytes(d.dtype), lang),
         "bytes_word": bytes_per(dtype_bytes(d.dtype), lang),
@@ -208,6 +211,14 @@ def min_gpus(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 # --- max-context-that-fits ------------------------------------------------
 
 
+def _approx(n: int, lang: str) -> str:
+    """`` (≈ 1,530,000)`` as the grader shows the answer; from a million up the grader
+    writes ``1.53M``, so the explanation does too."""
+    if n >= 1e6:
+        text = format_quantity(significant(n), "tokens", lang, 3, count_suffix=True)
+        return f" (≈ {text.split()[0]})"
+    return f" (≈ {shown(n, lang)})" if shown(n, lang) != num(n, lang, 9) else ""
+
 def max_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     """Memory left after the weights, divided by what one token (or sequence) costs."""
     rng = random.Random(seed)
@@ -237,11 +248,12 @@ def max_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         return n >= (1024 if d[4] == "context" else 2)
 
     def within_model(d: tuple[Model, Accelerator, str, int, str, int]) -> bool:
-        return useful(d) and (d[4] == "batch" or answer(d) <= d[0].context_length)
+        limit = min(d[0].context_length, d[0].sliding_window or d[0].context_length)
+        return useful(d) and (d[4] == "batch" or answer(d) <= limit)
 
     d, ok = redraw(rng, draw, within_model)
     if not ok:
-        d, _ = redraw(rng, draw, useful)
+        d = draw_until(rng, draw, useful, "max-context-that-fits")
     model, gpu, dtype, batch, what, context = d
     n = answer(d)
     shape = kv_shape(model)
@@ -250,9 +262,9 @@ def max_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     w = weights_bytes(model.params, dtype)
     exact = max(avail - w, 0.0) / (per_token * (batch if what == "context" else context))
     fields = {**model_fields(model, lang), "gpu": label(gpu.name),
-              "memory_gb": num(gpu.memory_gb, lang, 5), "bytes_word": bytes_per(
+              **capacity_fields(gpu, lang), "bytes_word": bytes_per(
                   dtype_bytes(dtype), lang), "kv_kb": shown(per_token / KB, lang),
-              "approx": (f" (≈ {shown(n, lang)})" if shown(n, lang) != num(n, lang, 9) else ""),
+              "approx": _approx(n, lang),
               "dtype": dtype_name(dtype), "batch": num(batch, lang), "context": num(context, lang),
               "available_gb": num(avail / GB, lang, 4), "weights_gb": num(w / GB, lang, 4),
               "free_gb": num((avail - w) / GB, lang, 4), "per_token": num(per_token, lang, 6),
@@ -280,7 +292,7 @@ def max_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
                 "solve_for": what, "batch": batch if what == "context" else None,
                 "context": context if what == "batch" else None,
                 "usable_fraction": DEFAULT_USABLE_FRACTION,
-                "given": {"memory_gb": gpu.memory_gb, "usable": DEFAULT_USABLE_FRACTION,
+                "given": {"total_gb": capacity_gb(gpu), "usable": DEFAULT_USABLE_FRACTION,
                           "params_b": model.params_b, "bytes": dtype_bytes(dtype),
                           "kv_kb": per_token / KB,
                           **({"batch": batch} if what == "context" else {"context": context})}},

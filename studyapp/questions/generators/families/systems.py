@@ -18,7 +18,7 @@ from studyapp.infra import min_devices, usable_bytes, weights_bytes
 from studyapp.infra.units import GB, TB, TFLOPS
 from studyapp.questions.generators import Family, GenerateFn
 from studyapp.questions.generators.drawing import entries, values
-from studyapp.questions.generators.families.terms import model_phrase
+from studyapp.questions.generators.families.terms import capacity_fields, capacity_gb, model_phrase
 from studyapp.questions.generators.slips import SYSTEM_SLIPS
 from studyapp.questions.generators.wording import (
     join_steps,
@@ -35,11 +35,12 @@ QUANTITIES = ("memory", "bandwidth", "scale_up", "bf16")
 def _total(chip: Accelerator, gpus: int, quantity: str) -> tuple[float, str, float, str]:
     """(total in the question's unit, unit, per-chip figure, the per-chip figure's unit).
 
-    Memory is counted in the vendor's own unit: GiB where the vendor writes GiB."""
+    Memory is counted in its real unit: a vendor's HBM "GB" is a GiB, so HBM totals are
+    in GiB; other memory in TB of 10^12 bytes."""
     if quantity == "memory":
-        if chip.vendor_memory_gib:
-            return chip.vendor_memory_gib * gpus, "GiB", chip.vendor_memory_gib, "GiB"
-        return usable_bytes(chip.memory_bytes, gpus, 1.0) / TB, "TB", chip.memory_gb, "GB"
+        if chip.memory_unit == "GiB":
+            return chip.memory_gb * gpus, "GiB", chip.memory_gb, "GiB"
+        return usable_bytes(chip.nominal_memory_bytes, gpus, 1.0) / TB, "TB", chip.memory_gb, "GB"
     if quantity == "bandwidth":
         return (chip.bandwidth_bytes_s * gpus / TB, "TB/s", chip.memory_bandwidth_tb_s,
                 "TB/s")
@@ -78,15 +79,16 @@ def system_totals(post: str, family: str, keep: Callable[[System], bool],
         note = ""
         if quantity == "scale_up":
             note = t("gen.sys.scale_up_note", lang, **fields)
-        elif quantity == "memory" and how_many == 1 and unit != "GiB":
+        elif quantity == "memory" and how_many == 1:
             note = t("gen.sys.memory_note", lang, listed=num(system.total_memory_gb, lang, 6))
         key = "memory_gib" if unit == "GiB" else quantity
         return Question(
             kind=Kind.NUMERIC, post=post, family=family, seed=seed, lang=lang,
             prompt=t(f"gen.sys.prompt_{key}", lang, **fields),
             explanation=join_steps(t(f"gen.sys.explain_{key}", lang, **fields), note,
-                                   t("gen.convention.gb", lang) if quantity != "bf16"
-                                   else t("gen.convention.dense", lang)),
+                                   t("gen.convention.hbm" if quantity == "memory"
+                                     else "gen.convention.gb" if quantity != "bf16"
+                                     else "gen.convention.dense", lang)),
             answer=significant(total), unit=unit, tolerance=Tolerance(relative=0.02),
             params={"system": system.id, "gpu": chip.id, "gpus": count, "systems": how_many,
                     "quantity": quantity, "per_chip_unit": per_unit,
@@ -112,11 +114,9 @@ def tpu_pod(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     chip = rng.choice([c for c in chips if c.id in POD_CHIPS] or chips)
     pod = POD_CHIPS.get(chip.id, 256)
     variant = str(rng.choice(values(options, "ask", ("memory", "bf16", "chips", "chips"))))
-    memory = (t("gen.pod.memory_gib", lang, gib=num(chip.vendor_memory_gib, lang),
-                gb=num(chip.memory_gb, lang, 5))
-              if chip.vendor_memory_gib else f"{num(chip.memory_gb, lang, 5)} GB")
-    fields: dict[str, Any] = {"gpu": label(chip.name), "pod": num(pod, lang), "memory": memory,
-                              "memory_gb": num(chip.memory_gb, lang, 5),
+    capacity = capacity_fields(chip, lang)
+    fields: dict[str, Any] = {"gpu": label(chip.name), "pod": num(pod, lang),
+                              "memory": capacity["capacity"], **capacity,
                               "tflops": num(chip.bf16_dense_tflops, lang, 5)}
     if variant == "chips":
         default = [m for m in POD_MODELS if m in catalog.models]
@@ -139,7 +139,7 @@ def tpu_pod(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
             answer=float(count), unit=None, tolerance=Tolerance(relative=None, absolute=0),
             params={"gpu": chip.id, "model": model.id, "dtype": "bf16",
                     "usable_fraction": 0.9, "pod_chips": pod, "ask": variant,
-                    "given": {"params_b": model.params_b, "memory_gb": chip.memory_gb,
+                    "given": {"params_b": model.params_b, "total_gb": capacity_gb(chip),
                               "usable": 0.9}},
         )
     quantity = "memory" if variant == "memory" else "bf16"
@@ -147,14 +147,14 @@ def tpu_pod(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     fields.update(total=result(total, lang), product=result(total, lang), unit=unit,
                   per_chip=num(per_chip, lang, 5),
                   total_base=num(per_chip * pod, lang, 8),
-                  total_short=num(total / 1e6, lang, 3))
+                  total_pb=num(total * 2**30 / 1e15 if unit == "GiB" else total / 1e3, lang, 3))
     key = "memory_gib" if unit == "GiB" else variant
     return Question(
         kind=Kind.NUMERIC, post="tpu", family="tpu-pod", seed=seed, lang=lang,
         prompt=t(f"gen.pod.prompt_{key}", lang, **fields),
         explanation=join_steps(t(f"gen.pod.explain_{key}", lang, **fields),
                                t("gen.pod.why", lang),
-                               t("gen.convention.gb" if variant == "memory"
+                               t("gen.convention.hbm" if variant == "memory"
                                  else "gen.convention.dense", lang)),
         answer=significant(total), unit=unit, tolerance=Tolerance(relative=0.02),
         params={"gpu": chip.id, "pod_chips": pod, "ask": variant, "per_chip_unit": per_unit,

@@ -62,6 +62,28 @@ def model_phrase(model: Model, lang: str) -> str:
              active_b=num(model.active_params_b, lang, 5))
 
 
+def capacity_gb(chip: Accelerator) -> float:
+    """The chip's capacity as fits compare it: 10^9-byte GB of the driver-reported total
+    (or of the vendor's figure read in its real unit), six significant figures."""
+    return float(f"{chip.memory_bytes / 1e9:.6g}")
+
+
+def capacity_fields(chip: Accelerator, lang: str) -> dict[str, str]:
+    """``memory_gb`` as the vendor prints it, ``total_gb`` in 10^9 bytes, and ``capacity``:
+    the phrase that says how one becomes the other (HBM "GB" are GiB)."""
+    fields = {"memory_gb": num(chip.memory_gb, lang, 5),
+              "total_gb": num(capacity_gb(chip), lang, 6),
+              "memory_type": chip.memory_type}
+    if chip.memory_unit == "GB":
+        key = "gen.mem.capacity_decimal"
+    elif chip.driver_memory_mib is not None:
+        key = "gen.mem.capacity_driver"
+        fields["driver_mib"] = num(chip.driver_memory_mib, lang, 9)
+    else:
+        key = "gen.mem.capacity_binary"
+    return {**fields, "capacity": t(key, lang, **fields)}
+
+
 def has_dtype(chip: Accelerator, dtype: str) -> bool:
     """FP8 and FP4 only on chips with such units (Gaudi 2 runs FP8 without a published rate)."""
     if dtype in ("fp8", "int8"):
@@ -101,9 +123,13 @@ def kv_shape_fields(model: Model, kv_dtype: str, lang: str) -> tuple[str, dict[s
 
 
 def contexts_within(model: Model, options: Mapping[str, Any]) -> list[int]:
-    """The asked contexts within the model's window (the smallest asked when none is)."""
+    """The asked contexts within the model's window (the smallest asked when none is).
+
+    A sliding-window model keeps at most its window of KV cache, so contexts stop there:
+    past it, context × bytes per token would overstate its cache."""
     allowed = [int(c) for c in values(options, "contexts", CONTEXTS)]
-    within = [c for c in allowed if c <= model.context_length]
+    limit = min(model.context_length, model.sliding_window or model.context_length)
+    within = [c for c in allowed if c <= limit]
     return within or [min(allowed)]
 
 

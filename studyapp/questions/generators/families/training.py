@@ -26,7 +26,7 @@ from studyapp.infra.compute import ADAM_MIXED_BYTES_PER_PARAM
 from studyapp.infra.storage import CHECKPOINT_BYTES_PER_PARAM
 from studyapp.infra.units import GB, TB, TFLOPS
 from studyapp.questions.generators import Family
-from studyapp.questions.generators.drawing import entries, redraw, values
+from studyapp.questions.generators.drawing import draw_until, entries, values
 from studyapp.questions.generators.families.terms import model_phrase
 from studyapp.questions.generators.slips import SPARSE_TIME
 from studyapp.questions.generators.wording import join_steps, label, num, sci, shown, significant
@@ -35,8 +35,6 @@ from studyapp.questions.model import Kind, Question, Tolerance
 TOKENS = (0.3e12, 1e12, 2e12, 5e12, 15e12)
 CLUSTERS = (256, 512, 1024, 2048, 4096, 8192, 16384)
 MFUS = (0.3, 0.35, 0.4, 0.5)
-TRAIN_GPUS = ("a100-80gb", "h100-sxm", "h200-sxm", "b200", "mi300x", "mi355x", "tpu-v5p",
-              "trainium2", "gaudi3")
 
 
 def training_params(model: Model) -> float:
@@ -52,7 +50,7 @@ def training_days(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     rng = random.Random(seed)
     catalog = load_catalog()
     models = entries(catalog.models, options, "models")
-    default = [g for g in TRAIN_GPUS if g in catalog.accelerators]
+    default = catalog.pool("training")
     chips = entries(catalog.accelerators, {"gpus": default, **options}, "gpus")
     tokens_list = [float(x) for x in values(options, "tokens", TOKENS)]
     clusters = [int(x) for x in values(options, "gpu_counts", CLUSTERS)]
@@ -66,7 +64,7 @@ def training_days(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         flops = training_flops(training_params(d[0]), d[2])
         return training_seconds(flops, d[1].bf16_dense_tflops * TFLOPS, d[3], d[4]) / 86400
 
-    d, _ = redraw(rng, draw, lambda d: 1 <= days(d) <= 365)
+    d = draw_until(rng, draw, lambda d: 1 <= days(d) <= 365, "training-days")
     model, chip, tokens, count, mfu = d
     n = training_params(model)
     flops = training_flops(n, tokens)

@@ -1,0 +1,628 @@
+"""Scenario families: capacity-planning problems in steps, each step from the calculator.
+
+A practitioner's question chains the one-step families: serve a model to N
+users on a node (weights, KV per user, total, fewest GPUs, decode rate, the
+bound), the longest context a node holds, a training run, its checkpoints,
+its gradient all-reduce, and the cost of a million tokens. Each family draws
+from the catalog until the answer is a real deployment, computes every step
+with ``studyapp.infra`` and writes the worked chain; grading marks a step
+also against the learner's own earlier answers (error carried forward).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from studyapp.catalog import load_catalog
+from studyapp.catalog.models import Accelerator, Model, System
+from studyapp.i18n import t
+from studyapp.infra import (
+    checkpoint_bytes,
+    cluster_mtbf_seconds,
+    decode,
+    dtype_bytes,
+    kv_bytes_per_token,
+    min_devices,
+    per_direction,
+    ring_allreduce_seconds,
+    training_flops,
+    training_memory_bytes,
+    training_seconds,
+    transfer_seconds,
+    usable_bytes,
+    weights_bytes,
+    young_daly_interval,
+)
+from studyapp.infra.compute import ADAM_MIXED_BYTES_PER_PARAM, decode_flops
+from studyapp.infra.shapes import kv_shape
+from studyapp.infra.storage import CHECKPOINT_BYTES_PER_PARAM
+from studyapp.infra.units import GB, TFLOPS
+from studyapp.questions.generators import Family
+from studyapp.questions.generators.drawing import draw_until, entries, values
+from studyapp.questions.generators.families.terms import model_phrase
+from studyapp.questions.generators.slips import KV_PAIR, SPARSE_TIME
+from studyapp.questions.generators.wording import label, num, sci, shown
+from studyapp.questions.model import Kind, Question, Slip, Tolerance
+from studyapp.questions.scenario import Step, build_parts, run_chain, worked_chain
+
+EXACT = Tolerance(relative=None, absolute=0.0)
+"""A count of GPUs or sequences: right or not."""
+RATE = Tolerance(relative=0.03)
+"""A rate built on earlier rounded steps: a little more room than a single step."""
+TENSOR_PARALLEL = (1, 2, 4, 8)
+NODE_SYSTEMS = ("hgx-h100", "hgx-h200", "hgx-b200")
+SERVE_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "qwen2.5-72b", "mixtral-8x7b", "llama-2-70b",
+                "llama-3.1-405b")
+USERS = (8, 16, 32, 64, 128)
+SERVE_CONTEXTS = (2048, 4096, 8192, 16384, 32768)
+LONG_CONTEXTS = (32768, 65536, 131072)
+TRAIN_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "qwen2.5-72b", "llama-3.1-405b",
+                "gpt-3-175b", "mixtral-8x7b")
+TRAIN_GPUS = ("a100-80gb", "h100-sxm", "h200-sxm", "b200", "mi300x", "mi355x", "tpu-v5p",
+              "trainium2", "gaudi3")
+TOKENS = (0.3e12, 1e12, 2e12, 5e12, 15e12)
+CLUSTERS = (256, 512, 1024, 2048, 4096, 8192, 16384)
+MFUS = (0.3, 0.35, 0.4, 0.5)
+DATA_PARALLEL = (8, 16, 32, 64)
+WRITE_GB_S = (10, 20, 50, 100, 200, 500)
+GPU_MTBF_HOURS = (25_000, 50_000, 100_000)
+NODES = (2, 4, 8, 16, 32)
+GPU_HOUR_DOLLARS = (2.0, 2.5, 3.0, 4.0, 6.0)
+"""Hypothetical rental prices the prompt states (a parameter of the problem, not a quote)."""
+GRADIENT_DTYPE = "bf16"
+NODE_NIC = {"hgx-h100": ("ib-ndr",), "hgx-h200": ("ib-ndr",), "hgx-b200": ("ib-ndr", "ib-xdr")}
+"""One InfiniBand port per GPU: ConnectX-7 (NDR) on Hopper nodes, ConnectX-7 or -8 on B200."""
+
+
+# --- shared arithmetic ------------------------------------------------------
+
+
+def tensor_parallel(total_gb: float, memory_bytes: float) -> float:
+    """Fewest GPUs in a tensor-parallel group (a power of two) whose usable memory holds it."""
+    need = min_devices(total_gb * GB, memory_bytes)
+    return float(2 ** math.ceil(math.log2(need)))
+
+
+def decode_step_seconds(bytes_read: float, bandwidth: float, active_params: float,
+                        batch: int, flops: float) -> tuple[float, float]:
+    """(memory time, compute time) of one decode step over a tensor-parallel group.
+
+    Both through ``infra.decode`` (the calculator's model): memory time, and compute
+    time 2 × active params × batch over the group's dense FLOP/s. The step takes the
+    larger.
+    """
+    step = decode(bytes_read, 0.0, bandwidth, batch,
+                  flops_per_step=decode_flops(active_params, batch), flops=flops)
+    return step.memory_seconds, step.compute_seconds or 0.0
+
+
+def dollars_per_million_tokens(dollars_per_hour: float, tokens_per_s: float) -> float:
+    """What a million generated tokens cost at a rental price and a throughput."""
+    return dollars_per_hour / (tokens_per_s * 3600.0) * 1e6
+
+
+def dense_flops(chip: Accelerator, dtype: str) -> float:
+    """The chip's dense FLOP/s for the dtype (FP8 rate for 1-byte weights, BF16 otherwise)."""
+    if dtype_bytes(dtype) <= 1 and chip.fp8_dense_tflops:
+        return chip.fp8_dense_tflops * TFLOPS
+    return chip.bf16_dense_tflops * TFLOPS
+
+
+def active_params(model: Model) -> float:
+    return (model.active_params_b or model.params_b) * 1e9
+
+
+# --- building the question ---------------------------------------------------
+
+Fields = Callable[[Mapping[str, Any], str], dict[str, str]]
+
+
+def _scenario(*, family: str, post: str, seed: int, lang: str, steps: Sequence[Step],
+              shared: Mapping[str, Any], fields: Fields, params: Mapping[str, Any]) -> Question:
+    """A scenario question: texts ``scen.<family>.*`` filled with the true chain's figures."""
+    env = run_chain(steps, shared)
+    words = fields(env, lang)
+    key = f"scen.{family.removeprefix('scenario-')}"
+    prompts = {s.name: t(f"{key}.{s.name}", lang, **words) for s in steps}
+    methods = {s.name: t(f"{key}.{s.name}.method", lang, **words) for s in steps}
+    solutions = {s.name: t(f"{key}.{s.name}.solution", lang, **words) for s in steps}
+    parts, _ = build_parts(steps, shared, post=post, family=family, seed=seed, lang=lang,
+                           prompts=prompts, methods=methods, solutions=solutions)
+    question = Question(kind=Kind.SCENARIO, post=post, family=family, seed=seed, lang=lang,
+                        prompt=t(f"{key}.setup", lang, **words), explanation="",
+                        answer=str(len(parts)), parts=parts,
+                        params={**params, "steps": {p.name: p.question.answer for p in parts
+                                                      if p.question.kind is Kind.NUMERIC}})
+    return _with_chain(question)
+
+
+def _with_chain(question: Question) -> Question:
+    from dataclasses import replace
+
+    return replace(question, explanation=worked_chain(question))
+
+
+def _systems(options: Mapping[str, Any]) -> list[System]:
+    catalog = load_catalog()
+    default = [s for s in NODE_SYSTEMS if s in catalog.systems]
+    return entries(catalog.systems, {"systems": default, **options}, "systems")
+
+
+def _models(options: Mapping[str, Any], default: Sequence[str]) -> list[Model]:
+    catalog = load_catalog()
+    known = [m for m in default if m in catalog.models]
+    return entries(catalog.models, {"models": known, **options}, "models")
+
+
+def _gb(env: Mapping[str, Any], lang: str, *names: str) -> dict[str, str]:
+    return {name: shown(float(env[name]), lang) for name in names}
+
+
+# --- scenario-serving -------------------------------------------------------
+
+def _serving_times(e: Mapping[str, Any]) -> tuple[float, float]:
+    """Memory and compute time of a decode step: every weight and KV byte of the batch, read
+    across the tensor-parallel group."""
+    return decode_step_seconds(e["total"] * GB, e["bandwidth"] * e["gpus"], e["active"],
+                               e["users"], e["flops"] * e["gpus"])
+
+
+def _bound(e: Mapping[str, Any]) -> str:
+    memory, compute = _serving_times(e)
+    return str(e["bound_words"][0 if memory >= compute else 1])
+
+
+SERVING_STEPS = (
+    Step("weights", lambda e: weights_bytes(e["params"], e["dtype"]) / GB, "GB",
+         slips=(Slip("dtype_bytes", 2.0, symmetric=True),)),
+    Step("kv_user", lambda e: e["kv_per_token"] * e["context"] / GB, "GB",
+         slips=(KV_PAIR,)),
+    Step("total", lambda e: e["weights"] + e["users"] * e["kv_user"], "GB",
+         uses=("weights", "kv_user")),
+    Step("gpus", lambda e: tensor_parallel(e["total"], e["memory_bytes"]), "GPUs",
+         uses=("total",), tolerance=EXACT),
+    Step("per_user", lambda e: 1.0 / max(_serving_times(e)), "tokens/s",
+         uses=("total", "gpus"), tolerance=RATE),
+    Step("bound", _bound, uses=("total", "gpus")),
+)
+
+
+def _bound_words(lang: str) -> tuple[str, str]:
+    return t("scen.bound.memory", lang), t("scen.bound.compute", lang)
+
+
+def _serving_steps(lang: str) -> tuple[Step, ...]:
+    from dataclasses import replace
+
+    return (*SERVING_STEPS[:-1], replace(SERVING_STEPS[-1], choices=_bound_words(lang)))
+
+
+def serving(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """Serve a model to N users at a context on one node: size, GPUs, rate, bound."""
+    rng = random.Random(seed)
+    catalog = load_catalog()
+    systems = _systems(options)
+    models = _models(options, SERVE_MODELS)
+    users_list = [int(x) for x in values(options, "users", USERS)]
+    contexts = [int(x) for x in values(options, "contexts", SERVE_CONTEXTS)]
+
+    def draw(rng: random.Random) -> tuple[System, Model, str, int, int]:
+        system = rng.choice(systems)
+        chip = catalog.accelerators[system.accelerator]
+        dtypes = ["bf16", "fp8"] if chip.fp8_dense_tflops else ["bf16"]
+        return (system, rng.choice(models), rng.choice(dtypes), rng.choice(users_list),
+                rng.choice(contexts))
+
+    def shared_of(d: tuple[System, Model, str, int, int]) -> dict[str, Any]:
+        system, model, dtype, users, context = d
+        chip = catalog.accelerators[system.accelerator]
+        return {"params": model.params, "dtype": dtype, "users": users, "context": context,
+                "attention": model.attention,
+                "kv_per_token": kv_bytes_per_token(kv_shape(model), dtype),
+                "memory_bytes": chip.memory_bytes, "bandwidth": chip.bandwidth_bytes_s,
+                "flops": dense_flops(chip, dtype), "active": active_params(model),
+                "bound_words": _bound_words(lang), "node_gpus": system.gpus}
+
+    def plausible(d: tuple[System, Model, str, int, int]) -> bool:
+        env = run_chain(SERVING_STEPS[:4], shared_of(d))
+        # a mixture of experts reads every expert only at a large batch (32 users: 99.99%
+        # of Mixtral's); below that the step would read fewer bytes than "total" says
+        many = d[1].experts is None or d[3] >= 32
+        return many and d[4] <= d[1].context_length and 2 <= env["gpus"] <= d[0].gpus
+
+    d = draw_until(rng, draw, plausible, "scenario-serving")
+    system, model, dtype, users, context = d
+    chip = catalog.accelerators[system.accelerator]
+    shared = shared_of(d)
+
+    def fields(env: Mapping[str, Any], lang: str) -> dict[str, str]:
+        memory, compute = _serving_times(env)
+        return {"model": model_phrase(model, lang), "system": label(system.name),
+                "gpu": label(chip.name), "node_gpus": num(system.gpus, lang),
+                "dtype": dtype.upper(), "bytes": num(dtype_bytes(dtype), lang),
+                "users": num(users, lang), "context": num(context, lang),
+                "params_b": num(model.params_b, lang, 5),
+                "per_token": num(env["kv_per_token"], lang, 6),
+                "memory_gb": num(chip.memory_gb, lang, 4),
+                "usable_gb": shown(chip.memory_bytes * 0.9 / GB, lang),
+                "bandwidth": num(chip.memory_bandwidth_tb_s, lang, 4),
+                "tflops": num(env["flops"] / TFLOPS, lang, 5),
+                "active_b": num(env["active"] / 1e9, lang, 5),
+                "memory_ms": num(memory * 1e3, lang, 3), "compute_ms": num(compute * 1e3, lang, 3),
+                "gpus": num(env["gpus"], lang), "bound": str(env["bound"]),
+                **_gb(env, lang, "weights", "kv_user", "total", "per_user")}
+
+    return _scenario(family="scenario-serving", post="hgx", seed=seed, lang=lang,
+                     steps=_serving_steps(lang), shared=shared, fields=fields,
+                     params={"system": system.id, "gpu": chip.id, "model": model.id,
+                             "dtype": dtype, "users": users, "context": context})
+
+
+# --- scenario-long-context --------------------------------------------------
+
+LONG_STEPS = (
+    Step("kv_seq", lambda e: e["kv_per_token"] * e["context"] / GB, "GB", slips=(KV_PAIR,)),
+    Step("free", lambda e: (e["usable"] - e["weights_bytes"]) / GB, "GB"),
+    Step("batch", lambda e: float(math.floor(e["free"] / e["kv_seq"] + 1e-9)), "sequences",
+         uses=("kv_seq", "free"), tolerance=EXACT),
+    Step("fp8_batch", lambda e: float(math.floor(
+        e["free"] / (e["kv_seq"] * dtype_bytes("fp8") / dtype_bytes("bf16")) + 1e-9)),
+         "sequences", uses=("kv_seq", "free"), tolerance=EXACT),
+)
+
+
+def long_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """The largest batch at a long context on one node, and what an FP8 KV cache buys."""
+    rng = random.Random(seed)
+    catalog = load_catalog()
+    systems = _systems(options)
+    models = _models(options, ("llama-3.1-8b", "llama-3.1-70b", "qwen2.5-72b",
+                               "llama-3.1-405b", "mixtral-8x7b"))
+    contexts = [int(x) for x in values(options, "contexts", LONG_CONTEXTS)]
+
+    def draw(rng: random.Random) -> tuple[System, Model, int]:
+        return rng.choice(systems), rng.choice(models), rng.choice(contexts)
+
+    def shared_of(d: tuple[System, Model, int]) -> dict[str, Any]:
+        system, model, context = d
+        chip = catalog.accelerators[system.accelerator]
+        dtype = "fp8" if model.params_b > 200 else "bf16"
+        return {"context": context, "weights_dtype": dtype, "attention": model.attention,
+                "kv_per_token": kv_bytes_per_token(kv_shape(model), "bf16"),
+                "weights_bytes": weights_bytes(model.params, dtype),
+                "usable": usable_bytes(chip.memory_bytes, system.gpus)}
+
+    def plausible(d: tuple[System, Model, int]) -> bool:
+        env = run_chain(LONG_STEPS, shared_of(d))
+        return d[2] <= d[1].context_length and 1 <= env["batch"] <= 400
+
+    d = draw_until(rng, draw, plausible, "scenario-long-context")
+    system, model, context = d
+    chip = catalog.accelerators[system.accelerator]
+    shared = shared_of(d)
+
+    def fields(env: Mapping[str, Any], lang: str) -> dict[str, str]:
+        return {"model": model_phrase(model, lang), "system": label(system.name),
+                "gpu": label(chip.name), "node_gpus": num(system.gpus, lang),
+                "context": num(context, lang), "wdtype": str(env["weights_dtype"]).upper(),
+                "per_token": num(env["kv_per_token"], lang, 6),
+                "memory_gb": num(chip.memory_gb, lang, 4),
+                "usable_gb": shown(env["usable"] / GB, lang),
+                "weights_gb": shown(env["weights_bytes"] / GB, lang),
+                "batch": num(env["batch"], lang), "fp8_batch": num(env["fp8_batch"], lang),
+                "fp8_kv": shown(env["kv_seq"] / 2, lang),
+                **_gb(env, lang, "kv_seq", "free")}
+
+    return _scenario(family="scenario-long-context", post="hbm-kv-cache", seed=seed, lang=lang,
+                     steps=LONG_STEPS, shared=shared, fields=fields,
+                     params={"system": system.id, "gpu": chip.id, "model": model.id,
+                             "context": context, "weights_dtype": shared["weights_dtype"]})
+
+
+# --- scenario-training ------------------------------------------------------
+
+TRAINING_STEPS = (
+    Step("flops", lambda e: training_flops(e["active"], e["tokens"]), "FLOP"),
+    Step("days", lambda e: training_seconds(e["flops"], e["flops_per_gpu"], e["gpus"],
+                                            e["mfu"]) / 86400, "days", uses=("flops",),
+         slips=(SPARSE_TIME,)),
+    Step("state", lambda e: training_memory_bytes(e["params"], ADAM_MIXED_BYTES_PER_PARAM)
+         / GB, "GB"),
+    Step("per_gpu", lambda e: e["state"] / e["dp"], "GB", uses=("state",)),
+    Step("min_gpus", lambda e: float(min_devices(e["state"] * GB, e["memory_bytes"])), "GPUs",
+         uses=("state",), tolerance=EXACT),
+)
+
+
+def training(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """Train a model: 6·N·D, days on a cluster at an MFU, Adam state, ZeRO-3, fewest GPUs."""
+    rng = random.Random(seed)
+    catalog = load_catalog()
+    models = _models(options, TRAIN_MODELS)
+    default = [g for g in TRAIN_GPUS if g in catalog.accelerators]
+    chips = entries(catalog.accelerators, {"gpus": default, **options}, "gpus")
+
+    def draw(rng: random.Random) -> tuple[Model, Accelerator, float, int, float, int]:
+        return (rng.choice(models), rng.choice(chips), rng.choice(TOKENS), rng.choice(CLUSTERS),
+                rng.choice(MFUS), rng.choice(DATA_PARALLEL))
+
+    def shared_of(d: tuple[Model, Accelerator, float, int, float, int]) -> dict[str, Any]:
+        model, chip, tokens, gpus, mfu, dp = d
+        return {"params": model.params, "active": active_params(model), "tokens": tokens,
+                "flops_per_gpu": chip.bf16_dense_tflops * TFLOPS, "gpus": gpus, "mfu": mfu,
+                "dp": dp, "memory_bytes": chip.memory_bytes}
+
+    def plausible(d: tuple[Model, Accelerator, float, int, float, int]) -> bool:
+        env = run_chain(TRAINING_STEPS, shared_of(d))
+        return bool(1 <= env["days"] <= 365 and env["min_gpus"] >= 2)
+
+    d = draw_until(rng, draw, plausible, "scenario-training")
+    model, chip, tokens, gpus, mfu, dp = d
+    shared = shared_of(d)
+
+    def fields(env: Mapping[str, Any], lang: str) -> dict[str, str]:
+        return {"model": model_phrase(model, lang), "gpu": label(chip.name),
+                "active_b": num(env["active"] / 1e9, lang, 5),
+                "params_b": num(model.params_b, lang, 5), "tokens": sci(tokens, lang),
+                "count": num(gpus, lang), "mfu": num(mfu * 100, lang),
+                "tflops": num(chip.bf16_dense_tflops, lang, 5), "dp": num(dp, lang),
+                "flops": sci(env["flops"], lang, 4),
+                "rate": sci(env["flops_per_gpu"] * gpus * mfu, lang, 4),
+                "memory_gb": num(chip.memory_gb, lang, 4),
+                "usable_gb": shown(chip.memory_bytes * 0.9 / GB, lang),
+                "min_gpus": num(env["min_gpus"], lang),
+                **_gb(env, lang, "days", "state", "per_gpu")}
+
+    return _scenario(family="scenario-training", post="intro", seed=seed, lang=lang,
+                     steps=TRAINING_STEPS, shared=shared, fields=fields,
+                     params={"model": model.id, "gpu": chip.id, "tokens": tokens, "gpus": gpus,
+                             "mfu": mfu, "data_parallel": dp})
+
+
+# --- scenario-checkpoint ----------------------------------------------------
+
+
+def _lost_hours(e: Mapping[str, Any]) -> float:
+    """Hours a day spent writing checkpoints plus, on average, half an interval redone per
+    failure: 24 × (C/τ + τ/(2·MTBF)), the waste Young's formula minimises."""
+    tau = float(e["interval"]) * 60
+    return 24.0 * (float(e["write"]) / tau + tau / (2 * float(e["mtbf"]) * 3600))
+
+
+CHECKPOINT_STEPS = (
+    Step("size", lambda e: checkpoint_bytes(e["params"], CHECKPOINT_BYTES_PER_PARAM) / GB, "GB"),
+    Step("write", lambda e: transfer_seconds(e["size"] * GB, e["write_gb_s"] * GB), "s",
+         uses=("size",)),
+    Step("mtbf", lambda e: cluster_mtbf_seconds(e["device_hours"] * 3600, e["gpus"]) / 3600,
+         "h"),
+    Step("interval", lambda e: young_daly_interval(e["write"], e["mtbf"] * 3600) / 60, "min",
+         uses=("write", "mtbf")),
+    Step("lost", _lost_hours, "h", uses=("write", "mtbf", "interval"), tolerance=RATE),
+)
+
+
+def checkpointing(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """Checkpoint a training run: size, write time, cluster MTBF, Young/Daly, hours lost a day."""
+    rng = random.Random(seed)
+    models = _models(options, TRAIN_MODELS)
+
+    def draw(rng: random.Random) -> tuple[Model, float, int, float]:
+        return (rng.choice(models), float(rng.choice(WRITE_GB_S)), rng.choice(CLUSTERS),
+                float(rng.choice(GPU_MTBF_HOURS)))
+
+    def shared_of(d: tuple[Model, float, int, float]) -> dict[str, Any]:
+        return {"params": d[0].params, "write_gb_s": d[1], "gpus": d[2], "device_hours": d[3]}
+
+    def plausible(d: tuple[Model, float, int, float]) -> bool:
+        env = run_chain(CHECKPOINT_STEPS, shared_of(d))
+        return bool(5 <= env["write"] <= 0.1 * env["interval"] * 60 and env["lost"] < 6)
+
+    d = draw_until(rng, draw, plausible, "scenario-checkpoint")
+    model, bandwidth, gpus, device_hours = d
+    shared = shared_of(d)
+
+    def fields(env: Mapping[str, Any], lang: str) -> dict[str, str]:
+        return {"model": model_phrase(model, lang), "params_b": num(model.params_b, lang, 5),
+                "bytes": num(CHECKPOINT_BYTES_PER_PARAM, lang), "write_gb_s": num(bandwidth, lang),
+                "count": num(gpus, lang), "device_hours": num(device_hours, lang),
+                "mtbf_s": num(env["mtbf"] * 3600, lang, 5),
+                "interval_s": num(env["interval"] * 60, lang, 4),
+                "writing_h": shown(24 * env["write"] / (env["interval"] * 60), lang),
+                "rework_h": shown(24 * env["interval"] * 60 / (2 * env["mtbf"] * 3600), lang),
+                **_gb(env, lang, "size", "write", "mtbf", "interval", "lost")}
+
+    return _scenario(family="scenario-checkpoint", post="storage-checkpoints", seed=seed,
+                     lang=lang, steps=CHECKPOINT_STEPS, shared=shared, fields=fields,
+                     params={"model": model.id, "write_gb_s": bandwidth, "gpus": gpus,
+                             "device_mtbf_hours": device_hours})
+
+
+# --- scenario-allreduce -----------------------------------------------------
+
+
+def _links(lang: str) -> tuple[str, str]:
+    return t("scen.link.nvlink", lang), t("scen.link.infiniband", lang)
+
+
+ALLREDUCE_STEPS = (
+    Step("grads", lambda e: weights_bytes(e["params"], GRADIENT_DTYPE) / GB, "GB"),
+    Step("nvlink", lambda e: ring_allreduce_seconds(e["grads"] * GB, e["node_gpus"],
+                                                    e["nvlink_bw"]) * 1e3, "ms",
+         uses=("grads",), slips=(Slip("per_direction", 0.5),)),
+    Step("ib", lambda e: ring_allreduce_seconds(e["grads"] * GB, e["all_gpus"],
+                                                e["ib_bw"]) * 1e3, "ms", uses=("grads",),
+         slips=(Slip("bits", 1 / 8),)),
+    Step("ratio", lambda e: e["ib"] / e["nvlink"], "x", uses=("nvlink", "ib")),
+    Step("dominates", lambda e: e["link_words"][0 if e["nvlink"] > e["ib"] else 1],
+         uses=("nvlink", "ib")),
+)
+
+
+def allreduce(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """All-reduce the gradients inside a node over NVLink, then across nodes over InfiniBand."""
+    from dataclasses import replace
+
+    rng = random.Random(seed)
+    catalog = load_catalog()
+    systems = _systems(options)
+    models = _models(options, TRAIN_MODELS)
+
+    def draw(rng: random.Random) -> tuple[System, Model, int, str]:
+        system = rng.choice(systems)
+        nics = [n for n in NODE_NIC.get(system.id, ("ib-ndr",)) if n in catalog.interconnects]
+        return system, rng.choice(models), rng.choice(NODES), rng.choice(nics)
+
+    d = draw(rng)
+    system, model, nodes, nic = d
+    chip = catalog.accelerators[system.accelerator]
+    link = catalog.interconnects[system.interconnect or "nvlink-4"]
+    ib = catalog.interconnects[nic]
+    shared = {"params": model.params, "node_gpus": system.gpus,
+              "all_gpus": system.gpus * nodes,
+              "nvlink_bw": per_direction(link.bandwidth_gb_s, link.direction) * GB,
+              "ib_bw": per_direction(ib.bandwidth_gb_s, ib.direction) * GB,
+              "link_words": _links(lang)}
+    steps = (*ALLREDUCE_STEPS[:-1], replace(ALLREDUCE_STEPS[-1], choices=_links(lang)))
+
+    def fields(env: Mapping[str, Any], lang: str) -> dict[str, str]:
+        return {"model": model_phrase(model, lang), "system": label(system.name),
+                "gpu": label(chip.name), "node_gpus": num(system.gpus, lang),
+                "nodes": num(nodes, lang), "all_gpus": num(system.gpus * nodes, lang),
+                "link": label(link.name), "link_gb_s": num(link.bandwidth_gb_s, lang),
+                "nvlink_bw": num(env["nvlink_bw"] / GB, lang),
+                "ib_name": label(ib.name), "ib_gbit": num(ib.gbit_s or ib.bandwidth_gb_s * 8, lang),
+                "ib_bw": num(env["ib_bw"] / GB, lang),
+                "node_factor": num(2 * (system.gpus - 1) / system.gpus, lang, 4),
+                "all_factor": num(2 * (system.gpus * nodes - 1) / (system.gpus * nodes), lang, 4),
+                "params_b": num(model.params_b, lang, 5), "dominates": str(env["dominates"]),
+                **_gb(env, lang, "grads", "nvlink", "ib", "ratio")}
+
+    return _scenario(family="scenario-allreduce", post="nvlink-infiniband", seed=seed,
+                     lang=lang, steps=steps, shared=shared, fields=fields,
+                     params={"system": system.id, "model": model.id, "nodes": nodes,
+                             "link": link.id, "ib": ib.id})
+
+
+# --- scenario-cost ----------------------------------------------------------
+
+
+def _cost_step(e: Mapping[str, Any]) -> float:
+    memory, compute = decode_step_seconds((e["weights"] + e["kv_total"]) * GB,
+                                          e["bandwidth"] * e["gpus"], e["active"], e["batch"],
+                                          e["flops"] * e["gpus"])
+    return float(e["batch"]) / max(memory, compute)
+
+
+COST_STEPS = (
+    Step("weights", lambda e: weights_bytes(e["params"], e["dtype"]) / GB, "GB"),
+    Step("gpus", lambda e: tensor_parallel(e["weights"] + e["kv_total"], e["memory_bytes"]),
+         "GPUs", uses=("weights",), tolerance=EXACT),
+    Step("throughput", _cost_step, "tokens/s", uses=("weights", "gpus"), tolerance=RATE),
+    Step("hourly", lambda e: e["gpus"] * e["price"], "USD/h", uses=("gpus",)),
+    Step("per_million", lambda e: dollars_per_million_tokens(e["hourly"], e["throughput"]),
+         "USD", uses=("throughput", "hourly"), tolerance=RATE),
+)
+
+
+def cost(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+    """Dollars per million tokens: GPUs for the batch, node throughput, price per GPU-hour."""
+    rng = random.Random(seed)
+    catalog = load_catalog()
+    systems = _systems(options)
+    models = _models(options, ("llama-3.1-8b", "llama-3.1-70b", "qwen2.5-72b", "mixtral-8x7b",
+                               "llama-3.1-405b"))
+
+    def draw(rng: random.Random) -> tuple[System, Model, str, int, int, float]:
+        system = rng.choice(systems)
+        chip = catalog.accelerators[system.accelerator]
+        dtypes = ["bf16", "fp8"] if chip.fp8_dense_tflops else ["bf16"]
+        return (system, rng.choice(models), rng.choice(dtypes), rng.choice(USERS),
+                rng.choice((2048, 4096, 8192)), rng.choice(GPU_HOUR_DOLLARS))
+
+    def shared_of(d: tuple[System, Model, str, int, int, float]) -> dict[str, Any]:
+        system, model, dtype, batch, context, price = d
+        chip = catalog.accelerators[system.accelerator]
+        kv = kv_bytes_per_token(kv_shape(model), dtype) * context * batch
+        return {"params": model.params, "dtype": dtype, "batch": batch, "context": context,
+                "kv_total": kv / GB, "memory_bytes": chip.memory_bytes,
+                "bandwidth": chip.bandwidth_bytes_s, "flops": dense_flops(chip, dtype),
+                "active": active_params(model), "price": price}
+
+    def plausible(d: tuple[System, Model, str, int, int, float]) -> bool:
+        env = run_chain(COST_STEPS, shared_of(d))
+        return bool(env["gpus"] <= d[0].gpus)
+
+    d = draw_until(rng, draw, plausible, "scenario-cost")
+    system, model, dtype, batch, context, price = d
+    chip = catalog.accelerators[system.accelerator]
+    shared = shared_of(d)
+
+    def fields(env: Mapping[str, Any], lang: str) -> dict[str, str]:
+        memory, compute = decode_step_seconds((env["weights"] + env["kv_total"]) * GB,
+                                              env["bandwidth"] * env["gpus"], env["active"],
+                                              batch, env["flops"] * env["gpus"])
+        return {"model": model_phrase(model, lang), "system": label(system.name),
+                "gpu": label(chip.name), "node_gpus": num(system.gpus, lang),
+                "dtype": dtype.upper(), "bytes": num(dtype_bytes(dtype), lang),
+                "batch": num(batch, lang), "context": num(context, lang),
+                "params_b": num(model.params_b, lang, 5),
+                "kv_total": shown(env["kv_total"], lang), "price": num(price, lang),
+                "usable_gb": shown(chip.memory_bytes * 0.9 / GB, lang),
+                "bandwidth": num(chip.memory_bandwidth_tb_s, lang, 4),
+                "tflops": num(env["flops"] / TFLOPS, lang, 5),
+                "active_b": num(env["active"] / 1e9, lang, 5),
+                "memory_ms": num(memory * 1e3, lang, 3), "compute_ms": num(compute * 1e3, lang, 3),
+                "gpus": num(env["gpus"], lang),
+                "all_gb": shown(env["weights"] + env["kv_total"], lang),
+                **_gb(env, lang, "weights", "throughput", "hourly", "per_million")}
+
+    return _scenario(family="scenario-cost", post="hgx", seed=seed, lang=lang,
+                     steps=COST_STEPS, shared=shared, fields=fields,
+                     params={"system": system.id, "gpu": chip.id, "model": model.id,
+                             "dtype": dtype, "batch": batch, "context": context,
+                             "gpu_hour_usd": price})
+
+
+def _family(name: str, post: str, generate: Callable[[int, str, Mapping[str, Any]], Question],
+            es: str, en: str, options: Mapping[str, str]) -> Family:
+    return Family(name=name, post=post, kind=Kind.SCENARIO, description={"es": es, "en": en},
+                  generate=generate, options=options)
+
+
+SCENARIO_SERVING = _family(
+    "scenario-serving", "hgx", serving,
+    "Escenario: servir un modelo a N usuarios en un nodo (pesos, KV, GPU, tokens/s, límite)",
+    "Scenario: serve a model to N users on a node (weights, KV, GPUs, tokens/s, bound)",
+    {"systems": "system ids", "models": "model ids", "users": "concurrent users",
+     "contexts": "context lengths"})
+SCENARIO_LONG_CONTEXT = _family(
+    "scenario-long-context", "hbm-kv-cache", long_context,
+    "Escenario: el lote más grande a un contexto largo en un nodo, y lo que da la KV en FP8",
+    "Scenario: the largest batch at a long context on a node, and what FP8 KV buys",
+    {"systems": "system ids", "models": "model ids", "contexts": "context lengths"})
+SCENARIO_TRAINING = _family(
+    "scenario-training", "intro", training,
+    "Escenario: entrenar un modelo (FLOP, días, memoria con ZeRO, mínimo de GPU)",
+    "Scenario: train a model (FLOPs, days, memory with ZeRO, fewest GPUs)",
+    {"models": "model ids", "gpus": "accelerator ids"})
+SCENARIO_CHECKPOINT = _family(
+    "scenario-checkpoint", "storage-checkpoints", checkpointing,
+    "Escenario: checkpoints (tamaño, escritura, Young/Daly, horas perdidas al día)",
+    "Scenario: checkpointing (size, write time, Young/Daly, hours lost a day)",
+    {"models": "model ids"})
+SCENARIO_ALLREDUCE = _family(
+    "scenario-allreduce", "nvlink-infiniband", allreduce,
+    "Escenario: all-reduce de los gradientes por NVLink y luego por InfiniBand",
+    "Scenario: all-reduce of the gradients over NVLink, then InfiniBand",
+    {"systems": "system ids", "models": "model ids"})
+SCENARIO_COST = _family(
+    "scenario-cost", "hgx", cost,
+    "Escenario: dólares por millón de tokens a un precio por GPU-hora",
+    "Scenario: dollars per million tokens at a GPU-hour price",
+    {"systems": "system ids", "models": "model ids"})
+
+SCENARIOS = (SCENARIO_SERVING, SCENARIO_LONG_CONTEXT, SCENARIO_TRAINING, SCENARIO_CHECKPOINT,
+             SCENARIO_ALLREDUCE, SCENARIO_COST)

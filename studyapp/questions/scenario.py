@@ -1,0 +1,212 @@
+"""Scenarios: a chain of graded steps, marked with error carried forward.
+
+A scenario is one :class:`~studyapp.questions.model.Question` of kind
+``scenario`` whose ``parts`` are numeric or choice questions of their own.
+Each step is graded on its own (unit, tolerance, named slips). A step that
+builds on earlier ones is also graded against the learner's own earlier
+answers (Numbas' "error carried forward"): a right method on a wrong input
+is told so, "right from your 42 GB; the true value was 43 GB". The scenario
+as a whole passes only when every step is right against the true values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from studyapp.i18n import t
+from studyapp.questions.grading import Verdict, expected_display, grade, numeric_value
+from studyapp.questions.model import Kind, Part, Question, Slip, Tolerance
+
+Value = float | bool | str
+Compute = Callable[[Mapping[str, Any]], Value]
+
+
+@dataclass(frozen=True)
+class Step:
+    """How one step of a scenario family is computed: from the shared params and earlier steps.
+
+    ``compute`` reads an environment holding the shared numbers and every
+    earlier step's value by name; the true chain runs it on the true values,
+    error carried forward runs it on the learner's.
+    """
+
+    name: str
+    compute: Compute
+    unit: str | None = None
+    uses: tuple[str, ...] = ()
+    tolerance: Tolerance = field(default_factory=lambda: Tolerance(relative=0.02))
+    choices: tuple[str, ...] = ()
+    slips: tuple[Slip, ...] = ()
+
+
+def run_chain(steps: Sequence[Step], shared: Mapping[str, Any]) -> dict[str, Any]:
+    """The true values: each step computed from the shared params and the true earlier steps."""
+    env: dict[str, Any] = dict(shared)
+    for step in steps:
+        env[step.name] = step.compute(env)
+    return env
+
+
+def _recompute(step: Step, env: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], Value]:
+    before = dict(env)
+
+    def recompute(earlier: Mapping[str, Any]) -> Value:
+        return step.compute({**before, **earlier})
+
+    return recompute
+
+
+def build_parts(steps: Sequence[Step], shared: Mapping[str, Any], *, post: str,
+                family: str | None, seed: int | None, lang: str,
+                prompts: Mapping[str, str], methods: Mapping[str, str],
+                solutions: Mapping[str, str]) -> tuple[tuple[Part, ...], dict[str, Any]]:
+    """The scenario's parts from its steps, and the true chain's values by step name."""
+    env: dict[str, Any] = dict(shared)
+    parts = []
+    for step in steps:
+        value = step.compute(env)
+        recompute = _recompute(step, env)
+        env[step.name] = value
+        if step.choices:
+            question = Question(kind=Kind.CHOICE, post=post, prompt=prompts[step.name],
+                                explanation=solutions.get(step.name, ""), answer=str(value),
+                                choices=step.choices, family=family, seed=seed, lang=lang)
+        else:
+            question = Question(kind=Kind.NUMERIC, post=post, prompt=prompts[step.name],
+                                explanation=solutions.get(step.name, ""),
+                                answer=_rounded(float(value)), unit=step.unit,
+                                tolerance=step.tolerance, family=family, seed=seed,
+                                lang=lang, slips=tuple(
+                                    s for s in (slip.resolve(env) for slip in step.slips)
+                                    if s is not None))
+        parts.append(Part(name=step.name, question=question, uses=step.uses,
+                          recompute=recompute, method=methods.get(step.name, ""),
+                          solution=solutions.get(step.name, "")))
+    return tuple(parts), env
+
+
+def _rounded(value: float, digits: int = 6) -> float:
+    """An answer rounded to ``digits`` significant figures (readable JSON; far inside tolerance)."""
+    if value == 0 or not math.isfinite(value):
+        return value
+    return round(value, digits - 1 - math.floor(math.log10(abs(value))))
+
+
+@dataclass(frozen=True)
+class PartVerdict:
+    """One step's outcome.
+
+    ``correct`` is against the true value (None: not graded, ask again);
+    ``carried`` is True when a wrong step is right from the learner's own
+    earlier answers. ``value`` is what the learner answered, in the step's
+    unit (a number) or the choice's text, for the steps that follow.
+    """
+
+    name: str
+    index: int
+    verdict: Verdict
+    value: Value | None = None
+    carried: bool = False
+    hinted: bool = False
+
+    @property
+    def correct(self) -> bool | None:
+        return self.verdict.correct
+
+    @property
+    def retry(self) -> bool:
+        return self.verdict.retry
+
+    def record(self, response: str) -> dict[str, Any]:
+        """The step as a review log keeps it."""
+        return {"name": self.name, "response": response, "given": self.verdict.given,
+                "expected": self.verdict.expected, "correct": bool(self.verdict.correct),
+                "carried": self.carried, "slips": list(self.verdict.slips),
+                "hint": self.hinted}
+
+
+def learner_value(part: Part, response: str, verdict: Verdict) -> Value | None:
+    """What the learner answered, as a later step computes with it."""
+    if part.question.kind is Kind.CHOICE:
+        given = verdict.given
+        for choice in part.question.choices:
+            if given.endswith(f") {choice}"):
+                return choice
+        return None
+    return numeric_value(part.question, response)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
+    return bool(a == b)
+
+
+def grade_part(question: Question, index: int, response: str,
+               earlier: Sequence[PartVerdict], *, hinted: bool = False) -> PartVerdict:
+    """Grade step ``index`` of a scenario, given the learner's verdicts on the steps before."""
+    part = question.parts[index]
+    verdict = grade(part.question, response)
+    if verdict.correct is None:
+        return PartVerdict(part.name, index, verdict, hinted=hinted)
+    value = learner_value(part, response, verdict)
+    if verdict.correct or part.recompute is None or not part.uses:
+        return PartVerdict(part.name, index, verdict, value, hinted=hinted)
+    by_name = {p.name: (p, v) for p, v in zip(question.parts, earlier, strict=False)}
+    mine = {name: v.value for name, (_, v) in by_name.items() if v.value is not None}
+    differing = [name for name in part.uses if name in by_name
+                 and name in mine and not _same(mine[name], by_name[name][0].question.answer)]
+    if not differing:
+        return PartVerdict(part.name, index, verdict, value, hinted=hinted)
+    try:
+        carried_answer = part.recompute(mine)
+    except (ArithmeticError, ValueError, TypeError, KeyError):
+        return PartVerdict(part.name, index, verdict, value, hinted=hinted)
+    if isinstance(carried_answer, float) and not math.isfinite(carried_answer):
+        return PartVerdict(part.name, index, verdict, value, hinted=hinted)
+    carried_question = replace(part.question, answer=carried_answer)
+    again = grade(carried_question, response)
+    if not again.correct:
+        return PartVerdict(part.name, index, verdict, value, hinted=hinted)
+    if all(by_name[name][1].correct for name in differing):
+        # the earlier steps were right within tolerance: so is this one, from them
+        right = replace(again, expected=verdict.expected)
+        return PartVerdict(part.name, index, right, value, hinted=hinted)
+    lang = question.lang
+    wrong = [name for name in differing if not by_name[name][1].correct]
+    yours = ", ".join(by_name[name][1].verdict.given for name in wrong)
+    true = ", ".join(expected_display(by_name[name][0].question) for name in wrong)
+    message = t("grading.carried", lang, yours=yours, true=true, expected=verdict.expected)
+    carried = replace(verdict, message=message, given=again.given)
+    return PartVerdict(part.name, index, carried, value, carried=True, hinted=hinted)
+
+
+def scenario_verdict(question: Question, parts: Sequence[PartVerdict],
+                     responses: Sequence[str]) -> Verdict:
+    """The whole scenario: right only when every step is right against the true values."""
+    lang = question.lang
+    right = sum(1 for p in parts if p.correct and not p.carried)
+    correct = right == len(question.parts)
+    key = "grading.scenario_right" if correct else "grading.scenario_wrong"
+    message = t(key, lang, right=right, total=len(question.parts))
+    carried = sum(1 for p in parts if p.carried)
+    if carried:
+        message += " " + t("grading.scenario_carried", lang, count=carried)
+    return Verdict(correct=correct, message=message,
+                   given=" | ".join(p.verdict.given for p in parts),
+                   expected=" | ".join(expected_display(p.question) for p in question.parts),
+                   slips=tuple(s for p in parts for s in p.verdict.slips))
+
+
+def worked_chain(question: Question) -> str:
+    """The worked solution of the whole chain, one numbered step a line."""
+    lines = [f"{n}. {part.solution}" for n, part in enumerate(question.parts, 1)
+             if part.solution]
+    return "\n".join(lines)
+
+
+__all__ = ["PartVerdict", "Step", "build_parts", "grade_part", "learner_value", "run_chain",
+           "scenario_verdict", "worked_chain"]

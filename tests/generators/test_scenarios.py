@@ -1,0 +1,265 @@
+"""Scenario families: every step against the calculator, and error carried forward.
+
+Each expected value below is recomputed from the instance's params with
+``studyapp.infra`` directly (not through the family's own steps), so a step
+that drifted from the calculator fails here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from studyapp.catalog import load_catalog
+from studyapp.catalog.models import Accelerator
+from studyapp.infra import (
+    checkpoint_bytes,
+    cluster_mtbf_seconds,
+    decode,
+    fit,
+    kv_cache_bytes,
+    per_direction,
+    ring_allreduce_seconds,
+    training_flops,
+    training_memory_bytes,
+    training_seconds,
+    weights_bytes,
+    young_daly_interval,
+)
+from studyapp.infra.memory import min_devices
+from studyapp.infra.shapes import kv_shape
+from studyapp.questions.generators import families
+from studyapp.questions.generators.running import as_record
+from studyapp.questions.model import Kind, Question
+from studyapp.questions.scenario import grade_part, scenario_verdict
+
+SEEDS = range(12)
+SCENARIOS = [name for name, f in families().items() if f.kind is Kind.SCENARIO]
+
+
+def dense_flops(chip: Accelerator, dtype: str) -> float:
+    """The dense peak for the weights' dtype: FP8 rate for FP8 weights, else BF16."""
+    fp8 = chip.fp8_dense_tflops
+    return (fp8 if dtype == "fp8" and fp8 else chip.bf16_dense_tflops) * 1e12
+
+
+GB = 1e9
+
+
+def answers(q: Question) -> dict[str, object]:
+    return {p.name: p.question.answer for p in q.parts}
+
+
+def tp(total_bytes: float, memory_bytes: float) -> float:
+    need = min_devices(total_bytes, memory_bytes)
+    return float(next(n for n in (1, 2, 4, 8, 16, 32, 64) if n >= need))
+
+
+def approx(value: float, rel: float = 1e-4) -> object:
+    return pytest.approx(value, rel=rel)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_serving_steps_match_the_calculator(seed: int) -> None:
+    q = families()["scenario-serving"].generate(seed, "en", {})
+    p, a, cat = q.params, answers(q), load_catalog()
+    model, chip = cat.models[p["model"]], cat.accelerators[p["gpu"]]
+    shape = kv_shape(model)
+    f = fit(model.params, p["dtype"], shape, chip.memory_bytes, context=p["context"],
+            batch=p["users"])
+    assert a["weights"] == approx(f.weights_bytes / GB)
+    assert a["kv_user"] == approx(kv_cache_bytes(shape, p["dtype"], p["context"]) / GB)
+    assert a["total"] == approx(f.required_bytes / GB)
+    gpus = tp(f.required_bytes, chip.memory_bytes)
+    assert a["gpus"] == gpus
+    assert 2 <= gpus <= cat.systems[p["system"]].gpus  # a real deployment on the node
+    memory = decode(f.weights_bytes, f.kv_cache_bytes, chip.bandwidth_bytes_s * gpus,
+                    p["users"]).step_seconds
+    active = (model.active_params_b or model.params_b) * 1e9
+    compute = 2 * active * p["users"] / (dense_flops(chip, p["dtype"]) * gpus)
+    assert a["per_user"] == approx(1 / max(memory, compute))
+    assert a["bound"] == ("memory bandwidth" if memory >= compute else "compute")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_long_context_steps_match_the_calculator(seed: int) -> None:
+    q = families()["scenario-long-context"].generate(seed, "en", {})
+    p, a, cat = q.params, answers(q), load_catalog()
+    model, system = cat.models[p["model"]], cat.systems[p["system"]]
+    chip = cat.accelerators[system.accelerator]
+    shape = kv_shape(model)
+    per_seq = kv_cache_bytes(shape, "bf16", p["context"])
+    f = fit(model.params, p["weights_dtype"], shape, chip.memory_bytes, devices=system.gpus)
+    free = f.available_bytes - f.weights_bytes
+    assert a["kv_seq"] == approx(per_seq / GB)
+    assert a["free"] == approx(free / GB)
+    assert a["batch"] == math.floor(free / per_seq)
+    assert a["fp8_batch"] == math.floor(free / kv_cache_bytes(shape, "fp8", p["context"]))
+    assert a["fp8_batch"] >= 2 * a["batch"]  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_training_steps_match_the_calculator(seed: int) -> None:
+    q = families()["scenario-training"].generate(seed, "en", {})
+    p, a, cat = q.params, answers(q), load_catalog()
+    model, chip = cat.models[p["model"]], cat.accelerators[p["gpu"]]
+    active = (model.active_params_b or model.params_b) * 1e9
+    flops = training_flops(active, p["tokens"])
+    assert a["flops"] == approx(flops)
+    assert a["days"] == approx(training_seconds(flops, chip.bf16_dense_tflops * 1e12, p["gpus"],
+                                                p["mfu"]) / 86400)
+    assert 1 <= a["days"] <= 365  # type: ignore[operator]
+    assert a["state"] == approx(training_memory_bytes(model.params) / GB)
+    assert a["per_gpu"] == approx(training_memory_bytes(model.params, zero_stage=3,
+                                                        devices=p["data_parallel"]) / GB)
+    assert a["min_gpus"] == min_devices(training_memory_bytes(model.params), chip.memory_bytes)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_checkpoint_steps_match_the_calculator(seed: int) -> None:
+    q = families()["scenario-checkpoint"].generate(seed, "en", {})
+    p, a, cat = q.params, answers(q), load_catalog()
+    size = checkpoint_bytes(cat.models[p["model"]].params)
+    write = size / (p["write_gb_s"] * GB)
+    mtbf = cluster_mtbf_seconds(p["device_mtbf_hours"] * 3600, p["gpus"])
+    tau = young_daly_interval(write, mtbf)
+    assert a["size"] == approx(size / GB)
+    assert a["write"] == approx(write)
+    assert a["mtbf"] == approx(mtbf / 3600)
+    assert a["interval"] == approx(tau / 60)
+    # at the Young/Daly optimum writing and rework cost the same: waste = sqrt(2C/M)
+    assert a["lost"] == approx(24 * math.sqrt(2 * write / mtbf))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_allreduce_steps_match_the_calculator(seed: int) -> None:
+    q = families()["scenario-allreduce"].generate(seed, "en", {})
+    p, a, cat = q.params, answers(q), load_catalog()
+    grads = weights_bytes(cat.models[p["model"]].params, "bf16")
+    system = cat.systems[p["system"]]
+    link, ib = cat.interconnects[p["link"]], cat.interconnects[p["ib"]]
+    nvlink = ring_allreduce_seconds(grads, system.gpus,
+                                    per_direction(link.bandwidth_gb_s, link.direction) * GB)
+    over_ib = ring_allreduce_seconds(grads, system.gpus * p["nodes"],
+                                     per_direction(ib.bandwidth_gb_s, ib.direction) * GB)
+    assert a["grads"] == approx(grads / GB)
+    assert a["nvlink"] == approx(nvlink * 1e3)
+    assert a["ib"] == approx(over_ib * 1e3)
+    assert a["ratio"] == approx(over_ib / nvlink)
+    assert a["dominates"] == "InfiniBand across nodes"
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_cost_steps_match_the_calculator(seed: int) -> None:
+    q = families()["scenario-cost"].generate(seed, "en", {})
+    p, a, cat = q.params, answers(q), load_catalog()
+    model, chip = cat.models[p["model"]], cat.accelerators[p["gpu"]]
+    f = fit(model.params, p["dtype"], kv_shape(model), chip.memory_bytes, context=p["context"],
+            batch=p["batch"])
+    gpus = tp(f.required_bytes, chip.memory_bytes)
+    memory = decode(f.weights_bytes, f.kv_cache_bytes, chip.bandwidth_bytes_s * gpus,
+                    p["batch"]).step_seconds
+    active = (model.active_params_b or model.params_b) * 1e9
+    compute = 2 * active * p["batch"] / (dense_flops(chip, p["dtype"]) * gpus)
+    throughput = p["batch"] / max(memory, compute)
+    assert a["weights"] == approx(f.weights_bytes / GB)
+    assert a["gpus"] == gpus
+    assert a["throughput"] == approx(throughput)
+    assert a["hourly"] == approx(gpus * p["gpu_hour_usd"])
+    assert a["per_million"] == approx(gpus * p["gpu_hour_usd"] / (throughput * 3600) * 1e6)
+
+
+@pytest.mark.parametrize("family", SCENARIOS)
+def test_scenario_shape_and_json(family: str) -> None:
+    for seed in range(5):
+        q = families()[family].generate(seed, "en", {})
+        assert q.kind is Kind.SCENARIO and 3 <= len(q.parts) <= 6
+        names = [p.name for p in q.parts]
+        for i, part in enumerate(q.parts):
+            assert set(part.uses) <= set(names[:i])  # only earlier steps
+            assert part.method and part.solution and part.question.prompt
+        record = as_record(q)
+        assert [p["name"] for p in record["parts"]] == names
+        assert all({"prompt", "answer", "unit", "tolerance", "uses"} <= set(p)
+                   for p in record["parts"])
+        es = families()[family].generate(seed, "es", {})
+        assert es.params == q.params and es.prompt != q.prompt
+
+
+def _serving(seed: int = 3) -> Question:
+    return families()["scenario-serving"].generate(seed, "en", {})
+
+
+def test_a_wrong_step_then_a_step_right_from_it() -> None:
+    """Part 1 wrong by 10%; part 3 (weights + users × KV) right from the learner's own part 1."""
+    q = _serving()
+    weights, kv = q.parts[0].question.answer, q.parts[1].question.answer
+    users = q.params["users"]
+    assert isinstance(weights, float) and isinstance(kv, float)
+    mine = weights * 1.1
+    first = grade_part(q, 0, f"{mine:.4g} GB", [])
+    assert first.correct is False and first.value == pytest.approx(float(f"{mine:.4g}"))
+    second = grade_part(q, 1, f"{kv:.5g} GB", [first])
+    assert second.correct
+    carried_total = float(f"{mine:.4g}") + users * kv
+    third = grade_part(q, 2, f"{carried_total:.5g}", [first, second])
+    assert third.correct is False and third.carried
+    assert "Right from your" in third.verdict.message
+    assert first.verdict.given in third.verdict.message  # "right from your 77.6 GB"
+    assert "the true value was" in third.verdict.message
+    # the true total typed after a wrong part 1 is right, not carried
+    true_total = grade_part(q, 2, f"{q.parts[2].question.answer:.5g}", [first, second])
+    assert true_total.correct and not true_total.carried
+    # the scenario is not passed: part 1 was wrong
+    verdict = scenario_verdict(q, [first, second, third], [])
+    assert verdict.correct is False
+
+
+def test_a_wrong_step_that_is_not_right_from_anything() -> None:
+    q = _serving()
+    first = grade_part(q, 0, "1 GB", [])
+    second = grade_part(q, 1, "1000 GB", [first])
+    third = grade_part(q, 2, "5 GB", [first, second])
+    assert third.correct is False and not third.carried
+    assert "Right from" not in third.verdict.message
+
+
+def test_a_count_step_carried_from_a_total_within_tolerance_is_right() -> None:
+    """A total 1.5% off is right; the GPU count from it, if it differs, is right too."""
+    q = _serving()
+    parts = []
+    for i in range(3):
+        answer = q.parts[i].question.answer
+        parts.append(grade_part(q, i, f"{answer * (1.015 if i == 2 else 1):.6g}", parts))
+    assert all(p.correct for p in parts)
+    gpus = grade_part(q, 3, f"{q.parts[3].question.answer:g}", parts)
+    assert gpus.correct and not gpus.carried
+
+
+def test_all_steps_right_pass_and_slips_are_named() -> None:
+    q = _serving()
+    done = []
+    for i, part in enumerate(q.parts):
+        if part.question.kind is Kind.CHOICE:
+            response = str(part.question.choices.index(str(part.question.answer)) + 1)
+        else:
+            response = f"{part.question.answer:.6g}"
+        done.append(grade_part(q, i, response, done))
+    assert all(p.correct for p in done)
+    assert scenario_verdict(q, done, []).correct
+    kv = q.parts[1].question.answer
+    assert isinstance(kv, float)
+    slip = grade_part(q, 1, f"{kv / 2:.5g}", done[:1])
+    assert slip.correct is False and "kv_pair" in slip.verdict.slips
+
+
+def test_a_step_in_the_wrong_unit_is_asked_again() -> None:
+    q = _serving()
+    again = grade_part(q, 0, "3 s", [])
+    assert again.correct is None and again.retry
+
+
+def test_six_scenario_families_across_the_posts() -> None:
+    posts = {families()[name].post for name in SCENARIOS}
+    assert len(SCENARIOS) >= 6 and len(posts) >= 5

@@ -1,0 +1,115 @@
+"""calc decode: the larger of memory time and compute time, MoE and sliding windows.
+
+Published figures:
+- H100 SXM dense BF16 989 TFLOPS, 3.35 TB/s: https://www.nvidia.com/en-us/data-center/h100/
+- Llama-3.1-8B 8.03B parameters:
+  https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json
+- Mixtral 8x7B 46.7B total, 12.9B active, 8 experts, 2 per token:
+  https://arxiv.org/abs/2401.04088
+- Mistral 7B sliding_window 4096:
+  https://huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from studyapp.catalog import load_catalog
+from studyapp.cli import main
+from studyapp.infra import decode, experts_touched, kv_tokens, moe_params_read
+
+
+def _decode(*args: str) -> dict[str, Any]:
+    out = CliRunner().invoke(main, ["calc", "decode", *args, "--json"])
+    assert out.exit_code == 0, out.output
+    result: dict[str, Any] = json.loads(out.output)
+    return result
+
+
+def test_llama_8b_bf16_batch_1024_on_h100_is_compute_bound() -> None:
+    report = _decode("--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--batch", "1024")
+    assert report["bound"] == "compute"
+    # 989e12 / (2 × 8.03e9) ≈ 61,600 tokens/s, not the 213,599 of the bandwidth ceiling
+    assert report["tokens_per_s"] == pytest.approx(989e12 / (2 * 8.03e9), rel=1e-3)
+    assert report["tokens_per_s"] == pytest.approx(61_600, rel=0.002)
+
+
+def test_llama_8b_at_batch_1_is_memory_bound() -> None:
+    report = _decode("--model", "llama-3.1-8b", "--gpu", "h100-sxm")
+    assert report["bound"] == "memory"
+    assert report["tokens_per_s"] == pytest.approx(3.35e12 / 16.06e9, rel=1e-3)
+
+
+def test_mfu_lowers_the_compute_ceiling() -> None:
+    report = _decode("--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--batch", "1024",
+                     "--mfu", "0.5")
+    assert report["tokens_per_s"] == pytest.approx(0.5 * 989e12 / (2 * 8.03e9), rel=1e-3)
+
+
+def test_tflops_option_is_used() -> None:
+    report = _decode("--params", "8.03e9", "--bandwidth-tb-s", "3.35", "--tflops", "989",
+                     "--batch", "1024")
+    assert report["bound"] == "compute"
+    assert report["tokens_per_s"] == pytest.approx(61_600, rel=0.002)
+    memory_only = _decode("--params", "8.03e9", "--bandwidth-tb-s", "3.35", "--batch", "1024")
+    assert memory_only["compute_seconds"] is None and memory_only["bound"] == "memory"
+
+
+def test_mixtral_at_batch_1_reads_only_its_active_parameters() -> None:
+    report = _decode("--model", "mixtral-8x7b", "--gpu", "h100-sxm")
+    assert report["weights_read_gb"] == pytest.approx(25.8)  # 12.9B × 2 bytes
+    assert report["tokens_per_s"] == pytest.approx(130, rel=0.01)  # not 35.9
+    assert report["experts_touched"] == pytest.approx(2)
+    assert report["moe_rule"] == "expected-distinct-experts"
+
+
+def test_mixtral_at_large_batch_reads_every_expert() -> None:
+    report = _decode("--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--batch", "256")
+    assert report["weights_read_gb"] == pytest.approx(93.4, rel=1e-3)  # all 46.7B
+
+
+def test_expected_experts_touched() -> None:
+    assert experts_touched(8, 2, 1) == pytest.approx(2)
+    assert experts_touched(8, 2, 2) == pytest.approx(8 * (1 - 0.75**2))  # 3.5
+    assert moe_params_read(46.7e9, 12.9e9, 1, 8, 2) == pytest.approx(12.9e9)
+    assert moe_params_read(46.7e9, 12.9e9, 10_000) == pytest.approx(46.7e9)
+
+
+def test_mistral_kv_cache_stops_at_its_sliding_window() -> None:
+    assert load_catalog().models["mistral-7b"].sliding_window == 4096
+    long = _decode("--model", "mistral-7b", "--gpu", "h100-sxm", "--context", "32768")
+    window = _decode("--model", "mistral-7b", "--gpu", "h100-sxm", "--context", "4096")
+    assert long["kv_tokens"] == 4096
+    assert long["kv_cache_gb"] == window["kv_cache_gb"]
+    assert kv_tokens(2048, 4096) == 2048 and kv_tokens(8192, None) == 8192
+
+
+def test_decode_step_is_the_larger_time() -> None:
+    step = decode(16e9, 0.0, 3.35e12, 1024, flops_per_step=2 * 8e9 * 1024, flops=989e12)
+    assert step.step_seconds == step.compute_seconds
+    assert step.bound == "compute"
+
+
+def test_fit_and_kv_cap_the_cache_at_the_window() -> None:
+    out = CliRunner().invoke(main, ["calc", "kv", "--model", "mistral-7b", "--tokens", "32768",
+                                    "--json"])
+    report = json.loads(out.output)
+    assert report["kv_tokens"] == 4096 and report["tokens"] == 32768
+    assert report["kv_cache_bytes"] == 131_072 * 4096  # 2 × 32 × 8 × 128 × 2 B per token
+    out = CliRunner().invoke(main, ["calc", "fit", "--model", "mistral-7b", "--gpu", "h100-sxm",
+                                    "--context", "32768", "--batch", "4", "--json"])
+    fit = json.loads(out.output)
+    assert fit["kv_tokens"] == 4096
+    assert fit["kv_cache_bytes"] == 131_072 * 4096 * 4
+
+
+def test_generated_contexts_stop_at_the_window() -> None:
+    from studyapp.questions.generators import get_family
+
+    for seed in range(30):
+        q = get_family("kv-cache-total").generate(seed, "en", {"models": ["mistral-7b"]})
+        assert q.params["context"] <= 4096

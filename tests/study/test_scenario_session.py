@@ -1,0 +1,199 @@
+"""A scenario in a study session: one card, one schedule, every step in the log."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+from studyapp.questions.model import Kind, Question
+from studyapp.srs import Rating
+from studyapp.study import SCENARIO_PARTS, SessionKind, StudyConfig, StudyService
+
+NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+DECK = """deck: scenario-drill
+title: Scenario drill
+language: en
+post: hgx
+cards:
+  - {id: serve, type: generated, generator: scenario-serving}
+"""
+
+
+def service(tmp_path: Path) -> StudyService:
+    deck = tmp_path / "drill.yaml"
+    deck.write_text(DECK, encoding="utf-8")
+    url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    return StudyService(StudyConfig(db_url=url, profile="ana", clock=lambda: NOW,
+                                    extra_decks=(deck,)))
+
+
+def logs(tmp_path: Path) -> list[tuple[int, int, int, str]]:
+    with sqlite3.connect(tmp_path / "study.sqlite3") as db:
+        return list(db.execute("SELECT rating, correct, looked_at_post, params FROM review_logs"
+                               " ORDER BY id"))
+
+
+def right(question: Question, index: int) -> str:
+    part = question.parts[index].question
+    if part.kind is Kind.CHOICE:
+        return str(part.choices.index(str(part.answer)) + 1)
+    return f"{part.answer:.6g}"
+
+
+def test_all_steps_right_is_one_pass_the_learner_rates(tmp_path: Path) -> None:
+    svc = service(tmp_path)
+    session = svc.start(SessionKind.DECK, deck="scenario-drill", seed=2)
+    presented = session.next()
+    assert presented is not None and presented.question.kind is Kind.SCENARIO
+    q = presented.question
+    for i in range(len(q.parts)):
+        assert session.part_index == i
+        outcome = session.submit(right(q, i))
+        assert outcome.part is not None and outcome.part.correct
+        assert outcome.parts_left == len(q.parts) - i - 1
+        assert not outcome.recorded
+    assert outcome.needs_rating and outcome.max_rating is Rating.EASY
+    assert logs(tmp_path) == []  # nothing stored until rated
+    session.rate(Rating.GOOD)
+    [(rating, correct, looked, params)] = logs(tmp_path)
+    assert (rating, correct, looked) == (int(Rating.GOOD), 1, 0)
+    steps = json.loads(params)[SCENARIO_PARTS]
+    assert [s["name"] for s in steps] == [p.name for p in q.parts]
+    assert all(s["correct"] for s in steps)
+    svc.close()
+
+
+def test_one_wrong_step_is_again_and_the_log_keeps_its_slip(tmp_path: Path) -> None:
+    svc = service(tmp_path)
+    session = svc.start(SessionKind.DECK, deck="scenario-drill", seed=2)
+    presented = session.next()
+    assert presented is not None
+    q = presented.question
+    kv = q.parts[1].question.answer
+    assert isinstance(kv, float)
+    session.submit(right(q, 0))
+    second = session.submit(f"{kv / 2:.5g} GB")  # counted K only
+    assert second.part is not None and second.part.correct is False
+    assert "kv_pair" in second.part.verdict.slips
+    for i in range(2, len(q.parts)):
+        outcome = session.submit(right(q, i))
+    assert outcome.recorded and not outcome.needs_rating
+    assert outcome.verdict.correct is False
+    [(rating, correct, _, params)] = logs(tmp_path)
+    assert (rating, correct) == (int(Rating.AGAIN), 0)
+    steps = json.loads(params)[SCENARIO_PARTS]
+    assert steps[1]["correct"] is False and steps[1]["slips"] == ["kv_pair"]
+    assert steps[1]["response"] == f"{kv / 2:.5g} GB"
+    svc.close()
+
+
+def test_a_step_hint_caps_the_scenario_at_hard(tmp_path: Path) -> None:
+    svc = service(tmp_path)
+    session = svc.start(SessionKind.DECK, deck="scenario-drill", seed=2)
+    presented = session.next()
+    assert presented is not None
+    q = presented.question
+    session.submit(right(q, 0))
+    method = session.show_method()
+    assert method == q.parts[1].method and "2 (K and V)" in method
+    for i in range(1, len(q.parts)):
+        outcome = session.submit(right(q, i))
+    assert outcome.needs_rating and outcome.max_rating is Rating.HARD
+    session.rate(Rating.EASY)
+    [(rating, correct, looked, params)] = logs(tmp_path)
+    assert (rating, correct, looked) == (int(Rating.HARD), 1, 1)
+    assert [s["hint"] for s in json.loads(params)[SCENARIO_PARTS]][:2] == [False, True]
+    svc.close()
+
+
+def test_an_unreadable_step_is_asked_again(tmp_path: Path) -> None:
+    svc = service(tmp_path)
+    session = svc.start(SessionKind.DECK, deck="scenario-drill", seed=2)
+    assert session.next() is not None
+    outcome = session.submit("three seconds")
+    assert outcome.verdict.retry and session.part_index == 0
+    svc.close()
+
+
+# ---------------------------------------------------------------- plain mode
+
+
+def plain_run(tmp_path: Path, lines: list[str]) -> str:
+    import io
+
+    from studyapp.plain import run_plain
+
+    svc = service(tmp_path)
+    session = svc.start(SessionKind.DECK, deck="scenario-drill", seed=2, limit=1)
+    out = io.StringIO()
+    run_plain(session, stdin=io.StringIO("".join(f"{line}\n" for line in lines)), stdout=out)
+    svc.close()
+    return out.getvalue()
+
+
+def scenario_at_seed_2(tmp_path: Path) -> Question:
+    svc = service(tmp_path / "peek")
+    session = svc.start(SessionKind.DECK, deck="scenario-drill", seed=2)
+    presented = session.next()
+    svc.close()
+    assert presented is not None
+    return presented.question
+
+
+def test_plain_mode_asks_a_whole_scenario_line_by_line(tmp_path: Path) -> None:
+    (tmp_path / "peek").mkdir()
+    q = scenario_at_seed_2(tmp_path)
+    weights = q.parts[0].question.answer
+    kv = q.parts[1].question.answer
+    assert isinstance(weights, float) and isinstance(kv, float)
+    mine = round(weights * 3)  # a wrong step 1 ...
+    total = mine + q.params["users"] * kv  # ... and step 3 right from it
+    assert abs(total / q.parts[2].question.answer - 1) > 0.05  # not right on its own
+    lines = [str(mine), right(q, 1), "?", f"{total:.5g}",
+             *(right(q, i) for i in range(3, len(q.parts)))]
+    text = plain_run(tmp_path, lines)
+    assert text.splitlines()[1].startswith("[1/1] ")
+    for n in range(1, len(q.parts) + 1):
+        assert f"step {n}/{len(q.parts)}: " in text
+    assert f"Your answer: {mine} GB · expected:" in text
+    assert f"Right from your {mine} GB; the true value was" in text
+    assert "Method: Total = weights + users × KV per user." in text
+    assert "Worked solution:" in text and "\n1. Weights = " in text
+    assert f"{len(q.parts) - 2} of {len(q.parts)} steps right." in text
+    assert text.rstrip().endswith("session: 1 answered, 0 correct")
+    [(rating, correct, looked, params)] = logs(tmp_path)
+    assert (rating, correct, looked) == (int(Rating.AGAIN), 0, 1)
+    # card history, stats --card and the card screen list the steps from the log
+    from studyapp.study.text import logged_parts
+
+    history = logged_parts(json.loads(params), "en")
+    assert history[0].startswith(f"1. weights: {mine} GB ✗ (expected ")
+    assert "right from an earlier answer" in history[2] and "method shown" in history[2]
+
+
+def test_plain_mode_rates_a_scenario_all_right(tmp_path: Path) -> None:
+    (tmp_path / "peek").mkdir()
+    q = scenario_at_seed_2(tmp_path)
+    text = plain_run(tmp_path, [*(right(q, i) for i in range(len(q.parts))), "4"])
+    assert f"All {len(q.parts)} steps right." in text and "How easy was it?" in text
+    assert text.rstrip().endswith("session: 1 answered, 1 correct")
+    [(rating, correct, _, _)] = logs(tmp_path)
+    assert (rating, correct) == (int(Rating.EASY), 1)
+
+
+def test_several_steps_in_one_answer_one_a_line(tmp_path: Path) -> None:
+    svc = service(tmp_path)
+    session = svc.start(SessionKind.DECK, deck="scenario-drill", seed=2)
+    presented = session.next()
+    assert presented is not None
+    q = presented.question
+    outcome = session.submit("\n".join(right(q, i) for i in range(3)))
+    assert outcome.parts_left == len(q.parts) - 3 and session.part_index == 3
+    again = session.submit("not a number\n" + right(q, 4))
+    assert again.verdict.retry and session.part_index == 3  # stopped at the unreadable line
+    outcome = session.submit("\n".join(right(q, i) for i in range(3, len(q.parts))))
+    assert outcome.verdict.correct and outcome.needs_rating
+    svc.close()

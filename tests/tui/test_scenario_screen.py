@@ -1,0 +1,107 @@
+"""Pilot tests of a whole scenario on the question screen at 80×24.
+
+The steps come one after another on one card, the earlier ones with their
+verdicts above; a wrong step, a step right from it, the method key, then the
+worked chain and one rating for the card.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.widgets import Static
+from tui_helpers import answer, right_answer, wait_until
+
+from studyapp.questions.model import Kind
+from studyapp.tui.app import StudyApp
+from studyapp.tui.screens.question import QuestionScreen
+
+AppFactory = Callable[..., StudyApp]
+
+DECK = """deck: scenario-keys
+title: Scenario keys
+language: en
+post: hgx
+cards:
+  - {id: serve, type: generated, generator: scenario-serving}
+"""
+
+
+def deck_file(tmp_path: Path) -> Path:
+    path = tmp_path / "scenario.yaml"
+    path.write_text(DECK, encoding="utf-8")
+    return path
+
+
+def logs(db_path: Path) -> list[tuple[int, int, int, str]]:
+    with sqlite3.connect(db_path) as db:
+        return list(db.execute("SELECT rating, correct, looked_at_post, params FROM review_logs"))
+
+
+def text_of(widget: Static) -> str:
+    return str(widget.render())
+
+
+async def test_a_whole_scenario_with_a_wrong_step(app_factory: AppFactory, tmp_path: Path,
+                                                  db_path: Path) -> None:
+    app = app_factory(study={"deck": str(deck_file(tmp_path))})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                         and app.screen.phase == "asking")
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen) and screen.presented is not None
+        q = screen.presented.question
+        assert q.kind is Kind.SCENARIO
+        assert "Step 1/6:" in text_of(screen.step_prompt)
+        weights = q.parts[0].question.answer
+        kv = q.parts[1].question.answer
+        assert isinstance(weights, float) and isinstance(kv, float)
+        mine = round(weights * 3)
+        await answer(pilot, f"{mine} GB", Kind.NUMERIC)
+        await wait_until(pilot, lambda: screen.step == 1)
+        assert f"{mine} GB" in text_of(screen.steps) and "Not quite" in text_of(screen.steps)
+        await answer(pilot, right_answer(q.parts[1].question), Kind.NUMERIC)
+        await wait_until(pilot, lambda: screen.step == 2)
+        await pilot.press("ctrl+g")  # this step's method
+        await wait_until(pilot, lambda: "Method: Total = weights" in text_of(screen.retry))
+        total = mine + q.params["users"] * kv
+        await answer(pilot, f"{total:.5g}", Kind.NUMERIC)
+        await wait_until(pilot, lambda: screen.step == 3)
+        assert f"Right from your {mine} GB; the true value was" in text_of(screen.steps)
+        for i in range(3, len(q.parts)):
+            part = q.parts[i].question
+            await answer(pilot, right_answer(part), part.kind)
+            if i < len(q.parts) - 1:
+                await wait_until(pilot, lambda i=i: screen.step == i + 1)  # type: ignore[misc]
+        await wait_until(pilot, lambda: screen.phase == "feedback")
+        assert screen.outcome is not None and screen.outcome.verdict.correct is False
+        assert "1. Weights = " in text_of(screen.feedback.query_one("#explanation", Static))
+        steps = text_of(screen.steps)
+        assert all(f"{n}. " in steps for n in range(1, len(q.parts) + 1))
+        [(rating, correct, looked, params)] = logs(db_path)
+        assert (rating, correct, looked) == (1, 0, 1)
+        assert json.loads(params)["parts"][2]["carried"] is True
+
+
+async def test_a_scenario_all_right_is_rated_once(app_factory: AppFactory, tmp_path: Path,
+                                                  db_path: Path) -> None:
+    app = app_factory(study={"deck": str(deck_file(tmp_path))})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                         and app.screen.phase == "asking")
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen) and screen.presented is not None
+        q = screen.presented.question
+        for i, step in enumerate(q.parts):
+            await answer(pilot, right_answer(step.question), step.question.kind)
+            if i < len(q.parts) - 1:
+                await wait_until(pilot, lambda i=i: screen.step == i + 1)  # type: ignore[misc]
+        await wait_until(pilot, lambda: screen.phase == "feedback")
+        assert screen.outcome is not None and screen.outcome.needs_rating
+        await pilot.press("4")
+        await wait_until(pilot, lambda: len(logs(db_path)) == 1)
+        [(rating, correct, _, _)] = logs(db_path)
+        assert (rating, correct) == (4, 1)
