@@ -55,6 +55,61 @@ class StudentReport:
         return self.correct / self.reviews if self.reviews else None
 
 
+RETEACH_BELOW = 0.5
+"""A card goes on the reteach list when fewer than half of the students got it right the
+first time."""
+TOP_ANSWERS = 3
+"""The most common wrong answers (and named slips) listed per card."""
+
+
+class ClassFilterError(ValueError):
+    """``--only`` or ``--exclude`` names a profile the database does not have."""
+
+    def __init__(self, name: str, known: Sequence[str]) -> None:
+        self.name, self.known = name, tuple(known)
+        listed = ", ".join(known) or "none"
+        super().__init__(f"no profile named {name!r} in this database (profiles: {listed})")
+
+
+@dataclass(frozen=True)
+class ItemReport:
+    """One card across the class: first-try accuracy, common wrong answers, named slips."""
+
+    deck_id: str
+    card_key: str
+    post: str
+    prompt: str
+    students: int
+    first_try_accuracy: float
+    reviews: int
+    correct: int
+    wrong: int
+    answers: tuple[tuple[str, int], ...]
+    """The most common wrong answers with how many times each was given."""
+    slips: tuple[tuple[str, int], ...]
+    """Named slips (the card's or the generator's) with how many wrong answers showed each."""
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.reviews if self.reviews else None
+
+    def share(self, count: int) -> float:
+        """``count`` as a share of this card's wrong answers."""
+        return count / self.wrong if self.wrong else 0.0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "deck": self.deck_id, "card": self.card_key, "post": self.post,
+            "prompt": self.prompt, "students": self.students,
+            "first_try_accuracy": round(self.first_try_accuracy, 4), "reviews": self.reviews,
+            "accuracy": round_or_none(self.accuracy), "wrong": self.wrong,
+            "wrong_answers": [{"answer": a, "count": n, "share": round(self.share(n), 4)}
+                              for a, n in self.answers],
+            "slips": [{"slip": name, "count": n, "share": round(self.share(n), 4)}
+                      for name, n in self.slips],
+        }
+
+
 @dataclass(frozen=True)
 class ClassReport:
     """Per student and per post mastery, hardest questions, most overdue students."""
@@ -64,6 +119,13 @@ class ClassReport:
     students: tuple[StudentReport, ...]
     hardest: tuple[Any, ...]  # store.db.QuestionRow
     most_overdue: tuple[StudentReport, ...]
+    items: tuple[ItemReport, ...] = ()
+    """Every card answered by the class, hardest (lowest first-try accuracy) first."""
+
+    @property
+    def reteach(self) -> tuple[ItemReport, ...]:
+        """Cards most of the class got wrong the first time (``RETEACH_BELOW``)."""
+        return tuple(i for i in self.items if i.first_try_accuracy < RETEACH_BELOW)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -82,7 +144,22 @@ class ClassReport:
                 "accuracy": round_or_none(q.correct / q.reviews if q.reviews else None),
             } for q in self.hardest],
             "most_overdue": [{"name": s.name, "overdue": s.overdue} for s in self.most_overdue],
+            "items": [item.as_json() for item in self.items],
+            "reteach": [{"deck": i.deck_id, "card": i.card_key, "prompt": i.prompt}
+                        for i in self.reteach],
         }
+
+    def item_rows(self) -> list[dict[str, Any]]:
+        """One row per card (the item table), for spreadsheets."""
+        reteach = {(i.deck_id, i.card_key) for i in self.reteach}
+        return [{
+            "deck": i.deck_id, "card": i.card_key, "post": i.post, "prompt": i.prompt,
+            "students": i.students, "first_try_accuracy": round(i.first_try_accuracy, 4),
+            "reviews": i.reviews, "accuracy": round_or_none(i.accuracy), "wrong": i.wrong,
+            "wrong_answers": "; ".join(f"{a} ({i.share(n):.0%})" for a, n in i.answers),
+            "slips": "; ".join(f"{name} ({i.share(n):.0%})" for name, n in i.slips),
+            "reteach": (i.deck_id, i.card_key) in reteach,
+        } for i in self.items]
 
     def csv_rows(self) -> list[dict[str, Any]]:
         """One row per student and post (the mastery grid), for spreadsheets."""
@@ -93,6 +170,11 @@ class ClassReport:
                              "reviews": s.reviews, "accuracy": round_or_none(s.accuracy),
                              "cards_seen": s.cards_seen, "overdue": s.overdue})
         return rows
+
+
+def publish_deck_file(service: ClassSource, deck: Deck, content: str) -> tuple[int, bool]:
+    """Store a validated deck's text in the service's database: (version, changed)."""
+    return db.publish_deck(service.store, deck.id, content, service.now())
 
 
 def deck_card_totals(service: ClassSource) -> dict[str, int]:
@@ -121,15 +203,18 @@ def studied_card_totals(decks: Sequence[Deck], choices: Mapping[str, bool] | Non
 
 
 def class_report(store: Store, totals: dict[str, int], now: datetime, *, source: str = "database",
-                 top: int = 20, decks: Sequence[Deck] | None = None) -> ClassReport:
-    """The class report over every profile of ``store``.
+                 top: int = 20, decks: Sequence[Deck] | None = None,
+                 only: Sequence[str] = (), exclude: Sequence[str] = ()) -> ClassReport:
+    """The class report over every profile of ``store`` (or those ``only`` names, less
+    those ``exclude`` names; ``ClassFilterError`` for a name the database lacks).
 
     Mastery is defined as ``stats`` defines it: mastered cards (recall still
     at the threshold on the student's own forgetting curve) over the cards of
     the decks the student studies. Without ``decks`` every student is counted
     against ``totals``.
     """
-    rows = db.students(store, now)
+    profile_ids = _picked(store, only, exclude)
+    rows = db.students(store, now, profile_ids)
     settings = db.profile_settings(store)
     ages = {row.profile_id: _mastery_age(settings.get(row.profile_id, {})) for row in rows}
     mastered: dict[tuple[int, str], int] = {}
@@ -145,8 +230,70 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
         students.append(StudentReport(row.name, row.reviews, row.correct, row.cards_seen,
                                       row.overdue, row.time_ms, row.last_review, mastery))
     overdue = sorted((s for s in students if s.overdue), key=lambda s: (-s.overdue, s.name))
-    return ClassReport(now, source, tuple(students),
-                       tuple(db.hardest_questions(store, top)), tuple(overdue[:top]))
+    questions = db.hardest_questions(store, None, profile_ids=profile_ids)
+    items = _items(questions, db.wrong_answers(store, profile_ids), decks or ())
+    return ClassReport(now, source, tuple(students), tuple(questions[:top]),
+                       tuple(overdue[:top]), items)
+
+
+def _picked(store: Store, only: Sequence[str], exclude: Sequence[str]) -> set[int] | None:
+    """The profile ids the report covers (None: every profile)."""
+    if not only and not exclude:
+        return None
+    names = db.profile_names(store)
+    for name in (*only, *exclude):
+        if name not in names:
+            raise ClassFilterError(name, sorted(names))
+    picked = {names[n] for n in only} if only else set(names.values())
+    return picked - {names[n] for n in exclude}
+
+
+def _items(questions: Sequence[QuestionRow], wrong: Mapping[tuple[str, str], Sequence[Any]],
+           decks: Sequence[Deck]) -> tuple[ItemReport, ...]:
+    """Per card: the question sums, its prompt, its common wrong answers and named slips."""
+    from collections import Counter
+
+    specs = {(deck.id, spec.id): spec for deck in decks for spec in deck.cards}
+    items = []
+    for q in questions:
+        spec = specs.get((q.deck_id, q.card_key))
+        answers: Counter[str] = Counter()
+        slips: Counter[str] = Counter()
+        given = wrong.get((q.deck_id, q.card_key), ())
+        for answer in given:
+            answers[" ".join(answer.response.split())] += 1
+            for name in _slips_of(spec, answer):
+                slips[name] += 1
+        items.append(ItemReport(
+            q.deck_id, q.card_key, q.post, _prompt_text(spec), q.students,
+            q.first_try_accuracy, q.reviews, q.correct, max(q.reviews - q.correct, len(given)),
+            tuple(answers.most_common(TOP_ANSWERS)), tuple(slips.most_common(TOP_ANSWERS))))
+    return tuple(items)
+
+
+def _prompt_text(spec: Any) -> str:
+    """A card's prompt as written (its template, before any values are drawn)."""
+    if spec is None:
+        return ""
+    if spec.type == "generated":
+        return f"{spec.generator}"
+    return " ".join(spec.text(spec.prompt, spec.language).split())
+
+
+def _slips_of(spec: Any, answer: Any) -> tuple[str, ...]:
+    """The named slips a stored wrong answer shows, by grading it again as it was shown."""
+    if answer.slip:
+        return (answer.slip,)
+    if spec is None or answer.seed is None:
+        return ()
+    from studyapp.questions.grading import grade
+    from studyapp.study.session import showing
+
+    try:
+        question = showing(spec, answer.seed, answer.lang or spec.language)
+        return grade(question, answer.response).slips[:1]
+    except Exception:  # a card changed since the answer: its slips are not named
+        return ()
 
 
 def _mastery_age(settings: dict[str, Any]) -> float:
@@ -158,7 +305,9 @@ def _mastery_age(settings: dict[str, Any]) -> float:
 
 
 def class_report_from_files(paths: list[Path], totals: dict[str, int], now: datetime, *,
-                            top: int = 20, decks: Sequence[Deck] | None = None) -> ClassReport:
+                            top: int = 20, decks: Sequence[Deck] | None = None,
+                            only: Sequence[str] = (), exclude: Sequence[str] = ()
+                            ) -> ClassReport:
     """The class report over exported files: each file becomes one student.
 
     The files are imported into a temporary SQLite database, so the report
@@ -177,27 +326,29 @@ def class_report_from_files(paths: list[Path], totals: dict[str, int], now: date
                 profile = ensure_profile(store, name, export.settings, now)
                 import_progress(store, profile.id, export)
             return class_report(store, totals, now, source=", ".join(str(p) for p in paths),
-                                top=top, decks=decks)
+                                top=top, decks=decks, only=only, exclude=exclude)
         finally:
             store.close()
 
 
-def class_report_for(service: ClassSource, files: Sequence[Path] = (), *,
-                     top: int = 20) -> tuple[ClassReport, tuple[str, ...]]:
+def class_report_for(service: ClassSource, files: Sequence[Path] = (), *, top: int = 20,
+                     only: Sequence[str] = (), exclude: Sequence[str] = ()
+                     ) -> tuple[ClassReport, tuple[str, ...]]:
     """The report over the service's database, or over ``files`` when given, and the
     posts in catalogue order (the report's columns)."""
     totals = deck_card_totals(service)
     if files:
         report = class_report_from_files(list(files), totals, service.now(), top=top,
-                                         decks=service.decks)
+                                         decks=service.decks, only=only, exclude=exclude)
     else:
         report = class_report(service.store, totals, service.now(), top=top,
-                              decks=service.decks)
+                              decks=service.decks, only=only, exclude=exclude)
     return report, tuple(totals)
 
 
-__all__ = ["ClassReport", "ClassSource", "QuestionRow", "StudentReport", "class_report",
-           "class_report_for", "class_report_from_files", "deck_card_totals"]
+__all__ = ["ClassFilterError", "ClassReport", "ClassSource", "ItemReport", "QuestionRow",
+           "StudentReport", "class_report", "class_report_for", "class_report_from_files",
+           "deck_card_totals"]
 
 
 NAME_WIDTH = 12

@@ -19,6 +19,9 @@ from studyapp.cli import (
     user_errors,
 )
 
+ITEM_FIELDS = ["deck", "card", "post", "prompt", "students", "first_try_accuracy", "reviews",
+               "accuracy", "wrong", "wrong_answers", "slips", "reteach"]
+
 
 @click.group("class")
 def class_group() -> None:
@@ -28,21 +31,30 @@ def class_group() -> None:
 @class_group.command("report")
 @click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@click.option("--csv", "as_csv", is_flag=True, help="Print CSV (student, post, mastery…).")
+@click.option("--csv", "as_csv", is_flag=True,
+              help="Print CSV: the student × post table, a blank line, then the item table "
+                   "(one row per card).")
+@click.option("--only", "only", multiple=True, metavar="PROFILE",
+              help="Only this student (repeatable).")
+@click.option("--exclude", "exclude", multiple=True, metavar="PROFILE",
+              help="Leave this profile out, e.g. default or a test profile (repeatable).")
 @click.option("--top", type=click.IntRange(min=1), default=20, show_default=True,
               help="How many hardest questions and overdue students to list.")
 @click.pass_context
 def class_report_cmd(ctx: click.Context, files: tuple[str, ...], as_json: bool, as_csv: bool,
-                     top: int) -> None:
+                     only: tuple[str, ...], exclude: tuple[str, ...], top: int) -> None:
     """Every profile of the database (or the exported FILES): mastery, hardest questions."""
     # loaded when the command runs, so that --help stays fast
-    from studyapp.classroom import class_report_for
+    from studyapp.classroom import ClassFilterError, class_report_for
 
     if as_json and as_csv:
         fail("choose one of --json and --csv")
     service = make_service(current_settings(ctx))
     try:
-        report, posts = class_report_for(service, [Path(f) for f in files], top=top)
+        report, posts = class_report_for(service, [Path(f) for f in files], top=top,
+                                         only=only, exclude=exclude)
+    except ClassFilterError as exc:
+        fail(str(exc))
     except user_errors() as exc:
         fail(user_error_text(exc, current_settings(ctx).lang))
     finally:
@@ -58,6 +70,12 @@ def class_report_cmd(ctx: click.Context, files: tuple[str, ...], as_json: bool, 
                                                         "accuracy", "cards_seen", "overdue"])
         writer.writeheader()
         writer.writerows(rows)
+        items = [{key: csv_cell(value) for key, value in row.items()}
+                 for row in report.item_rows()]
+        sys.stdout.write("\n")
+        item_writer = csv.DictWriter(sys.stdout, fieldnames=ITEM_FIELDS)
+        item_writer.writeheader()
+        item_writer.writerows(items)
         return
     _print_class(report, list(posts))
 
@@ -108,6 +126,7 @@ def _print_class(report: Any, posts: list[str]) -> None:
                         str(q.students), pct(q.first_try_accuracy))
     console.print(Text("\nHardest questions (first-try accuracy)", style="bold"))
     console.print(hardest)
+    _print_items(console, report)
     overdue = Table(show_edge=False)
     overdue.add_column("student", overflow="fold")
     overdue.add_column("overdue cards", justify="right", no_wrap=True)
@@ -115,3 +134,34 @@ def _print_class(report: Any, posts: list[str]) -> None:
         overdue.add_row(Text(visible(s.name)), str(s.overdue))
     console.print(Text("\nStudents with the most overdue cards", style="bold"))
     console.print(overdue)
+
+
+def _print_items(console: Any, report: Any) -> None:
+    """The reteach list (prompt text) and, per card, the common wrong answers and slips."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from studyapp.decks.text import visible
+
+    console.print(Text("\nReteach (most of the class wrong the first time)", style="bold"))
+    if not report.reteach:
+        console.print("nothing: every card answered was right the first time for most")
+    for item in report.reteach:
+        console.print(Text(visible(f"- {item.deck_id}/{item.card_key} "
+                                   f"({pct(item.first_try_accuracy)} first try, "
+                                   f"{item.students} students): {item.prompt}")))
+    table = Table(show_edge=False)
+    table.add_column("question", overflow="fold")
+    table.add_column("first try", justify="right", no_wrap=True)
+    table.add_column("common wrong answers", overflow="fold")
+    table.add_column("slips", overflow="fold")
+    for item in report.items:
+        if not item.wrong:
+            continue
+        answers = ", ".join(f"{a} ({pct(item.share(n))})" for a, n in item.answers)
+        slips = ", ".join(f"{name} ({pct(item.share(n))})" for name, n in item.slips)
+        table.add_row(Text(visible(f"{item.deck_id}/{item.card_key}")),
+                      pct(item.first_try_accuracy), Text(visible(answers)), Text(visible(slips)))
+    console.print(Text("\nWrong answers per question (share of its wrong answers)",
+                       style="bold"))
+    console.print(table)

@@ -100,6 +100,41 @@ def deck_add(ctx: click.Context, file: str, replace: bool) -> None:
                  cards=len(added.cards), path=target))
 
 
+@deck.command("publish")
+@click.argument("file", type=click.Path())
+@click.pass_context
+def deck_publish(ctx: click.Context, file: str) -> None:
+    """Validate a deck and store it in the database: every profile there studies it.
+
+    On a shared database (``--db postgresql+psycopg://...``) students need
+    no copy of the file; publishing a changed file stores the next version,
+    and progress stays with the cards whose ids are unchanged.
+    """
+    # loaded when the command runs, so that --help stays fast
+    from studyapp.classroom import publish_deck_file
+    from studyapp.cli import make_service, user_error_text, user_errors
+    from studyapp.decks import DeckError, load_deck
+
+    settings = current_settings(ctx)
+    try:
+        loaded = load_deck(file)
+        content = Path(file).read_text(encoding="utf-8")
+    except DeckError as exc:
+        for problem in exc.problems:
+            click.echo(problem.render(settings.lang))
+        sys.exit(1)
+    service = make_service(settings)
+    try:
+        version, changed = publish_deck_file(service, loaded, content)
+    except user_errors() as exc:
+        fail(user_error_text(exc, settings.lang))
+    finally:
+        service.close()
+    state = "published" if changed else "unchanged, still"
+    click.echo(f"deck {loaded.id}: {state} version {version} ({len(loaded.cards)} cards) "
+               "in this database; every profile there studies it")
+
+
 @deck.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
@@ -107,7 +142,7 @@ def deck_list(ctx: click.Context, as_json: bool) -> None:
     """All decks (built-in and installed) with card counts and status."""
     # loaded when the command runs, so that --help stays fast
     from studyapp.decks import discover_decks
-    from studyapp.decks.report import listing_json, listing_lines
+    from studyapp.decks.report import draw_problem_lines, listing_json, listing_lines
 
     settings = current_settings(ctx)
     listings = discover_decks()
@@ -127,8 +162,10 @@ def deck_list(ctx: click.Context, as_json: bool) -> None:
     marks = ["—" if on is None else t("deck.list.on" if on else "deck.list.off", settings.lang)
              for on in enabled]
     mark_width = max(len(mark) for mark in marks)
-    for line, mark in zip(lines, marks, strict=True):  # on/off after the id
+    for listing, line, mark in zip(listings, lines, marks, strict=True):  # on/off after the id
         click.echo(f"{line[:id_width]}  {mark.ljust(mark_width)}{line[id_width:]}")
+        for skipped in draw_problem_lines(listing.id, settings.lang):
+            click.echo(skipped)
 
 
 def _decks_on(ctx: click.Context, decks: list[Deck | None]) -> list[bool | None]:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import Field, TypeAdapter, ValidationError
 
-from studyapp.decks.field_checks import FieldChecks, sample_combinations
+from studyapp.decks.field_checks import FieldChecks, check_combinations, sample_combinations
 from studyapp.decks.formula import (
     EntryView,
     Formula,
@@ -22,6 +22,7 @@ from studyapp.decks.formula import (
     render,
 )
 from studyapp.decks.model import (
+    AuthoredSlip,
     CardSpec,
     Deck,
     DeckSource,
@@ -252,6 +253,7 @@ class DeckCheck(FieldChecks):
         if isinstance(model, ChoiceCard):
             for i, choice in enumerate(model.choices):
                 texts += [(v, False) for v in _variants(choice, (*path, "choices", i), language)]
+        texts += [(v, False) for v in self.feedback_texts(model, path, language)]
         if isinstance(model, TextCard | RecallCard):
             texts += [(v, False) for v in _variants(model.answer, (*path, "answer"), language)]
         if isinstance(model, TextCard):
@@ -291,6 +293,7 @@ class DeckCheck(FieldChecks):
             answer = _localized(model.answer, language)
             if isinstance(model, TextCard):
                 extra["accept"] = tuple(_localized(a, language) for a in model.accept)
+        extra.update(self.authored_feedback(model, path, language, check_formula))
         if isinstance(model, NumericCard):
             extra["unit"] = self.unit(model.unit, (*path, "unit"))
             extra["tolerance"] = self.tolerance(model.tolerance, extra["unit"],
@@ -307,6 +310,46 @@ class DeckCheck(FieldChecks):
             **extra,
             **common,
         )
+    def feedback_texts(self, model: Any, path: PathKey, language: str) -> list[_TextAt]:
+        """The messages of a numeric card's ``slips`` and a choice card's ``feedback``."""
+        found: list[_TextAt] = []
+        if isinstance(model, NumericCard):
+            for i, slip in enumerate(model.slips):
+                found += _variants(slip.message, (*path, "slips", i, "message"), language)
+        if isinstance(model, ChoiceCard):
+            for i, note in enumerate(model.feedback):
+                if note is not None:
+                    found += _variants(note, (*path, "feedback", i), language)
+        return found
+
+    def authored_feedback(self, model: Any, path: PathKey, language: str,
+                          check_formula: Any) -> dict[str, Any]:
+        """``slips`` of a numeric card and ``feedback`` of a choice card, checked."""
+        if isinstance(model, NumericCard) and model.slips:
+            seen: dict[str, int] = {}
+            slips = []
+            for i, slip in enumerate(model.slips):
+                where: PathKey = (*path, "slips", i)
+                if slip.name in seen:
+                    self.at((*where, "name"), problem_message(
+                        "slip_repeated", name=slip.name, first=seen[slip.name]))
+                seen.setdefault(slip.name, i)
+                if isinstance(slip.answer, str):
+                    try:
+                        check_formula(parse_formula(slip.answer), (*where, "answer"), False)
+                    except FormulaError as exc:
+                        self.at((*where, "answer"), exc.message)
+                slips.append(AuthoredSlip(slip.name, slip.answer,
+                                          _localized(slip.message, language)))
+            return {"slips": tuple(slips)}
+        if isinstance(model, ChoiceCard) and model.feedback:
+            if len(model.feedback) != len(model.choices):
+                self.at((*path, "feedback"), problem_message(
+                    "feedback_count", count=len(model.feedback), choices=len(model.choices)))
+            return {"feedback": tuple(None if note is None else _localized(note, language)
+                                      for note in model.feedback)}
+        return {}
+
     def scenario(self, model: ScenarioCard, path: PathKey, language: str,
                  common: dict[str, Any]) -> CardSpec | None:
         """A scenario's steps: names, formulas over params and earlier steps, units, slips.
@@ -443,7 +486,7 @@ class DeckCheck(FieldChecks):
         path: PathKey,
         texts: list[_TextAt],
     ) -> None:
-        """Every formula of the card over sampled params; the first failure of each reported.
+        """Every formula of the card over its parameters; the first failure of each reported.
 
         Cards written from one pattern (same formulas, texts and params) give
         the same outcome: it is worked out once per deck and reported again
@@ -505,24 +548,46 @@ def _sample_problems(card_type: str, answer_source: Any, params: Mapping[str, Pa
                       if drawn else exc.message))
 
     words = {lang: bool_words(lang) for lang in {text.lang for text in texts}}
-    for names in sample_combinations(params):
-        answer: Value | None = None
+    answer_names: frozenset[str] = frozenset()
+    if isinstance(answer_source, str) and card_type in ("numeric", "truefalse"):
+        answer_names = parse_formula(answer_source).names
+
+    def answer_for(names: Mapping[str, Value]) -> Value | None:
+        if card_type == "numeric":
+            return numeric_answer(answer_source, names)
+        if card_type == "truefalse":
+            return truth(answer_source, names)
+        return None
+
+    def over(used: frozenset[str]) -> Iterator[dict[str, Value]]:
+        return check_combinations({n: spec for n, spec in params.items() if n in used})
+
+    answer_failed = False
+    for names in over(answer_names):
         try:
-            if card_type == "numeric":
-                answer = numeric_answer(answer_source, names)
-            elif card_type == "truefalse":
-                answer = truth(answer_source, names)
+            answer_for(names)
         except FormulaError as exc:
             report(("answer",), exc, names)
-            continue
-        for text in texts:
-            bound = dict(names)
-            if text.path[len(path)] == "explanation":
+            answer_failed = True
+            break
+    for text in texts:
+        used = frozenset(n for f in parse_template(text.text).formulas for n in f.names)
+        explains = text.path[len(path)] == "explanation"
+        if explains and "answer" in used:
+            used = used | answer_names
+        for names in over(used):
+            bound: dict[str, Value] = dict(names)
+            if explains:
+                try:
+                    answer = None if answer_failed else answer_for(names)
+                except FormulaError:
+                    answer = None
                 bound["answer"] = answer if answer is not None else ""
             try:
                 render(text.text, bound, words[text.lang], text.lang)
             except FormulaError as exc:
                 report(text.path[len(path):], exc, names)
+                break
     return found
 
 

@@ -11,7 +11,7 @@ import keyword
 import math
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from studyapp.catalog import Catalog
 
 MAX_FORMULA_SAMPLES = 50
+MAX_EXHAUSTIVE = 100_000
 MAX_RANGE_VALUES = 1_000_000
 _CATALOG_TABLES = ("accelerators", "interconnects", "systems", "models")
 _TOLERANCE = re.compile(r"^\s*((?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(%|[^\s\d%.].*?)?\s*$")
@@ -264,6 +265,61 @@ def sample_combinations(
          for name, values in candidates.items()}
         for i in range(limit)
     ]  # fmt: skip
+
+
+def all_values(spec: ParamSpec) -> list[Value]:
+    """Every value a parameter can draw."""
+    if spec.kind == "range":
+        return [spec.range_value(k) for k in range(spec.range_count)]
+    return list(spec.values)
+
+
+def space_size(params: Mapping[str, ParamSpec]) -> int:
+    """How many parameter combinations there are."""
+    return math.prod(spec.range_count if spec.kind == "range" else len(spec.values)
+                     for spec in params.values())  # fmt: skip
+
+
+def check_combinations(params: Mapping[str, ParamSpec]) -> Iterator[dict[str, Value]]:
+    """The combinations a formula over ``params`` is checked with.
+
+    Every combination when there are at most ``MAX_EXHAUSTIVE`` of them.
+    Beyond that: every combination of the parameters' ends (min and max of
+    a range, first and last of a pick), then each parameter over all its
+    values with the others at their ends, so a zero of a denominator along any one parameter is
+    met, then ``MAX_FORMULA_SAMPLES`` random combinations (fixed seed).
+    """
+    if not params:
+        yield {}
+        return
+    names = list(params)
+    if space_size(params) <= MAX_EXHAUSTIVE:
+        values = [all_values(params[n]) for n in names]
+        for combo in itertools.product(*values):
+            yield dict(zip(names, combo, strict=True))
+        return
+    ends = {n: _ends(params[n]) for n in names}
+    if math.prod(len(e) for e in ends.values()) <= MAX_EXHAUSTIVE:
+        for combo in itertools.product(*ends.values()):
+            yield dict(zip(names, combo, strict=True))
+    for name in names:
+        spec = params[name]
+        sweep = all_values(spec)  # ranges are at most MAX_RANGE_VALUES long
+        for side in (0, -1) if len(sweep) <= MAX_EXHAUSTIVE else (0,):
+            base = {n: ends[n][side] for n in names}
+            for value in sweep:
+                yield {**base, name: value}
+    rng = random.Random(0)
+    for _ in range(MAX_FORMULA_SAMPLES):
+        yield {n: params[n].draw(rng) for n in names}
+
+
+def _ends(spec: ParamSpec) -> list[Value]:
+    if spec.kind == "range":
+        last = spec.range_count - 1
+        ends: list[Value] = [spec.range_value(0)]
+        return [*ends, spec.range_value(last)] if last else ends
+    return list(spec.values[:1]) + (list(spec.values[-1:]) if len(spec.values) > 1 else [])
 
 
 # --- files -----------------------------------------------------------------------

@@ -85,6 +85,14 @@ class ParamSpec:
         return [self.range_value(k) for k in sorted(picks)]
 
 
+REDRAWS = 20
+
+
+def redraw_seed(seed: int, attempt: int) -> int:
+    """The ``attempt``-th replacement draw for ``seed`` (fixed, so showings repeat)."""
+    return (seed * 1_000_003 + attempt * 7_919) % (2**63)
+
+
 def draw_params(params: Mapping[str, ParamSpec], seed: int) -> dict[str, Value]:
     """One value per parameter, in declaration order, from ``random.Random(seed)``."""
     rng = random.Random(seed)
@@ -94,6 +102,15 @@ def draw_params(params: Mapping[str, ParamSpec], seed: int) -> dict[str, Value]:
 def shown_params(values: Mapping[str, Value]) -> dict[str, Any]:
     """Drawn values as stored with a question: catalog entries by their id."""
     return {k: (v.id if isinstance(v, EntryView) else v) for k, v in values.items()}
+
+
+@dataclass(frozen=True)
+class AuthoredSlip:
+    """A numeric card's common wrong answer: ``answer`` (a number or formula) and ``message``."""
+
+    name: str
+    answer: int | float | str
+    message: Localized
 
 
 @dataclass(frozen=True)
@@ -136,6 +153,10 @@ class CardSpec:
     tolerance: Tolerance | None = None
     generator: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    slips: tuple[AuthoredSlip, ...] = ()
+    """Numeric cards: common wrong answers, each with the author's message."""
+    feedback: tuple[Localized | None, ...] = ()
+    """Choice cards: what to tell a student who picks each choice (by position)."""
     tags: tuple[str, ...] = ()
     """Words to find the card by (``cards tag:NAME``); ``a::b`` nests, as in Anki."""
     fact: str | None = None
@@ -162,8 +183,11 @@ class CardSpec:
     def instantiate(self, seed: int, lang: str) -> Question:
         """The question for ``seed`` in ``lang``; ``DeckError`` if a formula fails.
 
-        The loader evaluates every formula over sampled parameters, so a
-        failure here means a combination the sample missed.
+        Validation checks every combination of a small parameter space and
+        sweeps larger ones, so a failure here is a value it could not reach:
+        that draw is skipped and logged (``studyapp.decks.draw_log``, shown by
+        ``deck list`` and the Decks screen), and the next of a fixed series of
+        draws is taken, so the same seed always gives the same question.
         """
         try:
             if self.type == "generated":
@@ -172,9 +196,22 @@ class CardSpec:
                 return self._scenario(seed, lang)
             return self._authored(seed, lang)
         except FormulaError as exc:
-            words = problem_message("card_fails", id=self.id, detail=exc.message)
-            problem = Problem.at(self.path, self.line, self.col, words)
-            raise DeckError([problem]) from None
+            failure = exc
+        words = problem_message("card_fails", id=self.id, detail=failure.message)
+        problem = Problem.at(self.path, self.line, self.col, words)
+        if self.type != "generated" and self.is_template:
+            from studyapp.decks import draw_log
+
+            drawn = ", ".join(f"{k}={format_value(v)}"
+                              for k, v in draw_params(self.params, seed).items())
+            draw_log.record(self.deck, self.id, f"{self.path}:{self.line}:{self.col}",
+                            f"{failure.message} ({drawn})")
+            for attempt in range(1, REDRAWS + 1):
+                try:
+                    return replace(self._authored(redraw_seed(seed, attempt), lang), seed=seed)
+                except FormulaError:
+                    continue
+        raise DeckError([problem]) from None
 
     def _generated(self, seed: int, lang: str) -> Question:
         from studyapp.questions.generators import get_family
@@ -228,7 +265,33 @@ class CardSpec:
             family=None,
             seed=seed,
             lang=lang,
+            slips=self._slips(answer, names, words, lang) if kind is Kind.NUMERIC else (),
+            choice_feedback=tuple(
+                (choices[i], render(self.text(note, lang), names, words, lang))
+                for i, note in enumerate(self.feedback) if note is not None and i < len(choices)),
         )
+
+    def _slips(self, answer: object, names: Mapping[str, Value], words: Mapping[bool, str],
+               lang: str) -> tuple[Slip, ...]:
+        """The authored slips of this draw, as grading's ``Slip``\\ s (ratio to the answer).
+
+        A slip whose value cannot be computed for this draw, or equals the
+        answer, is left out: it cannot be told from a right answer.
+        """
+        found = []
+        for slip in self.slips:
+            try:
+                value = (number(evaluate(slip.answer, names)) if isinstance(slip.answer, str)
+                         else float(slip.answer))
+                message = render(self.text(slip.message, lang), names, words, lang)
+            except FormulaError:
+                continue
+            if not isinstance(answer, float | int) or answer == 0:
+                continue
+            resolved = Slip(slip.name, value / float(answer), message=message).resolve({})
+            if resolved is not None:
+                found.append(resolved)
+        return tuple(found)
 
     def _scenario(self, seed: int, lang: str) -> Question:
         """The steps computed in order, each from the params and the earlier steps' values."""

@@ -78,8 +78,19 @@ def listing_lines(listings: Sequence[DeckListing], lang: str) -> list[str]:
             for row in rows]  # fmt: skip
 
 
+def draw_problem_lines(deck_id: str, lang: str) -> list[str]:
+    """The deck's draws that failed at study time and were skipped (indented lines)."""
+    from studyapp.decks.draw_log import draw_problems
+
+    return [t("decks.list.draw_problem", lang, times=p.times, card=p.card, where=p.where,
+              message=p.message) for p in draw_problems().get(deck_id, [])]  # fmt: skip
+
+
 def listing_json(listings: Sequence[DeckListing]) -> list[dict[str, object]]:
     """Listings as JSON-ready objects (``studyapp deck list --json``)."""
+    from studyapp.decks.draw_log import draw_problems
+
+    logged = draw_problems()
     return [
         {
             "id": listing.id,
@@ -89,6 +100,8 @@ def listing_json(listings: Sequence[DeckListing]) -> list[dict[str, object]]:
             "cards": len(listing.deck.cards) if listing.deck is not None else None,
             "title": dict(listing.deck.title) if listing.deck is not None else None,
             "problems": [str(p) for p in listing.problems],  # English, as CI reads them
+            "draw_problems": [{"card": p.card, "where": p.where, "message": p.message,
+                               "times": p.times} for p in logged.get(listing.id, [])],
         }
         for listing in listings
     ]

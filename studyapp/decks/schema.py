@@ -146,11 +146,23 @@ class _AuthoredCard(_CardBase):
 
 
 class ChoiceCard(_AuthoredCard):
-    """Pick one of ``choices``; ``answer`` is the right choice's text or 0-based index."""
+    """Pick one of ``choices``; ``answer`` is the right choice's text or 0-based index.
+
+    ``feedback`` (optional) lists, choice by choice, what to tell a student who
+    picks it (``null`` for none)."""
 
     type: Literal["choice"]
     choices: list[LocalizedText] = Field(min_length=2, max_length=26)
     answer: StrictInt | StrictStr
+    feedback: list[LocalizedText | None] = Field(default_factory=list)
+
+
+class SlipModel(_Strict):
+    """A common wrong answer of a numeric card: its value (a formula) and what to say."""
+
+    name: StrictStr = Field(min_length=1, max_length=64)
+    answer: StrictInt | StrictFloat | StrictStr
+    message: LocalizedText
 
 
 class TrueFalseCard(_AuthoredCard):
@@ -167,6 +179,7 @@ class NumericCard(_AuthoredCard):
     answer: StrictInt | StrictFloat | StrictStr
     unit: StrictStr | None = None
     tolerance: StrictStr | StrictInt | StrictFloat | None = None
+    slips: list[SlipModel] = Field(default_factory=list)
 
 
 class TextCard(_AuthoredCard):

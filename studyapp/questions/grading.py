@@ -330,7 +330,9 @@ def _diagnose(question: Question, given: float, target: _Target) -> tuple[tuple[
             found.append((slip.key, ratio))
     if not found:
         found = _generic_slips(given, expected)
-    return tuple((key, t(f"grading.slip.{key}", lang, factor=_factor_text(ratio, lang)))
+    own = {slip.key: slip.message for slip in question.slips if slip.message}
+    return tuple((key, own.get(key) or t(f"grading.slip.{key}", lang,
+                                         factor=_factor_text(ratio, lang)))
                  for key, ratio in found)
 
 
@@ -372,7 +374,12 @@ def _grade_choice(question: Question, text: str) -> Verdict:
     answer = _answer_index(question)
     given = f"{_LETTERS[index]}) {question.choices[index]}"
     named = "" if answer is None else _numbered(question, answer)
-    return _judged(question, index == answer, given, expected_display(question), named=named)
+    feedback = dict(question.choice_feedback).get(question.choices[index], "")
+    if index == answer or not feedback:
+        return _judged(question, index == answer, given, expected_display(question),
+                       named=named)
+    return _judged(question, False, given, expected_display(question), feedback,
+                   (question.choices[index],), named=named)
 
 
 def _numbered(question: Question, index: int) -> str:

@@ -66,6 +66,8 @@ class Slip:
     key: str
     ratio: SlipRatio
     symmetric: bool = False
+    message: str | None = None
+    """A deck author's own words for this slip (else ``grading.slip.<key>``)."""
 
     def resolve(self, params: Mapping[str, Any]) -> Slip | None:
         """This slip with its ratio for one instance, or None when it does not apply."""
@@ -75,7 +77,7 @@ class Slip:
             return None
         if ratio is None or not 0 < ratio < float("inf") or abs(ratio - 1) < 0.01:
             return None  # no slip shows as a factor of 1 (FP8 is 1 byte, a ring of 2)
-        return Slip(self.key, float(ratio), self.symmetric)
+        return Slip(self.key, float(ratio), self.symmetric, self.message)
 
 
 Recompute = Callable[[Mapping[str, Any]], "float | bool | str"]
@@ -128,6 +130,8 @@ class Question:
     written in ``unit`` (or as a bare number), never in the unit the prompt gives."""
     slips: tuple[Slip, ...] = ()
     """Slips this instance can show, ratios resolved (see :class:`Slip`)."""
+    choice_feedback: tuple[tuple[str, str], ...] = ()
+    """(choice text, what to tell a student who picks it): a deck's per-choice feedback."""
     yes_no: bool = False
     """A true/false question asked as a question ("Does it fit?"), not stated as a claim:
     its two answers read Yes and No rather than True and False."""

@@ -6,14 +6,15 @@ of thirty with tens of thousands of answers each is read in a few queries.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, case, func, select
+from sqlalchemy import and_, case, func, select, true
 
 from studyapp.store.database import Store
-from studyapp.store.models import CardStat, CardState, Profile, ReviewLog
+from studyapp.store.models import CardStat, CardState, Profile, PublishedDeck, ReviewLog
 from studyapp.store.stats import REVIEW, age_days
 
 
@@ -63,8 +64,39 @@ def profile_settings(store: Store) -> dict[int, dict[str, Any]]:
                 for pid, settings in session.execute(select(Profile.id, Profile.settings))}
 
 
-def students(store: Store, now: datetime) -> list[StudentRow]:
-    """Every profile with its reviews, cards seen and overdue cards."""
+OVERDUE_AFTER = timedelta(days=1)
+"""A review card is overdue a day after it was due; a learning card minutes late is not."""
+
+
+@dataclass(frozen=True)
+class WrongAnswer:
+    """One wrong answer a student gave, with what was asked (to name its slip)."""
+
+    deck_id: str
+    card_key: str
+    response: str
+    expected: str | None
+    seed: int | None
+    lang: str | None
+    slip: str | None = None
+
+
+def _within(column: Any, profile_ids: Collection[int] | None) -> Any:
+    return true() if profile_ids is None else column.in_(list(profile_ids))
+
+
+def profile_names(store: Store) -> dict[str, int]:
+    """Every profile's id by name."""
+    with store.sessions() as session:
+        return {name: pid for pid, name in session.execute(select(Profile.id, Profile.name))}
+
+
+def students(store: Store, now: datetime,
+             profile_ids: Collection[int] | None = None) -> list[StudentRow]:
+    """Every profile (or those of ``profile_ids``) with reviews, cards seen, overdue cards.
+
+    Overdue: review cards due a day or more ago (``OVERDUE_AFTER``).
+    """
     with store.sessions() as session:
         # sums from card_stats (kept by triggers), the last review by one index seek each
         last_review = (select(func.max(ReviewLog.reviewed_at))
@@ -77,11 +109,13 @@ def students(store: Store, now: datetime) -> list[StudentRow]:
             select(Profile.id, last_review))}
         cards = {pid: (n, overdue) for pid, n, overdue in session.execute(
             select(CardState.profile_id, func.sum(_true(CardState.state != 0)),
-                   func.sum(_true(and_(CardState.suspended.is_(False), CardState.state != 0,
-                                       CardState.due < now))))
+                   func.sum(_true(and_(CardState.suspended.is_(False),
+                                       CardState.state == REVIEW,
+                                       CardState.due <= now - OVERDUE_AFTER))))
             .group_by(CardState.profile_id))}
         rows = []
         for pid, name in session.execute(select(Profile.id, Profile.name)
+                                         .where(_within(Profile.id, profile_ids))
                                          .order_by(Profile.name)):
             n, ok, ms, last = logs.get(pid, (0, 0, 0, None))
             seen, overdue = cards.get(pid, (0, 0))
@@ -107,8 +141,9 @@ def mastery_by_post(store: Store, now: datetime,
             .group_by(CardState.profile_id, CardState.post))}
 
 
-def hardest_questions(store: Store, limit: int = 20, min_students: int = 1) -> list[QuestionRow]:
-    """Questions with the lowest first-try accuracy across students."""
+def hardest_questions(store: Store, limit: int | None = 20, min_students: int = 1,
+                      profile_ids: Collection[int] | None = None) -> list[QuestionRow]:
+    """Questions with the lowest first-try accuracy across students (all with ``None``)."""
     with store.sessions() as session:
         # per-card sums kept by triggers (card_stats): first tries are answers as a new card
         students_n = func.sum(CardStat.first_answers)
@@ -118,7 +153,7 @@ def hardest_questions(store: Store, limit: int = 20, min_students: int = 1) -> l
                    students_n, first_ok, func.sum(CardStat.reviews),
                    func.sum(CardStat.correct))
             .join(CardStat, CardStat.card_id == CardState.id)
-            .where(CardStat.reviews > 0)
+            .where(CardStat.reviews > 0, _within(CardState.profile_id, profile_ids))
             .group_by(CardState.deck_id, CardState.card_key)
             .having(students_n >= min_students)
             .order_by((first_ok * 1.0 / students_n).asc(), students_n.desc(),
@@ -126,3 +161,59 @@ def hardest_questions(store: Store, limit: int = 20, min_students: int = 1) -> l
             .limit(limit)).all()
         return [QuestionRow(d, k, p, _int(s), _int(ok), _int(n), _int(c))
                 for d, k, p, s, ok, n, c in rows]
+
+
+def wrong_answers(store: Store, profile_ids: Collection[int] | None = None,
+                  per_card: int = 500) -> dict[tuple[str, str], list[WrongAnswer]]:
+    """The wrong answers given to each card (newest first, at most ``per_card`` each)."""
+    found: dict[tuple[str, str], list[WrongAnswer]] = {}
+    with store.sessions() as session:
+        rows = session.execute(
+            select(CardState.deck_id, CardState.card_key, ReviewLog.response, ReviewLog.expected,
+                   ReviewLog.seed, ReviewLog.lang)
+            .join(CardState, CardState.id == ReviewLog.card_id)
+            .where(ReviewLog.correct.is_(False), ReviewLog.response.is_not(None),
+                   _within(ReviewLog.profile_id, profile_ids))
+            .order_by(ReviewLog.reviewed_at.desc(), ReviewLog.id.desc()))
+        for deck_id, card_key, response, expected, seed, lang in rows:
+            answers = found.setdefault((deck_id, card_key), [])
+            if len(answers) < per_card:
+                answers.append(WrongAnswer(deck_id, card_key, response or "", expected, seed,
+                                           lang))
+    return found
+
+
+@dataclass(frozen=True)
+class StoredDeck:
+    """A deck published into the database: its id, version and file text."""
+
+    deck_id: str
+    version: int
+    content: str
+    published_at: datetime
+
+
+def publish_deck(store: Store, deck_id: str, content: str, now: datetime) -> tuple[int, bool]:
+    """Store ``content`` as deck ``deck_id``: (its version, whether it changed).
+
+    The same text again keeps its version; a changed text is the next one.
+    """
+    with store.transaction() as session:
+        row = session.get(PublishedDeck, deck_id)
+        if row is None:
+            session.add(PublishedDeck(deck_id=deck_id, version=1, content=content,
+                                      published_at=now))
+            return 1, True
+        if row.content == content:
+            return row.version, False
+        row.version += 1
+        row.content = content
+        row.published_at = now
+        return row.version, True
+
+
+def stored_decks(store: Store) -> list[StoredDeck]:
+    """Every deck published into this database, by id."""
+    with store.sessions() as session:
+        return [StoredDeck(r.deck_id, r.version, r.content, r.published_at) for r in
+                session.execute(select(PublishedDeck).order_by(PublishedDeck.deck_id)).scalars()]

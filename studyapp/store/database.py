@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session, sessionmaker
 REVISIONS: tuple[str, ...] = (
     "0001_initial", "0002_stats_indexes", "0003_session_queue", "0004_review_flags",
     "0005_review_uid_per_profile", "0006_card_stats", "0007_previous_review",
-    "0008_held_answers",
+    "0008_held_answers", "0008_classroom_decks",
 )
 HEAD = REVISIONS[-1]
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -38,7 +38,8 @@ BUSY_TIMEOUT_MS = 30_000
 LOCK_POLL_MS = 1_000
 """How long a writer waits for SQLite's write lock before saying so (then it keeps waiting)."""
 STUDYAPP_TABLES = frozenset({"profiles", "card_states", "review_logs", "post_reads",
-                             "card_stats", "review_hours", "held_answers", "alembic_version"})
+                             "card_stats", "review_hours", "held_answers",
+                             "published_decks", "alembic_version"})
 LOCK_WAIT_MESSAGE = "another studyapp is writing, waiting..."
 
 

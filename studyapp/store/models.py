@@ -247,3 +247,19 @@ class HeldAnswer(Base):
     profile_id: Mapped[int] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"))
     answer: Mapped[dict[str, Any]] = mapped_column(JSON)
     held_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class PublishedDeck(Base):
+    """A deck an instructor published into the database: every profile studies this copy.
+
+    Revision 0008: ``studyapp deck publish FILE`` stores the validated file's
+    text; a changed text is a new ``version``, and progress stays with the
+    cards, by (deck, card id), as for an edited file.
+    """
+
+    __tablename__ = "published_decks"
+
+    deck_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer)
+    content: Mapped[str] = mapped_column(Text)
+    published_at: Mapped[datetime] = mapped_column(UTCDateTime())

@@ -158,6 +158,11 @@ class StudyService:
         """Every deck that loads (built-in, the user's, and --deck files)."""
         with collector_paused():  # tens of thousands of objects, all kept: see _cards
             found = [listing.deck for listing in discover_decks() if listing.deck is not None]
+            # decks published into the database replace files of the same id
+            from studyapp.study.published import published_decks
+
+            for deck in published_decks(self.store):
+                found = [d for d in found if d.id != deck.id] + [deck]
             for path in self.config.extra_decks:
                 deck = load_deck(path)
                 found = [d for d in found if d.id != deck.id] + [deck]

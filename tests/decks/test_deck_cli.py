@@ -174,3 +174,16 @@ def test_deck_help_names_only_commands_that_exist() -> None:
     assert "check" not in summary and "validate" in summary
     for word in ("validate", "preview", "add", "list", "enable", "disable"):
         assert CliRunner().invoke(main, ["deck", word, "--help"]).exit_code == 0
+
+
+def test_deck_list_shows_draws_skipped_at_study_time(home: Path) -> None:
+    from studyapp.decks.draw_log import record
+
+    record("numeric-drill", "kv-per-token", "deck.yaml:14:5",
+           "division by zero in '1 / (n - 5)' (n=5)")
+    listed = run("deck", "list")
+    assert "skipped at study time (1×): card kv-per-token" in listed.output
+    assert "(n=5)" in listed.output
+    as_json = json.loads(run("deck", "list", "--json").output)
+    drill = next(d for d in as_json if d["id"] == "numeric-drill")
+    assert drill["draw_problems"][0]["times"] == 1

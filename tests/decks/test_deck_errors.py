@@ -327,20 +327,49 @@ def test_missing_file_and_empty_file(tmp_path: Path) -> None:
     assert "empty" in empty.message
 
 
-def test_instantiate_failure_is_a_deck_error(tmp_path: Path) -> None:
-    """A combination the sample missed fails as a DeckError at the card, not a crash."""
+def test_a_failing_draw_is_skipped_and_logged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A value validation could not reach never stops study: another draw, and a log line."""
+    from dataclasses import replace
+
+    from studyapp.decks.draw_log import draw_problems
+
+    monkeypatch.setenv("STUDYAPP_HOME", str(tmp_path / "home"))
     text = HEADER + """\
   - id: rare
     type: numeric
-    prompt: p
+    prompt: "n is {n}"
     params: {n: {min: 0, max: 100000}}
-    answer: "1 / abs(n - 31337)"
+    answer: "1 / abs(n + 1)"
 """
     deck = load_deck(write(tmp_path, text))
-    card = deck.cards[0]
+    # the card as a deck from an older version of studyapp might hold it, unvalidated
+    card = replace(deck.cards[0], answer="1 / abs(n - 31337)")
     seed = next(s for s in range(10**6) if card.params["n"].draw(random.Random(s)) == 31337)
+    question = card.instantiate(seed, "en")
+    assert question.prompt != "n is 31337" and question.seed == seed
+    assert card.instantiate(seed, "en") == question  # the same seed, the same showing
+    [logged, *_] = draw_problems()["test-deck"]
+    assert logged.card == "rare" and "n=31337" in logged.message and logged.times == 2
+    assert logged.where.endswith("deck.yaml:6:5")
+
+
+def test_a_card_that_always_fails_is_a_deck_error(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import replace
+
+    monkeypatch.setenv("STUDYAPP_HOME", str(tmp_path / "home"))
+    deck = load_deck(write(tmp_path, HEADER + """\
+  - id: rare
+    type: numeric
+    prompt: p
+    params: {n: [1, 2]}
+    answer: "n"
+"""))
+    card = replace(deck.cards[0], answer="1 / (n - n)")
     with pytest.raises(DeckError) as info:
-        card.instantiate(seed, "en")
+        card.instantiate(0, "en")
     assert (info.value.problems[0].line, info.value.problems[0].col) == (6, 5)
 
 

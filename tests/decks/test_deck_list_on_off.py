@@ -43,4 +43,4 @@ def test_deck_list_json_adds_enabled_and_keeps_every_field() -> None:
     assert data["post-intro"]["enabled"] is True
     assert data["numeric-drill"]["enabled"] is False
     assert set(data["post-intro"]) == {"id", "source", "path", "status", "cards", "title",
-                                       "problems", "enabled"}
+                                       "problems", "draw_problems", "enabled"}

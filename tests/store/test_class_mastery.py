@@ -45,9 +45,10 @@ def test_class_mastery_matches_stats_for_the_same_profile(tmp_path: Path) -> Non
 
 
 def _exports(tmp_path: Path, names: list[str], now: datetime) -> list[Path]:
-    """One exported file per learner, each with four H200 cards, the first overdue."""
+    """One exported file per learner, each with four H200 cards, the first overdue
+    (a review card due 47 hours ago: overdue counts cards a day or more late)."""
     files = []
-    start = now - timedelta(days=1)
+    start = now - timedelta(days=2)
     for name in names:
         svc = StudyService(StudyConfig(db_url=f"sqlite:///{tmp_path / (name + '.sqlite3')}",
                                        lang="en", clock=lambda: now, profile=name))

@@ -245,6 +245,15 @@ async def test_class_report_over_every_profile(app_factory: AppFactory, db_path:
         assert table(app, "#class-hardest").row_count == len(report.hardest) > 0
         assert table(app, "#class-overdue").row_count == len(report.most_overdue)
         assert not app.screen.query_one("#class-empty").display
+        # item analysis: the reteach list names cards with their prompt text
+        reteach = str(app.screen.query_one("#class-reteach").render())
+        assert report.items
+        if report.reteach:
+            first = report.reteach[0]
+            assert first.card_key in reteach and first.prompt[:20] in reteach
+        wrong = str(app.screen.query_one("#class-wrong").render())
+        assert any(i.card_key in wrong for i in report.items if i.wrong) or not any(
+            i.wrong for i in report.items)
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen))
 

@@ -91,6 +91,10 @@ class ClassReportScreen(StudyScreen):
             yield DataTable(id="class-hardest", cursor_type="row", zebra_stripes=True)
             yield Label(self.tr("tui.class.overdue"), classes="subheading")
             yield DataTable(id="class-overdue", cursor_type="row", zebra_stripes=True)
+            yield Label(self.tr("tui.class.reteach"), classes="subheading")
+            yield Static("", id="class-reteach")
+            yield Label(self.tr("tui.class.wrong"), classes="subheading")
+            yield Static("", id="class-wrong")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -135,6 +139,7 @@ class ClassReportScreen(StudyScreen):
         await self.fill_mastery(report, posts, room)
         self.fill_hardest(report, room)
         self.fill_overdue(report, room)
+        self.fill_items(report)
         if self.focused is None:  # a mastery table that had the focus was replaced
             self.query_one("#class-students", DataTable).focus()
 
@@ -230,6 +235,25 @@ class ClassReportScreen(StudyScreen):
         overdue.add_column(figure(tr("tui.class.col.overdue")), key="overdue")
         for student, count in zip(report.most_overdue, counts, strict=True):
             overdue.add_row(plain_text(student.name, name_width), figure(count))
+
+    def fill_items(self, report: ClassReport) -> None:
+        """The reteach list with prompt text; per card its common wrong answers and slips."""
+        tr = self.tr
+        reteach = [tr("tui.class.reteach_line", card=card_name(i.deck_id, i.card_key),
+                      first_try=percent(i.first_try_accuracy), students=i.students,
+                      prompt=i.prompt) for i in report.reteach]  # fmt: skip
+        self.query_one("#class-reteach", Static).update(
+            Text("\n".join(reteach) or tr("tui.class.reteach_none")))
+        wrong = []
+        for item in report.items:
+            if not item.wrong:
+                continue
+            answers = ", ".join(f"{a} ({percent(item.share(n))})" for a, n in item.answers)
+            slips = ", ".join(f"{k} ({percent(item.share(n))})" for k, n in item.slips)
+            wrong.append(tr("tui.class.wrong_line", card=card_name(item.deck_id, item.card_key),
+                            answers=answers or "—", slips=slips or "—"))
+        self.query_one("#class-wrong", Static).update(
+            Text("\n".join(wrong) or tr("tui.class.wrong_none")))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table.has_focus:

@@ -40,6 +40,8 @@ class DeckRow:
     problems: tuple[str, ...]
     enabled: bool = False
     kind: str = ""
+    skipped: tuple[str, ...] = ()
+    """Draws that failed at study time and were skipped (see ``decks.draw_log``)."""
 
     @property
     def ok(self) -> bool:
@@ -50,6 +52,7 @@ def deck_rows(lang: str) -> list[DeckRow]:
     """Every deck file found (runs on the service thread: it reads YAML)."""
     from studyapp import locations
     from studyapp.decks import deck_title, discover_decks
+    from studyapp.decks.report import draw_problem_lines
 
     builtin = locations.builtin_decks_dir()
     rows: list[DeckRow] = []
@@ -61,7 +64,8 @@ def deck_rows(lang: str) -> list[DeckRow]:
         problems = tuple(problem.render(lang) for problem in listing.problems)
         if deck is not None:
             rows.append(DeckRow(deck.id, deck_title(deck, lang), len(deck.cards),
-                                listing.source, shown, deck.post, problems))
+                                listing.source, shown, deck.post, problems,
+                                skipped=tuple(draw_problem_lines(deck.id, lang))))
         else:
             rows.append(DeckRow(listing.id, path.name, 0, listing.source, shown, "",
                                 problems or ("?",)))
@@ -195,6 +199,8 @@ class DecksScreen(StudyScreen):
         if row.ok:
             text = self.tr("tui.decks.detail", path=row.path, post=row.post, cards=row.cards)
             text += "\n" + self.tr("tui.decks.on_detail" if row.enabled else "tui.decks.off_detail")
+            if row.skipped:
+                text += "\n" + "\n".join([self.tr("tui.decks.draw_problems"), *row.skipped])
             info.update(plain(text))
         else:
             lines = [self.tr("tui.decks.problems", path=row.path), *row.problems]

@@ -1,0 +1,130 @@
+"""Item analysis: per card first-try accuracy, common wrong answers, named slips, reteach."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from store_answers import answer
+
+from studyapp.classroom import ClassFilterError, class_report
+from studyapp.cli import main
+from studyapp.decks import load_deck
+from studyapp.store import open_store
+from studyapp.store.progress import ensure_profile, record_answer
+
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+NOW = T0 + timedelta(days=1)
+
+DECK = """\
+deck: kv-class
+title: KV class
+language: en
+post: hbm-kv-cache
+cards:
+  - id: kv-size
+    type: numeric
+    prompt: "KV cache of one token, in GB?"
+    answer: 16
+    unit: GB
+    slips:
+      - {name: forgot-v, answer: 8, message: "You counted K but not V."}
+  - id: easy
+    type: truefalse
+    prompt: "HBM is memory."
+    answer: true
+"""
+
+# (student, answer to kv-size, right on easy)
+CLASS = [("ana", "128", True), ("bo", "128", True), ("cy", "8", True), ("dee", "16", True),
+         ("default", "16", False)]
+
+
+def _class(db_url: str, tmp_path: Path) -> list[object]:
+    path = tmp_path / "kv-class.yaml"
+    path.write_text(DECK, encoding="utf-8")
+    deck = load_deck(path)
+    store = open_store(db_url)
+    try:
+        for n, (name, given, easy_ok) in enumerate(CLASS):
+            profile = ensure_profile(store, name, {}, T0)
+            at = T0 + timedelta(minutes=n)
+            base = answer(deck.id, "kv-size", at, post="hbm-kv-cache", stage=0, reps=0)
+            record_answer(store, profile.id, replace(
+                base, response=given, expected="16 GB", correct=given == "16",
+                rating=3 if given == "16" else 1, seed=0, params=None))
+            base = answer(deck.id, "easy", at, post="hbm-kv-cache", stage=0, reps=0)
+            record_answer(store, profile.id, replace(
+                base, response="true" if easy_ok else "false", correct=easy_ok, seed=0,
+                params=None))
+    finally:
+        store.close()
+    return [deck]
+
+
+def _report(db_url: str, decks: list[object], **kw: object):  # type: ignore[no-untyped-def]
+    store = open_store(db_url)
+    try:
+        return class_report(store, {"hbm-kv-cache": 2}, NOW, decks=decks, **kw)  # type: ignore[arg-type]
+    finally:
+        store.close()
+
+
+def test_items_count_wrong_answers_slips_and_reteach(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    decks = _class(url, tmp_path)
+    report = _report(url, decks, exclude=["default"])
+    assert [s.name for s in report.students] == ["ana", "bo", "cy", "dee"]
+    kv = next(i for i in report.items if i.card_key == "kv-size")
+    assert kv.students == 4 and kv.first_try_accuracy == 0.25
+    assert kv.answers[0] == ("128", 2) and kv.share(2) == pytest.approx(2 / 3)
+    # 128 GB for 16 GB: bits for bytes (a generic slip); 8 GB: the card's own slip
+    assert kv.slips == (("bits", 2), ("forgot-v", 1))
+    assert [(i.card_key, i.prompt) for i in report.reteach] == [
+        ("kv-size", "KV cache of one token, in GB?")]
+    easy = next(i for i in report.items if i.card_key == "easy")
+    assert easy.first_try_accuracy == 1.0 and easy.wrong == 0
+    # the default profile counted in: its wrong "easy" answer appears
+    everyone = _report(url, decks)
+    assert next(i for i in everyone.items if i.card_key == "easy").wrong == 1
+    only = _report(url, decks, only=["ana", "dee"])
+    assert [s.name for s in only.students] == ["ana", "dee"]
+    assert next(i for i in only.items if i.card_key == "kv-size").first_try_accuracy == 0.5
+    with pytest.raises(ClassFilterError, match="no profile named 'eve'"):
+        _report(url, decks, exclude=["eve"])
+
+
+def test_class_report_command_prints_reteach_and_csv_items(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    _class(url, tmp_path)
+    home = tmp_path / "home"
+    env = {"STUDYAPP_HOME": str(home), "STUDYAPP_DB": url, "COLUMNS": "100"}
+    run = CliRunner().invoke(main, ["--lang", "en", "deck", "add",
+                                    str(tmp_path / "kv-class.yaml")], env=env)
+    assert run.exit_code == 0, run.output
+    result = CliRunner().invoke(main, ["--lang", "en", "class", "report", "--exclude",
+                                       "default"], env=env)
+    assert result.exit_code == 0, result.output
+    assert "kv-class/kv-size (25% first try, 4 students): KV cache of one token, in GB?" \
+        in result.output
+    assert "128 (67%)" in result.output and "bits (67%)" in result.output
+    as_csv = CliRunner().invoke(main, ["--lang", "en", "class", "report", "--csv",
+                                       "--exclude", "default"], env=env).output
+    grid, items = as_csv.split("\n\n", 1) if "\n\n" in as_csv else as_csv.split("\r\n\r\n", 1)
+    rows = list(csv.DictReader(io.StringIO(items)))
+    kv = next(r for r in rows if r["card"] == "kv-size")
+    assert kv["first_try_accuracy"] == "0.25" and kv["reteach"] == "True"
+    assert kv["wrong_answers"].startswith("128 (67%)")
+    assert kv["slips"] == "bits (67%); forgot-v (33%)"
+    assert "default" not in grid
+    bad = CliRunner().invoke(main, ["--lang", "en", "class", "report", "--only", "eve"],
+                             env=env)
+    assert bad.exit_code != 0 and "no profile named 'eve'" in bad.output
+    assert "Traceback" not in bad.output
+    assert os.environ.get("STUDYAPP_DB") != url

@@ -1,0 +1,84 @@
+"""Decks published into a shared database: studied and reported without deck files."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from store_answers import answer
+
+from studyapp.classroom import class_report_for
+from studyapp.cli import main
+from studyapp.store.progress import record_answer
+from studyapp.study import StudyConfig, StudyService
+
+NOW = datetime.now(UTC)
+
+COURSE = """\
+deck: course-kv
+title: KV course
+language: en
+post: hbm-kv-cache
+cards:
+""" + "".join(f"""\
+  - id: fact-{n}
+    type: truefalse
+    prompt: "KV fact {n} holds."
+    answer: true
+""" for n in range(4))
+
+
+def _service(url: str, home: Path, name: str, monkeypatch: pytest.MonkeyPatch) -> StudyService:
+    monkeypatch.setenv("STUDYAPP_HOME", str(home))
+    return StudyService(StudyConfig(db_url=url, lang="en", clock=lambda: NOW, profile=name))
+
+
+@pytest.mark.postgres
+def test_a_class_on_postgres_where_the_reporting_machine_has_no_deck_files(
+        pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = tmp_path / "instructor" / "course-kv.yaml"
+    source.parent.mkdir()
+    source.write_text(COURSE, encoding="utf-8")
+    env = {"STUDYAPP_HOME": str(tmp_path / "instructor-home"), "STUDYAPP_DB": pg_url}
+    published = CliRunner().invoke(main, ["--lang", "en", "--profile", "teacher", "deck",
+                                          "publish", str(source)], env=env)
+    assert published.exit_code == 0, published.output
+    assert "published version 1 (4 cards)" in published.output
+    again = CliRunner().invoke(main, ["--lang", "en", "--profile", "teacher", "deck",
+                                      "publish", str(source)], env=env)
+    assert "unchanged, still version 1" in again.output
+    source.unlink()  # nobody has the file any more
+    for n, name in enumerate(["ana", "bo", "cy", "dee", "eve"]):
+        svc = _service(pg_url, tmp_path / f"home-{name}", name, monkeypatch)
+        try:
+            deck = next(d for d in svc.decks if d.id == "course-kv")
+            for k, spec in enumerate(deck.cards[: n + 1 if n < 4 else 4]):
+                record_answer(svc.store, svc.profile.id, answer(
+                    deck.id, spec.id, NOW - timedelta(hours=1, minutes=k),
+                    post="hbm-kv-cache", stability=30.0, due_in=timedelta(days=30),
+                    correct=k != 1, rating=3 if k != 1 else 1))
+        finally:
+            svc.close()
+    reporter = _service(pg_url, tmp_path / "reporting-machine", "teacher", monkeypatch)
+    try:
+        assert not (tmp_path / "reporting-machine" / "data" / "decks").exists()
+        report, _ = class_report_for(reporter)
+        stats_of = {}
+        for name in ["ana", "eve"]:
+            from studyapp.progress.stats import learner_stats
+            svc = _service(pg_url, tmp_path / f"home-{name}", name, monkeypatch)
+            try:
+                stats_of[name] = {p.slug: round(p.mastery, 4) for p in learner_stats(svc).posts}
+            finally:
+                svc.close()
+    finally:
+        reporter.close()
+    data = report.as_json()
+    mastery = {s["name"]: s["mastery"]["hbm-kv-cache"] for s in data["students"]}
+    assert set(mastery) == {"ana", "bo", "cy", "dee", "eve"}
+    assert mastery["ana"] == stats_of["ana"]["hbm-kv-cache"]
+    assert mastery["eve"] == stats_of["eve"]["hbm-kv-cache"] > mastery["ana"]
+    prompts = {i["card"]: i["prompt"] for i in data["items"]}
+    assert prompts["fact-1"] == "KV fact 1 holds."  # prompt text from the stored deck
