@@ -1,6 +1,6 @@
 """Decks published into the database, so a class studies one stored version.
 
-Revision ID: 0008_classroom_decks
+Revision ID: 0009_published_decks
 Revises: 0008_held_answers
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0008_classroom_decks"
+revision = "0009_published_decks"
 down_revision = "0008_held_answers"
 branch_labels = None
 depends_on = None
