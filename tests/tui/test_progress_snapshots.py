@@ -56,6 +56,16 @@ async def on_progress(pilot: Pilot[Any]) -> None:
     await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen)
                      and app.screen.view is not None)
     await pilot.wait_for_scheduled_animations()
+    # the page's panels lay out over several frames (the heat map last): the snapshot
+    # waits until its height has settled, or the scrollbar is drawn for some runs only
+    body = app.screen.query_one("#progress-body")
+    settled = None
+    for _ in range(60):
+        await pilot.pause(0.1)
+        now = (body.virtual_size, body.max_scroll_y, body.show_vertical_scrollbar)
+        if now == settled:
+            break
+        settled = now
     await pilot.pause(0.2)
 
 
