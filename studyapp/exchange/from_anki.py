@@ -193,6 +193,8 @@ def _media_map(archive: zipfile.ZipFile) -> dict[str, str]:
 READ_BUDGET_S = 30.0
 """How long reading a collection's tables may take: a recursive view never ends."""
 COLLECTION_TABLES = ("col", "notes", "cards", "revlog")
+MAX_ROWS = {"col": 1, "notes": 100_000, "cards": 200_000, "revlog": 2_000_000}
+"""Rows the reader takes per table: beyond them a deck would be refused by the app anyway."""
 
 
 def read_collection(path: Path) -> AnkiCollection:
@@ -242,7 +244,8 @@ def read_collection(path: Path) -> AnkiCollection:
 
 
 def _check_tables(connection: sqlite3.Connection) -> None:
-    """The collection's tables are tables: a view (recursive, say) is refused, unread."""
+    """The collection's tables are tables (a view, recursive say, is refused unread) and
+    hold no more rows than the reader takes."""
     kinds = dict(connection.execute(
         "SELECT name, type FROM sqlite_master WHERE name IN (?, ?, ?, ?)", COLLECTION_TABLES))
     for name in COLLECTION_TABLES:
@@ -250,6 +253,12 @@ def _check_tables(connection: sqlite3.Connection) -> None:
             what = "missing" if name not in kinds else f"a {kinds[name]}, not a table"
             raise AnkiPackageError(f"the collection's {name!r} is {what}: not a collection "
                                    f"Anki wrote")
+    for name, limit in MAX_ROWS.items():
+        (count,) = connection.execute(f"SELECT count(*) FROM {name}").fetchone()
+        if count > limit:
+            raise AnkiPackageError(f"the collection has {count:,} rows in {name!r}; studyapp "
+                                   f"reads at most {limit:,}: split it into smaller decks in "
+                                   f"Anki and export each")
 
 
 def read_package(path: Path) -> tuple[list[NoteType], list[AnkiNote]]:

@@ -62,6 +62,10 @@ CREATE VIEW notes AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FRO
 """
 
 
+TWO_HEADERS = ("INSERT INTO col SELECT id + 1, crt, mod, scm, ver, dty, usn, ls, conf, "
+               "models, decks, dconf, tags FROM col;")
+
+
 @pytest.mark.parametrize(("name", "change", "models", "says"), [
     ("view", RECURSIVE_VIEW, None, "'notes' is a view, not a table"),
     ("no-revlog", "DROP TABLE revlog;", None, "'revlog' is missing"),
@@ -72,6 +76,7 @@ CREATE VIEW notes AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FRO
     ("id-not-a-number", None, {"1": {"id": "x", "name": "B", "flds": [], "tmpls": []}},
      "malformed"),
     ("models-a-list", None, [1, 2, 3], "malformed"),
+    ("two-headers", TWO_HEADERS, None, "rows in 'col'"),
 ])
 def test_a_malformed_collection_is_refused_in_one_line(tmp_path: Path, name: str,
                                                         change: str | None, models: object,
