@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from studyapp.exchange.anki_text import (
     cloze_card,
@@ -267,6 +268,48 @@ def read_package(path: Path) -> tuple[list[NoteType], list[AnkiNote]]:
     return collection.note_types, collection.notes
 
 
+class _FieldRecord(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str
+    ord: int
+
+
+class _TemplateRecord(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str = ""
+    qfmt: str = ""
+    afmt: str = ""
+    ord: int
+
+
+class _NoteTypeRecord(BaseModel):
+    """One note type of ``col.models``, as Anki writes it (what the reader uses of it)."""
+
+    model_config = ConfigDict(extra="ignore")
+    id: int
+    name: str = ""
+    type: int = 0
+    flds: list[_FieldRecord] = Field(default_factory=list)
+    tmpls: list[_TemplateRecord] = Field(default_factory=list)
+
+
+def _note_type_records(models_json: object) -> list[_NoteTypeRecord]:
+    """``col.models`` checked against the schema; the first bad record in one line."""
+    if not isinstance(models_json, dict):
+        raise AnkiPackageError("the collection's note types are malformed: "
+                               "not an object of note types")
+    records = []
+    for key, raw in models_json.items():
+        try:
+            records.append(_NoteTypeRecord.model_validate(raw))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "record"
+            raise AnkiPackageError(f"the collection's note types are malformed: note type "
+                                   f"{key}, field {where!r}: {first['msg']}") from None
+    return records
+
+
 def _read_collection(connection: sqlite3.Connection) -> AnkiCollection:
     row = connection.execute("SELECT models, decks, crt, dconf FROM col").fetchone()
     if row is None:
@@ -281,12 +324,10 @@ def _read_collection(connection: sqlite3.Connection) -> AnkiCollection:
         raise AnkiPackageError("the collection keeps its note types in the newer schema; "
                                "export it again with 'Support older Anki versions' ticked")
     note_types = []
-    for raw in models_json.values():
-        fields = tuple(f["name"] for f in sorted(raw.get("flds", []), key=lambda f: f["ord"]))
-        templates = tuple((t.get("name", ""), t.get("qfmt", ""), t.get("afmt", ""))
-                          for t in sorted(raw.get("tmpls", []), key=lambda t: t["ord"]))
-        note_types.append(NoteType(int(raw["id"]), str(raw.get("name", "")),
-                                   int(raw.get("type", 0)) == 1, fields, templates))
+    for raw in _note_type_records(models_json):
+        fields = tuple(f.name for f in sorted(raw.flds, key=lambda f: f.ord))
+        templates = tuple((t.name, t.qfmt, t.afmt) for t in sorted(raw.tmpls, key=lambda t: t.ord))
+        note_types.append(NoteType(raw.id, raw.name, raw.type == 1, fields, templates))
     deck_names = {int(k): str(v.get("name", "")) for k, v in decks_json.items()}
     configs = {int(k): v for k, v in dconf_json.items()} if isinstance(dconf_json, dict) else {}
     deck_configs = {int(k): configs.get(int(v.get("conf", 1)), {})

@@ -72,9 +72,11 @@ TWO_HEADERS = ("INSERT INTO col SELECT id + 1, crt, mod, scm, ver, dty, usn, ls,
     ("fields-missing", None, {"1": {"id": 1, "name": "Basic", "tmpls": []}},
      "no note with a question and an answer"),  # its notes' note type is gone
     ("field-not-a-record", None, {"1": {"id": 1, "name": "B", "flds": [7], "tmpls": []}},
-     "malformed"),
+     "note type 1, field 'flds.0'"),
     ("id-not-a-number", None, {"1": {"id": "x", "name": "B", "flds": [], "tmpls": []}},
-     "malformed"),
+     "note type 1, field 'id'"),
+    ("field-without-name", None, {"1": {"id": 1, "flds": [{"ord": 0}], "tmpls": []}},
+     "note type 1, field 'flds.0.name'"),
     ("models-a-list", None, [1, 2, 3], "malformed"),
     ("two-headers", TWO_HEADERS, None, "rows in 'col'"),
 ])
