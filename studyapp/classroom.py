@@ -261,6 +261,15 @@ def _items(questions: Sequence[QuestionRow], wrong: Mapping[tuple[str, str], Seq
         slips: Counter[str] = Counter()
         given = wrong.get((q.deck_id, q.card_key), ())
         for answer in given:
+            wrong_steps = [step for step in answer.steps if not step.get("correct")]
+            if answer.steps:  # a scenario: each wrong step is an answer of its own
+                for step in wrong_steps:
+                    name = str(step.get("name") or "?")
+                    typed = " ".join(str(step.get("given") or step.get("response") or "").split())
+                    answers[f"{name}: {typed}"] += 1
+                    for slip in list(step.get("slips") or ())[:1]:
+                        slips[f"{name}: {slip}"] += 1
+                continue
             answers[" ".join(answer.response.split())] += 1
             for name in _slips_of(spec, answer):
                 slips[name] += 1

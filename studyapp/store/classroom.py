@@ -6,7 +6,7 @@ of thirty with tens of thousands of answers each is read in a few queries.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -79,6 +79,8 @@ class WrongAnswer:
     seed: int | None
     lang: str | None
     slip: str | None = None
+    steps: tuple[Mapping[str, Any], ...] = ()
+    """A scenario's steps as its review log keeps them (name, given, correct, slips)."""
 
 
 def _within(column: Any, profile_ids: Collection[int] | None) -> Any:
@@ -170,16 +172,19 @@ def wrong_answers(store: Store, profile_ids: Collection[int] | None = None,
     with store.sessions() as session:
         rows = session.execute(
             select(CardState.deck_id, CardState.card_key, ReviewLog.response, ReviewLog.expected,
-                   ReviewLog.seed, ReviewLog.lang)
+                   ReviewLog.seed, ReviewLog.lang, ReviewLog.params)
             .join(CardState, CardState.id == ReviewLog.card_id)
             .where(ReviewLog.correct.is_(False), ReviewLog.response.is_not(None),
                    _within(ReviewLog.profile_id, profile_ids))
             .order_by(ReviewLog.reviewed_at.desc(), ReviewLog.id.desc()))
-        for deck_id, card_key, response, expected, seed, lang in rows:
+        for deck_id, card_key, response, expected, seed, lang, params in rows:
             answers = found.setdefault((deck_id, card_key), [])
             if len(answers) < per_card:
+                steps = params.get("parts") if isinstance(params, dict) else None
+                kept = tuple(s for s in steps if isinstance(s, dict)) \
+                    if isinstance(steps, list) else ()
                 answers.append(WrongAnswer(deck_id, card_key, response or "", expected, seed,
-                                           lang))
+                                           lang, steps=kept))
     return found
 
 

@@ -128,3 +128,32 @@ def test_class_report_command_prints_reteach_and_csv_items(tmp_path: Path) -> No
     assert bad.exit_code != 0 and "no profile named 'eve'" in bad.output
     assert "Traceback" not in bad.output
     assert os.environ.get("STUDYAPP_DB") != url
+
+
+def test_a_scenarios_wrong_steps_and_their_slips_are_items_of_the_analysis(
+        tmp_path: Path) -> None:
+    """A scenario is one card; the table counts which step went wrong and why."""
+    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    decks = _class(url, tmp_path)
+    store = open_store(url)
+    try:
+        for n, (name, kv_user, slip) in enumerate([("ana", "65.5 GB", "kv_pair"),
+                                                   ("bo", "65.5 GB", "kv_pair"),
+                                                   ("cy", "300 GB", None)]):
+            profile = ensure_profile(store, name, {}, T0)
+            steps = [{"name": "weights", "given": "141 GB", "correct": True, "slips": []},
+                     {"name": "kv_user", "given": kv_user, "correct": False,
+                      "slips": [slip] if slip else []},
+                     {"name": "total", "given": "400 GB", "correct": True, "carried": True,
+                      "slips": []}]
+            base = answer("kv-class", "serve", T0 + timedelta(minutes=10 + n),
+                          post="hbm-kv-cache", stage=0, reps=0)
+            record_answer(store, profile.id, replace(
+                base, response="141 / 65.5 / 400", correct=False, rating=1, seed=0,
+                params={"parts": steps}))
+    finally:
+        store.close()
+    serve = next(i for i in _report(url, decks).items if i.card_key == "serve")
+    assert serve.answers[0] == ("kv_user: 65.5 GB", 2)
+    assert ("kv_user: 300 GB", 1) in serve.answers
+    assert serve.slips == (("kv_user: kv_pair", 2),)
