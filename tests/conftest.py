@@ -5,7 +5,10 @@ Benchmarks in tests/perf run only when asked for (``python -m pytest tests/perf`
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -32,6 +35,29 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.delenv("STUDYAPP_DB", raising=False)
     monkeypatch.delenv("STUDYAPP_PROFILE", raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+def _midday_zone() -> Iterator[None]:
+    """A local time zone in which the test starts near noon.
+
+    A study day rolls over at 04:00 local time, so a learning step taken a
+    few minutes before it lands on the next day and is not shown again today,
+    as in Anki. Tests of one day's flow must not depend on the hour CI runs
+    them; tests of the rollover itself pass their own clock and zone.
+    """
+    offset = (12 - datetime.now(UTC).hour) % 24  # hours east of UTC, 0..23
+    if offset > 12:
+        offset -= 24
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = f"MID{-offset:+d}"  # POSIX counts hours west of UTC
+    time.tzset()
+    yield
+    if before is None:
+        os.environ.pop("TZ", None)
+    else:
+        os.environ["TZ"] = before
+    time.tzset()
 
 
 @pytest.fixture
