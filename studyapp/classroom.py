@@ -20,8 +20,8 @@ from studyapp.srs.scheduler import SchedulerSettings
 from studyapp.store import Store, open_store
 from studyapp.store import classroom as db
 from studyapp.store.classroom import QuestionRow
-from studyapp.store.exchange import import_progress, read_export
 from studyapp.store.progress import deck_choices, ensure_profile
+from studyapp.store.progress_files import import_progress, read_export
 
 if TYPE_CHECKING:
     from studyapp.decks import Deck

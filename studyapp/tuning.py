@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
+from studyapp.srs.exam_plan import ExamPlan, PlanError, plan_exam, recall_text
 from studyapp.srs.optimize import OptimizeResult, Progress, ReviewEvent, optimize
-from studyapp.srs.plan import ExamPlan, PlanError, plan_exam, recall_text
 from studyapp.srs.scheduler import CardStage, Memory
 
 if TYPE_CHECKING:

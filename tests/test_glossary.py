@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from studyapp.decks import load_deck
-from studyapp.questions.generators import families
+from studyapp.questions.generators import registered_families
 from studyapp.questions.generators.drawing import instance_seed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,7 +72,7 @@ def generator_texts(lang: str) -> Iterator[tuple[str, str]]:
                              .read_text(encoding="utf-8"))
     for key, value in strings.items():
         yield key, str(value)
-    for name, family in families().items():
+    for name, family in registered_families().items():
         for i in range(30):
             q = family.generate(instance_seed(7, i), lang, {})
             yield f"{name}#{i}", "\n".join([q.prompt, q.explanation, *q.choices])

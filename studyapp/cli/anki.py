@@ -14,8 +14,8 @@ from studyapp.cli import current_settings, fail, make_service, user_error_text, 
 def export_apkg(ctx: click.Context, output: str | None, deck_ref: str | None,
                 post: str | None, instances: int) -> None:
     """Write the authored cards (one deck, one post, or all) as an Anki package."""
+    from studyapp.anki.apkg import select_cards, write_apkg
     from studyapp.catalog.posts import POST_SLUGS
-    from studyapp.exchange.apkg import select_cards, write_apkg
     from studyapp.i18n import t
 
     settings = current_settings(ctx)
@@ -68,13 +68,13 @@ def deck_from_anki(ctx: click.Context, file: str, output: str | None, post: str,
                    deck_id: str | None, field_map: tuple[str, ...], merge: bool,
                    dry_run: bool, with_history: bool) -> None:
     """Turn an Anki .apkg into studyapp decks, each field by its role."""
-    from studyapp.catalog.posts import POST_SLUGS
-    from studyapp.exchange.from_anki import (
+    from studyapp.anki.from_anki import (
         AnkiPackageError,
         convert_package,
         dry_run_lines,
         parse_field_map,
     )
+    from studyapp.catalog.posts import POST_SLUGS
 
     lang = current_settings(ctx).lang
     if post not in POST_SLUGS:
@@ -100,10 +100,10 @@ def deck_from_anki(ctx: click.Context, file: str, output: str | None, post: str,
 
 def import_anki(ctx: click.Context, path: Path) -> None:
     """``studyapp import FILE.apkg``: install its decks and bring its history along."""
+    from studyapp.anki.anki_history import install_conversion
+    from studyapp.anki.from_anki import AnkiPackageError, convert_package
     from studyapp.catalog.posts import POST_SLUGS
     from studyapp.decks import DeckError
-    from studyapp.exchange.anki_history import install_conversion
-    from studyapp.exchange.from_anki import AnkiPackageError, convert_package
     from studyapp.i18n import t
 
     lang = current_settings(ctx).lang
@@ -125,7 +125,7 @@ def import_anki(ctx: click.Context, path: Path) -> None:
 
 
 def _import_history(ctx: click.Context, conversion: Any) -> None:
-    from studyapp.exchange.anki_history import import_history
+    from studyapp.anki.anki_history import import_history
     from studyapp.i18n import t
 
     settings = current_settings(ctx)
@@ -142,9 +142,9 @@ def _import_history(ctx: click.Context, conversion: Any) -> None:
 
 
 def _write_decks(conversion: Any, output: Path, lang: str) -> None:
+    from studyapp.anki.from_anki import copy_images, deck_yaml
     from studyapp.decks.loader import MAX_DECK_BYTES
     from studyapp.decks.report import validation_report
-    from studyapp.exchange.from_anki import copy_images, deck_yaml
     from studyapp.files import write_text_replacing
     from studyapp.i18n import t
 

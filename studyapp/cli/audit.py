@@ -20,7 +20,7 @@ def run_audit(family: str | None, deck_paths: tuple[str, ...], options: Mapping[
     from studyapp.decks import DeckError
     from studyapp.decks.generated import deck_targets
     from studyapp.i18n import t
-    from studyapp.questions.generators import families
+    from studyapp.questions.generators import registered_families
     from studyapp.questions.generators.audit import (
         Target,
         audit,
@@ -29,7 +29,7 @@ def run_audit(family: str | None, deck_paths: tuple[str, ...], options: Mapping[
         table_lines,
     )
 
-    table = families()
+    table = registered_families()
     targets: list[Target]
     try:
         if deck_paths:

@@ -48,11 +48,11 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, seed: 
     # loaded when the command runs, so that --help stays fast
     from studyapp.catalog import UnknownIdError
     from studyapp.i18n import t
-    from studyapp.questions.generators import families
+    from studyapp.questions.generators import registered_families
     from studyapp.questions.generators.running import as_record, generate_run
 
     lang = lang or current_settings(ctx).lang
-    table = families()
+    table = registered_families()
     if audit:
         from studyapp.cli.audit import run_audit
 

@@ -10,13 +10,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from studyapp.decks.loader import load_deck
-from studyapp.questions.generators import families
+from studyapp.questions.generators import registered_families
 from studyapp.questions.generators.audit import Target
 
 
 def deck_targets(paths: Iterable[Path]) -> list[Target]:
     """Each generated card of each deck, with its options and its post."""
-    table = families()
+    table = registered_families()
     found = []
     for path in paths:
         deck = load_deck(path)

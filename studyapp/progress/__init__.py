@@ -7,12 +7,12 @@ only through here and ``studyapp.study``; the store's plain result types they
 show are re-exported below. It needs the study service only as a
 ``ProgressSource`` (``sources``), so ``studyapp.study`` can use it without an
 import cycle. ``recall`` applies the forgetting curve, ``stats`` gathers the
-figures, ``charts`` draws them as text and ``exchange`` moves progress in and
+figures, ``charts`` draws them as text and ``files`` moves progress in and
 out of files.
 """
 
 from studyapp.progress.charts import SHADES, calendar_lines, forecast_lines
-from studyapp.progress.exchange import (
+from studyapp.progress.files import (
     BackupError,
     backup_database,
     export_file,
@@ -45,7 +45,7 @@ from studyapp.progress.stats import (
     weakest_lines,
 )
 from studyapp.store import StoreError
-from studyapp.store.exchange import ImportResult
+from studyapp.store.progress_files import ImportResult
 from studyapp.store.stats import CardDetail, LogLine
 
 __all__ = [

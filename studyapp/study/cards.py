@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from studyapp import locations
 from studyapp.decks import CardSpec, Deck
-from studyapp.questions.generators import families
+from studyapp.questions.generators import registered_families
 
 
 @dataclass
@@ -77,7 +77,7 @@ def family_fact(name: str) -> str | None:
     shares that fact, so an authored NDR-to-GB/s card and a generated
     bits-vs-bytes card are siblings.
     """
-    family = families().get(name)
+    family = registered_families().get(name)
     return family.fact if family is not None else None
 
 

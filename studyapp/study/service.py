@@ -47,7 +47,7 @@ from studyapp.study.model import (
     SessionMix,
     StudyConfig,
 )
-from studyapp.study.planning import queue_item
+from studyapp.study.queue import queue_item
 from studyapp.study.session import StudySession
 from studyapp.study.text import today
 

@@ -32,7 +32,7 @@ from studyapp.decks.cues import (
     longest_rate,
 )
 from studyapp.decks.report import validation_report
-from studyapp.questions.generators import families
+from studyapp.questions.generators import registered_families
 from studyapp.questions.model import Kind
 
 LANGS = ("en", "es")
@@ -58,7 +58,7 @@ def generated_choices(lang: str) -> Iterator[tuple[str, list[str], int]]:
         for card in load_deck(path).cards:
             if card.generator:
                 option_sets.setdefault(card.generator, [{}]).append(dict(card.options))
-    for name, family in families().items():
+    for name, family in registered_families().items():
         if family.kind is not Kind.CHOICE:
             continue
         for options in option_sets.get(name, [{}]):

@@ -13,20 +13,21 @@ from functools import cache
 import pytest
 
 from studyapp.catalog import load_catalog
-from studyapp.questions.generators import families
+from studyapp.questions.generators import registered_families
 from studyapp.questions.generators.drawing import instance_seed
 from studyapp.questions.model import Kind, Question
 
 LANGS = ("es", "en")
 RUNS = 300
-CHOICE_FAMILIES = [name for name, family in families().items() if family.kind is Kind.CHOICE]
+CHOICE_FAMILIES = [name for name, family in registered_families().items()
+                   if family.kind is Kind.CHOICE]
 WORD = re.compile(r"[^\W\d_]{4,}")
 COMMON = {"para", "with", "that", "this", "what", "which", "más", "menos", "cuál", "cuáles"}
 
 
 @cache
 def draws(name: str, lang: str) -> tuple[Question, ...]:
-    family = families()[name]
+    family = registered_families()[name]
     return tuple(family.generate(instance_seed(9, i), lang, {}) for i in range(RUNS))
 
 

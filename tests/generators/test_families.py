@@ -37,7 +37,7 @@ from studyapp.infra import (
     young_daly_interval,
 )
 from studyapp.infra.shapes import kv_shape
-from studyapp.questions.generators import families
+from studyapp.questions.generators import registered_families
 from studyapp.questions.generators.drawing import instance_seed
 from studyapp.questions.generators.families.conceptual import choice_label
 from studyapp.questions.model import Kind, Question
@@ -51,7 +51,7 @@ GB, TB = 1e9, 1e12
 
 @cache
 def instances(name: str, lang: str) -> tuple[Question, ...]:
-    family = families()[name]
+    family = registered_families()[name]
     return tuple(family.generate(instance_seed(2024, i), lang, {}) for i in range(INSTANCES))
 
 
@@ -209,9 +209,9 @@ def check_truefalse(name: str, q: Question) -> None:
         assert abs(intensity - ridge) >= 0.1 * min(intensity, ridge) or "10" in q.explanation
 
 
-@pytest.mark.parametrize("name", list(families()))
+@pytest.mark.parametrize("name", list(registered_families()))
 def test_family_instances_are_sound(name: str) -> None:
-    family = families()[name]
+    family = registered_families()[name]
     assert family.post in POSTS
     assert set(family.description) >= {"es", "en"}
     kinds_seen = set()
@@ -238,7 +238,7 @@ def test_family_instances_are_sound(name: str) -> None:
             check_truefalse(name, q)
 
 
-@pytest.mark.parametrize("name", list(families()))
+@pytest.mark.parametrize("name", list(registered_families()))
 def test_family_speaks_spanish(name: str) -> None:
     for q_en, q_es in zip(instances(name, "en"), instances(name, "es"), strict=True):
         assert not PLACEHOLDER.search(q_es.prompt + q_es.explanation)
@@ -248,21 +248,21 @@ def test_family_speaks_spanish(name: str) -> None:
             assert q_es.answer == q_en.answer
 
 
-@pytest.mark.parametrize("name", list(families()))
+@pytest.mark.parametrize("name", list(registered_families()))
 def test_same_seed_same_question(name: str) -> None:
-    family = families()[name]
+    family = registered_families()[name]
     for seed in (0, 1, 99, 2**40):
         assert family.generate(seed, "en", {}) == family.generate(seed, "en", {})
     assert len({family.generate(s, "en", {}).prompt for s in range(30)}) > 1
 
 
 def test_truefalse_families_are_balanced() -> None:
-    for name, family in families().items():
+    for name, family in registered_families().items():
         if family.kind is Kind.TRUEFALSE:
             yes = sum(bool(q.answer) for q in instances(name, "en"))
             assert 0.3 * INSTANCES < yes < 0.7 * INSTANCES, (name, yes)
 
 
 def test_every_post_has_a_family() -> None:
-    assert {f.post for f in families().values()} == POSTS
-    assert len(families()) >= 20
+    assert {f.post for f in registered_families().values()} == POSTS
+    assert len(registered_families()) >= 20

@@ -89,9 +89,9 @@ def test_unknown_option_id_is_reported() -> None:
 
 def test_runs_are_the_same_in_another_process() -> None:
     """Same seed, same question, even with a different string-hash seed."""
-    code = ("import json;from studyapp.questions.generators import families;"
+    code = ("import json;from studyapp.questions.generators import registered_families;"
             "from studyapp.questions.generators.running import as_record, generate_run;"
-            "print(json.dumps([as_record(q) for f in families().values() "
+            "print(json.dumps([as_record(q) for f in registered_families().values() "
             "for q in generate_run(f, 7, 3, 'es')], sort_keys=True))")
     outputs = {
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
@@ -101,7 +101,8 @@ def test_runs_are_the_same_in_another_process() -> None:
     assert len(outputs) == 1
     import json
 
-    from studyapp.questions.generators import families
+    from studyapp.questions.generators import registered_families
 
-    here = [as_record(q) for f in families().values() for q in generate_run(f, 7, 3, "es")]
+    here = [as_record(q) for f in registered_families().values()
+            for q in generate_run(f, 7, 3, "es")]
     assert json.loads(outputs.pop()) == json.loads(json.dumps(here))

@@ -21,11 +21,11 @@ from studyapp import catalog as catalog_pkg
 from studyapp import locations
 from studyapp.catalog import load_catalog, load_catalog_from
 from studyapp.cli import main
-from studyapp.questions.generators import families, get_family
+from studyapp.questions.generators import get_family, registered_families
 from studyapp.questions.generators.audit import CHOICE_RECOMPUTE, audit, pool_targets
 from studyapp.questions.generators.drawing import DrawError, draw_until
 
-families()  # registers the families (importing the subpackage directly would shadow this)
+registered_families()  # imports and registers every family
 accelerators = sys.modules["studyapp.questions.generators.families.accelerators"]
 
 FIXTURE_CHIP = {

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from studyapp.decks.generated import deck_targets
-from studyapp.questions.generators import families
+from studyapp.questions.generators import registered_families
 from studyapp.questions.generators.audit import (
     DRAWS,
     RECOMPUTE,
@@ -58,14 +58,14 @@ def test_every_post_deck_has_generated_cards_under_the_gate() -> None:
 
 
 def test_every_numeric_and_yes_no_family_is_recomputed() -> None:
-    for name, family in families().items():
+    for name, family in registered_families().items():
         if family.kind in (Kind.NUMERIC, Kind.TRUEFALSE):
             assert name in RECOMPUTE, name
 
 
 def test_the_gate_catches_an_off_topic_card() -> None:
     """The open pool the H200 deck used to have fails the gate; its own chip passes."""
-    fits = families()["fits-on-gpu"]
+    fits = registered_families()["fits-on-gpu"]
     open_pool = measure("open", fits, {}, "h200", 100)
     assert any("on-topic" in p for p in open_pool.problems)
     own = measure("own", fits, {"gpus": ["h200-sxm"]}, "h200", 100)
@@ -76,7 +76,7 @@ def test_the_gate_catches_a_missing_figure() -> None:
     """A prompt that drops a figure its answer needs is caught."""
     from dataclasses import replace
 
-    weights = families()["weights-size"]
+    weights = registered_families()["weights-size"]
 
     def no_bytes(seed: int, lang: str, options: object) -> object:
         q = weights.generate(seed, lang, {})

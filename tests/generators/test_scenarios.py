@@ -29,13 +29,13 @@ from studyapp.infra import (
 )
 from studyapp.infra.memory import min_devices
 from studyapp.infra.shapes import kv_shape
-from studyapp.questions.generators import families
+from studyapp.questions.generators import registered_families
 from studyapp.questions.generators.running import as_record
 from studyapp.questions.model import Kind, Question
 from studyapp.questions.scenario import grade_part, scenario_verdict
 
 SEEDS = range(12)
-SCENARIOS = [name for name, f in families().items() if f.kind is Kind.SCENARIO]
+SCENARIOS = [name for name, f in registered_families().items() if f.kind is Kind.SCENARIO]
 
 
 def dense_flops(chip: Accelerator, dtype: str) -> float:
@@ -62,7 +62,7 @@ def approx(value: float, rel: float = 1e-4) -> object:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_serving_steps_match_the_calculator(seed: int) -> None:
-    q = families()["scenario-serving"].generate(seed, "en", {})
+    q = registered_families()["scenario-serving"].generate(seed, "en", {})
     p, a, cat = q.params, answers(q), load_catalog()
     model, chip = cat.models[p["model"]], cat.accelerators[p["gpu"]]
     shape = kv_shape(model)
@@ -84,7 +84,7 @@ def test_serving_steps_match_the_calculator(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_long_context_steps_match_the_calculator(seed: int) -> None:
-    q = families()["scenario-long-context"].generate(seed, "en", {})
+    q = registered_families()["scenario-long-context"].generate(seed, "en", {})
     p, a, cat = q.params, answers(q), load_catalog()
     model, system = cat.models[p["model"]], cat.systems[p["system"]]
     chip = cat.accelerators[system.accelerator]
@@ -101,7 +101,7 @@ def test_long_context_steps_match_the_calculator(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_training_steps_match_the_calculator(seed: int) -> None:
-    q = families()["scenario-training"].generate(seed, "en", {})
+    q = registered_families()["scenario-training"].generate(seed, "en", {})
     p, a, cat = q.params, answers(q), load_catalog()
     model, chip = cat.models[p["model"]], cat.accelerators[p["gpu"]]
     active = (model.active_params_b or model.params_b) * 1e9
@@ -118,7 +118,7 @@ def test_training_steps_match_the_calculator(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_checkpoint_steps_match_the_calculator(seed: int) -> None:
-    q = families()["scenario-checkpoint"].generate(seed, "en", {})
+    q = registered_families()["scenario-checkpoint"].generate(seed, "en", {})
     p, a, cat = q.params, answers(q), load_catalog()
     size = checkpoint_bytes(cat.models[p["model"]].params)
     write = size / (p["write_gb_s"] * GB)
@@ -134,7 +134,7 @@ def test_checkpoint_steps_match_the_calculator(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_allreduce_steps_match_the_calculator(seed: int) -> None:
-    q = families()["scenario-allreduce"].generate(seed, "en", {})
+    q = registered_families()["scenario-allreduce"].generate(seed, "en", {})
     p, a, cat = q.params, answers(q), load_catalog()
     grads = weights_bytes(cat.models[p["model"]].params, "bf16")
     system = cat.systems[p["system"]]
@@ -152,7 +152,7 @@ def test_allreduce_steps_match_the_calculator(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_cost_steps_match_the_calculator(seed: int) -> None:
-    q = families()["scenario-cost"].generate(seed, "en", {})
+    q = registered_families()["scenario-cost"].generate(seed, "en", {})
     p, a, cat = q.params, answers(q), load_catalog()
     model, chip = cat.models[p["model"]], cat.accelerators[p["gpu"]]
     f = fit(model.params, p["dtype"], kv_shape(model), chip.memory_bytes, context=p["context"],
@@ -173,7 +173,7 @@ def test_cost_steps_match_the_calculator(seed: int) -> None:
 @pytest.mark.parametrize("family", SCENARIOS)
 def test_scenario_shape_and_json(family: str) -> None:
     for seed in range(5):
-        q = families()[family].generate(seed, "en", {})
+        q = registered_families()[family].generate(seed, "en", {})
         assert q.kind is Kind.SCENARIO and 3 <= len(q.parts) <= 6
         names = [p.name for p in q.parts]
         for i, part in enumerate(q.parts):
@@ -183,12 +183,12 @@ def test_scenario_shape_and_json(family: str) -> None:
         assert [p["name"] for p in record["parts"]] == names
         assert all({"prompt", "answer", "unit", "tolerance", "uses"} <= set(p)
                    for p in record["parts"])
-        es = families()[family].generate(seed, "es", {})
+        es = registered_families()[family].generate(seed, "es", {})
         assert es.params == q.params and es.prompt != q.prompt
 
 
 def _serving(seed: int = 3) -> Question:
-    return families()["scenario-serving"].generate(seed, "en", {})
+    return registered_families()["scenario-serving"].generate(seed, "en", {})
 
 
 def test_a_wrong_step_then_a_step_right_from_it() -> None:
@@ -261,5 +261,5 @@ def test_a_step_in_the_wrong_unit_is_asked_again() -> None:
 
 
 def test_six_scenario_families_across_the_posts() -> None:
-    posts = {families()[name].post for name in SCENARIOS}
+    posts = {registered_families()[name].post for name in SCENARIOS}
     assert len(SCENARIOS) >= 6 and len(posts) >= 5

@@ -14,7 +14,7 @@ import pytest
 from studyapp.catalog import load_catalog
 from studyapp.infra import kv_bytes_per_token, usable_bytes, weights_bytes
 from studyapp.infra.shapes import kv_shape
-from studyapp.questions.generators import families, get_family
+from studyapp.questions.generators import get_family, registered_families
 from studyapp.questions.generators.drawing import instance_seed
 from studyapp.questions.generators.wording import num, sci
 from studyapp.questions.grading import expected_display
@@ -26,7 +26,7 @@ RUNS = 200
 
 @cache
 def run(name: str, lang: str) -> tuple[Question, ...]:
-    family = families()[name]
+    family = registered_families()[name]
     return tuple(family.generate(instance_seed(77, i), lang, {}) for i in range(RUNS))
 
 
@@ -106,14 +106,14 @@ def test_young_daly_names_the_checkpoint_cost(lang: str) -> None:
     assert f"C = {num(q.params['checkpoint_seconds'], lang)} s" in q.explanation
 
 
-@pytest.mark.parametrize("name", list(families()))
+@pytest.mark.parametrize("name", list(registered_families()))
 @pytest.mark.parametrize("lang", LANGS)
 def test_no_raw_message_key_reaches_the_learner(name: str, lang: str) -> None:
     for q in run(name, lang):
         assert not re.search(r"\bgen\.[a-z]", text(q)), text(q)
 
 
-@pytest.mark.parametrize("name", list(families()))
+@pytest.mark.parametrize("name", list(registered_families()))
 def test_dtypes_are_upper_case_in_prose(name: str) -> None:
     for lang in LANGS:
         for q in run(name, lang):
@@ -121,7 +121,7 @@ def test_dtypes_are_upper_case_in_prose(name: str) -> None:
                                  q.prompt + " " + q.explanation), q.prompt
 
 
-@pytest.mark.parametrize("name", list(families()))
+@pytest.mark.parametrize("name", list(registered_families()))
 def test_spanish_text_has_no_english_leftovers(name: str) -> None:
     english = re.compile(r"\b(also|runtime|framework|bridge|torus|gen|the|with|of|per)\b")
     for q in run(name, "es"):
@@ -237,7 +237,8 @@ def test_bottleneck_keeps_tensor_parallelism_in_any_scale_up_domain(lang: str) -
         assert "dominio NVLink" not in q.explanation
 
 
-NUMERIC_FAMILIES = [name for name, family in families().items() if family.kind.value == "numeric"]
+NUMERIC_FAMILIES = [name for name, family in registered_families().items()
+                    if family.kind.value == "numeric"]
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -245,7 +246,7 @@ NUMERIC_FAMILIES = [name for name, family in families().items() if family.kind.v
 def test_expected_line_and_worked_solution_round_one_value_alike(name: str, lang: str) -> None:
     """"Expected: 506 ms" above a solution ending "= 505 ms" tells the learner two answers."""
     for i in range(150):
-        q = families()[name].generate(instance_seed(11, i), lang, {})
+        q = registered_families()[name].generate(instance_seed(11, i), lang, {})
         expected = expected_display(q).replace("\u202f", " ").replace("\u00a0", " ")
         number = re.search(r"\d[\d., ]*", expected)
         assert number is not None

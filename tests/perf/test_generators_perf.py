@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from studyapp.questions.generators import families
+from studyapp.questions.generators import registered_families
 from studyapp.questions.generators.drawing import instance_seed
 
 INSTANCES = 300
@@ -17,7 +17,7 @@ FLOOR_PER_SECOND = 200
 
 
 def test_instances_per_second_per_family() -> None:
-    table = families()
+    table = registered_families()
     for family in table.values():  # warm caches (catalog, string tables)
         family.generate(0, "en", {})
         family.generate(0, "es", {})

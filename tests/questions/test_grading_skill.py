@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from studyapp.i18n import t
-from studyapp.questions.generators import Family, families
+from studyapp.questions.generators import Family, registered_families
 from studyapp.questions.grading import grade
 from studyapp.questions.model import Kind, Question, Slip, Tolerance
 
@@ -37,7 +37,7 @@ def typed(value: float, unit: str | None) -> str:
 @pytest.mark.parametrize("lang", LANGS)
 def test_bits_vs_bytes_echo_of_the_prompt_is_sent_back_not_graded(lang: str) -> None:
     """Typing back "400 Gb/s" when asked for GB/s is never Correct (issue's example)."""
-    family = families()["bits-vs-bytes"]
+    family = registered_families()["bits-vs-bytes"]
     seen = 0
     for question in instances(family, lang, 20):
         assert question.conversion
@@ -54,7 +54,7 @@ def test_bits_vs_bytes_echo_of_the_prompt_is_sent_back_not_graded(lang: str) -> 
 
 
 def test_gb_vs_gib_echo_is_sent_back_in_both_directions() -> None:
-    family = families()["gb-vs-gib"]
+    family = registered_families()["gb-vs-gib"]
     directions = set()
     for question in instances(family, "en", 30):
         directions.add(question.params["direction"])
@@ -92,7 +92,7 @@ def test_another_unit_is_converted_only_when_the_question_is_not_a_conversion() 
 
 
 def test_conversion_flag_comes_from_the_family_declaration() -> None:
-    table = families()
+    table = registered_families()
     declared = {name for name, family in table.items() if family.conversion}
     assert {"bits-vs-bytes", "gb-vs-gib"} <= declared
     for name in declared:
@@ -104,7 +104,7 @@ def test_conversion_flag_comes_from_the_family_declaration() -> None:
 
 
 def _declared() -> list[tuple[str, str]]:
-    return sorted({(name, slip.key) for name, family in families().items()
+    return sorted({(name, slip.key) for name, family in registered_families().items()
                    for slip in family.slips})
 
 
@@ -127,7 +127,7 @@ def test_families_declare_the_slips_the_issue_names() -> None:
     for name in ("kv-cache-per-token", "kv-cache-total", "bits-vs-bytes", "gb-vs-gib",
                  "link-transfer", "weights-size", "max-context-that-fits", "min-gpus",
                  "checkpoint-write", "decode-ceiling", "ring-allreduce", "prefill-time"):
-        assert families()[name].slips, name
+        assert registered_families()[name].slips, name
 
 
 def test_every_numeric_family_declares_its_slips_or_has_none_to_declare() -> None:
@@ -141,7 +141,7 @@ def test_every_numeric_family_declares_its_slips_or_has_none_to_declare() -> Non
     }
     from studyapp.questions.model import Kind
 
-    for name, family in families().items():
+    for name, family in registered_families().items():
         if family.kind is Kind.NUMERIC and not family.slips:
             assert name in none, name
 
@@ -150,7 +150,7 @@ def test_every_numeric_family_declares_its_slips_or_has_none_to_declare() -> Non
 @pytest.mark.parametrize(("family_name", "key"), _declared())
 def test_every_declared_slip_is_named_and_stays_wrong(family_name: str, key: str,
                                                       lang: str) -> None:
-    question, slip = _instance_with(families()[family_name], key, lang)
+    question, slip = _instance_with(registered_families()[family_name], key, lang)
     assert isinstance(slip.ratio, float)
     slipped = float(question.answer) * slip.ratio  # type: ignore[arg-type]
     verdict = grade(question, typed(slipped, question.unit))
@@ -169,7 +169,7 @@ def test_every_declared_slip_is_named_and_stays_wrong(family_name: str, key: str
 
 def test_kv_pair_is_not_claimed_for_mla() -> None:
     """MLA caches one latent per token: no K/V pair to halve (DeepSeek-V3 config)."""
-    family = families()["kv-cache-per-token"]
+    family = registered_families()["kv-cache-per-token"]
     kinds = {q.params["attention"]: q for q in instances(family, "en", 80)}
     assert "mla" in kinds and "gqa" in kinds
     assert "kv_pair" not in {s.key for s in kinds["mla"].slips}
@@ -178,7 +178,7 @@ def test_kv_pair_is_not_claimed_for_mla() -> None:
 
 def test_kv_only_k_reads_as_the_issue_words_it() -> None:
     """Llama 3.1 8B, BF16: 2·32·8·128·2 = 131 072 B = 131.072 KB per token (HF config)."""
-    family = families()["kv-cache-per-token"]
+    family = registered_families()["kv-cache-per-token"]
     question = next(q for q in instances(family, "en", 200)
                     if q.params["model"] == "llama-3.1-8b" and q.params["kv_dtype"] == "fp8")
     assert math.isclose(float(question.answer), 65.536)  # type: ignore[arg-type]

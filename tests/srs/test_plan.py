@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from studyapp.srs.plan import PlanError, learn_days, new_cards_per_day, plan_exam
+from studyapp.srs.exam_plan import PlanError, learn_days, new_cards_per_day, plan_exam
 from studyapp.srs.scheduler import (
     DEFAULT_PARAMETERS,
     CardStage,

@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from studyapp.srs.calendar import day_start, study_day
-from studyapp.srs.plan import STUDY_HOUR, new_cards_per_day, plan_exam
+from studyapp.srs.exam_plan import STUDY_HOUR, new_cards_per_day, plan_exam
 from studyapp.srs.scheduler import CardStage, Memory, Rating, Scheduler, SchedulerSettings
 
 NOW = datetime(2025, 3, 3, 12, 0, tzinfo=UTC)

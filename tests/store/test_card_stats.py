@@ -12,8 +12,8 @@ from store_answers import answer
 
 from studyapp.store import Store, open_store
 from studyapp.store.database import current_revision
-from studyapp.store.exchange import import_progress, read_export, write_json
 from studyapp.store.progress import ensure_profile, record_answer, undo_answer
+from studyapp.store.progress_files import import_progress, read_export, write_json
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 BEFORE = "0005_review_uid_per_profile"

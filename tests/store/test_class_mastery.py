@@ -10,8 +10,8 @@ from store_answers import answer
 
 from studyapp.classroom import class_report_for
 from studyapp.progress.stats import learner_stats
-from studyapp.store.exchange import write_json
 from studyapp.store.progress import record_answer
+from studyapp.store.progress_files import write_json
 from studyapp.study import StudyConfig, StudyService
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

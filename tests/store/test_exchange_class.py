@@ -11,14 +11,14 @@ from store_answers import answer
 
 from studyapp.classroom import class_report, class_report_from_files
 from studyapp.store import open_store
-from studyapp.store.exchange import (
+from studyapp.store.progress import ensure_profile, mark_post_read, record_answer, review_count
+from studyapp.store.progress_files import (
     import_progress,
     iter_records,
     read_export,
     write_csv,
     write_json,
 )
-from studyapp.store.progress import ensure_profile, mark_post_read, record_answer, review_count
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 TOTALS = {"intro": 10, "h100": 5}

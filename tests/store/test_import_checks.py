@@ -15,8 +15,8 @@ from store_answers import answer
 
 from studyapp.decks.text import csv_cell, guard_cell, unguard_cell
 from studyapp.store import StoreError, open_store
-from studyapp.store.exchange import import_progress, read_export, write_csv, write_json
 from studyapp.store.progress import card_states, ensure_profile, record_answer, review_count
+from studyapp.store.progress_files import import_progress, read_export, write_csv, write_json
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -182,7 +182,7 @@ def test_json_nested_past_the_limit_is_refused_in_one_line(tmp_path: Path, body:
 
 
 def test_brackets_inside_strings_do_not_count_as_nesting() -> None:
-    from studyapp.store.exchange import json_depth
+    from studyapp.store.progress_files import json_depth
 
     assert json_depth('{"a": [1, {"b": "[[[\\"[{"}]}') == 3
     assert json_depth("[" * 70 + "]" * 70) == 70

@@ -193,7 +193,7 @@ def test_not_a_database_is_refused_untouched(tmp_path: Path, content: bytes) -> 
 
 
 def test_profiles_never_mix(db_url: str) -> None:
-    from studyapp.store.exchange import iter_records
+    from studyapp.store.progress_files import iter_records
     from studyapp.store.stats import post_tallies, totals, weakest_cards
 
     store = open_store(db_url)

@@ -17,7 +17,7 @@ import pytest
 from test_service import Clock, right_answer, service
 
 from studyapp.catalog.posts import POST_SLUGS
-from studyapp.questions.generators import families
+from studyapp.questions.generators import registered_families
 from studyapp.questions.model import Kind
 from studyapp.srs import Rating
 from studyapp.srs.queue import NEW_CARD_ORDERS, gather_new, new_card_order
@@ -29,7 +29,7 @@ NUMERIC_KINDS = (Kind.NUMERIC, Kind.TRUEFALSE)
 def numeric_family(svc: StudyService, key: tuple[str, str]) -> str | None:
     """The family of a generated card that asks for a number (or a yes/no worked from one)."""
     spec = svc._cards_by_key[key].spec
-    family = families().get(spec.generator or "")
+    family = registered_families().get(spec.generator or "")
     return spec.generator if family is not None and family.kind in NUMERIC_KINDS else None
 
 
@@ -64,7 +64,8 @@ def test_every_numeric_family_of_the_post_comes_within_its_first_40_new_cards(
     svc = service(tmp_path, Clock())
     order = study_order(svc, slug)[:40]
     met = {numeric_family(svc, k) for k in order} - {None}
-    own = {name for name, f in families().items() if f.post == slug and f.kind in NUMERIC_KINDS}
+    own = {name for name, f in registered_families().items()
+           if f.post == slug and f.kind in NUMERIC_KINDS}
     assert own <= met, (slug, own - met)
 
 

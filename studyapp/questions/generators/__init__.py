@@ -70,18 +70,11 @@ def register(family: Family) -> Family:
 
 
 def _load_all() -> None:
-    """Import the ``families`` subpackage, which registers every family.
-
-    ``from . import families`` would return the function below instead of
-    importing the subpackage, and importing the subpackage rebinds the package
-    attribute ``families``; so import it by name and put the function back.
-    """
-    listing = families
+    """Import the ``families`` subpackage, which registers every family."""
     importlib.import_module("studyapp.questions.generators.families")
-    globals()["families"] = listing
 
 
-def families() -> dict[str, Family]:
+def registered_families() -> dict[str, Family]:
     """All families by name, in registration order."""
     if not _REGISTRY:
         _load_all()
@@ -90,7 +83,7 @@ def families() -> dict[str, Family]:
 
 def get_family(name: str) -> Family:
     """A family by name; ``UnknownIdError`` lists close names."""
-    table = families()
+    table = registered_families()
     if name not in table:
         raise UnknownIdError("generator", name, list(table))
     return table[name]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from studyapp.questions.formatting import format_number
-from studyapp.questions.generators import Family, families
+from studyapp.questions.generators import Family, registered_families
 from studyapp.questions.generators.drawing import (
     DrawError,
     echoes,
@@ -452,7 +452,7 @@ class Target:
 
 
 def family_targets(names: Iterable[str] | None = None) -> list[Target]:
-    table = families()
+    table = registered_families()
     return [Target(name, table[name], {}, None) for name in (names or table)]
 
 
@@ -465,7 +465,7 @@ def pool_targets(names: Iterable[str] | None = None) -> list[Target]:
     precision alone: narrow pools are where a family runs out of sound draws."""
     from studyapp.catalog import load_catalog
 
-    table = families()
+    table = registered_families()
     chips = load_catalog().accelerators.ids()
     out: list[Target] = []
     for name in names or table:

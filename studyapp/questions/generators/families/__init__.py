@@ -1,6 +1,6 @@
 """The built-in families, one module per topic, registered in one explicit order.
 
-``families()`` lists them in this order (memory, serving, accelerators,
+``registered_families()`` lists them in this order (memory, serving, accelerators,
 roofline, conceptual, network, systems, training, then the
 scenarios); a new family goes here.
 """

@@ -8,15 +8,15 @@ from pathlib import Path
 import genanki
 import pytest
 
-from studyapp.decks import load_deck
-from studyapp.decks.report import validation_report
-from studyapp.exchange.from_anki import (
+from studyapp.anki.from_anki import (
     AnkiPackageError,
     accepted_answers,
     convert_package,
     deck_yaml,
     html_to_text,
 )
+from studyapp.decks import load_deck
+from studyapp.decks.report import validation_report
 
 
 def _package(tmp_path: Path) -> Path:

@@ -43,7 +43,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from studyapp.exchange.anki_text import (
+from studyapp.anki.anki_text import (
     cloze_card,
     cloze_numbers,
     cloze_revealed,

@@ -20,9 +20,9 @@ import genanki
 import pytest
 from click.testing import CliRunner
 
+from studyapp.anki.anki_text import render_template, template_refs
+from studyapp.anki.from_anki import AnkiPackageError, convert_package
 from studyapp.cli import main
-from studyapp.exchange.anki_text import render_template, template_refs
-from studyapp.exchange.from_anki import AnkiPackageError, convert_package
 
 
 def good_package(tmp_path: Path) -> Path:

@@ -22,8 +22,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from studyapp.exchange.from_anki import AnkiCard, AnkiCollection, Conversion, NoteType
-from studyapp.store.exchange import Export, ImportResult, validate_record
+from studyapp.anki.from_anki import AnkiCard, AnkiCollection, Conversion, NoteType
+from studyapp.store.progress_files import Export, ImportResult, validate_record
 
 if TYPE_CHECKING:
     from studyapp.store.database import Store
@@ -157,8 +157,8 @@ def history_export(collection: AnkiCollection, decks: Mapping[str, str],
 def install_conversion(conversion: Conversion, *, replace: bool = False
                        ) -> list[tuple[str, int, Path]]:
     """Install every deck of a conversion into the user's deck folder, images beside it."""
+    from studyapp.anki.from_anki import copy_images, deck_yaml
     from studyapp.decks import install_deck
-    from studyapp.exchange.from_anki import copy_images, deck_yaml
 
     installed = []
     with tempfile.TemporaryDirectory(prefix="studyapp-anki-") as folder:
@@ -174,7 +174,7 @@ def install_conversion(conversion: Conversion, *, replace: bool = False
 def import_history(conversion: Conversion, store: Store, profile_id: int,
                    now: datetime | None = None) -> ImportResult:
     """Merge the package's review log and memory states into one profile."""
-    from studyapp.store.exchange import import_progress
+    from studyapp.store.progress_files import import_progress
 
     assert conversion.collection is not None
     export = history_export(conversion.collection, conversion.card_decks, conversion.card_posts,

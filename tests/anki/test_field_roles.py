@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from studyapp.anki.from_anki import AnkiPackageError, convert_package, deck_yaml
 from studyapp.cli import main
 from studyapp.decks import load_deck
-from studyapp.exchange.from_anki import AnkiPackageError, convert_package, deck_yaml
 from studyapp.questions.grading import grade
 from studyapp.questions.model import Kind, Question
 
@@ -156,7 +156,7 @@ def test_the_cli_writes_one_deck_per_subdeck_and_copies_images(tmp_path: Path,
 
 
 def test_studyapps_own_export_comes_back_as_the_cards_it_was(tmp_path: Path) -> None:
-    from studyapp.exchange.apkg import select_cards, write_apkg
+    from studyapp.anki.apkg import select_cards, write_apkg
     from studyapp.study import StudyConfig, StudyService
 
     svc = StudyService(StudyConfig(db_url=f"sqlite:///{tmp_path / 's.sqlite3'}", lang="en"))

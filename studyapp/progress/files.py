@@ -12,14 +12,14 @@ from studyapp.files import replacing
 from studyapp.progress.sources import ProgressSource
 from studyapp.srs.scheduler import Memory, Rating, Scheduler
 from studyapp.store.backup import backup_sqlite
-from studyapp.store.exchange import (
+from studyapp.store.progress import NewState
+from studyapp.store.progress_files import (
     ImportResult,
     import_progress,
     read_export,
     write_csv,
     write_json,
 )
-from studyapp.store.progress import NewState
 
 
 def export_progress(service: ProgressSource, out: IO[str], fmt: Literal["csv", "json"]) -> int:

@@ -12,8 +12,8 @@ from anki.import_export_pb2 import (  # noqa: E402
     ImportAnkiPackageRequest,
 )
 
+from studyapp.anki.apkg import draws_guid, select_cards, write_apkg  # noqa: E402
 from studyapp.decks import load_deck  # noqa: E402
-from studyapp.exchange.apkg import draws_guid, select_cards, write_apkg  # noqa: E402
 
 DECK = """\
 deck: scenario-export

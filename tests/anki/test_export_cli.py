@@ -6,8 +6,8 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 
+from studyapp.anki.from_anki import read_collection
 from studyapp.cli import main
-from studyapp.exchange.from_anki import read_collection
 
 DECK = """deck: {id}
 title: {title}
