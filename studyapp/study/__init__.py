@@ -37,7 +37,6 @@ from studyapp.study.text import (
     coming_back_text,
     describe_failure,
     numbered_choice,
-    today,
     wait_text,
 )
 
@@ -69,7 +68,6 @@ __all__ = [
     "describe_failure",
     "numbered_choice",
     "shuffle_choices",
-    "today",
     "utc_now",
     "wait_text",
 ]

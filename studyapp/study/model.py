@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from studyapp import locations
 from studyapp.srs.scheduler import CardStage, Rating
@@ -173,6 +173,92 @@ class Outcome:
     then the whole scenario's)."""
     parts_left: int = 0
     """Steps of the scenario still to answer after this one (0: the scenario is done)."""
+
+
+class Advance(NamedTuple):
+    """The next question after an intent (a rating, an undo), with the session's counts."""
+
+    presented: Presented | None  # None: the session is over
+    can_undo: bool
+    answered: int
+    correct: int
+
+
+class Response(NamedTuple):
+    """What a submitted answer did, and whether it can now be taken back."""
+
+    outcome: Outcome
+    can_undo: bool
+
+
+@dataclass(frozen=True)
+class AnsweredCard:
+    """One answer as a session hands it to its service to record (or to hold)."""
+
+    deck_id: str
+    card_key: str
+    question: Question
+    rating: Rating
+    correct: bool
+    reviewed_at: datetime
+    response: str | None
+    expected: str | None
+    duration_ms: int | None
+    params: Any
+    """As logged: plain JSON, with the choices in the order shown and a scenario's steps."""
+    lang: str
+    overridden: bool = False  # graded wrong, then "I was right"
+    looked_at_post: bool = False  # the post was open while answering
+    held_id: int | None = None  # its held copy, removed when the answer is recorded
+
+
+@dataclass(frozen=True)
+class SessionTally:
+    """What the summary screen shows once the session ends."""
+
+    answered: int
+    correct: int
+    elapsed: timedelta
+    comes_back: tuple[timedelta, ...]
+    """How long until each card answered in the session is due (stored due times)."""
+    practice: bool
+    coming_back: str | None = None
+    """"3 cards within the hour, next in 9 min": all the profile's cards, in the same
+    words as home and stats (not only this session's)."""
+    time_studied_ms: int = 0
+    """Time spent answering, summed as progress and ``stats`` sum it."""
+
+
+class PostOffer(NamedTuple):
+    """What the post screen offers beside the summary."""
+
+    limit_reached: bool
+    """Today's new cards are done while this post has new cards waiting."""
+    held: int
+    """New cards of the post waiting for another day (a sibling was answered today)."""
+    mix: SessionMix | None
+    """What the post's next session holds (None: no such post in the overview)."""
+
+
+@dataclass(frozen=True)
+class DeckRow:
+    """One deck file as the decks screen shows it."""
+
+    deck_id: str
+    title: str
+    cards: int
+    source: str
+    path: str
+    post: str
+    problems: tuple[str, ...]
+    enabled: bool = False
+    kind: str = ""
+    skipped: tuple[str, ...] = ()
+    """Draws that failed at study time and were skipped (see ``decks.draw_log``)."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
 
 
 SCENARIO_PARTS = "parts"

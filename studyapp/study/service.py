@@ -18,7 +18,7 @@ from studyapp.catalog.posts import POST_SLUGS, list_posts
 from studyapp.decks import CardSpec, Deck, deck_title, discover_decks, load_deck
 from studyapp.decks.loader import collector_paused
 from studyapp.i18n import t
-from studyapp.srs.calendar import day_bounds
+from studyapp.srs.calendar import day_bounds, study_day
 from studyapp.srs.queue import (
     DEFAULT_NEW_CARD_ORDER,
     QueueItem,
@@ -49,11 +49,19 @@ from studyapp.study.model import (
 )
 from studyapp.study.queue import queue_item
 from studyapp.study.session import StudySession
-from studyapp.study.text import today
 
 if TYPE_CHECKING:
     from studyapp.store import Store
-    from studyapp.store.progress import CardRow, DueReview, ProfileInfo, QueueRow
+    from studyapp.store.progress import (
+        Answer,
+        CardRow,
+        DueReview,
+        ProfileInfo,
+        QueueRow,
+        StateFor,
+    )
+    from studyapp.study.host import CardKey
+    from studyapp.study.model import AnsweredCard
 
 class StudyService:
     """Everything a learner does, for one profile in one database."""
@@ -103,20 +111,33 @@ class StudyService:
     def _record_abandoned_answers(self, profile_id: int) -> None:
         """Right answers an app held and never rated (it was killed): rated as Enter would."""
         from studyapp.store.held import abandoned_answers  # SQLAlchemy: on first use
-        from studyapp.store.progress import NewState, record_answer
+        from studyapp.store.progress import record_answer
 
         for answer in abandoned_answers(self.store, profile_id, self.now()):
-            at = answer.reviewed_at
-
-            def state_for(row: CardRow | None, at: datetime = at,
-                          rating: int = answer.rating) -> NewState:
-                after = self.scheduler.review(self._memory(row), Rating(rating), at)
-                return NewState(int(after.stage), after.step, after.stability, after.difficulty,
-                                after.due or at, after.last_review or at, after.reps,
-                                after.lapses, self.scheduler.is_leech(after))
-
+            state_for = self._reviewed(Rating(answer.rating), answer.reviewed_at, [])
             record_answer(self.store, profile_id, answer, state_for)
             self.recovered.append(answer.prompt or f"{answer.deck_id}/{answer.card_key}")
+
+    def take_recovered(self) -> list[str]:
+        """The prompts of ``recovered`` answers, once: a second call returns none."""
+        recovered, self.recovered = self.recovered, []
+        return recovered
+
+    def _reviewed(self, rating: Rating, at: datetime, reviewed: list[Memory]) -> StateFor:
+        """The new state of a card rated ``rating`` at ``at``, computed inside the write
+        transaction from the card as stored then (kept in ``reviewed`` too)."""
+        from studyapp.store.progress import NewState  # SQLAlchemy: on first use
+
+        scheduler = self.scheduler
+
+        def state_for(row: CardRow | None) -> NewState:
+            after = scheduler.review(self._memory(row), rating, at)
+            reviewed[:] = [after]
+            return NewState(int(after.stage), after.step, after.stability, after.difficulty,
+                            after.due or at, after.last_review or at, after.reps,
+                            after.lapses, scheduler.is_leech(after))
+
+        return state_for
 
     @property
     def settings(self) -> SchedulerSettings:
@@ -221,15 +242,19 @@ class StudyService:
     def learn_ahead(self) -> timedelta:
         return timedelta(minutes=self.settings.learn_ahead_min)
 
+    def today(self) -> str:
+        """The current study day as an ISO date (the day rolls over at the profile's hour)."""
+        return study_day(self.now(), self.settings.day_rollover_hour).isoformat()
+
     def new_limit_today(self) -> int:
         """Today's new-card limit, raised by "study more" for today only."""
         settings = self.settings
-        extra = settings.extra_new if settings.extra_new_day == today(self) else 0
+        extra = settings.extra_new if settings.extra_new_day == self.today() else 0
         return settings.new_per_day + extra
 
     def study_more_new(self, count: int) -> int:
         """Anki's custom study: raise today's new-card limit by ``count``; the new limit."""
-        day = today(self)
+        day = self.today()
         settings = self.settings
         extra = settings.extra_new if settings.extra_new_day == day else 0
         self.update_settings(extra_new_day=day, extra_new=extra + max(0, count))
@@ -558,3 +583,95 @@ class StudyService:
         from studyapp.store.progress import set_suspended  # SQLAlchemy: on first use
 
         return set_suspended(self.store, self.profile.id, deck_id, card_key, suspended)
+
+    # -- what a session records (``SessionHost``) -------------------------------
+
+    def card_flags(self) -> dict[CardKey, int]:
+        """The learner's flags (1–4) on the profile's cards; unflagged cards are absent."""
+        from studyapp.store.cards import stored_cards  # SQLAlchemy: on first use
+
+        cards = stored_cards(self.store, self.profile.id)
+        return {key: card.flag for key, card in cards.items() if card.flag}
+
+    def intervals(self, deck_id: str, card_key: str) -> dict[Rating, timedelta]:
+        """The next interval each rating would give the card now."""
+        from studyapp.store.progress import card_state  # SQLAlchemy: on first use
+
+        row = card_state(self.store, self.profile.id, deck_id, card_key)
+        return self.scheduler.preview(self._memory(row), self.now())
+
+    def _stored(self, answer: AnsweredCard) -> Answer:
+        """The store's record of ``answer`` (its new state computed when it is written)."""
+        from studyapp.store.progress import Answer  # SQLAlchemy: on first use
+
+        question = answer.question
+        return Answer(
+            deck_id=answer.deck_id, card_key=answer.card_key, post=question.post,
+            family=question.family, state=None, reviewed_at=answer.reviewed_at,
+            rating=int(answer.rating), correct=answer.correct, duration_ms=answer.duration_ms,
+            seed=question.seed, params=answer.params, prompt=question.prompt,
+            response=answer.response, expected=answer.expected, lang=answer.lang,
+            overridden=answer.overridden, looked_at_post=answer.looked_at_post,
+            held_id=answer.held_id,
+        )
+
+    def hold_answer(self, answer: AnsweredCard) -> int:
+        """Keep a right answer until it is rated (no way out loses it); the held copy's id."""
+        from studyapp.store.held import hold_answer  # SQLAlchemy: on first use
+
+        return hold_answer(self.store, self.profile.id, self._stored(answer), answer.reviewed_at)
+
+    def release_answer(self, held_id: int) -> None:
+        """Forget a held answer that will not be recorded (a skipped card)."""
+        from studyapp.store.held import release_answer  # SQLAlchemy: on first use
+
+        release_answer(self.store, held_id)
+
+    def record_answer(self, answer: AnsweredCard) -> tuple[int, Memory]:
+        """Schedule and record one answer in one transaction: its log id and the new state.
+
+        The state is computed from the card as read inside the write, so two
+        processes answering the same card never both build on the same state.
+        """
+        from studyapp.store.progress import record_answer  # SQLAlchemy: on first use
+
+        reviewed: list[Memory] = []
+        state_for = self._reviewed(answer.rating, answer.reviewed_at, reviewed)
+        log_id = record_answer(self.store, self.profile.id, self._stored(answer), state_for)
+        return log_id, reviewed[0]
+
+    def undo_answer(self, log_id: int) -> bool:
+        """Take back a recorded answer: its log is removed and the card restored."""
+        from studyapp.store.progress import undo_answer  # SQLAlchemy: on first use
+
+        return undo_answer(self.store, self.profile.id, log_id)
+
+    def bury_for_today(self, keys: set[CardKey]) -> None:
+        """Keep these cards out of every queue until the next study day."""
+        from studyapp.store.progress import bury_cards  # SQLAlchemy: on first use
+
+        _, end = day_bounds(self.now(), self.settings.day_rollover_hour)
+        bury_cards(self.store, self.profile.id, keys, end)
+
+    def unbury(self, keys: Iterable[CardKey]) -> None:
+        """Bring buried cards back today (cards of no loaded deck are left as they are)."""
+        from studyapp.store.cards import CardRef, Mark, mark_cards  # SQLAlchemy: on first use
+
+        refs = []
+        for deck_id, card_key in keys:
+            card = self._cards_by_key.get((deck_id, card_key))
+            if card is not None:
+                refs.append(CardRef(deck_id, card_key, card.spec.post,
+                                    getattr(card.spec, "generator", None)))
+        mark_cards(self.store, self.profile.id, refs, Mark.UNBURY, now=self.now())
+
+    def due_times(self, keys: Iterable[CardKey]) -> list[datetime]:
+        """The stored due times of these cards (suspended and never answered ones left out)."""
+        from studyapp.store.progress import card_state  # SQLAlchemy: on first use
+
+        times = []
+        for deck_id, card_key in keys:
+            row = card_state(self.store, self.profile.id, deck_id, card_key)
+            if row is not None and not row.suspended:
+                times.append(row.due)
+        return times

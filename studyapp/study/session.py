@@ -13,23 +13,28 @@ from typing import TYPE_CHECKING, Any, cast
 from studyapp.questions.grading import Verdict, grade
 from studyapp.questions.model import Kind, Question
 from studyapp.questions.scenario import PartVerdict, grade_part, scenario_verdict
-from studyapp.srs.calendar import day_bounds
 from studyapp.srs.queue import QueueItem, SessionQueue
-from studyapp.srs.scheduler import Memory, Rating
+from studyapp.srs.scheduler import Rating
 from studyapp.study.model import (
     LEARNING_STAGES,
     SCENARIO_PARTS,
     SHOWN_CHOICES,
+    Advance,
+    AnsweredCard,
     NoSuchItem,
     Outcome,
     Presented,
+    Response,
     SessionKind,
+    SessionTally,
 )
+from studyapp.study.text import coming_back_text
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from studyapp.decks import CardSpec
-    from studyapp.store.progress import Answer, CardRow
-    from studyapp.study.service import StudyService
+    from studyapp.study.host import SessionHost
 
 
 @dataclass
@@ -74,7 +79,7 @@ class StudySession:
     grows; returning learning cards are counted apart.
     """
 
-    def __init__(self, service: StudyService, kind: SessionKind,
+    def __init__(self, service: SessionHost, kind: SessionKind,
                  queue: SessionQueue | Sequence[QueueItem], *, limit: int | None,
                  seed: int | None, lang: str) -> None:
         self.service = service
@@ -120,10 +125,7 @@ class StudySession:
     @cached_property
     def _flags(self) -> dict[tuple[str, str], int]:
         """The learner's flags on this profile's cards, read once, when the first card shows."""
-        from studyapp.store.cards import stored_cards  # SQLAlchemy: on first use
-
-        cards = stored_cards(self.service.store, self.service.profile.id)
-        return {key: card.flag for key, card in cards.items() if card.flag}
+        return self.service.card_flags()
 
     @property
     def planned(self) -> int:
@@ -234,11 +236,8 @@ class StudySession:
 
     def _hold(self, pending: _Pending) -> None:
         """Keep the right answer in the store until it is rated, so no way out loses it."""
-        from studyapp.store.held import hold_answer  # SQLAlchemy: on first use
-
-        now = self.service.now()
-        answer = self._answer(pending, min(Rating.GOOD, self.max_rating), now)
-        pending.held_id = hold_answer(self.service.store, self.service.profile.id, answer, now)
+        answer = self._answer(pending, min(Rating.GOOD, self.max_rating), self.service.now())
+        pending.held_id = self.service.hold_answer(answer)
 
     def settle(self) -> Rating | None:
         """A right answer still waiting for its rating is recorded as Enter would record it.
@@ -339,10 +338,7 @@ class StudySession:
         current = self._pending if self._pending is not held.pending else None
         if current is not None and current.verdict is not None:
             return False
-        from studyapp.store.progress import undo_answer  # SQLAlchemy: on first use
-
-        if held.log_id is not None and not undo_answer(self.service.store,
-                                                       self.service.profile.id, held.log_id):
+        if held.log_id is not None and not self.service.undo_answer(held.log_id):
             return False
         self._overrulable = None
         if self._history:
@@ -368,9 +364,7 @@ class StudySession:
         pending = self._pending
         if pending is None:
             return {}
-        row = self._row(pending.presented)
-        memory = self.service._memory(row)
-        return self.service.scheduler.preview(memory, self.service.now())
+        return self.service.intervals(pending.presented.deck_id, pending.presented.card_key)
 
     def rate(self, rating: Rating = Rating.GOOD) -> None:
         """Record the learner's rating of a right answer (Again if they guessed)."""
@@ -393,23 +387,13 @@ class StudySession:
             return
         self._pending = None
         if pending.held_id is not None:
-            from studyapp.store.held import release_answer  # SQLAlchemy: on first use
-
-            release_answer(self.service.store, pending.held_id)
+            self.service.release_answer(pending.held_id)
         self._unshow(pending.item, pending.first)
         self.queue.main.append(pending.item)
 
-    def _row(self, presented: Presented) -> CardRow | None:
-        from studyapp.store.progress import card_state  # SQLAlchemy: on first use
-
-        return card_state(self.service.store, self.service.profile.id, presented.deck_id,
-                          presented.card_key)
-
     def _answer(self, pending: _Pending, rating: Rating, now: datetime, *,
-                overridden: bool = False) -> Answer:
-        """What the store records for ``pending`` answered with ``rating`` at ``now``."""
-        from studyapp.store.progress import Answer  # SQLAlchemy: on first use
-
+                overridden: bool = False) -> AnsweredCard:
+        """What the service records for ``pending`` answered with ``rating`` at ``now``."""
         assert pending.verdict is not None
         presented = pending.presented
         question = presented.question
@@ -418,20 +402,12 @@ class StudySession:
             params = {**params, SCENARIO_PARTS: [
                 step.record(text)
                 for step, text in zip(pending.parts, pending.part_responses, strict=True)]}
-        return Answer(
-            deck_id=presented.deck_id, card_key=presented.card_key, post=question.post,
-            family=question.family, state=None,
-            reviewed_at=now, rating=int(rating), correct=bool(pending.verdict.correct),
-            duration_ms=pending.duration_ms,
-            seed=question.seed, params=params, prompt=question.prompt,
-            response=pending.response, expected=pending.verdict.expected, lang=self.lang,
-            overridden=overridden, looked_at_post=pending.looked_at_post,
-            held_id=pending.held_id,
-        )
+        return AnsweredCard(presented.deck_id, presented.card_key, question, rating,
+                            bool(pending.verdict.correct), now, pending.response,
+                            pending.verdict.expected, pending.duration_ms, params, self.lang,
+                            overridden, pending.looked_at_post, pending.held_id)
 
     def _record(self, rating: Rating, *, overridden: bool = False) -> None:
-        from studyapp.store.progress import NewState, record_answer  # SQLAlchemy: on first use
-
         pending = self._pending
         assert pending is not None and pending.verdict is not None
         correct = bool(pending.verdict.correct)
@@ -445,21 +421,8 @@ class StudySession:
             self._history.append((pending.item, None, correct, pending.first, spent))
             self._draws.append(pending.draws)
             return
-        service = self.service
-        now = service.now()
-        scheduler = service.scheduler
-        reviewed: list[Memory] = []
-
-        def state_for(row: CardRow | None) -> NewState:  # runs inside the write transaction
-            after = scheduler.review(service._memory(row), rating, now)
-            reviewed[:] = [after]
-            return NewState(int(after.stage), after.step, after.stability, after.difficulty,
-                            after.due or now, after.last_review or now, after.reps,
-                            after.lapses, scheduler.is_leech(after))
-
-        answer = self._answer(pending, rating, now, overridden=overridden)
-        self._last_log = record_answer(service.store, service.profile.id, answer, state_for)
-        after = reviewed[0]
+        answer = self._answer(pending, rating, self.service.now(), overridden=overridden)
+        self._last_log, after = self.service.record_answer(answer)
         self._history.append((pending.item, self._last_log, correct, pending.first, spent))
         self._draws.append(pending.draws)
         if after.stage in LEARNING_STAGES and after.due is not None:
@@ -470,34 +433,21 @@ class StudySession:
 
     def _bury_siblings(self, item: QueueItem, log_id: int) -> None:
         """Cards sharing this one's fact wait until the next study day (not those in learning)."""
-        from studyapp.store.progress import bury_cards  # SQLAlchemy: on first use
-
-        service = self.service
-        siblings = service.siblings(item.deck_id, item.card_key)
+        siblings = self.service.siblings(item.deck_id, item.card_key)
         siblings -= {i.key for i in self.queue.learning}
         if not siblings:
             return
-        _, end = day_bounds(service.now(), service.settings.day_rollover_hour)
-        bury_cards(service.store, service.profile.id, siblings, end)
+        self.service.bury_for_today(siblings)
         dropped = [i for i in self.queue.main if i.key in siblings]
         self.queue.drop(siblings)
         self._buried_by[log_id] = (siblings, dropped)
 
     def _unbury_siblings(self, log_id: int) -> None:
         """Undo of an answer: the siblings it buried are back today, and in this session."""
-        from studyapp.store.cards import CardRef, Mark, mark_cards  # SQLAlchemy: on first use
-
         siblings, dropped = self._buried_by.pop(log_id, (set(), []))
         if not siblings:
             return
-        service = self.service
-        refs = []
-        for deck_id, card_key in sorted(siblings):
-            card = service._cards_by_key.get((deck_id, card_key))
-            if card is not None:
-                refs.append(CardRef(deck_id, card_key, card.spec.post,
-                                    getattr(card.spec, "generator", None)))
-        mark_cards(service.store, service.profile.id, refs, Mark.UNBURY, now=service.now())
+        self.service.unbury(sorted(siblings))
         waiting = {i.key for i in self.queue}
         self.queue.main.extend(i for i in dropped if i.key not in waiting)
 
@@ -508,14 +458,11 @@ class StudySession:
 
     def undo(self) -> bool:
         """Take back the last recorded answer: its card state and log are restored."""
-        from studyapp.store.progress import undo_answer  # SQLAlchemy: on first use
-
         if not self._history:
             return False
         self._overrulable = None
         item, log_id, correct, first, spent = self._history[-1]
-        if log_id is not None and not undo_answer(self.service.store,
-                                                  self.service.profile.id, log_id):
+        if log_id is not None and not self.service.undo_answer(log_id):
             return False
         self._history.pop()
         draws = self._draws.pop()
@@ -548,17 +495,34 @@ class StudySession:
 
     def comes_back(self) -> tuple[timedelta, ...]:
         """How long until each card answered in this session is due (stored due times)."""
-        from studyapp.store.progress import card_state  # SQLAlchemy: on first use
-
-        service = self.service
-        now = service.now()
+        now = self.service.now()
         keys = dict.fromkeys(entry[0].key for entry in self._history if entry[1])
-        waits = []
-        for deck_id, card_key in keys:
-            row = card_state(service.store, service.profile.id, deck_id, card_key)
-            if row is not None and not row.suspended:
-                waits.append(max(timedelta(0), row.due - now))
-        return tuple(sorted(waits))
+        return tuple(sorted(max(timedelta(0), due - now)
+                            for due in self.service.due_times(keys)))
+
+    # -- one call per intent: what a face sends to the service thread -----------
+
+    def advance(self, first: Callable[[StudySession], object] | None = None) -> Advance | None:
+        """``first(self)`` (a rating, an undo), then the next question, with the counts.
+
+        A falsy result of ``first`` (nothing undone) returns None and asks nothing.
+        """
+        if first is not None and not first(self):
+            return None
+        presented = self.next()
+        return Advance(presented, self.can_undo, self.answered, self.correct)
+
+    def respond(self, response: str) -> Response:
+        """Submit an answer: what it did, and whether undo may now take it back."""
+        outcome = self.submit(response)
+        return Response(outcome, self.can_undo)
+
+    def tally(self, lang: str) -> SessionTally:
+        """The summary of the sitting: counts, time, and when its cards come back."""
+        waits = () if self.practice else self.comes_back()
+        text = None if self.practice else coming_back_text(self.service.coming_back(), lang)
+        return SessionTally(self.answered, self.correct, self.elapsed, waits, self.practice,
+                            text, self.time_studied_ms)
 
 
 def asked(question: Question) -> tuple[str, frozenset[str]]:

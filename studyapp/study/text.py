@@ -4,16 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from studyapp.i18n import t
 from studyapp.questions.model import Kind, Question
-from studyapp.srs.calendar import study_day
 from studyapp.srs.scheduler import format_interval
 from studyapp.study.model import SCENARIO_PARTS, SHOWN_CHOICES, ComingBack
-
-if TYPE_CHECKING:
-    from studyapp.study.service import StudyService
 
 
 def numbered_choice(question: Question, shown: str, limit: int | None = None) -> str:
@@ -98,11 +94,6 @@ def coming_back_text(coming: ComingBack | None, lang: str) -> str | None:
         return t("study.comes_back.later", lang, wait=wait)
     key = "study.comes_back.one" if coming.within_hour == 1 else "study.comes_back.many"
     return t(key, lang, count=coming.within_hour, wait=wait)
-
-
-def today(service: StudyService) -> str:
-    """The current study day as an ISO date (04:00 rollover)."""
-    return study_day(service.now(), service.settings.day_rollover_hour).isoformat()
 
 
 def describe_failure(exc: BaseException) -> str | None:
