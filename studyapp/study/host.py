@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from studyapp.decks import CardSpec
     from studyapp.srs.scheduler import Memory, Rating
-    from studyapp.study.model import AnsweredCard, ComingBack
+    from studyapp.study.model import AnsweredCard, ComingBack, Overview
 
 CardKey = tuple[str, str]
 """(deck id, card id)."""
@@ -77,4 +77,15 @@ class SessionHost(Protocol):
 
     def coming_back(self) -> ComingBack:
         """The profile's learning cards due within the hour, and the soonest."""
+        ...
+
+    # what a face holding only the session reads (the plain loop)
+
+    @property
+    def read_only(self) -> str | None:
+        """Why answers cannot be recorded (a read-only database), or None when they can."""
+        ...
+
+    def overview(self, lang: str | None = None, *, with_streak: bool = True) -> Overview:
+        """Per-post counts and today's numbers."""
         ...

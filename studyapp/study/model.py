@@ -13,6 +13,7 @@ from studyapp import locations
 from studyapp.srs.scheduler import CardStage, Rating
 
 if TYPE_CHECKING:
+    from studyapp.progress import LearnerStats
     from studyapp.questions.grading import Verdict
     from studyapp.questions.model import Question
     from studyapp.questions.scenario import PartVerdict
@@ -259,6 +260,42 @@ class DeckRow:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+
+@dataclass(frozen=True)
+class PostCard:
+    """A card of the post and the learner's state on it (stage 0: never answered)."""
+
+    deck_id: str
+    card_key: str
+    kind: str
+    stage: int
+    due: datetime | None
+    stability: float | None
+    lapses: int
+    reps: int
+    suspended: bool
+    leech: bool
+
+    @property
+    def stored(self) -> bool:
+        return self.stage != 0
+
+
+@dataclass(frozen=True)
+class PostCards:
+    """A post's cards in every deck that loads, as the post's cards screen lists them."""
+
+    now: datetime
+    cards: tuple[PostCard, ...]
+
+
+@dataclass(frozen=True)
+class ProgressView:
+    """The progress screen's data: the learner's stats and which listed cards are suspended."""
+
+    stats: LearnerStats
+    suspended: frozenset[tuple[str, str]]
 
 
 SCENARIO_PARTS = "parts"

@@ -8,6 +8,7 @@ import heapq
 import sys
 import weakref
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import cached_property
 from pathlib import Path
@@ -40,9 +41,14 @@ from studyapp.study.model import (
     SOON,
     ComingBack,
     DeckChoiceInfo,
+    DeckRow,
     NoSuchItem,
     Overview,
+    PostCard,
+    PostCards,
+    PostOffer,
     PostProgress,
+    ProgressView,
     SessionKind,
     SessionMix,
     StudyConfig,
@@ -62,6 +68,29 @@ if TYPE_CHECKING:
     )
     from studyapp.study.host import CardKey
     from studyapp.study.model import AnsweredCard
+
+def deck_files(lang: str) -> list[DeckRow]:
+    """Every deck file found, loaded or broken (it reads YAML: run it off the event loop)."""
+    from studyapp import locations
+    from studyapp.decks.report import draw_problem_lines
+
+    builtin = locations.builtin_decks_dir()
+    rows: list[DeckRow] = []
+    for listing in discover_decks():
+        path = listing.path
+        shown = (f"{builtin.name}/{path.relative_to(builtin)}" if path.is_relative_to(builtin)
+                 else str(path))
+        deck = listing.deck
+        problems = tuple(problem.render(lang) for problem in listing.problems)
+        if deck is not None:
+            rows.append(DeckRow(deck.id, deck_title(deck, lang), len(deck.cards),
+                                listing.source, shown, deck.post, problems,
+                                skipped=tuple(draw_problem_lines(deck.id, lang))))
+        else:
+            rows.append(DeckRow(listing.id, path.name, 0, listing.source, shown, "",
+                                problems or ("?",)))
+    return rows
+
 
 class StudyService:
     """Everything a learner does, for one profile in one database."""
@@ -675,3 +704,114 @@ class StudyService:
             if row is not None and not row.suspended:
                 times.append(row.due)
         return times
+
+    # -- what the faces ask for, one call per screen event ----------------------
+
+    def overview_and_recovered(self, lang: str | None = None
+                               ) -> tuple[Overview, list[str]]:
+        """Home's counts, and the prompts of answers recovered when the profile opened
+        (given once: the next call returns none)."""
+        overview = self.overview(lang)  # opens the profile, which records them
+        return overview, self.take_recovered()
+
+    def continue_choice(self, last: str | None,
+                        posts: list[str]) -> tuple[str, str] | None:
+        """What "continue" opens: ("post", slug) or ("review", ""); ("wait", ISO time) when
+        only learning steps due later today wait; None when nothing does.
+
+        A card counts as waiting when a session would ask it now: a review due
+        today, a learning card due within the learn-ahead limit, a new card within
+        today's limit. Cards due later today wait, so the header's count and the
+        session never disagree about an empty session.
+        """
+        soon = self.now() + self.learn_ahead
+
+        def due(item: QueueItem) -> bool:
+            return item.stage is CardStage.REVIEW or (
+                item.stage is not CardStage.NEW and (item.due is None or item.due <= soon))
+
+        if last and any(due(i) for i in self.plan(SessionKind.POST, post=last)):
+            return ("post", last)
+        if any(due(i) for i in self.plan(SessionKind.REVIEW)):
+            return ("review", "")
+        for slug in ([last] if last else []) + [p for p in posts if p != last]:
+            if any(i.stage is CardStage.NEW for i in self.plan(SessionKind.POST, post=slug)):
+                return ("post", slug)
+        later = [i.due for i in self.plan(SessionKind.REVIEW) if i.due is not None]
+        if later:  # learning steps due later today: say when, not that nothing is left
+            return ("wait", min(later).isoformat())
+        return None
+
+    def post_offer(self, slug: str) -> PostOffer:
+        """What the post screen offers: more new cards when today's are done while the
+        post has some, the new cards held for a sibling answered today, the next mix."""
+        overview = self.overview(with_streak=False)
+        post = next((p for p in overview.posts if p.slug == slug), None)
+        if post is None:
+            return PostOffer(False, 0, None)
+        return PostOffer(overview.new_left == 0 and post.new - post.held > 0, post.held,
+                         self.next_session_mix(slug))
+
+    def deck_titles(self, lang: str | None = None) -> list[tuple[str, str]]:
+        """(deck id, title) of every deck that loads, in the language asked for."""
+        lang = lang or self.config.lang
+        return [(deck.id, deck_title(deck, lang)) for deck in self.decks]
+
+    def deck_rows(self, lang: str | None = None) -> list[DeckRow]:
+        """Every deck file found, loaded or broken, with this profile's switch on each."""
+        lang = lang or self.config.lang
+        choices = {info.deck_id: info for info in self.deck_list(lang)}
+        return [replace(row, enabled=choices[row.deck_id].enabled,
+                        kind=choices[row.deck_id].kind)
+                if row.ok and row.deck_id in choices else row for row in deck_files(lang)]
+
+    def new_limit_blocks(self, deck_id: str) -> bool:
+        """Whether the deck has nothing to ask only because today's new cards are done.
+
+        Then a face offers what home and the post screen offer: more new cards
+        today, or practice.
+        """
+        queue = self.session_queue(SessionKind.DECK, deck=deck_id)
+        if queue.main or queue.learning:
+            return False
+        if self.overview(with_streak=False).new_left > 0:
+            return False
+        deck = next((d for d in self.decks if d.id == deck_id), None)
+        if deck is None:
+            return False
+        rows = self.card_states()
+        return any((row := rows.get((deck_id, spec.id))) is None
+                   or (row.stage == CardStage.NEW and not row.suspended) for spec in deck.cards)
+
+    def post_cards(self, slug: str) -> PostCards:
+        """The post's cards in every deck that loads, with their stored state."""
+        rows = self.card_states()
+        cards = []
+        for deck in self.decks:
+            for spec in deck.cards:
+                if spec.post != slug:
+                    continue
+                row = rows.get((deck.id, spec.id))
+                if row is None:
+                    cards.append(PostCard(deck.id, spec.id, str(spec.type), 0, None, None, 0, 0,
+                                          False, False))
+                else:
+                    cards.append(PostCard(deck.id, spec.id, str(spec.type), row.stage, row.due,
+                                          row.stability, row.lapses, row.reps, row.suspended,
+                                          row.leech))
+        return PostCards(self.now(), tuple(cards))
+
+    def progress_view(self) -> ProgressView:
+        """The learner's stats, plus the suspended flag their card lines lack."""
+        from studyapp.progress import learner_stats  # loads the store: only when asked
+
+        stats = learner_stats(self)
+        suspended = frozenset((c.deck_id, c.card_key) for c in (*stats.weakest, *stats.leeches)
+                              if c.suspended)
+        return ProgressView(stats, suspended)
+
+    def card_images(self, deck_id: str, card_key: str, texts: Iterable[str]) -> list[Path]:
+        """The image files that ``texts`` name (``[image: NAME]``) in the card's deck folder."""
+        from studyapp.decks.media import image_files
+
+        return image_files(self.card(deck_id, card_key).path, list(texts))

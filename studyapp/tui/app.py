@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterable
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from textual.command import Provider
 
     from studyapp.config import Settings
-    from studyapp.srs.queue import QueueItem
     from studyapp.study import Overview, StudyService
 
 
@@ -42,38 +41,6 @@ def study_commands_provider() -> type[Provider]:
     from studyapp.tui.commands import StudyCommands
 
     return StudyCommands
-
-
-def continue_choice(service: StudyService, last: str | None,
-                    posts: list[str]) -> tuple[str, str] | None:
-    """What ``c`` opens: ("post", slug) or ("review", ""); ("wait", ISO time) when only
-    learning steps due later today wait; None when nothing does.
-
-    A card counts as waiting when a session would ask it now: a review due
-    today, a learning card due within the learn-ahead limit, a new card within
-    today's limit. Cards due later today wait, so the header's count and the
-    session never disagree about an empty session.
-    """
-    from studyapp.srs.scheduler import CardStage
-    from studyapp.study.model import SessionKind
-
-    soon = service.now() + timedelta(minutes=service.settings.learn_ahead_min)
-
-    def due(item: QueueItem) -> bool:
-        return item.stage is CardStage.REVIEW or (
-            item.stage is not CardStage.NEW and (item.due is None or item.due <= soon))
-
-    if last and any(due(i) for i in service.plan(SessionKind.POST, post=last)):
-        return ("post", last)
-    if any(due(i) for i in service.plan(SessionKind.REVIEW)):
-        return ("review", "")
-    for slug in ([last] if last else []) + [p for p in posts if p != last]:
-        if any(i.stage is CardStage.NEW for i in service.plan(SessionKind.POST, post=slug)):
-            return ("post", slug)
-    later = [i.due for i in service.plan(SessionKind.REVIEW) if i.due is not None]
-    if later:  # learning steps due later today: say when, not that nothing is left
-        return ("wait", min(later).isoformat())
-    return None
 
 
 class StudyApp(App[None]):
@@ -296,7 +263,7 @@ class StudyApp(App[None]):
     async def _continue_studying(self, overview: Overview | None) -> None:
         last = self.preferences.last_post
         posts = [] if overview is None else [p.slug for p in overview.posts]
-        choice = await self.backend.call(lambda service: continue_choice(service, last, posts))
+        choice = await self.backend.call(lambda service: service.continue_choice(last, posts))
         if choice is None:
             self.notify(self.tr("tui.home.nothing_left"))
         elif choice[0] == "wait":

@@ -41,7 +41,7 @@ class StudyCommands(Provider):
                              t("tui.cmd.study_post_help", lang),
                              partial(app.study_post, post.slug)))
         try:
-            decks = await app.backend.call(_deck_titles(lang))
+            decks = await app.backend.call(lambda service: service.deck_titles(lang))
         except Exception:  # a broken deck folder must not break the palette
             decks = []
         for deck_id, title in decks:
@@ -72,14 +72,3 @@ def plain_highlight(matcher: Matcher, title: str) -> Content:
             content = content.stylize(matcher.match_style, offset, offset + 1)
     return content
 
-
-def _deck_titles(lang: str):  # type: ignore[no-untyped-def]
-    """A service-thread function listing (deck id, title) of decks that load."""
-    from studyapp.study import StudyService
-
-    def titles(service: StudyService) -> list[tuple[str, str]]:
-        from studyapp.decks import deck_title
-
-        return [(deck.id, deck_title(deck, lang)) for deck in service.decks]
-
-    return titles

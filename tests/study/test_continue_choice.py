@@ -13,7 +13,6 @@ from test_service import Clock, right_answer, service
 
 from studyapp.srs import Rating
 from studyapp.study import SessionKind, StudyService
-from studyapp.tui.app import continue_choice
 
 POSTS = ["intro", "hbm-kv-cache", "h100", "h200", "blackwell"]
 
@@ -34,16 +33,16 @@ def test_due_cards_first_then_any_due_then_new(tmp_path: Path) -> None:
     try:
         _graduate(svc, clock, "h200", 3)
         _graduate(svc, clock, "h100", 3)
-        assert continue_choice(svc, "h200", POSTS) == ("post", "h200")  # new cards left
+        assert svc.continue_choice("h200", POSTS) == ("post", "h200")  # new cards left
         clock.advance(days=20)  # every review is due
-        assert continue_choice(svc, "h200", POSTS) == ("post", "h200")
+        assert svc.continue_choice("h200", POSTS) == ("post", "h200")
         # the last post's due cards answered: the due ones elsewhere come next
         session = svc.start(SessionKind.POST, post="h200", seed=2)
         while (p := session.next()) is not None and p.stage.name != "NEW":
             if session.submit(right_answer(p.question)).needs_rating:
                 session.rate(Rating.GOOD)
-        assert continue_choice(svc, "h200", POSTS) == ("review", "")
-        assert continue_choice(svc, None, POSTS) == ("review", "")
+        assert svc.continue_choice("h200", POSTS) == ("review", "")
+        assert svc.continue_choice(None, POSTS) == ("review", "")
         assert len(svc.plan(SessionKind.REVIEW)) > 0
     finally:
         svc.close()
@@ -59,12 +58,12 @@ def test_learning_due_later_today_is_not_continued_but_new_cards_are(tmp_path: P
         session.submit(right_answer(p.question))
         session.rate(Rating.GOOD)  # a 10-minute step: waiting, not ready within... 20 min
         clock.advance(seconds=1)
-        choice = continue_choice(svc, "h200", POSTS)
+        choice = svc.continue_choice("h200", POSTS)
         assert choice is not None  # never "nothing" while cards wait
         assert svc.update_settings(new_per_day=0, learn_ahead_min=0)
-        waiting = continue_choice(svc, "h200", POSTS)  # only a step due in 10 minutes
+        waiting = svc.continue_choice("h200", POSTS)  # only a step due in 10 minutes
         assert waiting is not None and waiting[0] == "wait"
         clock.advance(minutes=10)
-        assert continue_choice(svc, "h200", POSTS) == ("post", "h200")
+        assert svc.continue_choice("h200", POSTS) == ("post", "h200")
     finally:
         svc.close()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -33,28 +33,11 @@ from studyapp.tui.widgets.post_row import fit
 
 if TYPE_CHECKING:
     from studyapp.browse import BrowsedCard, CardView, EditTarget, Reloaded
-    from studyapp.cardsearch import QueryError
-    from studyapp.study import StudyService
 
 CSS = Path(__file__).parent / "browser.tcss"
 SEARCH_DELAY = 0.25
 """Seconds of quiet typing before the search runs."""
 FLAG_MARKS = {1: "⚑1", 2: "⚑2", 3: "⚑3", 4: "⚑4"}
-
-
-def search_cards(query: str, lang: str
-                 ) -> Callable[[StudyService], list[BrowsedCard] | QueryError]:
-    """Runs on the service thread: the matches, or the QueryError explaining the query."""
-    from studyapp.browse import browser_for
-    from studyapp.cardsearch import QueryError
-
-    def run(service: StudyService) -> list[BrowsedCard] | QueryError:
-        try:
-            return browser_for(service).search(query, lang)
-        except QueryError as exc:
-            return exc
-
-    return run
 
 
 POST_WIDTH = 10
@@ -137,13 +120,17 @@ class BrowserScreen(StudyScreen):
 
     @work(exclusive=True, group="browser-search", exit_on_error=False)
     async def run_search(self) -> None:
+        from studyapp.browse import browser_for
         from studyapp.cardsearch import QueryError
 
-        result = await self.study_app.backend.call(search_cards(self.query_text, self.lang))
+        query, lang = self.query_text, self.lang
         error = self.query_one("#browser-error", Static)
-        if isinstance(result, QueryError):
-            error.update(self.tr("tui.browser.bad_query", column=result.column,
-                                 message=result.message) + "\n" + result.pointer())
+        try:
+            result = await self.study_app.backend.call(
+                lambda service: browser_for(service).search(query, lang))
+        except QueryError as exc:  # the query explained, under the field
+            error.update(self.tr("tui.browser.bad_query", column=exc.column,
+                                 message=exc.message) + "\n" + exc.pointer())
             error.display = True
         else:
             error.display = False

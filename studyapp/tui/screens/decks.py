@@ -8,7 +8,7 @@ are untrusted: plain text only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -22,76 +22,9 @@ from textual.widgets import DataTable, Footer, Label, Static
 from studyapp.tui.screens.base import StudyScreen
 
 if TYPE_CHECKING:
-    from studyapp.study import StudyService
+    from studyapp.study.model import DeckRow
 from studyapp.tui.text import plain, visible
 from studyapp.tui.widgets.post_row import fit
-
-
-@dataclass(frozen=True)
-class DeckRow:
-    """One deck file as the screen shows it."""
-
-    deck_id: str
-    title: str
-    cards: int
-    source: str
-    path: str
-    post: str
-    problems: tuple[str, ...]
-    enabled: bool = False
-    kind: str = ""
-    skipped: tuple[str, ...] = ()
-    """Draws that failed at study time and were skipped (see ``decks.draw_log``)."""
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
-def deck_rows(lang: str) -> list[DeckRow]:
-    """Every deck file found (runs on the service thread: it reads YAML)."""
-    from studyapp import locations
-    from studyapp.decks import deck_title, discover_decks
-    from studyapp.decks.report import draw_problem_lines
-
-    builtin = locations.builtin_decks_dir()
-    rows: list[DeckRow] = []
-    for listing in discover_decks():
-        path = listing.path
-        shown = (f"{builtin.name}/{path.relative_to(builtin)}" if path.is_relative_to(builtin)
-                 else str(path))
-        deck = listing.deck
-        problems = tuple(problem.render(lang) for problem in listing.problems)
-        if deck is not None:
-            rows.append(DeckRow(deck.id, deck_title(deck, lang), len(deck.cards),
-                                listing.source, shown, deck.post, problems,
-                                skipped=tuple(draw_problem_lines(deck.id, lang))))
-        else:
-            rows.append(DeckRow(listing.id, path.name, 0, listing.source, shown, "",
-                                problems or ("?",)))
-    return rows
-
-
-def new_limit_blocks(service: StudyService, deck_id: str) -> bool:
-    """Whether the deck has nothing to ask only because today's new cards are done.
-
-    Runs on the service thread. Then the screen offers what home and the post
-    screen offer: more new cards today, or practice.
-    """
-    from studyapp.srs.scheduler import CardStage
-    from studyapp.study import SessionKind
-
-    queue = service.session_queue(SessionKind.DECK, deck=deck_id)
-    if queue.main or queue.learning:
-        return False
-    if service.overview(with_streak=False).new_left > 0:
-        return False
-    deck = next((d for d in service.decks if d.id == deck_id), None)
-    if deck is None:
-        return False
-    rows = service.card_states()
-    return any((row := rows.get((deck_id, spec.id))) is None
-               or (row.stage == CardStage.NEW and not row.suspended) for spec in deck.cards)
 
 
 class DecksScreen(StudyScreen):
@@ -130,15 +63,7 @@ class DecksScreen(StudyScreen):
     @work(exclusive=True, group="decks", exit_on_error=False)
     async def load(self) -> None:
         lang = self.lang
-
-        def rows(service: StudyService) -> list[DeckRow]:
-            choices = {info.deck_id: info for info in service.deck_list(lang)}
-            found = deck_rows(lang)
-            return [replace(row, enabled=choices[row.deck_id].enabled,
-                            kind=choices[row.deck_id].kind)
-                    if row.ok and row.deck_id in choices else row for row in found]
-
-        self.rows = await self.study_app.backend.call(rows)
+        self.rows = await self.study_app.backend.call(lambda service: service.deck_rows(lang))
         self.fill_table()
         self.show_detail(0)
         self.refresh_bindings()
@@ -235,7 +160,7 @@ class DecksScreen(StudyScreen):
         from studyapp.tui.screens.home import MORE_NEW
 
         blocked = await self.study_app.backend.call(
-            lambda service: new_limit_blocks(service, deck_id))
+            lambda service: service.new_limit_blocks(deck_id))
         if not blocked:
             self.study_app.start_session("deck", deck=deck_id)
             return

@@ -29,7 +29,7 @@ MORE_NEW = 10
 """How many more new cards "study more" allows today (Anki's custom study)."""
 
 if TYPE_CHECKING:
-    from studyapp.study import Overview, StudyService
+    from studyapp.study import Overview
     from studyapp.tuning import ExamPlan
 
 
@@ -104,12 +104,8 @@ class HomeScreen(StudyScreen):
     @work(exclusive=True, group="overview", exit_on_error=False)
     async def load_overview(self) -> None:
         lang = self.lang
-        def read(service: StudyService) -> tuple[Overview, list[str]]:
-            overview = service.overview(lang)  # opens the profile, which records them
-            recovered, service.recovered = service.recovered, []  # said once
-            return overview, recovered
-
-        overview, recovered = await self.study_app.backend.call(read)
+        overview, recovered = await self.study_app.backend.call(
+            lambda service: service.overview_and_recovered(lang))
         for prompt in recovered:
             self.notify(self.tr("tui.home.recovered", prompt=visible(prompt)), markup=False,
                         timeout=12)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import work
@@ -21,9 +21,6 @@ from textual.widgets import DataTable, Footer, Label, Markdown, Static
 from studyapp.catalog.posts import load_post
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.strings import t
-
-if TYPE_CHECKING:
-    from studyapp.study import SessionMix, StudyService
 
 FIGURE_FIELDS = (
     "name", "vendor", "year", "memory_gb", "memory_type", "memory_bandwidth_tb_s",
@@ -158,16 +155,8 @@ class PostScreen(StudyScreen):
     @work(exclusive=True, group="offer", exit_on_error=False)
     async def load_offer(self) -> None:
         slug = self.slug
-
-        def reached(service: StudyService) -> tuple[bool, int, SessionMix | None]:
-            overview = service.overview(with_streak=False)
-            post = next((p for p in overview.posts if p.slug == slug), None)
-            if post is None:
-                return False, 0, None
-            return (overview.new_left == 0 and post.new - post.held > 0, post.held,
-                    service.next_session_mix(slug))
-
-        self.limit_reached, held, mix = await self.study_app.backend.call(reached)
+        self.limit_reached, held, mix = await self.study_app.backend.call(
+            lambda service: service.post_offer(slug))
         notices = []
         if mix is not None and (mix.new or mix.due):
             notices.append(self.tr("tui.post.next_session", new=mix.new,

@@ -7,8 +7,7 @@ service thread, and reach the table as frozen dataclasses.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar
 
@@ -32,56 +31,7 @@ from studyapp.tui.text import visible
 from studyapp.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
-    from studyapp.study import StudyService
-
-
-@dataclass(frozen=True)
-class PostCard:
-    """A card of the post and the learner's state on it (stage 0: never answered)."""
-
-    deck_id: str
-    card_key: str
-    kind: str
-    stage: int
-    due: datetime | None
-    stability: float | None
-    lapses: int
-    reps: int
-    suspended: bool
-    leech: bool
-
-    @property
-    def stored(self) -> bool:
-        return self.stage != 0
-
-
-@dataclass(frozen=True)
-class PostCards:
-    now: datetime
-    cards: tuple[PostCard, ...]
-
-
-def post_cards_loader(slug: str) -> Callable[[StudyService], PostCards]:
-    """A service-thread function: the post's deck cards with their stored state."""
-
-    def load(service: StudyService) -> PostCards:
-        rows = service.card_states()
-        cards = []
-        for deck in service.decks:
-            for spec in deck.cards:
-                if spec.post != slug:
-                    continue
-                row = rows.get((deck.id, spec.id))
-                if row is None:
-                    cards.append(PostCard(deck.id, spec.id, str(spec.type), 0, None, None, 0, 0,
-                                          False, False))
-                else:
-                    cards.append(PostCard(deck.id, spec.id, str(spec.type), row.stage, row.due,
-                                          row.stability, row.lapses, row.reps, row.suspended,
-                                          row.leech))
-        return PostCards(service.now(), tuple(cards))
-
-    return load
+    from studyapp.study.model import PostCard, PostCards
 
 
 def due_text(due: datetime | None, now: datetime, lang: str) -> str:
@@ -131,7 +81,8 @@ class PostCardsScreen(StudyScreen):
 
     @work(exclusive=True, group="post-cards", exit_on_error=False)
     async def load(self) -> None:
-        data = await self.study_app.backend.call(post_cards_loader(self.slug))
+        slug = self.slug
+        data = await self.study_app.backend.call(lambda service: service.post_cards(slug))
         self.data = data
         self.cards = list(data.cards)
         self.fill()

@@ -8,7 +8,6 @@ suspends or resumes a weak card or a leech and the row shows it at once.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -42,29 +41,11 @@ from studyapp.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
     from studyapp.progress import CardLine, LearnerStats
-    from studyapp.study import StudyService
+    from studyapp.study.model import ProgressView
 
 CARD_TABLES = ("weakest-table", "leeches-table")
 PANEL_TITLES = {"progress-table": "#stats-summary", "heatmap": "#heatmap-title",
                 "forecast": "#forecast-title"}
-
-
-@dataclass(frozen=True)
-class ProgressView:
-    """The screen's data: the learner's stats and which listed cards are suspended."""
-
-    stats: LearnerStats
-    suspended: frozenset[tuple[str, str]]
-
-
-def load_progress(service: StudyService) -> ProgressView:
-    """Runs on the service thread: stats, plus the suspended flag the card lines lack."""
-    from studyapp.progress import learner_stats
-
-    stats = learner_stats(service)
-    suspended = frozenset((c.deck_id, c.card_key) for c in (*stats.weakest, *stats.leeches)
-                          if c.suspended)
-    return ProgressView(stats, suspended)
 
 
 # -- the screen ------------------------------------------------------------------------
@@ -134,7 +115,7 @@ class ProgressScreen(StudyScreen):
 
     @work(exclusive=True, group="progress", exit_on_error=False)
     async def load(self) -> None:
-        view = await self.study_app.backend.call(load_progress)
+        view = await self.study_app.backend.call(lambda service: service.progress_view())
         self.fill(view)
         self.view = view
         self.refresh_bindings()
@@ -346,4 +327,4 @@ class ProgressScreen(StudyScreen):
                                 self.action_suspend)
 
 
-__all__ = ["ProgressScreen", "ProgressView", "load_progress"]
+__all__ = ["ProgressScreen"]

@@ -39,7 +39,6 @@ from studyapp.srs.scheduler import Rating
 from studyapp.study import numbered_choice
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.question_format import answer_comparison, header_line
-from studyapp.tui.screens.summary import SessionTally
 from studyapp.tui.text import plain
 from studyapp.tui.widgets.feedback import AnswerBar, FeedbackView
 from studyapp.tui.widgets.footer import SteadyFooter
@@ -176,14 +175,7 @@ class QuestionScreen(StudyScreen):
         """
         session = self.session
         assert session is not None
-
-        def advance(_: StudyService) -> tuple[Presented | None, bool, int, int] | None:
-            if first is not None and not first(session):
-                return None
-            presented = session.next()
-            return presented, session.can_undo, session.answered, session.correct
-
-        advanced = await self.study_app.backend.call(advance)
+        advanced = await self.study_app.backend.call(lambda _: session.advance(first))
         if advanced is None:
             return False
         presented, can_undo, self.answered, self.correct = advanced
@@ -232,16 +224,7 @@ class QuestionScreen(StudyScreen):
         from studyapp.tui.screens.summary import SummaryScreen
 
         lang = self.lang
-
-        def tally(service: StudyService) -> SessionTally:
-            from studyapp.study import coming_back_text
-
-            waits = () if session.practice else session.comes_back()
-            text = None if session.practice else coming_back_text(service.coming_back(), lang)
-            return SessionTally(session.answered, session.correct, session.elapsed, waits,
-                                session.practice, text, session.time_studied_ms)
-
-        result = await self.study_app.backend.call(tally)
+        result = await self.study_app.backend.call(lambda _: session.tally(lang))
         self.app.switch_screen(SummaryScreen(result))
 
     @contextmanager
@@ -260,11 +243,8 @@ class QuestionScreen(StudyScreen):
         if session is None or self.phase != "asking" or self.busy:
             return
         with self.working():
-            def answer(_: StudyService) -> tuple[Outcome, bool]:
-                outcome = session.submit(response)
-                return outcome, session.can_undo
-
-            outcome, can_undo = await self.study_app.backend.call(answer)
+            outcome, can_undo = await self.study_app.backend.call(
+                lambda _: session.respond(response))
             verdict = outcome.verdict
             if verdict.correct is None:
                 self.show_retry(verdict.message)
@@ -600,19 +580,16 @@ class QuestionScreen(StudyScreen):
     @work(group="image", exit_on_error=False)
     async def action_show_image(self) -> None:
         """Open the images the card names (``[image: NAME]``) from the deck's media folder."""
-        from studyapp.decks.media import image_files, named_images
+        from studyapp.decks.media import named_images
 
         presented = self.presented
-        names = named_images(self.shown_texts())
+        texts = self.shown_texts()
+        names = named_images(texts)
         if presented is None or not names:
             self.app.notify(self.tr("anki.image.none"))
             return
-
-        def find(service: StudyService) -> list[Path]:
-            spec = service.card(presented.deck_id, presented.card_key)
-            return image_files(spec.path, self.shown_texts())
-
-        files = await self.study_app.backend.call(find)
+        files = await self.study_app.backend.call(
+            lambda service: service.card_images(presented.deck_id, presented.card_key, texts))
         if not files:
             self.app.notify(self.tr("anki.image.missing", names=", ".join(names)))
             return

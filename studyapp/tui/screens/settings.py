@@ -23,7 +23,6 @@ from studyapp.tui.screens.base import StudyScreen
 
 if TYPE_CHECKING:
     from studyapp.srs.scheduler import SchedulerSettings
-    from studyapp.study import StudyService
 
 LIMITS = {"new_per_day": (0, 1000), "reviews_per_day": (0, 10000), "learn_ahead_min": (0, 120)}
 RETENTION = (0.7, 0.99)
@@ -181,10 +180,8 @@ class SettingsScreen(StudyScreen):
 
     @work(exclusive=True, group="save-settings", exit_on_error=False)
     async def save(self, changes: dict[str, Any]) -> None:
-        def update(service: StudyService) -> SchedulerSettings:
-            return service.update_settings(**changes)
-
-        self.scheduler_settings = await self.study_app.backend.call(update)
+        self.scheduler_settings = await self.study_app.backend.call(
+            lambda service: service.update_settings(**changes))
         self.query_one("#settings-status", Static).update(self.tr("tui.settings.saved"))
 
     # -- FSRS optimizer ------------------------------------------------------

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import ClassVar
@@ -13,28 +12,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Button, Footer, Label, Static
 
+from studyapp.study.model import SessionTally
 from studyapp.study.text import wait_text
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.progress_format import duration
 
 BUCKETS = (timedelta(hours=1), timedelta(days=1), timedelta(days=7), timedelta(days=30))
-
-
-@dataclass(frozen=True)
-class SessionTally:
-    """What the summary screen shows once the session ends."""
-
-    answered: int
-    correct: int
-    elapsed: timedelta
-    comes_back: tuple[timedelta, ...]
-    """How long until each card answered in the session is due (stored due times)."""
-    practice: bool
-    coming_back: str | None = None
-    """"3 cards within the hour, next in 9 min": all the profile's cards, in the same
-    words as home and stats (not only this session's)."""
-    time_studied_ms: int = 0
-    """Time spent answering, summed as progress and ``stats`` sum it."""
 
 
 def bucket(delta: timedelta) -> int:
