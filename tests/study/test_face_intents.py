@@ -7,7 +7,7 @@ from pathlib import Path
 from test_service import Clock, answer_all, right_answer, service, wrong_answer
 
 from studyapp.srs import CardStage, Rating
-from studyapp.study import SessionKind, StudyConfig, StudyService
+from studyapp.study import SessionKind, StudyConfig, StudyService, StudySession
 
 PICTURES = """deck: pictures
 title: Pictures
@@ -155,7 +155,11 @@ def test_one_call_per_intent_returns_the_counts_the_screen_shows(tmp_path: Path)
         assert (advanced.can_undo, advanced.answered, advanced.correct) == (False, 0, 0)
         outcome, can_undo = session.respond(right_answer(advanced.presented.question))
         assert outcome.needs_rating and can_undo is False  # nothing recorded yet
-        rated = session.advance(lambda s: s.rate(Rating.GOOD) or True)
+        def good(s: StudySession) -> bool:
+            s.rate(Rating.GOOD)
+            return True
+
+        rated = session.advance(good)
         assert rated is not None and (rated.can_undo, rated.answered, rated.correct) == (
             True, 1, 1)
         assert session.advance(lambda s: False) is None  # nothing done: nothing asked
