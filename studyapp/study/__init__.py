@@ -5,8 +5,11 @@ scheduling, grading and storage behave the same everywhere. Nothing here
 imports Textual; storage goes through ``studyapp.store``, loaded on first use.
 
 ``model`` holds the values the faces receive, ``cards`` the studied card set,
-``service`` the ``StudyService``, ``session`` one sitting, ``text`` the words
-every face shows alike.
+``service`` the ``StudyService``, ``session`` one sitting, ``host`` what a
+sitting needs of its service (``SessionHost``: the session never imports the
+service or the store), ``text`` the words every face shows alike. A face sends
+one intent per call (``service.deck_rows``, ``session.respond``…) and renders
+what comes back.
 """
 
 from __future__ import annotations
