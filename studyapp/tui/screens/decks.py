@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Footer, Label, Static
 from studyapp.tui.screens.base import StudyScreen
 
 if TYPE_CHECKING:
-    from studyapp.study.model import DeckRow
+    from studyapp.study import DeckRow
 from studyapp.tui.text import plain, visible
 from studyapp.tui.widgets.post_row import fit
 

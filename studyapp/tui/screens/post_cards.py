@@ -31,7 +31,7 @@ from studyapp.tui.text import visible
 from studyapp.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
-    from studyapp.study.model import PostCard, PostCards
+    from studyapp.study import PostCard, PostCards
 
 
 def due_text(due: datetime | None, now: datetime, lang: str) -> str:

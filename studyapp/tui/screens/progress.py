@@ -41,7 +41,7 @@ from studyapp.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
     from studyapp.progress import CardLine, LearnerStats
-    from studyapp.study.model import ProgressView
+    from studyapp.study import ProgressView
 
 CARD_TABLES = ("weakest-table", "leeches-table")
 PANEL_TITLES = {"progress-table": "#stats-summary", "heatmap": "#heatmap-title",

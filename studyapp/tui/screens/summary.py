@@ -5,17 +5,19 @@ from __future__ import annotations
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Button, Footer, Label, Static
 
-from studyapp.study.model import SessionTally
 from studyapp.study.text import wait_text
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.progress_format import duration
+
+if TYPE_CHECKING:
+    from studyapp.study import SessionTally
 
 BUCKETS = (timedelta(hours=1), timedelta(days=1), timedelta(days=7), timedelta(days=30))
 
