@@ -3,21 +3,26 @@
 A family draws its parameters from the catalog with a seeded RNG, computes
 the answer with ``studyapp.infra`` and writes a worked explanation. The
 ``families`` subpackage holds them and registers them in one explicit order.
+
+A family is written as ``draw(ctx, options)`` over one
+:class:`~studyapp.questions.generators.context.DrawContext` (the draw's seed and
+language, with the formatters bound to it) and offered as ``generate(seed, lang,
+options)``. Its registration writes its name and post on every question it draws
+(and on a scenario's steps), so a question never carries another family's.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from studyapp.catalog.errors import UnknownIdError
+from studyapp.questions.generators.context import DrawContext, DrawFn, GenerateFn, drawn
 from studyapp.questions.generators.drawing import without_echo
 from studyapp.questions.model import Kind, Question, Slip
-
-GenerateFn = Callable[[int, str, Mapping[str, Any]], Question]
 
 
 @dataclass(frozen=True)
@@ -59,9 +64,28 @@ def _declaring(family: Family) -> GenerateFn:
     return generate_declared
 
 
+def _owned(family: Family) -> GenerateFn:
+    """``generate`` whose questions (and scenario steps) carry the family's name and post."""
+    generate = family.generate
+    name, post = family.name, family.post
+
+    def generate_owned(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+        question = generate(seed, lang, options)
+        parts = tuple(
+            part if (part.question.post, part.question.family) == (post, name)
+            else replace(part, question=replace(part.question, post=post, family=name))
+            for part in question.parts)
+        return replace(question, post=post, family=name, parts=parts)
+
+    generate_owned.__doc__ = generate.__doc__
+    return generate_owned
+
+
 def register(family: Family) -> Family:
+    """Add ``family`` to the registry; its questions carry its name and post, slips and flags."""
     if family.name in _REGISTRY:
         raise ValueError(f"family {family.name!r} registered twice")
+    family = replace(family, generate=_owned(family))
     if family.slips or family.conversion:
         family = replace(family, generate=_declaring(family))
     family = dataclasses.replace(family, generate=without_echo(family.generate))
@@ -87,3 +111,7 @@ def get_family(name: str) -> Family:
     if name not in table:
         raise UnknownIdError("generator", name, list(table))
     return table[name]
+
+
+__all__ = ["DrawContext", "DrawFn", "Family", "GenerateFn", "drawn", "get_family", "register",
+           "registered_families"]

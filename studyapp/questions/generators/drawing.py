@@ -13,14 +13,12 @@ import math
 import random
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from studyapp.catalog import Table
 from studyapp.catalog.models import Entry
+from studyapp.questions.generators.context import GenerateFn
 from studyapp.questions.model import Kind, Question
-
-if TYPE_CHECKING:
-    from studyapp.questions.generators import GenerateFn
 
 T = TypeVar("T")
 E = TypeVar("E", bound=Entry)
