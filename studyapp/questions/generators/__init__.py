@@ -34,7 +34,9 @@ class Family:
     kind: Kind
     description: Mapping[str, str]  # by language
     generate: GenerateFn
-    options: Mapping[str, str]  # accepted option names -> what they take
+    options: Mapping[str, str | tuple[str, ...]]
+    """Accepted option names -> what they take (a tuple: the values a closed option allows;
+    ``generators.options`` knows each name's kind and reads the defaults from the draws)."""
     fact: str | None = None
     """Every card of families sharing a fact tests one skill (both directions of a
     conversion): once one is answered, the others wait until the next study day."""

@@ -372,7 +372,7 @@ CHIP_RANKING = Family(
     name="chip-ranking", post="mi350", kind=Kind.CHOICE,
     description={"es": "Qué chip tiene más HBM, ancho de banda, TFLOPS o escalado entre cuatro",
                  "en": "Which of four chips has the most HBM, bandwidth, TFLOPS or scale-up"},
-    generate=drawn(chip_ranking), options={"gpus": "accelerator ids", "metrics": ", ".join(METRICS),
+    generate=drawn(chip_ranking), options={"gpus": "accelerator ids", "metrics": METRICS,
                                            "anchor": "chip ids one of which every group includes"},
 )
 MEMORY_TYPE = Family(
@@ -406,5 +406,5 @@ BOTTLENECK = Family(
     description={"es": "Qué recurso limita una carga: ancho de banda, cálculo, capacidad, red…",
                  "en": "Which resource limits a workload: bandwidth, compute, capacity, network…"},
     generate=drawn(bottleneck),
-    options={"gpus": "accelerator ids", "scenarios": ", ".join(SCENARIOS)},
+    options={"gpus": "accelerator ids", "scenarios": SCENARIOS},
 )
