@@ -93,6 +93,8 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, list_o
 
         run_audit(family, deck_paths, _option_pairs(option_pairs), as_json, lang)
         return
+    if list_options and family is None:
+        fail(t("gen.opt.needs_family", lang), code=2)
     if list_families or family is None:
         listing = [{"name": f.name, "post": f.post, "kind": str(f.kind),
                     "description": f.description.get(lang) or f.description.get("en", "")}

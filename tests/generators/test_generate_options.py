@@ -59,7 +59,8 @@ def test_a_known_option_still_draws() -> None:
     ("kv-cache-total", "dtypes=fp9",
      "option dtypes of kv-cache-total takes fp32, fp16, bf16, fp8, int8, fp4, int4, not 'fp9'"),
     ("ridge-point", "ask=atainable",
-     "option ask of ridge-point takes ridge, attainable, not 'atainable'; did you mean attainable?"),
+     "option ask of ridge-point takes ridge, attainable, not 'atainable'; "
+     "did you mean attainable?"),
     ("ridge-point", "precisions=fp2", "takes bf16, fp8, fp4, not 'fp2'"),
     ("training-days", "mfus=2", "takes fractions above 0, at most 1, not '2'"),
     ("training-memory", "zero_stages=7", "takes 0, 1, 2, 3, not '7'"),
@@ -134,3 +135,11 @@ def test_check_options_raises_for_unknown_keys() -> None:
     with pytest.raises(OptionError, match="did you mean gpus"):
         check_options(get_family("gb-vs-gib"), {"gpu": ["h200-sxm"]}, "en")
     check_options(get_family("gb-vs-gib"), {"gpus": ["h200-sxm"], "sizes_gb": [14.5]}, "en")
+
+
+def test_options_needs_a_family() -> None:
+    code, out, err = run("generate", "--options")
+    assert code == 2 and out == ""
+    assert "--options lists the options of one family" in err
+    code, _, err = run("--lang", "es", "generate", "--options")
+    assert code == 2 and "--options muestra las opciones de una familia" in err
