@@ -13,7 +13,6 @@ options)``. Its registration writes its name and post on every question it draws
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -50,47 +49,33 @@ _REGISTRY: dict[str, Family] = {}
 
 
 def _declaring(family: Family) -> GenerateFn:
-    """``generate`` whose questions carry the family's slips and conversion flag."""
+    """``generate`` whose questions (and a scenario's steps) carry the family's name and
+    post, and the family's slips and conversion flag."""
     generate = family.generate
+    name, post = family.name, family.post
 
     def generate_declared(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         question = generate(seed, lang, options)
         slips = tuple(s for s in (slip.resolve(question.params) for slip in family.slips)
                       if s is not None)
-        if not slips and not family.conversion:
-            return question
-        return replace(question, slips=question.slips + slips,
+        parts = tuple(
+            part if (part.question.post, part.question.family) == (post, name)
+            else replace(part, question=replace(part.question, post=post, family=name))
+            for part in question.parts)
+        return replace(question, post=post, family=name, parts=parts,
+                       slips=question.slips + slips,
                        conversion=question.conversion or family.conversion)
 
     generate_declared.__doc__ = generate.__doc__
     return generate_declared
 
 
-def _owned(family: Family) -> GenerateFn:
-    """``generate`` whose questions (and scenario steps) carry the family's name and post."""
-    generate = family.generate
-    name, post = family.name, family.post
-
-    def generate_owned(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
-        question = generate(seed, lang, options)
-        parts = tuple(
-            part if (part.question.post, part.question.family) == (post, name)
-            else replace(part, question=replace(part.question, post=post, family=name))
-            for part in question.parts)
-        return replace(question, post=post, family=name, parts=parts)
-
-    generate_owned.__doc__ = generate.__doc__
-    return generate_owned
-
-
 def register(family: Family) -> Family:
-    """Add ``family`` to the registry; its questions carry its name and post, slips and flags."""
+    """Add ``family`` to the registry: its questions carry its name, post, slips and flags,
+    and are redrawn while the prompt gives the answer away."""
     if family.name in _REGISTRY:
         raise ValueError(f"family {family.name!r} registered twice")
-    family = replace(family, generate=_owned(family))
-    if family.slips or family.conversion:
-        family = replace(family, generate=_declaring(family))
-    family = dataclasses.replace(family, generate=without_echo(family.generate))
+    family = replace(family, generate=without_echo(_declaring(family)))
     _REGISTRY[family.name] = family
     return family
 
