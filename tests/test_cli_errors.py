@@ -4,7 +4,6 @@ meets one ends with the same single line and exit 1, in the reader's language.""
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -13,18 +12,15 @@ from click.testing import CliRunner
 from studyapp.cli import main
 
 
-def foreign_database(tmp_path: Path) -> str:
-    """Another application's SQLite file: opening it as studyapp's is a StoreError."""
-    path = tmp_path / "notes.sqlite3"
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE notes (body TEXT)")
-    conn.commit()
-    conn.close()
-    return f"sqlite:///{path}"
+def folder_as_database(tmp_path: Path) -> str:
+    """A folder where the database file should be: a StoreError once a command opens it."""
+    folder = tmp_path / "not-a-file"
+    folder.mkdir(exist_ok=True)
+    return f"sqlite:///{folder}"
 
 
 def run(tmp_path: Path, *args: str, lang: str = "en") -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, ["--lang", lang, "--db", foreign_database(tmp_path), *args],
+    result = CliRunner().invoke(main, ["--lang", lang, "--db", folder_as_database(tmp_path), *args],
                                 env={"STUDYAPP_HOME": str(tmp_path / "home"),
                                      "STUDYAPP_DB": None})
     assert result.exception is None or isinstance(result.exception, SystemExit), \
@@ -62,7 +58,7 @@ def test_a_store_error_is_one_line_from_every_command(tmp_path: Path, args: list
     assert code == 1, (out, err)
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
-    assert lines[0].startswith("studyapp: ") and "not studyapp's" in lines[0], err
+    assert lines[0].startswith("studyapp: ") and "folder" in lines[0], err
     assert "Traceback" not in out + err
 
 
