@@ -5,8 +5,8 @@ adds units on top), ``studyapp calc``'s plain text and the calculator screen.
 Spanish uses a decimal comma and thin-space thousands from five digits on
 (``184 319``, ``2,68``, ``4,42e6``); English a decimal point and comma
 thousands (``184,319``, ``2.68``, ``4.42e+06``). This module imports nothing
-from studyapp, so every layer may use it, and it is cheap to import (the
-command line loads it only for plain-text output).
+from studyapp, so every layer may use it, and costs nothing to import (the
+questions' units, which ``questions.formatting`` adds, load a table).
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from studyapp.infra.calc import (
     train_report,
 )
 from studyapp.infra.network import per_direction
+from studyapp.numbers import format_count, format_figure
 
 DTYPES = ["fp32", "fp16", "bf16", "fp8", "int8", "fp4", "int4"]
 
@@ -34,7 +35,6 @@ def _print_report(ctx: click.Context, report: dict[str, Any], as_json: bool,
         return
     # the message tables load YAML (about 9 ms) that --help and --json never need
     from studyapp.i18n import strings, t
-    from studyapp.numbers import format_count, format_figure
 
     lang = current_settings(ctx).lang
     names = {k: (labels or {}).get(k, f"calc.{k}") for k in report}
