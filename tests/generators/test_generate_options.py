@@ -143,3 +143,9 @@ def test_options_needs_a_family() -> None:
     assert "--options lists the options of one family" in err
     code, _, err = run("--lang", "es", "generate", "--options")
     assert code == 2 and "--options muestra las opciones de una familia" in err
+
+
+def test_the_audit_of_one_family_checks_its_options_too() -> None:
+    code, out, err = run("generate", "gb-vs-gib", "--audit", "--option", "gpu=h200-sxm")
+    assert code == 2 and out == ""
+    assert "gb-vs-gib has no option 'gpu'; did you mean gpus?" in err
