@@ -29,10 +29,6 @@ class DrawContext:
     seed: int
     lang: str
 
-    @property
-    def spanish(self) -> bool:
-        return self.lang == "es"
-
     def t(self, key: str, **fields: Any) -> str:
         """The string ``key`` in the draw's language, filled with ``fields``."""
         return t(key, self.lang, **fields)
