@@ -1,0 +1,185 @@
+"""Edits that never break a deck: the ``$EDITOR`` loop over a temporary copy.
+
+The instructor's editor opens a copy of the deck file at the card's line
+(``$VISUAL`` or ``$EDITOR``, else ``vi``, called as ``EDITOR +LINE FILE``).
+When the editor ends, the copy is validated. A good copy replaces the file
+(by rename: never half a file); a copy with problems reopens the editor at the
+first problem's line. Saving an empty file, or leaving the editor without
+changing the copy, gives up: the file keeps its last good text.
+
+Which file is edited: the source file a deck was added from (``deck add``
+records it), and the installed copy is refreshed from it; an installed copy
+with no known source (or changed since it was added) is edited where it is, and
+the instructor is told that the next ``deck add`` of the source would replace
+it; a built-in deck is first copied into the user's deck folder, where the
+copy overrides it and keeps every card's progress.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+from studyapp import locations
+from studyapp.decks.loader import check_deck_file
+from studyapp.decks.model import Deck, DeckSource
+from studyapp.decks.problems import Message, Problem, problem_message
+from studyapp.decks.provenance import edited_since_install, installed_from, record_install
+
+EditorRun = Callable[[Path, int], int]
+"""Runs the editor on a file at a line and returns its exit code."""
+
+MAX_ROUNDS = 50
+"""Reopenings before the loop gives up on its own (an editor that never fixes anything)."""
+
+EditStatus = Literal["saved", "unchanged", "gave_up", "editor_failed"]
+
+
+@dataclass(frozen=True)
+class EditPlan:
+    """What one edit opens and where a good result goes."""
+
+    deck: str
+    path: Path  # the file the instructor's edit replaces
+    line: int
+    source: DeckSource  # how that file is checked
+    installed: Path | None = None  # the installed copy refreshed from ``path``
+    notes: tuple[Message, ...] = ()  # what the instructor is told before the editor opens
+
+
+@dataclass(frozen=True)
+class EditOutcome:
+    """How an edit ended: the file written or kept, and the last problems seen."""
+
+    status: EditStatus
+    plan: EditPlan
+    rounds: int
+    problems: tuple[Problem, ...] = ()
+    deck: Deck | None = None  # the deck as saved
+    editor_code: int = 0
+    lines_opened: tuple[int, ...] = field(default=())
+
+    @property
+    def live(self) -> Path:
+        """The file study loads the deck from."""
+        return self.plan.installed or self.plan.path
+
+
+def editor_command(path: Path, line: int) -> list[str]:
+    """``$VISUAL``/``$EDITOR`` (``vi`` when neither is set) ``+LINE FILE``."""
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    return [*shlex.split(editor), f"+{line}", str(path)]
+
+
+def editor_name() -> str:
+    return os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+
+
+def user_copy_of_builtin(deck: Deck) -> Path:
+    """The user's ``<id>.yaml`` copy of a built-in deck, made (by rename) if missing."""
+    folder = locations.user_decks_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{deck.id}.yaml"
+    if not target.exists():
+        _write_by_rename(deck.path, target, prefix=".copying-")
+    return target
+
+
+def plan_edit(deck: Deck, line: int) -> EditPlan:
+    """Which file an edit of ``deck`` opens (see the module's text)."""
+    if deck.source == "builtin":
+        copy = user_copy_of_builtin(deck)
+        return EditPlan(deck.id, copy, line, "user",
+                        notes=(problem_message("edit_builtin_copied", path=str(copy)),))
+    if deck.source != "user":
+        return EditPlan(deck.id, deck.path, line, deck.source)
+    record = installed_from(deck.id)
+    if record is not None and record.source.is_file() \
+            and edited_since_install(deck.id, deck.path) is None:
+        return EditPlan(deck.id, record.source, line, "file", installed=deck.path,
+                        notes=(problem_message("edit_source", path=str(record.source),
+                                               installed=str(deck.path)),))
+    source = str(record.source) if record is not None else None
+    key = "edit_installed_copy" if source else "edit_installed_copy_unknown"
+    return EditPlan(deck.id, deck.path, line, "user",
+                    notes=(problem_message(key, path=str(deck.path), source=source),))
+
+
+def edit_until_valid(plan: EditPlan, run_editor: EditorRun, *,
+                     on_problems: Callable[[tuple[Problem, ...], int], None] | None = None,
+                     max_rounds: int = MAX_ROUNDS) -> EditOutcome:
+    """Open a copy of ``plan.path`` until it validates, or the instructor gives up.
+
+    ``on_problems(problems, line)`` is told before the editor reopens at ``line``.
+    """
+    original = plan.path.read_bytes()
+    folder = Path(tempfile.mkdtemp(prefix="studyapp-edit-"))
+    try:
+        copy = folder / plan.path.name
+        copy.write_bytes(original)
+        line, before, lines = plan.line, original, []
+        problems: tuple[Problem, ...] = ()
+        for rounds in range(1, max_rounds + 1):
+            lines.append(line)
+            code = run_editor(copy, line)
+            if code != 0:
+                return EditOutcome("editor_failed", plan, rounds, problems, editor_code=code,
+                                   lines_opened=tuple(lines))
+            after = copy.read_bytes()
+            if after == original and rounds == 1:
+                return EditOutcome("unchanged", plan, rounds, lines_opened=tuple(lines))
+            if not after.strip() or after == before:
+                return EditOutcome("gave_up", plan, rounds, problems, lines_opened=tuple(lines))
+            before = after
+            deck, found = _check(copy, plan)
+            if deck is not None and not found:
+                _write_by_rename(copy, plan.path, prefix=".saving-")
+                if plan.installed is not None:
+                    _write_by_rename(plan.path, plan.installed, prefix=".installing-")
+                    record_install(plan.deck, plan.path, plan.installed)
+                return EditOutcome("saved", plan, rounds, (), deck, lines_opened=tuple(lines))
+            problems = tuple(replace(p, path=plan.path) for p in found)
+            line = problems[0].line if problems else 1
+            if on_problems is not None and rounds < max_rounds:
+                on_problems(problems, line)
+        return EditOutcome("gave_up", plan, max_rounds, problems, lines_opened=tuple(lines))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _check(copy: Path, plan: EditPlan) -> tuple[Deck | None, list[Problem]]:
+    """The copy's deck and problems; an edit keeps the deck's id."""
+    deck, problems = check_deck_file(copy, plan.source)
+    if deck is not None and not problems and deck.id != plan.deck:
+        text = copy.read_text(encoding="utf-8", errors="replace")
+        match = re.search(r"^deck\s*:", text, flags=re.MULTILINE)
+        line = text.count("\n", 0, match.start()) + 1 if match else 1
+        message = problem_message("edit_keeps_id", id=plan.deck, new=deck.id)
+        return None, [Problem.at(copy, line, 1, message)]
+    return deck, problems
+
+
+def _write_by_rename(source: Path, target: Path, *, prefix: str) -> None:
+    """Copy ``source`` over ``target`` through a temporary file and a rename."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=".tmp")
+    os.close(fd)
+    try:
+        shutil.copyfile(source, temp)
+        if target.exists():
+            shutil.copymode(target, temp)  # the file keeps its permissions
+        os.replace(temp, target)
+    finally:
+        if os.path.exists(temp):
+            os.unlink(temp)
+
+
+__all__ = ["MAX_ROUNDS", "EditOutcome", "EditPlan", "EditorRun", "edit_until_valid",
+           "editor_command", "editor_name", "plan_edit", "user_copy_of_builtin"]
