@@ -278,15 +278,18 @@ class DeckCheck(FieldChecks):
                 self.at((*path, "answer"), exc.message)
                 formulas_ok = False
             formulas_ok = formulas_ok and len(self.problems) == before
+        signed = isinstance(model, NumericCard) and model.signed
         if formulas_ok:
-            self.sample(model.type, model.answer, params, path, [v for v, _ in texts])
+            self.sample(model.type, model.answer, params, path, [v for v, _ in texts],
+                        signed=signed)
         if isinstance(model, ChoiceCard):
             answer = self.choice_answer(model, path, language)
             extra["choices"] = tuple(_localized(c, language) for c in model.choices)
         elif isinstance(model, NumericCard):
             answer = model.answer
+            extra["signed"] = model.signed
             if not isinstance(answer, str):
-                self.check_number(answer, (*path, "answer"))
+                self.check_number(answer, (*path, "answer"), signed=model.signed)
         elif isinstance(model, TrueFalseCard):
             answer = model.answer
         else:
@@ -485,6 +488,8 @@ class DeckCheck(FieldChecks):
         params: Mapping[str, ParamSpec],
         path: PathKey,
         texts: list[_TextAt],
+        *,
+        signed: bool = False,
     ) -> None:
         """Every formula of the card over its parameters; the first failure of each reported.
 
@@ -492,10 +497,11 @@ class DeckCheck(FieldChecks):
         the same outcome: it is worked out once per deck and reported again
         at each card's own position.
         """
-        key = _sample_key(card_type, answer_source, params, path, texts)
+        kind = "numeric-signed" if signed and card_type == "numeric" else card_type
+        key = _sample_key(kind, answer_source, params, path, texts)
         found = self._sampled.get(key) if key is not None else None
         if found is None:
-            found = _sample_problems(card_type, answer_source, params, path, texts)
+            found = _sample_problems(kind, answer_source, params, path, texts)
             if key is not None:
                 self._sampled[key] = found
         for where, message in found:
@@ -549,12 +555,13 @@ def _sample_problems(card_type: str, answer_source: Any, params: Mapping[str, Pa
 
     words = {lang: bool_words(lang) for lang in {text.lang for text in texts}}
     answer_names: frozenset[str] = frozenset()
-    if isinstance(answer_source, str) and card_type in ("numeric", "truefalse"):
+    if isinstance(answer_source, str) and card_type in ("numeric", "numeric-signed",
+                                                        "truefalse"):
         answer_names = parse_formula(answer_source).names
 
     def answer_for(names: Mapping[str, Value]) -> Value | None:
-        if card_type == "numeric":
-            return numeric_answer(answer_source, names)
+        if card_type in ("numeric", "numeric-signed"):
+            return numeric_answer(answer_source, names, signed=card_type == "numeric-signed")
         if card_type == "truefalse":
             return truth(answer_source, names)
         return None

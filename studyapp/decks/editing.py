@@ -106,10 +106,10 @@ def plan_edit(deck: Deck, line: int) -> EditPlan:
         return EditPlan(deck.id, record.source, line, "file", installed=deck.path,
                         notes=(problem_message("edit_source", path=str(record.source),
                                                installed=str(deck.path)),))
-    source = str(record.source) if record is not None else None
-    key = "edit_installed_copy" if source else "edit_installed_copy_unknown"
-    return EditPlan(deck.id, deck.path, line, "user",
-                    notes=(problem_message(key, path=str(deck.path), source=source),))
+    note = problem_message("edit_installed_copy_unknown", path=str(deck.path)) \
+        if record is None else \
+        problem_message("edit_installed_copy", path=str(deck.path), source=str(record.source))
+    return EditPlan(deck.id, deck.path, line, "user", notes=(note,))
 
 
 def edit_until_valid(plan: EditPlan, run_editor: EditorRun, *,

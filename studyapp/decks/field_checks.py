@@ -86,10 +86,10 @@ class FieldChecks:
             self.at(path, problem_message("unknown_post", value=post, hint=hint,
                                           posts=", ".join(POST_SLUGS)))
 
-    def check_number(self, value: float, path: PathKey) -> None:
+    def check_number(self, value: float, path: PathKey, *, signed: bool = False) -> None:
         if not math.isfinite(value):
             self.at(path, problem_message("answer_not_finite"))
-        elif value < 0:
+        elif value < 0 and not signed:
             self.at(path, problem_message("answer_negative"))
 
     def unit(self, unit: str | None, path: PathKey) -> str | None:

@@ -151,6 +151,8 @@ class CardSpec:
     params: Mapping[str, ParamSpec] = field(default_factory=dict)
     unit: str | None = None
     tolerance: Tolerance | None = None
+    signed: bool = False
+    """Numeric cards: the answer may be negative (``signed: true``)."""
     generator: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     slips: tuple[AuthoredSlip, ...] = ()
@@ -235,7 +237,7 @@ class CardSpec:
         elif kind is Kind.TRUEFALSE:
             answer = answer_shown = truth(self.answer, names)
         elif kind is Kind.NUMERIC:
-            answer = answer_shown = numeric_answer(self.answer, names)
+            answer = answer_shown = numeric_answer(self.answer, names, signed=self.signed)
         else:
             assert isinstance(self.answer, Mapping)
             answer = answer_shown = render(self.text(self.answer, lang), names, words, lang)
@@ -356,11 +358,12 @@ def truth(answer: object, names: Mapping[str, Value]) -> bool:
     return value
 
 
-def numeric_answer(answer: object, names: Mapping[str, Value]) -> float:
-    """A numeric answer: finite and not negative (sizes, rates and times never are)."""
+def numeric_answer(answer: object, names: Mapping[str, Value], *, signed: bool = False) -> float:
+    """A numeric answer: finite, and not negative (sizes, rates and times never are)
+    unless the card is ``signed``."""
     value = evaluate(answer, names) if isinstance(answer, str | Formula) else answer
     result = number(value)
-    if result < 0:
+    if result < 0 and not signed:
         raise FormulaError(problem_message("formula.answer_negative", value=format_value(result)))
     return result
 

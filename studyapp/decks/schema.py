@@ -177,6 +177,7 @@ class NumericCard(_AuthoredCard):
 
     type: Literal["numeric"]
     answer: StrictInt | StrictFloat | StrictStr
+    signed: StrictBool = False  # the answer may be negative (a difference, a change)
     unit: StrictStr | None = None
     tolerance: StrictStr | StrictInt | StrictFloat | None = None
     slips: list[SlipModel] = Field(default_factory=list)
