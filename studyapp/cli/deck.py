@@ -20,10 +20,21 @@ def deck() -> None:
 
 
 @deck.command("validate")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--units", "list_units", is_flag=True,
+              help="List every unit a card's unit: may name (symbol, dimension, other names).")
 @click.pass_context
-def deck_validate(ctx: click.Context, paths: tuple[str, ...]) -> None:
+def deck_validate(ctx: click.Context, paths: tuple[str, ...], list_units: bool) -> None:
     """Report every problem in deck files or folders as path:line:col: message."""
+    if list_units:
+        from studyapp.questions.units.listing import unit_listing
+
+        for line in unit_listing(current_settings(ctx).lang):
+            click.echo(line)
+        if not paths:
+            return
+    elif not paths:
+        raise click.UsageError("give deck files or folders to validate, or --units")
     # loaded when the command runs, so that --help stays fast
     from studyapp.decks.report import validation_report
 
