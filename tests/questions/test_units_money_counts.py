@@ -58,7 +58,8 @@ def test_a_card_may_name_them(unit: str) -> None:
 
 
 @pytest.mark.parametrize(("unit", "answer", "typed", "said"), [
-    ("$", 12.0, "12 €", "That is an amount in euros; the question asks for an amount in dollars ($)."),
+    ("$", 12.0, "12 €", "That is an amount in euros; the question asks for an amount in"
+                        " dollars ($)."),
     ("requests", 300.0, "300 users", "That is a number of users; the question asks for a number"
                                      " of requests (requests)."),
     ("users", 50.0, "50 GB", "That is a size; the question asks for a number of users (users)."),

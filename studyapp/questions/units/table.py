@@ -329,7 +329,7 @@ def unit_entries() -> list[UnitEntry]:
             names.setdefault(unit, []).append(name)
     merged: dict[tuple[str, str], tuple[float, list[str]]] = {}
     for unit, spelled in names.items():
-        factor, known = merged.setdefault((unit.symbol, unit.dimension), (unit.factor, []))
+        _, known = merged.setdefault((unit.symbol, unit.dimension), (unit.factor, []))
         known.extend(n for n in spelled if n not in known)
     order = {dimension: i for i, dimension in enumerate(DIMENSIONS)}
     entries = sorted(merged.items(), key=lambda item: (order[item[0][1]], item[1][0], item[0][0]))
