@@ -271,7 +271,13 @@ class DeckCheck(FieldChecks):
         formulas_ok = len(self.problems) == before
         answer: Any = None
         extra: dict[str, Any] = {}
-        if isinstance(model, TrueFalseCard | NumericCard) and isinstance(model.answer, str):
+        if isinstance(model, TrueFalseCard) and isinstance(model.answer, str) \
+                and model.answer.strip().isidentifier() and model.answer.strip() not in params:
+            # a word such as "maybe" or "verdadero": not a formula over the params
+            self.at((*path, "answer"), problem_message("truefalse_answer",
+                                                       value=model.answer.strip()))
+            formulas_ok = False
+        elif isinstance(model, TrueFalseCard | NumericCard) and isinstance(model.answer, str):
             try:
                 check_formula(parse_formula(model.answer), (*path, "answer"), False)
             except FormulaError as exc:
