@@ -136,13 +136,18 @@ def deck_edit(ctx: click.Context, deck_ref: str, card_id: str | None) -> None:
     stays with every card whose id is unchanged.
     """
     # loaded when the command runs, so that --help stays fast
+    from studyapp.cli import make_service
     from studyapp.decks.editing import edit_until_valid, plan_edit
-    from studyapp.decks.library import find_deck
     from studyapp.decks.problems import Problem
     from studyapp.i18n import t
 
-    lang = current_settings(ctx).lang
-    found = find_deck(deck_ref)  # DeckError: the group's handler words it
+    settings = current_settings(ctx)
+    lang = settings.lang
+    service = make_service(settings)  # its decks include those published in the database
+    try:
+        found = service.find_deck(deck_ref)  # an unknown id: the group's handler words it
+    finally:
+        service.close()
     line = 1
     if card_id is not None:
         try:

@@ -101,6 +101,13 @@ def plan_edit(deck: Deck, line: int) -> EditPlan:
     if deck.source != "user":
         return EditPlan(deck.id, deck.path, line, deck.source)
     record = installed_from(deck.id)
+    if _inside(deck.path, locations.data_dir() / "published"):
+        # the database's copy: what every profile studies changes only with `deck publish`
+        if record is not None and record.source.is_file():
+            return EditPlan(deck.id, record.source, line, "file", notes=(problem_message(
+                "edit_published_source", path=str(record.source)),))
+        return EditPlan(deck.id, deck.path, line, "user", notes=(problem_message(
+            "edit_published_copy", path=str(deck.path)),))
     if record is not None and record.source.is_file() \
             and edited_since_install(deck.id, deck.path) is None:
         return EditPlan(deck.id, record.source, line, "file", installed=deck.path,
@@ -164,6 +171,14 @@ def _check(copy: Path, plan: EditPlan) -> tuple[Deck | None, list[Problem]]:
         message = problem_message("edit_keeps_id", id=plan.deck, new=deck.id)
         return None, [Problem.at(copy, line, 1, message)]
     return deck, problems
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except (ValueError, OSError):
+        return False
+    return True
 
 
 def _write_by_rename(source: Path, target: Path, *, prefix: str) -> None:

@@ -177,3 +177,22 @@ def test_a_changed_deck_id_is_refused_and_reopened(
     assert result.exit_code == 1
     assert f"{source}:1:1: an edit keeps the deck id 'kv-cache-drill'" in result.output
     assert source.read_text(encoding="utf-8") == VALID_DECK
+
+
+def test_a_published_deck_is_edited_from_its_source_and_says_to_publish_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = write(tmp_path, VALID_DECK, "course.yaml")
+    db = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    assert run("--db", db, "deck", "add", str(source)).exit_code == 0
+    assert run("--db", db, "deck", "publish", str(source)).exit_code == 0
+    stub_editor(tmp_path, monkeypatch, "break", "fix")
+    result = run("--db", db, "deck", "edit", "kv-cache-drill")
+    assert result.exit_code == 0, result.output
+    assert f"run `studyapp deck publish {source}` afterwards" in result.output
+    assert "accept: [HBM, HBM3e]" in source.read_text(encoding="utf-8")
+
+
+def test_an_unknown_deck_id_is_one_line(tmp_path: Path) -> None:
+    result = run("deck", "edit", "no-such-deck")
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output and "no-such-deck" in result.output

@@ -224,6 +224,34 @@ async def test_a_broken_edit_shows_path_line_col_and_keeps_the_card(
         assert screen.cards[0].question == "How much usable memory does an H200 SXM have?"
 
 
+async def test_a_failing_edit_reopens_the_editor_at_its_line_then_the_fix_is_live(
+        app_factory: AppFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = tmp_path / "calls.txt"
+    # first call: a typo in the card's type; second call (at the problem's line): the fix
+    editor = fake_editor(tmp_path, "break-then-fix", (
+        f"log = Path({str(calls)!r})\n"
+        "log.write_text((log.read_text() if log.exists() else '') + sys.argv[1] + '\\n')\n"
+        "if 'type: choise' in ''.join(lines):\n"
+        "    assert 'type: choise' in lines[line - 1], lines[line - 1]\n"
+        "    lines[line - 1] = lines[line - 1].replace('choise', 'choice')\n"
+        "    lines[line + 2] = lines[line + 2].replace('How much usable memory',"
+        " 'How much usable HBM')\n"
+        "else:\n"
+        "    lines[line] = lines[line].replace('type: choice', 'type: choise')\n"))
+    monkeypatch.setenv("EDITOR", editor)
+    monkeypatch.delenv("VISUAL", raising=False)
+    async with app_factory().run_test(size=SIZE) as pilot:
+        screen = await open_browser(pilot, "card:capacity")
+        card_line = screen.cards[0].line
+        await pilot.press("e")
+        await wait_until(pilot, lambda: screen.view is not None
+                         and screen.view.card.question.startswith("How much usable HBM"))
+        assert calls.read_text().split() == [f"+{card_line}", f"+{card_line + 1}"]
+        assert screen.problems == ()
+        copy = locations.user_decks_dir() / "snapshot-h200.yaml"
+        assert "type: choise" not in copy.read_text(encoding="utf-8")
+
+
 async def test_in_a_browser_tab_the_editor_is_refused_and_never_started(
         app_factory: AppFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     marker = tmp_path / "editor-ran"
