@@ -52,6 +52,7 @@ class EditPlan:
     source: DeckSource  # how that file is checked
     installed: Path | None = None  # the installed copy refreshed from ``path``
     notes: tuple[Message, ...] = ()  # what the instructor is told before the editor opens
+    original: Path | None = None  # where the text starts while ``path`` does not exist yet
 
 
 @dataclass(frozen=True)
@@ -94,9 +95,9 @@ def user_copy_of_builtin(deck: Deck) -> Path:
 
 def plan_edit(deck: Deck, line: int) -> EditPlan:
     """Which file an edit of ``deck`` opens (see the module's text)."""
-    if deck.source == "builtin":
-        copy = user_copy_of_builtin(deck)
-        return EditPlan(deck.id, copy, line, "user",
+    if deck.source == "builtin":  # saved as the user's copy, which then overrides it
+        copy = locations.user_decks_dir() / f"{deck.id}.yaml"
+        return EditPlan(deck.id, copy, line, "user", original=deck.path,
                         notes=(problem_message("edit_builtin_copied", path=str(copy)),))
     if deck.source != "user":
         return EditPlan(deck.id, deck.path, line, deck.source)
@@ -126,7 +127,8 @@ def edit_until_valid(plan: EditPlan, run_editor: EditorRun, *,
 
     ``on_problems(problems, line)`` is told before the editor reopens at ``line``.
     """
-    original = plan.path.read_bytes()
+    start = plan.path if plan.path.exists() or plan.original is None else plan.original
+    original = start.read_bytes()
     folder = Path(tempfile.mkdtemp(prefix="studyapp-edit-"))
     try:
         copy = folder / plan.path.name

@@ -196,3 +196,24 @@ def test_an_unknown_deck_id_is_one_line(tmp_path: Path) -> None:
     result = run("deck", "edit", "no-such-deck")
     assert result.exit_code == 1
     assert "Traceback" not in result.output and "no-such-deck" in result.output
+
+
+def test_a_built_in_deck_is_saved_as_the_users_copy_only_when_an_edit_is_good(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    builtin = find_deck("post-h200")
+    before = builtin.path.read_bytes()
+    copy = locations.user_decks_dir() / "post-h200.yaml"
+    stub_editor(tmp_path, monkeypatch, "keep")
+    result = run("deck", "edit", "post-h200")
+    assert result.exit_code == 0 and "No change" in result.output
+    assert not copy.exists()  # nothing to override it with
+    script = tmp_path / "comment.py"
+    script.write_text("import sys\nfrom pathlib import Path\np = Path(sys.argv[2])\n"
+                      "p.write_text(p.read_text() + '# checked in class\\n')\n", encoding="utf-8")
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
+    result = run("deck", "edit", "post-h200")
+    assert result.exit_code == 0, result.output
+    assert f"a good edit is saved to {copy}" in result.output
+    assert copy.read_text(encoding="utf-8").endswith("# checked in class\n")
+    assert builtin.path.read_bytes() == before  # the shipped file is never written
+    assert find_deck("post-h200").path == copy  # the copy overrides it
