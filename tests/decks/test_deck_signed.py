@@ -31,7 +31,9 @@ def test_a_signed_card_validates_and_grades_a_negative_answer(tmp_path: Path) ->
     negative = next(q for q in (card.instantiate(seed, "en") for seed in range(200))
                     if isinstance(q.answer, float) and q.answer < 0)
     assert grade(negative, f"{negative.answer:g} GB").correct
-    assert not grade(negative, f"{-negative.answer:g} GB").correct  # the sign counts
+    flipped = grade(negative, f"{-negative.answer:g} GB")
+    assert not flipped.correct  # the sign counts, and the learner is told it is the sign
+    assert flipped.slips == ("sign",) and "wrong sign" in flipped.message
 
 
 def test_without_signed_a_negative_answer_is_refused_with_the_fix(tmp_path: Path) -> None:
