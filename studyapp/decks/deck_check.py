@@ -413,7 +413,7 @@ class DeckCheck(FieldChecks):
                 except FormulaError as exc:
                     self.at((*where, "answer"), exc.message)
             else:
-                self.check_number(raw.answer, (*where, "answer"))
+                self.check_number(raw.answer, (*where, "answer"), signed=raw.signed)
             unit = self.unit(raw.unit, (*where, "unit"))
             tolerance = self.tolerance(raw.tolerance, unit, (*where, "tolerance"))
             slips = []
@@ -433,7 +433,7 @@ class DeckCheck(FieldChecks):
                 explanation=None if raw.explanation is None
                 else _localized(raw.explanation, language),
                 method=None if raw.method is None else _localized(raw.method, language),
-                slips=tuple(slips)))
+                slips=tuple(slips), signed=raw.signed))
         if len(self.problems) != before:
             return None
         spec = CardSpec(type="scenario", prompt=_localized(model.prompt, language),
@@ -444,7 +444,7 @@ class DeckCheck(FieldChecks):
             env: dict[str, Value] = dict(names)
             for i, part in enumerate(parts):
                 try:
-                    env[part.name] = numeric_answer(part.answer, env)
+                    env[part.name] = numeric_answer(part.answer, env, signed=part.signed)
                 except FormulaError as exc:
                     drawn = ", ".join(f"{k}={format_value(v)}" for k, v in names.items())
                     self.at((*path, "parts", i, "answer"), problem_message(

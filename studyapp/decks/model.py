@@ -125,6 +125,7 @@ class PartSpec:
     explanation: Localized | None = None
     method: Localized | None = None
     slips: tuple[Slip, ...] = ()
+    signed: bool = False  # the step's answer may be negative
 
 
 @dataclass(frozen=True)
@@ -301,7 +302,7 @@ class CardSpec:
 
         words = bool_words(lang)
         names: dict[str, Value] = draw_params(self.params, seed)
-        steps = [Step(part.name, _part_formula(part.answer), part.unit,
+        steps = [Step(part.name, _part_formula(part.answer, part.signed), part.unit,
                       uses=tuple(_part_uses(part.answer, [p.name for p in self.parts[:i]])),
                       tolerance=part.tolerance or Tolerance(relative=0.02), slips=part.slips)
                  for i, part in enumerate(self.parts)]
@@ -335,9 +336,9 @@ class CardSpec:
         return shown
 
 
-def _part_formula(answer: int | float | str) -> Any:
+def _part_formula(answer: int | float | str, signed: bool = False) -> Any:
     """A step's answer from the environment of params and earlier steps."""
-    return lambda env: numeric_answer(answer, env)
+    return lambda env: numeric_answer(answer, env, signed=signed)
 
 
 def _part_uses(answer: int | float | str, earlier: list[str]) -> list[str]:

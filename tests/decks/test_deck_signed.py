@@ -50,3 +50,39 @@ def test_a_signed_constant_answer_may_be_negative(tmp_path: Path) -> None:
     deck, problems = check_deck_file(write(tmp_path, text))
     assert problems == [] and deck is not None
     assert grade(deck.card("c").instantiate(0, "en"), "-3.5").correct
+
+
+MARGIN = HEADER + """\
+  - id: margin
+    type: scenario
+    prompt: "{gpu.name}: {model_gb} GB of weights."
+    params:
+      model_gb: [100, 140, 180]
+      gpu: {from: accelerators, where: {id: [h100-sxm, h200-sxm]}}
+    parts:
+      - name: free
+        prompt: "Memory left after the weights, in GB (negative if they do not fit)?"
+        answer: "gpu.memory_gb - model_gb"
+        signed: true
+        unit: GB
+      - name: whole
+        prompt: "Whole GB left?"
+        answer: "floor(free)"
+        signed: true
+        tolerance: 0
+      - name: fits
+        prompt: "GB over the limit (0 if it fits)?"
+        answer: "max(0, -whole)"
+        tolerance: 0
+"""
+
+
+def test_a_scenario_step_may_be_signed(tmp_path: Path) -> None:
+    deck, problems = check_deck_file(write(tmp_path, MARGIN))
+    assert problems == [] and deck is not None
+    answers = {q.parts[0].question.answer
+               for q in (deck.card("margin").instantiate(seed, "en") for seed in range(60))}
+    assert min(answers) < 0 < max(answers)
+    unsigned = MARGIN.replace("        signed: true\n        unit: GB\n", "        unit: GB\n")
+    deck, problems = check_deck_file(write(tmp_path, unsigned))
+    assert deck is None and "the answer is negative" in problems[0].message
