@@ -129,7 +129,8 @@ def deck_edit(ctx: click.Context, deck_ref: str, card_id: str | None) -> None:
 
     The editor opens a copy; when it ends the copy is validated. A good copy
     replaces the file; one with problems reopens the editor at the first
-    problem's line (save an empty file, or quit without saving, to give up:
+    problem's line, the problems written above the deck as "# studyapp:"
+    lines (save an empty file, or quit without saving, to give up:
     the file keeps its last good text). An installed deck opens the file it
     was added from, and its installed copy is refreshed; a built-in deck is
     first copied into your deck folder, where the copy overrides it. Progress
@@ -163,7 +164,7 @@ def deck_edit(ctx: click.Context, deck_ref: str, card_id: str | None) -> None:
             click.echo(problem.render(lang))
         click.echo(t("decks.edit.reopen", lang, n=len(problems), line=at))
 
-    outcome = edit_until_valid(plan, lambda path, at: _run_editor(path, at, lang),
+    outcome = edit_until_valid(plan, lambda path, at: _run_editor(path, at, lang), lang=lang,
                                on_problems=show)
     path = str(plan.path)
     if outcome.status == "saved" and outcome.deck is not None:

@@ -4,7 +4,8 @@ The instructor's editor opens a copy of the deck file at the card's line
 (``$VISUAL`` or ``$EDITOR``, else ``vi``, called as ``EDITOR +LINE FILE``).
 When the editor ends, the copy is validated. A good copy replaces the file
 (by rename: never half a file); a copy with problems reopens the editor at the
-first problem's line. Saving an empty file, or leaving the editor without
+first problem's line, the problems written above the deck as ``# studyapp:``
+comment lines (removed before the copy is checked again). Saving an empty file, or leaving the editor without
 changing the copy, gives up: the file keeps its last good text.
 
 Which file is edited: the source file a deck was added from (``deck add``
@@ -120,11 +121,21 @@ def plan_edit(deck: Deck, line: int) -> EditPlan:
     return EditPlan(deck.id, deck.path, line, "user", notes=(note,))
 
 
-def edit_until_valid(plan: EditPlan, run_editor: EditorRun, *,
+NOTE_PREFIX = "# studyapp: "
+"""Lines at the top of a reopened copy that say what to fix; removed before it is checked."""
+
+MAX_NOTED = 10
+"""Problems written at the top of a reopened copy (the first ones; the rest follow a fix)."""
+
+
+def edit_until_valid(plan: EditPlan, run_editor: EditorRun, *, lang: str = "en",
                      on_problems: Callable[[tuple[Problem, ...], int], None] | None = None,
                      max_rounds: int = MAX_ROUNDS) -> EditOutcome:
     """Open a copy of ``plan.path`` until it validates, or the instructor gives up.
 
+    A copy with problems is reopened with them written at its top, as
+    ``# studyapp: `` comment lines (in ``lang``), and the editor at the first
+    problem's line; those lines are removed again before the copy is checked.
     ``on_problems(problems, line)`` is told before the editor reopens at ``line``.
     """
     start = plan.path if plan.path.exists() or plan.original is None else plan.original
@@ -133,7 +144,7 @@ def edit_until_valid(plan: EditPlan, run_editor: EditorRun, *,
     try:
         copy = folder / plan.path.name
         copy.write_bytes(original)
-        line, before, lines = plan.line, original, []
+        line, shown, lines = plan.line, original, []
         problems: tuple[Problem, ...] = ()
         for rounds in range(1, max_rounds + 1):
             lines.append(line)
@@ -144,9 +155,10 @@ def edit_until_valid(plan: EditPlan, run_editor: EditorRun, *,
             after = copy.read_bytes()
             if after == original and rounds == 1:
                 return EditOutcome("unchanged", plan, rounds, lines_opened=tuple(lines))
-            if not after.strip() or after == before:
+            body = _without_notes(after)
+            if not body.strip() or after == shown:
                 return EditOutcome("gave_up", plan, rounds, problems, lines_opened=tuple(lines))
-            before = after
+            copy.write_bytes(body)
             deck, found = _check(copy, plan)
             if deck is not None and not found:
                 _write_by_rename(copy, plan.path, prefix=".saving-")
@@ -155,12 +167,38 @@ def edit_until_valid(plan: EditPlan, run_editor: EditorRun, *,
                     record_install(plan.deck, plan.path, plan.installed)
                 return EditOutcome("saved", plan, rounds, (), deck, lines_opened=tuple(lines))
             problems = tuple(replace(p, path=plan.path) for p in found)
-            line = problems[0].line if problems else 1
+            notes = _notes(problems, lang)
+            shown = notes + body
+            copy.write_bytes(shown)
+            line = (problems[0].line if problems else 1) + notes.count(b"\n")
             if on_problems is not None and rounds < max_rounds:
                 on_problems(problems, line)
         return EditOutcome("gave_up", plan, max_rounds, problems, lines_opened=tuple(lines))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _notes(problems: tuple[Problem, ...], lang: str) -> bytes:
+    """The ``# studyapp:`` lines that head a reopened copy: what to fix, at its shifted line."""
+    from studyapp.i18n import t
+
+    noted = problems[:MAX_NOTED]
+    shift = 1 + len(noted)
+    lines = [t("decks.edit.note_header", lang, n=len(problems))]
+    lines += [t("decks.edit.note_problem", lang, line=p.line + shift, col=p.col,
+                message=" ".join(p.message_in(lang).split())) for p in noted]
+    return "".join(f"{NOTE_PREFIX}{text}\n" for text in lines).encode("utf-8")
+
+
+def _without_notes(text: bytes) -> bytes:
+    """The copy without the ``# studyapp:`` lines at its top."""
+    prefix = NOTE_PREFIX.encode("utf-8")
+    rest = text
+    while rest.startswith(prefix):
+        _, newline, rest = rest.partition(b"\n")
+        if not newline:
+            return b""
+    return rest
 
 
 def _check(copy: Path, plan: EditPlan) -> tuple[Deck | None, list[Problem]]:

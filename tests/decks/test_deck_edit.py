@@ -25,11 +25,11 @@ from pathlib import Path
 log = Path({log!r})
 calls = json.loads(log.read_text()) if log.exists() else []
 installed = Path({installed!r})
-calls.append({{"argv": sys.argv[1:],
-               "installed": installed.read_text(encoding="utf-8") if installed.exists() else None}})
-log.write_text(json.dumps(calls))
 path = Path(sys.argv[2])
 text = path.read_text(encoding="utf-8")
+calls.append({{"argv": sys.argv[1:], "text": text,
+               "installed": installed.read_text(encoding="utf-8") if installed.exists() else None}})
+log.write_text(json.dumps(calls))
 steps = {steps!r}
 step = steps[min(len(calls), len(steps)) - 1]
 if step == "break":
@@ -76,8 +76,14 @@ def test_a_failing_edit_reopens_at_its_line_and_the_fixed_one_is_saved(
     calls = json.loads(log.read_text())
     card_line = line_of(VALID_DECK, "id: hbm-acronym")
     problem_line = line_of(VALID_DECK, "accept: [HBM]")
-    assert [call["argv"][0] for call in calls] == [f"+{card_line}", f"+{problem_line}"]
+    # reopened with the problem written at the top, two lines above the file's own
+    assert [call["argv"][0] for call in calls] == [f"+{card_line}", f"+{problem_line + 2}"]
     assert Path(calls[0]["argv"][1]) != source  # a temporary copy, never the file itself
+    reopened = calls[1]["text"].splitlines()
+    assert reopened[problem_line + 1].strip() == "acept: [HBM]"  # the line +LINE opens
+    assert reopened[0].startswith("# studyapp: 1 problem(s) in this edit. Fix them and save")
+    assert reopened[1].startswith(f"# studyapp: line {problem_line + 2}, column 5: "
+                                  "unknown key 'acept'; did you mean 'accept'")
     # while the broken edit was open again, the installed deck was the good one
     assert calls[1]["installed"] == VALID_DECK
     assert f"{source}:{problem_line}:" in result.output  # the problem, at the source file

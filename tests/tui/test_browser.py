@@ -252,7 +252,8 @@ async def test_a_failing_edit_reopens_the_editor_at_its_line_then_the_fix_is_liv
         await pilot.press("e")
         await wait_until(pilot, lambda: screen.view is not None
                          and screen.view.card.question.startswith("How much usable HBM"))
-        assert calls.read_text().split() == [f"+{card_line}", f"+{card_line + 1}"]
+        # reopened at the problem's line, below the two "# studyapp:" lines that name it
+        assert calls.read_text().split() == [f"+{card_line}", f"+{card_line + 1 + 2}"]
         assert screen.problems == ()
         copy = locations.user_decks_dir() / "snapshot-h200.yaml"
         assert "type: choise" not in copy.read_text(encoding="utf-8")

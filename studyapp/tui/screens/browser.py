@@ -358,7 +358,7 @@ class BrowserScreen(StudyScreen):
         for note in plan.notes:
             self.notify(note.render(lang), markup=False)
         self.editor_error = None
-        outcome = edit_until_valid(plan, self.run_editor)
+        outcome = edit_until_valid(plan, self.run_editor, lang=lang)
         if outcome.status == "editor_failed":
             self.notify(self.editor_error or self.tr(
                 "tui.browser.editor_failed", editor=editor_name(), code=outcome.editor_code),
