@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 @click.group()
 def deck() -> None:
-    """Instructor decks: validate, preview, add (install), list, enable or disable them."""
+    """Instructor decks: validate, preview, add, edit, publish, list, enable or disable them."""
 
 
 @deck.command("validate")
