@@ -6,13 +6,13 @@ Benchmarks in tests/perf run only when asked for (``python -m pytest tests/perf`
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from backends import PG_URL, fresh_pg_schema
+from zones import local_time_zone
 
 PERF = Path(__file__).parent / "perf"
 
@@ -57,15 +57,8 @@ def _midday_zone(request: pytest.FixtureRequest) -> Iterator[None]:
         if offset > 12:
             offset -= 24
         zone = f"MID{-offset:+d}"  # POSIX counts hours west of UTC
-    before = os.environ.get("TZ")
-    os.environ["TZ"] = zone
-    time.tzset()
-    yield
-    if before is None:
-        os.environ.pop("TZ", None)
-    else:
-        os.environ["TZ"] = before
-    time.tzset()
+    with local_time_zone(zone):
+        yield
 
 
 @pytest.fixture

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import time
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from zones import local_time_zone
 
 from studyapp.srs.calendar import day_start, days_later, local_zone, study_day
 
@@ -19,15 +18,8 @@ ZONEINFO = Path("/usr/share/zoneinfo/Europe/Madrid")
 def madrid() -> Iterator[None]:
     if not ZONEINFO.exists():
         pytest.skip("the system has no time zone database")
-    before = os.environ.get("TZ")
-    os.environ["TZ"] = "Europe/Madrid"
-    time.tzset()
-    yield
-    if before is None:
-        os.environ.pop("TZ", None)
-    else:
-        os.environ["TZ"] = before
-    time.tzset()
+    with local_time_zone("Europe/Madrid"):
+        yield
 
 
 def test_a_summer_day_starts_at_four_local_time_whatever_the_season_today(madrid: None) -> None:
@@ -54,16 +46,7 @@ def test_a_day_later_across_the_clock_change_keeps_the_local_hour(madrid: None) 
 
 
 def test_a_posix_zone_without_a_name_keeps_its_offset() -> None:
-    before = os.environ.get("TZ")
-    os.environ["TZ"] = "WEST+3"
-    time.tzset()
-    try:
+    with local_time_zone("WEST+3"):
         moment = datetime(2026, 7, 1, 6, 30, tzinfo=UTC)  # 03:30 at UTC-3
         assert study_day(moment) == date(2026, 6, 30)
         assert day_start(date(2026, 7, 1)) == datetime(2026, 7, 1, 7, 0, tzinfo=UTC)
-    finally:
-        if before is None:
-            os.environ.pop("TZ", None)
-        else:
-            os.environ["TZ"] = before
-        time.tzset()
