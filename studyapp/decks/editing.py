@@ -5,8 +5,9 @@ The instructor's editor opens a copy of the deck file at the card's line
 When the editor ends, the copy is validated. A good copy replaces the file
 (by rename: never half a file); a copy with problems reopens the editor at the
 first problem's line, the problems written above the deck as ``# studyapp:``
-comment lines (removed before the copy is checked again). Saving an empty file, or leaving the editor without
-changing the copy, gives up: the file keeps its last good text.
+comment lines (removed before the copy is checked again). Saving an empty
+file, or leaving the editor without changing the copy, gives up: the file
+keeps its last good text.
 
 Which file is edited: the source file a deck was added from (``deck add``
 records it), and the installed copy is refreshed from it; an installed copy
