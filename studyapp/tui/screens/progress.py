@@ -323,7 +323,7 @@ class ProgressScreen(StudyScreen):
                                      update_width=True)
 
     def action_class_report(self) -> None:
-        self.study_app.action_class_report()
+        self.study_app.open_screen("class_report")
 
     def action_back(self) -> None:
         self.dismiss(None)
