@@ -20,11 +20,10 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Footer, Label, Static
 
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.text import plain
 
 if TYPE_CHECKING:
     from studyapp.study import StudyService
-from studyapp.tui.text import plain, visible
-from studyapp.tui.widgets.post_row import fit
 
 
 @dataclass(frozen=True)
@@ -171,8 +170,7 @@ class DecksScreen(StudyScreen):
                            style="bold"))
             source = f"tui.decks.kind_{row.kind}" if row.kind else f"tui.decks.source_{row.source}"
             table.add_row(Text("[x]" if row.enabled else "[ ]"),
-                          Text(fit(visible(row.deck_id), id_width)),
-                          Text(fit(visible(row.title), title_width)),
+                          plain(row.deck_id, id_width), plain(row.title, title_width),
                           row.cards, Text(self.tr(source)), status, key=row.path)
         table.refresh(layout=True)
         if 0 <= cursor < len(self.rows):

@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widget import Widget
 
-from studyapp.tui.strings import t
+from studyapp.i18n import t
 
 if TYPE_CHECKING:
     from studyapp.study import PostProgress
