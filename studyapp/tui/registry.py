@@ -97,6 +97,8 @@ SCREENS: tuple[Screen, ...] = (
     Screen("card_detail", _S + "card_detail:CardDetailScreen", help="tui.help.card_detail"),
     Screen("class_report", _S + "class_report:ClassReportScreen", help="tui.help.class_report",
            palette="tui.cmd.class_report", palette_rank=50, single=True),
+    Screen("glossary", _S + "glossary:GlossaryScreen", palette="tui.cmd.glossary",
+           palette_rank=60, single=True),
     Screen("settings", _S + "settings:SettingsScreen", help="tui.help.settings",
            palette="tui.cmd.settings", palette_rank=100),
     Screen("help", _S + "help:HelpScreen", palette="tui.cmd.help", palette_rank=110,
