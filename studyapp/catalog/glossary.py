@@ -22,11 +22,14 @@ class Term:
     """One concept: what it means (in English) and its chosen word in each language."""
 
     concept: str
+    """What it means, in English: ``batch (sequences served together)``."""
     en: str
     es: str
 
-    def word(self, lang: str) -> str:
-        return self.es if lang == "es" else self.en
+
+def word(term: Term, lang: str) -> str:
+    """The term's word in ``lang`` (``es`` or ``en``)."""
+    return term.es if lang == "es" else term.en
 
 
 @cache
@@ -38,4 +41,4 @@ def load_glossary() -> tuple[Term, ...]:
                  for entry in data["terms"])
 
 
-__all__ = ["LANGS", "Term", "load_glossary"]
+__all__ = ["LANGS", "Term", "load_glossary", "word"]

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 from textual.widgets import DataTable
 
-from studyapp.catalog.glossary import load_glossary
+from studyapp.catalog.glossary import load_glossary, word
 from studyapp.tui.app import StudyApp
 from studyapp.tui.screens.glossary import GlossaryScreen
 
@@ -18,7 +18,7 @@ def test_the_glossary_gives_both_words_of_every_concept() -> None:
     terms = load_glossary()
     assert terms and all(term.en and term.es and term.concept for term in terms)
     batch = next(term for term in terms if term.en == "batch")
-    assert (batch.word("es"), batch.word("en")) == ("lote", "batch")
+    assert (word(batch, "es"), word(batch, "en")) == ("lote", "batch")
 
 
 @pytest.mark.parametrize(("lang", "first", "header"),

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Label
 
-from studyapp.catalog.glossary import LANGS, load_glossary
+from studyapp.catalog.glossary import LANGS, load_glossary, word
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.text import plain
 
@@ -22,9 +22,6 @@ class GlossaryScreen(StudyScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "tui.key.back", id="glossary.back"),
     ]
-
-    def __init__(self) -> None:
-        super().__init__(id="glossary-screen")
 
     def compose(self) -> ComposeResult:
         yield Label(self.tr("tui.glossary.title"), classes="screen-title")
@@ -48,7 +45,7 @@ class GlossaryScreen(StudyScreen):
                     "tui.glossary.concept"):
             table.add_column(Text(self.tr(key).capitalize()))
         for term in load_glossary():
-            table.add_row(plain(term.word(self.lang)), plain(term.word(other)),
+            table.add_row(plain(word(term, self.lang)), plain(word(term, other)),
                           plain(term.concept))
 
     def action_back(self) -> None:
