@@ -9,9 +9,6 @@ Textual-free, SQLAlchemy-free.
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,6 +21,7 @@ from studyapp.srs.calendar import day_bounds
 
 if TYPE_CHECKING:
     from studyapp.decks import CardSpec, Deck
+    from studyapp.decks.editing import EditPlan
     from studyapp.questions.model import Question
     from studyapp.store.cards import StoredCard
     from studyapp.store.stats import LogLine
@@ -265,25 +263,20 @@ class CardBrowser:
         The copy keeps the deck id, so it overrides the built-in deck and every
         card keeps its progress.
         """
-        from studyapp import locations
+        from studyapp.decks.editing import user_copy_of_builtin
 
         spec = self.service.card(deck_id, card_key)
         deck = self.service.find_deck(deck_id)
         if deck.source != "builtin":
             return EditTarget(spec.path, spec.line)
-        folder = locations.user_decks_dir()
-        folder.mkdir(parents=True, exist_ok=True)
-        target = folder / f"{deck.id}.yaml"
-        if not target.exists():
-            fd, temp = tempfile.mkstemp(dir=folder, prefix=".copying-", suffix=".tmp")
-            os.close(fd)
-            try:
-                shutil.copyfile(deck.path, temp)
-                os.replace(temp, target)
-            finally:
-                if os.path.exists(temp):
-                    os.unlink(temp)
-        return EditTarget(target, spec.line, copied_from=deck.path)
+        return EditTarget(user_copy_of_builtin(deck), spec.line, copied_from=deck.path)
+
+    def edit_plan(self, deck_id: str, card_key: str) -> EditPlan:
+        """What the ``$EDITOR`` loop opens for a card: its source file when one is known."""
+        from studyapp.decks.editing import plan_edit
+
+        spec = self.service.card(deck_id, card_key)
+        return plan_edit(self.service.find_deck(deck_id), spec.line)
 
     def reload(self, path: Path, deck_id: str, lang: str = "en") -> Reloaded:
         """Validate an edited deck file; when it loads, its cards are live at once.

@@ -6,13 +6,13 @@ Benchmarks in tests/perf run only when asked for (``python -m pytest tests/perf`
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from backends import PG_URL, fresh_pg_schema
+from zones import local_time_zone
 
 PERF = Path(__file__).parent / "perf"
 
@@ -38,26 +38,27 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory,
 
 
 @pytest.fixture(autouse=True)
-def _midday_zone() -> Iterator[None]:
+def _midday_zone(request: pytest.FixtureRequest) -> Iterator[None]:
     """A local time zone in which the test starts near noon.
 
     A study day rolls over at 04:00 local time, so a learning step taken a
     few minutes before it lands on the next day and is not shown again today,
     as in Anki. Tests of one day's flow must not depend on the hour CI runs
-    them; tests of the rollover itself pass their own clock and zone.
+    them. A test whose clock is fixed in UTC and whose study days are read
+    in UTC says so with ``@pytest.mark.utc_days``; tests of other zones set
+    their own. ``STUDYAPP_TEST_UTC_HOUR`` picks the zone as if the suite ran
+    at that UTC hour, to try the whole suite in zones east and west of UTC.
     """
-    offset = (12 - datetime.now(UTC).hour) % 24  # hours east of UTC, 0..23
-    if offset > 12:
-        offset -= 24
-    before = os.environ.get("TZ")
-    os.environ["TZ"] = f"MID{-offset:+d}"  # POSIX counts hours west of UTC
-    time.tzset()
-    yield
-    if before is None:
-        os.environ.pop("TZ", None)
+    if request.node.get_closest_marker("utc_days"):
+        zone = "UTC"
     else:
-        os.environ["TZ"] = before
-    time.tzset()
+        hour = int(os.environ.get("STUDYAPP_TEST_UTC_HOUR", datetime.now(UTC).hour))
+        offset = (12 - hour) % 24  # hours east of UTC, 0..23
+        if offset > 12:
+            offset -= 24
+        zone = f"MID{-offset:+d}"  # POSIX counts hours west of UTC
+    with local_time_zone(zone):
+        yield
 
 
 @pytest.fixture

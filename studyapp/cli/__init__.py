@@ -13,7 +13,11 @@ Adding a command group:
 1. Write ``studyapp/cli/<group>.py`` with a ``@click.group()`` or
    ``@click.command()`` and its subcommands; take what every command shares
    from here: ``current_settings(ctx)``, ``make_service(settings)``,
-   ``user_errors()``, ``fail(message)``, ``echo_json(data)``.
+   ``fail(message)``, ``echo_json(data)``. Let a user's error
+   (``user_errors()``: the store, a deck, the catalog) propagate: the group
+   words it once, in the reader's language, and exits 1. Catch only what
+   this command words its own way, and re-raise a ``user_errors()`` one that
+   a broad clause (``except ValueError``) would otherwise take.
 2. Add one line to ``COMMANDS`` below: the command's name and
    ``"module:attribute"``.
 3. Keep the module under 300 lines: a second group gets a second module.

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from studyapp.cli import current_settings, fail, make_service, user_error_text, user_errors
+from studyapp.cli import current_settings, fail, make_service
 
 
 def export_apkg(ctx: click.Context, output: str | None, deck_ref: str | None,
@@ -33,8 +33,6 @@ def export_apkg(ctx: click.Context, output: str | None, deck_ref: str | None,
             fail(t("tuning.export.nothing", settings.lang))
         target = Path(output)
         summary = write_apkg(selection, target, settings.lang, instances=instances)
-    except user_errors() as exc:
-        fail(user_error_text(exc, settings.lang))
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror or exc}")
     finally:
@@ -132,8 +130,6 @@ def _import_history(ctx: click.Context, conversion: Any) -> None:
     service = make_service(settings)
     try:
         result = import_history(conversion, service.store, service.profile.id)
-    except user_errors() as exc:
-        fail(user_error_text(exc, settings.lang))
     finally:
         service.close()
     click.echo(t("anki.history.done", settings.lang, profile=settings.profile,

@@ -28,6 +28,7 @@ def run_audit(family: str | None, deck_paths: tuple[str, ...], options: Mapping[
         pool_targets,
         table_lines,
     )
+    from studyapp.questions.generators.options import OptionError, check_options
 
     table = registered_families()
     targets: list[Target]
@@ -37,6 +38,10 @@ def run_audit(family: str | None, deck_paths: tuple[str, ...], options: Mapping[
         elif family:
             if family not in table:
                 fail(f"unknown generator family {family!r} (see: studyapp generate --list)")
+            try:
+                check_options(table[family], options, lang)
+            except OptionError as exc:
+                fail(str(exc), code=2)
             targets = [Target(family, table[family], dict(options), None)]
             if not options:
                 targets += pool_targets([family])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import click
@@ -22,46 +21,9 @@ from studyapp.infra.calc import (
     train_report,
 )
 from studyapp.infra.network import per_direction
+from studyapp.numbers import format_count, format_figure
 
 DTYPES = ["fp32", "fp16", "bf16", "fp8", "int8", "fp4", "int4"]
-
-
-def _human_number(value: float, lang: str = "en") -> str:
-    """3 significant figures for people ("9.49", "180"); whole numbers from 1,000 up to a
-    million, scientific above. JSON keeps the unrounded value.
-
-    Spanish gets a decimal comma and thin-space thousands ("9,49", "184 319",
-    "4,42e6"), the same numbers questions show (``questions.formatting``).
-    """
-    magnitude = abs(value)
-    if value == 0:
-        return "0"
-    if lang == "es":
-        from studyapp.questions.formatting import format_number
-
-        if 1000 <= magnitude < 1e6:
-            return format_number(round(value), lang, sig=17)
-        if magnitude >= 1e6:
-            mantissa, _, power = f"{value:.3g}".partition("e")
-            return f"{mantissa.replace('.', ',')}e{int(power)}" if power else mantissa
-        return format_number(value, lang)
-    if 1e-3 <= magnitude < 1000:
-        decimals = max(0, 2 - math.floor(math.log10(magnitude)))
-        text = f"{float(f'{value:.3g}'):,.{decimals}f}"
-        return text.rstrip("0").rstrip(".") if "." in text else text
-    if 1000 <= magnitude < 1e6:
-        return f"{value:,.0f}"
-    return f"{value:.3g}"
-
-
-def _human_count(value: int, lang: str) -> str:
-    """Whole numbers as written before in English ("8192"); grouped in Spanish from
-    five digits on ("327 680")."""
-    if lang != "es":
-        return str(value)
-    from studyapp.questions.formatting import format_number
-
-    return format_number(value, lang, sig=17)
 
 
 def _print_report(ctx: click.Context, report: dict[str, Any], as_json: bool,
@@ -80,10 +42,10 @@ def _print_report(ctx: click.Context, report: dict[str, Any], as_json: bool,
     for key, value in report.items():
         if isinstance(value, bool):
             shown = t("calc.yes", lang) if value else t("calc.no", lang)
-        elif isinstance(value, float):
-            shown = _human_number(value, lang)
-        elif isinstance(value, int):
-            shown = _human_count(value, lang)
+        elif isinstance(value, float):  # 3 significant figures ("9.49"); JSON keeps all
+            shown = format_figure(value, lang)
+        elif isinstance(value, int):  # "8192" in English as always; "327 680" in Spanish
+            shown = format_count(value, lang, grouping=False)
         elif isinstance(value, str) and f"calc.value.{value}" in strings(lang):
             shown = t(f"calc.value.{value}", lang)  # a word such as "ring", not an id
         else:

@@ -16,8 +16,6 @@ from studyapp.cli import (
     echo_json,
     fail,
     make_service,
-    user_error_text,
-    user_errors,
 )
 
 
@@ -86,8 +84,6 @@ def cards_cmd(ctx: click.Context, query: tuple[str, ...], as_json: bool, action:
                    f" {exc.message}", err=True)
         click.echo("\n".join("  " + line for line in exc.pointer().splitlines()), err=True)
         sys.exit(1)
-    except user_errors() as exc:
-        fail(user_error_text(exc, current_settings(ctx).lang))
     finally:
         service.close()
     if as_json:

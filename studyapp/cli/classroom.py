@@ -15,8 +15,6 @@ from studyapp.cli import (
     fail,
     make_service,
     pct,
-    user_error_text,
-    user_errors,
 )
 
 ITEM_FIELDS = ["deck", "card", "post", "prompt", "students", "first_try_accuracy", "reviews",
@@ -55,8 +53,6 @@ def class_report_cmd(ctx: click.Context, files: tuple[str, ...], as_json: bool, 
                                          only=only, exclude=exclude)
     except ClassFilterError as exc:
         fail(str(exc))
-    except user_errors() as exc:
-        fail(user_error_text(exc, current_settings(ctx).lang))
     finally:
         service.close()
     if as_json:

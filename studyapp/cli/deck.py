@@ -16,14 +16,25 @@ if TYPE_CHECKING:
 
 @click.group()
 def deck() -> None:
-    """Instructor decks: validate, preview, add (install), list, enable or disable them."""
+    """Instructor decks: validate, preview, add, edit, publish, list, enable or disable them."""
 
 
 @deck.command("validate")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--units", "list_units", is_flag=True,
+              help="List every unit a card's unit: may name (symbol, dimension, other names).")
 @click.pass_context
-def deck_validate(ctx: click.Context, paths: tuple[str, ...]) -> None:
+def deck_validate(ctx: click.Context, paths: tuple[str, ...], list_units: bool) -> None:
     """Report every problem in deck files or folders as path:line:col: message."""
+    if list_units:
+        from studyapp.questions.units.listing import unit_listing
+
+        for line in unit_listing(current_settings(ctx).lang):
+            click.echo(line)
+        if not paths:
+            return
+    elif not paths:
+        raise click.UsageError("give deck files or folders to validate, or --units")
     # loaded when the command runs, so that --help stays fast
     from studyapp.decks.report import validation_report
 
@@ -60,7 +71,6 @@ def deck_preview(ctx: click.Context, file: str, card_id: str | None, seed: int) 
     """
     # loaded when the command runs, so that --help stays fast
     from studyapp.decks import DeckError, load_deck
-    from studyapp.i18n import t
     from studyapp.study.preview import preview_lines
 
     lang = current_settings(ctx).lang
@@ -72,7 +82,7 @@ def deck_preview(ctx: click.Context, file: str, card_id: str | None, seed: int) 
             click.echo(problem.render(lang))
         sys.exit(1)
     except KeyError:
-        fail(t("decks.no_card", lang, deck=file, card=card_id))
+        fail(_no_card_text(file, card_id or "", [card.id for card in loaded.cards], lang))
     for line in lines:
         click.echo(line)
 
@@ -83,21 +93,122 @@ def deck_preview(ctx: click.Context, file: str, card_id: str | None, seed: int) 
               help="Replace a different installed deck with the same id (progress is kept).")
 @click.pass_context
 def deck_add(ctx: click.Context, file: str, replace: bool) -> None:
-    """Validate a deck and install it into your deck folder."""
+    """Validate a deck and install it into your deck folder.
+
+    The file's path is remembered: `deck edit` and the card browser then edit
+    this file and refresh the installed copy. An installed copy edited since it
+    was added is never replaced silently: without --replace the add is refused;
+    with it, the edited copy is first kept in the data folder.
+    """
     # loaded when the command runs, so that --help stays fast
-    from studyapp.decks import DeckError, install_deck, load_deck
+    from studyapp.decks import DeckError, load_deck
+    from studyapp.decks.provenance import add_deck
     from studyapp.i18n import t
 
     lang = current_settings(ctx).lang
     try:
-        target = install_deck(file, replace=replace)
+        added = add_deck(file, replace=replace)
     except DeckError as exc:
         for problem in exc.problems:
             click.echo(problem.render(lang))
         sys.exit(1)
-    added = load_deck(target, source="user")
-    click.echo(t("decks.installed", lang, deck=added.id,
-                 cards=len(added.cards), path=target))
+    if added.kept_edit is not None:
+        click.echo(t("decks.edit.replaced_edit", lang, path=added.kept_edit))
+    deck_added = load_deck(added.target, source="user")
+    click.echo(t("decks.installed", lang, deck=deck_added.id,
+                 cards=len(deck_added.cards), path=added.target))
+
+
+@deck.command("edit")
+@click.argument("deck_ref", metavar="DECK")
+@click.option("--card", "card_id", default=None, metavar="ID",
+              help="Open the editor at this card's line.")
+@click.pass_context
+def deck_edit(ctx: click.Context, deck_ref: str, card_id: str | None) -> None:
+    """Edit a deck (an id or a file) in $VISUAL or $EDITOR, called as EDITOR +LINE FILE.
+
+    The editor opens a copy; when it ends the copy is validated. A good copy
+    replaces the file; one with problems reopens the editor at the first
+    problem's line, the problems written above the deck as "# studyapp:"
+    lines (save an empty file, or quit without saving, to give up:
+    the file keeps its last good text). An installed deck opens the file it
+    was added from, and its installed copy is refreshed; a built-in deck is
+    first copied into your deck folder, where the copy overrides it. Progress
+    stays with every card whose id is unchanged.
+    """
+    # loaded when the command runs, so that --help stays fast
+    from studyapp.cli import make_service
+    from studyapp.decks.editing import edit_until_valid, plan_edit
+    from studyapp.decks.problems import Problem
+    from studyapp.i18n import t
+
+    settings = current_settings(ctx)
+    lang = settings.lang
+    service = make_service(settings)  # its decks include those published in the database
+    try:
+        found = service.find_deck(deck_ref)  # an unknown id: the group's handler words it
+    finally:
+        service.close()
+    line = 1
+    if card_id is not None:
+        try:
+            line = found.card(card_id).line
+        except KeyError:
+            fail(_no_card_text(found.id, card_id, [card.id for card in found.cards], lang))
+    plan = plan_edit(found, line)
+    for note in plan.notes:
+        click.echo(note.render(lang))
+
+    def show(problems: tuple[Problem, ...], at: int) -> None:
+        for problem in problems:
+            click.echo(problem.render(lang))
+        click.echo(t("decks.edit.reopen", lang, n=len(problems), line=at))
+
+    outcome = edit_until_valid(plan, lambda path, at: _run_editor(path, at, lang), lang=lang,
+                               on_problems=show)
+    path = str(plan.path)
+    if outcome.status == "saved" and outcome.deck is not None:
+        click.echo(t("decks.edit.saved", lang, path=path, deck=outcome.deck.id,
+                     cards=len(outcome.deck.cards)))
+        if plan.installed is not None:
+            click.echo(t("decks.edit.refreshed", lang, path=plan.installed))
+    elif outcome.status == "unchanged":
+        click.echo(t("decks.edit.unchanged", lang, path=path))
+    elif outcome.status == "editor_failed":
+        from studyapp.decks.editing import editor_name
+
+        fail(t("decks.edit.editor_failed", lang, editor=editor_name(),
+               code=outcome.editor_code, path=path))
+    else:
+        for problem in outcome.problems:
+            click.echo(problem.render(lang))
+        fail(t("decks.edit.gave_up", lang, path=path, n=len(outcome.problems)))
+
+
+def _run_editor(path: Path, line: int, lang: str) -> int:
+    """The instructor's editor on ``path`` at ``line``, in this terminal."""
+    import subprocess
+
+    from studyapp.decks.editing import editor_command, editor_name
+    from studyapp.i18n import t
+
+    try:
+        return subprocess.call(editor_command(path, line))
+    except OSError as exc:
+        fail(t("decks.edit.no_editor", lang, editor=editor_name(), detail=str(exc)))
+
+
+def _no_card_text(deck_name: str, card_id: str, known: list[str], lang: str) -> str:
+    """"deck D has no card C", with the closest card ids as a did-you-mean."""
+    import difflib
+
+    from studyapp.decks.problems import problem_message
+    from studyapp.i18n import t
+
+    close = difflib.get_close_matches(card_id, known, n=3, cutoff=0.6)
+    hint = problem_message("did_you_mean", names=", ".join(repr(c) for c in close))
+    return t("decks.no_card", lang, deck=deck_name, card=card_id) + (
+        hint.render(lang) if close else "")
 
 
 @deck.command("publish")
@@ -112,7 +223,7 @@ def deck_publish(ctx: click.Context, file: str) -> None:
     """
     # loaded when the command runs, so that --help stays fast
     from studyapp.classroom import publish_deck_file
-    from studyapp.cli import make_service, user_error_text, user_errors
+    from studyapp.cli import make_service
     from studyapp.decks import DeckError, load_deck
 
     settings = current_settings(ctx)
@@ -126,8 +237,6 @@ def deck_publish(ctx: click.Context, file: str) -> None:
     service = make_service(settings)
     try:
         version, changed = publish_deck_file(service, loaded, content)
-    except user_errors() as exc:
-        fail(user_error_text(exc, settings.lang))
     finally:
         service.close()
     state = "published" if changed else "unchanged, still"
@@ -180,15 +289,13 @@ def _decks_on(ctx: click.Context, decks: list[Deck | None]) -> list[bool | None]
 
 
 def _switch_deck(ctx: click.Context, deck_id: str, enabled: bool) -> None:
-    from studyapp.cli import make_service, user_error_text, user_errors
+    from studyapp.cli import make_service
     from studyapp.i18n import t
 
     settings = current_settings(ctx)
     service = make_service(settings)
     try:
         info = service.set_deck_enabled(deck_id, enabled)
-    except user_errors() as exc:
-        fail(user_error_text(exc, current_settings(ctx).lang))
     finally:
         service.close()
     key = "deck.enabled" if info.enabled else "deck.disabled"

@@ -11,6 +11,38 @@ import click
 from studyapp.cli import current_settings, echo_json, fail, user_error_text
 
 
+def _print_options(family: Any, as_json: bool, lang: str) -> None:
+    """``generate FAMILY --options``: each option's name, type, default and allowed values."""
+    import textwrap
+
+    from studyapp.i18n import t
+    from studyapp.questions.generators.options import option_infos, shown_value
+
+    infos = option_infos(family, lang)
+    if as_json:
+        echo_json([info.record() for info in infos])
+        return
+    if not infos:
+        click.echo(t("gen.opt.no_options", lang, family=family.name))
+        return
+    click.echo(t("gen.opt.heading", lang, family=family.name))
+
+    def line(label: str, text: str) -> None:
+        click.echo(textwrap.fill(f"{label}: {text}", width=79, initial_indent="      ",
+                                 subsequent_indent="        ", break_on_hyphens=False))
+
+    for info in infos:
+        click.echo(f"  {info.name}: {info.description}")
+        line(t("gen.opt.type_label", lang), info.type)
+        default = ", ".join(shown_value(v) for v in info.default)
+        if info.allowed is not None and info.default and info.default == info.allowed:
+            default = t("gen.opt.every", lang)
+        line(t("gen.opt.default", lang), default or t("gen.opt.nothing", lang))
+        allowed = (t("gen.opt.any", lang) if info.allowed is None
+                   else ", ".join(shown_value(v) for v in info.allowed))
+        line(t("gen.opt.allowed", lang), allowed)
+
+
 def _option_pairs(pairs: tuple[str, ...]) -> dict[str, Any]:
     """``--option gpus=h200-sxm,h100-sxm`` as ``{"gpus": ["h200-sxm", "h100-sxm"]}``."""
     options: dict[str, Any] = {}
@@ -26,6 +58,8 @@ def _option_pairs(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.command("generate")
 @click.argument("family", required=False)
 @click.option("--list", "list_families", is_flag=True, help="List the generator families.")
+@click.option("--options", "list_options", is_flag=True,
+              help="List FAMILY's options: name, type, default, allowed values.")
 @click.option("--seed", type=int, default=None,
               help="Seed of the run (default: a random one); same seed, same questions.")
 @click.option("--count", type=click.IntRange(min=1, max=100_000), default=1, show_default=True,
@@ -41,14 +75,15 @@ def _option_pairs(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--deck", "deck_paths", multiple=True, type=click.Path(dir_okay=False),
               help="With --audit: a deck file whose generated cards to audit (repeatable).")
 @click.pass_context
-def generate(ctx: click.Context, family: str | None, list_families: bool, seed: int | None,
-             count: int, option_pairs: tuple[str, ...], as_json: bool,
+def generate(ctx: click.Context, family: str | None, list_families: bool, list_options: bool,
+             seed: int | None, count: int, option_pairs: tuple[str, ...], as_json: bool,
              lang: str | None, audit: bool, deck_paths: tuple[str, ...]) -> None:
     """Generated questions: list the families, or draw instances of one."""
     # loaded when the command runs, so that --help stays fast
     from studyapp.catalog import UnknownIdError
     from studyapp.i18n import t
     from studyapp.questions.generators import registered_families
+    from studyapp.questions.generators.options import OptionError, check_options
     from studyapp.questions.generators.running import as_record, generate_run
 
     lang = lang or current_settings(ctx).lang
@@ -58,6 +93,8 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, seed: 
 
         run_audit(family, deck_paths, _option_pairs(option_pairs), as_json, lang)
         return
+    if list_options and family is None:
+        fail(t("gen.opt.needs_family", lang), code=2)
     if list_families or family is None:
         listing = [{"name": f.name, "post": f.post, "kind": str(f.kind),
                     "description": f.description.get(lang) or f.description.get("en", "")}
@@ -74,10 +111,18 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, seed: 
         close = difflib.get_close_matches(family, list(table), n=4, cutoff=0.4)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         fail(f"unknown generator family {family!r}{hint} (see: studyapp generate --list)")
+    if list_options:
+        _print_options(table[family], as_json, lang)
+        return
+    options = _option_pairs(option_pairs)
+    try:
+        check_options(table[family], options, lang)
+    except OptionError as exc:
+        fail(str(exc), code=2)
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     try:
-        questions = generate_run(table[family], seed, count, lang, _option_pairs(option_pairs))
+        questions = generate_run(table[family], seed, count, lang, options)
     except (UnknownIdError, LookupError, ValueError) as exc:
         fail(user_error_text(exc, lang))
     records = [as_record(q) for q in questions]

@@ -17,8 +17,6 @@ from studyapp.cli import (
     fail,
     make_service,
     pct,
-    user_error_text,
-    user_errors,
 )
 from studyapp.config import backup_path
 
@@ -169,8 +167,6 @@ def stats(ctx: click.Context, as_json: bool, card_ref: str | None) -> None:
                 _print_card(detail, settings.lang)
             return
         data = learner_stats(service)
-    except user_errors() as exc:
-        fail(user_error_text(exc, current_settings(ctx).lang))
     finally:
         service.close()
     if as_json:
@@ -214,8 +210,6 @@ def export_cmd(ctx: click.Context, fmt: str, output: str | None, deck_ref: str |
         count = export_file(service, target, file_format)
         click.echo(f"exported {count} records of profile {service.profile.name!r} to {target}",
                    err=True)
-    except user_errors() as exc:
-        fail(user_error_text(exc, current_settings(ctx).lang))
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror or exc}")
     finally:
@@ -240,8 +234,6 @@ def import_cmd(ctx: click.Context, file: str) -> None:
     service = make_service(settings)
     try:
         result = import_file(service, Path(file))
-    except user_errors() as exc:
-        fail(user_error_text(exc, current_settings(ctx).lang))
     finally:
         service.close()
     click.echo(f"imported into profile {settings.profile!r}: {result.reviews_added} reviews "
@@ -264,8 +256,6 @@ def backup_cmd(ctx: click.Context, output: str | None) -> None:
     try:
         target = Path(output) if output else backup_path(datetime.now(UTC))
         backup_database(service, target)
-    except user_errors() as exc:
-        fail(user_error_text(exc, current_settings(ctx).lang))
     except BackupError as exc:
         fail(str(exc))
     finally:

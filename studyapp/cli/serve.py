@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from studyapp.cli import current_settings, fail, make_service, user_error_text, user_errors
+from studyapp.cli import current_settings, fail, make_service
 
 
 @click.command("serve")
@@ -33,8 +33,6 @@ def serve_cmd(ctx: click.Context, host: str, port: int, token: str | None,
     service = make_service(settings)
     try:  # open (and migrate) the database once, before any tab does
         _ = service.profile
-    except user_errors() as exc:
-        fail(user_error_text(exc, current_settings(ctx).lang))
     finally:
         service.close()
 

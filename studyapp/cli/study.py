@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from studyapp.cli import current_settings, fail, make_service, user_error_text, user_errors
+from studyapp.cli import current_settings, make_service
 from studyapp.srs.queue import NEW_CARD_ORDERS
 
 
@@ -59,8 +59,6 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
         for prompt in service.recovered:
             click.echo(t("plain.recovered", settings.lang, prompt=visible(prompt)))
         code = run_plain(session)
-    except user_errors() as exc:
-        fail(user_error_text(exc, settings.lang))
     except KeyboardInterrupt:
         code = 130
     finally:
@@ -73,8 +71,6 @@ def _save_new_order(settings: Any, order: str) -> None:
     service = make_service(settings)
     try:
         service.update_settings(new_card_order=order)
-    except user_errors() as exc:
-        fail(user_error_text(exc, settings.lang))
     finally:
         service.close()
 
@@ -100,7 +96,5 @@ def _raise_new_limit(settings: Any, count: int) -> None:
     service = make_service(settings)
     try:
         service.study_more_new(count)
-    except user_errors() as exc:
-        fail(user_error_text(exc, settings.lang))
     finally:
         service.close()

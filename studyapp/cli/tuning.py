@@ -11,7 +11,6 @@ from studyapp.cli import (
     echo_json,
     fail,
     make_service,
-    user_error_text,
     user_errors,
 )
 
@@ -36,8 +35,6 @@ def optimize_cmd(ctx: click.Context, as_json: bool, keep_due: bool, undo: bool) 
         service = make_service(settings)
         try:
             cards = undo_optimize(service, keep_due=keep_due)
-        except user_errors() as exc:
-            fail(user_error_text(exc, settings.lang))
         finally:
             service.close()
         if as_json:
@@ -55,9 +52,9 @@ def optimize_cmd(ctx: click.Context, as_json: bool, keep_due: bool, undo: bool) 
     service = make_service(settings)
     try:
         outcome = optimize_profile(service, progress=progress, keep_due=keep_due)
-    except user_errors() as exc:
-        fail(user_error_text(exc, current_settings(ctx).lang))
     except (ValueError, RuntimeError) as exc:  # fsrs-rs refused the history
+        if isinstance(exc, user_errors()):
+            raise  # a deck's or the catalog's problem: worded by the group, as everywhere
         fail(t("tuning.optimize.failed", settings.lang, detail=str(exc)))
     finally:
         service.close()
@@ -119,8 +116,6 @@ def plan_cmd(ctx: click.Context, exam: datetime | None, apply: bool, clear: bool
         new_limit = service.settings.new_per_day
     except PlanError as exc:
         fail(str(exc))
-    except user_errors() as exc:
-        fail(user_error_text(exc, current_settings(ctx).lang))
     finally:
         service.close()
     if as_json:

@@ -271,22 +271,31 @@ class DeckCheck(FieldChecks):
         formulas_ok = len(self.problems) == before
         answer: Any = None
         extra: dict[str, Any] = {}
-        if isinstance(model, TrueFalseCard | NumericCard) and isinstance(model.answer, str):
+        if isinstance(model, TrueFalseCard) and isinstance(model.answer, str) \
+                and model.answer.strip().isidentifier() and model.answer.strip() not in params:
+            # a word such as "maybe" or "verdadero": not a formula over the params
+            self.at((*path, "answer"), problem_message("truefalse_answer",
+                                                       value=model.answer.strip()))
+            formulas_ok = False
+        elif isinstance(model, TrueFalseCard | NumericCard) and isinstance(model.answer, str):
             try:
                 check_formula(parse_formula(model.answer), (*path, "answer"), False)
             except FormulaError as exc:
                 self.at((*path, "answer"), exc.message)
                 formulas_ok = False
             formulas_ok = formulas_ok and len(self.problems) == before
+        signed = isinstance(model, NumericCard) and model.signed
         if formulas_ok:
-            self.sample(model.type, model.answer, params, path, [v for v, _ in texts])
+            self.sample(model.type, model.answer, params, path, [v for v, _ in texts],
+                        signed=signed)
         if isinstance(model, ChoiceCard):
             answer = self.choice_answer(model, path, language)
             extra["choices"] = tuple(_localized(c, language) for c in model.choices)
         elif isinstance(model, NumericCard):
             answer = model.answer
+            extra["signed"] = model.signed
             if not isinstance(answer, str):
-                self.check_number(answer, (*path, "answer"))
+                self.check_number(answer, (*path, "answer"), signed=model.signed)
         elif isinstance(model, TrueFalseCard):
             answer = model.answer
         else:
@@ -404,7 +413,7 @@ class DeckCheck(FieldChecks):
                 except FormulaError as exc:
                     self.at((*where, "answer"), exc.message)
             else:
-                self.check_number(raw.answer, (*where, "answer"))
+                self.check_number(raw.answer, (*where, "answer"), signed=raw.signed)
             unit = self.unit(raw.unit, (*where, "unit"))
             tolerance = self.tolerance(raw.tolerance, unit, (*where, "tolerance"))
             slips = []
@@ -424,7 +433,7 @@ class DeckCheck(FieldChecks):
                 explanation=None if raw.explanation is None
                 else _localized(raw.explanation, language),
                 method=None if raw.method is None else _localized(raw.method, language),
-                slips=tuple(slips)))
+                slips=tuple(slips), signed=raw.signed))
         if len(self.problems) != before:
             return None
         spec = CardSpec(type="scenario", prompt=_localized(model.prompt, language),
@@ -435,7 +444,7 @@ class DeckCheck(FieldChecks):
             env: dict[str, Value] = dict(names)
             for i, part in enumerate(parts):
                 try:
-                    env[part.name] = numeric_answer(part.answer, env)
+                    env[part.name] = numeric_answer(part.answer, env, signed=part.signed)
                 except FormulaError as exc:
                     drawn = ", ".join(f"{k}={format_value(v)}" for k, v in names.items())
                     self.at((*path, "parts", i, "answer"), problem_message(
@@ -485,6 +494,8 @@ class DeckCheck(FieldChecks):
         params: Mapping[str, ParamSpec],
         path: PathKey,
         texts: list[_TextAt],
+        *,
+        signed: bool = False,
     ) -> None:
         """Every formula of the card over its parameters; the first failure of each reported.
 
@@ -492,10 +503,11 @@ class DeckCheck(FieldChecks):
         the same outcome: it is worked out once per deck and reported again
         at each card's own position.
         """
-        key = _sample_key(card_type, answer_source, params, path, texts)
+        kind = "numeric-signed" if signed and card_type == "numeric" else card_type
+        key = _sample_key(kind, answer_source, params, path, texts)
         found = self._sampled.get(key) if key is not None else None
         if found is None:
-            found = _sample_problems(card_type, answer_source, params, path, texts)
+            found = _sample_problems(kind, answer_source, params, path, texts)
             if key is not None:
                 self._sampled[key] = found
         for where, message in found:
@@ -549,12 +561,13 @@ def _sample_problems(card_type: str, answer_source: Any, params: Mapping[str, Pa
 
     words = {lang: bool_words(lang) for lang in {text.lang for text in texts}}
     answer_names: frozenset[str] = frozenset()
-    if isinstance(answer_source, str) and card_type in ("numeric", "truefalse"):
+    if isinstance(answer_source, str) and card_type in ("numeric", "numeric-signed",
+                                                        "truefalse"):
         answer_names = parse_formula(answer_source).names
 
     def answer_for(names: Mapping[str, Value]) -> Value | None:
-        if card_type == "numeric":
-            return numeric_answer(answer_source, names)
+        if card_type in ("numeric", "numeric-signed"):
+            return numeric_answer(answer_source, names, signed=card_type == "numeric-signed")
         if card_type == "truefalse":
             return truth(answer_source, names)
         return None

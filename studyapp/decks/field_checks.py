@@ -11,7 +11,7 @@ import keyword
 import math
 import random
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -86,10 +86,10 @@ class FieldChecks:
             self.at(path, problem_message("unknown_post", value=post, hint=hint,
                                           posts=", ".join(POST_SLUGS)))
 
-    def check_number(self, value: float, path: PathKey) -> None:
+    def check_number(self, value: float, path: PathKey, *, signed: bool = False) -> None:
         if not math.isfinite(value):
             self.at(path, problem_message("answer_not_finite"))
-        elif value < 0:
+        elif value < 0 and not signed:
             self.at(path, problem_message("answer_negative"))
 
     def unit(self, unit: str | None, path: PathKey) -> str | None:
@@ -128,6 +128,11 @@ class FieldChecks:
             return Tolerance(relative=amount / 100, absolute=None)
         if suffix is None or suffix == unit:
             return Tolerance(relative=None, absolute=amount)
+        if _is_ratio_word(suffix):  # "2 percent", "2 pct", "0.02 ratio"
+            self.at(path, problem_message("tolerance_percent_word", value=value,
+                                          percent=f"{match.group(1)}%",
+                                          example=f"0.5 {unit}" if unit else "0.5"))
+            return DEFAULT_TOLERANCE
         if unit is None:
             self.at(path, problem_message("tolerance_unit_alone", unit=suffix))
             return DEFAULT_TOLERANCE
@@ -228,12 +233,42 @@ class FieldChecks:
                 if _matches(entry, value.where)
             ]
         if not entries:
-            self.at((*where, "where") if value.where else (*where, "from"),
-                    problem_message("no_match", table=table_name, where=str(dict(value.where))))
+            if not self._unknown_where_values(list(catalog.table(table_name)), table_name,
+                                              value.where, where):
+                self.at((*where, "where") if value.where else (*where, "from"),
+                        problem_message("no_match", table=table_name,
+                                        where=str(dict(value.where))))
             return None
         return ParamSpec(kind="catalog", values=tuple(entries))
 
+    def _unknown_where_values(self, table: Sequence[BaseModel], table_name: str,
+                              where: Mapping[str, Any], at: PathKey) -> bool:
+        """Each ``where`` value no entry has, with the closest values; True if any."""
+        found = False
+        for field_name, wanted in where.items():
+            actual = [getattr(entry, field_name, None) for entry in table]
+            known = sorted({str(v) for v in actual if v is not None})
+            for option in wanted if isinstance(wanted, list) else [wanted]:
+                if option in actual:
+                    continue
+                found = True
+                self.at((*at, "where"), problem_message(
+                    "no_match_value", table=table_name, where=str(dict(where)),
+                    field=field_name, value=str(option),
+                    hint=suggest(str(option), known), known=", ".join(known[:15])))
+        return found
+
     # formulas over sampled parameter values
+
+def _is_ratio_word(suffix: str) -> bool:
+    """Whether a tolerance's suffix names a ratio (``percent``, ``pct``, ``x``)."""
+    from studyapp.questions.units import RATIO, UnitError, resolve_unit
+
+    try:
+        return resolve_unit(suffix).dimension == RATIO
+    except UnitError:
+        return False
+
 
 def _matches(entry: BaseModel, where: Mapping[str, Any]) -> bool:
     for field_name, wanted in where.items():

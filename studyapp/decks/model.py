@@ -125,6 +125,7 @@ class PartSpec:
     explanation: Localized | None = None
     method: Localized | None = None
     slips: tuple[Slip, ...] = ()
+    signed: bool = False  # the step's answer may be negative
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,8 @@ class CardSpec:
     params: Mapping[str, ParamSpec] = field(default_factory=dict)
     unit: str | None = None
     tolerance: Tolerance | None = None
+    signed: bool = False
+    """Numeric cards: the answer may be negative (``signed: true``)."""
     generator: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     slips: tuple[AuthoredSlip, ...] = ()
@@ -235,7 +238,7 @@ class CardSpec:
         elif kind is Kind.TRUEFALSE:
             answer = answer_shown = truth(self.answer, names)
         elif kind is Kind.NUMERIC:
-            answer = answer_shown = numeric_answer(self.answer, names)
+            answer = answer_shown = numeric_answer(self.answer, names, signed=self.signed)
         else:
             assert isinstance(self.answer, Mapping)
             answer = answer_shown = render(self.text(self.answer, lang), names, words, lang)
@@ -299,7 +302,7 @@ class CardSpec:
 
         words = bool_words(lang)
         names: dict[str, Value] = draw_params(self.params, seed)
-        steps = [Step(part.name, _part_formula(part.answer), part.unit,
+        steps = [Step(part.name, _part_formula(part.answer, part.signed), part.unit,
                       uses=tuple(_part_uses(part.answer, [p.name for p in self.parts[:i]])),
                       tolerance=part.tolerance or Tolerance(relative=0.02), slips=part.slips)
                  for i, part in enumerate(self.parts)]
@@ -333,9 +336,9 @@ class CardSpec:
         return shown
 
 
-def _part_formula(answer: int | float | str) -> Any:
+def _part_formula(answer: int | float | str, signed: bool = False) -> Any:
     """A step's answer from the environment of params and earlier steps."""
-    return lambda env: numeric_answer(answer, env)
+    return lambda env: numeric_answer(answer, env, signed=signed)
 
 
 def _part_uses(answer: int | float | str, earlier: list[str]) -> list[str]:
@@ -356,11 +359,12 @@ def truth(answer: object, names: Mapping[str, Value]) -> bool:
     return value
 
 
-def numeric_answer(answer: object, names: Mapping[str, Value]) -> float:
-    """A numeric answer: finite and not negative (sizes, rates and times never are)."""
+def numeric_answer(answer: object, names: Mapping[str, Value], *, signed: bool = False) -> float:
+    """A numeric answer: finite, and not negative (sizes, rates and times never are)
+    unless the card is ``signed``."""
     value = evaluate(answer, names) if isinstance(answer, str | Formula) else answer
     result = number(value)
-    if result < 0:
+    if result < 0 and not signed:
         raise FormulaError(problem_message("formula.answer_negative", value=format_value(result)))
     return result
 

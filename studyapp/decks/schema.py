@@ -177,6 +177,7 @@ class NumericCard(_AuthoredCard):
 
     type: Literal["numeric"]
     answer: StrictInt | StrictFloat | StrictStr
+    signed: StrictBool = False  # the answer may be negative (a difference, a change)
     unit: StrictStr | None = None
     tolerance: StrictStr | StrictInt | StrictFloat | None = None
     slips: list[SlipModel] = Field(default_factory=list)
@@ -224,6 +225,7 @@ class ScenarioPart(_Strict):
                       description="The step's name, for the formulas of later steps")
     prompt: LocalizedText
     answer: StrictInt | StrictFloat | StrictStr
+    signed: StrictBool = False  # the step's answer may be negative
     unit: StrictStr | None = None
     tolerance: StrictStr | StrictInt | StrictFloat | None = None
     explanation: LocalizedText | None = Field(

@@ -272,6 +272,32 @@ def _unprintable(text: str) -> tuple[str, list[tuple[int, int, Message]]]:
     return text, problems
 
 
+_UNQUOTED_COLON = re.compile(
+    r"\s*(?:-\s+)?(?P<key>[\w-]+):\s+(?P<value>[^\s\"'{\[|>].*?:\s.*?)\s*$")
+
+
+def _yaml_fix(text: str, line: int, col: int, detail: str) -> tuple[int, int, Message]:
+    """A YAML error in words that name the fix, where a common slip is recognised.
+
+    A tab in the indentation gets "use spaces"; ``answer: a: b`` (a value with
+    ``: `` in it) gets the quoted value to write. Anything else keeps the
+    parser's own words.
+    """
+    lines = text.splitlines()
+    about_tab = "tab" in detail or "'\\t'" in detail  # PyYAML: "found character '\t' ..."
+    for number in (line, line - 1) if about_tab else ():  # it may stop at the next line
+        source = lines[number - 1] if 0 < number <= len(lines) else ""
+        if "\t" in source:
+            return number, source.index("\t") + 1, problem_message("yaml_tab")
+    source = lines[line - 1] if 0 < line <= len(lines) else ""
+    match = _UNQUOTED_COLON.fullmatch(source)
+    if "mapping values are not allowed" in detail and match is not None:
+        value = match["value"].replace("\\", "\\\\").replace('"', '\\"')
+        return line, match.start("value") + 1, problem_message(
+            "yaml_quote_colon", key=match["key"], value=value)
+    return line, col, problem_message("malformed_yaml", detail=detail)
+
+
 def parse_yaml(text: str) -> ParsedYaml:
     """Compose ``text`` with a safe loader; never raises for bad input."""
     text, problems = _unprintable(text)
@@ -289,7 +315,8 @@ def parse_yaml(text: str) -> ParsedYaml:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         message = " ".join(part for part in (exc.context, exc.problem) if part)
-        report((line, col), problem_message("malformed_yaml", detail=message or str(exc)))
+        line, col, words = _yaml_fix(text, line, col, message or str(exc))
+        report((line, col), words)
         return ParsedYaml(None, SourceMap(), problems)
     except yaml.reader.ReaderError as exc:
         report(position_of(text, exc.position),

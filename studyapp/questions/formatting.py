@@ -1,6 +1,8 @@
 """Numbers and quantities shown to the learner, in their language.
 
-Everything formatted here reads back to the same value through
+The numbers themselves come from :mod:`studyapp.numbers`, the formatter every
+face shares; this module adds units and count suffixes. Everything formatted
+here reads back to the same value through
 :func:`studyapp.questions.units.parse_quantity` in the same language, so a
 learner can type exactly what they were shown.
 """
@@ -9,13 +11,8 @@ from __future__ import annotations
 
 import math
 
+from studyapp.numbers import THIN_SPACE, format_number
 from studyapp.questions.units import COUNT, COUNT_DIMENSIONS, UnitError, resolve_unit
-
-#: U+202F NARROW NO-BREAK SPACE: a thin space that never wraps a number.
-THIN_SPACE = "\u202f"
-
-#: Positional notation inside this range, ``1.4e11`` outside it.
-_POSITIONAL = (1e-3, 1e9)
 
 #: Word units shown in the learner's language (singular forms stay as given).
 _UNIT_NAMES = {
@@ -42,52 +39,6 @@ _UNIT_NAMES = {
 
 #: Count suffixes, largest first (70B params, 1.5T tokens).
 _COUNT_SUFFIXES = (("T", 1e12), ("B", 1e9), ("M", 1e6))
-
-
-def _group(digits: str, lang: str) -> str:
-    """Thousands grouping: ``1,234,567`` in English; ``1 234 567`` (thin) in
-    Spanish from five digits on, as the RAE recommends (``1234`` stays whole)."""
-    if lang == "es":
-        if len(digits) < 5:
-            return digits
-        sep = THIN_SPACE
-    else:
-        if len(digits) < 4:
-            return digits
-        sep = ","
-    head = len(digits) % 3 or 3
-    parts = [digits[:head]] + [digits[i : i + 3] for i in range(head, len(digits), 3)]
-    return sep.join(parts)
-
-
-def format_number(value: float, lang: str, sig: int = 3, *, grouping: bool = True) -> str:
-    """``value`` rounded to ``sig`` significant figures, trailing zeros dropped.
-
-    Spanish uses a decimal comma and thin-space thousands; English a decimal
-    point and comma thousands. Very large or small magnitudes use ``1.4e11``
-    (``1,4e11``), which both the learner and the parser read easily.
-    """
-    if not math.isfinite(value):
-        return str(value)
-    if value == 0:
-        return "0"
-    sig = max(1, min(sig, 17))
-    rounded = float(f"{value:.{sig}g}")
-    mark = "," if lang == "es" else "."
-    magnitude = abs(rounded)
-    if not (_POSITIONAL[0] <= magnitude < _POSITIONAL[1]):
-        mantissa, _, power = f"{rounded:.{sig - 1}e}".partition("e")
-        if "." in mantissa:
-            mantissa = mantissa.rstrip("0").rstrip(".")
-        return f"{mantissa.replace('.', mark)}e{int(power)}"
-    decimals = max(0, sig - 1 - math.floor(math.log10(magnitude)))
-    text = f"{magnitude:.{decimals}f}"
-    whole, _, frac = text.partition(".")
-    frac = frac.rstrip("0")
-    if grouping:
-        whole = _group(whole, lang)
-    sign = "-" if rounded < 0 else ""
-    return f"{sign}{whole}{mark + frac if frac else ''}"
 
 
 def display_unit(unit: str, lang: str) -> str:

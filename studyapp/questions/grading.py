@@ -302,7 +302,9 @@ def _slip_matches(slip: Slip, given: float, target: _Target) -> float | None:
 
 
 def _generic_slips(given: float, expected: float) -> list[tuple[str, float]]:
-    """Slips any numeric answer can show: bits for bytes, a unit prefix, binary units."""
+    """Slips any numeric answer can show: the sign, bits for bytes, a unit prefix, binary units."""
+    if _close(given / expected, -1.0):  # b - a answered as a - b
+        return [("sign", -1.0)]
     ratio = abs(given / expected)
     if _close(ratio, 8) or _close(ratio, 1 / 8):
         return [("bits", ratio)]

@@ -59,11 +59,13 @@ def _recompute(step: Step, env: Mapping[str, Any]) -> Callable[[Mapping[str, Any
     return recompute
 
 
-def build_parts(steps: Sequence[Step], shared: Mapping[str, Any], *, post: str,
-                family: str | None, seed: int | None, lang: str,
+def build_parts(steps: Sequence[Step], shared: Mapping[str, Any], *, post: str = "",
+                family: str | None = None, seed: int | None, lang: str,
                 prompts: Mapping[str, str], methods: Mapping[str, str],
                 solutions: Mapping[str, str]) -> tuple[tuple[Part, ...], dict[str, Any]]:
-    """The scenario's parts from its steps, and the true chain's values by step name."""
+    """The scenario's parts from its steps, and the true chain's values by step name.
+
+    A generator family leaves ``post`` and ``family`` out: its registration fills them in."""
     env: dict[str, Any] = dict(shared)
     parts = []
     for step in steps:

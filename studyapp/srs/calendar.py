@@ -6,13 +6,47 @@ count study days.
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from functools import lru_cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 
 def local_zone() -> tzinfo:
+    """The learner's time zone, with its daylight-saving rules when the system names it.
+
+    A fixed offset taken today would put every study day on the other side of
+    a clock change an hour off: in Madrid a winter offset makes a summer day
+    roll over at 05:00. The zone is the ``TZ`` variable's or the one
+    ``/etc/localtime`` links to; a zone without a name (a POSIX ``TZ`` string)
+    keeps today's offset.
+    """
+    return _zone(os.environ.get("TZ"))
+
+
+@lru_cache(maxsize=8)
+def _zone(tz_variable: str | None) -> tzinfo:
+    name = _zone_name(tz_variable)
+    if name:
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError, OSError):
+            pass
     zone = datetime.now().astimezone().tzinfo
     assert zone is not None
     return zone
+
+
+def _zone_name(tz_variable: str | None) -> str | None:
+    """An IANA zone name from ``TZ`` or the ``/etc/localtime`` link, if there is one."""
+    if tz_variable is not None:
+        return tz_variable.removeprefix(":") or "UTC"
+    try:
+        target = os.readlink("/etc/localtime")
+    except OSError:
+        return None
+    _, found, name = target.partition("zoneinfo/")
+    return name if found and name else None
 
 
 def study_day(moment: datetime, rollover_hour: int = 4, zone: tzinfo | None = None) -> date:

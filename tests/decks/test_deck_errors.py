@@ -136,7 +136,8 @@ CASES = [
     prompt: p
     params: {n: [1, 2, 3]}
     answer: "2 - n"
-""", 10, 13, "the answer is negative (-1) (with n=3)"),
+""", 10, 13, "the answer is negative (-1); a card whose answer may be negative says"
+         " `signed: true` (with n=3)"),
     ("infinite answer", """\
   - id: a
     type: numeric

@@ -127,8 +127,10 @@ def test_preview_and_add_report_problems_in_spanish(tmp_path: Path) -> None:
         result = run("es", "deck", command, str(deck))
         assert result.exit_code == 1
         assert result.output.splitlines() == [
-            f"{deck}:6:47: la respuesta es negativa (-1)",
-            f"{deck}:6:47: la respuesta es negativa; tamaños, tasas y tiempos nunca lo son",
+            f"{deck}:6:47: la respuesta es negativa (-1); una tarjeta cuya respuesta puede ser"
+            " negativa lleva `signed: true`",
+            f"{deck}:6:47: la respuesta es negativa; tamaños, tasas y tiempos nunca lo son (una"
+            " tarjeta cuya respuesta puede ser negativa lleva `signed: true`)",
         ]
 
 

@@ -65,6 +65,7 @@ def write(svc: StudyService, card: str, at: datetime, *, rating: int = 3, stage:
     record_answer(svc.store, svc.profile.id, answer)
 
 
+@pytest.mark.utc_days
 def test_a_month_of_study_gives_sensible_stats(db_url: str, tmp_path: Path) -> None:
     clock = Clock()
     deck = write_deck(tmp_path)

@@ -176,6 +176,12 @@ def fake_editor(tmp_path: Path, name: str, body: str) -> str:
     return f"{sys.executable} {script}"
 
 
+def use_editor(monkeypatch: pytest.MonkeyPatch, editor: str) -> None:
+    """``$EDITOR`` is ``editor`` (and no ``$VISUAL`` comes first)."""
+    monkeypatch.setenv("EDITOR", editor)
+    monkeypatch.delenv("VISUAL", raising=False)
+
+
 async def test_edit_loop_changes_the_card_live_and_keeps_progress(
         app_factory: AppFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # the card's own line is "- id: capacity"; its English prompt is three lines below
@@ -183,8 +189,7 @@ async def test_edit_loop_changes_the_card_live_and_keeps_progress(
         "assert 'id: capacity' in lines[line - 1], lines[line - 1]\n"
         "lines[line + 3] = lines[line + 3].replace('How much usable memory',"
         " 'How much usable HBM')\n"))
-    monkeypatch.setenv("EDITOR", editor)
-    monkeypatch.delenv("VISUAL", raising=False)
+    use_editor(monkeypatch, editor)
     async with app_factory().run_test(size=SIZE) as pilot:
         screen = await open_browser(pilot, "card:capacity")
         reps = screen.cards[0].reps
@@ -207,8 +212,7 @@ async def test_a_broken_edit_shows_path_line_col_and_keeps_the_card(
         app_factory: AppFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     editor = fake_editor(tmp_path, "break", (
         "lines[line] = lines[line].replace('type: choice', 'type: choise')\n"))
-    monkeypatch.setenv("EDITOR", editor)
-    monkeypatch.delenv("VISUAL", raising=False)
+    use_editor(monkeypatch, editor)
     async with app_factory().run_test(size=SIZE) as pilot:
         screen = await open_browser(pilot, "card:capacity")
         done = screen.searches
@@ -224,12 +228,42 @@ async def test_a_broken_edit_shows_path_line_col_and_keeps_the_card(
         assert screen.cards[0].question == "How much usable memory does an H200 SXM have?"
 
 
+BREAK_THEN_FIX = """\
+log = Path(LOG)
+log.write_text((log.read_text() if log.exists() else "") + sys.argv[1] + "\\n")
+if "type: choise" in "".join(lines):  # reopened at the problem's line: fix it
+    assert "type: choise" in lines[line - 1], lines[line - 1]
+    lines[line - 1] = lines[line - 1].replace("choise", "choice")
+    prompt = line + 2
+    lines[prompt] = lines[prompt].replace("How much usable memory", "How much usable HBM")
+else:  # first opening, at the card: a typo in its type
+    lines[line] = lines[line].replace("type: choice", "type: choise")
+"""
+
+
+async def test_a_failing_edit_reopens_the_editor_at_its_line_then_the_fix_is_live(
+        app_factory: AppFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = tmp_path / "calls.txt"
+    use_editor(monkeypatch, fake_editor(
+        tmp_path, "break-then-fix", BREAK_THEN_FIX.replace("LOG", repr(str(calls)))))
+    async with app_factory().run_test(size=SIZE) as pilot:
+        screen = await open_browser(pilot, "card:capacity")
+        card_line = screen.cards[0].line
+        await pilot.press("e")
+        await wait_until(pilot, lambda: screen.view is not None
+                         and screen.view.card.question.startswith("How much usable HBM"))
+        # reopened at the problem's line, below the two "# studyapp:" lines that name it
+        assert calls.read_text().split() == [f"+{card_line}", f"+{card_line + 1 + 2}"]
+        assert screen.problems == ()
+        copy = locations.user_decks_dir() / "snapshot-h200.yaml"
+        assert "type: choise" not in copy.read_text(encoding="utf-8")
+
+
 async def test_in_a_browser_tab_the_editor_is_refused_and_never_started(
         app_factory: AppFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     marker = tmp_path / "editor-ran"
     editor = fake_editor(tmp_path, "spy", f"Path({str(marker)!r}).write_text('ran')\n")
-    monkeypatch.setenv("EDITOR", editor)
-    monkeypatch.delenv("VISUAL", raising=False)
+    use_editor(monkeypatch, editor)
     monkeypatch.setattr(StudyApp, "is_web", property(lambda self: True))
     async with app_factory().run_test(size=SIZE) as pilot:
         await open_browser(pilot, "card:capacity")

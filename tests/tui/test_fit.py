@@ -35,6 +35,7 @@ async def test_home_bar_keeps_reviewed_today_whole(app_factory: AppFactory, lang
         assert len(title) + 2 + len(today) <= size[0] - 2, (title, today)
 
 
+@pytest.mark.utc_days
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)])
 async def test_browser_due_column_shows_the_whole_date(app_factory: AppFactory, db_path: Path,
                                                        size: tuple[int, int]) -> None:

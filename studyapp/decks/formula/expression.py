@@ -79,6 +79,12 @@ def parse_formula(source: str) -> Formula:
     for count, node in enumerate(ast.walk(tree), start=1):
         if count > MAX_FORMULA_NODES:
             raise _error("too_many_parts", limit=MAX_FORMULA_NODES)
+        if isinstance(node, ast.RShift | ast.LShift):
+            raise _error("bit_shift")
+        if isinstance(node, ast.BitXor):  # 2^10 usually means a power
+            raise _error("caret")
+        if isinstance(node, ast.BitAnd | ast.BitOr | ast.Invert):
+            raise _error("bitwise")
         if not isinstance(node, _ALLOWED_NODES):
             what = _NODE_WORDS.get(type(node)) or as_written(type(node).__name__)
             raise _error("not_allowed", what=what)

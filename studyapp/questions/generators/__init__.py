@@ -3,21 +3,25 @@
 A family draws its parameters from the catalog with a seeded RNG, computes
 the answer with ``studyapp.infra`` and writes a worked explanation. The
 ``families`` subpackage holds them and registers them in one explicit order.
+
+A family is written as ``draw(ctx, options)`` over one
+:class:`~studyapp.questions.generators.context.DrawContext` (the draw's seed and
+language, with the formatters bound to it) and offered as ``generate(seed, lang,
+options)``. Its registration writes its name and post on every question it draws
+(and on a scenario's steps), so a question never carries another family's.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from studyapp.catalog.errors import UnknownIdError
+from studyapp.questions.generators.context import DrawContext, DrawFn, GenerateFn, drawn
 from studyapp.questions.generators.drawing import without_echo
 from studyapp.questions.model import Kind, Question, Slip
-
-GenerateFn = Callable[[int, str, Mapping[str, Any]], Question]
 
 
 @dataclass(frozen=True)
@@ -29,7 +33,9 @@ class Family:
     kind: Kind
     description: Mapping[str, str]  # by language
     generate: GenerateFn
-    options: Mapping[str, str]  # accepted option names -> what they take
+    options: Mapping[str, str | tuple[str, ...]]
+    """Accepted option names -> what they take (a tuple: the values a closed option allows;
+    ``generators.options`` knows each name's kind and reads the defaults from the draws)."""
     fact: str | None = None
     """Every card of families sharing a fact tests one skill (both directions of a
     conversion): once one is answered, the others wait until the next study day."""
@@ -43,16 +49,21 @@ _REGISTRY: dict[str, Family] = {}
 
 
 def _declaring(family: Family) -> GenerateFn:
-    """``generate`` whose questions carry the family's slips and conversion flag."""
+    """``generate`` whose questions (and a scenario's steps) carry the family's name and
+    post, and the family's slips and conversion flag."""
     generate = family.generate
+    name, post = family.name, family.post
 
     def generate_declared(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         question = generate(seed, lang, options)
         slips = tuple(s for s in (slip.resolve(question.params) for slip in family.slips)
                       if s is not None)
-        if not slips and not family.conversion:
-            return question
-        return replace(question, slips=question.slips + slips,
+        parts = tuple(
+            part if (part.question.post, part.question.family) == (post, name)
+            else replace(part, question=replace(part.question, post=post, family=name))
+            for part in question.parts)
+        return replace(question, post=post, family=name, parts=parts,
+                       slips=question.slips + slips,
                        conversion=question.conversion or family.conversion)
 
     generate_declared.__doc__ = generate.__doc__
@@ -60,11 +71,11 @@ def _declaring(family: Family) -> GenerateFn:
 
 
 def register(family: Family) -> Family:
+    """Add ``family`` to the registry: its questions carry its name, post, slips and flags,
+    and are redrawn while the prompt gives the answer away."""
     if family.name in _REGISTRY:
         raise ValueError(f"family {family.name!r} registered twice")
-    if family.slips or family.conversion:
-        family = replace(family, generate=_declaring(family))
-    family = dataclasses.replace(family, generate=without_echo(family.generate))
+    family = replace(family, generate=without_echo(_declaring(family)))
     _REGISTRY[family.name] = family
     return family
 
@@ -87,3 +98,7 @@ def get_family(name: str) -> Family:
     if name not in table:
         raise UnknownIdError("generator", name, list(table))
     return table[name]
+
+
+__all__ = ["DrawContext", "DrawFn", "Family", "GenerateFn", "drawn", "get_family", "register",
+           "registered_families"]

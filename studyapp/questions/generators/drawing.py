@@ -12,15 +12,15 @@ import hashlib
 import math
 import random
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, TypeVar
 
 from studyapp.catalog import Table
 from studyapp.catalog.models import Entry
+from studyapp.questions.generators.context import GenerateFn
 from studyapp.questions.model import Kind, Question
-
-if TYPE_CHECKING:
-    from studyapp.questions.generators import GenerateFn
 
 T = TypeVar("T")
 E = TypeVar("E", bound=Entry)
@@ -37,6 +37,32 @@ def instance_seed(seed: int, index: int) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
+_DEFAULTS: ContextVar[dict[str, list[Any]] | None] = ContextVar("option_defaults", default=None)
+
+
+def _note_default(key: str, items: Iterable[Any]) -> None:
+    """While :func:`reading_defaults` is on: option ``key`` was read and drew from ``items``."""
+    seen = _DEFAULTS.get()
+    if seen is None:
+        return
+    pool = seen.setdefault(key, [])
+    pool.extend(item for item in items if item not in pool)
+
+
+@contextmanager
+def reading_defaults() -> Iterator[dict[str, list[Any]]]:
+    """Collect, by option name, what the draws made inside this block drew from.
+
+    Draws made with no options read every option's default, so this is how
+    ``generate FAMILY --options`` learns a family's defaults from its own code."""
+    seen: dict[str, list[Any]] = {}
+    token = _DEFAULTS.set(seen)
+    try:
+        yield seen
+    finally:
+        _DEFAULTS.reset(token)
+
+
 def option_list(options: Mapping[str, Any], key: str) -> list[Any] | None:
     """An option given as one value or a list; ``None`` when absent or empty."""
     value = options.get(key)
@@ -51,16 +77,19 @@ def entries(table: Table[E], options: Mapping[str, Any], key: str,
     """Catalog entries named by option ``key`` (unknown ids raise), else all that ``keep``."""
     ids = option_list(options, key)
     if ids is not None:
+        _note_default(key, (str(entry_id) for entry_id in ids))
         return [table[str(entry_id)] for entry_id in ids]
     found = [entry for entry in table if keep is None or keep(entry)]
     if not found:
         raise LookupError(f"no {table.kind} in the catalog fits this question")
+    _note_default(key, (entry.id for entry in found))
     return found
 
 
 def values(options: Mapping[str, Any], key: str, default: Sequence[T]) -> list[Any]:
     """Option ``key`` as a list, else ``default``."""
     given = option_list(options, key)
+    _note_default(key, given if given is not None else default)
     return given if given is not None else list(default)
 
 

@@ -25,6 +25,12 @@ Unit rules (the case of a letter matters only where it must):
   ``billion`` = 10⁹; Spanish ``mil``, ``millón``, ``mil millones`` = 10⁹,
   ``billón`` = 10¹²). A bare ``70B`` is 70 gigaparameters only when a count
   is expected; otherwise ``B`` is a byte.
+* Money and counted things are units of their own: ``$`` (``USD``,
+  ``dollars``), ``€`` (``EUR``, ``euros``), ``requests`` (and ``requests/s``),
+  ``users``; ``tokens`` and ``params`` as above. Each currency is its own
+  dimension (no exchange rate is assumed), and a currency symbol may come
+  before the number (``$3.5M``). ``64 users`` still answers a plain "how
+  many".
 * Any other letter case is tried only when it leaves a single meaning
   (``MS`` = ``ms``, ``KW`` = ``kW``); ``mw`` (mW or MW) is refused.
 
@@ -46,27 +52,35 @@ from studyapp.questions.units.table import (
     COUNT_DIMENSIONS,
     DIMENSIONS,
     ENERGY,
+    EUR,
     FLOP,
     FLOP_RATE,
     INTENSITY,
     PARAMS,
     POWER,
     RATIO,
+    REQUEST_RATE,
+    REQUESTS,
     SIZE,
     TIME,
     TOKEN_RATE,
     TOKENS,
+    USD,
+    USERS,
     Unit,
+    UnitEntry,
     convert,
     dimension_of,
     multiplier_of,
     resolve_unit,
+    unit_entries,
 )
 
 __all__ = [
-    "BANDWIDTH", "COUNT", "COUNT_DIMENSIONS", "DECIMAL_MARK", "DIMENSIONS", "ENERGY", "FLOP",
-    "FLOP_RATE", "INTENSITY", "PARAMS", "POWER", "RATIO", "SIZE", "TIME", "TOKENS", "TOKEN_RATE",
-    "AmbiguousUnit", "DimensionMismatch", "Quantity", "Unit", "UnitError", "UnknownUnit",
-    "UnparsableAnswer", "convert", "dimension_of", "multiplier_of", "parse_number",
-    "parse_quantity", "resolve_unit",
+    "BANDWIDTH", "COUNT", "COUNT_DIMENSIONS", "DECIMAL_MARK", "DIMENSIONS", "ENERGY", "EUR",
+    "FLOP", "FLOP_RATE", "INTENSITY", "PARAMS", "POWER", "RATIO", "REQUESTS", "REQUEST_RATE",
+    "SIZE", "TIME", "TOKENS", "TOKEN_RATE", "USD", "USERS",
+    "AmbiguousUnit", "DimensionMismatch", "Quantity", "Unit", "UnitEntry", "UnitError",
+    "UnknownUnit", "UnparsableAnswer", "convert", "dimension_of", "multiplier_of",
+    "parse_number", "parse_quantity", "resolve_unit", "unit_entries",
 ]

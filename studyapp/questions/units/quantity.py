@@ -12,6 +12,8 @@ from studyapp.questions.units.table import (
     COUNT,
     COUNT_DIMENSIONS,
     COUNT_MULTIPLIERS,
+    COUNTED_THINGS,
+    CURRENCY_PREFIXES,
     MULTIPLIER_RE,
     TIME,
     multiplier_of,
@@ -59,6 +61,7 @@ def parse_quantity(text: str, lang: str, expect: str | None = None) -> Quantity:
     thing counted. Raises :class:`UnparsableAnswer`, :class:`UnknownUnit` or
     :class:`AmbiguousUnit`; never anything else for any input text.
     """
+    text = _currency_last(text)
     value, other, rest = parse_number(text, lang)
     if not rest:
         return _quantity(value, None, "", other, 1.0)
@@ -84,7 +87,23 @@ def parse_quantity(text: str, lang: str, expect: str | None = None) -> Quantity:
             if _NOUN_RE.fullmatch(unit_text):
                 return _quantity(value, COUNT, rest, other, 1.0)
         raise
-    return _quantity(value, unit.dimension, rest, other, unit.factor)
+    dimension = unit.dimension
+    if expect == COUNT and dimension in COUNTED_THINGS:
+        dimension = COUNT  # "64 users" answers "how many" as it always did
+    return _quantity(value, dimension, rest, other, unit.factor)
+
+
+_CURRENCY_FIRST = re.compile(
+    r"\s*(?P<sign>[-\u2212]?)\s*(?P<symbol>"
+    + "|".join(re.escape(c) for c in CURRENCY_PREFIXES) + r")\s*(?P<rest>\d.*)", re.DOTALL)
+
+
+def _currency_last(text: str) -> str:
+    """``$3.5M`` is read as ``3.5M $``: a currency symbol may come before the number."""
+    m = _CURRENCY_FIRST.fullmatch(text)
+    if m is None:
+        return text
+    return f"{m['sign']}{m['rest'].strip()} {m['symbol']}"
 
 
 _COMPOUND_RE = re.compile(r"(?P<unit>[^\d\s,]+)\s*(?:,|and|y)?\s*(?P<more>\d.*)", re.DOTALL)

@@ -24,17 +24,30 @@ PARAMS = "params"
 COUNT = "count"
 RATIO = "ratio"
 INTENSITY = "intensity"  # arithmetic intensity, FLOP per byte (roofline)
+USD = "usd"  # money: each currency is its own dimension (no exchange rate is assumed)
+EUR = "eur"
+REQUESTS = "requests"
+REQUEST_RATE = "request_rate"
+USERS = "users"
 
 DIMENSIONS = (
     SIZE, BANDWIDTH, TIME, FLOP, FLOP_RATE, POWER, ENERGY,
     TOKENS, TOKEN_RATE, PARAMS, COUNT, RATIO, INTENSITY,
+    USD, EUR, REQUESTS, REQUEST_RATE, USERS,
 )  # fmt: skip
 
-#: Dimensions whose numbers take count multipliers (70B, 1.5T, 3M).
-COUNT_DIMENSIONS = frozenset({TOKENS, TOKEN_RATE, PARAMS, COUNT})
+#: Dimensions whose numbers take count multipliers (70B, 1.5T, 3M, $2M).
+COUNT_DIMENSIONS = frozenset({TOKENS, TOKEN_RATE, PARAMS, COUNT, USD, EUR, REQUESTS,
+                              REQUEST_RATE, USERS})
+
+#: Things counted that a plain count (no unit) also accepts: "64 users" for "how many?".
+COUNTED_THINGS = frozenset({REQUESTS, USERS})
+
+#: Currency symbols a learner may write before the number (``$3``, ``€1,5``).
+CURRENCY_PREFIXES = ("US$", "$", "€")
 
 #: numerator dimension / time → rate dimension.
-_RATES = {SIZE: BANDWIDTH, FLOP: FLOP_RATE, TOKENS: TOKEN_RATE}
+_RATES = {SIZE: BANDWIDTH, FLOP: FLOP_RATE, TOKENS: TOKEN_RATE, REQUESTS: REQUEST_RATE}
 
 
 @dataclass(frozen=True)
@@ -152,6 +165,14 @@ def _build_other_units() -> None:
     _add(("tok/s", "tps"), Unit("tokens/s", TOKEN_RATE, 1.0))
     params = ("param", "params", "parameter", "parameters", "parámetro", "parámetros")
     _add((*params, "parametro", "parametros"), Unit("params", PARAMS, 1.0))
+
+    _add(("$", "US$", "USD", "usd", "dollar", "dollars", "dólar", "dólares", "dolar", "dolares"),
+         Unit("$", USD, 1.0))
+    _add(("€", "EUR", "eur", "euro", "euros"), Unit("€", EUR, 1.0))
+    _add(("request", "requests", "req", "reqs", "petición", "peticiones", "peticion",
+          "solicitud", "solicitudes"), Unit("requests", REQUESTS, 1.0))
+    _add(("req/s", "rps", "QPS", "qps"), Unit("requests/s", REQUEST_RATE, 1.0))
+    _add(("user", "users", "usuario", "usuarios"), Unit("users", USERS, 1.0))
 
     _add(("x", "×", "times", "veces"), Unit("x", RATIO, 1.0))
     _add(("%", "percent", "por ciento", "pct"), Unit("%", RATIO, 0.01))
@@ -289,6 +310,31 @@ def convert(value: float, from_unit: str, to_unit: str) -> float:
     if source.dimension != target.dimension:
         raise DimensionMismatch(source.dimension, target.dimension)
     return value * source.factor / target.factor
+
+
+@dataclass(frozen=True)
+class UnitEntry:
+    """One unit of the table as a listing shows it: its symbol, dimension and other names."""
+
+    symbol: str
+    dimension: str
+    aliases: tuple[str, ...]
+
+
+def unit_entries() -> list[UnitEntry]:
+    """Every unit of the table with the names it is read from, by dimension then size."""
+    names: dict[Unit, list[str]] = {}
+    for name, units in _EXACT.items():
+        for unit in units:
+            names.setdefault(unit, []).append(name)
+    merged: dict[tuple[str, str], tuple[float, list[str]]] = {}
+    for unit, spelled in names.items():
+        _, known = merged.setdefault((unit.symbol, unit.dimension), (unit.factor, []))
+        known.extend(n for n in spelled if n not in known)
+    order = {dimension: i for i, dimension in enumerate(DIMENSIONS)}
+    entries = sorted(merged.items(), key=lambda item: (order[item[0][1]], item[1][0], item[0][0]))
+    return [UnitEntry(symbol, dimension, tuple(n for n in spelled if n != symbol))
+            for (symbol, dimension), (_, spelled) in entries]
 
 
 def multiplier_of(text: str) -> float | None:

@@ -4,14 +4,15 @@ The search field takes the same language as ``studyapp cards`` and results
 follow as you type. The table lists questions (a template shows a sample
 instance); the pane below shows the highlighted card in full with its
 memory state and every past answer. ``e`` opens the card's YAML in
-``$EDITOR`` at its line; on return the deck is validated and, when it loads,
-the card is live at once with its progress. Deck text is never markup.
+``$EDITOR`` at its line (a copy of the file the deck was added from, when
+known); on return the copy is validated: a good one is saved and the card is
+live at once with its progress, one with problems reopens the editor at the
+first problem's line, until it validates or the edit is given up (an empty
+save, or no change), and the file keeps its last good text. Deck text is never markup.
 """
 
 from __future__ import annotations
 
-import os
-import shlex
 import subprocess
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -32,8 +33,9 @@ from studyapp.tui.screens.card_detail import RATINGS, local_time, params_text
 from studyapp.tui.widgets.post_row import fit
 
 if TYPE_CHECKING:
-    from studyapp.browse import BrowsedCard, CardView, EditTarget, Reloaded
+    from studyapp.browse import BrowsedCard, CardView, Reloaded
     from studyapp.cardsearch import QueryError
+    from studyapp.decks.editing import EditPlan
     from studyapp.study import StudyService
 
 CSS = Path(__file__).parent / "browser.tcss"
@@ -87,6 +89,7 @@ class BrowserScreen(StudyScreen):
         self.cards: list[BrowsedCard] = []
         self.view: CardView | None = None
         self.problems: tuple[str, ...] = ()
+        self.editor_error: str | None = None  # why the editor could not start
         self._timer: Timer | None = None
         self.searches = 0  # finished searches (tests wait on it)
 
@@ -345,19 +348,31 @@ class BrowserScreen(StudyScreen):
 
     @work(exclusive=True, group="browser-edit", exit_on_error=False)
     async def edit(self, card: BrowsedCard) -> None:
+        """The ``$EDITOR`` loop: a copy is edited until it validates or the edit is given up."""
         from studyapp.browse import browser_for
+        from studyapp.decks.editing import edit_until_valid, editor_name
 
-        target: EditTarget = await self.study_app.backend.call(
-            lambda service: browser_for(service).edit_target(card.deck, card.card))
-        if target.copied_from is not None:
-            self.notify(self.tr("tui.browser.copied", path=str(target.path)), markup=False)
-        error = self.run_editor(target)
-        if error is not None:
-            self.notify(error, severity="error", markup=False)
-            return
+        plan: EditPlan = await self.study_app.backend.call(
+            lambda service: browser_for(service).edit_plan(card.deck, card.card))
         lang = self.lang
+        for note in plan.notes:
+            self.notify(note.render(lang), markup=False)
+        self.editor_error = None
+        outcome = edit_until_valid(plan, self.run_editor, lang=lang)
+        if outcome.status == "editor_failed":
+            self.notify(self.editor_error or self.tr(
+                "tui.browser.editor_failed", editor=editor_name(), code=outcome.editor_code),
+                severity="error", markup=False)
+            return
+        if outcome.status == "gave_up":
+            self.problems = tuple(problem.render(lang) for problem in outcome.problems)
+            self.notify(self.tr("tui.browser.invalid", n=len(outcome.problems)),
+                        severity="error", markup=False)
+            self.view = None
+            self.run_search()
+            return
         result: Reloaded = await self.study_app.backend.call(
-            lambda service: browser_for(service).reload(target.path, card.deck, lang))
+            lambda service: browser_for(service).reload(outcome.live, card.deck, lang))
         self.problems = result.problems
         if result.ok:
             self.notify(self.tr("tui.browser.reloaded", deck=result.deck), markup=False)
@@ -367,23 +382,26 @@ class BrowserScreen(StudyScreen):
         self.view = None
         self.run_search()
 
-    def run_editor(self, target: EditTarget) -> str | None:
-        """Run ``$VISUAL``/``$EDITOR`` (``vi`` by default) at the card's line; an error text."""
+    def run_editor(self, path: Path, line: int) -> int:
+        """Run ``$VISUAL``/``$EDITOR`` (``vi`` by default) as ``EDITOR +LINE FILE``; its code.
+
+        An editor that cannot start leaves its reason in ``editor_error``.
+        """
         from textual.app import SuspendNotSupported
 
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-        command = [*shlex.split(editor), f"+{target.line}", str(target.path)]
+        from studyapp.decks.editing import editor_command, editor_name
+
+        command = editor_command(path, line)
         try:
             try:
                 with self.app.suspend():
-                    code = subprocess.call(command)
+                    return subprocess.call(command)
             except SuspendNotSupported:  # a headless or web session: run it as is
-                code = subprocess.call(command, stdin=subprocess.DEVNULL)
+                return subprocess.call(command, stdin=subprocess.DEVNULL)
         except OSError as exc:
-            return self.tr("tui.browser.no_editor", editor=editor, detail=str(exc))
-        if code != 0:
-            return self.tr("tui.browser.editor_failed", editor=editor, code=code)
-        return None
+            self.editor_error = self.tr("tui.browser.no_editor", editor=editor_name(),
+                                        detail=str(exc))
+            return -1
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         """The highlighted card's actions, for the command palette."""

@@ -26,6 +26,7 @@ from studyapp.infra.calc import (
     parse_count,
     train_report,
 )
+from studyapp.numbers import format_count, format_figure
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.widgets.share_bar import ShareBar
 
@@ -69,25 +70,11 @@ def parse_whole(text: str, minimum: int) -> int:
     return value
 
 
-def number(value: float, lang: str = "en", digits: int = 3) -> str:
+def number(value: float, lang: str = "en") -> str:
     """A figure for reading: ``141``, ``10.7``, ``0.0312``, ``3.2e+24``; in Spanish
-    ``10,7``, ``184 319`` (thin space) and ``3,2e24``, as questions write them."""
-    if value == 0:
-        return "0"
-    if lang == "es":
-        from studyapp.questions.formatting import format_number
-
-        if abs(value) >= 1e7 or abs(value) < 1e-3:
-            mantissa, _, power = f"{value:.{digits}g}".partition("e")
-            return f"{mantissa.replace('.', ',')}e{int(power)}" if power else mantissa
-        if abs(value) >= 100:
-            return format_number(round(value), lang, sig=17)
-        return format_number(value, lang, digits)
-    if abs(value) >= 1e7 or abs(value) < 1e-3:
-        return f"{value:.{digits}g}"
-    if abs(value) >= 100:
-        return f"{value:,.0f}"
-    return f"{value:.{digits}g}"
+    ``10,7``, ``184 319`` (thin space) and ``3,2e24``, as questions write them.
+    Whole from 100 and scientific from ten million, which a form's line holds."""
+    return format_figure(value, lang, whole_from=100, scientific_from=1e7)
 
 
 class CalculatorScreen(StudyScreen):
@@ -285,11 +272,7 @@ class CalculatorScreen(StudyScreen):
 
     def count(self, value: int) -> str:
         """A whole count: ``8,192`` in English, ``8192`` / ``131 072`` in Spanish."""
-        if self.lang == "es":
-            from studyapp.questions.formatting import format_number
-
-            return format_number(value, "es", sig=17)
-        return f"{value:,}"
+        return format_count(value, self.lang)
 
     def action_back(self) -> None:
         self.dismiss(None)

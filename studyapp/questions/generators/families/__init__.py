@@ -3,6 +3,14 @@
 ``registered_families()`` lists them in this order (memory, serving, accelerators,
 roofline, conceptual, network, systems, training, then the
 scenarios); a new family goes here.
+
+A family is a function ``draw(ctx, options) -> Question`` (``accelerators.decode_ceiling``
+is a good one to copy): ``random.Random(ctx.seed)`` for its draws, ``ctx.num``,
+``ctx.shown``, ``ctx.t`` for its words, ``ctx.question(...)`` for the question (no
+``post=`` or ``family=``: the registration writes them). Its ``Family(...,
+generate=drawn(draw), options={...})`` names its options; each option name needs a
+kind in ``generators.options.KINDS`` (a test checks it) and a ``gen.opt.<name>``
+string, so ``generate FAMILY --options`` can list it and check what is given.
 """
 
 from studyapp.questions.generators import Family, register

@@ -14,7 +14,6 @@ from typing import Any
 
 from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Accelerator, Model
-from studyapp.i18n import t
 from studyapp.infra import (
     decode,
     decode_flops,
@@ -25,6 +24,7 @@ from studyapp.infra import (
 )
 from studyapp.infra.units import GB
 from studyapp.questions.generators import Family
+from studyapp.questions.generators.context import DrawContext, drawn
 from studyapp.questions.generators.drawing import (
     MARGIN,
     apart,
@@ -46,11 +46,8 @@ from studyapp.questions.generators.families.terms import (
 )
 from studyapp.questions.generators.slips import dtype_size
 from studyapp.questions.generators.wording import (
-    bytes_per,
     join_steps,
     label,
-    num,
-    shown,
     significant,
 )
 from studyapp.questions.model import Kind, Question, Tolerance
@@ -58,9 +55,9 @@ from studyapp.questions.model import Kind, Question, Tolerance
 # --- decode-ceiling -------------------------------------------------------
 
 
-def decode_ceiling(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def decode_ceiling(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Batch-1 decode reads every weight once per token: tokens/s ≤ bandwidth / weights."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     models = entries(load_catalog().models, options, "models")
     chips = entries(load_catalog().accelerators, options, "gpus")
     dtypes = [str(d) for d in values(options, "dtypes", PRECISIONS)]
@@ -82,25 +79,24 @@ def decode_ceiling(seed: int, lang: str, options: Mapping[str, Any]) -> Question
     peak = dense_tflops(chip, dtype) or chip.bf16_dense_tflops
     step = decode(w, 0.0, chip.bandwidth_bytes_s, batch=1,
                   flops_per_step=decode_flops(active, 1), flops=peak * 1e12)
-    fields = {**model_fields(model, lang), **chip_fields(chip, lang), "dtype": dtype_name(dtype),
-              "bytes": num(dtype_bytes(dtype), lang),
-              "bytes_word": bytes_per(dtype_bytes(dtype), lang),
-              "read_b": num(read / 1e9, lang, 5),
-              "weights_gb": num(w / GB, lang, 4),
-              "step_ms": num(step.step_seconds * 1e3, lang, 3),
-              "compute_us": num((step.compute_seconds or 0) * 1e6, lang, 3),
-              "tflops": num(peak, lang, 5),
-              "tokens_s": shown(step.tokens_per_s, lang),
-              "intensity": num(2 / dtype_bytes(dtype), lang)}
-    return Question(
-        kind=Kind.NUMERIC, post="h200", family="decode-ceiling", seed=seed, lang=lang,
-        prompt=t("gen.decode.prompt", lang, **fields),
-        explanation=join_steps(t("gen.decode.moe_read", lang, **fields)
+    fields = {**model_fields(model, ctx), **chip_fields(chip, ctx), "dtype": dtype_name(dtype),
+              "bytes": ctx.num(dtype_bytes(dtype)),
+              "bytes_word": ctx.bytes_per(dtype_bytes(dtype)),
+              "read_b": ctx.num(read / 1e9, 5),
+              "weights_gb": ctx.num(w / GB, 4),
+              "step_ms": ctx.num(step.step_seconds * 1e3, 3),
+              "compute_us": ctx.num((step.compute_seconds or 0) * 1e6, 3),
+              "tflops": ctx.num(peak, 5),
+              "tokens_s": ctx.shown(step.tokens_per_s),
+              "intensity": ctx.num(2 / dtype_bytes(dtype))}
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t("gen.decode.prompt", **fields),
+        explanation=join_steps(ctx.t("gen.decode.moe_read", **fields)
                                if model.active_params_b else "",
-                               t("gen.decode.explain", lang, **fields),
-                               t("gen.decode.compute_step", lang, **fields),
-                               t("gen.decode.why", lang, **fields),
-                               t("gen.convention.decode", lang)),
+                               ctx.t("gen.decode.explain", **fields),
+                               ctx.t("gen.decode.compute_step", **fields),
+                               ctx.t("gen.decode.why", **fields),
+                               ctx.t("gen.convention.decode")),
         answer=significant(step.tokens_per_s), unit="tokens/s",
         tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "gpu": chip.id, "dtype": dtype, "batch": 1, "context": 0,
@@ -115,9 +111,9 @@ def decode_ceiling(seed: int, lang: str, options: Mapping[str, Any]) -> Question
 
 
 
-def decode_compare(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def decode_compare(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Same model, two chips: the batch-1 decode speed-up is the bandwidth ratio."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     catalog = load_catalog()
     default = catalog.pool("decode-compare")
     chips = entries(catalog.accelerators, {"gpus": default, **options}, "gpus")
@@ -147,18 +143,17 @@ def decode_compare(seed: int, lang: str, options: Mapping[str, Any]) -> Question
     slow_tps = decode(w, 0.0, slow.bandwidth_bytes_s, flops_per_step=flops,
                       flops=slow.bf16_dense_tflops * 1e12).tokens_per_s
     ratio = fast_tps / slow_tps
-    fields = {**model_fields(model, lang), "fast": label(fast.name), "slow": label(slow.name),
-              "fast_bw": num(fast.memory_bandwidth_tb_s, lang, 4),
-              "slow_bw": num(slow.memory_bandwidth_tb_s, lang, 4),
-              "fast_bw_gb": num(fast.memory_bandwidth_tb_s * 1e3, lang, 4),
-              "slow_bw_gb": num(slow.memory_bandwidth_tb_s * 1e3, lang, 4),
-              "weights_gb": num(w / GB, lang, 4), "fast_tps": num(fast_tps, lang, 4),
-              "slow_tps": num(slow_tps, lang, 4), "ratio": shown(ratio, lang)}
-    return Question(
-        kind=Kind.NUMERIC, post="mi350", family="decode-compare", seed=seed, lang=lang,
-        prompt=t("gen.decodecmp.prompt", lang, **fields),
-        explanation=join_steps(t("gen.decodecmp.explain", lang, **fields),
-                               t("gen.decodecmp.why", lang), t("gen.convention.decode", lang)),
+    fields = {**model_fields(model, ctx), "fast": label(fast.name), "slow": label(slow.name),
+              "fast_bw": ctx.num(fast.memory_bandwidth_tb_s, 4),
+              "slow_bw": ctx.num(slow.memory_bandwidth_tb_s, 4),
+              "fast_bw_gb": ctx.num(fast.memory_bandwidth_tb_s * 1e3, 4),
+              "slow_bw_gb": ctx.num(slow.memory_bandwidth_tb_s * 1e3, 4),
+              "weights_gb": ctx.num(w / GB, 4), "fast_tps": ctx.num(fast_tps, 4),
+              "slow_tps": ctx.num(slow_tps, 4), "ratio": ctx.shown(ratio)}
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t("gen.decodecmp.prompt", **fields),
+        explanation=join_steps(ctx.t("gen.decodecmp.explain", **fields),
+                               ctx.t("gen.decodecmp.why"), ctx.t("gen.convention.decode")),
         answer=significant(ratio), unit="x", tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "fast_gpu": fast.id, "slow_gpu": slow.id, "dtype": "bf16",
                 "given": {"fast_bw": fast.memory_bandwidth_tb_s,
@@ -191,9 +186,9 @@ def lowp_speedup(chip: Accelerator, precision: str) -> float | None:
     return next((s for s in SPEEDUPS if abs(ratio - s) <= 0.1 * s), float(f"{ratio:.2g}"))
 
 
-def low_precision_speedup(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def low_precision_speedup(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """FP8 doubles BF16 on Hopper and Blackwell, not everywhere; some chips have no such units."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     catalog = load_catalog()
     chips = entries(catalog.accelerators, options, "gpus")
     precisions = [str(p) for p in values(options, "precisions", ("fp8", "fp8", "fp4"))]
@@ -214,12 +209,12 @@ def low_precision_speedup(seed: int, lang: str, options: Mapping[str, Any]) -> Q
     low = dense_tflops(chip, precision)
     p = dtype_name(precision)
     labels: dict[float | None, str] = {
-        1.0: t("gen.lowp.same", lang), 2.0: t("gen.lowp.twice", lang),
-        4.0: t("gen.lowp.four", lang), None: t("gen.lowp.none", lang, precision=p)}
+        1.0: ctx.t("gen.lowp.same"), 2.0: ctx.t("gen.lowp.twice"),
+        4.0: ctx.t("gen.lowp.four"), None: ctx.t("gen.lowp.none", precision=p)}
     keys: list[float | None] = [1.0, 2.0, 4.0, None]
     if speedup is not None and speedup not in labels:
         # a ratio that is none of 1×, 2×, 4× (Blackwell Ultra FP4): the ratio itself is right
-        labels[speedup] = t("gen.lowp.other", lang, ratio=num(speedup, lang, 2))
+        labels[speedup] = ctx.t("gen.lowp.other", ratio=ctx.num(speedup, 2))
         keys = [2.0, 4.0, speedup, None] if speedup < 8 else [1.0, 4.0, speedup, None]
     correct = labels[speedup]
     choices = shuffled_choices(rng, correct, [labels[k] for k in keys])
@@ -232,17 +227,16 @@ def low_precision_speedup(seed: int, lang: str, options: Mapping[str, Any]) -> Q
                  or sorted(m.id for m in catalog.models if fits(m.id)))
     model = catalog.models[rng.choice(model_ids)] if model_ids else None
     tokens = rng.choice(LOWP_PROMPTS)
-    fields = {"gpu": chip.name, "precision": p, "bf16": num(chip.bf16_dense_tflops, lang, 5),
-              "low": num(low or 0, lang, 5), "tokens": num(tokens, lang),
-              "model": model_phrase(model, lang) if model else "",
-              "ratio": num((low or 0) / chip.bf16_dense_tflops, lang, 3)}
-    step = (t("gen.lowp.ratio", lang, **fields) if low is not None
-            else t("gen.lowp.missing", lang, **fields))
+    fields = {"gpu": chip.name, "precision": p, "bf16": ctx.num(chip.bf16_dense_tflops, 5),
+              "low": ctx.num(low or 0, 5), "tokens": ctx.num(tokens),
+              "model": model_phrase(model, ctx) if model else "",
+              "ratio": ctx.num((low or 0) / chip.bf16_dense_tflops, 3)}
+    step = (ctx.t("gen.lowp.ratio", **fields) if low is not None
+            else ctx.t("gen.lowp.missing", **fields))
     key = "gen.lowp.prompt_prefill" if model else "gen.lowp.prompt"
-    return Question(
-        kind=Kind.CHOICE, post="blackwell", family="low-precision-speedup", seed=seed,
-        lang=lang, prompt=t(key, lang, **fields),
-        explanation=join_steps(step, t("gen.lowp.why", lang), t("gen.convention.dense", lang)),
+    return ctx.question(
+        kind=Kind.CHOICE, prompt=ctx.t(key, **fields),
+        explanation=join_steps(step, ctx.t("gen.lowp.why"), ctx.t("gen.convention.dense")),
         answer=correct, choices=choices,
         params={"gpu": chip.id, "precision": precision, "bf16_tflops": chip.bf16_dense_tflops,
                 "low_tflops": low, "speedup": speedup, "tokens": tokens,
@@ -255,9 +249,9 @@ def low_precision_speedup(seed: int, lang: str, options: Mapping[str, Any]) -> Q
 EFFICIENCY_METRICS = ("tflops", "bandwidth")
 
 
-def perf_per_watt(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def perf_per_watt(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Which of four chips does the most per watt; chips without a published TDP are skipped."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     chips = [c for c in entries(load_catalog().accelerators, options, "gpus") if c.tdp_w]
     metrics = [str(m) for m in values(options, "metrics", EFFICIENCY_METRICS)]
     anchors = [c for c in chips if c.id in (values(options, "anchor", []) or [])]
@@ -285,22 +279,21 @@ def perf_per_watt(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     unit = "TFLOPS/W" if metric == "tflops" else "GB/s/W"
     lines = []
     for chip in group:
-        figure = (num(chip.bf16_dense_tflops, lang, 5) if metric == "tflops"
-                  else num(chip.bandwidth_bytes_s / GB, lang, 5))
-        lines.append(t("gen.ppw.line", lang, gpu=chip.name, figure=figure,
-                       unit="TFLOPS" if metric == "tflops" else "GB/s",
-                       tdp=num(chip.tdp_w or 0, lang), score=num(per_watt(chip, metric), lang, 3),
-                       score_unit=unit))
+        figure = (ctx.num(chip.bf16_dense_tflops, 5) if metric == "tflops"
+                  else ctx.num(chip.bandwidth_bytes_s / GB, 5))
+        lines.append(ctx.t("gen.ppw.line", gpu=chip.name, figure=figure,
+                           unit="TFLOPS" if metric == "tflops" else "GB/s",
+                           tdp=ctx.num(chip.tdp_w or 0), score=ctx.num(per_watt(chip, metric), 3),
+                           score_unit=unit))
     choices = shuffled_choices(rng, best.name, [c.name for c in group])
     anchor = next((c for c in group if c in anchors), None)
-    prefix = t("gen.compare.prefix", lang, gpu=anchor.name) + " " if anchor else ""
-    return Question(
-        kind=Kind.CHOICE, post="gaudi", family="perf-per-watt", seed=seed, lang=lang,
-        prompt=prefix + t(f"gen.ppw.prompt_{metric}", lang),
-        explanation=join_steps(*lines, t("gen.ppw.verdict", lang, gpu=best.name),
-                               t("gen.ppw.why", lang),
-                               t("gen.convention.dense" if metric == "tflops"
-                                 else "gen.convention.gb", lang)),
+    prefix = ctx.t("gen.compare.prefix", gpu=anchor.name) + " " if anchor else ""
+    return ctx.question(
+        kind=Kind.CHOICE, prompt=prefix + ctx.t(f"gen.ppw.prompt_{metric}"),
+        explanation=join_steps(*lines, ctx.t("gen.ppw.verdict", gpu=best.name),
+                               ctx.t("gen.ppw.why"),
+                               ctx.t("gen.convention.dense" if metric == "tflops"
+                                     else "gen.convention.gb")),
         answer=best.name, choices=choices,
         params={"gpus": [c.id for c in group], "metric": metric, "best": best.id,
                 "per_watt": {c.id: significant(per_watt(c, metric), 4) for c in group}},
@@ -312,7 +305,7 @@ DECODE_CEILING = Family(
     name="decode-ceiling", post="h200", kind=Kind.NUMERIC,
     description={"es": "Techo de tokens/s en decodificación con lote 1 (ancho de banda / pesos)",
                  "en": "Batch-1 decode tokens/s ceiling (bandwidth / weights)"},
-    generate=decode_ceiling,
+    generate=drawn(decode_ceiling),
     options={"models": "model ids (default: dense models)", "gpus": GPU_IDS, "dtypes": "dtypes"},
     slips=(dtype_size("dtype"),),
 )
@@ -321,7 +314,7 @@ DECODE_COMPARE = Family(
     name="decode-compare", post="mi350", kind=Kind.NUMERIC,
     description={"es": "Cuántas veces más rápido decodifica un chip que otro",
                  "en": "How many times faster one chip decodes than another"},
-    generate=decode_compare,
+    generate=drawn(decode_compare),
     options={"models": "model ids (default: dense models)", "gpus": GPU_IDS,
              "anchor": "chip ids one of which every comparison includes"},
 )
@@ -330,14 +323,14 @@ LOW_PRECISION_SPEEDUP = Family(
     name="low-precision-speedup", post="blackwell", kind=Kind.CHOICE,
     description={"es": "Aceleración de FP8 o FP4 frente a BF16 (y chips sin cifra)",
                  "en": "FP8 or FP4 speed-up over BF16 (and chips without a figure)"},
-    generate=low_precision_speedup, options={"gpus": GPU_IDS, "precisions": "fp8, fp4"},
+    generate=drawn(low_precision_speedup), options={"gpus": GPU_IDS, "precisions": "fp8, fp4"},
 )
 
 PERF_PER_WATT = Family(
     name="perf-per-watt", post="gaudi", kind=Kind.CHOICE,
     description={"es": "Qué chip rinde más por vatio (TFLOPS/W o GB/s por W)",
                  "en": "Which chip does the most per watt (TFLOPS/W or GB/s per W)"},
-    generate=perf_per_watt,
+    generate=drawn(perf_per_watt),
     options={"gpus": GPU_IDS, "metrics": "tflops, bandwidth",
              "anchor": "chip ids one of which every group includes"},
 )

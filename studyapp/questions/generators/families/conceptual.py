@@ -13,12 +13,12 @@ from typing import Any
 
 from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Accelerator, Model
-from studyapp.i18n import t
 from studyapp.infra import kv_bytes_per_token, usable_bytes, weights_bytes
 from studyapp.infra.compute import ridge_point
 from studyapp.infra.shapes import kv_shape
 from studyapp.infra.units import GB
 from studyapp.questions.generators import Family
+from studyapp.questions.generators.context import DrawContext, GenerateFn, drawn
 from studyapp.questions.generators.drawing import (
     apart,
     draw_until,
@@ -27,7 +27,7 @@ from studyapp.questions.generators.drawing import (
     values,
 )
 from studyapp.questions.generators.families.terms import capacity_gb
-from studyapp.questions.generators.wording import join_steps, model_label, num
+from studyapp.questions.generators.wording import join_steps, model_label
 from studyapp.questions.model import Kind, Question
 
 # --- chip-ranking ---------------------------------------------------------
@@ -50,9 +50,9 @@ def choice_label(name: str) -> str:
     return name.split(" (", 1)[0].strip() or name
 
 
-def chip_ranking(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def chip_ranking(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """The top chip among four on one figure, at least 10% ahead of the runner-up."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     chips = entries(load_catalog().accelerators, options, "gpus")
     metrics = [str(m) for m in values(options, "metrics", METRICS)]
     anchors = [c for c in chips if c.id in (values(options, "anchor", []) or [])]
@@ -72,15 +72,14 @@ def chip_ranking(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     (group, metric) = draw_until(rng, draw, clear, "chip-ranking")
     best = max(group, key=lambda c: _metric(c, metric))
     unit = METRIC_UNITS[metric]
-    lines = [t("gen.rank.line", lang, gpu=c.name, value=num(_metric(c, metric), lang, 5),
-               unit=unit) for c in sorted(group, key=lambda c: -_metric(c, metric))]
+    lines = [ctx.t("gen.rank.line", gpu=c.name, value=ctx.num(_metric(c, metric), 5),
+                   unit=unit) for c in sorted(group, key=lambda c: -_metric(c, metric))]
     anchor = next((c for c in group if c in anchors), None)
-    prefix = t("gen.compare.prefix", lang, gpu=anchor.name) + " " if anchor else ""
-    return Question(
-        kind=Kind.CHOICE, post="mi350", family="chip-ranking", seed=seed, lang=lang,
-        prompt=prefix + t(f"gen.rank.prompt_{metric}", lang),
-        explanation=join_steps(*lines, t(f"gen.rank.why_{metric}", lang),
-                               t("gen.convention.dense", lang)
+    prefix = ctx.t("gen.compare.prefix", gpu=anchor.name) + " " if anchor else ""
+    return ctx.question(
+        kind=Kind.CHOICE, prompt=prefix + ctx.t(f"gen.rank.prompt_{metric}"),
+        explanation=join_steps(*lines, ctx.t(f"gen.rank.why_{metric}"),
+                               ctx.t("gen.convention.dense")
                                if metric == "bf16_dense_tflops" else ""),
         answer=choice_label(best.name),
         choices=shuffled_choices(rng, choice_label(best.name),
@@ -94,9 +93,9 @@ def chip_ranking(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 MEMORY_TYPES = ("HBM2", "HBM2e", "HBM3", "HBM3e", "GDDR6X", "GDDR7", "LPDDR5X")
 
 
-def memory_type(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def memory_type(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Which HBM generation a chip carries (chips listed only as "HBM" are skipped)."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     chips = entries(load_catalog().accelerators, options, "gpus",
                     keep=lambda c: c.memory_type.upper() != "HBM")
     chip = rng.choice(chips)
@@ -107,13 +106,12 @@ def memory_type(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     if rng.random() < 0.3:
         pool += [m for m in MEMORY_TYPES if not m.startswith("HBM")]
     fields = {"gpu": chip.name, "memory": chip.memory_type,
-              "memory_gb": num(chip.memory_gb, lang, 5),
-              "bandwidth": num(chip.memory_bandwidth_tb_s, lang, 4)}
-    return Question(
-        kind=Kind.CHOICE, post="hbm-kv-cache", family="memory-type", seed=seed, lang=lang,
-        prompt=t("gen.memtype.prompt", lang, **fields),
-        explanation=join_steps(t("gen.memtype.explain", lang, **fields),
-                               t("gen.memtype.why", lang)),
+              "memory_gb": ctx.num(chip.memory_gb, 5),
+              "bandwidth": ctx.num(chip.memory_bandwidth_tb_s, 4)}
+    return ctx.question(
+        kind=Kind.CHOICE, prompt=ctx.t("gen.memtype.prompt", **fields),
+        explanation=join_steps(ctx.t("gen.memtype.explain", **fields),
+                               ctx.t("gen.memtype.why")),
         answer=chip.memory_type, choices=shuffled_choices(rng, chip.memory_type, pool),
         params={"gpu": chip.id, "memory_type": chip.memory_type},
     )
@@ -130,15 +128,15 @@ STACKS = {"nvidia": "CUDA", "amd": "ROCm", "google": "XLA", "aws": "Neuron",
 """Keyword the catalog's ``software`` text carries for each vendor's stack."""
 
 
-def _label(kind: str, vendor: str, lang: str) -> str:
-    return t(f"gen.{kind}.{vendor}", lang)
+def _label(kind: str, vendor: str, ctx: DrawContext) -> str:
+    return ctx.t(f"gen.{kind}.{vendor}")
 
 
-def vendor_fact(kind: str, post: str, family: str, table: Mapping[str, str]) -> Any:
+def vendor_fact(kind: str, table: Mapping[str, str]) -> GenerateFn:
     """A choice among the five vendors' answers, the right one read from the chip's entry."""
 
-    def generate(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
-        rng = random.Random(seed)
+    def generate(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
+        rng = random.Random(ctx.seed)
         field = "scale_up" if kind == "fabric" else "software"
 
         def matches(chip: Accelerator) -> bool:
@@ -156,30 +154,29 @@ def vendor_fact(kind: str, post: str, family: str, table: Mapping[str, str]) -> 
             anchor = rng.choice(anchors)
             others_pool = [c for c in pool if c.vendor != anchor.vendor] or pool
             chip = rng.choice(others_pool)
-            prefix = t(f"gen.{kind}.anchor", lang, anchor=anchor.name,
-                       answer=_label(kind, anchor.vendor, lang)) + " "
+            prefix = ctx.t(f"gen.{kind}.anchor", anchor=anchor.name,
+                           answer=_label(kind, anchor.vendor, ctx)) + " "
         else:
             chip = rng.choice(anchors or pool)
-        correct = _label(kind, chip.vendor, lang)
-        others = [_label(kind, vendor, lang) for vendor in table if vendor != chip.vendor]
+        correct = _label(kind, chip.vendor, ctx)
+        others = [_label(kind, vendor, ctx) for vendor in table if vendor != chip.vendor]
         fields = {"gpu": chip.name, "vendor": chip.vendor, "listed": getattr(chip, field) or "",
                   "answer": correct}
-        return Question(
-            kind=Kind.CHOICE, post=post, family=family, seed=seed, lang=lang,
-            prompt=prefix + t(f"gen.{kind}.prompt", lang, **fields),
-            explanation=join_steps(t(f"gen.{kind}.explain", lang, **fields),
-                                   t(f"gen.{kind}.why", lang)),
+        return ctx.question(
+            kind=Kind.CHOICE, prompt=prefix + ctx.t(f"gen.{kind}.prompt", **fields),
+            explanation=join_steps(ctx.t(f"gen.{kind}.explain", **fields),
+                                   ctx.t(f"gen.{kind}.why")),
             answer=correct, choices=shuffled_choices(rng, correct, others),
             params={"gpu": chip.id, "vendor": chip.vendor, field: getattr(chip, field)},
         )
 
-    return generate
+    return drawn(generate)
 
 
 # --- dense-vs-sparse ------------------------------------------------------
 
 
-def dense_vs_sparse(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def dense_vs_sparse(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Which figure of a datasheet line is the dense one, when the line prints its
     Tensor Core rates "with sparsity" (2:4 structured sparsity doubles them) in a footnote.
 
@@ -188,7 +185,7 @@ def dense_vs_sparse(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
     (the asked precision's own headline most of the time), so the right figure is
     sometimes the smallest of the four, sometimes the largest.
     """
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     chips = entries(load_catalog().accelerators, options, "gpus",
                     keep=lambda c: c.vendor in ("nvidia", "amd") and bool(c.sparse_headline_tflops))
     chip = rng.choice([c for c in chips if c.sparse_headline_tflops] or chips)
@@ -199,11 +196,11 @@ def dense_vs_sparse(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
     precision = rng.choice(precisions)
     dense = float(getattr(chip, f"{precision}_dense_tflops"))
     sparse = float(headlines[precision])  # as the vendor prints it
-    line = t("gen.sparse.line_sep", lang).join(
-        t("gen.sparse.line_item", lang, precision=p.upper(),
-          value=num(float(headlines[p]), lang, 5)) for p in precisions)
-    fields = {"gpu": chip.name, "precision": precision.upper(), "sparse": num(sparse, lang, 5),
-              "dense": num(dense, lang, 5), "half": num(sparse / 2, lang, 5), "line": line}
+    line = ctx.t("gen.sparse.line_sep").join(
+        ctx.t("gen.sparse.line_item", precision=p.upper(),
+              value=ctx.num(float(headlines[p]), 5)) for p in precisions)
+    fields = {"gpu": chip.name, "precision": precision.upper(), "sparse": ctx.num(sparse, 5),
+              "dense": ctx.num(dense, 5), "half": ctx.num(sparse / 2, 5), "line": line}
     figures = {float(getattr(chip, f"{p}_dense_tflops")) for p in precisions}
     figures |= {float(headlines[p]) for p in precisions}
     others = sorted(figures - {dense, sparse})
@@ -213,10 +210,10 @@ def dense_vs_sparse(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
     else:  # the halving done twice, on this figure or another
         wrong = [*others, dense / 2, *(v / 2 for v in others), sparse]
     wrong += [sparse * 2, dense / 4]  # a chip with one precision: still four
-    correct = num(dense, lang, 5) + " TFLOPS"
+    correct = ctx.num(dense, 5) + " TFLOPS"
     # halves written like the catalog's figures, to as many decimals as the answer
     decimals = 0 if dense.is_integer() else len(repr(dense).split(".")[1])
-    distractors = [num(v if v in figures else round(v, decimals), lang, 9) + " TFLOPS"
+    distractors = [ctx.num(v if v in figures else round(v, decimals), 9) + " TFLOPS"
                    for v in wrong]
     seen = {correct.casefold()}
     picked: list[str] = []
@@ -226,11 +223,10 @@ def dense_vs_sparse(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
             picked.append(text)
     choices = [correct, *picked]
     rng.shuffle(choices)
-    return Question(
-        kind=Kind.CHOICE, post="blackwell", family="dense-vs-sparse", seed=seed, lang=lang,
-        prompt=t("gen.sparse.prompt_line", lang, **fields),
-        explanation=join_steps(t("gen.sparse.explain", lang, **fields),
-                               t("gen.sparse.why", lang)),
+    return ctx.question(
+        kind=Kind.CHOICE, prompt=ctx.t("gen.sparse.prompt_line", **fields),
+        explanation=join_steps(ctx.t("gen.sparse.explain", **fields),
+                               ctx.t("gen.sparse.why")),
         answer=correct, choices=tuple(choices),
         params={"gpu": chip.id, "precision": precision, "dense_tflops": dense,
                 "sparse_tflops": sparse, "ask": "dense"},
@@ -253,18 +249,18 @@ BINDS = ("capacity", "bandwidth", "compute")
 """What a drawn serving setup can run into first, each drawn as often."""
 
 
-def bottleneck(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def bottleneck(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Which limit binds, worked out from a setup's numbers (a model, a batch, a context,
     a chip); the fixed scenarios of earlier decks when a card names ``scenarios``."""
     if values(options, "scenarios", []):
-        return bottleneck_scenario(seed, lang, options)
-    return bottleneck_from_numbers(seed, lang, options)
+        return bottleneck_scenario(ctx, options)
+    return bottleneck_from_numbers(ctx, options)
 
 
-def bottleneck_from_numbers(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def bottleneck_from_numbers(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Serving: does weights + KV cache fit, and if so is a pass's arithmetic intensity
     (FLOPs per byte read) below the chip's ridge point (bandwidth) or above it (compute)?"""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     catalog = load_catalog()
     chips = entries(catalog.accelerators, options, "gpus",
                     keep=lambda c: bool(c.bf16_dense_tflops and c.memory_bandwidth_tb_s))
@@ -302,28 +298,27 @@ def bottleneck_from_numbers(seed: int, lang: str, options: Mapping[str, Any]) ->
     d = draw_until(rng, draw, clear, "bottleneck")
     chip, model = d["chip"], d["model"]
     fields = {"gpu": chip.name, "model": model_label(model.name),
-              "params_b": num(model.params_b, lang, 5), "batch": num(d["batch"], lang),
-              "context": num(d["context"], lang), "kv_kb": num(d["per_token"] / 1e3, lang, 4),
-              "memory_gb": num(chip.memory_gb, lang, 5),
-              "bandwidth": num(chip.memory_bandwidth_tb_s, lang, 4),
-              "tflops": num(chip.bf16_dense_tflops, lang, 5),
-              "weights_gb": num(d["weights"] / GB, lang, 4), "kv_gb": num(d["kv"] / GB, lang, 4),
-              "need_gb": num((d["weights"] + d["kv"]) / GB, lang, 4),
-              "usable_gb": num(d["usable"] / GB, lang, 4), "tokens": num(d["tokens"], lang),
-              "intensity": num(d["intensity"], lang, 3), "ridge": num(d["ridge"], lang, 3)}
+              "params_b": ctx.num(model.params_b, 5), "batch": ctx.num(d["batch"]),
+              "context": ctx.num(d["context"]), "kv_kb": ctx.num(d["per_token"] / 1e3, 4),
+              "memory_gb": ctx.num(chip.memory_gb, 5),
+              "bandwidth": ctx.num(chip.memory_bandwidth_tb_s, 4),
+              "tflops": ctx.num(chip.bf16_dense_tflops, 5),
+              "weights_gb": ctx.num(d["weights"] / GB, 4), "kv_gb": ctx.num(d["kv"] / GB, 4),
+              "need_gb": ctx.num((d["weights"] + d["kv"]) / GB, 4),
+              "usable_gb": ctx.num(d["usable"] / GB, 4), "tokens": ctx.num(d["tokens"]),
+              "intensity": ctx.num(d["intensity"], 3), "ridge": ctx.num(d["ridge"], 3)}
     binds = d["binds"]
-    steps = [t("gen.neck.n_memory", lang, **fields)]
+    steps = [ctx.t("gen.neck.n_memory", **fields)]
     if binds == "capacity":
-        steps.append(t("gen.neck.n_too_big", lang, **fields))
+        steps.append(ctx.t("gen.neck.n_too_big", **fields))
     else:
-        steps += [t("gen.neck.n_fits", lang, **fields),
-                  t(f"gen.neck.n_intensity_{d['phase']}", lang, **fields),
-                  t(f"gen.neck.n_{binds}", lang, **fields)]
-    correct = t(f"gen.neck.res_{binds}", lang)
-    others = [t(f"gen.neck.res_{r}", lang) for r in (*BINDS, "network")]
-    return Question(
-        kind=Kind.CHOICE, post="intro", family="bottleneck", seed=seed, lang=lang,
-        prompt=t(f"gen.neck.n_prompt_{d['phase']}", lang, **fields),
+        steps += [ctx.t("gen.neck.n_fits", **fields),
+                  ctx.t(f"gen.neck.n_intensity_{d['phase']}", **fields),
+                  ctx.t(f"gen.neck.n_{binds}", **fields)]
+    correct = ctx.t(f"gen.neck.res_{binds}")
+    others = [ctx.t(f"gen.neck.res_{r}") for r in (*BINDS, "network")]
+    return ctx.question(
+        kind=Kind.CHOICE, prompt=ctx.t(f"gen.neck.n_prompt_{d['phase']}", **fields),
         explanation=join_steps(*steps),
         answer=correct, choices=shuffled_choices(rng, correct, others),
         params={"scenario": f"serve-{d['phase']}", "gpu": chip.id, "model": model.id,
@@ -331,9 +326,9 @@ def bottleneck_from_numbers(seed: int, lang: str, options: Mapping[str, Any]) ->
     )
 
 
-def bottleneck_scenario(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def bottleneck_scenario(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Which resource limits a workload: one of six worded scenarios."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     catalog = load_catalog()
     scenario = str(rng.choice(values(options, "scenarios", SCENARIOS)))
     dense = [m for m in catalog.models if m.active_params_b is None]
@@ -356,19 +351,18 @@ def bottleneck_scenario(seed: int, lang: str, options: Mapping[str, Any]) -> Que
         model = rng.choice(bigger) if bigger else model
     weights = weights_bytes(model.params, "bf16")
     fields = {"gpu": chip.name, "model": model_label(model.name),
-              "params_b": num(model.params_b, lang, 5),
-              "memory_gb": num(chip.memory_gb, lang, 5), "usable_gb": num(usable / GB, lang, 4),
-              "total_gb": num(capacity_gb(chip), lang, 6),
-              "weights_gb": num(weights / GB, lang, 4),
-              "bandwidth": num(chip.memory_bandwidth_tb_s, lang, 4),
-              "tokens_s": num(chip.bandwidth_bytes_s / weights, lang, 3),
-              "prompt_tokens": num(PREFILL_TOKENS, lang)}
-    correct = t(f"gen.neck.res_{LIMITS[scenario]}", lang)
-    others = [t(f"gen.neck.res_{r}", lang) for r in RESOURCES]
-    return Question(
-        kind=Kind.CHOICE, post="intro", family="bottleneck", seed=seed, lang=lang,
-        prompt=t(f"gen.neck.prompt_{scenario}", lang, **fields),
-        explanation=t(f"gen.neck.explain_{scenario}", lang, **fields),
+              "params_b": ctx.num(model.params_b, 5),
+              "memory_gb": ctx.num(chip.memory_gb, 5), "usable_gb": ctx.num(usable / GB, 4),
+              "total_gb": ctx.num(capacity_gb(chip), 6),
+              "weights_gb": ctx.num(weights / GB, 4),
+              "bandwidth": ctx.num(chip.memory_bandwidth_tb_s, 4),
+              "tokens_s": ctx.num(chip.bandwidth_bytes_s / weights, 3),
+              "prompt_tokens": ctx.num(PREFILL_TOKENS)}
+    correct = ctx.t(f"gen.neck.res_{LIMITS[scenario]}")
+    others = [ctx.t(f"gen.neck.res_{r}") for r in RESOURCES]
+    return ctx.question(
+        kind=Kind.CHOICE, prompt=ctx.t(f"gen.neck.prompt_{scenario}", **fields),
+        explanation=ctx.t(f"gen.neck.explain_{scenario}", **fields),
         answer=correct, choices=shuffled_choices(rng, correct, others),
         params={"scenario": scenario, "gpu": chip.id, "model": model.id},
     )
@@ -378,39 +372,39 @@ CHIP_RANKING = Family(
     name="chip-ranking", post="mi350", kind=Kind.CHOICE,
     description={"es": "Qué chip tiene más HBM, ancho de banda, TFLOPS o escalado entre cuatro",
                  "en": "Which of four chips has the most HBM, bandwidth, TFLOPS or scale-up"},
-    generate=chip_ranking, options={"gpus": "accelerator ids", "metrics": ", ".join(METRICS),
-                                    "anchor": "chip ids one of which every group includes"},
+    generate=drawn(chip_ranking), options={"gpus": "accelerator ids", "metrics": METRICS,
+                                           "anchor": "chip ids one of which every group includes"},
 )
 MEMORY_TYPE = Family(
     name="memory-type", post="hbm-kv-cache", kind=Kind.CHOICE,
     description={"es": "Qué tipo de memoria lleva un chip", "en": "Which memory type a chip uses"},
-    generate=memory_type, options={"gpus": "accelerator ids"},
+    generate=drawn(memory_type), options={"gpus": "accelerator ids"},
 )
 SCALE_UP_FABRIC = Family(
     name="scale-up-fabric", post="trainium", kind=Kind.CHOICE,
     description={"es": "Con qué tecnología escala cada fabricante dentro del nodo o pod",
                  "en": "Which technology each vendor uses to scale up"},
-    generate=vendor_fact("fabric", "trainium", "scale-up-fabric", FABRICS),
+    generate=vendor_fact("fabric", FABRICS),
     options={"gpus": "accelerator ids", "anchor": "the post's chips, stated as the example"},
 )
 SOFTWARE_STACK = Family(
     name="software-stack", post="tpu", kind=Kind.CHOICE,
     description={"es": "Con qué pila de software se programa cada chip",
                  "en": "Which software stack programs each chip"},
-    generate=vendor_fact("stack", "tpu", "software-stack", STACKS),
+    generate=vendor_fact("stack", STACKS),
     options={"gpus": "accelerator ids", "anchor": "the post's chips, stated as the example"},
 )
 DENSE_VS_SPARSE = Family(
     name="dense-vs-sparse", post="blackwell", kind=Kind.CHOICE,
     description={"es": "Cifra densa a partir de la cifra «con dispersión» de la hoja de datos",
                  "en": "The dense figure behind a datasheet's 'with sparsity' headline"},
-    generate=dense_vs_sparse, options={"gpus": "accelerator ids"},
+    generate=drawn(dense_vs_sparse), options={"gpus": "accelerator ids"},
     fact="conversion:dense-vs-sparse",  # both directions are one skill
 )
 BOTTLENECK = Family(
     name="bottleneck", post="intro", kind=Kind.CHOICE,
     description={"es": "Qué recurso limita una carga: ancho de banda, cálculo, capacidad, red…",
                  "en": "Which resource limits a workload: bandwidth, compute, capacity, network…"},
-    generate=bottleneck,
-    options={"gpus": "accelerator ids", "scenarios": ", ".join(SCENARIOS)},
+    generate=drawn(bottleneck),
+    options={"gpus": "accelerator ids", "scenarios": SCENARIOS},
 )

@@ -11,11 +11,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from studyapp.catalog import load_catalog
-from studyapp.i18n import t
 from studyapp.infra import dtype_bytes, kv_bytes_per_token, kv_cache_bytes, weights_bytes
 from studyapp.infra.shapes import kv_shape
 from studyapp.infra.units import GB, GIB, KB
 from studyapp.questions.generators import Family
+from studyapp.questions.generators.context import DrawContext, drawn
 from studyapp.questions.generators.drawing import entries, values
 from studyapp.questions.generators.families.terms import (
     BATCHES,
@@ -32,12 +32,9 @@ from studyapp.questions.generators.families.terms import (
 )
 from studyapp.questions.generators.slips import GIB_SAME_NUMBER, GIB_WRONG_WAY, KV_PAIR, dtype_size
 from studyapp.questions.generators.wording import (
-    bytes_per,
     join_steps,
     label,
     model_label,
-    num,
-    shown,
     significant,
 )
 from studyapp.questions.model import Kind, Question, Tolerance
@@ -45,25 +42,24 @@ from studyapp.questions.model import Kind, Question, Tolerance
 # --- weights-size ---------------------------------------------------------
 
 
-def weights_size(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def weights_size(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Parameters × bytes per parameter, in GB."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     catalog = load_catalog()
     model = rng.choice(entries(catalog.models, options, "models"))
     dtype = str(rng.choice(values(options, "dtypes", WEIGHT_DTYPES)))
     size = weights_bytes(model.params, dtype)
-    fields = {**model_fields(model, lang), "dtype": dtype_name(dtype),
-              "bytes": num(dtype_bytes(dtype), lang),
-              "bytes_word": bytes_per(dtype_bytes(dtype), lang),
-              "weights_gb": shown(size / GB, lang)}
+    fields = {**model_fields(model, ctx), "dtype": dtype_name(dtype),
+              "bytes": ctx.num(dtype_bytes(dtype)),
+              "bytes_word": ctx.bytes_per(dtype_bytes(dtype)),
+              "weights_gb": ctx.shown(size / GB)}
     explanation = join_steps(
-        t("gen.weights.explain", lang, **fields),
-        moe_note(model, lang),
-        t("gen.convention.gb", lang),
+        ctx.t("gen.weights.explain", **fields),
+        moe_note(model, ctx),
+        ctx.t("gen.convention.gb"),
     )
-    return Question(
-        kind=Kind.NUMERIC, post="intro", family="weights-size", seed=seed, lang=lang,
-        prompt=t("gen.weights.prompt", lang, **fields), explanation=explanation,
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t("gen.weights.prompt", **fields), explanation=explanation,
         answer=significant(size / GB), unit="GB", tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "params": model.params, "dtype": dtype,
                 "given": {"params_b": model.params_b, "bytes": dtype_bytes(dtype)}},
@@ -77,31 +73,30 @@ WEIGHT_SIZES_GB = (14.5, 16.1, 141.1, 145.4, 810.0, 1342.0)
 """Weights in decimal GB (parameters × bytes) a learner converts to the GiB tools print."""
 
 
-def gb_vs_gib(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def gb_vs_gib(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """The true story: a vendor's HBM "GB" is a GiB (HBM is built in binary sizes), the
     driver reports MiB, weights are decimal GB (parameters × bytes)."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     catalog = load_catalog()
-    ratio = num(GIB / GB, lang, 10)
+    ratio = ctx.num(GIB / GB, 10)
     roll = rng.random()
     hbm = [g for g in entries(catalog.accelerators, options, "gpus") if g.memory_unit == "GiB"]
     if hbm and roll < 0.45:
         gpu = rng.choice(hbm)
         gib = gpu.memory_gb
         gb = gib * GIB / GB
-        fields = {"gpu": label(gpu.name), "gib": num(gib, lang, 5), "gb": shown(gb, lang),
+        fields = {"gpu": label(gpu.name), "gib": ctx.num(gib, 5), "gb": ctx.shown(gb),
                   "ratio": ratio, "memory_type": gpu.memory_type}
         driver = ""
         if gpu.driver_memory_mib is not None:
-            driver = t("gen.gib.driver_note", lang, gib=fields["gib"],
-                       mib=num(gpu.driver_memory_mib, lang, 9),
-                       driver_gib=num(gpu.driver_memory_mib / 1024, lang, 4),
-                       driver_gb=num(gpu.memory_bytes / GB, lang, 4))
-        return Question(
-            kind=Kind.NUMERIC, post="hbm-kv-cache", family="gb-vs-gib", seed=seed, lang=lang,
-            prompt=t("gen.gib.hbm_prompt", lang, **fields),
-            explanation=join_steps(t("gen.gib.hbm_explain", lang, **fields), driver,
-                                   t("gen.gib.why", lang)),
+            driver = ctx.t("gen.gib.driver_note", gib=fields["gib"],
+                           mib=ctx.num(gpu.driver_memory_mib, 9),
+                           driver_gib=ctx.num(gpu.driver_memory_mib / 1024, 4),
+                           driver_gb=ctx.num(gpu.memory_bytes / GB, 4))
+        return ctx.question(
+            kind=Kind.NUMERIC, prompt=ctx.t("gen.gib.hbm_prompt", **fields),
+            explanation=join_steps(ctx.t("gen.gib.hbm_explain", **fields), driver,
+                                   ctx.t("gen.gib.why")),
             answer=significant(gb), unit="GB", tolerance=Tolerance(relative=0.005),
             params={"gpu": gpu.id, "size_gib": gib, "direction": "gib-to-gb",
                     "given": {"gib": gib}},
@@ -111,35 +106,32 @@ def gb_vs_gib(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         gpu = rng.choice(drivers)
         mib = float(gpu.driver_memory_mib or 0)
         gib = mib / 1024
-        fields = {"gpu": label(gpu.name), "mib": num(mib, lang, 9), "gib": shown(gib, lang),
-                  "memory_gb": num(gpu.memory_gb, lang, 5)}
-        return Question(
-            kind=Kind.NUMERIC, post="hbm-kv-cache", family="gb-vs-gib", seed=seed, lang=lang,
-            prompt=t("gen.gib.driver_prompt", lang, **fields),
-            explanation=join_steps(t("gen.gib.driver_explain", lang, **fields),
-                                   t("gen.gib.why", lang)),
+        fields = {"gpu": label(gpu.name), "mib": ctx.num(mib, 9), "gib": ctx.shown(gib),
+                  "memory_gb": ctx.num(gpu.memory_gb, 5)}
+        return ctx.question(
+            kind=Kind.NUMERIC, prompt=ctx.t("gen.gib.driver_prompt", **fields),
+            explanation=join_steps(ctx.t("gen.gib.driver_explain", **fields),
+                                   ctx.t("gen.gib.why")),
             answer=significant(gib), unit="GiB", tolerance=Tolerance(relative=0.005),
             params={"gpu": gpu.id, "direction": "mib-to-gib", "given": {"mib": mib}},
         )
     if roll < 0.85:
         size_gb = float(rng.choice(values(options, "sizes_gb", WEIGHT_SIZES_GB)))
         gib = size_gb * GB / GIB
-        fields = {"gb": num(size_gb, lang, 5), "gib": shown(gib, lang), "ratio": ratio}
-        return Question(
-            kind=Kind.NUMERIC, post="hbm-kv-cache", family="gb-vs-gib", seed=seed, lang=lang,
-            prompt=t("gen.gib.weights_prompt", lang, **fields),
-            explanation=join_steps(t("gen.gib.to_gib_explain", lang, **fields),
-                                   t("gen.gib.why", lang)),
+        fields = {"gb": ctx.num(size_gb, 5), "gib": ctx.shown(gib), "ratio": ratio}
+        return ctx.question(
+            kind=Kind.NUMERIC, prompt=ctx.t("gen.gib.weights_prompt", **fields),
+            explanation=join_steps(ctx.t("gen.gib.to_gib_explain", **fields),
+                                   ctx.t("gen.gib.why")),
             answer=significant(gib), unit="GiB", tolerance=Tolerance(relative=0.005),
             params={"size_gb": size_gb, "direction": "gb-to-gib", "given": {"gb": size_gb}},
         )
     size_gib = int(rng.choice(values(options, "sizes_gib", GIB_SIZES)))
     gb = size_gib * GIB / GB
-    fields = {"gib": num(size_gib, lang), "gb": shown(gb, lang), "ratio": ratio}
-    return Question(
-        kind=Kind.NUMERIC, post="hbm-kv-cache", family="gb-vs-gib", seed=seed, lang=lang,
-        prompt=t("gen.gib.to_gb_prompt", lang, **fields),
-        explanation=join_steps(t("gen.gib.to_gb_explain", lang, **fields), t("gen.gib.why", lang)),
+    fields = {"gib": ctx.num(size_gib), "gb": ctx.shown(gb), "ratio": ratio}
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t("gen.gib.to_gb_prompt", **fields),
+        explanation=join_steps(ctx.t("gen.gib.to_gb_explain", **fields), ctx.t("gen.gib.why")),
         answer=significant(gb), unit="GB", tolerance=Tolerance(relative=0.005),
         params={"size_gib": size_gib, "direction": "gib-to-gb", "given": {"gib": size_gib}},
     )
@@ -148,22 +140,21 @@ def gb_vs_gib(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 # --- kv-cache-per-token / kv-cache-total ----------------------------------
 
 
-def kv_cache_per_token(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def kv_cache_per_token(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """What one token costs in every layer: GQA counts K and V per KV head; MLA one latent."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     catalog = load_catalog()
     model = rng.choice(entries(catalog.models, options, "models"))
     kv_dtype = str(rng.choice(values(options, "dtypes", SERVE_DTYPES)))
     per_token = kv_bytes_per_token(kv_shape(model), kv_dtype)
-    shape_text, given = kv_shape_fields(model, kv_dtype, lang)
+    shape_text, given = kv_shape_fields(model, kv_dtype, ctx)
     explanation = join_steps(
-        kv_formula(model, kv_dtype, lang),
-        t("gen.kv.why_per_token", lang),
-        t("gen.convention.kb", lang),
+        kv_formula(model, kv_dtype, ctx),
+        ctx.t("gen.kv.why_per_token"),
+        ctx.t("gen.convention.kb"),
     )
-    return Question(
-        kind=Kind.NUMERIC, post="hbm-kv-cache", family="kv-cache-per-token", seed=seed,
-        lang=lang, prompt=t("gen.kv.per_token_prompt", lang, shape=shape_text),
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t("gen.kv.per_token_prompt", shape=shape_text),
         explanation=explanation,
         answer=significant(per_token / KB), unit="KB", tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "kv_dtype": kv_dtype, "attention": model.attention,
@@ -173,9 +164,9 @@ def kv_cache_per_token(seed: int, lang: str, options: Mapping[str, Any]) -> Ques
     )
 
 
-def kv_cache_total(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def kv_cache_total(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Per-token bytes × context × batch: the part of memory that grows with use."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     catalog = load_catalog()
     model = rng.choice(entries(catalog.models, options, "models"))
     kv_dtype = str(rng.choice(values(options, "dtypes", SERVE_DTYPES)))
@@ -185,18 +176,18 @@ def kv_cache_total(seed: int, lang: str, options: Mapping[str, Any]) -> Question
     total = kv_cache_bytes(shape, kv_dtype, context, batch)
     per_token = kv_bytes_per_token(shape, kv_dtype)
     fields = {"model": model_label(model.name), "dtype": dtype_name(kv_dtype),
-              "context": num(context, lang), "batch": num(batch, lang),
-              "per_token": num(per_token, lang, 6), "kv_kb": shown(per_token / KB, lang),
-              "total_gb": shown(total / GB, lang)}
+              "context": ctx.num(context), "batch": ctx.num(batch),
+              "per_token": ctx.num(per_token, 6), "kv_kb": ctx.shown(per_token / KB),
+              "total_gb": ctx.shown(total / GB)}
     one = "_one" if batch == 1 else ""  # "a batch of 1 sequences" reads wrong in both languages
     explanation = join_steps(
-        kv_formula(model, kv_dtype, lang),
-        t(f"gen.kv.total_explain{one}", lang, **fields),
-        t("gen.convention.gb", lang),
+        kv_formula(model, kv_dtype, ctx),
+        ctx.t(f"gen.kv.total_explain{one}", **fields),
+        ctx.t("gen.convention.gb"),
     )
-    return Question(
-        kind=Kind.NUMERIC, post="hbm-kv-cache", family="kv-cache-total", seed=seed, lang=lang,
-        prompt=t(f"gen.kv.total_prompt{one}", lang, **fields), explanation=explanation,
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t(f"gen.kv.total_prompt{one}", **fields),
+        explanation=explanation,
         answer=significant(total / GB), unit="GB", tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "kv_dtype": kv_dtype, "context": context, "batch": batch,
                 "given": {"kv_kb": per_token / KB, "context": context, "batch": batch}},
@@ -208,7 +199,7 @@ WEIGHTS_SIZE = Family(
     name="weights-size", post="intro", kind=Kind.NUMERIC,
     description={"es": "Tamaño de los pesos de un modelo en un tipo de dato (GB)",
                  "en": "Size of a model's weights in a dtype (GB)"},
-    generate=weights_size, options={"models": MODEL_IDS, "dtypes": "weight dtypes"},
+    generate=drawn(weights_size), options={"models": MODEL_IDS, "dtypes": "weight dtypes"},
     slips=(dtype_size("dtype"),),
 )
 
@@ -216,7 +207,7 @@ KV_CACHE_PER_TOKEN = Family(
     name="kv-cache-per-token", post="hbm-kv-cache", kind=Kind.NUMERIC,
     description={"es": "KV cache por token (GQA, MHA o MLA) en KB",
                  "en": "KV cache per token (GQA, MHA or MLA) in KB"},
-    generate=kv_cache_per_token, options={"models": MODEL_IDS, "dtypes": "KV cache dtypes"},
+    generate=drawn(kv_cache_per_token), options={"models": MODEL_IDS, "dtypes": "KV cache dtypes"},
     slips=(KV_PAIR, dtype_size("kv_dtype")),
 )
 
@@ -224,7 +215,7 @@ KV_CACHE_TOTAL = Family(
     name="kv-cache-total", post="hbm-kv-cache", kind=Kind.NUMERIC,
     description={"es": "KV cache total para un contexto y un lote (GB)",
                  "en": "Total KV cache for a context and a batch (GB)"},
-    generate=kv_cache_total,
+    generate=drawn(kv_cache_total),
     options={"models": MODEL_IDS, "dtypes": "KV cache dtypes", "contexts": "context lengths",
              "batches": "batch sizes"},
     slips=(KV_PAIR, dtype_size("kv_dtype")),
@@ -234,8 +225,8 @@ GB_VS_GIB = Family(
     name="gb-vs-gib", post="hbm-kv-cache", kind=Kind.NUMERIC,
     description={"es": "GB (10^9) frente a GiB (2^30): convertir la memoria de un chip",
                  "en": "GB (10^9) versus GiB (2^30): convert a chip's memory"},
-    generate=gb_vs_gib, options={"gpus": GPU_IDS, "sizes_gib": "sizes in GiB to convert",
-                                 "sizes_gb": "weight sizes in GB to convert"},
+    generate=drawn(gb_vs_gib), options={"gpus": GPU_IDS, "sizes_gib": "sizes in GiB to convert",
+                                        "sizes_gb": "weight sizes in GB to convert"},
     fact="conversion:gb-vs-gib",  # both directions are one skill
     slips=(GIB_SAME_NUMBER, GIB_WRONG_WAY), conversion=True,
 )

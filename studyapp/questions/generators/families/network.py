@@ -12,10 +12,10 @@ from typing import Any
 
 from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Interconnect
-from studyapp.i18n import t
 from studyapp.infra import per_direction, ring_allreduce_seconds, transfer_seconds
 from studyapp.infra.units import GB, gbit_to_bytes_per_s
 from studyapp.questions.generators import Family
+from studyapp.questions.generators.context import DrawContext, drawn
 from studyapp.questions.generators.drawing import entries, values
 from studyapp.questions.generators.families.terms import model_phrase
 from studyapp.questions.generators.slips import (
@@ -26,7 +26,7 @@ from studyapp.questions.generators.slips import (
     ONE_PORT,
     RING_FACTOR,
 )
-from studyapp.questions.generators.wording import join_steps, label, num, shown, significant
+from studyapp.questions.generators.wording import join_steps, label, significant
 from studyapp.questions.model import Kind, Question, Tolerance
 
 SIZES_GB = (1, 2, 5, 10, 16, 40, 100, 140)
@@ -45,26 +45,26 @@ def transfer_links(options: Mapping[str, Any]) -> list[Interconnect]:
                    keep=lambda link: link.kind == "scale-out" or link.id in PER_LINK_KNOWN)
 
 
-def link_fields(link: Interconnect, lang: str) -> dict[str, str]:
+def link_fields(link: Interconnect, ctx: DrawContext) -> dict[str, str]:
     """How a link is quoted, and what it moves each way to one peer."""
     one_way = _one_way(link)
     if link.gbit_s:
-        quoted = t("gen.link.quoted_bits", lang, gbit=num(link.gbit_s, lang))
-        step = t("gen.link.bits_step", lang, gbit=num(link.gbit_s, lang),
-                 gb=num(one_way / GB, lang, 4))
+        quoted = ctx.t("gen.link.quoted_bits", gbit=ctx.num(link.gbit_s))
+        step = ctx.t("gen.link.bits_step", gbit=ctx.num(link.gbit_s),
+                     gb=ctx.num(one_way / GB, 4))
     elif link.per_peer_gb_s:
-        quoted = t("gen.link.quoted_mesh", lang, gb=num(link.per_peer_gb_s, lang, 5),
-                   peers=num(link.peers or 0, lang), total=num(link.bandwidth_gb_s, lang))
-        step = t("gen.link.mesh_step", lang, gb=num(link.per_peer_gb_s, lang, 5),
-                 half=num(one_way / GB, lang, 4), total=num(link.bandwidth_gb_s, lang))
+        quoted = ctx.t("gen.link.quoted_mesh", gb=ctx.num(link.per_peer_gb_s, 5),
+                       peers=ctx.num(link.peers or 0), total=ctx.num(link.bandwidth_gb_s))
+        step = ctx.t("gen.link.mesh_step", gb=ctx.num(link.per_peer_gb_s, 5),
+                     half=ctx.num(one_way / GB, 4), total=ctx.num(link.bandwidth_gb_s))
     elif link.direction == "bidirectional":
-        quoted = t("gen.link.quoted_bidir", lang, gb=num(link.bandwidth_gb_s, lang))
-        step = t("gen.link.bidir_step", lang, gb=num(link.bandwidth_gb_s, lang),
-                 half=num(one_way / GB, lang, 4))
+        quoted = ctx.t("gen.link.quoted_bidir", gb=ctx.num(link.bandwidth_gb_s))
+        step = ctx.t("gen.link.bidir_step", gb=ctx.num(link.bandwidth_gb_s),
+                     half=ctx.num(one_way / GB, 4))
     else:
-        quoted = t("gen.link.quoted_oneway", lang, gb=num(link.bandwidth_gb_s, lang))
+        quoted = ctx.t("gen.link.quoted_oneway", gb=ctx.num(link.bandwidth_gb_s))
         step = ""
-    return {"link": label(link.name), "quoted": quoted, "one_way_gb": num(one_way / GB, lang, 4),
+    return {"link": label(link.name), "quoted": quoted, "one_way_gb": ctx.num(one_way / GB, 4),
             "link_step": step}
 
 
@@ -88,32 +88,31 @@ def _one_way(link: Interconnect) -> float:
     return per_direction(link.bandwidth_gb_s * GB, link.direction)
 
 
-def _time_unit(seconds: float, lang: str) -> tuple[float, str, str]:
+def _time_unit(seconds: float, ctx: DrawContext) -> tuple[float, str, str]:
     if seconds < 1:
-        return seconds * 1e3, "ms", t("gen.word.ms", lang)
-    return seconds, "s", t("gen.word.s", lang)
+        return seconds * 1e3, "ms", ctx.t("gen.word.ms")
+    return seconds, "s", ctx.t("gen.word.s")
 
 
 # --- link-transfer --------------------------------------------------------
 
 
-def link_transfer(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def link_transfer(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Size over one-way bandwidth, after turning the quoted figure into bytes each way."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     link = rng.choice(transfer_links(options))
     size = float(rng.choice(values(options, "sizes_gb", SIZES_GB)))
     seconds = transfer_seconds(size * GB, _one_way(link))
-    value, unit, word = _time_unit(seconds, lang)
-    fields = {**link_fields(link, lang), "size": num(size, lang), "unit": unit, "word": word,
-              "seconds": num(seconds, lang, 4), "answer": shown(value, lang)}
-    return Question(
-        kind=Kind.NUMERIC, post="nvlink-infiniband", family="link-transfer", seed=seed,
-        lang=lang, prompt=t("gen.xfer.prompt", lang, **fields),
+    value, unit, word = _time_unit(seconds, ctx)
+    fields = {**link_fields(link, ctx), "size": ctx.num(size), "unit": unit, "word": word,
+              "seconds": ctx.num(seconds, 4), "answer": ctx.shown(value)}
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t("gen.xfer.prompt", **fields),
         explanation=join_steps(fields["link_step"],
-                               t("gen.xfer.explain_s" if unit == "s" and
-                                 fields["seconds"] == fields["answer"] else "gen.xfer.explain",
-                                 lang, **fields),
-                               t("gen.xfer.why", lang), t("gen.convention.gb", lang)),
+                               ctx.t("gen.xfer.explain_s" if unit == "s" and
+                                     fields["seconds"] == fields["answer"]
+                                     else "gen.xfer.explain", **fields),
+                               ctx.t("gen.xfer.why"), ctx.t("gen.convention.gb")),
         answer=significant(value), unit=unit, tolerance=Tolerance(relative=0.02),
         params={"link": link.id, "size_gb": size, "bandwidth_gb_s": link.bandwidth_gb_s,
                 "direction": link.direction, "gbit_s": link.gbit_s,
@@ -125,26 +124,25 @@ def link_transfer(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 # --- bits-vs-bytes --------------------------------------------------------
 
 
-def bits_vs_bytes(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def bits_vs_bytes(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """A port in Gb/s moves one eighth of that in GB/s: NDR 400 Gb/s = 50 GB/s."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     ports = entries(load_catalog().interconnects, options, "links",
                     keep=lambda link: link.gbit_s is not None)
     port = rng.choice(ports)
     count = int(rng.choice(values(options, "ports", (1, 1, 2, 4, 8))))
     gbit = port.gbit_s or port.bandwidth_gb_s * 8
     one_way = gbit_to_bytes_per_s(gbit) * count
-    fields = {"link": label(port.name), "gbit": num(gbit, lang), "count": num(count, lang),
-              "per_port": num(gbit_to_bytes_per_s(gbit) / GB, lang, 4),
-              "answer": shown(one_way / GB, lang)}
+    fields = {"link": label(port.name), "gbit": ctx.num(gbit), "count": ctx.num(count),
+              "per_port": ctx.num(gbit_to_bytes_per_s(gbit) / GB, 4),
+              "answer": ctx.shown(one_way / GB)}
     key = "gen.bits.prompt_one" if count == 1 else "gen.bits.prompt_many"
-    return Question(
-        kind=Kind.NUMERIC, post="nvlink-infiniband", family="bits-vs-bytes", seed=seed,
-        lang=lang, prompt=t(key, lang, **fields),
-        explanation=join_steps(t("gen.bits.explain", lang, **fields),
-                               t("gen.bits.one", lang, **fields) if count == 1
-                               else t("gen.bits.many", lang, **fields),
-                               t("gen.bits.why", lang)),
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t(key, **fields),
+        explanation=join_steps(ctx.t("gen.bits.explain", **fields),
+                               ctx.t("gen.bits.one", **fields) if count == 1
+                               else ctx.t("gen.bits.many", **fields),
+                               ctx.t("gen.bits.why")),
         answer=significant(one_way / GB), unit="GB/s", tolerance=Tolerance(relative=0.02),
         params={"link": port.id, "gbit_s": gbit, "ports": count,
                 "given": {"gbit": gbit, **({"count": count} if count > 1 else {})}},
@@ -168,20 +166,20 @@ FABRIC_NAMES = {"nvlink": "NVLink", "infinity-fabric": "Infinity Fabric", "tpu-i
 """The fabric a scale-up link belongs to, by the start of its id."""
 
 
-def ring_why(link: Interconnect, lang: str) -> str:
+def ring_why(link: Interconnect, ctx: DrawContext) -> str:
     """Why the slowest link sets the ring's pace, said of the fabric the ring runs on."""
     if link.kind != "scale-up":
-        return t("gen.ring.why_network", lang)
+        return ctx.t("gen.ring.why_network")
     fabric = next(name for prefix, name in FABRIC_NAMES.items() if link.id.startswith(prefix))
     if fabric == "NVLink":
-        return t("gen.ring.why_nvlink", lang)
-    return t("gen.ring.why_mesh", lang, fabric=fabric,
-             domain=num(RING_DOMAIN[link.id], lang))
+        return ctx.t("gen.ring.why_nvlink")
+    return ctx.t("gen.ring.why_mesh", fabric=fabric,
+                 domain=ctx.num(RING_DOMAIN[link.id]))
 
 
-def ring_allreduce(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def ring_allreduce(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """BF16 gradients through a ring: 2(n-1)/n · S / B per direction."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     catalog = load_catalog()
     model = rng.choice(entries(catalog.models, options, "models"))
     link = rng.choice(transfer_links(options))
@@ -194,22 +192,21 @@ def ring_allreduce(seed: int, lang: str, options: Mapping[str, Any]) -> Question
     links = min(count - 1, link.peers or 1) if link.per_peer_gb_s else 1
     bandwidth = _one_way(link) * links
     seconds = ring_allreduce_seconds(size, count, bandwidth)
-    value, unit, word = _time_unit(seconds, lang)
-    mesh = (t("gen.ring.mesh_links", lang, links=num(links, lang),
-              half=num(_one_way(link) / GB, lang, 4), bw=num(bandwidth / GB, lang, 4))
+    value, unit, word = _time_unit(seconds, ctx)
+    mesh = (ctx.t("gen.ring.mesh_links", links=ctx.num(links),
+                  half=ctx.num(_one_way(link) / GB, 4), bw=ctx.num(bandwidth / GB, 4))
             if links > 1 else "")
-    fields = {**link_fields(link, lang), "model": model_phrase(model, lang),
-              "params_b": num(model.params_b, lang, 5), "size_gb": num(size / GB, lang, 4),
-              "count": num(count, lang), "factor": num(2 * (count - 1) / count, lang, 4),
-              "one_way_gb": num(bandwidth / GB, lang, 4),
-              "sent_gb": num(2 * (count - 1) / count * size / GB, lang, 4),
-              "unit": unit, "word": word, "answer": shown(value, lang)}
-    return Question(
-        kind=Kind.NUMERIC, post="nvlink-infiniband", family="ring-allreduce", seed=seed,
-        lang=lang, prompt=t("gen.ring.prompt", lang, **fields),
-        explanation=join_steps(t("gen.ring.size", lang, **fields), fields["link_step"], mesh,
-                               t("gen.ring.explain", lang, **fields), ring_why(link, lang),
-                               t("gen.convention.gb", lang)),
+    fields = {**link_fields(link, ctx), "model": model_phrase(model, ctx),
+              "params_b": ctx.num(model.params_b, 5), "size_gb": ctx.num(size / GB, 4),
+              "count": ctx.num(count), "factor": ctx.num(2 * (count - 1) / count, 4),
+              "one_way_gb": ctx.num(bandwidth / GB, 4),
+              "sent_gb": ctx.num(2 * (count - 1) / count * size / GB, 4),
+              "unit": unit, "word": word, "answer": ctx.shown(value)}
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t("gen.ring.prompt", **fields),
+        explanation=join_steps(ctx.t("gen.ring.size", **fields), fields["link_step"], mesh,
+                               ctx.t("gen.ring.explain", **fields), ring_why(link, ctx),
+                               ctx.t("gen.convention.gb")),
         answer=significant(value), unit=unit, tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "size_bytes": size, "gpus": count, "link": link.id,
                 "bandwidth_bytes_s": bandwidth, "links": links,
@@ -230,9 +227,9 @@ https://docs.habana.ai/en/latest/Management_and_Monitoring/Network_Configuration
 GAUDI_SERVERS = {"gaudi2": "HLS-Gaudi2", "gaudi3": "HLS-3"}
 
 
-def gaudi_ethernet(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def gaudi_ethernet(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Gaudi scales with plain RoCE Ethernet on the chip: ports × Gb/s / 8, per chip or box."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     catalog = load_catalog()
     chips = [c for c in entries(catalog.accelerators, options, "gpus",
                                 keep=lambda c: c.id in GAUDI_PORTS) if c.id in GAUDI_PORTS]
@@ -251,22 +248,22 @@ def gaudi_ethernet(seed: int, lang: str, options: Mapping[str, Any]) -> Question
     one_way = gbit_to_bytes_per_s(gbit) * count * boxes
     answer = one_way * (2 if both_ways else 1)
     fields = {"gpu": chip.name, "server": GAUDI_SERVERS.get(chip.id, "8-card"),
-              "total": num(total, lang), "count": num(count, lang),
-              "gbit": num(gbit, lang), "tbit": num(gbit * count / 1e3, lang, 3),
-              "chips": num(boxes, lang),
-              "per_port": num(gbit_to_bytes_per_s(gbit) / GB, lang, 4),
-              "per_chip": num(gbit_to_bytes_per_s(gbit) * count / GB, lang, 4),
-              "one_way": num(one_way / GB, lang, 4), "answer": shown(answer / GB, lang),
-              "direction": t("gen.gaudi.both_ways" if both_ways else "gen.gaudi.one_way", lang)}
+              "total": ctx.num(total), "count": ctx.num(count),
+              "gbit": ctx.num(gbit), "tbit": ctx.num(gbit * count / 1e3, 3),
+              "chips": ctx.num(boxes),
+              "per_port": ctx.num(gbit_to_bytes_per_s(gbit) / GB, 4),
+              "per_chip": ctx.num(gbit_to_bytes_per_s(gbit) * count / GB, 4),
+              "one_way": ctx.num(one_way / GB, 4), "answer": ctx.shown(answer / GB),
+              "direction": ctx.t("gen.gaudi.both_ways" if both_ways else "gen.gaudi.one_way")}
     scope = "_box" if boxes > 1 else ""
-    steps = [t("gen.gaudi.explain", lang, **fields)]
+    steps = [ctx.t("gen.gaudi.explain", **fields)]
     if boxes > 1:
-        steps.append(t("gen.gaudi.box_step", lang, **fields))
-    steps.append(t("gen.gaudi.both_step" if both_ways else "gen.gaudi.one_step", lang, **fields))
-    return Question(
-        kind=Kind.NUMERIC, post="gaudi", family="gaudi-ethernet", seed=seed, lang=lang,
-        prompt=t(f"gen.gaudi.prompt_{variant.replace('-', '_')}{scope}", lang, **fields),
-        explanation=join_steps(*steps, t("gen.gaudi.why", lang)),
+        steps.append(ctx.t("gen.gaudi.box_step", **fields))
+    steps.append(ctx.t("gen.gaudi.both_step" if both_ways else "gen.gaudi.one_step", **fields))
+    return ctx.question(
+        kind=Kind.NUMERIC,
+        prompt=ctx.t(f"gen.gaudi.prompt_{variant.replace('-', '_')}{scope}", **fields),
+        explanation=join_steps(*steps, ctx.t("gen.gaudi.why")),
         answer=significant(answer / GB), unit="GB/s", tolerance=Tolerance(relative=0.02),
         params={"gpu": chip.id, "ports": count, "port_gbit_s": gbit, "variant": variant,
                 "chips": boxes, "both_ways": both_ways,
@@ -278,14 +275,14 @@ LINK_TRANSFER = Family(
     name="link-transfer", post="nvlink-infiniband", kind=Kind.NUMERIC,
     description={"es": "Tiempo para mover X GB por NVLink, ICI o un puerto InfiniBand/Ethernet",
                  "en": "Time to move X GB over NVLink, ICI or an InfiniBand/Ethernet port"},
-    generate=link_transfer, options={"links": "interconnect ids", "sizes_gb": "sizes in GB"},
+    generate=drawn(link_transfer), options={"links": "interconnect ids", "sizes_gb": "sizes in GB"},
     slips=(BITS, BOTH_WAYS_TIME),
 )
 BITS_VS_BYTES = Family(
     name="bits-vs-bytes", post="nvlink-infiniband", kind=Kind.NUMERIC,
     description={"es": "Gb/s de un puerto a GB/s por sentido (bits frente a bytes)",
                  "en": "A port's Gb/s as GB/s each way (bits versus bytes)"},
-    generate=bits_vs_bytes, options={"links": "port ids", "ports": "port counts"},
+    generate=drawn(bits_vs_bytes), options={"links": "port ids", "ports": "port counts"},
     fact="conversion:bits-vs-bytes",  # both directions are one skill
     slips=(BITS, ONE_PORT), conversion=True,
 )
@@ -293,7 +290,7 @@ RING_ALLREDUCE = Family(
     name="ring-allreduce", post="nvlink-infiniband", kind=Kind.NUMERIC,
     description={"es": "Tiempo de un all-reduce en anillo de los gradientes BF16",
                  "en": "Ring all-reduce time for BF16 gradients"},
-    generate=ring_allreduce,
+    generate=drawn(ring_allreduce),
     options={"models": "model ids", "links": "interconnect ids", "gpu_counts": "ring sizes"},
     slips=(RING_FACTOR, BOTH_WAYS_TIME, BF16_AS_PARAMS),
 )
@@ -301,6 +298,7 @@ GAUDI_ETHERNET = Family(
     name="gaudi-ethernet", post="gaudi", kind=Kind.NUMERIC,
     description={"es": "Ancho de banda de los puertos Ethernet RoCE integrados en Gaudi",
                  "en": "Bandwidth of Gaudi's on-chip RoCE Ethernet ports"},
-    generate=gaudi_ethernet, options={"gpus": "gaudi2, gaudi3", "chips": "chips counted (1 or 8)"},
+    generate=drawn(gaudi_ethernet),
+    options={"gpus": "gaudi2, gaudi3", "chips": "chips counted (1 or 8)"},
     slips=(BITS, BOTH_WAYS_RATE, ONE_PORT), conversion=True,
 )

@@ -12,7 +12,6 @@ from typing import Any
 
 from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Accelerator
-from studyapp.i18n import t
 from studyapp.infra import (
     dtype_bytes,
     forward_flops,
@@ -24,6 +23,7 @@ from studyapp.infra import (
 )
 from studyapp.infra.units import TFLOPS
 from studyapp.questions.generators import Family
+from studyapp.questions.generators.context import DrawContext, drawn
 from studyapp.questions.generators.drawing import MARGIN, apart, draw_until, entries, redraw, values
 from studyapp.questions.generators.families.terms import (
     GPU_IDS,
@@ -35,11 +35,7 @@ from studyapp.questions.generators.families.terms import (
 )
 from studyapp.questions.generators.slips import SPARSE_PEAK, SPARSE_TIME
 from studyapp.questions.generators.wording import (
-    bytes_per,
     join_steps,
-    num,
-    sci,
-    shown,
     significant,
 )
 from studyapp.questions.model import Kind, Question, Tolerance
@@ -55,10 +51,10 @@ def _chips_with(options: Mapping[str, Any], precisions: list[str]) -> list[Accel
     return [c for c in chips if any(dense_tflops(c, p) for p in precisions)] or chips
 
 
-def ridge(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def ridge(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Peak FLOP/s over bandwidth: the intensity where the roofline bends; below it,
     a kernel reaches only intensity × bandwidth."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     precisions = [str(p) for p in values(options, "precisions", PRECISIONS)]
     chips = _chips_with(options, precisions)
     asks = [str(a) for a in values(options, "ask", ("ridge", "ridge", "attainable"))]
@@ -67,39 +63,37 @@ def ridge(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         return rng.choice(chips), rng.choice(precisions)
 
     (chip, precision) = draw_until(rng, draw, lambda d: dense_tflops(d[0], d[1]) is not None,
-                                 "ridge-point")
+                                   "ridge-point")
     peak = dense_tflops(chip, precision) or chip.bf16_dense_tflops
     if dense_tflops(chip, precision) is None:
         precision = "bf16"
     point = ridge_point(peak * TFLOPS, chip.bandwidth_bytes_s)
     ask = rng.choice(asks)
     below = [i for i in INTENSITIES if i < 0.9 * point]
-    fields = {**chip_fields(chip, lang), "precision": dtype_name(precision),
-              "tflops": num(peak, lang, 5), "ridge": shown(point, lang),
-              "ridge_exact": num(point, lang, 4)}
+    fields = {**chip_fields(chip, ctx), "precision": dtype_name(precision),
+              "tflops": ctx.num(peak, 5), "ridge": ctx.shown(point),
+              "ridge_exact": ctx.num(point, 4)}
     given: dict[str, float] = {"tflops": peak, "bandwidth_tb_s": chip.memory_bandwidth_tb_s}
     if ask == "attainable" and below:
         intensity = float(rng.choice(below))
         attainable = intensity * chip.memory_bandwidth_tb_s
-        fields.update(intensity=num(intensity, lang), attainable=shown(attainable, lang),
-                      share=num(attainable / peak * 100, lang, 3))
+        fields.update(intensity=ctx.num(intensity), attainable=ctx.shown(attainable),
+                      share=ctx.num(attainable / peak * 100, 3))
         given["intensity"] = intensity
-        return Question(
-            kind=Kind.NUMERIC, post="h100", family="ridge-point", seed=seed, lang=lang,
-            prompt=t("gen.ridge.attainable_prompt", lang, **fields),
-            explanation=join_steps(t("gen.ridge.explain", lang, **fields),
-                                   t("gen.ridge.attainable_explain", lang, **fields),
-                                   t("gen.ridge.why", lang), t("gen.convention.dense", lang)),
+        return ctx.question(
+            kind=Kind.NUMERIC, prompt=ctx.t("gen.ridge.attainable_prompt", **fields),
+            explanation=join_steps(ctx.t("gen.ridge.explain", **fields),
+                                   ctx.t("gen.ridge.attainable_explain", **fields),
+                                   ctx.t("gen.ridge.why"), ctx.t("gen.convention.dense")),
             answer=significant(attainable), unit="TFLOPS", tolerance=Tolerance(relative=0.02),
             params={"gpu": chip.id, "precision": precision, "tflops": peak,
                     "bandwidth_tb_s": chip.memory_bandwidth_tb_s, "ask": "attainable",
                     "intensity": intensity, "given": given},
         )
-    return Question(
-        kind=Kind.NUMERIC, post="h100", family="ridge-point", seed=seed, lang=lang,
-        prompt=t("gen.ridge.prompt", lang, **fields),
-        explanation=join_steps(t("gen.ridge.explain", lang, **fields),
-                               t("gen.ridge.why", lang), t("gen.convention.dense", lang)),
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t("gen.ridge.prompt", **fields),
+        explanation=join_steps(ctx.t("gen.ridge.explain", **fields),
+                               ctx.t("gen.ridge.why"), ctx.t("gen.convention.dense")),
         answer=significant(point), unit="FLOP/byte", tolerance=Tolerance(relative=0.02),
         params={"gpu": chip.id, "precision": precision, "tflops": peak,
                 "bandwidth_tb_s": chip.memory_bandwidth_tb_s, "ask": "ridge", "given": given},
@@ -112,9 +106,9 @@ BATCHES = (1, 2, 4, 8, 16, 32, 64, 96, 128, 160, 192, 256, 320, 384, 448, 512, 6
            1024, 1536, 2048)
 
 
-def compute_or_memory_bound(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def compute_or_memory_bound(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """A batch-B matrix-vector product does 2·B FLOP per weight, so 2·B / bytes per byte."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     chips = entries(load_catalog().accelerators, options, "gpus")
     batches = [int(b) for b in values(options, "batches", BATCHES)]
     precisions = [str(p) for p in values(options, "precisions", ("bf16", "bf16", "fp8"))]
@@ -146,20 +140,19 @@ def compute_or_memory_bound(seed: int, lang: str, options: Mapping[str, Any]) ->
         d, ok = redraw(rng, draw, clear)
     chip, batch, precision = d
     answer = bound(d)
-    fields = {**chip_fields(chip, lang), "tflops": num(peak(d), lang, 5),
-              "ridge": num(point(d), lang, 4), "batch": num(batch, lang),
-              "intensity": num(intensity(d), lang), "precision": dtype_name(precision),
-              "bytes": num(dtype_bytes(precision), lang),
-              "bytes_word": bytes_per(dtype_bytes(precision), lang)}
-    verdict = t("gen.bound.compute" if answer else "gen.bound.memory", lang, **fields)
-    return Question(
-        kind=Kind.TRUEFALSE, post="h100", family="compute-or-memory-bound", seed=seed,
-        lang=lang, prompt=t("gen.bound.prompt", lang, **fields),
-        explanation=join_steps(t("gen.bound.intensity", lang, **fields),
-                               t("gen.ridge.explain", lang, **{**fields,
-                                                              "ridge": fields["ridge"]}),
-                               verdict, "" if ok else t("gen.bound.borderline", lang),
-                               t("gen.convention.dense", lang)),
+    fields = {**chip_fields(chip, ctx), "tflops": ctx.num(peak(d), 5),
+              "ridge": ctx.num(point(d), 4), "batch": ctx.num(batch),
+              "intensity": ctx.num(intensity(d)), "precision": dtype_name(precision),
+              "bytes": ctx.num(dtype_bytes(precision)),
+              "bytes_word": ctx.bytes_per(dtype_bytes(precision))}
+    verdict = ctx.t("gen.bound.compute" if answer else "gen.bound.memory", **fields)
+    return ctx.question(
+        kind=Kind.TRUEFALSE, prompt=ctx.t("gen.bound.prompt", **fields),
+        explanation=join_steps(ctx.t("gen.bound.intensity", **fields),
+                               ctx.t("gen.ridge.explain", **{**fields,
+                                                             "ridge": fields["ridge"]}),
+                               verdict, "" if ok else ctx.t("gen.bound.borderline"),
+                               ctx.t("gen.convention.dense")),
         answer=answer, yes_no=True,  # "Is that compute-bound?"
         params={"gpu": chip.id, "batch": batch, "intensity_flop_per_byte": intensity(d),
                 "precision": precision, "decision_ratio": significant(intensity(d) / point(d), 4),
@@ -174,9 +167,9 @@ PROMPTS = (512, 1024, 2048, 4096, 8192, 16384, 32768)
 UTILISATIONS = (0.3, 0.4, 0.5, 0.6)
 
 
-def prefill_time(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def prefill_time(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """A prompt is compute-bound: 2·N·T FLOPs at a fraction of dense peak."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     catalog = load_catalog()
     chip = rng.choice(entries(catalog.accelerators, options, "gpus"))
     models = entries(catalog.models, options, "models")
@@ -192,27 +185,26 @@ def prefill_time(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     flops = forward_flops(active, tokens)
     in_ms = seconds < 2
     value = seconds * 1e3 if in_ms else seconds
-    time = num(seconds, lang, 4) + " s"
+    time = ctx.num(seconds, 4) + " s"
     if in_ms:
-        time += f" = {shown(value, lang)} ms"
+        time += f" = {ctx.shown(value)} ms"
     else:
-        time = shown(seconds, lang) + " s"
-    fields = {**model_fields(model, lang), **chip_fields(chip, lang),
-              "active_b": num(active / 1e9, lang, 5), "tokens": num(tokens, lang),
-              "utilisation": num(utilisation * 100, lang), "tflops": num(chip.bf16_dense_tflops,
-                                                                          lang, 5),
-              "flops": sci(flops, lang, 4), "rate": sci(peak * utilisation, lang, 4),
+        time = ctx.shown(seconds) + " s"
+    fields = {**model_fields(model, ctx), **chip_fields(chip, ctx),
+              "active_b": ctx.num(active / 1e9, 5), "tokens": ctx.num(tokens),
+              "utilisation": ctx.num(utilisation * 100),
+              "tflops": ctx.num(chip.bf16_dense_tflops, 5),
+              "flops": ctx.sci(flops, 4), "rate": ctx.sci(peak * utilisation, 4),
               "time": time, "unit": "ms" if in_ms else "s",
-              "unit_word": t("gen.word.ms" if in_ms else "gen.word.s", lang),
-              "answer": shown(value, lang)}
+              "unit_word": ctx.t("gen.word.ms" if in_ms else "gen.word.s"),
+              "answer": ctx.shown(value)}
     moe = ""
     if model.active_params_b is not None:
-        moe = t("gen.prefill.moe", lang, **{**fields, "model": fields["model_name"]})
-    return Question(
-        kind=Kind.NUMERIC, post="h100", family="prefill-time", seed=seed, lang=lang,
-        prompt=t("gen.prefill.prompt", lang, **fields),
-        explanation=join_steps(moe, t("gen.prefill.explain", lang, **fields),
-                               t("gen.prefill.why", lang), t("gen.convention.dense", lang)),
+        moe = ctx.t("gen.prefill.moe", **{**fields, "model": fields["model_name"]})
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t("gen.prefill.prompt", **fields),
+        explanation=join_steps(moe, ctx.t("gen.prefill.explain", **fields),
+                               ctx.t("gen.prefill.why"), ctx.t("gen.convention.dense")),
         answer=significant(value), unit="ms" if in_ms else "s",
         tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "gpu": chip.id, "tokens": tokens,
@@ -227,8 +219,8 @@ RIDGE_POINT = Family(
     name="ridge-point", post="h100", kind=Kind.NUMERIC,
     description={"es": "Punto de equilibrio del roofline (FLOP por byte)",
                  "en": "Roofline ridge point (FLOP per byte)"},
-    generate=ridge, options={"gpus": GPU_IDS, "precisions": "bf16, fp8, fp4",
-                             "ask": "ridge, attainable"},
+    generate=drawn(ridge), options={"gpus": GPU_IDS, "precisions": "bf16, fp8, fp4",
+                                    "ask": "ridge, attainable"},
     slips=(SPARSE_PEAK,),
 )
 
@@ -236,7 +228,7 @@ COMPUTE_OR_MEMORY_BOUND = Family(
     name="compute-or-memory-bound", post="h100", kind=Kind.TRUEFALSE,
     description={"es": "¿Limitado por cálculo o por memoria para una intensidad aritmética?",
                  "en": "Compute-bound or memory-bound at an arithmetic intensity?"},
-    generate=compute_or_memory_bound,
+    generate=drawn(compute_or_memory_bound),
     options={"gpus": GPU_IDS, "batches": "batch sizes", "precisions": "bf16, fp8"},
 )
 
@@ -244,7 +236,7 @@ PREFILL_TIME = Family(
     name="prefill-time", post="h100", kind=Kind.NUMERIC,
     description={"es": "Tiempo de prefill de un prompt con una utilización dada",
                  "en": "Prefill time of a prompt at a given utilisation"},
-    generate=prefill_time,
+    generate=drawn(prefill_time),
     options={"models": "model ids", "gpus": GPU_IDS, "prompts": "prompt lengths in tokens",
              "utilisations": "fractions of dense peak"},
     slips=(SPARSE_TIME,),

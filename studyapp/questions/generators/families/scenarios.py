@@ -18,7 +18,6 @@ from typing import Any
 
 from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Accelerator, Model, System
-from studyapp.i18n import t
 from studyapp.infra import (
     checkpoint_bytes,
     cluster_mtbf_seconds,
@@ -41,10 +40,11 @@ from studyapp.infra.shapes import kv_shape
 from studyapp.infra.storage import CHECKPOINT_BYTES_PER_PARAM
 from studyapp.infra.units import GB, TFLOPS
 from studyapp.questions.generators import Family
+from studyapp.questions.generators.context import DrawContext, DrawFn, drawn
 from studyapp.questions.generators.drawing import draw_until, entries, values
 from studyapp.questions.generators.families.terms import model_phrase
 from studyapp.questions.generators.slips import KV_PAIR, SPARSE_TIME
-from studyapp.questions.generators.wording import label, num, sci, shown
+from studyapp.questions.generators.wording import label
 from studyapp.questions.model import Kind, Question, Slip, Tolerance
 from studyapp.questions.scenario import Step, build_parts, run_chain, worked_chain
 
@@ -117,25 +117,25 @@ def active_params(model: Model) -> float:
 
 # --- building the question ---------------------------------------------------
 
-Fields = Callable[[Mapping[str, Any], str], dict[str, str]]
+Fields = Callable[[Mapping[str, Any]], dict[str, str]]
 
 
-def _scenario(*, family: str, post: str, seed: int, lang: str, steps: Sequence[Step],
+def _scenario(ctx: DrawContext, *, texts: str, steps: Sequence[Step],
               shared: Mapping[str, Any], fields: Fields, params: Mapping[str, Any]) -> Question:
-    """A scenario question: texts ``scen.<family>.*`` filled with the true chain's figures."""
+    """A scenario question: texts ``scen.<texts>.*`` filled with the true chain's figures."""
     env = run_chain(steps, shared)
-    words = fields(env, lang)
-    key = f"scen.{family.removeprefix('scenario-')}"
-    prompts = {s.name: t(f"{key}.{s.name}", lang, **words) for s in steps}
-    methods = {s.name: t(f"{key}.{s.name}.method", lang, **words) for s in steps}
-    solutions = {s.name: t(f"{key}.{s.name}.solution", lang, **words) for s in steps}
-    parts, _ = build_parts(steps, shared, post=post, family=family, seed=seed, lang=lang,
+    words = fields(env)
+    key = f"scen.{texts}"
+    prompts = {s.name: ctx.t(f"{key}.{s.name}", **words) for s in steps}
+    methods = {s.name: ctx.t(f"{key}.{s.name}.method", **words) for s in steps}
+    solutions = {s.name: ctx.t(f"{key}.{s.name}.solution", **words) for s in steps}
+    parts, _ = build_parts(steps, shared, seed=ctx.seed, lang=ctx.lang,
                            prompts=prompts, methods=methods, solutions=solutions)
-    question = Question(kind=Kind.SCENARIO, post=post, family=family, seed=seed, lang=lang,
-                        prompt=t(f"{key}.setup", lang, **words), explanation="",
-                        answer=str(len(parts)), parts=parts,
-                        params={**params, "steps": {p.name: p.question.answer for p in parts
-                                                      if p.question.kind is Kind.NUMERIC}})
+    question = ctx.question(kind=Kind.SCENARIO, prompt=ctx.t(f"{key}.setup", **words),
+                            explanation="", answer=str(len(parts)), parts=parts,
+                            params={**params, "steps": {p.name: p.question.answer
+                                                        for p in parts
+                                                        if p.question.kind is Kind.NUMERIC}})
     return _with_chain(question)
 
 
@@ -157,8 +157,8 @@ def _models(options: Mapping[str, Any], default: Sequence[str]) -> list[Model]:
     return entries(catalog.models, {"models": known, **options}, "models")
 
 
-def _gb(env: Mapping[str, Any], lang: str, *names: str) -> dict[str, str]:
-    return {name: shown(float(env[name]), lang) for name in names}
+def _gb(env: Mapping[str, Any], ctx: DrawContext, *names: str) -> dict[str, str]:
+    return {name: ctx.shown(float(env[name])) for name in names}
 
 
 # --- scenario-serving -------------------------------------------------------
@@ -190,19 +190,19 @@ SERVING_STEPS = (
 )
 
 
-def _bound_words(lang: str) -> tuple[str, str]:
-    return t("scen.bound.memory", lang), t("scen.bound.compute", lang)
+def _bound_words(ctx: DrawContext) -> tuple[str, str]:
+    return ctx.t("scen.bound.memory"), ctx.t("scen.bound.compute")
 
 
-def _serving_steps(lang: str) -> tuple[Step, ...]:
+def _serving_steps(ctx: DrawContext) -> tuple[Step, ...]:
     from dataclasses import replace
 
-    return (*SERVING_STEPS[:-1], replace(SERVING_STEPS[-1], choices=_bound_words(lang)))
+    return (*SERVING_STEPS[:-1], replace(SERVING_STEPS[-1], choices=_bound_words(ctx)))
 
 
-def serving(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def serving(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Serve a model to N users at a context on one node: size, GPUs, rate, bound."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     catalog = load_catalog()
     systems = _systems(options)
     models = _models(options, SERVE_MODELS)
@@ -224,7 +224,7 @@ def serving(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
                 "kv_per_token": kv_bytes_per_token(kv_shape(model), dtype),
                 "memory_bytes": chip.memory_bytes, "bandwidth": chip.bandwidth_bytes_s,
                 "flops": dense_flops(chip, dtype), "active": active_params(model),
-                "bound_words": _bound_words(lang), "node_gpus": system.gpus}
+                "bound_words": _bound_words(ctx), "node_gpus": system.gpus}
 
     def plausible(d: tuple[System, Model, str, int, int]) -> bool:
         env = run_chain(SERVING_STEPS[:4], shared_of(d))
@@ -238,25 +238,25 @@ def serving(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     chip = catalog.accelerators[system.accelerator]
     shared = shared_of(d)
 
-    def fields(env: Mapping[str, Any], lang: str) -> dict[str, str]:
+    def fields(env: Mapping[str, Any]) -> dict[str, str]:
         memory, compute = _serving_times(env)
-        return {"model": model_phrase(model, lang), "system": label(system.name),
-                "gpu": label(chip.name), "node_gpus": num(system.gpus, lang),
-                "dtype": dtype.upper(), "bytes": num(dtype_bytes(dtype), lang),
-                "users": num(users, lang), "context": num(context, lang),
-                "params_b": num(model.params_b, lang, 5),
-                "per_token": num(env["kv_per_token"], lang, 6),
-                "memory_gb": num(chip.memory_gb, lang, 4),
-                "usable_gb": shown(chip.memory_bytes * 0.9 / GB, lang),
-                "bandwidth": num(chip.memory_bandwidth_tb_s, lang, 4),
-                "tflops": num(env["flops"] / TFLOPS, lang, 5),
-                "active_b": num(env["active"] / 1e9, lang, 5),
-                "memory_ms": num(memory * 1e3, lang, 3), "compute_ms": num(compute * 1e3, lang, 3),
-                "gpus": num(env["gpus"], lang), "bound": str(env["bound"]),
-                **_gb(env, lang, "weights", "kv_user", "total", "per_user")}
+        return {"model": model_phrase(model, ctx), "system": label(system.name),
+                "gpu": label(chip.name), "node_gpus": ctx.num(system.gpus),
+                "dtype": dtype.upper(), "bytes": ctx.num(dtype_bytes(dtype)),
+                "users": ctx.num(users), "context": ctx.num(context),
+                "params_b": ctx.num(model.params_b, 5),
+                "per_token": ctx.num(env["kv_per_token"], 6),
+                "memory_gb": ctx.num(chip.memory_gb, 4),
+                "usable_gb": ctx.shown(chip.memory_bytes * 0.9 / GB),
+                "bandwidth": ctx.num(chip.memory_bandwidth_tb_s, 4),
+                "tflops": ctx.num(env["flops"] / TFLOPS, 5),
+                "active_b": ctx.num(env["active"] / 1e9, 5),
+                "memory_ms": ctx.num(memory * 1e3, 3), "compute_ms": ctx.num(compute * 1e3, 3),
+                "gpus": ctx.num(env["gpus"]), "bound": str(env["bound"]),
+                **_gb(env, ctx, "weights", "kv_user", "total", "per_user")}
 
-    return _scenario(family="scenario-serving", post="hgx", seed=seed, lang=lang,
-                     steps=_serving_steps(lang), shared=shared, fields=fields,
+    return _scenario(ctx, texts="serving",
+                     steps=_serving_steps(ctx), shared=shared, fields=fields,
                      params={"system": system.id, "gpu": chip.id, "model": model.id,
                              "dtype": dtype, "users": users, "context": context})
 
@@ -274,9 +274,9 @@ LONG_STEPS = (
 )
 
 
-def long_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def long_context(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """The largest batch at a long context on one node, and what an FP8 KV cache buys."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     catalog = load_catalog()
     systems = _systems(options)
     models = _models(options, ("llama-3.1-8b", "llama-3.1-70b", "qwen2.5-72b",
@@ -304,19 +304,19 @@ def long_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     chip = catalog.accelerators[system.accelerator]
     shared = shared_of(d)
 
-    def fields(env: Mapping[str, Any], lang: str) -> dict[str, str]:
-        return {"model": model_phrase(model, lang), "system": label(system.name),
-                "gpu": label(chip.name), "node_gpus": num(system.gpus, lang),
-                "context": num(context, lang), "wdtype": str(env["weights_dtype"]).upper(),
-                "per_token": num(env["kv_per_token"], lang, 6),
-                "memory_gb": num(chip.memory_gb, lang, 4),
-                "usable_gb": shown(env["usable"] / GB, lang),
-                "weights_gb": shown(env["weights_bytes"] / GB, lang),
-                "batch": num(env["batch"], lang), "fp8_batch": num(env["fp8_batch"], lang),
-                "fp8_kv": shown(env["kv_seq"] / 2, lang),
-                **_gb(env, lang, "kv_seq", "free")}
+    def fields(env: Mapping[str, Any]) -> dict[str, str]:
+        return {"model": model_phrase(model, ctx), "system": label(system.name),
+                "gpu": label(chip.name), "node_gpus": ctx.num(system.gpus),
+                "context": ctx.num(context), "wdtype": str(env["weights_dtype"]).upper(),
+                "per_token": ctx.num(env["kv_per_token"], 6),
+                "memory_gb": ctx.num(chip.memory_gb, 4),
+                "usable_gb": ctx.shown(env["usable"] / GB),
+                "weights_gb": ctx.shown(env["weights_bytes"] / GB),
+                "batch": ctx.num(env["batch"]), "fp8_batch": ctx.num(env["fp8_batch"]),
+                "fp8_kv": ctx.shown(env["kv_seq"] / 2),
+                **_gb(env, ctx, "kv_seq", "free")}
 
-    return _scenario(family="scenario-long-context", post="hbm-kv-cache", seed=seed, lang=lang,
+    return _scenario(ctx, texts="long-context",
                      steps=LONG_STEPS, shared=shared, fields=fields,
                      params={"system": system.id, "gpu": chip.id, "model": model.id,
                              "context": context, "weights_dtype": shared["weights_dtype"]})
@@ -337,9 +337,9 @@ TRAINING_STEPS = (
 )
 
 
-def training(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def training(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Train a model: 6·N·D, days on a cluster at an MFU, Adam state, ZeRO-3, fewest GPUs."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     catalog = load_catalog()
     models = _models(options, TRAIN_MODELS)
     default = [g for g in TRAIN_GPUS if g in catalog.accelerators]
@@ -363,20 +363,20 @@ def training(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     model, chip, tokens, gpus, mfu, dp = d
     shared = shared_of(d)
 
-    def fields(env: Mapping[str, Any], lang: str) -> dict[str, str]:
-        return {"model": model_phrase(model, lang), "gpu": label(chip.name),
-                "active_b": num(env["active"] / 1e9, lang, 5),
-                "params_b": num(model.params_b, lang, 5), "tokens": sci(tokens, lang),
-                "count": num(gpus, lang), "mfu": num(mfu * 100, lang),
-                "tflops": num(chip.bf16_dense_tflops, lang, 5), "dp": num(dp, lang),
-                "flops": sci(env["flops"], lang, 4),
-                "rate": sci(env["flops_per_gpu"] * gpus * mfu, lang, 4),
-                "memory_gb": num(chip.memory_gb, lang, 4),
-                "usable_gb": shown(chip.memory_bytes * 0.9 / GB, lang),
-                "min_gpus": num(env["min_gpus"], lang),
-                **_gb(env, lang, "days", "state", "per_gpu")}
+    def fields(env: Mapping[str, Any]) -> dict[str, str]:
+        return {"model": model_phrase(model, ctx), "gpu": label(chip.name),
+                "active_b": ctx.num(env["active"] / 1e9, 5),
+                "params_b": ctx.num(model.params_b, 5), "tokens": ctx.sci(tokens),
+                "count": ctx.num(gpus), "mfu": ctx.num(mfu * 100),
+                "tflops": ctx.num(chip.bf16_dense_tflops, 5), "dp": ctx.num(dp),
+                "flops": ctx.sci(env["flops"], 4),
+                "rate": ctx.sci(env["flops_per_gpu"] * gpus * mfu, 4),
+                "memory_gb": ctx.num(chip.memory_gb, 4),
+                "usable_gb": ctx.shown(chip.memory_bytes * 0.9 / GB),
+                "min_gpus": ctx.num(env["min_gpus"]),
+                **_gb(env, ctx, "days", "state", "per_gpu")}
 
-    return _scenario(family="scenario-training", post="intro", seed=seed, lang=lang,
+    return _scenario(ctx, texts="training",
                      steps=TRAINING_STEPS, shared=shared, fields=fields,
                      params={"model": model.id, "gpu": chip.id, "tokens": tokens, "gpus": gpus,
                              "mfu": mfu, "data_parallel": dp})
@@ -404,9 +404,9 @@ CHECKPOINT_STEPS = (
 )
 
 
-def checkpointing(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def checkpointing(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Checkpoint a training run: size, write time, cluster MTBF, Young/Daly, hours lost a day."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     models = _models(options, TRAIN_MODELS)
 
     def draw(rng: random.Random) -> tuple[Model, float, int, float]:
@@ -424,18 +424,17 @@ def checkpointing(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     model, bandwidth, gpus, device_hours = d
     shared = shared_of(d)
 
-    def fields(env: Mapping[str, Any], lang: str) -> dict[str, str]:
-        return {"model": model_phrase(model, lang), "params_b": num(model.params_b, lang, 5),
-                "bytes": num(CHECKPOINT_BYTES_PER_PARAM, lang), "write_gb_s": num(bandwidth, lang),
-                "count": num(gpus, lang), "device_hours": num(device_hours, lang),
-                "mtbf_s": num(env["mtbf"] * 3600, lang, 5),
-                "interval_s": num(env["interval"] * 60, lang, 4),
-                "writing_h": shown(24 * env["write"] / (env["interval"] * 60), lang),
-                "rework_h": shown(24 * env["interval"] * 60 / (2 * env["mtbf"] * 3600), lang),
-                **_gb(env, lang, "size", "write", "mtbf", "interval", "lost")}
+    def fields(env: Mapping[str, Any]) -> dict[str, str]:
+        return {"model": model_phrase(model, ctx), "params_b": ctx.num(model.params_b, 5),
+                "bytes": ctx.num(CHECKPOINT_BYTES_PER_PARAM), "write_gb_s": ctx.num(bandwidth),
+                "count": ctx.num(gpus), "device_hours": ctx.num(device_hours),
+                "mtbf_s": ctx.num(env["mtbf"] * 3600, 5),
+                "interval_s": ctx.num(env["interval"] * 60, 4),
+                "writing_h": ctx.shown(24 * env["write"] / (env["interval"] * 60)),
+                "rework_h": ctx.shown(24 * env["interval"] * 60 / (2 * env["mtbf"] * 3600)),
+                **_gb(env, ctx, "size", "write", "mtbf", "interval", "lost")}
 
-    return _scenario(family="scenario-checkpoint", post="storage-checkpoints", seed=seed,
-                     lang=lang, steps=CHECKPOINT_STEPS, shared=shared, fields=fields,
+    return _scenario(ctx, texts="checkpoint", steps=CHECKPOINT_STEPS, shared=shared, fields=fields,
                      params={"model": model.id, "write_gb_s": bandwidth, "gpus": gpus,
                              "device_mtbf_hours": device_hours})
 
@@ -443,8 +442,8 @@ def checkpointing(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 # --- scenario-allreduce -----------------------------------------------------
 
 
-def _links(lang: str) -> tuple[str, str]:
-    return t("scen.link.nvlink", lang), t("scen.link.infiniband", lang)
+def _links(ctx: DrawContext) -> tuple[str, str]:
+    return ctx.t("scen.link.nvlink"), ctx.t("scen.link.infiniband")
 
 
 ALLREDUCE_STEPS = (
@@ -461,11 +460,11 @@ ALLREDUCE_STEPS = (
 )
 
 
-def allreduce(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def allreduce(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """All-reduce the gradients inside a node over NVLink, then across nodes over InfiniBand."""
     from dataclasses import replace
 
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     catalog = load_catalog()
     systems = _systems(options)
     models = _models(options, TRAIN_MODELS)
@@ -484,24 +483,23 @@ def allreduce(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
               "all_gpus": system.gpus * nodes,
               "nvlink_bw": per_direction(link.bandwidth_gb_s, link.direction) * GB,
               "ib_bw": per_direction(ib.bandwidth_gb_s, ib.direction) * GB,
-              "link_words": _links(lang)}
-    steps = (*ALLREDUCE_STEPS[:-1], replace(ALLREDUCE_STEPS[-1], choices=_links(lang)))
+              "link_words": _links(ctx)}
+    steps = (*ALLREDUCE_STEPS[:-1], replace(ALLREDUCE_STEPS[-1], choices=_links(ctx)))
 
-    def fields(env: Mapping[str, Any], lang: str) -> dict[str, str]:
-        return {"model": model_phrase(model, lang), "system": label(system.name),
-                "gpu": label(chip.name), "node_gpus": num(system.gpus, lang),
-                "nodes": num(nodes, lang), "all_gpus": num(system.gpus * nodes, lang),
-                "link": label(link.name), "link_gb_s": num(link.bandwidth_gb_s, lang),
-                "nvlink_bw": num(env["nvlink_bw"] / GB, lang),
-                "ib_name": label(ib.name), "ib_gbit": num(ib.gbit_s or ib.bandwidth_gb_s * 8, lang),
-                "ib_bw": num(env["ib_bw"] / GB, lang),
-                "node_factor": num(2 * (system.gpus - 1) / system.gpus, lang, 4),
-                "all_factor": num(2 * (system.gpus * nodes - 1) / (system.gpus * nodes), lang, 4),
-                "params_b": num(model.params_b, lang, 5), "dominates": str(env["dominates"]),
-                **_gb(env, lang, "grads", "nvlink", "ib", "ratio")}
+    def fields(env: Mapping[str, Any]) -> dict[str, str]:
+        return {"model": model_phrase(model, ctx), "system": label(system.name),
+                "gpu": label(chip.name), "node_gpus": ctx.num(system.gpus),
+                "nodes": ctx.num(nodes), "all_gpus": ctx.num(system.gpus * nodes),
+                "link": label(link.name), "link_gb_s": ctx.num(link.bandwidth_gb_s),
+                "nvlink_bw": ctx.num(env["nvlink_bw"] / GB),
+                "ib_name": label(ib.name), "ib_gbit": ctx.num(ib.gbit_s or ib.bandwidth_gb_s * 8),
+                "ib_bw": ctx.num(env["ib_bw"] / GB),
+                "node_factor": ctx.num(2 * (system.gpus - 1) / system.gpus, 4),
+                "all_factor": ctx.num(2 * (system.gpus * nodes - 1) / (system.gpus * nodes), 4),
+                "params_b": ctx.num(model.params_b, 5), "dominates": str(env["dominates"]),
+                **_gb(env, ctx, "grads", "nvlink", "ib", "ratio")}
 
-    return _scenario(family="scenario-allreduce", post="nvlink-infiniband", seed=seed,
-                     lang=lang, steps=steps, shared=shared, fields=fields,
+    return _scenario(ctx, texts="allreduce", steps=steps, shared=shared, fields=fields,
                      params={"system": system.id, "model": model.id, "nodes": nodes,
                              "link": link.id, "ib": ib.id})
 
@@ -527,9 +525,9 @@ COST_STEPS = (
 )
 
 
-def cost(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def cost(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Dollars per million tokens: GPUs for the batch, node throughput, price per GPU-hour."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     catalog = load_catalog()
     systems = _systems(options)
     models = _models(options, ("llama-3.1-8b", "llama-3.1-70b", "qwen2.5-72b", "mixtral-8x7b",
@@ -560,36 +558,36 @@ def cost(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     chip = catalog.accelerators[system.accelerator]
     shared = shared_of(d)
 
-    def fields(env: Mapping[str, Any], lang: str) -> dict[str, str]:
+    def fields(env: Mapping[str, Any]) -> dict[str, str]:
         memory, compute = decode_step_seconds((env["weights"] + env["kv_total"]) * GB,
                                               env["bandwidth"] * env["gpus"], env["active"],
                                               batch, env["flops"] * env["gpus"])
-        return {"model": model_phrase(model, lang), "system": label(system.name),
-                "gpu": label(chip.name), "node_gpus": num(system.gpus, lang),
-                "dtype": dtype.upper(), "bytes": num(dtype_bytes(dtype), lang),
-                "batch": num(batch, lang), "context": num(context, lang),
-                "params_b": num(model.params_b, lang, 5),
-                "kv_total": shown(env["kv_total"], lang), "price": num(price, lang),
-                "usable_gb": shown(chip.memory_bytes * 0.9 / GB, lang),
-                "bandwidth": num(chip.memory_bandwidth_tb_s, lang, 4),
-                "tflops": num(env["flops"] / TFLOPS, lang, 5),
-                "active_b": num(env["active"] / 1e9, lang, 5),
-                "memory_ms": num(memory * 1e3, lang, 3), "compute_ms": num(compute * 1e3, lang, 3),
-                "gpus": num(env["gpus"], lang),
-                "all_gb": shown(env["weights"] + env["kv_total"], lang),
-                **_gb(env, lang, "weights", "throughput", "hourly", "per_million")}
+        return {"model": model_phrase(model, ctx), "system": label(system.name),
+                "gpu": label(chip.name), "node_gpus": ctx.num(system.gpus),
+                "dtype": dtype.upper(), "bytes": ctx.num(dtype_bytes(dtype)),
+                "batch": ctx.num(batch), "context": ctx.num(context),
+                "params_b": ctx.num(model.params_b, 5),
+                "kv_total": ctx.shown(env["kv_total"]), "price": ctx.num(price),
+                "usable_gb": ctx.shown(chip.memory_bytes * 0.9 / GB),
+                "bandwidth": ctx.num(chip.memory_bandwidth_tb_s, 4),
+                "tflops": ctx.num(env["flops"] / TFLOPS, 5),
+                "active_b": ctx.num(env["active"] / 1e9, 5),
+                "memory_ms": ctx.num(memory * 1e3, 3), "compute_ms": ctx.num(compute * 1e3, 3),
+                "gpus": ctx.num(env["gpus"]),
+                "all_gb": ctx.shown(env["weights"] + env["kv_total"]),
+                **_gb(env, ctx, "weights", "throughput", "hourly", "per_million")}
 
-    return _scenario(family="scenario-cost", post="hgx", seed=seed, lang=lang,
+    return _scenario(ctx, texts="cost",
                      steps=COST_STEPS, shared=shared, fields=fields,
                      params={"system": system.id, "gpu": chip.id, "model": model.id,
                              "dtype": dtype, "batch": batch, "context": context,
                              "gpu_hour_usd": price})
 
 
-def _family(name: str, post: str, generate: Callable[[int, str, Mapping[str, Any]], Question],
-            es: str, en: str, options: Mapping[str, str]) -> Family:
+def _family(name: str, post: str, draw: DrawFn, es: str, en: str,
+            options: Mapping[str, str]) -> Family:
     return Family(name=name, post=post, kind=Kind.SCENARIO, description={"es": es, "en": en},
-                  generate=generate, options=options)
+                  generate=drawn(draw), options=options)
 
 
 SCENARIO_SERVING = _family(

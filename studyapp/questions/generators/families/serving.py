@@ -13,7 +13,6 @@ from typing import Any
 
 from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Accelerator, Model
-from studyapp.i18n import t
 from studyapp.infra import (
     DEFAULT_USABLE_FRACTION,
     dtype_bytes,
@@ -28,6 +27,7 @@ from studyapp.infra.shapes import kv_shape
 from studyapp.infra.units import GB, KB
 from studyapp.questions.formatting import format_quantity
 from studyapp.questions.generators import Family
+from studyapp.questions.generators.context import DrawContext, drawn
 from studyapp.questions.generators.drawing import MARGIN, apart, draw_until, entries, redraw, values
 from studyapp.questions.generators.families.terms import (
     BATCHES,
@@ -46,11 +46,8 @@ from studyapp.questions.generators.families.terms import (
 )
 from studyapp.questions.generators.slips import KV_LEFT_OUT, KV_PAIR_ROOM, WEIGHTS_LEFT_OUT
 from studyapp.questions.generators.wording import (
-    bytes_per,
     join_steps,
     label,
-    num,
-    shown,
     significant,
 )
 from studyapp.questions.model import Kind, Question, Tolerance
@@ -98,33 +95,33 @@ def serve_given(d: ServeDraw) -> dict[str, float]:
             "total_gb": capacity_gb(d.gpu), "usable": DEFAULT_USABLE_FRACTION}
 
 
-def serve_fields(d: ServeDraw, lang: str) -> dict[str, str]:
+def serve_fields(d: ServeDraw, ctx: DrawContext) -> dict[str, str]:
     result = fit(d.model.params, d.dtype, kv_shape(d.model), d.gpu.memory_bytes,
                  context=d.context, batch=d.batch)
     return {
-        **model_fields(d.model, lang),
+        **model_fields(d.model, ctx),
         "gpu": label(d.gpu.name),
-        **capacity_fields(d.gpu, lang),
+        **capacity_fields(d.gpu, ctx),
         "dtype": dtype_name(d.dtype),
-        "bytes": num(dtype_bytes(d.dtype), lang),
-        "bytes_word": bytes_per(dtype_bytes(d.dtype), lang),
-        "kv_kb": shown(kv_kb(d.model, d.dtype), lang),
-        "per_token": num(kv_bytes_per_token(kv_shape(d.model), d.dtype), lang, 6),
-        "context": num(d.context, lang),
-        "batch": num(d.batch, lang),
-        "weights_gb": num(result.weights_bytes / GB, lang, 4),
-        "kv_gb": num(result.kv_cache_bytes / GB, lang, 3),
-        "required_gb": num(result.required_bytes / GB, lang, 4),
-        "available_gb": num(result.available_bytes / GB, lang, 4),
-        "fraction": num(DEFAULT_USABLE_FRACTION, lang),
-        "headroom_gb": num(abs(result.headroom_bytes) / GB, lang, 3),
-        "min_devices": num(result.min_devices, lang),
+        "bytes": ctx.num(dtype_bytes(d.dtype)),
+        "bytes_word": ctx.bytes_per(dtype_bytes(d.dtype)),
+        "kv_kb": ctx.shown(kv_kb(d.model, d.dtype)),
+        "per_token": ctx.num(kv_bytes_per_token(kv_shape(d.model), d.dtype), 6),
+        "context": ctx.num(d.context),
+        "batch": ctx.num(d.batch),
+        "weights_gb": ctx.num(result.weights_bytes / GB, 4),
+        "kv_gb": ctx.num(result.kv_cache_bytes / GB, 3),
+        "required_gb": ctx.num(result.required_bytes / GB, 4),
+        "available_gb": ctx.num(result.available_bytes / GB, 4),
+        "fraction": ctx.num(DEFAULT_USABLE_FRACTION),
+        "headroom_gb": ctx.num(abs(result.headroom_bytes) / GB, 3),
+        "min_devices": ctx.num(result.min_devices),
     }
 
 
-def fits_on_gpu(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def fits_on_gpu(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Weights + KV cache against 90% of one GPU's HBM, kept at least 10% from the line."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     draw = _serve_drawer(options)
     want = rng.random() < 0.5
 
@@ -146,21 +143,21 @@ def fits_on_gpu(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         d, ok = redraw(rng, draw, clear)
     required, avail = d.required(), available(d)
     fits = required <= avail
-    fields = serve_fields(d, lang)
-    verdict = t("gen.fit.verdict_yes" if fits else "gen.fit.verdict_no", lang, **fields)
+    fields = serve_fields(d, ctx)
+    verdict = ctx.t("gen.fit.verdict_yes" if fits else "gen.fit.verdict_no", **fields)
     explanation = join_steps(
-        t("gen.fit.weights_step", lang, **fields),
-        moe_note(d.model, lang),
-        kv_formula(d.model, d.dtype, lang),
-        t("gen.fit.kv_step", lang, **fields),
-        t("gen.fit.available_step", lang, **fields),
+        ctx.t("gen.fit.weights_step", **fields),
+        moe_note(d.model, ctx),
+        kv_formula(d.model, d.dtype, ctx),
+        ctx.t("gen.fit.kv_step", **fields),
+        ctx.t("gen.fit.available_step", **fields),
         verdict,
-        "" if ok else t("gen.fit.borderline", lang),
-        t("gen.convention.gb_usable", lang),
+        "" if ok else ctx.t("gen.fit.borderline"),
+        ctx.t("gen.convention.gb_usable"),
     )
-    return Question(
-        kind=Kind.TRUEFALSE, post="h200", family="fits-on-gpu", seed=seed, lang=lang,
-        prompt=t("gen.fit.prompt", lang, **fields), explanation=explanation, answer=fits,
+    return ctx.question(
+        kind=Kind.TRUEFALSE, prompt=ctx.t("gen.fit.prompt", **fields), explanation=explanation,
+        answer=fits,
         yes_no=True,  # "Does it fit?"
         params={"model": d.model.id, "gpu": d.gpu.id, "dtype": d.dtype, "kv_dtype": d.dtype,
                 "context": d.context, "batch": d.batch,
@@ -172,9 +169,9 @@ def fits_on_gpu(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 # --- min-gpus -------------------------------------------------------------
 
 
-def min_gpus(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def min_gpus(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Fewest GPUs whose usable memory holds weights + KV cache (memory only)."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     draw = _serve_drawer(options)
 
     def ratio(d: ServeDraw) -> float:
@@ -187,21 +184,20 @@ def min_gpus(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 
     d, ok = redraw(rng, draw, clear)
     devices = min_devices(d.required(), d.gpu.memory_bytes)
-    fields = {**serve_fields(d, lang), "ratio": num(ratio(d), lang, 4),
-              "per_gpu_gb": num(usable_bytes(d.gpu.memory_bytes) / GB, lang, 4),
-              "devices": num(devices, lang)}
+    fields = {**serve_fields(d, ctx), "ratio": ctx.num(ratio(d), 4),
+              "per_gpu_gb": ctx.num(usable_bytes(d.gpu.memory_bytes) / GB, 4),
+              "devices": ctx.num(devices)}
     explanation = join_steps(
-        t("gen.fit.weights_step", lang, **fields),
-        kv_formula(d.model, d.dtype, lang),
-        t("gen.fit.kv_step", lang, **fields),
-        t("gen.min.step", lang, **fields),
-        "" if ok else t("gen.fit.borderline", lang),
-        t("gen.min.note", lang),
-        t("gen.convention.gb_usable", lang),
+        ctx.t("gen.fit.weights_step", **fields),
+        kv_formula(d.model, d.dtype, ctx),
+        ctx.t("gen.fit.kv_step", **fields),
+        ctx.t("gen.min.step", **fields),
+        "" if ok else ctx.t("gen.fit.borderline"),
+        ctx.t("gen.min.note"),
+        ctx.t("gen.convention.gb_usable"),
     )
-    return Question(
-        kind=Kind.NUMERIC, post="hgx", family="min-gpus", seed=seed, lang=lang,
-        prompt=t("gen.min.prompt", lang, **fields), explanation=explanation,
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t("gen.min.prompt", **fields), explanation=explanation,
         answer=float(devices), unit=None, tolerance=Tolerance(relative=None, absolute=0),
         params={"model": d.model.id, "gpu": d.gpu.id, "dtype": d.dtype, "context": d.context,
                 "batch": d.batch, "usable_fraction": DEFAULT_USABLE_FRACTION,
@@ -212,17 +208,17 @@ def min_gpus(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
 # --- max-context-that-fits ------------------------------------------------
 
 
-def _approx(n: int, lang: str) -> str:
+def _approx(n: int, ctx: DrawContext) -> str:
     """`` (≈ 1,530,000)`` as the grader shows the answer; from a million up the grader
     writes ``1.53M``, so the explanation does too."""
     if n >= 1e6:
-        text = format_quantity(significant(n), "tokens", lang, 3, count_suffix=True)
+        text = format_quantity(significant(n), "tokens", ctx.lang, 3, count_suffix=True)
         return f" (≈ {text.split()[0]})"
-    return f" (≈ {shown(n, lang)})" if shown(n, lang) != num(n, lang, 9) else ""
+    return f" (≈ {ctx.shown(n)})" if ctx.shown(n) != ctx.num(n, 9) else ""
 
-def max_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def max_context(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Memory left after the weights, divided by what one token (or sequence) costs."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     catalog = load_catalog()
     models = entries(catalog.models, options, "models")
     gpus = entries(catalog.accelerators, options, "gpus")
@@ -262,31 +258,30 @@ def max_context(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     avail = usable_bytes(gpu.memory_bytes)
     w = weights_bytes(model.params, dtype)
     exact = max(avail - w, 0.0) / (per_token * (batch if what == "context" else context))
-    fields = {**model_fields(model, lang), "gpu": label(gpu.name),
-              **capacity_fields(gpu, lang), "bytes_word": bytes_per(
-                  dtype_bytes(dtype), lang), "kv_kb": shown(per_token / KB, lang),
-              "approx": _approx(n, lang),
-              "dtype": dtype_name(dtype), "batch": num(batch, lang), "context": num(context, lang),
-              "available_gb": num(avail / GB, lang, 4), "weights_gb": num(w / GB, lang, 4),
-              "free_gb": num((avail - w) / GB, lang, 4), "per_token": num(per_token, lang, 6),
-              "per_sequence_gb": num(per_token * context / GB, lang, 4),
-              "answer": num(n, lang), "exact": num(exact, lang, len(str(int(exact))) + 2),
-              "max_context": num(model.context_length, lang),
-              "fraction": num(DEFAULT_USABLE_FRACTION, lang)}
+    fields = {**model_fields(model, ctx), "gpu": label(gpu.name),
+              **capacity_fields(gpu, ctx), "bytes_word": ctx.bytes_per(
+                  dtype_bytes(dtype)), "kv_kb": ctx.shown(per_token / KB),
+              "approx": _approx(n, ctx),
+              "dtype": dtype_name(dtype), "batch": ctx.num(batch), "context": ctx.num(context),
+              "available_gb": ctx.num(avail / GB, 4), "weights_gb": ctx.num(w / GB, 4),
+              "free_gb": ctx.num((avail - w) / GB, 4), "per_token": ctx.num(per_token, 6),
+              "per_sequence_gb": ctx.num(per_token * context / GB, 4),
+              "answer": ctx.num(n), "exact": ctx.num(exact, len(str(int(exact))) + 2),
+              "max_context": ctx.num(model.context_length),
+              "fraction": ctx.num(DEFAULT_USABLE_FRACTION)}
     key = "gen.maxctx.context" if what == "context" else "gen.maxctx.batch"
     cap = ""
     if what == "context" and n > model.context_length:
-        cap = t("gen.maxctx.cap", lang, **fields)
+        cap = ctx.t("gen.maxctx.cap", **fields)
     explanation = join_steps(
-        t("gen.maxctx.free_step", lang, **fields),
-        kv_formula(model, dtype, lang),
-        t(f"{key}_step", lang, **fields),
+        ctx.t("gen.maxctx.free_step", **fields),
+        kv_formula(model, dtype, ctx),
+        ctx.t(f"{key}_step", **fields),
         cap,
-        t("gen.convention.gb_usable", lang),
+        ctx.t("gen.convention.gb_usable"),
     )
-    return Question(
-        kind=Kind.NUMERIC, post="hbm-kv-cache", family="max-context-that-fits", seed=seed,
-        lang=lang, prompt=t(f"{key}_prompt", lang, **fields), explanation=explanation,
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t(f"{key}_prompt", **fields), explanation=explanation,
         answer=float(n), unit="tokens" if what == "context" else None,
         tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "gpu": gpu.id, "dtype": dtype, "kv_dtype": dtype,
@@ -307,7 +302,7 @@ FITS_ON_GPU = Family(
     name="fits-on-gpu", post="h200", kind=Kind.TRUEFALSE,
     description={"es": "¿Caben los pesos y la KV cache de un modelo en una sola GPU?",
                  "en": "Do a model's weights and KV cache fit on one GPU?"},
-    generate=fits_on_gpu,
+    generate=drawn(fits_on_gpu),
     options=_FIT_OPTIONS,
 )
 
@@ -315,7 +310,7 @@ MIN_GPUS = Family(
     name="min-gpus", post="hgx", kind=Kind.NUMERIC,
     description={"es": "Mínimo número de GPU para que quepan pesos y KV cache",
                  "en": "Fewest GPUs that hold the weights and KV cache"},
-    generate=min_gpus,
+    generate=drawn(min_gpus),
     options=_FIT_OPTIONS,
     slips=(KV_LEFT_OUT,),
 )
@@ -324,7 +319,7 @@ MAX_CONTEXT_THAT_FITS = Family(
     name="max-context-that-fits", post="hbm-kv-cache", kind=Kind.NUMERIC,
     description={"es": "Contexto o lote más grande que aún cabe junto a los pesos",
                  "en": "Largest context or batch that still fits next to the weights"},
-    generate=max_context,
+    generate=drawn(max_context),
     options={"models": MODEL_IDS, "gpus": GPU_IDS, "dtypes": "weight and KV dtypes",
              "batches": "batch sizes", "contexts": "context lengths",
              "solve_for": "context or batch"},

@@ -13,18 +13,16 @@ from typing import Any
 
 from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Accelerator, System
-from studyapp.i18n import t
 from studyapp.infra import min_devices, usable_bytes, weights_bytes
 from studyapp.infra.units import GB, TB, TFLOPS
-from studyapp.questions.generators import Family, GenerateFn
+from studyapp.questions.generators import Family
+from studyapp.questions.generators.context import DrawContext, GenerateFn, drawn
 from studyapp.questions.generators.drawing import entries, values
 from studyapp.questions.generators.families.terms import capacity_fields, capacity_gb, model_phrase
 from studyapp.questions.generators.slips import SYSTEM_SLIPS
 from studyapp.questions.generators.wording import (
     join_steps,
     label,
-    num,
-    result,
     significant,
 )
 from studyapp.questions.model import Kind, Question, Tolerance
@@ -51,12 +49,11 @@ def _total(chip: Accelerator, gpus: int, quantity: str) -> tuple[float, str, flo
             "TFLOPS")
 
 
-def system_totals(post: str, family: str, keep: Callable[[System], bool],
-                  units: tuple[int, ...] = (1,)) -> GenerateFn:
+def system_totals(keep: Callable[[System], bool], units: tuple[int, ...] = (1,)) -> GenerateFn:
     """A generator asking one total of one or several systems from their chip's figures."""
 
-    def generate(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
-        rng = random.Random(seed)
+    def generate(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
+        rng = random.Random(ctx.seed)
         catalog = load_catalog()
         systems = entries(catalog.systems, options, "systems", keep=keep)
         system = rng.choice(systems)
@@ -69,33 +66,32 @@ def system_totals(post: str, family: str, keep: Callable[[System], bool],
         count = system.gpus * how_many
         total, unit, per_chip, per_unit = _total(chip, count, quantity)
         name = label(system.name)
-        holder = (t("gen.sys.one", lang, system=name) if how_many == 1
-                  else t("gen.sys.many", lang, units=num(how_many, lang), system=name))
-        fields = {"system": label(system.name), "holder": holder, "gpus": num(count, lang),
-                  "gpu": label(chip.name), "per_chip": num(per_chip, lang, 5),
-                  "total": result(total, lang), "product": result(total, lang),
-                  "total_base": num(per_chip * count, lang, 7),
-                  "half": num(per_chip / 2, lang, 5), "unit": unit}
+        holder = (ctx.t("gen.sys.one", system=name) if how_many == 1
+                  else ctx.t("gen.sys.many", units=ctx.num(how_many), system=name))
+        fields = {"system": label(system.name), "holder": holder, "gpus": ctx.num(count),
+                  "gpu": label(chip.name), "per_chip": ctx.num(per_chip, 5),
+                  "total": ctx.result(total), "product": ctx.result(total),
+                  "total_base": ctx.num(per_chip * count, 7),
+                  "half": ctx.num(per_chip / 2, 5), "unit": unit}
         note = ""
         if quantity == "scale_up":
-            note = t("gen.sys.scale_up_note", lang, **fields)
+            note = ctx.t("gen.sys.scale_up_note", **fields)
         elif quantity == "memory" and how_many == 1:
-            note = t("gen.sys.memory_note", lang, listed=num(system.total_memory_gb, lang, 6))
+            note = ctx.t("gen.sys.memory_note", listed=ctx.num(system.total_memory_gb, 6))
         key = "memory_gib" if unit == "GiB" else quantity
-        return Question(
-            kind=Kind.NUMERIC, post=post, family=family, seed=seed, lang=lang,
-            prompt=t(f"gen.sys.prompt_{key}", lang, **fields),
-            explanation=join_steps(t(f"gen.sys.explain_{key}", lang, **fields), note,
-                                   t("gen.convention.hbm" if quantity == "memory"
-                                     else "gen.convention.gb" if quantity != "bf16"
-                                     else "gen.convention.dense", lang)),
+        return ctx.question(
+            kind=Kind.NUMERIC, prompt=ctx.t(f"gen.sys.prompt_{key}", **fields),
+            explanation=join_steps(ctx.t(f"gen.sys.explain_{key}", **fields), note,
+                                   ctx.t("gen.convention.hbm" if quantity == "memory"
+                                         else "gen.convention.gb" if quantity != "bf16"
+                                         else "gen.convention.dense")),
             answer=significant(total), unit=unit, tolerance=Tolerance(relative=0.02),
             params={"system": system.id, "gpu": chip.id, "gpus": count, "systems": how_many,
                     "quantity": quantity, "per_chip_unit": per_unit,
                     "given": {"count": count, "per_chip": per_chip}},
         )
 
-    return generate
+    return drawn(generate)
 
 
 # --- tpu-pod --------------------------------------------------------------
@@ -106,18 +102,18 @@ POD_CHIPS = {"tpu-v5e": 256, "tpu-v5p": 8960, "tpu-v6e": 256, "tpu-v7": 9216}
 POD_MODELS = ("llama-3.1-70b", "llama-3.1-405b", "deepseek-v3", "gpt-3-175b", "qwen2.5-72b")
 
 
-def tpu_pod(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def tpu_pod(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Pod totals, and how many chips of a generation just the weights of a big model need."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     catalog = load_catalog()
     chips = entries(catalog.accelerators, options, "gpus", keep=lambda c: c.id in POD_CHIPS)
     chip = rng.choice([c for c in chips if c.id in POD_CHIPS] or chips)
     pod = POD_CHIPS.get(chip.id, 256)
     variant = str(rng.choice(values(options, "ask", ("memory", "bf16", "chips", "chips"))))
-    capacity = capacity_fields(chip, lang)
-    fields: dict[str, Any] = {"gpu": label(chip.name), "pod": num(pod, lang),
+    capacity = capacity_fields(chip, ctx)
+    fields: dict[str, Any] = {"gpu": label(chip.name), "pod": ctx.num(pod),
                               "memory": capacity["capacity"], **capacity,
-                              "tflops": num(chip.bf16_dense_tflops, lang, 5)}
+                              "tflops": ctx.num(chip.bf16_dense_tflops, 5)}
     if variant == "chips":
         default = [m for m in POD_MODELS if m in catalog.models]
         pool = entries(catalog.models, {"models": default, **options}, "models")
@@ -126,16 +122,15 @@ def tpu_pod(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         model = rng.choice(bigger or pool)  # one chip would not be a question
         w = weights_bytes(model.params, "bf16")
         count = min_devices(w, chip.memory_bytes)
-        fields.update(model=model_phrase(model, lang), params_b=num(model.params_b, lang, 5),
-                      weights_gb=num(w / GB, lang, 4),
-                      usable_gb=num(usable_bytes(chip.memory_bytes) / GB, lang, 4),
-                      ratio=num(w / usable_bytes(chip.memory_bytes), lang, 4),
-                      answer=num(count, lang))
-        return Question(
-            kind=Kind.NUMERIC, post="tpu", family="tpu-pod", seed=seed, lang=lang,
-            prompt=t("gen.pod.prompt_chips", lang, **fields),
-            explanation=join_steps(t("gen.pod.explain_chips", lang, **fields),
-                                   t("gen.pod.why", lang), t("gen.convention.gb_usable", lang)),
+        fields.update(model=model_phrase(model, ctx), params_b=ctx.num(model.params_b, 5),
+                      weights_gb=ctx.num(w / GB, 4),
+                      usable_gb=ctx.num(usable_bytes(chip.memory_bytes) / GB, 4),
+                      ratio=ctx.num(w / usable_bytes(chip.memory_bytes), 4),
+                      answer=ctx.num(count))
+        return ctx.question(
+            kind=Kind.NUMERIC, prompt=ctx.t("gen.pod.prompt_chips", **fields),
+            explanation=join_steps(ctx.t("gen.pod.explain_chips", **fields),
+                                   ctx.t("gen.pod.why"), ctx.t("gen.convention.gb_usable")),
             answer=float(count), unit=None, tolerance=Tolerance(relative=None, absolute=0),
             params={"gpu": chip.id, "model": model.id, "dtype": "bf16",
                     "usable_fraction": 0.9, "pod_chips": pod, "ask": variant,
@@ -144,18 +139,17 @@ def tpu_pod(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         )
     quantity = "memory" if variant == "memory" else "bf16"
     total, unit, per_chip, per_unit = _total(chip, pod, quantity)
-    fields.update(total=result(total, lang), product=result(total, lang), unit=unit,
-                  per_chip=num(per_chip, lang, 5),
-                  total_base=num(per_chip * pod, lang, 8),
-                  total_pb=num(total * 2**30 / 1e15 if unit == "GiB" else total / 1e3, lang, 3))
+    fields.update(total=ctx.result(total), product=ctx.result(total), unit=unit,
+                  per_chip=ctx.num(per_chip, 5),
+                  total_base=ctx.num(per_chip * pod, 8),
+                  total_pb=ctx.num(total * 2**30 / 1e15 if unit == "GiB" else total / 1e3, 3))
     key = "memory_gib" if unit == "GiB" else variant
-    return Question(
-        kind=Kind.NUMERIC, post="tpu", family="tpu-pod", seed=seed, lang=lang,
-        prompt=t(f"gen.pod.prompt_{key}", lang, **fields),
-        explanation=join_steps(t(f"gen.pod.explain_{key}", lang, **fields),
-                               t("gen.pod.why", lang),
-                               t("gen.convention.hbm" if variant == "memory"
-                                 else "gen.convention.dense", lang)),
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t(f"gen.pod.prompt_{key}", **fields),
+        explanation=join_steps(ctx.t(f"gen.pod.explain_{key}", **fields),
+                               ctx.t("gen.pod.why"),
+                               ctx.t("gen.convention.hbm" if variant == "memory"
+                                     else "gen.convention.dense")),
         answer=significant(total), unit=unit, tolerance=Tolerance(relative=0.02),
         params={"gpu": chip.id, "pod_chips": pod, "ask": variant, "per_chip_unit": per_unit,
                 "given": {"count": pod, "per_chip": per_chip}},
@@ -169,7 +163,7 @@ HGX_NODE_TOTALS = Family(
     name="hgx-node-totals", post="hgx", kind=Kind.NUMERIC,
     description={"es": "Totales de un nodo de 8 GPU: memoria, ancho de banda, NVLink, TFLOPS",
                  "en": "8-GPU node totals: memory, bandwidth, NVLink, TFLOPS"},
-    generate=system_totals("hgx", "hgx-node-totals", lambda s: s.post == "hgx"),
+    generate=system_totals(lambda s: s.post == "hgx"),
     options={"systems": _SYSTEMS, "quantities": _QUANTITIES},
     slips=SYSTEM_SLIPS,
 )
@@ -177,8 +171,7 @@ NVL72_RACK_TOTALS = Family(
     name="nvl72-rack-totals", post="blackwell", kind=Kind.NUMERIC,
     description={"es": "Totales del rack GB200 NVL72 a partir de cada GPU",
                  "en": "GB200 NVL72 rack totals from each GPU's figures"},
-    generate=system_totals("blackwell", "nvl72-rack-totals", lambda s: s.post == "blackwell",
-                           units=(1, 2, 4, 8)),
+    generate=system_totals(lambda s: s.post == "blackwell", units=(1, 2, 4, 8)),
     options={"systems": _SYSTEMS, "quantities": _QUANTITIES, "units": "racks counted"},
     slips=SYSTEM_SLIPS,
 )
@@ -186,8 +179,7 @@ TRAINIUM_SERVER_TOTALS = Family(
     name="trainium-server-totals", post="trainium", kind=Kind.NUMERIC,
     description={"es": "Totales de una instancia Trn2 (16 Trainium2 unidos por NeuronLink)",
                  "en": "Trn2 instance totals (16 Trainium2 joined by NeuronLink)"},
-    generate=system_totals("trainium", "trainium-server-totals",
-                           lambda s: s.post == "trainium", units=(1, 2, 4, 8)),
+    generate=system_totals(lambda s: s.post == "trainium", units=(1, 2, 4, 8)),
     options={"systems": _SYSTEMS, "quantities": _QUANTITIES, "units": "instances counted"},
     slips=SYSTEM_SLIPS,
 )
@@ -195,6 +187,6 @@ TPU_POD = Family(
     name="tpu-pod", post="tpu", kind=Kind.NUMERIC,
     description={"es": "Pods de TPU: memoria y TFLOPS totales, chips para los pesos de un modelo",
                  "en": "TPU pods: total memory and TFLOPS, chips for a model's weights"},
-    generate=tpu_pod,
+    generate=drawn(tpu_pod),
     options={"gpus": "TPU ids", "models": "model ids", "ask": "memory, bf16, chips"},
 )

@@ -7,12 +7,12 @@ from typing import Any
 
 from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Accelerator, Model
-from studyapp.i18n import t
 from studyapp.infra import dtype_bytes, kv_bytes_per_token
 from studyapp.infra.shapes import kv_shape
 from studyapp.infra.units import KB
+from studyapp.questions.generators.context import DrawContext
 from studyapp.questions.generators.drawing import entries, values
-from studyapp.questions.generators.wording import bytes_per, label, model_label, num, shown
+from studyapp.questions.generators.wording import label, model_label
 
 WEIGHT_DTYPES = ("fp32", "bf16", "int4")
 """FP8 is left out here: at 1 byte per parameter the answer would repeat the parameter count."""
@@ -29,37 +29,37 @@ def dtype_name(dtype: str) -> str:
     return dtype.upper()
 
 
-def kv_formula(model: Model, kv_dtype: str, lang: str) -> str:
+def kv_formula(model: Model, kv_dtype: str, ctx: DrawContext) -> str:
     """The per-token KV cache sum with the model's numbers in it (GQA/MHA or MLA)."""
     per_token = kv_bytes_per_token(kv_shape(model), kv_dtype)
     fields = {
         "layers": model.layers,
         "kv_heads": model.kv_heads,
         "head_dim": model.head_dim,
-        "bytes": num(dtype_bytes(kv_dtype), lang),
+        "bytes": ctx.num(dtype_bytes(kv_dtype)),
         "dtype": dtype_name(kv_dtype),
-        "per_token": num(per_token, lang, 6),
-        "per_token_kb": shown(per_token / KB, lang),
+        "per_token": ctx.num(per_token, 6),
+        "per_token_kb": ctx.shown(per_token / KB),
     }
     if model.attention == "mla":
-        return t("gen.kv.formula_mla", lang, rank=model.kv_lora_rank,
-                 rope=model.qk_rope_head_dim, **fields)
-    return t("gen.kv.formula_gqa", lang, attention=model.attention.upper(), **fields)
+        return ctx.t("gen.kv.formula_mla", rank=model.kv_lora_rank,
+                     rope=model.qk_rope_head_dim, **fields)
+    return ctx.t("gen.kv.formula_gqa", attention=model.attention.upper(), **fields)
 
 
-def model_fields(model: Model, lang: str) -> dict[str, str]:
+def model_fields(model: Model, ctx: DrawContext) -> dict[str, str]:
     """``model`` names the model with its parameter count (total and active for MoE)."""
-    return {"model": model_phrase(model, lang), "model_name": model_label(model.name),
-            "params_b": num(model.params_b, lang, 5)}
+    return {"model": model_phrase(model, ctx), "model_name": model_label(model.name),
+            "params_b": ctx.num(model.params_b, 5)}
 
 
-def model_phrase(model: Model, lang: str) -> str:
+def model_phrase(model: Model, ctx: DrawContext) -> str:
     """``Llama 3.1 70B (70.55B parameters)``; a mixture of experts says total and active."""
     name = model_label(model.name)
     if model.active_params_b is None:
-        return t("gen.model.dense", lang, name=name, params_b=num(model.params_b, lang, 5))
-    return t("gen.model.moe", lang, name=name, params_b=num(model.params_b, lang, 5),
-             active_b=num(model.active_params_b, lang, 5))
+        return ctx.t("gen.model.dense", name=name, params_b=ctx.num(model.params_b, 5))
+    return ctx.t("gen.model.moe", name=name, params_b=ctx.num(model.params_b, 5),
+                 active_b=ctx.num(model.active_params_b, 5))
 
 
 def capacity_gb(chip: Accelerator) -> float:
@@ -68,20 +68,20 @@ def capacity_gb(chip: Accelerator) -> float:
     return float(f"{chip.memory_bytes / 1e9:.6g}")
 
 
-def capacity_fields(chip: Accelerator, lang: str) -> dict[str, str]:
+def capacity_fields(chip: Accelerator, ctx: DrawContext) -> dict[str, str]:
     """``memory_gb`` as the vendor prints it, ``total_gb`` in 10^9 bytes, and ``capacity``:
     the phrase that says how one becomes the other (HBM "GB" are GiB)."""
-    fields = {"memory_gb": num(chip.memory_gb, lang, 5),
-              "total_gb": num(capacity_gb(chip), lang, 6),
+    fields = {"memory_gb": ctx.num(chip.memory_gb, 5),
+              "total_gb": ctx.num(capacity_gb(chip), 6),
               "memory_type": chip.memory_type}
     if chip.memory_unit == "GB":
         key = "gen.mem.capacity_decimal"
     elif chip.driver_memory_mib is not None:
         key = "gen.mem.capacity_driver"
-        fields["driver_mib"] = num(chip.driver_memory_mib, lang, 9)
+        fields["driver_mib"] = ctx.num(chip.driver_memory_mib, 9)
     else:
         key = "gen.mem.capacity_binary"
-    return {**fields, "capacity": t(key, lang, **fields)}
+    return {**fields, "capacity": ctx.t(key, **fields)}
 
 
 def has_dtype(chip: Accelerator, dtype: str) -> bool:
@@ -98,26 +98,26 @@ def kv_kb(model: Model, kv_dtype: str) -> float:
     return kv_bytes_per_token(kv_shape(model), kv_dtype) / KB
 
 
-def moe_note(model: Model, lang: str) -> str:
+def moe_note(model: Model, ctx: DrawContext) -> str:
     """MoE models keep every expert in memory even though few are active per token."""
     if model.active_params_b is None:
         return ""
-    return t("gen.weights.moe_note", lang, model=model_label(model.name),
-             active_b=num(model.active_params_b, lang, 5), params_b=num(model.params_b, lang, 5))
+    return ctx.t("gen.weights.moe_note", model=model_label(model.name),
+                 active_b=ctx.num(model.active_params_b, 5), params_b=ctx.num(model.params_b, 5))
 
 
-def kv_shape_fields(model: Model, kv_dtype: str, lang: str) -> tuple[str, dict[str, float]]:
+def kv_shape_fields(model: Model, kv_dtype: str, ctx: DrawContext) -> tuple[str, dict[str, float]]:
     """The model's KV shape as a prompt states it, and the figures it gives."""
     kv_bytes = dtype_bytes(kv_dtype)
-    common = {"model": model_label(model.name), "layers": num(model.layers, lang),
-              "dtype": dtype_name(kv_dtype), "bytes_word": bytes_per(kv_bytes, lang)}
+    common = {"model": model_label(model.name), "layers": ctx.num(model.layers),
+              "dtype": dtype_name(kv_dtype), "bytes_word": ctx.bytes_per(kv_bytes)}
     if model.attention == "mla":
-        text = t("gen.kv.shape_mla", lang, rank=num(model.kv_lora_rank or 0, lang),
-                 rope=num(model.qk_rope_head_dim or 0, lang), **common)
+        text = ctx.t("gen.kv.shape_mla", rank=ctx.num(model.kv_lora_rank or 0),
+                     rope=ctx.num(model.qk_rope_head_dim or 0), **common)
         return text, {"layers": model.layers, "rank": float(model.kv_lora_rank or 0),
                       "rope": float(model.qk_rope_head_dim or 0), "kv_bytes": kv_bytes}
-    text = t("gen.kv.shape_gqa", lang, attention=model.attention.upper(),
-             kv_heads=num(model.kv_heads, lang), head_dim=num(model.head_dim, lang), **common)
+    text = ctx.t("gen.kv.shape_gqa", attention=model.attention.upper(),
+                 kv_heads=ctx.num(model.kv_heads), head_dim=ctx.num(model.head_dim), **common)
     return text, {"layers": model.layers, "kv_heads": model.kv_heads,
                   "head_dim": model.head_dim, "kv_bytes": kv_bytes}
 
@@ -143,10 +143,10 @@ def dense_tflops(chip: Accelerator, precision: str) -> float | None:
     return by_precision[precision]
 
 
-def chip_fields(chip: Accelerator, lang: str) -> dict[str, str]:
-    return {"gpu": label(chip.name), "memory_gb": num(chip.memory_gb, lang, 5),
-            "bandwidth_tb_s": num(chip.memory_bandwidth_tb_s, lang, 4),
-            "bandwidth_gb_s": num(chip.memory_bandwidth_tb_s * 1e3, lang, 4)}
+def chip_fields(chip: Accelerator, ctx: DrawContext) -> dict[str, str]:
+    return {"gpu": label(chip.name), "memory_gb": ctx.num(chip.memory_gb, 5),
+            "bandwidth_tb_s": ctx.num(chip.memory_bandwidth_tb_s, 4),
+            "bandwidth_gb_s": ctx.num(chip.memory_bandwidth_tb_s * 1e3, 4)}
 
 
 def dense_models(options: Mapping[str, Any]) -> list[Model]:

@@ -12,7 +12,6 @@ from typing import Any
 
 from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Model
-from studyapp.i18n import t
 from studyapp.infra import (
     checkpoint_bytes,
     cluster_mtbf_seconds,
@@ -28,10 +27,11 @@ from studyapp.infra.compute import ADAM_MIXED_BYTES_PER_PARAM
 from studyapp.infra.storage import CHECKPOINT_BYTES_PER_PARAM
 from studyapp.infra.units import GB, TB, TFLOPS
 from studyapp.questions.generators import Family
+from studyapp.questions.generators.context import DrawContext, drawn
 from studyapp.questions.generators.drawing import draw_until, entries, values
 from studyapp.questions.generators.families.terms import capacity_fields, capacity_gb, model_phrase
 from studyapp.questions.generators.slips import SPARSE_TIME, WEIGHTS_ONLY_CHECKPOINT
-from studyapp.questions.generators.wording import join_steps, label, num, sci, shown, significant
+from studyapp.questions.generators.wording import join_steps, label, significant
 from studyapp.questions.model import Kind, Question, Tolerance
 
 TOKENS = (0.3e12, 1e12, 2e12, 5e12, 15e12)
@@ -47,9 +47,9 @@ def training_params(model: Model) -> float:
 # --- training-days --------------------------------------------------------
 
 
-def training_days(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def training_days(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """6·N·D FLOPs over K chips at an MFU, in days."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     catalog = load_catalog()
     models = entries(catalog.models, options, "models")
     default = catalog.pool("training")
@@ -72,21 +72,20 @@ def training_days(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
     flops = training_flops(n, tokens)
     answer = days(d)
     trillion = "gen.train.trillion_one" if tokens == 1e12 else "gen.train.trillion"
-    fields = {"model": model_phrase(model, lang), "params_b": num(n / 1e9, lang, 5),
-              "tokens": sci(tokens, lang), "tokens_t": num(tokens / 1e12, lang, 3),
-              "tokens_words": t(trillion, lang, n=num(tokens / 1e12, lang, 3)),
-              "gpu": label(chip.name), "count": num(count, lang), "mfu": num(mfu * 100, lang),
-              "tflops": num(chip.bf16_dense_tflops, lang, 5), "flops": sci(flops, lang, 4),
-              "rate": sci(chip.bf16_dense_tflops * TFLOPS * count * mfu, lang, 4),
-              "seconds": sci(answer * 86400, lang), "day_s": num(86400, lang),
-              "days": shown(answer, lang)}
-    moe = t("gen.train.moe", lang, model=label(model.name), active_b=num(n / 1e9, lang, 5),
-            total_b=num(model.params_b, lang, 5)) if model.active_params_b else ""
-    return Question(
-        kind=Kind.NUMERIC, post="intro", family="training-days", seed=seed, lang=lang,
-        prompt=t("gen.train.prompt", lang, **fields),
-        explanation=join_steps(moe, t("gen.train.explain", lang, **fields),
-                               t("gen.train.why", lang), t("gen.convention.dense", lang)),
+    fields = {"model": model_phrase(model, ctx), "params_b": ctx.num(n / 1e9, 5),
+              "tokens": ctx.sci(tokens), "tokens_t": ctx.num(tokens / 1e12, 3),
+              "tokens_words": ctx.t(trillion, n=ctx.num(tokens / 1e12, 3)),
+              "gpu": label(chip.name), "count": ctx.num(count), "mfu": ctx.num(mfu * 100),
+              "tflops": ctx.num(chip.bf16_dense_tflops, 5), "flops": ctx.sci(flops, 4),
+              "rate": ctx.sci(chip.bf16_dense_tflops * TFLOPS * count * mfu, 4),
+              "seconds": ctx.sci(answer * 86400), "day_s": ctx.num(86400),
+              "days": ctx.shown(answer)}
+    moe = ctx.t("gen.train.moe", model=label(model.name), active_b=ctx.num(n / 1e9, 5),
+                total_b=ctx.num(model.params_b, 5)) if model.active_params_b else ""
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t("gen.train.prompt", **fields),
+        explanation=join_steps(moe, ctx.t("gen.train.explain", **fields),
+                               ctx.t("gen.train.why"), ctx.t("gen.convention.dense")),
         answer=significant(answer), unit="days", tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "params": n, "tokens": tokens, "gpu": chip.id,
                 "gpus": count, "mfu": mfu,
@@ -105,7 +104,7 @@ FEWEST_SHARE = 0.3
 """Share of training-memory questions that ask for the fewest GPUs (one cannot hold it)."""
 
 
-def _fewest_gpus(rng: random.Random, seed: int, lang: str, models: list[Model],
+def _fewest_gpus(rng: random.Random, ctx: DrawContext, models: list[Model],
                  gpus: list[Any]) -> Question:
     """A model whose training state one GPU cannot hold: the fewest GPUs that do, with
     ZeRO-3 sharding all 16 bytes per parameter."""
@@ -120,16 +119,15 @@ def _fewest_gpus(rng: random.Random, seed: int, lang: str, models: list[Model],
     state = model.params * ADAM_MIXED_BYTES_PER_PARAM
     usable = usable_bytes(gpu.memory_bytes)
     count = min_devices(state, gpu.memory_bytes)
-    fields = {"model": model_phrase(model, lang), "params_b": num(model.params_b, lang, 5),
-              "gpu": gpu.name, **capacity_fields(gpu, lang),
-              "state_gb": num(state / GB, lang, 5), "usable_gb": num(usable / GB, lang, 5),
-              "answer": num(count, lang)}
-    return Question(
-        kind=Kind.NUMERIC, post="hgx", family="training-memory", seed=seed, lang=lang,
-        prompt=t("gen.trainmem.prompt_fewest", lang, **fields),
-        explanation=join_steps(t("gen.trainmem.bytes", lang),
-                               t("gen.trainmem.explain_fewest", lang, **fields),
-                               t("gen.trainmem.why", lang), t("gen.convention.gb", lang)),
+    fields = {"model": model_phrase(model, ctx), "params_b": ctx.num(model.params_b, 5),
+              "gpu": gpu.name, **capacity_fields(gpu, ctx),
+              "state_gb": ctx.num(state / GB, 5), "usable_gb": ctx.num(usable / GB, 5),
+              "answer": ctx.num(count)}
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t("gen.trainmem.prompt_fewest", **fields),
+        explanation=join_steps(ctx.t("gen.trainmem.bytes"),
+                               ctx.t("gen.trainmem.explain_fewest", **fields),
+                               ctx.t("gen.trainmem.why"), ctx.t("gen.convention.gb")),
         answer=float(count), unit=None, tolerance=Tolerance(absolute=0),
         params={"model": model.id, "params": model.params, "zero_stage": 3, "ask": "fewest",
                 "gpu": gpu.id, "bytes_per_param": ADAM_MIXED_BYTES_PER_PARAM,
@@ -139,9 +137,9 @@ def _fewest_gpus(rng: random.Random, seed: int, lang: str, models: list[Model],
     )
 
 
-def training_memory(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def training_memory(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Mixed-precision Adam keeps 16 B/param; ZeRO shards 12, then 2 more, then the last 2."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     models = entries(load_catalog().models, options, "models")
     gpus = entries(load_catalog().accelerators, options, "gpus",
                    keep=lambda c: c.id in TRAINING_GPUS or "gpus" in options)
@@ -156,7 +154,7 @@ def training_memory(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
         return per <= usable_bytes(d[3].memory_bytes)
 
     if rng.random() < FEWEST_SHARE:
-        return _fewest_gpus(rng, seed, lang, models, gpus)
+        return _fewest_gpus(rng, ctx, models, gpus)
     model, stage, devices, gpu = draw_until(rng, draw, holds, "training-memory")
     per_device = training_memory_bytes(model.params, ADAM_MIXED_BYTES_PER_PARAM, stage, devices)
     weights, grads, optimizer = 2.0, 2.0, ADAM_MIXED_BYTES_PER_PARAM - 4.0
@@ -166,19 +164,18 @@ def training_memory(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
         grads /= devices
     if stage >= 3:
         weights /= devices
-    fields = {**{"model": model_phrase(model, lang), "params_b": num(model.params_b, lang, 5)},
-              "stage": stage, "devices": num(devices, lang),
-              "w": num(weights, lang, 3), "g": num(grads, lang, 3), "o": num(optimizer, lang, 3),
-              "per_param": num(weights + grads + optimizer, lang, 4),
-              "answer": shown(per_device / GB, lang), "gpu": gpu.name,
-              "memory_gb": num(gpu.memory_gb, lang, 5)}
-    return Question(
-        kind=Kind.NUMERIC, post="hgx", family="training-memory", seed=seed, lang=lang,
-        prompt=t("gen.trainmem.prompt", lang, **fields),
-        explanation=join_steps(t("gen.trainmem.bytes", lang),
-                               t(f"gen.trainmem.zero{stage}", lang, **fields),
-                               t("gen.trainmem.explain", lang, **fields),
-                               t("gen.trainmem.why", lang), t("gen.convention.gb", lang)),
+    fields = {**{"model": model_phrase(model, ctx), "params_b": ctx.num(model.params_b, 5)},
+              "stage": stage, "devices": ctx.num(devices),
+              "w": ctx.num(weights, 3), "g": ctx.num(grads, 3), "o": ctx.num(optimizer, 3),
+              "per_param": ctx.num(weights + grads + optimizer, 4),
+              "answer": ctx.shown(per_device / GB), "gpu": gpu.name,
+              "memory_gb": ctx.num(gpu.memory_gb, 5)}
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t("gen.trainmem.prompt", **fields),
+        explanation=join_steps(ctx.t("gen.trainmem.bytes"),
+                               ctx.t(f"gen.trainmem.zero{stage}", **fields),
+                               ctx.t("gen.trainmem.explain", **fields),
+                               ctx.t("gen.trainmem.why"), ctx.t("gen.convention.gb")),
         answer=significant(per_device / GB), unit="GB", tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "params": model.params, "zero_stage": stage,
                 "devices": devices, "gpu": gpu.id, "bytes_per_param": ADAM_MIXED_BYTES_PER_PARAM,
@@ -193,9 +190,9 @@ def training_memory(seed: int, lang: str, options: Mapping[str, Any]) -> Questio
 WRITE_GB_S = (5, 10, 20, 50, 100, 200, 500)
 
 
-def checkpoint_write(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def checkpoint_write(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Weights + FP32 master + Adam m and v = 14 B/param; size / bandwidth = write time."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     model = rng.choice(entries(load_catalog().models, options, "models"))
     bandwidth = float(rng.choice(values(options, "write_gb_s", WRITE_GB_S)))
     ask = str(rng.choice(values(options, "ask", ("size", "time", "time"))))
@@ -205,29 +202,28 @@ def checkpoint_write(seed: int, lang: str, options: Mapping[str, Any]) -> Questi
     time_value = seconds / 60 if in_minutes else seconds
     in_tb = size >= 1 * TB
     size_value = size / TB if in_tb else size / GB
-    fields = {"model": model_phrase(model, lang), "params_b": num(model.params_b, lang, 5),
-              "write": num(bandwidth, lang), "size": shown(size_value, lang),
-              "size_unit": "TB" if in_tb else "GB", "size_gb": num(size / GB, lang, 5),
-              "size_tb": (f" = {shown(size_value, lang)} TB" if in_tb
-                          else f" ≈ {shown(size_value, lang)} GB"
-                          if shown(size_value, lang) != num(size / GB, lang, 5) else ""),
+    fields = {"model": model_phrase(model, ctx), "params_b": ctx.num(model.params_b, 5),
+              "write": ctx.num(bandwidth), "size": ctx.shown(size_value),
+              "size_unit": "TB" if in_tb else "GB", "size_gb": ctx.num(size / GB, 5),
+              "size_tb": (f" = {ctx.shown(size_value)} TB" if in_tb
+                          else f" ≈ {ctx.shown(size_value)} GB"
+                          if ctx.shown(size_value) != ctx.num(size / GB, 5) else ""),
               "unit_def": "1 TB = 10^12 bytes" if in_tb else "1 GB = 10^9 bytes",
-              "seconds": num(seconds, lang, 4) if in_minutes else shown(seconds, lang),
-              "time": shown(time_value, lang),
+              "seconds": ctx.num(seconds, 4) if in_minutes else ctx.shown(seconds),
+              "time": ctx.shown(time_value),
               "time_unit": "min" if in_minutes else "s",
-              "time_word": t("gen.word.min" if in_minutes else "gen.word.s", lang)}
+              "time_word": ctx.t("gen.word.min" if in_minutes else "gen.word.s")}
     if ask == "size":
         answer, unit, prompt = size_value, fields["size_unit"], "gen.ckpt.size_prompt"
     else:
         answer, unit, prompt = time_value, fields["time_unit"], "gen.ckpt.time_prompt"
-    return Question(
-        kind=Kind.NUMERIC, post="storage-checkpoints", family="checkpoint-write", seed=seed,
-        lang=lang, prompt=t(prompt, lang, **fields),
-        explanation=join_steps(t("gen.ckpt.size_step", lang, **fields),
-                               "" if ask == "size" else t("gen.ckpt.time_step", lang, **fields),
-                               t("gen.ckpt.time_minutes", lang, **fields)
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t(prompt, **fields),
+        explanation=join_steps(ctx.t("gen.ckpt.size_step", **fields),
+                               "" if ask == "size" else ctx.t("gen.ckpt.time_step", **fields),
+                               ctx.t("gen.ckpt.time_minutes", **fields)
                                if ask != "size" and in_minutes else "",
-                               t("gen.ckpt.why", lang), t("gen.convention.gb", lang)),
+                               ctx.t("gen.ckpt.why"), ctx.t("gen.convention.gb")),
         answer=significant(answer), unit=unit, tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "params": model.params,
                 "bytes_per_param": CHECKPOINT_BYTES_PER_PARAM, "write_gb_s": bandwidth,
@@ -243,23 +239,22 @@ GPU_MTBF_HOURS = (25_000, 50_000, 100_000)
 CHECKPOINT_SECONDS = (30, 60, 120, 300, 600)
 
 
-def checkpoint_interval(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
+def checkpoint_interval(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Young/Daly: checkpoint every sqrt(2·C·MTBF), with the cluster's MTBF = device MTBF / N."""
-    rng = random.Random(seed)
+    rng = random.Random(ctx.seed)
     count = int(rng.choice(values(options, "gpu_counts", CLUSTERS)))
     device_hours = float(rng.choice(values(options, "device_mtbf_hours", GPU_MTBF_HOURS)))
     write = float(rng.choice(values(options, "checkpoint_seconds", CHECKPOINT_SECONDS)))
     mtbf = cluster_mtbf_seconds(device_hours * 3600, count)
     interval = young_daly_interval(write, mtbf)
-    fields = {"count": num(count, lang), "device_hours": num(device_hours, lang),
-              "write": num(write, lang), "mtbf_h": num(mtbf / 3600, lang, 4),
-              "mtbf_s": num(mtbf, lang, 5), "interval_s": num(interval, lang, 4),
-              "interval_min": shown(interval / 60, lang)}
-    return Question(
-        kind=Kind.NUMERIC, post="storage-checkpoints", family="checkpoint-interval", seed=seed,
-        lang=lang, prompt=t("gen.yd.prompt", lang, **fields),
-        explanation=join_steps(t("gen.yd.mtbf", lang, **fields),
-                               t("gen.yd.explain", lang, **fields), t("gen.yd.why", lang)),
+    fields = {"count": ctx.num(count), "device_hours": ctx.num(device_hours),
+              "write": ctx.num(write), "mtbf_h": ctx.num(mtbf / 3600, 4),
+              "mtbf_s": ctx.num(mtbf, 5), "interval_s": ctx.num(interval, 4),
+              "interval_min": ctx.shown(interval / 60)}
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t("gen.yd.prompt", **fields),
+        explanation=join_steps(ctx.t("gen.yd.mtbf", **fields),
+                               ctx.t("gen.yd.explain", **fields), ctx.t("gen.yd.why")),
         answer=significant(interval / 60), unit="min", tolerance=Tolerance(relative=0.02),
         params={"gpus": count, "device_mtbf_hours": device_hours, "checkpoint_seconds": write,
                 "cluster_mtbf_seconds": mtbf,
@@ -271,7 +266,7 @@ TRAINING_DAYS = Family(
     name="training-days", post="intro", kind=Kind.NUMERIC,
     description={"es": "Días de entrenamiento: 6·N·D FLOP en K chips con un MFU",
                  "en": "Training days: 6·N·D FLOPs on K chips at an MFU"},
-    generate=training_days,
+    generate=drawn(training_days),
     options={"models": "model ids", "gpus": "accelerator ids", "tokens": "training tokens",
              "gpu_counts": "cluster sizes", "mfus": "model FLOPs utilisations"},
     slips=(SPARSE_TIME,),
@@ -280,7 +275,7 @@ TRAINING_MEMORY = Family(
     name="training-memory", post="hgx", kind=Kind.NUMERIC,
     description={"es": "Memoria por GPU al entrenar con Adam (16 B/parámetro) y ZeRO",
                  "en": "Per-GPU training memory with Adam (16 B/param) and ZeRO"},
-    generate=training_memory,
+    generate=drawn(training_memory),
     options={"models": "model ids", "zero_stages": "0-3", "gpu_counts": "data-parallel GPUs",
              "gpus": "accelerator ids the GPUs are drawn from"},
 )
@@ -288,7 +283,7 @@ CHECKPOINT_WRITE = Family(
     name="checkpoint-write", post="storage-checkpoints", kind=Kind.NUMERIC,
     description={"es": "Tamaño de un checkpoint de entrenamiento y tiempo de escritura",
                  "en": "Size of a training checkpoint and its write time"},
-    generate=checkpoint_write,
+    generate=drawn(checkpoint_write),
     options={"models": "model ids", "write_gb_s": "storage write GB/s", "ask": "size or time"},
     slips=(WEIGHTS_ONLY_CHECKPOINT,),
 )
@@ -296,7 +291,7 @@ CHECKPOINT_INTERVAL = Family(
     name="checkpoint-interval", post="storage-checkpoints", kind=Kind.NUMERIC,
     description={"es": "Intervalo óptimo entre checkpoints (Young/Daly)",
                  "en": "Optimal checkpoint interval (Young/Daly)"},
-    generate=checkpoint_interval,
+    generate=drawn(checkpoint_interval),
     options={"gpu_counts": "cluster sizes", "device_mtbf_hours": "MTBF per GPU in hours",
              "checkpoint_seconds": "seconds to write one checkpoint"},
 )

@@ -1,0 +1,240 @@
+"""The options a family takes: what each holds, its default, its allowed values, and checks.
+
+``studyapp generate FAMILY --options`` lists them and ``--option KEY=VALUE`` is
+checked here before a draw: an unknown key is refused with a did-you-mean, and
+so is a value the option cannot take. An option means the same in every family
+that has it (``gpus`` is always accelerator ids), so its kind is kept once, by
+name, in :data:`KINDS`; its default is what the family draws from when the
+option is not given, read from the family's own draws (so it never drifts from
+the code), and a closed option's allowed values are those defaults.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from studyapp.i18n import strings, t
+from studyapp.questions.generators.drawing import instance_seed, reading_defaults
+
+IDS, WORDS, CLOSED, INTEGERS, NUMBERS, FRACTIONS = (
+    "ids", "words", "closed", "integers", "numbers", "fractions")
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What an option's values are: catalog ids of a table, words, or numbers in a range."""
+
+    kind: str
+    table: str | None = None
+    """The catalog table (``accelerators``, ``models``, ...) of an ``ids`` option."""
+
+
+KINDS: dict[str, Kind] = {
+    "models": Kind(IDS, "models"), "gpus": Kind(IDS, "accelerators"),
+    "anchor": Kind(IDS, "accelerators"), "systems": Kind(IDS, "systems"),
+    "links": Kind(IDS, "interconnects"),
+    "dtypes": Kind(WORDS),
+    "precisions": Kind(WORDS), "ask": Kind(CLOSED), "metrics": Kind(CLOSED),
+    "scenarios": Kind(CLOSED), "quantities": Kind(CLOSED), "solve_for": Kind(CLOSED),
+    "chips": Kind(CLOSED), "zero_stages": Kind(CLOSED),
+    "contexts": Kind(INTEGERS), "batches": Kind(INTEGERS), "users": Kind(INTEGERS),
+    "prompts": Kind(INTEGERS), "gpu_counts": Kind(INTEGERS), "ports": Kind(INTEGERS),
+    "units": Kind(INTEGERS), "sizes_gib": Kind(INTEGERS),
+    "sizes_gb": Kind(NUMBERS), "tokens": Kind(NUMBERS), "write_gb_s": Kind(NUMBERS),
+    "device_mtbf_hours": Kind(NUMBERS), "checkpoint_seconds": Kind(NUMBERS),
+    "mfus": Kind(FRACTIONS), "utilisations": Kind(FRACTIONS),
+}
+"""Every option name a family may declare, and what its values are."""
+
+DENSE_PRECISIONS = ("bf16", "fp8", "fp4")
+"""The precisions whose dense peak the catalog gives (``terms.dense_tflops``)."""
+
+DEFAULT_DRAWS = 60
+"""Draws read to learn a family's defaults (branches that ask other things included)."""
+
+
+class OptionFamily(Protocol):
+    """What the option checks need of a family (``generators.Family`` has it)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def options(self) -> Mapping[str, str | tuple[str, ...]]: ...
+
+    def generate(self, seed: int, lang: str, options: Mapping[str, Any]) -> Any: ...
+
+
+class OptionError(ValueError):
+    """An ``--option`` the family cannot take, worded in the reader's language."""
+
+
+# --- defaults, read from the family's draws -----------------------------------
+
+
+def defaults(family: OptionFamily, draws: int = DEFAULT_DRAWS) -> dict[str, list[Any]]:
+    """What each option draws from when it is not given, by option name."""
+    with reading_defaults() as seen:
+        for index in range(draws):
+            try:
+                family.generate(instance_seed(0, index), "en", {})
+            except (LookupError, ValueError, ArithmeticError):
+                continue
+    return {key: list(seen[key]) for key in family.options if key in seen}
+
+
+# --- what an option is, in the reader's language -------------------------------
+
+
+def _kind(name: str) -> Kind:
+    return KINDS.get(name, Kind(WORDS))
+
+
+def _table_ids(table: str) -> list[str]:
+    from studyapp.catalog import load_catalog
+
+    return load_catalog().table(table).ids()
+
+
+def _dtypes() -> list[str]:
+    from studyapp.infra import DTYPE_BYTES
+
+    return list(DTYPE_BYTES)
+
+
+def allowed(name: str, default: Sequence[Any],
+            declared: str | tuple[str, ...] = "") -> list[Any] | None:
+    """The values option ``name`` may take; None for an open range of numbers.
+
+    A family declares a closed option's values (a tuple in ``Family.options``) when its
+    draws without options do not read them all; else they are its defaults."""
+    kind = _kind(name)
+    if isinstance(declared, tuple):
+        return list(declared)
+    if kind.kind == IDS:
+        assert kind.table is not None
+        return list(_table_ids(kind.table))
+    if kind.kind == WORDS:
+        return _dtypes() if name == "dtypes" else list(DENSE_PRECISIONS)
+    if kind.kind == CLOSED:
+        return list(default)
+    return None
+
+
+def shown_value(value: Any) -> str:
+    """A value as it is typed after ``--option KEY=``."""
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def describe(family: OptionFamily, name: str, lang: str) -> str:
+    """What option ``name`` of ``family`` holds (``gen.opt.<family>.<name>``, else
+    ``gen.opt.<name>``)."""
+    table = strings(lang)
+    for key in (f"gen.opt.{family.name}.{name}", f"gen.opt.{name}"):
+        if key in table:
+            return t(key, lang)
+    declared = family.options.get(name, name)
+    return declared if isinstance(declared, str) else ", ".join(declared)
+
+
+def type_text(name: str, lang: str) -> str:
+    kind = _kind(name)
+    if kind.kind == IDS:
+        return t("gen.opt.type.ids", lang, table=t(f"gen.opt.table.{kind.table}", lang))
+    return t(f"gen.opt.type.{kind.kind}", lang)
+
+
+@dataclass(frozen=True)
+class OptionInfo:
+    """One option of one family, as ``--options`` lists it."""
+
+    name: str
+    type: str
+    description: str
+    default: list[Any]
+    allowed: list[Any] | None
+
+    def record(self) -> dict[str, Any]:
+        return {"name": self.name, "type": self.type, "description": self.description,
+                "default": self.default, "allowed": self.allowed}
+
+
+def option_infos(family: OptionFamily, lang: str) -> list[OptionInfo]:
+    """Every option ``family`` declares, in its declared order."""
+    drawn_from = defaults(family)
+    return [OptionInfo(name=name, type=type_text(name, lang),
+                       description=describe(family, name, lang),
+                       default=drawn_from.get(name, []),
+                       allowed=allowed(name, drawn_from.get(name, []), family.options[name]))
+            for name in family.options]
+
+
+# --- checking --option pairs ---------------------------------------------------
+
+
+def _did_you_mean(wanted: str, known: Sequence[str], lang: str) -> str:
+    close = difflib.get_close_matches(wanted, list(known), n=3, cutoff=0.5)
+    return t("gen.opt.did_you_mean", lang, names=", ".join(close)) if close else ""
+
+
+def _number(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _bad_value(family: OptionFamily, name: str, value: Any, lang: str,
+               choices: Sequence[Any] | None, default: Sequence[Any]) -> str | None:
+    """Why ``value`` does not fit option ``name``; None when it does."""
+    kind = _kind(name).kind
+    if kind in (INTEGERS, NUMBERS, FRACTIONS):
+        number = _number(value)
+        fits = number is not None and (
+            (kind == INTEGERS and number >= 1 and number == int(number))
+            or (kind == NUMBERS and number > 0)
+            or (kind == FRACTIONS and 0 < number <= 1))
+        if fits:
+            return None
+        return t("gen.opt.bad_value", lang, name=name, family=family.name,
+                 value=shown_value(value), takes=type_text(name, lang), hint="")
+    if choices is None:
+        return None
+    known = [shown_value(c) for c in choices]
+    if shown_value(value) in known:
+        return None
+    if kind == IDS:
+        hint = _did_you_mean(str(value), known, lang)
+        return t("gen.opt.unknown_id", lang, name=name, family=family.name,
+                 value=shown_value(value), table=t(f"gen.opt.table.{_kind(name).table}", lang),
+                 hint=hint, see=family.name)
+    return t("gen.opt.bad_value", lang, name=name, family=family.name, value=shown_value(value),
+             takes=", ".join(known), hint=_did_you_mean(str(value), known, lang))
+
+
+def check_options(family: OptionFamily, options: Mapping[str, Any], lang: str) -> None:
+    """Raise :class:`OptionError` for an option key the family lacks or a value it cannot take."""
+    declared = list(family.options)
+    for name in options:
+        if name not in family.options:
+            listed = ", ".join(declared) if declared else t("gen.opt.none", lang)
+            raise OptionError(t("gen.opt.unknown_key", lang, name=name, family=family.name,
+                                hint=_did_you_mean(name, declared, lang), options=listed))
+    drawn_from: dict[str, list[Any]] | None = None
+    for name, given in options.items():
+        items = list(given) if isinstance(given, list | tuple) else [given]
+        if _kind(name).kind == CLOSED and drawn_from is None:
+            drawn_from = defaults(family)
+        default = (drawn_from or {}).get(name, [])
+        choices = allowed(name, default, family.options[name])
+        for value in items:
+            problem = _bad_value(family, name, value, lang, choices, default)
+            if problem is not None:
+                raise OptionError(problem)
