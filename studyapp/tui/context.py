@@ -44,8 +44,10 @@ class StudyContext(Protocol):
     def show_error(self, error: BaseException | None) -> None:
         """A failure shown as a message, never a traceback."""
 
-    def open_screen(self, screen_id: str, *args: Any) -> None:
-        """Open a registered screen (``tui.registry``) with these constructor arguments."""
+    def open_screen(self, screen_id: str, *args: Any, replace: bool = False,
+                    **kwargs: Any) -> None:
+        """Open a registered screen (``tui.registry``) built with these arguments;
+        ``replace``: in place of the current screen."""
 
     def open_post(self, slug: str, *, then_study: bool = False, from_question: bool = False,
                   limit: int | None = None, practice: bool = False) -> None:
