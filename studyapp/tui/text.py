@@ -14,10 +14,16 @@ from rich.text import Text
 from textual.content import Content, Span
 
 from studyapp.text import visible
-from studyapp.tui.widgets.post_row import fit
 
 if TYPE_CHECKING:
     from rich.console import JustifyMethod
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` cells with an ellipsis."""
+    if width <= 0:
+        return ""
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
 class PlainContent(Content):
@@ -54,4 +60,4 @@ def plain(text: str, width: int | None = None, *,
     return PlainContent(fit(shown, width) if width else shown, justify=justify)
 
 
-__all__ = ["PlainContent", "plain"]
+__all__ = ["PlainContent", "fit", "plain"]

@@ -30,7 +30,7 @@ from textual.widgets import DataTable, Footer, Input, Label, Static
 from studyapp.text import visible
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.card_detail import RATINGS, local_time, params_text
-from studyapp.tui.widgets.post_row import fit
+from studyapp.tui.text import fit
 
 if TYPE_CHECKING:
     from studyapp.browse import BrowsedCard, CardView, Reloaded

@@ -34,10 +34,9 @@ from studyapp.tui.screens.progress_format import (
     percent,
     scroll_row_into_view,
 )
-from studyapp.tui.text import plain
+from studyapp.tui.text import fit, plain
 from studyapp.tui.widgets.forecast import DueForecast
 from studyapp.tui.widgets.heatmap import ReviewHeatmap
-from studyapp.tui.widgets.post_row import fit
 from studyapp.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
