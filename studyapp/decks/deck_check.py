@@ -202,6 +202,11 @@ class DeckCheck(FieldChecks):
                 hint=suggest(name, accepted), options=listed), key=True)
         if unknown:
             return
+        for name, value in model.options.items():
+            refusal = option_refusal(family, name, value)
+            if refusal is not None:
+                self.at((*path, "options", name), refusal)
+                return
         for seed, lang in itertools.product(GENERATOR_CHECK_SEEDS, ("en", "es")):
             try:
                 family.generate(seed, lang, dict(model.options))
@@ -618,3 +623,18 @@ def _without_unknown_keys(error: ValidationError, raw: Any) -> Any:
         return None
 
 
+
+
+def option_refusal(family: Any, name: str, value: Any) -> Message | None:
+    """Why a generated card's option value cannot be drawn, as ``generate --option`` says it."""
+    from studyapp.questions.generators.options import OptionError, Words, check_options
+
+    def message(words: Words) -> Message:
+        return Message(words.key, tuple((field, message(v) if isinstance(v, Words) else v)
+                                        for field, v in words.fields))
+
+    try:
+        check_options(family, {name: value}, "en")
+    except OptionError as exc:
+        return message(exc.words)
+    return None

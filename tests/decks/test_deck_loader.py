@@ -286,3 +286,20 @@ def test_equal_parameters_are_shared_and_unequal_ones_stay_apart(tmp_path: Path)
     assert x[2] is not x[0] and x[2].values == (1.0, 2.0)
     assert x[3] is not x[0] and x[3].values[0] is True
     assert isinstance(deck.card("c2").instantiate(1, "en").params["x"], float)
+
+
+def test_a_generated_card_option_value_the_family_cannot_take_is_named_at_its_place(
+        tmp_path: Path) -> None:
+    text = HEADER + """\
+  - id: kv
+    type: generated
+    generator: kv-cache-total
+    options: {batches: [0]}
+"""
+    with pytest.raises(DeckError) as info:
+        load_deck(write(tmp_path, text))
+    problem = info.value.problems[0]
+    assert (problem.line, problem.col) == (9, 24)  # the value
+    assert "option batches of kv-cache-total takes whole numbers, 1 or more, not '0'" \
+        in problem.message
+    assert "admite números enteros" in problem.render("es")

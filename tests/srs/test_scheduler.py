@@ -112,6 +112,7 @@ def test_format_interval(delta: timedelta, en: str, es: str) -> None:
     assert format_interval(delta, "es") == es
 
 
+@pytest.mark.utc_days
 def test_recall_probability_matches_py_fsrs() -> None:
     ours = Scheduler()
     theirs = fsrs.Scheduler(enable_fuzzing=False)

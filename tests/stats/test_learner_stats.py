@@ -134,6 +134,7 @@ def test_retention_counts_first_review_of_review_cards_young_and_mature(
     assert stats.retention_30d == pytest.approx(2 / 3)
 
 
+@pytest.mark.utc_days
 def test_calendar_streak_forecast_mastery_and_leeches(db_url: str) -> None:
     now = START + timedelta(days=10, hours=3)
     clock = Clock(now)

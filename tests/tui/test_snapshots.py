@@ -175,6 +175,7 @@ class TestOtherScreens:
         run_before = opening("d", DecksScreen, lambda screen: screen.rows)
         assert snap_compare(app_factory(), terminal_size=SIZE, run_before=run_before)
 
+    @pytest.mark.utc_days
     def test_progress(self, app_factory: AppFactory, snap_compare: SnapCompare) -> None:
         run_before = opening("p", ProgressScreen, lambda screen: screen.overview is not None)
         assert snap_compare(app_factory(), terminal_size=SIZE, run_before=run_before)

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
+import pytest
 from learner_sim import simulate_learner, store_history
 from textual.widgets import Button, ProgressBar, Static
 from tui_helpers import fixed_clock, wait_until
@@ -71,6 +72,7 @@ async def test_optimize_shows_progress_then_saves(app_factory: AppFactory, db_pa
         service.close()
 
 
+@pytest.mark.utc_days
 async def test_home_counts_down_to_a_saved_exam(app_factory: AppFactory, db_path: Path) -> None:
     service = StudyService(StudyConfig(db_url=f"sqlite:///{db_path}", clock=fixed_clock))
     try:

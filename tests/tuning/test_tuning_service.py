@@ -58,6 +58,7 @@ def test_too_little_history_changes_nothing(url: str) -> None:
         service.close()
 
 
+@pytest.mark.utc_days
 def test_applying_an_exam_plan_sets_the_new_card_limit_and_the_date(url: str) -> None:
     service = _service(url)
     try:

@@ -20,8 +20,8 @@ from typing import Any, Protocol
 from studyapp.i18n import strings, t
 from studyapp.questions.generators.drawing import instance_seed, reading_defaults
 
-IDS, WORDS, CLOSED, INTEGERS, NUMBERS, FRACTIONS = (
-    "ids", "words", "closed", "integers", "numbers", "fractions")
+IDS, WORDS, CLOSED, INTEGERS, NUMBERS, FRACTIONS, OPEN = (
+    "ids", "words", "closed", "integers", "numbers", "fractions", "open")
 
 
 @dataclass(frozen=True)
@@ -69,8 +69,33 @@ class OptionFamily(Protocol):
     def generate(self, seed: int, lang: str, options: Mapping[str, Any]) -> Any: ...
 
 
+@dataclass(frozen=True)
+class Words:
+    """A UI string's key and its fields (which may be ``Words`` too), for any language.
+
+    ``deck validate`` reports an option a deck cannot use in the reader's
+    language, from the same words ``generate --option`` prints.
+    """
+
+    key: str
+    fields: tuple[tuple[str, object], ...] = ()
+
+    def render(self, lang: str) -> str:
+        values = {name: value.render(lang) if isinstance(value, Words) else value
+                  for name, value in self.fields}  # fmt: skip
+        return t(self.key, lang, **values) if values else t(self.key, lang)
+
+
+def _words(key: str, /, **fields: object) -> Words:
+    return Words(key, tuple(fields.items()))
+
+
 class OptionError(ValueError):
     """An ``--option`` the family cannot take, worded in the reader's language."""
+
+    def __init__(self, words: Words, lang: str) -> None:
+        self.words = words
+        super().__init__(words.render(lang))
 
 
 # --- defaults, read from the family's draws -----------------------------------
@@ -91,7 +116,8 @@ def defaults(family: OptionFamily, draws: int = DEFAULT_DRAWS) -> dict[str, list
 
 
 def _kind(name: str) -> Kind:
-    return KINDS.get(name, Kind(WORDS))
+    """An option name outside ``KINDS`` (a family of a plug-in or a test) takes any value."""
+    return KINDS.get(name, Kind(OPEN))
 
 
 def _table_ids(table: str) -> list[str]:
@@ -122,7 +148,7 @@ def allowed(name: str, default: Sequence[Any],
         return _dtypes() if name == "dtypes" else list(DENSE_PRECISIONS)
     if kind.kind == CLOSED:
         return list(default)
-    return None
+    return None  # numbers in a range, or an option whose values are its family's business
 
 
 def shown_value(value: Any) -> str:
@@ -143,11 +169,15 @@ def describe(family: OptionFamily, name: str, lang: str) -> str:
     return declared if isinstance(declared, str) else ", ".join(declared)
 
 
-def type_text(name: str, lang: str) -> str:
+def _type_words(name: str) -> Words:
     kind = _kind(name)
     if kind.kind == IDS:
-        return t("gen.opt.type.ids", lang, table=t(f"gen.opt.table.{kind.table}", lang))
-    return t(f"gen.opt.type.{kind.kind}", lang)
+        return _words("gen.opt.type.ids", table=_words(f"gen.opt.table.{kind.table}"))
+    return _words(f"gen.opt.type.{kind.kind}")
+
+
+def type_text(name: str, lang: str) -> str:
+    return _type_words(name).render(lang)
 
 
 @dataclass(frozen=True)
@@ -178,9 +208,9 @@ def option_infos(family: OptionFamily, lang: str) -> list[OptionInfo]:
 # --- checking --option pairs ---------------------------------------------------
 
 
-def _did_you_mean(wanted: str, known: Sequence[str], lang: str) -> str:
+def _did_you_mean(wanted: str, known: Sequence[str]) -> Words | str:
     close = difflib.get_close_matches(wanted, list(known), n=3, cutoff=0.5)
-    return t("gen.opt.did_you_mean", lang, names=", ".join(close)) if close else ""
+    return _words("gen.opt.did_you_mean", names=", ".join(close)) if close else ""
 
 
 def _number(value: Any) -> float | None:
@@ -191,8 +221,8 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _bad_value(family: OptionFamily, name: str, value: Any, lang: str,
-               choices: Sequence[Any] | None, default: Sequence[Any]) -> str | None:
+def _bad_value(family: OptionFamily, name: str, value: Any,
+               choices: Sequence[Any] | None) -> Words | None:
     """Why ``value`` does not fit option ``name``; None when it does."""
     kind = _kind(name).kind
     if kind in (INTEGERS, NUMBERS, FRACTIONS):
@@ -203,20 +233,20 @@ def _bad_value(family: OptionFamily, name: str, value: Any, lang: str,
             or (kind == FRACTIONS and 0 < number <= 1))
         if fits:
             return None
-        return t("gen.opt.bad_value", lang, name=name, family=family.name,
-                 value=shown_value(value), takes=type_text(name, lang), hint="")
+        return _words("gen.opt.bad_value", name=name, family=family.name,
+                      value=shown_value(value), takes=_type_words(name), hint="")
     if choices is None:
         return None
     known = [shown_value(c) for c in choices]
     if shown_value(value) in known:
         return None
     if kind == IDS:
-        hint = _did_you_mean(str(value), known, lang)
-        return t("gen.opt.unknown_id", lang, name=name, family=family.name,
-                 value=shown_value(value), table=t(f"gen.opt.table.{_kind(name).table}", lang),
-                 hint=hint, see=family.name)
-    return t("gen.opt.bad_value", lang, name=name, family=family.name, value=shown_value(value),
-             takes=", ".join(known), hint=_did_you_mean(str(value), known, lang))
+        return _words("gen.opt.unknown_id", name=name, family=family.name,
+                      value=shown_value(value),
+                      table=_words(f"gen.opt.table.{_kind(name).table}"),
+                      hint=_did_you_mean(str(value), known), see=family.name)
+    return _words("gen.opt.bad_value", name=name, family=family.name, value=shown_value(value),
+                  takes=", ".join(known), hint=_did_you_mean(str(value), known))
 
 
 def check_options(family: OptionFamily, options: Mapping[str, Any], lang: str) -> None:
@@ -224,9 +254,9 @@ def check_options(family: OptionFamily, options: Mapping[str, Any], lang: str) -
     declared = list(family.options)
     for name in options:
         if name not in family.options:
-            listed = ", ".join(declared) if declared else t("gen.opt.none", lang)
-            raise OptionError(t("gen.opt.unknown_key", lang, name=name, family=family.name,
-                                hint=_did_you_mean(name, declared, lang), options=listed))
+            listed: Words | str = ", ".join(declared) if declared else _words("gen.opt.none")
+            raise OptionError(_words("gen.opt.unknown_key", name=name, family=family.name,
+                                     hint=_did_you_mean(name, declared), options=listed), lang)
     drawn_from: dict[str, list[Any]] | None = None
     for name, given in options.items():
         items = list(given) if isinstance(given, list | tuple) else [given]
@@ -235,6 +265,6 @@ def check_options(family: OptionFamily, options: Mapping[str, Any], lang: str) -
         default = (drawn_from or {}).get(name, [])
         choices = allowed(name, default, family.options[name])
         for value in items:
-            problem = _bad_value(family, name, value, lang, choices, default)
+            problem = _bad_value(family, name, value, choices)
             if problem is not None:
-                raise OptionError(problem)
+                raise OptionError(problem, lang)
