@@ -12,12 +12,11 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from studyapp.decks.text import visible
 from studyapp.i18n import t
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import Rating, format_interval
 from studyapp.study import Outcome, Presented, StudySession, numbered_choice
-from studyapp.text import tolerate_encodings
+from studyapp.text import tolerate_encodings, visible
 
 
 def render_question(presented: Presented, lang: str) -> list[str]:

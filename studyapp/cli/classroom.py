@@ -59,7 +59,7 @@ def class_report_cmd(ctx: click.Context, files: tuple[str, ...], as_json: bool, 
         echo_json(report.as_json())
         return
     if as_csv:
-        from studyapp.decks.text import csv_cell
+        from studyapp.text import csv_cell
 
         rows = [{key: csv_cell(value) for key, value in row.items()} for row in report.csv_rows()]
         writer = csv.DictWriter(sys.stdout, fieldnames=["student", "post", "mastery", "reviews",
@@ -89,7 +89,7 @@ def _print_class(report: Any, posts: list[str]) -> None:
     from rich.text import Text
 
     from studyapp.classroom import NAME_WIDTH, student_blocks
-    from studyapp.decks.text import visible
+    from studyapp.text import visible
 
     console = Console(highlight=False)
     students = Table(show_edge=False)
@@ -137,7 +137,7 @@ def _print_items(console: Any, report: Any) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from studyapp.decks.text import visible
+    from studyapp.text import visible
 
     console.print(Text("\nReteach (most of the class wrong the first time)", style="bold"))
     if not report.reteach:

@@ -54,7 +54,7 @@ def _print_stats(data: Any, lang: str) -> None:
     retention = (f"{pct(data.retention_30d)} ({label['young']} {pct(data.retention_young)}, "
                  f"{label['mature']} {pct(data.retention_mature)}; "
                  f"{label['desired']} {pct(data.desired_retention)})")
-    from studyapp.decks.text import visible
+    from studyapp.text import visible
 
     summary = Table.grid(padding=(0, 2))
     for key, value in [
@@ -111,8 +111,8 @@ def _print_card(detail: Any, lang: str) -> None:
     from rich.console import Console
     from rich.text import Text
 
-    from studyapp.decks.text import visible
     from studyapp.study.text import logged_choice, logged_parts
+    from studyapp.text import visible
 
     console = Console(highlight=False)
     card = detail.card

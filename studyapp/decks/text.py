@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import re
 
-from studyapp.text import csv_cell, guard_cell, unguard_cell, visible
-
 # CSI (ESC [ ... final), OSC (ESC ] ... BEL or ESC \), other two-byte ESC forms,
 # and their 8-bit C1 equivalents.
 _ANSI = re.compile(
@@ -45,5 +43,4 @@ def has_unsafe_characters(value: str) -> bool:
     return plain_text(value) != value
 
 
-__all__ = ["csv_cell", "guard_cell", "has_unsafe_characters", "plain_text", "unguard_cell",
-           "visible"]
+__all__ = ["REPLACEMENT", "has_unsafe_characters", "plain_text"]

@@ -1,7 +1,9 @@
 """The studyapp Textual app: built by ``make_app`` from resolved ``Settings``.
 
-Screens live in ``screens/``; this module only wires them to the study
-service (on its own thread) and to the learner's preferences.
+Screens live in ``screens/`` and are listed in ``registry.py``, which makes
+the app's screen actions, keys, palette entries and help; this module only
+wires them to the study service (on its own thread) and to the learner's
+preferences. Screens see the app through ``context.StudyContext``.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -19,17 +22,22 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from studyapp.tui import nobreak  # noqa: F401  (no-break spaces keep numbers whole)
+from studyapp.i18n import t
+from studyapp.tui import (
+    nobreak,  # noqa: F401  (no-break spaces keep numbers whole)
+    registry,
+)
 from studyapp.tui.backend import StudyBackend
+from studyapp.tui.context import MORE_NEW
 from studyapp.tui.preferences import Preferences, load_preferences, save_preferences
 from studyapp.tui.screens.home import HomeScreen
-from studyapp.tui.strings import t
 
 if TYPE_CHECKING:
     from textual.command import Provider
 
     from studyapp.config import Settings
     from studyapp.study import Overview, StudyService
+    from studyapp.tui.context import StudyContext
 
 
 def study_commands_provider() -> type[Provider]:
@@ -43,20 +51,23 @@ def study_commands_provider() -> type[Provider]:
     return StudyCommands
 
 
+@registry.install_actions
 class StudyApp(App[None]):
-    """Posts, questions and reviews in the terminal."""
+    """Posts, questions and reviews in the terminal.
+
+    Each screen opened from the app has an ``action_<id>`` made from
+    ``registry.SCREENS`` (``action_calculator``, ``action_browser(query)``…).
+    """
 
     CSS_PATH = Path(__file__).parent / "app.tcss"
     TITLE = "studyapp"
     COMMANDS = App.COMMANDS | {study_commands_provider}
-    BINDINGS: ClassVar[list[BindingType]] = [
+    BINDINGS: ClassVar[list[BindingType]] = registry.app_bindings([  # + the screens' keys
         Binding("ctrl+q", "quit", "tui.key.quit", priority=True, id="app.quit"),
-        Binding("f1,question_mark", "help", "tui.key.help", id="app.help"),
         Binding("ctrl+s", "save_screenshot", "tui.key.screenshot", show=False,
                 id="app.screenshot"),
         Binding("ctrl+t", "change_theme", "tui.key.theme", show=False, id="app.theme"),
-        Binding("b", "browser", "tui.key.browser", show=False, id="app.browser"),
-    ]
+    ])
 
     lang: reactive[str] = reactive("en", init=False)
     """Language of the interface, the posts and the questions."""
@@ -193,23 +204,35 @@ class StudyApp(App[None]):
         self.show_error(event.worker.error)
 
     def show_error(self, error: BaseException | None) -> None:
-        from studyapp.tui.screens.message import ErrorScreen, describe_error  # opened on demand
+        from studyapp.tui.screens.message import describe_error  # opened on demand
 
         fatal, text = describe_error(error, self.lang)
         if fatal:
             self.fatal_error = text
-        if isinstance(self.screen, ErrorScreen):
+        if isinstance(self.screen, registry.screen("error").load()):
             return
-        self.push_screen(ErrorScreen(text, fatal=fatal))
+        self.open_screen("error", text, fatal=fatal)
 
     # -- navigation -------------------------------------------------------------
 
+    def open_screen(self, screen_id: str, *args: Any, replace: bool = False,
+                    **kwargs: Any) -> None:
+        """Open the registered screen ``screen_id`` (imported on demand), built with
+        these arguments; ``replace``: in place of the current screen."""
+        entry = registry.screen(screen_id)
+        screen_class = entry.load()
+        if entry.single and isinstance(self.screen, screen_class):
+            return
+        new = screen_class(*args, **kwargs)
+        if replace:
+            self.switch_screen(new)
+        else:
+            self.push_screen(new)
+
     def open_post(self, slug: str, *, then_study: bool = False, from_question: bool = False,
                   limit: int | None = None, practice: bool = False) -> None:
-        from studyapp.tui.screens.post import PostScreen  # opened on demand
-
-        self.push_screen(PostScreen(slug, then_study=then_study, from_question=from_question,
-                                    limit=limit, practice=practice))
+        self.open_screen("post", slug, then_study=then_study, from_question=from_question,
+                         limit=limit, practice=practice)
 
     def study_post(self, slug: str, *, limit: int | None = None, practice: bool = False) -> None:
         """Study one post; the first time, its summary comes first."""
@@ -225,10 +248,11 @@ class StudyApp(App[None]):
         self.start_session("practice" if practice else "post", post=slug, limit=limit)
 
     def start_session(self, kind: str, *, post: str | None = None, deck: str | None = None,
-                      limit: int | None = None) -> None:
-        from studyapp.tui.screens.question import QuestionScreen  # opened on demand
-
-        self.push_screen(QuestionScreen(kind, post=post, deck=deck, limit=limit, seed=self.seed))
+                      limit: int | None = None, replace: bool = False) -> None:
+        """The question screen; ``replace``: in place of the current screen (a post's
+        summary opens its session so, and Escape then goes back past it)."""
+        self.open_screen("question", kind, post=post, deck=deck, limit=limit, seed=self.seed,
+                         replace=replace)
 
     async def action_quit(self) -> None:
         """ctrl+q quits, unless the screen asks first (an answer typed and not sent)."""
@@ -241,7 +265,7 @@ class StudyApp(App[None]):
         """Due reviews and learning cards only; new cards belong to study sessions."""
         self.start_session("review")
 
-    def study_more(self, slug: str | None, count: int = 10) -> None:
+    def study_more(self, slug: str | None, count: int = MORE_NEW) -> None:
         """Raise today's new-card limit (Anki's custom study), then study on."""
 
         async def more() -> None:
@@ -273,44 +297,6 @@ class StudyApp(App[None]):
             self.review_due()
         else:
             self.study_post(choice[1])
-
-    def action_calculator(self) -> None:
-        from studyapp.tui.screens.calculator import CalculatorScreen  # opened on demand
-
-        self.push_screen(CalculatorScreen())
-
-    def action_decks(self) -> None:
-        from studyapp.tui.screens.decks import DecksScreen  # opened on demand
-
-        self.push_screen(DecksScreen())
-
-    def action_progress(self) -> None:
-        from studyapp.tui.screens.progress import ProgressScreen  # opened on demand
-
-        self.push_screen(ProgressScreen())
-
-    def action_browser(self, query: str = "") -> None:
-        from studyapp.tui.screens.browser import BrowserScreen
-
-        if not isinstance(self.screen, BrowserScreen):
-            self.push_screen(BrowserScreen(query))
-
-    def action_class_report(self) -> None:
-        from studyapp.tui.screens.class_report import ClassReportScreen  # opened on demand
-
-        if not isinstance(self.screen, ClassReportScreen):
-            self.push_screen(ClassReportScreen())
-
-    def action_settings(self) -> None:
-        from studyapp.tui.screens.settings import SettingsScreen  # opened on demand
-
-        self.push_screen(SettingsScreen())
-
-    def action_help(self) -> None:
-        from studyapp.tui.screens.help import HelpScreen  # opened on demand
-
-        if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
 
     def action_save_screenshot(self, filename: str | None = None) -> None:
         """An SVG of the screen in the user's data folder; the notice says where."""
@@ -349,21 +335,11 @@ class StudyApp(App[None]):
         yield SystemCommand(tr("tui.cmd.review"), tr("tui.cmd.review_help"), self.review_due)
         yield SystemCommand(tr("tui.cmd.continue"), tr("tui.cmd.continue_help"),
                             self._continue_from_palette)
-        yield SystemCommand(tr("tui.cmd.calculator"), tr("tui.cmd.calculator_help"),
-                            self.action_calculator)
-        yield SystemCommand(tr("tui.cmd.decks"), tr("tui.cmd.decks_help"), self.action_decks)
-        yield SystemCommand(tr("tui.cmd.progress"), tr("tui.cmd.progress_help"),
-                            self.action_progress)
-        yield SystemCommand(tr("tui.cmd.browser"), tr("tui.cmd.browser_help"),
-                            self.action_browser)
-        yield SystemCommand(tr("tui.cmd.class_report"), tr("tui.cmd.class_report_help"),
-                            self.action_class_report)
+        yield from self._screen_commands(after_screen_commands=False)
         palette_commands = getattr(screen, "palette_commands", None)
         if callable(palette_commands):  # the screen's own actions on its highlighted row
             yield from palette_commands()
-        yield SystemCommand(tr("tui.cmd.settings"), tr("tui.cmd.settings_help"),
-                            self.action_settings)
-        yield SystemCommand(tr("tui.cmd.help"), tr("tui.cmd.help_help"), self.action_help)
+        yield from self._screen_commands(after_screen_commands=True)
         yield SystemCommand(tr("tui.cmd.theme"), tr("tui.cmd.theme_help"),
                             self.action_change_theme)
         other = "en" if self.lang == "es" else "es"
@@ -373,6 +349,13 @@ class StudyApp(App[None]):
                             self.action_save_screenshot)
         yield SystemCommand(tr("tui.cmd.quit"), tr("tui.cmd.quit_help"), self.exit)
 
+    def _screen_commands(self, *, after_screen_commands: bool) -> Iterable[SystemCommand]:
+        """The registered screens' palette entries (``registry.SCREENS``)."""
+        for entry in registry.palette_entries(after_screen_commands=after_screen_commands):
+            assert entry.palette is not None
+            yield SystemCommand(self.tr(entry.palette), self.tr(f"{entry.palette}_help"),
+                                partial(self.open_screen, entry.id))
+
     def go_home(self) -> None:
         while len(self.screen_stack) > 1:
             self.pop_screen()
@@ -380,6 +363,11 @@ class StudyApp(App[None]):
     def _continue_from_palette(self) -> None:
         home = self.screen_stack[0] if self.screen_stack else None
         self.continue_studying(home.overview if isinstance(home, HomeScreen) else None)
+
+
+def as_context(app: StudyApp) -> StudyContext:
+    """The app as its screens see it (mypy checks here that it implements the Protocol)."""
+    return app
 
 
 def make_app(settings: Settings, *, study: dict[str, Any] | None = None,

@@ -9,11 +9,11 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.fuzzy import Matcher
 
-from studyapp.tui.strings import t
-from studyapp.tui.text import visible
+from studyapp.i18n import t
+from studyapp.text import visible
 
 if TYPE_CHECKING:
-    from studyapp.tui.app import StudyApp
+    from studyapp.tui.context import StudyContext
 
 
 class StudyCommands(Provider):
@@ -24,8 +24,8 @@ class StudyCommands(Provider):
         self._commands: list[tuple[str, str, object]] = []
 
     @property
-    def study_app(self) -> StudyApp:
-        return cast("StudyApp", self.app)  # only the study app registers this provider
+    def study_app(self) -> StudyContext:
+        return cast("StudyContext", self.app)  # only the study app registers this provider
 
     async def startup(self) -> None:
         from studyapp.catalog.posts import list_posts

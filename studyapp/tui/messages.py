@@ -17,9 +17,3 @@ class OverviewLoaded(Message):
 
     overview: Overview
 
-
-@dataclass
-class LanguageChanged(Message):
-    """The interface language changed; screens recompose in the new one."""
-
-    lang: str

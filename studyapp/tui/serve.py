@@ -37,8 +37,8 @@ from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
+from studyapp.i18n import t
 from studyapp.text import one_line, visible
-from studyapp.tui.strings import t
 
 if TYPE_CHECKING:
     from studyapp.config import Settings

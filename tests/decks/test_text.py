@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from studyapp.decks.text import visible
+from studyapp.text import visible
 
 
 @pytest.mark.parametrize(

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from store_answers import answer
 
-from studyapp.decks.text import csv_cell, guard_cell, unguard_cell
 from studyapp.store import StoreError, open_store
 from studyapp.store.progress import card_states, ensure_profile, record_answer, review_count
 from studyapp.store.progress_files import import_progress, read_export, write_csv, write_json
+from studyapp.text import csv_cell, guard_cell, unguard_cell
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 

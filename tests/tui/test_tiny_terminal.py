@@ -19,7 +19,7 @@ from studyapp.tui.screens.home import HomeScreen
 AppFactory = Callable[..., StudyApp]
 SIZES = [(1, 1), (2, 1), (3, 2), (10, 5), (20, 8), (30, 10)]
 SCREENS = ["home", "post", "question", "help", "browser", "progress", "decks", "settings",
-           "calculator"]
+           "calculator", "glossary"]
 
 
 async def open_screen(app: StudyApp, pilot: object, name: str) -> None:

@@ -1,1 +1,2 @@
-"""The app's screens: each is imported when it is first opened, so the home screen paints first."""
+"""The app's screens, one module each, listed in ``tui.registry``: each is imported when
+first opened, so the home screen paints first."""

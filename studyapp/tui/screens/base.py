@@ -1,4 +1,5 @@
-"""What every studyapp screen shares: its language and localised key labels."""
+"""What every studyapp screen shares: the app (as ``StudyContext``), its language and
+localised key labels."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
-from studyapp.tui.strings import t
+from studyapp.i18n import t
 
 if TYPE_CHECKING:
-    from studyapp.tui.app import StudyApp
+    from studyapp.tui.context import StudyContext
 
 # Labels of Textual's own bindings, shown in the footer, by their description.
 _BUILTIN_LABELS = {"palette": "tui.key.palette", "Quit": "tui.key.quit",
@@ -86,8 +87,9 @@ class Localised:
     """Screens with many keys draw their footer compact (one space between keys)."""
 
     @property
-    def study_app(self) -> StudyApp:
-        return cast("StudyApp", self.app)  # type: ignore[attr-defined]
+    def study_app(self) -> StudyContext:
+        """The app, as far as a screen needs it (``tui.context``)."""
+        return cast("StudyContext", self.app)  # type: ignore[attr-defined]
 
     @property
     def lang(self) -> str:
@@ -99,7 +101,7 @@ class Localised:
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
         shown = localise_bindings(super().active_bindings, self.lang)  # type: ignore[misc]
-        app = self.study_app
+        app = self.app  # type: ignore[attr-defined]
         return fit_footer(shown, app.size.width, app.get_key_display,
                           app.COMMAND_PALETTE_BINDING, compact=self.COMPACT_FOOTER)
 

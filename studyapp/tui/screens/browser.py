@@ -27,10 +27,10 @@ from textual.markup import escape
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Input, Label, Static
 
+from studyapp.text import visible
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.card_detail import RATINGS, local_time, params_text
-from studyapp.tui.text import visible
-from studyapp.tui.widgets.post_row import fit
+from studyapp.tui.text import fit
 
 if TYPE_CHECKING:
     from studyapp.browse import BrowsedCard, CardView, Reloaded

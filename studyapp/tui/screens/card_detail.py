@@ -20,9 +20,10 @@ from textual.content import Content
 from textual.markup import escape
 from textual.widgets import Footer, Label, Static
 
+from studyapp.text import visible
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.progress_format import CSS, card_name, card_state_text
-from studyapp.tui.text import plain, visible
+from studyapp.tui.text import plain
 
 if TYPE_CHECKING:
     from studyapp.progress import CardDetail, LogLine

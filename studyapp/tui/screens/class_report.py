@@ -27,9 +27,9 @@ from studyapp.tui.screens.progress_format import (
     card_name,
     duration,
     percent,
-    plain_text,
     scroll_row_into_view,
 )
+from studyapp.tui.text import plain
 
 if TYPE_CHECKING:
     from studyapp.classroom import ClassReport
@@ -165,7 +165,7 @@ class ClassReportScreen(StudyScreen):
         for key in figures:
             students.add_column(figure(tr(f"tui.class.col.{key}")), key=key)
         for n, student in enumerate(report.students):
-            students.add_row(plain_text(student.name, name_width),
+            students.add_row(plain(student.name, name_width),
                              *(figure(cells[n]) for cells in figures.values()))
 
     async def fill_mastery(self, report: ClassReport, posts: tuple[str, ...],
@@ -185,9 +185,7 @@ class ClassReportScreen(StudyScreen):
         for table, block in zip(tables, blocks, strict=True):
             table.add_column(Text(post_header), key="post")
             for student in block:
-                name = plain_text(student.name, NAME_WIDTH)
-                name.justify = "right"
-                table.add_column(name)
+                table.add_column(plain(student.name, NAME_WIDTH, justify="right").as_text())
             for post in posts:
                 table.add_row(Text(post), *(figure(percent(dict(s.mastery).get(post, 0.0)))
                                             for s in block))
@@ -218,8 +216,8 @@ class ClassReportScreen(StudyScreen):
         if with_post:
             hardest.add_column(Text(post_header), key="post")
         for n, question in enumerate(report.hardest):
-            post = [plain_text(question.post)] if with_post else []
-            hardest.add_row(plain_text(questions[n], question_width),
+            post = [plain(question.post)] if with_post else []
+            hardest.add_row(plain(questions[n], question_width),
                             *(figure(cells[n]) for cells in figures.values()), *post)
 
     def fill_overdue(self, report: ClassReport, room: int) -> None:
@@ -234,7 +232,7 @@ class ClassReportScreen(StudyScreen):
         overdue.add_column(Text(tr("tui.class.col.student")), key="student")
         overdue.add_column(figure(tr("tui.class.col.overdue")), key="overdue")
         for student, count in zip(report.most_overdue, counts, strict=True):
-            overdue.add_row(plain_text(student.name, name_width), figure(count))
+            overdue.add_row(plain(student.name, name_width), figure(count))
 
     def fill_items(self, report: ClassReport) -> None:
         """The reteach list with prompt text; per card its common wrong answers and slips."""

@@ -20,11 +20,10 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Footer, Label, Static
 
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.text import plain
 
 if TYPE_CHECKING:
     from studyapp.study import DeckRow
-from studyapp.tui.text import plain, visible
-from studyapp.tui.widgets.post_row import fit
 
 
 class DecksScreen(StudyScreen):
@@ -96,8 +95,7 @@ class DecksScreen(StudyScreen):
                            style="bold"))
             source = f"tui.decks.kind_{row.kind}" if row.kind else f"tui.decks.source_{row.source}"
             table.add_row(Text("[x]" if row.enabled else "[ ]"),
-                          Text(fit(visible(row.deck_id), id_width)),
-                          Text(fit(visible(row.title), title_width)),
+                          plain(row.deck_id, id_width), plain(row.title, title_width),
                           row.cards, Text(self.tr(source)), status, key=row.path)
         table.refresh(layout=True)
         if 0 <= cursor < len(self.rows):
@@ -157,7 +155,7 @@ class DecksScreen(StudyScreen):
     @work(exclusive=True, group="deck-start", exit_on_error=False)
     async def study_deck(self, deck_id: str) -> None:
         """Study the deck, or say why not and offer more new cards or practice."""
-        from studyapp.tui.screens.home import MORE_NEW
+        from studyapp.tui.context import MORE_NEW
 
         blocked = await self.study_app.backend.call(
             lambda service: service.new_limit_blocks(deck_id))
@@ -177,7 +175,7 @@ class DecksScreen(StudyScreen):
     @work(exclusive=True, group="deck-start", exit_on_error=False)
     async def study_more(self, deck_id: str) -> None:
         """Raise today's new-card limit, as home's m does, then study this deck."""
-        from studyapp.tui.screens.home import MORE_NEW
+        from studyapp.tui.context import MORE_NEW
 
         await self.study_app.backend.call(lambda service: service.study_more_new(MORE_NEW))
         self.notify(self.tr("tui.home.more_added", count=MORE_NEW))

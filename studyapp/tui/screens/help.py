@@ -13,40 +13,17 @@ from textual.content import Content
 from textual.dom import DOMNode
 from textual.widgets import Footer, Label, Static
 
+from studyapp.tui import registry
 from studyapp.tui.screens.base import StudyScreen
-from studyapp.tui.screens.browser import BrowserScreen
-from studyapp.tui.screens.calculator import CalculatorScreen
-from studyapp.tui.screens.card_detail import CardDetailScreen
-from studyapp.tui.screens.class_report import ClassReportScreen
-from studyapp.tui.screens.decks import DecksScreen
-from studyapp.tui.screens.home import HomeScreen
-from studyapp.tui.screens.post import PostScreen
-from studyapp.tui.screens.post_cards import PostCardsScreen
-from studyapp.tui.screens.progress import ProgressScreen
-from studyapp.tui.screens.question import QuestionScreen
-from studyapp.tui.screens.settings import SettingsScreen
-from studyapp.tui.screens.summary import SummaryScreen
-from studyapp.tui.widgets.post_row import PostRow
 
 
 def screens_with_keys() -> list[tuple[str, type[DOMNode] | None]]:
-    """(i18n key of the screen's name, screen class); None stands for the whole app."""
-    return [
-        ("tui.help.everywhere", None),
-        ("tui.help.home", HomeScreen),
-        ("tui.help.post_list", PostRow),
-        ("tui.help.post", PostScreen),
-        ("tui.help.question", QuestionScreen),
-        ("tui.help.summary", SummaryScreen),
-        ("tui.help.calculator", CalculatorScreen),
-        ("tui.help.decks", DecksScreen),
-        ("tui.help.browser", BrowserScreen),
-        ("tui.help.progress", ProgressScreen),
-        ("tui.help.post_cards", PostCardsScreen),
-        ("tui.help.card_detail", CardDetailScreen),
-        ("tui.help.class_report", ClassReportScreen),
-        ("tui.help.settings", SettingsScreen),
-    ]
+    """(i18n key of the screen's name, screen class); None stands for the whole app.
+
+    Made from ``tui.registry``: every screen with a help section, in its order.
+    """
+    return [(title, None if path is None else registry.load_path(path))
+            for title, path in registry.help_sections()]
 
 
 class HelpScreen(StudyScreen):

@@ -17,6 +17,7 @@ from textual.content import Content
 from textual.widgets import Footer, Label, Static
 
 from studyapp.text import visible
+from studyapp.tui.context import MORE_NEW
 from studyapp.tui.messages import OverviewLoaded
 from studyapp.tui.post_index import post_headings, sections
 from studyapp.tui.screens.base import StudyScreen
@@ -24,9 +25,6 @@ from studyapp.tui.widgets.post_row import PostRow
 
 PREVIEW_LINES = 2
 """Lines of the tagline under the list (``#preview`` in app.tcss gives them room)."""
-
-MORE_NEW = 10
-"""How many more new cards "study more" allows today (Anki's custom study)."""
 
 if TYPE_CHECKING:
     from studyapp.study import Overview

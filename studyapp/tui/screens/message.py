@@ -13,8 +13,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Label, Static
 
+from studyapp.i18n import t
 from studyapp.tui.screens.base import StudyModal
-from studyapp.tui.strings import t
 from studyapp.tui.text import plain
 
 

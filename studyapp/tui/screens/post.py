@@ -19,8 +19,9 @@ from textual.content import Content
 from textual.widgets import DataTable, Footer, Label, Markdown, Static
 
 from studyapp.catalog.posts import load_post
+from studyapp.i18n import t
+from studyapp.tui.context import MORE_NEW
 from studyapp.tui.screens.base import StudyScreen
-from studyapp.tui.strings import t
 
 FIGURE_FIELDS = (
     "name", "vendor", "year", "memory_gb", "memory_type", "memory_bandwidth_tb_s",
@@ -165,8 +166,6 @@ class PostScreen(StudyScreen):
                                    due_generated=mix.due_generated,
                                    due_authored=mix.due_authored))
         if self.limit_reached:
-            from studyapp.tui.screens.home import MORE_NEW
-
             notices.append(self.tr("tui.post.limit_reached", more=MORE_NEW))
         if held:
             notices.append(self.tr("tui.post.siblings_held_one") if held == 1
@@ -237,16 +236,11 @@ class PostScreen(StudyScreen):
         return True
 
     def action_study_more(self) -> None:
-        from studyapp.tui.screens.home import MORE_NEW
-
         self.dismiss(None)
         self.study_app.study_more(self.slug, MORE_NEW)
 
     def action_practice(self) -> None:
-        from studyapp.tui.screens.question import QuestionScreen
-
-        self.app.switch_screen(QuestionScreen("practice", post=self.slug,
-                                              seed=self.study_app.seed))
+        self.study_app.start_session("practice", post=self.slug, replace=True)
 
     def action_start(self) -> None:
         self.action_study()
@@ -254,12 +248,9 @@ class PostScreen(StudyScreen):
     def action_study(self) -> None:
         if self.from_question:
             return
-        from studyapp.tui.screens.question import QuestionScreen
-
         self.study_app.update_preferences(last_post=self.slug)
         kind = "practice" if self.practice else "post"
-        self.app.switch_screen(QuestionScreen(kind, post=self.slug, limit=self.limit,
-                                              seed=self.study_app.seed))
+        self.study_app.start_session(kind, post=self.slug, limit=self.limit, replace=True)
 
     def action_back(self) -> None:
         self.dismiss(None)

@@ -19,15 +19,15 @@ from textual.coordinate import Coordinate
 from textual.markup import escape
 from textual.widgets import DataTable, Footer, Label, Static
 
+from studyapp.text import visible
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.card_detail import CardDetailScreen
 from studyapp.tui.screens.progress_format import (
     CSS,
     card_name,
     card_state_text,
-    plain_text,
 )
-from studyapp.tui.text import visible
+from studyapp.tui.text import plain
 from studyapp.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 
 def due_text(due: datetime | None, now: datetime, lang: str) -> str:
-    from studyapp.tui.strings import t
+    from studyapp.i18n import t
 
     if due is None:
         return "—"
@@ -111,7 +111,7 @@ class PostCardsScreen(StudyScreen):
         if card.suspended:
             state.stylize("italic")
         due = "—" if card.suspended else due_text(card.due, now, self.lang)
-        return (plain_text(card.card_key, 22), state, due, stability, card.lapses, card.reps)
+        return (plain(card.card_key, 22), state, due, stability, card.lapses, card.reps)
 
     def summary(self, cards: list[PostCard], now: datetime) -> str:
         if not cards:

@@ -20,6 +20,7 @@ from textual.markup import escape
 from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Label, Static
 
+from studyapp.text import visible
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.card_detail import CardDetailScreen
 from studyapp.tui.screens.post_cards import PostCardsScreen
@@ -30,13 +31,11 @@ from studyapp.tui.screens.progress_format import (
     days_text,
     duration,
     percent,
-    plain_text,
     scroll_row_into_view,
 )
-from studyapp.tui.text import visible
+from studyapp.tui.text import fit, plain
 from studyapp.tui.widgets.forecast import DueForecast
 from studyapp.tui.widgets.heatmap import ReviewHeatmap
-from studyapp.tui.widgets.post_row import fit
 from studyapp.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
@@ -190,8 +189,8 @@ class ProgressScreen(StudyScreen):
         for column in ("card", "post", "lapses", "accuracy", "recall", "state"):
             table.add_column(Text(self.tr(f"tui.stats.col.{column}")), key=column)
         for line in lines:
-            table.add_row(plain_text(card_name(line.deck_id, line.card_key), 19),
-                          plain_text(line.post, 10), line.lapses, percent(line.accuracy),
+            table.add_row(plain(card_name(line.deck_id, line.card_key), 19),
+                          plain(line.post, 10), line.lapses, percent(line.accuracy),
                           percent(line.retrievability), self.state_cell(line))
         table.display = bool(lines)
         self.query_one(f"#{table_id.replace('-table', '-none')}").display = not lines
@@ -304,7 +303,7 @@ class ProgressScreen(StudyScreen):
                                      update_width=True)
 
     def action_class_report(self) -> None:
-        self.study_app.action_class_report()
+        self.study_app.open_screen("class_report")
 
     def action_back(self) -> None:
         self.dismiss(None)

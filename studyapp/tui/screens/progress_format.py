@@ -8,24 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.geometry import Region
 from textual.widgets import DataTable
 
-from studyapp.tui.strings import t
-from studyapp.tui.text import visible
-from studyapp.tui.widgets.post_row import fit
+from studyapp.i18n import t
 
 CSS = Path(__file__).parent / "progress.tcss"
 LEECH_MARK = "⚑"
 
-
-
-def plain_text(text: str, width: int | None = None) -> Text:
-    """Deck or user text for a table cell: never markup, control characters shown."""
-    shown = visible(text)
-    return Text(fit(shown, width) if width else shown)
 
 
 def percent(value: float | None) -> str:

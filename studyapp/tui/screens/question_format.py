@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 
+from studyapp.i18n import t
 from studyapp.questions.model import Kind
 from studyapp.study import numbered_choice, wait_text
-from studyapp.tui.strings import t
 from studyapp.tui.text import plain
 
 if TYPE_CHECKING:

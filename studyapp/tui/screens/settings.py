@@ -57,8 +57,8 @@ class SettingsScreen(StudyScreen):
             yield from self.field("language", Select(languages, id="language", value=app.lang,
                                                      prompt=self.tr("tui.select.prompt"),
                                                      allow_blank=False, compact=True))
-            themes = [(name, name) for name in sorted(app.available_themes)]
-            yield from self.field("theme", Select(themes, id="theme", value=app.theme,
+            themes = [(name, name) for name in sorted(self.app.available_themes)]
+            yield from self.field("theme", Select(themes, id="theme", value=self.app.theme,
                                                   prompt=self.tr("tui.select.prompt"),
                                                   allow_blank=False, compact=True))
             yield from self.field("new_per_day", Input("", id="new_per_day", compact=True,

@@ -16,8 +16,8 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Label, Static
 
+from studyapp.i18n import t
 from studyapp.srs.scheduler import Rating, format_interval
-from studyapp.tui.strings import t
 from studyapp.tui.text import plain
 
 if TYPE_CHECKING:

@@ -13,7 +13,8 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widget import Widget
 
-from studyapp.tui.strings import t
+from studyapp.i18n import t
+from studyapp.tui.text import fit
 
 if TYPE_CHECKING:
     from studyapp.study import PostProgress
@@ -21,13 +22,6 @@ if TYPE_CHECKING:
 
 BAR_WIDTH = 10
 COUNTS_WIDTH = 18
-
-
-def fit(text: str, width: int) -> str:
-    """``text`` cut to ``width`` cells with an ellipsis."""
-    if width <= 0:
-        return ""
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
 class PostRow(Widget, can_focus=True):
