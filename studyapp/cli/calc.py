@@ -8,7 +8,13 @@ import click
 
 from studyapp import catalog
 from studyapp.cli import current_settings, echo_json, fail
-from studyapp.cli.calc_inputs import device_options, model_options, resolve_device, resolve_model
+from studyapp.cli.calc_inputs import (
+    device_options,
+    model_options,
+    resolve_device,
+    resolve_dtypes,
+    resolve_model,
+)
 from studyapp.infra.calc import (
     allreduce_report,
     checkpoint_report,
@@ -62,8 +68,10 @@ def calc() -> None:
 @calc.command("fit")
 @model_options
 @device_options
-@click.option("--dtype", type=click.Choice(DTYPES), default="bf16", show_default=True)
-@click.option("--kv-dtype", type=click.Choice(DTYPES), help="KV cache dtype (default: --dtype).")
+@click.option("--dtype", type=click.Choice(DTYPES),
+              help="Weights dtype (default: as the model publishes them, else bf16).")
+@click.option("--kv-dtype", type=click.Choice(DTYPES),
+              help="KV cache dtype (default: --dtype if given, else bf16).")
 @click.option("--context", type=click.IntRange(min=0), default=0, show_default=True,
               help="Tokens per sequence; 0 = weights only.")
 @click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True)
@@ -75,6 +83,7 @@ def calc() -> None:
 def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
     """Does a model (weights + KV cache) fit on N devices?"""
     model = resolve_model(kw, need_shape=kw["context"] > 0)
+    resolve_dtypes(kw, model)
     device = resolve_device(kw, "memory")
     report = fit_report(model, device, dtype=kw["dtype"], kv_dtype=kw["kv_dtype"],
                         context=kw["context"], batch=kw["batch"], gpus=kw["gpus"],
@@ -101,8 +110,10 @@ def calc_kv(ctx: click.Context, /, **kw: Any) -> None:
 @calc.command("decode")
 @model_options
 @device_options
-@click.option("--dtype", type=click.Choice(DTYPES), default="bf16", show_default=True)
-@click.option("--kv-dtype", type=click.Choice(DTYPES), help="KV cache dtype (default: --dtype).")
+@click.option("--dtype", type=click.Choice(DTYPES),
+              help="Weights dtype (default: as the model publishes them, else bf16).")
+@click.option("--kv-dtype", type=click.Choice(DTYPES),
+              help="KV cache dtype (default: --dtype if given, else bf16).")
 @click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--context", type=click.IntRange(min=0), default=0, show_default=True,
               help="Tokens in each sequence's KV cache; 0 = weights only.")
@@ -115,6 +126,7 @@ def calc_kv(ctx: click.Context, /, **kw: Any) -> None:
 def calc_decode(ctx: click.Context, /, **kw: Any) -> None:
     """Decode tokens/s: the larger of memory time and compute time per step."""
     model = resolve_model(kw, need_shape=kw["context"] > 0)
+    resolve_dtypes(kw, model)
     device = resolve_device(kw, "bandwidth")
     report = decode_report(model, device, dtype=kw["dtype"], kv_dtype=kw["kv_dtype"],
                            batch=kw["batch"], context=kw["context"], gpus=kw["gpus"],

@@ -37,6 +37,7 @@ from studyapp.questions.generators.families.terms import (
     capacity_fields,
     capacity_gb,
     contexts_within,
+    kv_models,
     dtype_name,
     has_dtype,
     kv_formula,
@@ -72,7 +73,7 @@ class ServeDraw:
 
 def _serve_drawer(options: Mapping[str, Any]) -> Any:
     catalog = load_catalog()
-    models = entries(catalog.models, options, "models")
+    models = kv_models(entries(catalog.models, options, "models"), options, "serving")
     gpus = entries(catalog.accelerators, options, "gpus")
     dtypes = [str(d) for d in values(options, "dtypes", SERVE_DTYPES)]
     batches = [int(b) for b in values(options, "batches", BATCHES)]
@@ -220,7 +221,8 @@ def max_context(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Memory left after the weights, divided by what one token (or sequence) costs."""
     rng = random.Random(ctx.seed)
     catalog = load_catalog()
-    models = entries(catalog.models, options, "models")
+    models = kv_models(entries(catalog.models, options, "models"), options,
+                       "max-context-that-fits")
     gpus = entries(catalog.accelerators, options, "gpus")
     dtypes = [str(d) for d in values(options, "dtypes", SERVE_DTYPES)]
     batches = [int(b) for b in values(options, "batches", (1, 4, 8, 16, 32))]
