@@ -115,6 +115,10 @@ class Accelerator(Entry):
     Blackwell Ultra prints 20 PF FP4 with sparsity over 15 PF dense: 4/3, not 2."""
     fp4_per_fp8: float | None = Field(default=None, gt=0, le=16)
     """Dense FP4 over dense FP8 where it is not at most 2 (Blackwell Ultra: 3)."""
+    scale_up_peers: int | None = Field(default=None, gt=0, le=1024)
+    """A point-to-point mesh (Infinity Fabric, Gaudi's on-chip RoCE): ``scale_up_gb_s`` is
+    split evenly over links to this many peers, so a group of n chips reaches only
+    min(n − 1, peers) of them (two MI355X share one 153.6 GB/s link, not 1,075 GB/s)."""
 
     @field_validator("name_pattern")
     @classmethod

@@ -26,7 +26,7 @@ from studyapp.infra.calc import (
     tp_report,
     train_report,
 )
-from studyapp.infra.network import per_direction
+from studyapp.infra.network import mesh_bandwidth, per_direction
 from studyapp.numbers import format_count, format_figure
 
 DTYPES = ["fp32", "fp16", "bf16", "fp8", "int8", "fp4", "int4"]
@@ -191,14 +191,20 @@ def calc_checkpoint(ctx: click.Context, /, **kw: Any) -> None:
 def calc_allreduce(ctx: click.Context, /, **kw: Any) -> None:
     """Ring all-reduce time: 2(n-1)/n · S / B, B per direction."""
     bandwidth = kw["bandwidth_gb_s"] * 1e9 if kw["bandwidth_gb_s"] else None
+    mesh_links = None
     if kw["link"]:
         # an unknown id ends as one line in the user's language (LazyGroup)
         link = catalog.load_catalog().interconnects[kw["link"]]
-        bandwidth = bandwidth or per_direction(link.bandwidth_gb_s * 1e9, link.direction)
+        if bandwidth is None:
+            bandwidth = per_direction(link.bandwidth_gb_s * 1e9, link.direction)
+            if link.peers and link.per_peer_gb_s:  # a full mesh: n − 1 links at most
+                bandwidth = mesh_bandwidth(bandwidth, link.peers, kw["gpus"])
+                mesh_links = min(max(kw["gpus"] - 1, 1), link.peers)
     if bandwidth is None:
         fail("give --link ID or --bandwidth-gb-s")
     report = allreduce_report(size_bytes=kw["size_gb"] * 1e9, gpus=kw["gpus"],
-                              bandwidth_bytes_s=bandwidth, link=kw["link"])
+                              bandwidth_bytes_s=bandwidth, link=kw["link"],
+                              mesh_links=mesh_links)
     _print_report(ctx, report, kw["as_json"])
 
 
@@ -244,17 +250,24 @@ def calc_tp(ctx: click.Context, /, **kw: Any) -> None:
     if not (layers and hidden):
         fail("give --model ID, or --layers and --hidden-size")
     bandwidth = kw["bandwidth_gb_s"] * 1e9 if kw["bandwidth_gb_s"] else None
-    link_name = kw["link"]
+    link_name, mesh_links = kw["link"], None
     if bandwidth is None and kw["link"]:
         link = cat.interconnects[kw["link"]]
         bandwidth = per_direction(link.bandwidth_gb_s * 1e9, link.direction)
+        if link.peers and link.per_peer_gb_s:  # a full mesh: n − 1 links at most
+            bandwidth = mesh_bandwidth(bandwidth, link.peers, kw["tp"])
+            mesh_links = min(max(kw["tp"] - 1, 1), link.peers)
     if bandwidth is None and kw["gpu_id"]:
         gpu = cat.accelerators[kw["gpu_id"]]
         if gpu.scale_up_gb_s is None:
             fail(f"{gpu.id} has no scale-up bandwidth in the catalog; give --bandwidth-gb-s")
         bandwidth, link_name = gpu.scale_up_gb_s * 1e9 / 2, gpu.scale_up
+        if gpu.scale_up_peers:  # a full mesh: n − 1 links at most
+            bandwidth = mesh_bandwidth(bandwidth, gpu.scale_up_peers, kw["tp"])
+            mesh_links = min(max(kw["tp"] - 1, 1), gpu.scale_up_peers)
     if bandwidth is None:
         fail("give --gpu ID, --link ID or --bandwidth-gb-s")
     report = tp_report(layers=layers, hidden_size=hidden, batch=kw["batch"], dtype=kw["dtype"],
-                       tp=kw["tp"], bandwidth_bytes_s=bandwidth, link=link_name, model=label)
+                       tp=kw["tp"], bandwidth_bytes_s=bandwidth, link=link_name, model=label,
+                       mesh_links=mesh_links)
     _print_report(ctx, report, kw["as_json"], labels={"dtype": "calc.activation_dtype"})

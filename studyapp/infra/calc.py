@@ -329,8 +329,9 @@ def checkpoint_report(*, params: float, bytes_per_param: float = CHECKPOINT_BYTE
 
 
 def allreduce_report(*, size_bytes: float, gpus: int, bandwidth_bytes_s: float,
-                     link: str | None) -> dict[str, Any]:
-    """Ring all-reduce time, bandwidth term only, at a per-direction bandwidth."""
+                     link: str | None, mesh_links: int | None = None) -> dict[str, Any]:
+    """Ring all-reduce time, bandwidth term only, at a per-direction bandwidth
+    (``mesh_links``: how many links of a full mesh the group uses at once)."""
     return {
         "seconds": ring_allreduce_seconds(size_bytes, gpus, bandwidth_bytes_s),
         "algorithm": "ring",
@@ -339,6 +340,7 @@ def allreduce_report(*, size_bytes: float, gpus: int, bandwidth_bytes_s: float,
         "bandwidth_gb_s": bandwidth_bytes_s / GB,
         "bandwidth_direction": "per-direction",
         "link": link,
+        "mesh_links": mesh_links,
         "bytes_sent_per_gpu": 2 * (gpus - 1) / gpus * size_bytes if gpus > 1 else 0.0,
     }
 
@@ -360,7 +362,8 @@ def cost_report(*, gpu_hour_usd: float, tokens_per_s: float, gpus: int) -> dict[
 
 
 def tp_report(*, layers: int, hidden_size: int, batch: int, dtype: str, tp: int,
-              bandwidth_bytes_s: float, link: str | None, model: str) -> dict[str, Any]:
+              bandwidth_bytes_s: float, link: str | None, model: str,
+              mesh_links: int | None = None) -> dict[str, Any]:
     """Tensor-parallel all-reduce traffic and time of one decode step.
 
     Two all-reduces per layer of batch × hidden × bytes each, ring over the scale-up
@@ -385,5 +388,6 @@ def tp_report(*, layers: int, hidden_size: int, batch: int, dtype: str, tp: int,
         "bandwidth_gb_s": bandwidth_bytes_s / GB,
         "bandwidth_direction": "per-direction",
         "link": link,
+        "mesh_links": mesh_links,
         "model": model,
     }

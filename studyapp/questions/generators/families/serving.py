@@ -37,11 +37,11 @@ from studyapp.questions.generators.families.terms import (
     capacity_fields,
     capacity_gb,
     contexts_within,
-    kv_models,
     dtype_name,
     has_dtype,
     kv_formula,
     kv_kb,
+    kv_models,
     model_fields,
     moe_note,
 )
