@@ -214,7 +214,8 @@ class Model(Entry):
     year: int | None = None
     family: str | None = None
     sliding_window: int | None = Field(default=None, gt=0, le=LARGEST)
-    """Tokens each layer attends to (and keeps in its KV cache), where the config sets one."""
+    """Most tokens a windowed layer keeps in its KV cache, where the config sets one: a
+    sliding window (Mistral, gpt-oss) or an attention chunk (Llama 4's 8,192)."""
     experts: int | None = Field(default=None, gt=1)
     """MoE: routed experts per layer (config ``num_local_experts`` / ``n_routed_experts``)."""
     experts_per_token: int | None = Field(default=None, gt=0)
@@ -250,7 +251,8 @@ class Model(Entry):
 
     sliding_window_layers: int | None = Field(default=None, gt=0, le=100_000)
     """How many layers attend within ``sliding_window`` where not all do (gpt-oss
-    alternates: 18 of 36; config.json ``layer_types``); the others attend to everything."""
+    alternates: 18 of 36, config.json ``layer_types``; Llama 4 chunks its 36 RoPE layers
+    of 48, ``no_rope_layers``); the others attend to everything."""
     weights_dtype: str | None = None
     """The dtype the published checkpoint stores its weights in, as published (bf16, fp8, mxfp4)."""
     checkpoint_gib: float | None = Field(default=None, gt=0, le=LARGEST)

@@ -164,3 +164,19 @@ def test_kv_families_leave_out_a_model_whose_window_is_shorter_than_every_contex
                                     "models=gpt-oss-120b"])
     assert out.exit_code == 1 and "Traceback" not in out.output
     assert "sliding window" in out.output
+
+
+# Llama 4 Scout: config.json text_config "attention_chunk_size": 8192 and "no_rope_layers"
+# with 36 RoPE layers of 48; the RoPE layers attend within 8,192-token chunks, the other
+# 12 to everything (https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E-Instruct/blob/
+# main/config.json). Per token and layer: 2 × 8 KV heads × 128 × 2 B = 4,096 B.
+def test_llama_4_chunked_layers_keep_at_most_8192_tokens() -> None:
+    from pathlib import Path
+
+    expected = 12 * 4_096 * 1_000_000 + 36 * 4_096 * 8_192  # 50.36 GB, not 196.6
+    config = Path(__file__).resolve().parents[1] / "catalog/hf_configs/llama-4-scout.json"
+    for args in (["--model", "llama-4-scout"], ["--model-config", str(config)]):
+        out = CliRunner().invoke(main, ["calc", "kv", *args, "--tokens", "1000000", "--json"])
+        report = json.loads(out.output)
+        assert report["kv_cache_bytes"] == expected, args
+        assert report["sliding_window"] == 8192 and report["sliding_window_layers"] == 36
