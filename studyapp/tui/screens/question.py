@@ -37,6 +37,7 @@ from studyapp.catalog.posts import list_posts
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import Rating
 from studyapp.study import numbered_choice
+from studyapp.text import explains
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.question_format import answer_comparison, header_line
 from studyapp.tui.text import plain
@@ -80,7 +81,7 @@ class QuestionScreen(StudyScreen):
     CSS_PATH = Path(__file__).parent / "question.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "show_post", "tui.key.show_post", id="question.post"),
-        Binding("ctrl+g", "show_image", "anki.key.image", id="question.image"),
+        Binding("ctrl+g", "show_image", "tui.key.image", id="question.image"),
         Binding("ctrl+z", "undo", "tui.key.undo", id="question.undo"),
         Binding("escape", "escape", "tui.key.end", id="question.end"),
         Binding("i,exclamation_mark", "overrule", "tui.key.overrule", id="question.overrule"),
@@ -467,8 +468,9 @@ class QuestionScreen(StudyScreen):
                                            max(12, self.app.size.width - 30), self.lang)
         if recall:  # the answer itself is the verdict line; the learner rates it
             mark, comparison = verdict.message, Content("")
+        explanation = presented.question.explanation
         self.feedback.show(mark, right, comparison, "" if recall else verdict.message or "",
-                           presented.question.explanation)
+                           explanation if explains(explanation, verdict.expected) else "")
         self.phase = "feedback"
         self.set_focus(self.bar.show(outcome, recall=recall), scroll_visible=False)
         # the answer widgets give their room to the feedback
