@@ -4,8 +4,10 @@ Every Anki card that became a studyapp card keeps its schedule: its stage
 (learning, review, relearning), its FSRS stability and difficulty (from the
 card's ``data``, as Anki 23.10+ stores them), its last review, its due time
 and its counts; suspended cards stay suspended and flags stay flags. A
-review card is due at the start of the Anki day it was due on (``col.crt``
-plus that many days), a learning card at the second Anki had. Cards Anki
+review card is due at the start of the Anki day it was due on (the day of
+``col.crt`` plus that many calendar days, starting at the rollover hour in
+the learner's time zone, as Anki counts days: a clock change in between moves
+no card to the day before), a learning card at the second Anki had. Cards Anki
 scheduled with SM-2, without a memory state, take their interval as their
 stability and a middle difficulty (5), so the first studyapp review
 reschedules them. Every review becomes an answer with the uid
@@ -18,7 +20,7 @@ import json
 import tempfile
 from collections import defaultdict
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,12 +55,23 @@ def _moment(seconds: float) -> datetime:
     return datetime.fromtimestamp(seconds, UTC)
 
 
-def anki_due(card: AnkiCard, created: int) -> datetime:
-    """When Anki shows the card next (the original deck's due for a filtered-deck card)."""
+def anki_due(card: AnkiCard, created: int, rollover_hour: int = 4,
+             zone: tzinfo | None = None) -> datetime:
+    """When Anki shows the card next (the original deck's due for a filtered-deck card).
+
+    A day number counts calendar days from the collection's first day (``crt``
+    falls on its rollover hour, local time), so it is the start of that day
+    here, not ``crt`` plus so many times 24 hours: across a change to or from
+    summer time those differ by an hour, enough to put a card in the day before.
+    """
+    from studyapp.srs.calendar import day_start, local_zone
+
     due = card.original_due if card.original_deck else card.due
     if due > _EPOCH_SECONDS:
         return _moment(due)
-    return _moment(created) + timedelta(days=due)
+    zone = zone or local_zone()
+    first_day = _moment(created).astimezone(zone).date()
+    return day_start(first_day + timedelta(days=due), rollover_hour, zone)
 
 
 def _memory(card: AnkiCard) -> dict[str, Any]:
@@ -82,7 +95,8 @@ def _step(card: AnkiCard, stage: int) -> int | None:
 
 def history_export(collection: AnkiCollection, decks: Mapping[str, str],
                    posts: Mapping[str, str], mapped: frozenset[int] = frozenset(),
-                   now: datetime | None = None) -> Export:
+                   now: datetime | None = None, rollover_hour: int = 4,
+                   zone: tzinfo | None = None) -> Export:
     """Card states and answers for every card of the conversion (``decks``: card → deck id)."""
     models = {m.id: m for m in collection.note_types}
     note_models = {n.id: n.model_id for n in collection.notes}
@@ -115,7 +129,8 @@ def history_export(collection: AnkiCollection, decks: Mapping[str, str],
         if stage is None:  # new in Anki: only kept if suspended or flagged
             if not (suspended or flag):
                 continue
-            record: dict[str, Any] = {"stage": 0, "due": anki_due(card, collection.created)
+            record: dict[str, Any] = {"stage": 0, "due": anki_due(card, collection.created,
+                                                                  rollover_hour, zone)
                                       if card.due > _EPOCH_SECONDS else _moment(collection.created)}
         else:
             stability = memory.get("s")
@@ -124,7 +139,8 @@ def history_export(collection: AnkiCollection, decks: Mapping[str, str],
                 stability = float(max(card.interval, 1)) if stage == 2 else None
             if not isinstance(difficulty, int | float):
                 difficulty = MIDDLE_DIFFICULTY if stability is not None else None
-            record = {"stage": stage, "due": anki_due(card, collection.created),
+            record = {"stage": stage, "due": anki_due(card, collection.created, rollover_hour,
+                                                      zone),
                       "stability": stability,
                       "difficulty": min(10.0, max(1.0, float(difficulty)))
                       if difficulty is not None else None,
@@ -172,11 +188,13 @@ def install_conversion(conversion: Conversion, *, replace: bool = False
 
 
 def import_history(conversion: Conversion, store: Store, profile_id: int,
-                   now: datetime | None = None) -> ImportResult:
-    """Merge the package's review log and memory states into one profile."""
+                   now: datetime | None = None, rollover_hour: int = 4,
+                   zone: tzinfo | None = None) -> ImportResult:
+    """Merge the package's review log and memory states into one profile (whose study day
+    rolls over at ``rollover_hour`` in ``zone``, the learner's by default)."""
     from studyapp.store.progress_files import import_progress
 
     assert conversion.collection is not None
     export = history_export(conversion.collection, conversion.card_decks, conversion.card_posts,
-                            conversion.mapped, now)
+                            conversion.mapped, now, rollover_hour, zone)
     return import_progress(store, profile_id, export)

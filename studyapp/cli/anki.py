@@ -129,7 +129,8 @@ def _import_history(ctx: click.Context, conversion: Any) -> None:
     settings = current_settings(ctx)
     service = make_service(settings)
     try:
-        result = import_history(conversion, service.store, service.profile.id)
+        result = import_history(conversion, service.store, service.profile.id,
+                                rollover_hour=service.settings.day_rollover_hour)
     finally:
         service.close()
     click.echo(t("anki.history.done", settings.lang, profile=settings.profile,

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from studyapp.cli import main
+from studyapp.srs.calendar import day_start, local_zone
 
 pytest.importorskip("anki.collection")
 from anki_fixtures import export, studied_collection
@@ -76,8 +77,10 @@ def test_import_brings_reviews_memory_states_and_anki_due_dates(
         due = parse(mine["due"])
         if anki["queue"] in (1, 4) or (anki["queue"] == -1 and int(anki["due"]) > 10**9):
             assert due == datetime.fromtimestamp(int(anki["due"]), UTC)  # to the second
-        else:  # a review: from the start of the Anki day it is due on
-            start = datetime.fromtimestamp(int(anki["crt"]), UTC) + timedelta(days=int(anki["due"]))
+        else:  # a review: from the start of the Anki day it is due on (calendar days on)
+            first_day = datetime.fromtimestamp(int(anki["crt"]), UTC).astimezone(
+                local_zone()).date()
+            start = day_start(first_day + timedelta(days=int(anki["due"])))
             assert due == start
             if anki["due_date"] is not None:  # Anki's card info shows a time on that day
                 shown = datetime.fromtimestamp(int(anki["due_date"]), UTC)
@@ -149,3 +152,43 @@ def test_a_deck_goes_from_anki_to_studyapp_and_back_with_nothing_lost(
     finally:
         col.close()
     assert pairs == {(f"Question {i}", f"Answer {i}") for i in range(len(anki_view))}
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_twelve_days_in_anki_come_due_on_the_days_anki_shows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A collection studied in Anki 26 with FSRS over twelve days, across the end of summer
+    time (recorded by make_anki_history.py): every card keeps Anki's stage, memory state and
+    counts, and is due on the day Anki's card info shows, in the learner's time zone."""
+    from zoneinfo import ZoneInfo
+
+    from studyapp.srs.calendar import study_day
+
+    anki = json.loads((DATA / "studied-days.json").read_text(encoding="utf-8"))
+    monkeypatch.setenv("TZ", anki["zone"])
+    zone = ZoneInfo(anki["zone"])
+    code, output = run(tmp_path, "import", str(DATA / "studied-days.apkg"))
+    assert code == 0, output
+    assert f"{anki['reviews']} reviews added" in output
+    cards = stored(tmp_path)
+    with sqlite3.connect(tmp_path / "study.sqlite3") as db:
+        assert db.execute("SELECT count() FROM review_logs").fetchone()[0] == anki["reviews"]
+    for where, seen in anki["cards"].items():
+        note, ordinal = where.split(":")
+        mine = cards.get(f"note-{note}-{int(ordinal) + 1}") or cards[
+            f"note-{note}-c{int(ordinal) + 1}"]
+        assert mine["state"] == seen["type"], where
+        assert mine["stability"] == pytest.approx(seen["stability"], abs=1e-3), where
+        assert mine["difficulty"] == pytest.approx(seen["difficulty"], abs=1e-3), where
+        assert (mine["reps"], mine["lapses"], mine["flag"]) == (
+            seen["reps"], seen["lapses"], seen["flag"]), where
+        assert bool(mine["suspended"]) == (seen["queue"] == -1), where
+        due = parse(mine["due"])
+        if seen["type"] == 2:  # a review: the day Anki shows, from its first hour
+            assert study_day(due, 4, zone).isoformat() == seen["due_day"], where
+            assert due.astimezone(zone).hour == 4, where
+        else:  # a learning step: to the second
+            assert due == datetime.fromtimestamp(seen["due"], UTC), where
+    assert {c["type"] for c in anki["cards"].values()} == {1, 2}
