@@ -192,3 +192,80 @@ def test_twelve_days_in_anki_come_due_on_the_days_anki_shows(
         else:  # a learning step: to the second
             assert due == datetime.fromtimestamp(seen["due"], UTC), where
     assert {c["type"] for c in anki["cards"].values()} == {1, 2}
+
+
+ROUND_TRIP_DECK = """\
+deck: trip
+title: Trip
+language: en
+post: h200
+cards:
+  - id: memory
+    type: text
+    prompt: "Which memory does the H200 use?"
+    answer: HBM3e
+  - id: capacity
+    type: text
+    prompt: "HBM capacity of one H100 SXM, in GB?"
+    answer: "80"
+  - id: gen-fits
+    type: generated
+    generator: fits-on-gpu
+"""
+
+
+def test_cards_studied_in_anki_come_back_to_the_same_cards_with_every_answer(
+        tmp_path: Path) -> None:
+    """Studied here, exported, studied in Anki (which starts them afresh), imported back:
+    Anki's answers join the cards they came from (the draws of a generated card too), no
+    second deck appears, and each schedule is rebuilt from all the answers."""
+    from anki.collection import Collection, ExportAnkiPackageOptions
+    from anki.import_export_pb2 import ImportAnkiPackageOptions, ImportAnkiPackageRequest
+
+    deck = tmp_path / "trip.yaml"
+    deck.write_text(ROUND_TRIP_DECK, encoding="utf-8")
+    assert run(tmp_path, "deck", "add", str(deck))[0] == 0
+    db = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    studied = CliRunner().invoke(main, ["--db", db, "--lang", "en", "study", "--plain",
+                                        "--deck", "trip", "--limit", "2", "--seed", "1"],
+                                 input="y\n\nHBM3e\n\n80\n\n")
+    assert studied.exit_code == 0, studied.output
+    before = {k: v["reps"] for k, v in stored(tmp_path).items()}
+    here = sum(before.values())
+    assert here == 2, studied.output
+    package = tmp_path / "trip.apkg"
+    assert run(tmp_path, "export", "--format", "apkg", "-o", str(package), "--deck", "trip",
+               "--instances", "3")[0] == 0
+    col = Collection(str(tmp_path / "anki.anki2"))
+    try:
+        col.set_config("fsrs", True)
+        col.import_anki_package(ImportAnkiPackageRequest(
+            package_path=str(package), options=ImportAnkiPackageOptions()))
+        col.decks.select(col.decks.id("studyapp::Trip"))
+        in_anki = 0
+        while (card := col.sched.getCard()) is not None and in_anki < 30:
+            card.start_timer()
+            col.sched.answerCard(card, 3)
+            in_anki += 1
+        back = tmp_path / "from-anki.apkg"
+        col.export_anki_package(out_path=str(back), limit=None, options=ExportAnkiPackageOptions(
+            legacy=True, with_scheduling=True, with_media=True, with_deck_configs=True))
+    finally:
+        col.close()
+    assert in_anki >= 3
+    code, output = run(tmp_path, "import", str(back))
+    assert code == 0, output
+    assert "3 note(s) exported from decks you have here go back to their cards" in output
+    assert "Installed deck" not in output
+    cards = stored(tmp_path)
+    assert set(cards) == {"memory", "capacity", "gen-fits"}
+    with sqlite3.connect(tmp_path / "study.sqlite3") as conn:
+        assert conn.execute("SELECT count() FROM review_logs").fetchone()[0] == here + in_anki
+        decks = {r[0] for r in conn.execute("SELECT DISTINCT deck_id FROM card_states")}
+    assert decks == {"trip"}
+    for key, reps in before.items():  # answered here, then in Anki: all counted
+        assert cards[key]["reps"] > reps, key
+    assert cards["gen-fits"]["reps"] >= 1  # the draws answered in Anki: one card here
+    assert sum(c["reps"] for c in cards.values()) == here + in_anki
+    code, output = run(tmp_path, "import", str(back))
+    assert code == 0 and "0 reviews added" in output
