@@ -269,3 +269,21 @@ def test_cards_studied_in_anki_come_back_to_the_same_cards_with_every_answer(
     assert sum(c["reps"] for c in cards.values()) == here + in_anki
     code, output = run(tmp_path, "import", str(back))
     assert code == 0 and "0 reviews added" in output
+
+
+def test_a_collection_package_brings_its_history_too(tmp_path: Path) -> None:
+    """A .colpkg (File › Export › Collection, "Support older Anki versions" ticked)."""
+    col = studied_collection(tmp_path)
+    reviews = col.db.scalar("SELECT count() FROM revlog")
+    target = tmp_path / "studied.colpkg"
+    col.export_collection_package(str(target), include_media=True, legacy=True)  # closes it
+    code, output = run(tmp_path, "import", str(target))
+    assert code == 0, output
+    assert f"{reviews} reviews added" in output and "Installed deck studied" in output
+    new_format = tmp_path / "new.colpkg"
+    again = tmp_path / "again"
+    again.mkdir()
+    col = studied_collection(again)  # the newer format, as Anki writes it by default
+    col.export_collection_package(str(new_format), include_media=True, legacy=False)
+    code, output = run(tmp_path, "import", str(new_format))
+    assert code == 1 and "Support older Anki versions" in output and "Traceback" not in output
