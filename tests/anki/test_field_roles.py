@@ -261,3 +261,22 @@ def test_a_cloze_hint_listing_alternatives_accepts_them(tmp_path: Path) -> None:
     assert right(fabric, "InfiniBand") and right(fabric, "IB") and not right(fabric, "Ethernet")
     memory = found["[GB] GB on the H100"]
     assert memory.accept == () and not right(memory, "GB")  # a unit hint is no answer
+
+
+def test_a_prose_answer_is_recalled_and_a_short_one_is_typed(tmp_path: Path) -> None:
+    from anki.collection import Collection
+
+    col = Collection(str(tmp_path / "prose.anki2"))
+    try:
+        add(col, "Basic", "Prose", "", Front="Why can the KV cache outgrow the weights?",
+            Back="Because it grows with the batch and with the context length, so many long "
+                 "conversations at once need more memory for it than the model itself.")
+        add(col, "Basic", "Prose", "", Front="Memory of the H200", Back="HBM3e")
+        package = export(col, tmp_path / "prose.apkg")
+    finally:
+        col.close()
+    found = questions(tmp_path, package)
+    prose = found["Why can the KV cache outgrow the weights?"]
+    assert prose.kind is Kind.RECALL and prose.accept == ()
+    short = found["Memory of the H200"]
+    assert short.kind is Kind.TEXT and right(short, "HBM3e") and not right(short, "HBM3")
