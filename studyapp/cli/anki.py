@@ -142,6 +142,8 @@ def _import_history(ctx: click.Context, conversion: Any) -> None:
     click.echo(t("anki.history.done", settings.lang, profile=settings.profile,
                  cards=result.cards_added + result.cards_updated,
                  reviews=result.reviews_added, known=result.reviews_skipped))
+    if result.cards_replayed:
+        click.echo(t("anki.history.replayed", settings.lang, count=result.cards_replayed))
 
 
 def _write_decks(conversion: Any, output: Path, lang: str) -> None:

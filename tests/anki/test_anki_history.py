@@ -257,6 +257,7 @@ def test_cards_studied_in_anki_come_back_to_the_same_cards_with_every_answer(
     assert code == 0, output
     assert "3 note(s) exported from decks you have here go back to their cards" in output
     assert "Installed deck" not in output
+    assert "worked out again from all their answers, here and in Anki" in output
     cards = stored(tmp_path)
     assert set(cards) == {"memory", "capacity", "gen-fits"}
     with sqlite3.connect(tmp_path / "study.sqlite3") as conn:
