@@ -25,6 +25,7 @@ single braces as formulas.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -478,6 +479,9 @@ class Conversion:
     mapped: frozenset[int] = frozenset()
     """Note type ids whose roles came from ``--map``."""
     collection: AnkiCollection | None = None
+    returning: dict[int, tuple[str, str, str]] = field(default_factory=dict)
+    """Anki note id → (deck id, card id, post) of a studyapp card already installed here that
+    the note was exported from: its history goes back to that card, no copy is made."""
 
     @property
     def deck(self) -> dict[str, Any]:
@@ -714,15 +718,34 @@ def _zip(path: Path) -> Iterator[zipfile.ZipFile]:
         yield archive
 
 
+def returning_card(note: AnkiNote, model: NoteType,
+                   installed: Mapping[str, Mapping[str, str]]) -> tuple[str, str, str] | None:
+    """(deck id, card id, post) of the installed card a studyapp note was exported from.
+
+    Its first field is its key, ``deck/card`` (`` (es)`` after it for another
+    language); the card must still be in that deck.
+    """
+    if not model.name.startswith("studyapp ") or not note.fields:
+        return None
+    key = re.sub(r" \([a-z]{2}\)$", "", html.unescape(note.fields[0]).strip())
+    deck, _, card = key.partition("/")
+    post = installed.get(deck, {}).get(card)
+    return (deck, card, post) if post is not None else None
+
+
 def convert_package(path: Path, *, language: str, deck_id: str | None = None,
                     post: str = "intro", merge: bool = False,
                     field_map: Mapping[str, Mapping[str, str]] | None = None,
-                    posts: Iterable[str] = ()) -> Conversion:
+                    posts: Iterable[str] = (),
+                    installed: Mapping[str, Mapping[str, str]] | None = None) -> Conversion:
     """Studyapp decks (as YAML-ready mappings) from the notes of an Anki package.
 
     One deck per Anki deck (subdecks included), or one for all with ``merge``.
     ``posts`` are the known post slugs: a card's post from a studyapp tag is
-    kept only if it is one of them.
+    kept only if it is one of them. ``installed`` (deck id → card id → post)
+    are the decks already here: a note studyapp exported from one of their
+    cards makes no new card, its history goes back to that card
+    (``Conversion.returning``).
     """
     collection = read_collection(path)
     models = {m.id: m for m in collection.note_types}
@@ -739,6 +762,11 @@ def convert_package(path: Path, *, language: str, deck_id: str | None = None,
         reason = unsupported_reason(model)
         if reason is not None and model.id not in converter.roles:
             conversion.unsupported[reason] += 1
+            continue
+        returning = returning_card(note, model, installed) if installed else None
+        if returning is not None:
+            conversion.returning[note.id] = returning
+            conversion.notes += 1
             continue
         if model.name.startswith("studyapp ") and (
                 model.name.removeprefix("studyapp ") in _STUDYAPP_KINDS
@@ -765,7 +793,7 @@ def convert_package(path: Path, *, language: str, deck_id: str | None = None,
             if tags:
                 card.card["tags"] = tags[:50]
         made.extend(cards)
-    if not made:
+    if not made and not conversion.returning:
         found = ", ".join(f"{n} {name}" for name, n in conversion.unsupported.items())
         raise AnkiPackageError("no note with a question and an answer"
                                + (f" (left out: {found})" if found else ""))

@@ -37,6 +37,7 @@ from studyapp.catalog.posts import list_posts
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import Rating
 from studyapp.study import numbered_choice
+from studyapp.text import explains
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.question_format import answer_comparison, header_line
 from studyapp.tui.text import plain
@@ -80,7 +81,7 @@ class QuestionScreen(StudyScreen):
     CSS_PATH = Path(__file__).parent / "question.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "show_post", "tui.key.show_post", id="question.post"),
-        Binding("ctrl+g", "show_image", "anki.key.image", id="question.image"),
+        Binding("ctrl+g", "show_image", "tui.key.image", id="question.image"),
         Binding("ctrl+z", "undo", "tui.key.undo", id="question.undo"),
         Binding("escape", "escape", "tui.key.end", id="question.end"),
         Binding("i,exclamation_mark", "overrule", "tui.key.overrule", id="question.overrule"),
@@ -127,15 +128,17 @@ class QuestionScreen(StudyScreen):
         self.prompt, self.choices = Static("", id="prompt"), ChoiceList(id="choices")
         self.steps, self.step_prompt = Static("", id="steps"), Static("", id="step-prompt")
         self.field, self.hint = Input(id="response"), Label("", classes="hint")
+        self.reveal = Button(self.tr("anki.recall.show"), id="show-answer", compact=True)
+        """A self-graded card's "Show answer", for a mouse or a tap in the browser."""
         self.retry, self.feedback = Label("", id="retry"), FeedbackView(self.lang)
         self.card, self.bar = VerticalScroll(id="card"), AnswerBar(self.lang)
         for widget in (self.prompt, self.steps, self.step_prompt, self.choices, self.field,
-                       self.hint):
+                       self.reveal, self.hint):
             widget.display = False
         yield Horizontal(self.line, self.score, id="question-head")
         with self.card:
             yield from (self.prompt, self.steps, self.step_prompt, self.choices, self.field,
-                        self.hint, self.retry, self.feedback)
+                        self.reveal, self.hint, self.retry, self.feedback)
         yield self.bar  # the ratings, never scrolled out of sight
         yield SteadyFooter()
 
@@ -434,6 +437,7 @@ class QuestionScreen(StudyScreen):
         self.show_retry("", shown=False)
         self.phase = "asking"
         focus.display = self.prompt.display = self.hint.display = True
+        self.reveal.display = question.kind is Kind.RECALL
         self.set_focus(focus)
         (field if focus is choices else choices).display = False
         self.feedback.display = self.bar.display = False
@@ -467,12 +471,14 @@ class QuestionScreen(StudyScreen):
                                            max(12, self.app.size.width - 30), self.lang)
         if recall:  # the answer itself is the verdict line; the learner rates it
             mark, comparison = verdict.message, Content("")
+        explanation = presented.question.explanation
         self.feedback.show(mark, right, comparison, "" if recall else verdict.message or "",
-                           presented.question.explanation)
+                           explanation if explains(explanation, verdict.expected) else "")
         self.phase = "feedback"
         self.set_focus(self.bar.show(outcome, recall=recall), scroll_visible=False)
         # the answer widgets give their room to the feedback
         self.choices.display = self.field.display = self.hint.display = False
+        self.reveal.display = False
         if presented.question.kind is Kind.SCENARIO:
             # once the worked chain is laid out: the verdict and the chain at the top,
             # the steps above a scroll away
@@ -507,6 +513,9 @@ class QuestionScreen(StudyScreen):
         button = event.button.id or ""
         if button == "continue":
             self.next_question()
+        elif button == "show-answer":
+            if self.phase == "asking" and self._kind() is Kind.RECALL:
+                self.submit(self.field.value)
         elif button.startswith("rate-"):
             self.rate(Rating[button.removeprefix("rate-").upper()])
 
