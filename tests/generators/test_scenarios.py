@@ -263,3 +263,76 @@ def test_a_step_in_the_wrong_unit_is_asked_again() -> None:
 def test_six_scenario_families_across_the_posts() -> None:
     posts = {registered_families()[name].post for name in SCENARIOS}
     assert len(SCENARIOS) >= 6 and len(posts) >= 5
+
+
+# -- a learner can work every step from the figures the setup states -------------------
+
+CAPACITY_STEPS = {  # family: the step whose answer depends on each GPU's capacity
+    "scenario-serving": "gpus",
+    "scenario-long-context": "free",
+    "scenario-training": "min_gpus",
+    "scenario-cost": "gpus",
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize("family", sorted(CAPACITY_STEPS))
+def test_the_setup_states_the_capacity_its_answers_use(family: str, lang: str) -> None:
+    """HBM "GB" are GiB: the H200's 141 GB hold 150.755 GB of 10^9 bytes (the driver's
+    143,771 MiB; NVIDIA H200 datasheet, nvidia.com/en-us/data-center/h200). A setup that
+    said only "141 GB, 90% usable" would make 8 × 141 × 0.9 = 1,015 GB the learner's
+    figure against the 1,085 GB the answer uses: 7% off, outside the 2% tolerance."""
+    from studyapp.questions.generators.context import DrawContext
+    from studyapp.questions.generators.families.terms import capacity_fields, capacity_gb
+
+    cat = load_catalog()
+    for seed in range(30):
+        q = registered_families()[family].generate(seed, lang, {})
+        chip = cat.accelerators[q.params["gpu"]]
+        assert capacity_fields(chip, DrawContext(seed, lang))["capacity"] in q.prompt
+        assert "90" in q.prompt
+        stated = capacity_gb(chip) * GB * 0.9  # what a learner reads off the prompt
+        a = answers(q)
+        if family == "scenario-long-context":
+            system = cat.systems[q.params["system"]]
+            weights = weights_bytes(cat.models[q.params["model"]].params,
+                                    q.params["weights_dtype"])
+            assert a["free"] == approx((system.gpus * stated - weights) / GB)
+        elif family == "scenario-training":
+            assert a["min_gpus"] == math.ceil(a["state"] * GB / stated)  # type: ignore[operator]
+        else:
+            model = cat.models[q.params["model"]]
+            batch = q.params["users" if family == "scenario-serving" else "batch"]
+            total = fit(model.params, q.params["dtype"], kv_shape(model), chip.memory_bytes,
+                        context=q.params["context"], batch=batch).required_bytes / GB
+            need = math.ceil(total * GB / stated)
+            assert a["gpus"] == next(n for n in (1, 2, 4, 8) if n >= need)
+
+
+def test_the_zero_3_group_holds_the_state_on_each_gpu() -> None:
+    """A data-parallel group too small for the state would "hold" more than the GPU has:
+    Llama-3.1-70B's 1,129 GB of Adam state over 8 Gaudi 3 would be 141 GB on a 128 GB chip."""
+    from studyapp.infra import usable_bytes
+
+    cat = load_catalog()
+    for seed in range(200):
+        q = registered_families()["scenario-training"].generate(seed, "en", {})
+        chip = cat.accelerators[q.params["gpu"]]
+        a = answers(q)
+        assert a["per_gpu"] * GB <= usable_bytes(chip.memory_bytes), q.prompt  # type: ignore[operator]
+        assert q.params["data_parallel"] >= a["min_gpus"]  # type: ignore[operator]
+        assert q.params["data_parallel"] <= q.params["gpus"]
+
+
+def test_a_mixture_of_experts_is_costed_at_a_batch_that_reads_every_expert() -> None:
+    """The throughput step reads all of Mixtral's weights. With 2 of 8 experts a token, a
+    batch of 8 touches 1 − (6/8)^8 = 90% of them, of 32 over 99.99% (Mixtral paper,
+    arxiv.org/abs/2401.04088: top-2 routing over 8 experts)."""
+    cat = load_catalog()
+    seen = 0
+    for seed in range(300):
+        q = registered_families()["scenario-cost"].generate(seed, "en", {})
+        if cat.models[q.params["model"]].experts is not None:
+            seen += 1
+            assert q.params["batch"] >= 32, q.prompt
+    assert seen

@@ -42,7 +42,7 @@ from studyapp.infra.units import GB, TFLOPS
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.context import DrawContext, DrawFn, drawn
 from studyapp.questions.generators.drawing import draw_until, entries, values
-from studyapp.questions.generators.families.terms import model_phrase
+from studyapp.questions.generators.families.terms import capacity_fields, model_phrase
 from studyapp.questions.generators.slips import KV_PAIR, SPARSE_TIME
 from studyapp.questions.generators.wording import label
 from studyapp.questions.model import Kind, Question, Slip, Tolerance
@@ -246,7 +246,7 @@ def serving(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 "users": ctx.num(users), "context": ctx.num(context),
                 "params_b": ctx.num(model.params_b, 5),
                 "per_token": ctx.num(env["kv_per_token"], 6),
-                "memory_gb": ctx.num(chip.memory_gb, 4),
+                **capacity_fields(chip, ctx),
                 "usable_gb": ctx.shown(chip.memory_bytes * 0.9 / GB),
                 "bandwidth": ctx.num(chip.memory_bandwidth_tb_s, 4),
                 "tflops": ctx.num(env["flops"] / TFLOPS, 5),
@@ -309,7 +309,7 @@ def long_context(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 "gpu": label(chip.name), "node_gpus": ctx.num(system.gpus),
                 "context": ctx.num(context), "wdtype": str(env["weights_dtype"]).upper(),
                 "per_token": ctx.num(env["kv_per_token"], 6),
-                "memory_gb": ctx.num(chip.memory_gb, 4),
+                **capacity_fields(chip, ctx),
                 "usable_gb": ctx.shown(env["usable"] / GB),
                 "weights_gb": ctx.shown(env["weights_bytes"] / GB),
                 "batch": ctx.num(env["batch"]), "fp8_batch": ctx.num(env["fp8_batch"]),
@@ -357,7 +357,10 @@ def training(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 
     def plausible(d: tuple[Model, Accelerator, float, int, float, int]) -> bool:
         env = run_chain(TRAINING_STEPS, shared_of(d))
-        return bool(1 <= env["days"] <= 365 and env["min_gpus"] >= 2)
+        # the ZeRO-3 group holds the state (a group too small "holds" more than the GPU
+        # has), and the cluster has that group
+        holds = env["per_gpu"] * GB <= usable_bytes(d[1].memory_bytes) and d[5] <= d[3]
+        return bool(1 <= env["days"] <= 365 and env["min_gpus"] >= 2 and holds)
 
     d = draw_until(rng, draw, plausible, "scenario-training")
     model, chip, tokens, gpus, mfu, dp = d
@@ -371,7 +374,7 @@ def training(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 "tflops": ctx.num(chip.bf16_dense_tflops, 5), "dp": ctx.num(dp),
                 "flops": ctx.sci(env["flops"], 4),
                 "rate": ctx.sci(env["flops_per_gpu"] * gpus * mfu, 4),
-                "memory_gb": ctx.num(chip.memory_gb, 4),
+                **capacity_fields(chip, ctx),
                 "usable_gb": ctx.shown(chip.memory_bytes * 0.9 / GB),
                 "min_gpus": ctx.num(env["min_gpus"]),
                 **_gb(env, ctx, "days", "state", "per_gpu")}
@@ -551,7 +554,10 @@ def cost(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 
     def plausible(d: tuple[System, Model, str, int, int, float]) -> bool:
         env = run_chain(COST_STEPS, shared_of(d))
-        return bool(env["gpus"] <= d[0].gpus)
+        # a mixture of experts reads (nearly) every expert only at a batch of 32 or more,
+        # as the throughput step assumes; below that it reads fewer bytes
+        many = d[1].experts is None or d[3] >= 32
+        return bool(many and env["gpus"] <= d[0].gpus)
 
     d = draw_until(rng, draw, plausible, "scenario-cost")
     system, model, dtype, batch, context, price = d
@@ -568,6 +574,7 @@ def cost(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 "batch": ctx.num(batch), "context": ctx.num(context),
                 "params_b": ctx.num(model.params_b, 5),
                 "kv_total": ctx.shown(env["kv_total"]), "price": ctx.num(price),
+                **capacity_fields(chip, ctx),
                 "usable_gb": ctx.shown(chip.memory_bytes * 0.9 / GB),
                 "bandwidth": ctx.num(chip.memory_bandwidth_tb_s, 4),
                 "tflops": ctx.num(env["flops"] / TFLOPS, 5),
