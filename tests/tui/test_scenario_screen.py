@@ -105,3 +105,48 @@ async def test_a_scenario_all_right_is_rated_once(app_factory: AppFactory, tmp_p
         await wait_until(pilot, lambda: len(logs(db_path)) == 1)
         [(rating, correct, _, _)] = logs(db_path)
         assert (rating, correct) == (4, 1)
+
+
+async def test_the_steps_show_in_the_card_screen_and_the_browser(
+        app_factory: AppFactory, tmp_path: Path, db_path: Path) -> None:
+    """After a scenario with a wrong step 1, the card's history (card screen) and the card
+    browser list every step, the wrong one with its true value and the one right from it."""
+    from studyapp.tui.screens.browser import BrowserScreen
+    from studyapp.tui.screens.card_detail import CardDetailScreen
+
+    app = app_factory(study={"deck": str(deck_file(tmp_path))})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                         and app.screen.phase == "asking")
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen) and screen.presented is not None
+        q = screen.presented.question
+        weights, kv = q.parts[0].question.answer, q.parts[1].question.answer
+        assert isinstance(weights, float) and isinstance(kv, float)
+        mine = round(weights * 3)
+        responses = [f"{mine} GB", right_answer(q.parts[1].question),
+                     f"{mine + q.params['users'] * kv:.5g}",
+                     *(right_answer(p.question) for p in q.parts[3:])]
+        for i, (response, part) in enumerate(zip(responses, q.parts, strict=True)):
+            await answer(pilot, response, part.question.kind)
+            if i < len(q.parts) - 1:
+                await wait_until(pilot, lambda i=i: screen.step == i + 1)  # type: ignore[misc]
+        await wait_until(pilot, lambda: screen.phase == "feedback")
+        await wait_until(pilot, lambda: len(logs(db_path)) == 1)
+
+        app.open_screen("card_detail", "scenario-keys", "serve")
+        await wait_until(pilot, lambda: isinstance(app.screen, CardDetailScreen)
+                         and app.screen.loaded)
+        history = text_of(app.screen.query_one("#card-answers", Static))
+        assert f"1. weights: {mine} GB ✗ (expected " in history
+        assert "3. total: " in history and "right from an earlier answer" in history
+        assert f"{len(q.parts)}. bound: " in history
+
+        app.open_screen("browser", "deck:scenario-keys")
+        await wait_until(pilot, lambda: isinstance(app.screen, BrowserScreen)
+                         and app.screen.view is not None)
+        browser = app.screen
+        assert isinstance(browser, BrowserScreen)
+        shown = text_of(browser.query_one("#browser-card", Static))
+        assert f"1. weights: {mine} GB ✗ (expected " in shown
+        assert "right from an earlier answer" in shown
