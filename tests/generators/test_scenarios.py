@@ -31,6 +31,7 @@ from studyapp.infra.memory import min_devices
 from studyapp.infra.shapes import kv_shape
 from studyapp.questions.generators import registered_families
 from studyapp.questions.generators.running import as_record
+from studyapp.questions.grading import expected_display
 from studyapp.questions.model import Kind, Question
 from studyapp.questions.scenario import grade_part, scenario_verdict
 
@@ -205,9 +206,11 @@ def test_a_wrong_step_then_a_step_right_from_it() -> None:
     carried_total = float(f"{mine:.4g}") + users * kv
     third = grade_part(q, 2, f"{carried_total:.5g}", [first, second])
     assert third.correct is False and third.carried
-    assert "Right from your" in third.verdict.message
-    assert first.verdict.given in third.verdict.message  # "right from your 77.6 GB"
-    assert "the true value was" in third.verdict.message
+    # "Right from your 892.9 GB; the true value was 812 GB, which gives 947 GB."
+    true_weights = expected_display(q.parts[0].question)
+    assert third.verdict.message.startswith(
+        f"Right from your {first.verdict.given}; the true value was {true_weights}, which gives ")
+    assert true_weights.endswith(" GB") and first.verdict.given.endswith(" GB")
     # the true total typed after a wrong part 1 is right, not carried
     true_total = grade_part(q, 2, f"{q.parts[2].question.answer:.5g}", [first, second])
     assert true_total.correct and not true_total.carried
