@@ -150,3 +150,28 @@ async def test_the_steps_show_in_the_card_screen_and_the_browser(
         shown = text_of(browser.query_one("#browser-card", Static))
         assert f"1. weights: {mine} GB ✗ (expected " in shown
         assert "right from an earlier answer" in shown
+
+
+async def test_a_steps_method_is_shown_whole_and_in_sight_at_80x24(
+        app_factory: AppFactory, tmp_path: Path) -> None:
+    """ctrl+g on a late step, under a long list of answered steps: the method wraps to the
+    card's width (none of it cut off at the edge) and the card scrolls down to it."""
+    app = app_factory(study={"deck": str(deck_file(tmp_path))})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                         and app.screen.phase == "asking")
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen) and screen.presented is not None
+        q = screen.presented.question
+        for i in range(4):
+            await answer(pilot, right_answer(q.parts[i].question), Kind.NUMERIC)
+            await wait_until(pilot, lambda i=i: screen.step == i + 1)  # type: ignore[misc]
+        await pilot.press("ctrl+g")
+        method = q.parts[4].method
+        assert len(method) > 100  # longer than a line of the card
+        await wait_until(pilot, lambda: method in " ".join(text_of(screen.retry).split()))
+        await pilot.pause(0.2)
+        card, retry = screen.card, screen.retry
+        assert retry.size.width <= card.scrollable_content_region.width
+        assert retry.size.height >= 2  # wrapped, not cut
+        assert card.scrollable_content_region.contains_region(retry.region)  # in sight

@@ -445,6 +445,8 @@ class QuestionScreen(StudyScreen):
         """Why an answer was not graded (a unit of the wrong kind), under the answer."""
         self.retry.update(plain(message))
         self.retry.display = shown
+        if shown:  # under a long scenario the card may end below the screen: bring it up
+            self.call_after_refresh(self.retry.scroll_visible, animate=False)
 
     def show_feedback(self, outcome: Outcome) -> None:
         """Hide the answer widgets, fill in the verdict and offer the ratings."""
