@@ -339,3 +339,24 @@ def test_a_mixture_of_experts_is_costed_at_a_batch_that_reads_every_expert() -> 
             seen += 1
             assert q.params["batch"] >= 32, q.prompt
     assert seen
+
+
+def test_training_steps_name_the_forward_pass_and_the_mfu_slips() -> None:
+    """2·N·D for 6·N·D (forward only) and a time at peak (MFU left out) are named: Llama-3.1-8B
+    on 15T tokens is 6 × 8.03e9 × 1.5e13 = 7.2e23 FLOP (Meta's model card gives 1.46M H100
+    hours for it: ai.meta.com/blog/meta-llama-3-1), not 2.4e23."""
+    family = registered_families()["scenario-training"]
+    # at 50% MFU a time at peak is also half, as from the sparse peak: both are named
+    q = next(q for seed in range(50) if (q := family.generate(seed, "en", {})).params["mfu"]
+             != 0.5)
+    flops, days = q.parts[0].question.answer, q.parts[1].question.answer
+    assert isinstance(flops, float) and isinstance(days, float)
+    forward = grade_part(q, 0, f"{flops / 3:.4g}", [])
+    assert forward.correct is False and forward.verdict.slips == ("forward_only",)
+    assert "forward pass alone" in forward.verdict.message
+    first = grade_part(q, 0, f"{flops:.4g}", [])
+    at_peak = grade_part(q, 1, f"{days * q.params['mfu']:.4g} days", [first])
+    assert at_peak.correct is False and at_peak.verdict.slips == ("mfu_left_out",)
+    assert "Off by ×" in at_peak.verdict.message and "run at the MFU" in at_peak.verdict.message
+    # the worked step goes through seconds to days
+    assert "s; / 86,400 s a day = " in q.parts[1].solution

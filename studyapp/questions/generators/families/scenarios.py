@@ -43,7 +43,7 @@ from studyapp.questions.generators import Family
 from studyapp.questions.generators.context import DrawContext, DrawFn, drawn
 from studyapp.questions.generators.drawing import draw_until, entries, values
 from studyapp.questions.generators.families.terms import capacity_fields, model_phrase
-from studyapp.questions.generators.slips import KV_PAIR, SPARSE_TIME
+from studyapp.questions.generators.slips import FORWARD_ONLY, KV_PAIR, MFU_LEFT_OUT, SPARSE_TIME
 from studyapp.questions.generators.wording import label
 from studyapp.questions.model import Kind, Question, Slip, Tolerance
 from studyapp.questions.scenario import Step, build_parts, run_chain, worked_chain
@@ -325,10 +325,11 @@ def long_context(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 # --- scenario-training ------------------------------------------------------
 
 TRAINING_STEPS = (
-    Step("flops", lambda e: training_flops(e["active"], e["tokens"]), "FLOP"),
+    Step("flops", lambda e: training_flops(e["active"], e["tokens"]), "FLOP",
+         slips=(FORWARD_ONLY,)),
     Step("days", lambda e: training_seconds(e["flops"], e["flops_per_gpu"], e["gpus"],
                                             e["mfu"]) / 86400, "days", uses=("flops",),
-         slips=(SPARSE_TIME,)),
+         slips=(SPARSE_TIME, MFU_LEFT_OUT)),
     Step("state", lambda e: training_memory_bytes(e["params"], ADAM_MIXED_BYTES_PER_PARAM)
          / GB, "GB"),
     Step("per_gpu", lambda e: e["state"] / e["dp"], "GB", uses=("state",)),
@@ -374,6 +375,7 @@ def training(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 "tflops": ctx.num(chip.bf16_dense_tflops, 5), "dp": ctx.num(dp),
                 "flops": ctx.sci(env["flops"], 4),
                 "rate": ctx.sci(env["flops_per_gpu"] * gpus * mfu, 4),
+                "seconds": ctx.sci(env["days"] * 86400, 4),
                 **capacity_fields(chip, ctx),
                 "usable_gb": ctx.shown(chip.memory_bytes * 0.9 / GB),
                 "min_gpus": ctx.num(env["min_gpus"]),
