@@ -360,3 +360,32 @@ def test_training_steps_name_the_forward_pass_and_the_mfu_slips() -> None:
     assert "Off by ×" in at_peak.verdict.message and "run at the MFU" in at_peak.verdict.message
     # the worked step goes through seconds to days
     assert "s; / 86,400 s a day = " in q.parts[1].solution
+
+
+@pytest.mark.parametrize(("family", "step"), [("scenario-serving", "weights"),
+                                              ("scenario-cost", "weights"),
+                                              ("scenario-allreduce", "grads")])
+def test_weights_at_the_wrong_bytes_a_parameter_are_named(family: str, step: str) -> None:
+    """Llama-3.1-405B in BF16 is 811.7 GB (405.85e9 × 2 B); 405.85 GB is one byte a
+    parameter, the data type's size slip, in every scenario that asks for weights."""
+    for seed in range(5):
+        q = registered_families()[family].generate(seed, "en", {})
+        index = [p.name for p in q.parts].index(step)
+        part = q.parts[index].question
+        assert isinstance(part.answer, float)
+        half = grade_part(q, index, f"{part.answer / 2:.5g} GB", [])
+        double = grade_part(q, index, f"{part.answer * 2:.5g} GB", [])
+        for slipped in (half, double):
+            assert slipped.correct is False and slipped.verdict.slips == ("dtype_bytes",)
+
+
+def test_the_cost_throughput_step_works_the_memory_and_compute_times() -> None:
+    """1,350 GB / (8 × 8 TB/s) = 21.1 ms; 2 × 405.85B × 128 / (8 × 2,250 TFLOP/s) = 5.77 ms:
+    the worked step shows both divisions, not only their results."""
+    for seed in range(10):
+        q = registered_families()["scenario-cost"].generate(seed, "en", {})
+        solution = q.parts[2].solution
+        gpus = f"{q.parts[1].question.answer:g}"
+        assert solution.startswith("Memory: ") and f"/ ({gpus} × " in solution
+        assert "compute: 2 × " in solution and " TFLOP/s) = " in solution
+        assert f"{q.params['batch']} sequences / " in solution and solution.endswith(" tokens/s.")

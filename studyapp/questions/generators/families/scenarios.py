@@ -48,6 +48,8 @@ from studyapp.questions.generators.wording import label
 from studyapp.questions.model import Kind, Question, Slip, Tolerance
 from studyapp.questions.scenario import Step, build_parts, run_chain, worked_chain
 
+WEIGHT_BYTES = Slip("dtype_bytes", 2.0, symmetric=True)
+"""Weights or gradients counted at one byte a parameter for two (BF16), or two for one (FP8)."""
 EXACT = Tolerance(relative=None, absolute=0.0)
 """A count of GPUs or sequences: right or not."""
 RATE = Tolerance(relative=0.03)
@@ -177,7 +179,7 @@ def _bound(e: Mapping[str, Any]) -> str:
 
 SERVING_STEPS = (
     Step("weights", lambda e: weights_bytes(e["params"], e["dtype"]) / GB, "GB",
-         slips=(Slip("dtype_bytes", 2.0, symmetric=True),)),
+         slips=(WEIGHT_BYTES,)),
     Step("kv_user", lambda e: e["kv_per_token"] * e["context"] / GB, "GB",
          slips=(KV_PAIR,)),
     Step("total", lambda e: e["weights"] + e["users"] * e["kv_user"], "GB",
@@ -452,7 +454,8 @@ def _links(ctx: DrawContext) -> tuple[str, str]:
 
 
 ALLREDUCE_STEPS = (
-    Step("grads", lambda e: weights_bytes(e["params"], GRADIENT_DTYPE) / GB, "GB"),
+    Step("grads", lambda e: weights_bytes(e["params"], GRADIENT_DTYPE) / GB, "GB",
+         slips=(WEIGHT_BYTES,)),
     Step("nvlink", lambda e: ring_allreduce_seconds(e["grads"] * GB, e["node_gpus"],
                                                     e["nvlink_bw"]) * 1e3, "ms",
          uses=("grads",), slips=(Slip("per_direction", 0.5),)),
@@ -520,7 +523,8 @@ def _cost_step(e: Mapping[str, Any]) -> float:
 
 
 COST_STEPS = (
-    Step("weights", lambda e: weights_bytes(e["params"], e["dtype"]) / GB, "GB"),
+    Step("weights", lambda e: weights_bytes(e["params"], e["dtype"]) / GB, "GB",
+         slips=(WEIGHT_BYTES,)),
     Step("gpus", lambda e: tensor_parallel(e["weights"] + e["kv_total"], e["memory_bytes"]),
          "GPUs", uses=("weights",), tolerance=EXACT),
     Step("throughput", _cost_step, "tokens/s", uses=("weights", "gpus"), tolerance=RATE),
@@ -584,6 +588,7 @@ def cost(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 "memory_ms": ctx.num(memory * 1e3, 3), "compute_ms": ctx.num(compute * 1e3, 3),
                 "gpus": ctx.num(env["gpus"]),
                 "all_gb": ctx.shown(env["weights"] + env["kv_total"]),
+                "step_ms": ctx.num(max(memory, compute) * 1e3, 3),
                 **_gb(env, ctx, "weights", "throughput", "hourly", "per_million")}
 
     return _scenario(ctx, texts="cost",
