@@ -62,7 +62,7 @@ async def test_a_whole_scenario_with_a_wrong_step(app_factory: AppFactory, tmp_p
         mine = round(weights * 3)
         await answer(pilot, f"{mine} GB", Kind.NUMERIC)
         await wait_until(pilot, lambda: screen.step == 1)
-        assert f"{mine} GB" in text_of(screen.steps) and "Not quite" in text_of(screen.steps)
+        assert f"{mine} GB" in screen.steps.text and "Not quite" in screen.steps.text
         await answer(pilot, right_answer(q.parts[1].question), Kind.NUMERIC)
         await wait_until(pilot, lambda: screen.step == 2)
         await pilot.press("ctrl+g")  # this step's method
@@ -70,7 +70,7 @@ async def test_a_whole_scenario_with_a_wrong_step(app_factory: AppFactory, tmp_p
         total = mine + q.params["users"] * kv
         await answer(pilot, f"{total:.5g}", Kind.NUMERIC)
         await wait_until(pilot, lambda: screen.step == 3)
-        assert f"Right from your {mine} GB; the true value was" in text_of(screen.steps)
+        assert f"Right from your {mine} GB; the true value was" in screen.steps.text
         for i in range(3, len(q.parts)):
             part = q.parts[i].question
             await answer(pilot, right_answer(part), part.kind)
@@ -79,8 +79,15 @@ async def test_a_whole_scenario_with_a_wrong_step(app_factory: AppFactory, tmp_p
         await wait_until(pilot, lambda: screen.phase == "feedback")
         assert screen.outcome is not None and screen.outcome.verdict.correct is False
         assert "1. Weights = " in text_of(screen.feedback.query_one("#explanation", Static))
-        steps = text_of(screen.steps)
+        steps = screen.steps.text
         assert all(f"{n}. " in steps for n in range(1, len(q.parts) + 1))
+        # a long verdict wraps under its own text (a hanging indent), never back to the margin
+        left = screen.card.scrollable_content_region.x
+        texts = list(screen.steps.query(".step-text"))
+        assert len(texts) == 2 * len(q.parts)
+        assert all(t.region.x == left + 3 for t in texts[0::2])  # after "1. "
+        assert all(t.region.x == left + 5 for t in texts[1::2])  # after "   ✓ "
+        assert any(t.region.height >= 2 for t in texts[1::2])  # "Right from your ..." wraps
         [(rating, correct, looked, params)] = logs(db_path)
         assert (rating, correct, looked) == (1, 0, 1)
         assert json.loads(params)["parts"][2]["carried"] is True
