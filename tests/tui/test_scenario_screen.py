@@ -79,6 +79,8 @@ async def test_a_whole_scenario_with_a_wrong_step(app_factory: AppFactory, tmp_p
         await wait_until(pilot, lambda: screen.phase == "feedback")
         assert screen.outcome is not None and screen.outcome.verdict.correct is False
         assert "1. Weights = " in text_of(screen.feedback.query_one("#explanation", Static))
+        # no empty "your answer / expected" block: the steps above compare each answer
+        assert not screen.feedback.query_one("#comparison", Static).display
         steps = screen.steps.text
         assert all(f"{n}. " in steps for n in range(1, len(q.parts) + 1))
         # a long verdict wraps under its own text (a hanging indent), never back to the margin

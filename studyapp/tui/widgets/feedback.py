@@ -46,7 +46,9 @@ class FeedbackView(Vertical):
              explanation: str) -> None:
         """Fill in one answer's feedback; deck text goes in as plain text."""
         self.set_verdict(mark, right)
-        self.query_one("#comparison", Static).update(comparison)
+        shown = self.query_one("#comparison", Static)
+        shown.update(comparison)
+        shown.display = bool(comparison.plain)  # a scenario's steps are compared above
         note = self.query_one("#verdict-message", Static)
         note.update(plain(message))
         note.display = bool(message)
