@@ -389,3 +389,25 @@ def test_the_cost_throughput_step_works_the_memory_and_compute_times() -> None:
         assert solution.startswith("Memory: ") and f"/ ({gpus} × " in solution
         assert "compute: 2 × " in solution and " TFLOP/s) = " in solution
         assert f"{q.params['batch']} sequences / " in solution and solution.endswith(" tokens/s.")
+
+
+def test_a_step_right_from_two_wrong_inputs_names_both_in_the_plural() -> None:
+    """Checkpoint write time ×8 (read as bits), the Young/Daly interval and the hours lost right
+    from it: the last step names both of the learner's figures and both true ones."""
+    q = registered_families()["scenario-checkpoint"].generate(4, "en", {})
+    a = answers(q)
+    size, write, mtbf = (float(a[k]) for k in ("size", "write", "mtbf"))  # type: ignore[arg-type]
+    done = [grade_part(q, 0, f"{size:.6g}", [])]
+    done.append(grade_part(q, 1, f"{write * 8:.5g} s", done))
+    assert done[1].verdict.slips == ("bits",)
+    done.append(grade_part(q, 2, f"{mtbf:.6g}", done))
+    tau = math.sqrt(2 * done[1].value * mtbf * 3600)  # type: ignore[operator]
+    done.append(grade_part(q, 3, f"{tau / 60:.5g}", done))
+    assert done[3].carried and "the true value was" in done[3].verdict.message
+    lost = 24 * (done[1].value / tau + tau / (2 * mtbf * 3600))  # type: ignore[operator]
+    last = grade_part(q, 4, f"{lost:.4g}", done)
+    assert last.carried
+    assert last.verdict.message.startswith(
+        f"Right from your {done[1].verdict.given}, {done[3].verdict.given}; the true values "
+        f"were {expected_display(q.parts[1].question)}, {expected_display(q.parts[3].question)}"
+        ", which give ")
