@@ -411,3 +411,20 @@ def test_a_step_right_from_two_wrong_inputs_names_both_in_the_plural() -> None:
         f"Right from your {done[1].verdict.given}, {done[3].verdict.given}; the true values "
         f"were {expected_display(q.parts[1].question)}, {expected_display(q.parts[3].question)}"
         ", which give ")
+
+
+def test_a_wrong_part_1_and_a_part_2_right_from_it() -> None:
+    """Training: 6·N·D off by half again, then the days on the cluster worked from it. Part 2
+    is marked right from the learner's own part 1, and the scenario is still not passed."""
+    q = registered_families()["scenario-training"].generate(1, "en", {})
+    flops, days = q.parts[0].question.answer, q.parts[1].question.answer
+    assert isinstance(flops, float) and isinstance(days, float)
+    first = grade_part(q, 0, f"{flops * 1.5:.4g}", [])
+    assert first.correct is False
+    second = grade_part(q, 1, f"{days * 1.5:.4g} days", [first])
+    assert second.correct is False and second.carried
+    assert second.verdict.message == (
+        f"Right from your {first.verdict.given}; the true value was "
+        f"{expected_display(q.parts[0].question)}, which gives {second.verdict.expected}.")
+    right = grade_part(q, 1, f"{days:.4g} days", [first])  # the true days: right, not carried
+    assert right.correct and not right.carried
