@@ -43,6 +43,7 @@ from studyapp.tui.screens.question_format import answer_comparison, header_line
 from studyapp.tui.text import plain
 from studyapp.tui.widgets.feedback import AnswerBar, FeedbackView
 from studyapp.tui.widgets.footer import SteadyFooter
+from studyapp.tui.widgets.step_list import AnsweredStep, StepList
 
 if TYPE_CHECKING:
     from studyapp.study import Outcome, Presented, StudyService, StudySession
@@ -116,8 +117,6 @@ class QuestionScreen(StudyScreen):
         self.answered = 0
         self.correct = 0
         self.looked_at_post = False
-        self.step_lines: list[Content] = []
-        """A scenario's steps answered so far, each with its verdict."""
         self.step = 0
 
     def compose(self) -> ComposeResult:
@@ -126,7 +125,7 @@ class QuestionScreen(StudyScreen):
         self.line, self.score = Label(self.tr("tui.question.loading"), id="session-line"), \
             Label("", id="session-score")
         self.prompt, self.choices = Static("", id="prompt"), ChoiceList(id="choices")
-        self.steps, self.step_prompt = Static("", id="steps"), Static("", id="step-prompt")
+        self.steps, self.step_prompt = StepList(id="steps"), Static("", id="step-prompt")
         self.field, self.hint = Input(id="response"), Label("", classes="hint")
         self.reveal = Button(self.tr("anki.recall.show"), id="show-answer", compact=True)
         """A self-graded card's "Show answer", for a mouse or a tap in the browser."""
@@ -350,7 +349,7 @@ class QuestionScreen(StudyScreen):
                            practice=practice)
         self.line.update(Content(line))
         self.prompt.update(plain(question.prompt))
-        self.step_lines = []
+        self.steps.clear()
         self.steps.display = self.step_prompt.display = False
         if question.kind is Kind.SCENARIO:
             self.prompt.display = True
@@ -374,14 +373,13 @@ class QuestionScreen(StudyScreen):
         assert presented is not None
         scenario = presented.question
         self.step = index
-        self.steps.update(Content("\n").join(self.step_lines))
-        self.steps.display = bool(self.step_lines)
+        self.steps.display = bool(self.steps.answered)
         head = self.tr("tui.question.step", number=index + 1, total=len(scenario.parts))
         self.step_prompt.update(Content.assemble((head + " ", "bold"),
                                                  plain(scenario.parts[index].question.prompt)))
         self.step_prompt.display = True
         self.ask(scenario.parts[index].question, step=True)
-        if self.step_lines:
+        if self.steps.answered:
             self.call_after_refresh(self.card.scroll_to_widget, self.hint, animate=False)
 
     def add_step_line(self, outcome: Outcome) -> None:
@@ -390,14 +388,13 @@ class QuestionScreen(StudyScreen):
         presented = self.presented
         assert step is not None and presented is not None
         part = presented.question.parts[step.index].question
-        mark = "✓ " if step.correct else ("↪ " if step.carried else "✗ ")
+        mark = "✓" if step.correct else ("↪" if step.carried else "✗")
         style = "$success" if step.correct else ("$warning" if step.carried else "$error")
         given = numbered_choice(part, step.verdict.given) if part.kind is Kind.CHOICE \
             else step.verdict.given
-        line = Content.assemble(
-            (f"{step.index + 1}. ", "bold"), plain(part.prompt), "\n   ",
-            (mark, f"bold {style}"), plain(given), "  ", plain(step.verdict.message))
-        self.step_lines.append(line)
+        self.steps.add(AnsweredStep(
+            step.index + 1, plain(part.prompt), mark, style,
+            Content.assemble(plain(given), "  ", plain(step.verdict.message))))
 
     def ask(self, question: Question, *, step: bool = False) -> None:
         """The answer widgets for a question (or a scenario's step)."""
@@ -449,6 +446,8 @@ class QuestionScreen(StudyScreen):
         """Why an answer was not graded (a unit of the wrong kind), under the answer."""
         self.retry.update(plain(message))
         self.retry.display = shown
+        if shown:  # under a long scenario the card may end below the screen: bring it up
+            self.call_after_refresh(self.retry.scroll_visible, animate=False)
 
     def show_feedback(self, outcome: Outcome) -> None:
         """Hide the answer widgets, fill in the verdict and offer the ratings."""
@@ -463,7 +462,6 @@ class QuestionScreen(StudyScreen):
             mark += "  " + self.tr("tui.question.recorded_again")
         if presented.question.kind is Kind.SCENARIO:
             comparison = Content("")
-            self.steps.update(Content("\n").join(self.step_lines))
             self.steps.display = True
             self.step_prompt.display = False
         else:

@@ -50,7 +50,9 @@ class FeedbackView(Vertical):
         An empty ``explanation`` (a card whose only explanation is its answer) hides the
         explanation and its heading."""
         self.set_verdict(mark, right)
-        self.query_one("#comparison", Static).update(comparison)
+        shown = self.query_one("#comparison", Static)
+        shown.update(comparison)
+        shown.display = bool(comparison.plain)  # a scenario's steps are compared above
         note = self.query_one("#verdict-message", Static)
         note.update(plain(message))
         note.display = bool(message)
