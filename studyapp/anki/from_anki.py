@@ -277,6 +277,8 @@ def read_collection(path: Path) -> AnkiCollection:
         except FormatError as exc:
             raise AnkiPackageError(f"the collection inside {path} is malformed: {exc}"[:300]
                                    ) from None
+        except AnkiPackageError:
+            raise  # already one line saying what is wrong
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
             raise AnkiPackageError(f"the collection inside {path} is malformed: "
                                    f"{type(exc).__name__}: {exc}"[:300]) from None
