@@ -8,10 +8,12 @@ from the system clock) through the days; summer time ends on the fourth::
     LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 \\
     python tests/anki/make_anki_history.py /tmp/anki-clock tests/anki/data
 
-It writes ``studied-days.apkg`` (exported with scheduling, "Support older
-Anki versions" ticked) and ``studied-days.json``: what Anki shows for every
-card at the end (its stage, memory state, counts, and the local day it is
-due on, from Anki's own card info).
+It writes the same collection three times: ``studied-days.apkg`` (exported
+with scheduling, "Support older Anki versions" ticked),
+``studied-days-anki21b.apkg`` and ``studied-days-anki21b.colpkg`` (Anki's
+current format, its default), and ``studied-days.json``: what Anki shows for
+every card at the end (its stage, memory state, counts, and the local day it
+is due on, from Anki's own card info).
 """
 
 from __future__ import annotations
@@ -118,11 +120,14 @@ def main(clock: Path, out: Path) -> None:
     view = {"anki": __import__("anki.buildinfo").buildinfo.version, "zone": "Europe/Madrid",
             "crt": col.crt, "today": col.sched.today,
             "reviews": col.db.scalar("SELECT count() FROM revlog"), "cards": cards}
-    col.export_anki_package(out_path=str(out / "studied-days.apkg"), limit=None,
-                            options=ExportAnkiPackageOptions(
-                                legacy=True, with_scheduling=True, with_media=True,
-                                with_deck_configs=True))
-    col.close()
+    for legacy, name in ((True, "studied-days.apkg"), (False, "studied-days-anki21b.apkg")):
+        col.export_anki_package(out_path=str(out / name), limit=None,
+                                options=ExportAnkiPackageOptions(
+                                    legacy=legacy, with_scheduling=True, with_media=True,
+                                    with_deck_configs=True))
+    # the whole collection in Anki's current format (this closes it)
+    col.export_collection_package(str(out / "studied-days-anki21b.colpkg"), include_media=True,
+                                  legacy=False)
     (out / "studied-days.json").write_text(json.dumps(view, indent=1) + "\n")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import zipfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from studyapp.cli import main
 from studyapp.srs.calendar import day_start, local_zone
 
 pytest.importorskip("anki.collection")
-from anki_fixtures import export, studied_collection
+from anki_fixtures import FORMATS, export, studied_collection
 
 
 def run(tmp_path: Path, *args: str) -> tuple[int, str]:
@@ -23,9 +24,11 @@ def run(tmp_path: Path, *args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-@pytest.fixture
-def studied(tmp_path: Path) -> tuple[Path, dict[str, dict[str, object]], int]:
-    """The package, Anki's own view of every card (by studyapp card key), Anki's review count."""
+@pytest.fixture(params=FORMATS)
+def studied(tmp_path: Path, request: pytest.FixtureRequest
+            ) -> tuple[Path, dict[str, dict[str, object]], int]:
+    """The package (in either format), Anki's own view of every card (by studyapp card key),
+    Anki's review count."""
     col = studied_collection(tmp_path)
     try:
         anki_view = {}
@@ -40,7 +43,7 @@ def studied(tmp_path: Path) -> tuple[Path, dict[str, dict[str, object]], int]:
                 "reps": card.reps, "lapses": card.lapses, "crt": col.crt,
             }
         reviews = col.db.scalar("SELECT count() FROM revlog")
-        package = export(col, tmp_path / "studied.apkg", history=True)
+        package = export(col, tmp_path / "studied.apkg", history=True, form=request.param)
     finally:
         col.close()
     return package, anki_view, reviews
@@ -157,11 +160,14 @@ def test_a_deck_goes_from_anki_to_studyapp_and_back_with_nothing_lost(
 DATA = Path(__file__).parent / "data"
 
 
+@pytest.mark.parametrize("package", ["studied-days.apkg", "studied-days-anki21b.apkg",
+                                     "studied-days-anki21b.colpkg"])
 def test_twelve_days_in_anki_come_due_on_the_days_anki_shows(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, package: str) -> None:
     """A collection studied in Anki 26 with FSRS over twelve days, across the end of summer
-    time (recorded by make_anki_history.py): every card keeps Anki's stage, memory state and
-    counts, and is due on the day Anki's card info shows, in the learner's time zone."""
+    time (recorded by make_anki_history.py, exported in both formats): every card keeps
+    Anki's stage, memory state and counts, and is due on the day Anki's card info shows, in
+    the learner's time zone."""
     from zoneinfo import ZoneInfo
 
     from studyapp.srs.calendar import study_day
@@ -169,7 +175,7 @@ def test_twelve_days_in_anki_come_due_on_the_days_anki_shows(
     anki = json.loads((DATA / "studied-days.json").read_text(encoding="utf-8"))
     monkeypatch.setenv("TZ", anki["zone"])
     zone = ZoneInfo(anki["zone"])
-    code, output = run(tmp_path, "import", str(DATA / "studied-days.apkg"))
+    code, output = run(tmp_path, "import", str(DATA / package))
     assert code == 0, output
     assert f"{anki['reviews']} reviews added" in output
     cards = stored(tmp_path)
@@ -214,8 +220,9 @@ cards:
 """
 
 
+@pytest.mark.parametrize("form", FORMATS)
 def test_cards_studied_in_anki_come_back_to_the_same_cards_with_every_answer(
-        tmp_path: Path) -> None:
+        tmp_path: Path, form: str) -> None:
     """Studied here, exported, studied in Anki (which starts them afresh), imported back:
     Anki's answers join the cards they came from (the draws of a generated card too), no
     second deck appears, and each schedule is rebuilt from all the answers."""
@@ -249,7 +256,8 @@ def test_cards_studied_in_anki_come_back_to_the_same_cards_with_every_answer(
             in_anki += 1
         back = tmp_path / "from-anki.apkg"
         col.export_anki_package(out_path=str(back), limit=None, options=ExportAnkiPackageOptions(
-            legacy=True, with_scheduling=True, with_media=True, with_deck_configs=True))
+            legacy=form == "legacy", with_scheduling=True, with_media=True,
+            with_deck_configs=True))
     finally:
         col.close()
     assert in_anki >= 3
@@ -272,19 +280,17 @@ def test_cards_studied_in_anki_come_back_to_the_same_cards_with_every_answer(
     assert code == 0 and "0 reviews added" in output
 
 
-def test_a_collection_package_brings_its_history_too(tmp_path: Path) -> None:
-    """A .colpkg (File › Export › Collection, "Support older Anki versions" ticked)."""
+@pytest.mark.parametrize("form", FORMATS)
+def test_a_collection_package_brings_its_history_too(tmp_path: Path, form: str) -> None:
+    """A .colpkg (File › Export › Collection), "Support older Anki versions" ticked or in
+    Anki's current format, its default."""
     col = studied_collection(tmp_path)
     reviews = col.db.scalar("SELECT count() FROM revlog")
     target = tmp_path / "studied.colpkg"
-    col.export_collection_package(str(target), include_media=True, legacy=True)  # closes it
+    col.export_collection_package(str(target), include_media=True,
+                                  legacy=form == "legacy")  # closes it
+    with zipfile.ZipFile(target) as archive:
+        assert ("collection.anki21b" in archive.namelist()) == (form == "anki21b")
     code, output = run(tmp_path, "import", str(target))
     assert code == 0, output
     assert f"{reviews} reviews added" in output and "Installed deck studied" in output
-    new_format = tmp_path / "new.colpkg"
-    again = tmp_path / "again"
-    again.mkdir()
-    col = studied_collection(again)  # the newer format, as Anki writes it by default
-    col.export_collection_package(str(new_format), include_media=True, legacy=False)
-    code, output = run(tmp_path, "import", str(new_format))
-    assert code == 1 and "Support older Anki versions" in output and "Traceback" not in output

@@ -15,14 +15,15 @@ from studyapp.questions.grading import grade
 from studyapp.questions.model import Kind, Question
 
 pytest.importorskip("anki.collection")
-from anki_fixtures import add, course_collection, export
+from anki_fixtures import FORMATS, PNG, add, course_collection, export
 
 
-@pytest.fixture
-def course(tmp_path: Path) -> Path:
+@pytest.fixture(params=FORMATS)
+def course(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    """The course as Anki exports it, in either package format: every test holds for both."""
     col = course_collection(tmp_path)
     try:
-        return export(col, tmp_path / "course.apkg")
+        return export(col, tmp_path / "course.apkg", form=request.param)
     finally:
         col.close()
 
@@ -172,7 +173,7 @@ def test_the_cli_writes_one_deck_per_subdeck_and_copies_images(tmp_path: Path,
                                        str(course), "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert (out / "course-memory.yaml").exists() and (out / "course-network.yaml").exists()
-    assert (out / "course-memory.media" / "h100.png").read_bytes().startswith(b"\x89PNG")
+    assert (out / "course-memory.media" / "h100.png").read_bytes() == PNG  # unpacked
     assert "1 image(s) copied" in result.output
 
 
