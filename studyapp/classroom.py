@@ -270,14 +270,21 @@ def _items(questions: Sequence[QuestionRow], wrong: Mapping[tuple[str, str], Seq
                     for slip in list(step.get("slips") or ())[:1]:
                         slips[f"{name}: {slip}"] += 1
                 continue
-            answers[" ".join(answer.response.split())] += 1
+            answers[" ".join((answer.picked or _picked_choice(spec, answer)
+                              or answer.response).split())] += 1
             for name in _slips_of(spec, answer):
                 slips[name] += 1
         items.append(ItemReport(
             q.deck_id, q.card_key, q.post, _prompt_text(spec), q.students,
             q.first_try_accuracy, q.reviews, q.correct, max(q.reviews - q.correct, len(given)),
-            tuple(answers.most_common(TOP_ANSWERS)), tuple(slips.most_common(TOP_ANSWERS))))
+            _most_common(answers), _most_common(slips)))
     return tuple(items)
+
+
+def _most_common(counts: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
+    """The ``TOP_ANSWERS`` most frequent, ties in alphabetical order (the same report from
+    the same answers, whatever order they were stored in)."""
+    return tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_ANSWERS])
 
 
 def _prompt_text(spec: Any) -> str:
@@ -289,11 +296,29 @@ def _prompt_text(spec: Any) -> str:
     return " ".join(spec.text(spec.prompt, spec.language).split())
 
 
+def _picked_choice(spec: Any, answer: Any) -> str | None:
+    """An older wrong choice answer's choice text, by grading it again as it was shown (the
+    typed number means another choice at every shuffle)."""
+    if spec is None or spec.type != "choice" or answer.seed is None:
+        return None
+    from studyapp.questions.grading import grade
+    from studyapp.study.session import showing
+
+    try:
+        given = grade(showing(spec, answer.seed, answer.lang or spec.language),
+                      answer.response).given
+    except Exception:  # a card changed since the answer: the typed text is kept
+        return None
+    letter, sep, text = given.partition(") ")
+    return text if sep and len(letter) == 1 else None
+
+
 def _slips_of(spec: Any, answer: Any) -> tuple[str, ...]:
-    """The named slips a stored wrong answer shows, by grading it again as it was shown."""
+    """The named slips of a stored wrong answer: as the study loop recorded them, or for an
+    answer recorded without them, by grading it again as it was shown."""
     if answer.slip:
         return (answer.slip,)
-    if spec is None or answer.seed is None:
+    if answer.noted or spec is None or answer.seed is None:
         return ()
     from studyapp.questions.grading import grade
     from studyapp.study.session import showing

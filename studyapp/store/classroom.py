@@ -81,6 +81,11 @@ class WrongAnswer:
     slip: str | None = None
     steps: tuple[Mapping[str, Any], ...] = ()
     """A scenario's steps as its review log keeps them (name, given, correct, slips)."""
+    picked: str | None = None
+    """A choice card's picked choice, by its text (the study loop's ``picked_choice``)."""
+    noted: bool = False
+    """The study loop recorded the answer's slips (``answer_slips``), none or some; an older
+    answer without the note has its slip named by grading it again."""
 
 
 def _within(column: Any, profile_ids: Collection[int] | None) -> Any:
@@ -180,11 +185,17 @@ def wrong_answers(store: Store, profile_ids: Collection[int] | None = None,
         for deck_id, card_key, response, expected, seed, lang, params in rows:
             answers = found.setdefault((deck_id, card_key), [])
             if len(answers) < per_card:
-                steps = params.get("parts") if isinstance(params, dict) else None
+                notes = params if isinstance(params, dict) else {}
+                steps = notes.get("parts")
                 kept = tuple(s for s in steps if isinstance(s, dict)) \
                     if isinstance(steps, list) else ()
+                slips = notes.get("answer_slips")
+                slip = str(slips[0]) if isinstance(slips, list) and slips else None
+                picked = notes.get("picked_choice")
                 answers.append(WrongAnswer(deck_id, card_key, response or "", expected, seed,
-                                           lang, steps=kept))
+                                           lang, slip, kept,
+                                           picked if isinstance(picked, str) else None,
+                                           isinstance(slips, list)))
     return found
 
 

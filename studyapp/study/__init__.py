@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 from studyapp.study.cards import CurriculumCard, deck_kind, deck_on_by_default
 from studyapp.study.host import SessionHost
 from studyapp.study.model import (
+    ANSWER_SLIPS,
     LEARNING_STAGES,
+    PICKED_CHOICE,
     SCENARIO_PARTS,
     SHOWN_CHOICES,
     SOON,
@@ -57,7 +59,9 @@ if TYPE_CHECKING:
     from studyapp.store import StoreError as StoreError
 
 __all__ = [
+    "ANSWER_SLIPS",
     "LEARNING_STAGES",
+    "PICKED_CHOICE",
     "SCENARIO_PARTS",
     "SHOWN_CHOICES",
     "SOON",

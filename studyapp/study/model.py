@@ -304,6 +304,14 @@ SCENARIO_PARTS = "parts"
 SHOWN_CHOICES = "shown_choices"
 """Key in a review log's params: the choices in the order the learner saw them."""
 
+ANSWER_SLIPS = "answer_slips"
+"""Key in a wrong answer's params: the named slips it showed (an authored slip's name, a
+generator family's slip key, or for a choice card the picked choice that has feedback)."""
+
+PICKED_CHOICE = "picked_choice"
+"""Key in a wrong choice answer's params: the text of the choice picked (its number changes
+with every shuffle, so the class report counts the text)."""
+
 
 class NoSuchItem(LookupError):
     """An unknown post, deck or card asked for by the user."""

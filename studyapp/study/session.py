@@ -16,7 +16,9 @@ from studyapp.questions.scenario import PartVerdict, grade_part, scenario_verdic
 from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import Rating
 from studyapp.study.model import (
+    ANSWER_SLIPS,
     LEARNING_STAGES,
+    PICKED_CHOICE,
     SCENARIO_PARTS,
     SHOWN_CHOICES,
     Advance,
@@ -397,7 +399,7 @@ class StudySession:
         assert pending.verdict is not None
         presented = pending.presented
         question = presented.question
-        params = _logged_params(question)
+        params = {**_logged_params(question), **_wrong_answer_notes(question, pending.verdict)}
         if pending.parts:  # a scenario logs each step's answer, verdict and slip
             params = {**params, SCENARIO_PARTS: [
                 step.record(text)
@@ -558,6 +560,21 @@ def _logged_params(question: Question) -> Any:
     if question.kind is Kind.CHOICE:
         params = {**params, SHOWN_CHOICES: list(question.choices)}
     return params
+
+
+def _wrong_answer_notes(question: Question, verdict: Verdict) -> dict[str, Any]:
+    """What a wrong answer showed, kept with it for the class report's item analysis:
+    its named slips and, for a choice card, the text of the choice picked."""
+    if verdict.correct:
+        return {}
+    notes: dict[str, Any] = {}
+    if verdict.slips:
+        notes[ANSWER_SLIPS] = list(verdict.slips)
+    if question.kind is Kind.CHOICE:
+        letter, sep, text = verdict.given.partition(") ")
+        if sep and len(letter) == 1 and text in question.choices:
+            notes[PICKED_CHOICE] = text
+    return notes
 
 
 def _jsonable(value: Any) -> Any:
