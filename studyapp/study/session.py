@@ -186,7 +186,9 @@ class StudySession:
                      and item.due > now else None)
             presented = Presented(self.reached, self.total, item.deck_id, item.card_key,
                                   question, item.stage, returning=not first, learning=learning,
-                                  early_by=early, flag=self._flags.get(item.key, 0))
+                                  early_by=early, flag=self._flags.get(item.key, 0),
+                                  place=question.post or self.service.deck_title_of(
+                                      item.deck_id, self.lang))
             self._pending = _Pending(presented, item, first, time.monotonic(), draws=draws)
             return presented
 
