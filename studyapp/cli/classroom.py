@@ -120,7 +120,7 @@ def _print_class(report: Any, posts: list[str]) -> None:
     for column in ("students", "first try"):
         hardest.add_column(column, justify="right", no_wrap=True)
     for q in report.hardest:
-        hardest.add_row(Text(visible(f"{q.deck_id}/{q.card_key}")), Text(visible(q.post)),
+        hardest.add_row(Text(visible(f"{q.deck_id}/{q.card_key}")), Text(visible(q.post or "—")),
                         str(q.students), pct(q.first_try_accuracy))
     console.print(Text("\nHardest questions (first-try accuracy)", style="bold"))
     console.print(hardest)

@@ -223,7 +223,7 @@ class ClassReportScreen(StudyScreen):
         if with_post:
             hardest.add_column(Text(post_header), key="post")
         for n, question in enumerate(report.hardest):
-            post = [plain(question.post)] if with_post else []
+            post = [plain(question.post or "—")] if with_post else []
             hardest.add_row(plain(questions[n], question_width),
                             *(figure(cells[n]) for cells in figures.values()), *post)
 
