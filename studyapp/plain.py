@@ -15,7 +15,7 @@ from typing import TextIO
 from studyapp.i18n import t
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import Rating, format_interval
-from studyapp.study import Outcome, Presented, StudySession, numbered_choice
+from studyapp.study import CourseView, Outcome, Presented, StudySession, numbered_choice
 from studyapp.text import explains, tolerate_encodings, visible
 
 
@@ -33,7 +33,8 @@ def render_question(presented: Presented, lang: str) -> list[str]:
         head += " " + " · ".join(marks) + " ·"
     flag = f" · {t('plain.flag', lang, flag=presented.flag)}" if presented.flag else ""
     lines = [f"{head} "
-             + t("plain.heading", lang, post=q.post, kind=t(f"kind.{q.kind_name}", lang))
+             + t("plain.heading", lang, post=visible(presented.place or q.post),
+                 kind=t(f"kind.{q.kind_name}", lang))
              + flag]
     lines.append(visible(q.prompt))
     if q.kind is Kind.CHOICE:
@@ -70,6 +71,14 @@ def post_summary_lines(slug: str, lang: str) -> list[str]:
         lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
                   for row in rows]
     return [visible(line) for line in lines]
+
+
+def course_summary_lines(view: CourseView) -> list[str]:
+    """A course deck's title, course and summary as plain text (shown before its first
+    session, as a post's summary is)."""
+    lines = [view.title] + ([view.course] if view.course != view.title else []) + [""]
+    lines += markdown_as_text(view.summary.strip().splitlines())
+    return [visible(line) for line in lines] + [""]
 
 
 _EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1|(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")

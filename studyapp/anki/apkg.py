@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 import genanki
 
+from studyapp.catalog.errors import UnknownIdError
 from studyapp.catalog.posts import PostError, load_post
 from studyapp.decks.media import IMAGE_MARK, media_folder
 from studyapp.files import replacing
@@ -208,10 +209,12 @@ class _Sources:
         self._cache: dict[str, str] = {}
 
     def back(self, slug: str) -> str:
+        if not slug:  # a course deck's own card: no post to link
+            return ""
         if slug not in self._cache:
             try:
                 post = load_post(slug, self.lang)
-            except PostError:
+            except (PostError, UnknownIdError):
                 self._cache[slug] = _html(slug)
             else:
                 links = " · ".join(
@@ -261,7 +264,8 @@ def _fields(question: Question, source: str,
 
 
 def _tags(deck: Deck, card: CardSpec, question: Question) -> list[str]:
-    tags = [f"{TAG_PREFIX}::post::{_tag(card.post)}", f"{TAG_PREFIX}::deck::{_tag(deck.id)}"]
+    tags = ([f"{TAG_PREFIX}::post::{_tag(card.post)}"] if card.post else []) + [
+        f"{TAG_PREFIX}::deck::{_tag(deck.id)}"]  # a course deck's own card has no post
     family = card.generator or question.family
     if family:
         tags.append(f"{TAG_PREFIX}::family::{_tag(family)}")

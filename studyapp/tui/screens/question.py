@@ -345,7 +345,8 @@ class QuestionScreen(StudyScreen):
         self.score.update(score)
         room = self.app.size.width - 2 - (len(score) + 2 if score else 0)
         practice = self.session is not None and self.session.practice
-        line = header_line(presented, self.post_title(presented.question.post), room, self.lang,
+        line = header_line(presented, self.post_title(presented.question.post)
+                           if presented.question.post else presented.place, room, self.lang,
                            practice=practice)
         self.line.update(Content(line))
         self.prompt.update(plain(question.prompt))
@@ -566,7 +567,11 @@ class QuestionScreen(StudyScreen):
         if self.presented is not None:
             if self.phase == "asking":
                 self.look_at_post()
-            self.study_app.open_post(self.presented.question.post, from_question=True)
+            if self.presented.question.post:
+                self.study_app.open_post(self.presented.question.post, from_question=True)
+            else:  # a course deck's card: its deck's summary
+                self.study_app.open_screen("course", self.presented.deck_id,
+                                           from_question=True)
 
     def action_method(self) -> None:
         self.show_method()
