@@ -128,7 +128,9 @@ def plan_cmd(ctx: click.Context, exam: datetime | None, apply: bool, clear: bool
             ("learn_days", str(plan.learn_days)),
             ("reviews_per_day", f"{plan.reviews_per_day:.1f}"),
             ("peak_reviews", f"{plan.peak_reviews:.0f}"), ("predicted_recall", recall)]
-    labels = [t(f"tuning.plan.{key}", lang) for key, _ in rows]
+    # too close for the week's margin, the new cards take every day left
+    labels = [t(f"tuning.plan.{key}_close" if key == "learn_days" and plan.too_close
+                else f"tuning.plan.{key}", lang) for key, _ in rows]
     width = max(len(label) for label in labels)
     for label, (_, value) in zip(labels, rows, strict=True):
         click.echo(f"{label:<{width}}  {value}")

@@ -80,6 +80,8 @@ def test_an_exam_too_close_warns_and_clear_restores_the_limit(tmp_path: Path) ->
     shown = run(tmp_path, "plan", "--exam", soon)
     assert shown.exit_code == 0, shown.output
     assert "Too close to see everything a week before:" in shown.output
+    assert "(a week before the exam)" not in shown.output  # it is two days, not a week
+    assert "Days to see them all (every day left)  2" in shown.output
     data = json.loads(run(tmp_path, "plan", "--exam", soon, "--json").output)
     assert data["too_close"] is True and data["predicted_recall"] < 1
     tomorrow = (date.today() + timedelta(days=1)).isoformat()
