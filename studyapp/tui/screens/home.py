@@ -123,7 +123,7 @@ class HomeScreen(StudyScreen):
             return
         from studyapp.tuning import recall_text
 
-        recall = recall_text(plan.predicted_recall)
+        recall = recall_text(plan.predicted_recall, self.lang)
         line.update(Content(self.tr("tuning.plan.line", days=plan.days_left,
                                     exam=plan.exam.isoformat(), new=plan.new_per_day,
                                     reviews=f"{plan.reviews_per_day:.0f}", recall=recall)))

@@ -107,6 +107,9 @@ class AnswerBar(Vertical):
                          else f"tui.rating.{rating.name.lower()}", lang)
                 button.label = Content.assemble((f"{int(rating)} ", "bold"), name,
                                                 (f" {interval}", "dim"))
+                # A new label does not lay the row out again by itself: "10m" after
+                # "6m" would wrap the interval onto a line the button does not show.
+                button.refresh(layout=True)
             button.display = offered
         self.query_one("#continue", Button).display = not outcome.needs_rating
         self.query_one("#rating-capped", Label).display = (
