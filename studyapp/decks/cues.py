@@ -131,6 +131,8 @@ def expected_answers(card: CardSpec, lang: str) -> list[str]:
 
 _MIN_GIVEAWAY = 6
 """Answers shorter than this ("HBM", "8") are too common to count as given away."""
+_RANGE = re.compile(r"\d+(?:[.,]\d+)?\s*[–-]\s*\d+(?:[.,]\d+)?")
+"""A range of figures ("12–14") is specific however short: it counts."""
 
 
 def _norm(text: str) -> str:
@@ -140,7 +142,7 @@ def _norm(text: str) -> str:
 def gives_away(text: str, answer: str) -> bool:
     """``text`` contains ``answer`` as a phrase (not inside a longer word or number)."""
     wanted = _norm(answer).rstrip(".").lstrip("≈~ ")
-    if len(wanted) < _MIN_GIVEAWAY:
+    if len(wanted) < _MIN_GIVEAWAY and not _RANGE.fullmatch(wanted):
         return False
     pattern = r"(?<![\w.,])" + re.escape(wanted) + r"(?![\w])"
     return re.search(pattern, _norm(text)) is not None
