@@ -21,7 +21,7 @@ from studyapp.questions.generators import registered_families
 from studyapp.questions.model import Kind
 from studyapp.srs import Rating
 from studyapp.srs.queue import NEW_CARD_ORDERS, gather_new, new_card_order
-from studyapp.study import SessionKind, StudyService
+from studyapp.study import SessionKind, StudyConfig, StudyService
 
 NUMERIC_KINDS = (Kind.NUMERIC, Kind.TRUEFALSE)
 
@@ -58,15 +58,47 @@ def test_a_fresh_profile_meets_the_numbers_in_every_post_first_session(
     assert "ggg" not in runs and "aaa" not in runs[: runs.rindex("g")], (slug, runs)
 
 
+def padded_service(tmp_path: Path, slug: str, authored: int = 45) -> StudyService:
+    """A fresh profile with an instructor's deck of ``authored`` written cards on ``slug``
+    beside the post deck: a post of 60+ new cards, where the first 40 can miss a family."""
+    lines = [f"deck: class-{slug}", "title: Class notes", "language: en", f"post: {slug}",
+             "cards:"]
+    lines += [f"  - {{id: note-{n}, type: truefalse, prompt: 'Class note {n} holds.', "
+              "answer: true}" for n in range(authored)]
+    path = tmp_path / f"class-{slug}.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    return StudyService(StudyConfig(db_url=url, profile="ana", lang="en", clock=Clock(),
+                                    extra_decks=(path,)))
+
+
+def numeric_families_met(svc: StudyService, slug: str) -> tuple[set[str], set[str]]:
+    """The post's numeric families (its own and those its deck draws), and those met in
+    the first 40 new cards of the study order."""
+    cards = svc._session_cards(None, slug).cards
+    deck = {f for c in cards if (f := numeric_family(svc, c.key))}
+    own = {name for name, f in registered_families().items()
+           if f.post == slug and f.kind in NUMERIC_KINDS}
+    met = {numeric_family(svc, k) for k in study_order(svc, slug)[:40]} - {None}
+    return deck | own, {m for m in met if m}
+
+
 @pytest.mark.parametrize("slug", POST_SLUGS)
 def test_every_numeric_family_of_the_post_comes_within_its_first_40_new_cards(
         tmp_path: Path, slug: str) -> None:
-    svc = service(tmp_path, Clock())
-    order = study_order(svc, slug)[:40]
-    met = {numeric_family(svc, k) for k in order} - {None}
-    own = {name for name, f in registered_families().items()
-           if f.post == slug and f.kind in NUMERIC_KINDS}
-    assert own <= met, (slug, own - met)
+    svc = padded_service(tmp_path, slug)
+    assert len(study_order(svc, slug)) >= 60
+    wanted, met = numeric_families_met(svc, slug)
+    assert wanted and wanted <= met, (slug, wanted - met)
+
+
+def test_written_cards_first_would_leave_the_numbers_past_the_first_40(
+        tmp_path: Path) -> None:
+    """The rule has teeth: the same profile in authored-first order meets none of them."""
+    svc = padded_service(tmp_path, "h200")
+    svc.update_settings(new_card_order="authored-first")
+    wanted, met = numeric_families_met(svc, "h200")
+    assert wanted and not met
 
 
 def test_the_generated_sibling_is_shown_first_and_the_authored_one_another_day(
@@ -126,8 +158,14 @@ def test_mixed_keeps_posts_together_and_waits_for_a_generated_sibling() -> None:
 
 
 
-@pytest.mark.parametrize("slug", ["blackwell", "trainium", "gaudi", "hgx", "nvlink-infiniband"])
-def test_no_prompt_is_asked_twice_in_a_40_answer_session(tmp_path: Path, slug: str) -> None:
+REPEATED_MOST = ("blackwell", "trainium", "gaudi", "hgx", "nvlink-infiniband")
+"""The posts whose totals and conversions repeated most (nvl72, trn2, gaudi-ethernet...)."""
+
+
+@pytest.mark.parametrize(("slug", "lang"), [(slug, "en") for slug in POST_SLUGS]
+                         + [(slug, "es") for slug in REPEATED_MOST])
+def test_no_prompt_is_asked_twice_in_a_40_answer_session(tmp_path: Path, slug: str,
+                                                         lang: str) -> None:
     """Seeded sittings of 40 answers, a third of them wrong so drawn cards come back: each
     showing of a drawn card is a question not yet asked (an authored card asks its one
     question again when it comes back)."""
@@ -135,19 +173,54 @@ def test_no_prompt_is_asked_twice_in_a_40_answer_session(tmp_path: Path, slug: s
 
     clock = Clock()
     svc = service(tmp_path, clock)
-    session = svc.start(SessionKind.POST, post=slug, seed=11, limit=40)
+    session = svc.start(SessionKind.POST, post=slug, seed=11, limit=40, lang=lang)
     prompts: list[tuple[str, frozenset[str]]] = []
     answers = 0
-    while (presented := session.next()) is not None:
+    while (presented := session.next()) is not None and answers < 60:
         answers += 1
         question = presented.question
         if svc.card(presented.deck_id, presented.card_key).is_template:  # drawn numbers
             prompts.append((question.prompt, frozenset(question.choices)))
-        reply = wrong_answer if answers % 3 == 0 else right_answer
-        outcome = session.submit(reply(presented.question))
+        reply = (wrong_answer if answers % 3 == 0 else right_answer)(question)
+        if lang == "es" and question.kind in (Kind.NUMERIC, Kind.SCENARIO):
+            reply = reply.replace(".", ",")  # typed as a Spanish speaker types 3,35
+        outcome = session.submit(reply)
         if outcome.needs_rating:
             session.rate(Rating.GOOD)
         clock.advance(seconds=30)
     assert answers == 40 and len(prompts) >= 10
     repeated = [p for p in set(prompts) if prompts.count(p) > 1]
     assert not repeated, repeated
+
+
+def test_the_post_screen_line_counts_what_the_next_session_asks(tmp_path: Path) -> None:
+    """The post screen's "Next session: N new (G generated, A authored) and D due" is the
+    session that follows: counted again from the cards a sitting shows, on the first day and
+    five days on (when the first day's cards come back due)."""
+    from studyapp.i18n import t
+
+    clock = Clock()
+    svc = service(tmp_path, clock)
+    for day in range(2):
+        mix = svc.next_session_mix("h200")
+        session = svc.start(SessionKind.POST, post="h200", seed=day)
+        firsts: dict[tuple[str, str], tuple[bool, bool]] = {}  # key: (new, generated)
+        while (presented := session.next()) is not None:
+            key = (presented.deck_id, presented.card_key)
+            if key not in firsts:
+                firsts[key] = (presented.stage.name == "NEW", svc._cards_by_key[key].generated)
+            outcome = session.submit(right_answer(presented.question))
+            if outcome.needs_rating:
+                session.rate(Rating.GOOD)
+            clock.advance(seconds=30)
+        seen = list(firsts.values())
+        assert (mix.new_generated, mix.new_authored, mix.due_generated, mix.due_authored) == (
+            seen.count((True, True)), seen.count((True, False)),
+            seen.count((False, True)), seen.count((False, False))), (day, mix)
+        assert day or (mix.new_generated and mix.new_authored)
+        clock.advance(days=5)
+    assert mix.due, "five days on, the first day's cards come back due"
+    line = t("tui.post.next_session", "en", new=mix.new, new_generated=mix.new_generated,
+             new_authored=mix.new_authored, due=mix.due, due_generated=mix.due_generated,
+             due_authored=mix.due_authored)
+    assert line.startswith(f"Next session: {mix.new} new ({mix.new_generated} generated")
