@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from studyapp.catalog import UnknownIdError
 from studyapp.catalog.posts import POST_SLUGS, list_posts
 from studyapp.decks import CardSpec, Deck, deck_title, discover_decks, load_deck
+from studyapp.decks.cues import expected_answers, gives_away
 from studyapp.decks.loader import collector_paused
 from studyapp.i18n import t
 from studyapp.srs.calendar import day_bounds, study_day
@@ -254,7 +255,8 @@ class StudyService:
 
     def _forget_cards(self, names: tuple[str, ...] = ("_cards", "_cards_by_key", "_cards_by_fact",
                                                       "_active_cards", "_active_keys",
-                                                      "_selections")) -> None:
+                                                      "_selections", "_written_answers")
+                      ) -> None:
         """The decks changed (or which of them are studied): index the cards again."""
         for name in names:
             self.__dict__.pop(name, None)
@@ -327,6 +329,27 @@ class StudyService:
         if card is None or not card.fact:
             return set()
         return self._cards_by_fact[card.fact] - {card.key}
+
+    def given_away(self, deck_id: str, texts: Iterable[str], lang: str) -> set[tuple[str, str]]:
+        """Written cards of the deck whose expected answer these texts state.
+
+        A drawn question states its chip's figures ("141 GB of HBM3e"): a written card
+        asking that figure would be answered by it, so the session puts it off a day.
+        """
+        shown = [text for text in texts if text]
+        answers = self._written_answers.get((deck_id, lang))
+        if answers is None:  # worked out once per deck and language
+            answers = [(card.key, found) for card in self._cards
+                       if card.deck.id == deck_id and not card.generated
+                       and (found := expected_answers(card.spec, lang))]
+            self._written_answers[(deck_id, lang)] = answers
+        return {key for key, found in answers
+                if any(gives_away(text, a) for text in shown for a in found)}
+
+    @cached_property
+    def _written_answers(self) -> dict[tuple[str, str], list[tuple[tuple[str, str], list[str]]]]:
+        """(deck, language) → each written card's key and expected answers."""
+        return {}
 
     @cached_property
     def _cards_by_fact(self) -> dict[str, set[tuple[str, str]]]:

@@ -14,7 +14,7 @@ from studyapp.questions.grading import Verdict, grade
 from studyapp.questions.model import Kind, Question
 from studyapp.questions.scenario import PartVerdict, grade_part, scenario_verdict
 from studyapp.srs.queue import QueueItem, SessionQueue
-from studyapp.srs.scheduler import Rating
+from studyapp.srs.scheduler import CardStage, Rating
 from studyapp.study.model import (
     LEARNING_STAGES,
     SCENARIO_PARTS,
@@ -429,11 +429,21 @@ class StudySession:
             self.queue.requeue(pending.item._replace(stage=after.stage), after.due)
         else:
             self.queue.drop({pending.item.key})
-        self._bury_siblings(pending.item, self._last_log)
+        self._bury_siblings(pending.item, self._last_log, pending.presented.question)
 
-    def _bury_siblings(self, item: QueueItem, log_id: int) -> None:
-        """Cards sharing this one's fact wait until the next study day (not those in learning)."""
+    def _bury_siblings(self, item: QueueItem, log_id: int, question: Question) -> None:
+        """Cards sharing this one's fact wait until the next study day (not those in learning).
+
+        So do new written cards whose answer a drawn question has just stated (its chip's
+        "141 GB", in the prompt or the worked solution): the numbers come first, the
+        written card on the same figure another day.
+        """
         siblings = self.service.siblings(item.deck_id, item.card_key)
+        if item.generated:
+            stated = self.service.given_away(item.deck_id,
+                                             (question.prompt, question.explanation), self.lang)
+            siblings |= {i.key for i in self.queue.main
+                         if i.key in stated and i.stage is CardStage.NEW}
         siblings -= {i.key for i in self.queue.learning}
         if not siblings:
             return
