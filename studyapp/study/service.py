@@ -59,6 +59,7 @@ from studyapp.study.session import StudySession
 
 if TYPE_CHECKING:
     from studyapp.store import Store
+    from studyapp.store.cards import CardRef
     from studyapp.store.progress import (
         Answer,
         CardRow,
@@ -91,6 +92,11 @@ def deck_files(lang: str) -> list[DeckRow]:
             rows.append(DeckRow(listing.id, path.name, 0, listing.source, shown, "",
                                 problems or ("?",)))
     return rows
+
+
+SPARE_NEW = 8
+"""New cards planned past today's limit, to take the place of new cards a sitting puts off
+a day (a written card whose answer a drawn question stated): the day still gets its limit."""
 
 
 class StudyService:
@@ -574,16 +580,20 @@ class StudyService:
         unseen = (selection.keys.difference(not_new_keys(self.store, self.profile.id, now))
                   if new_left > 0 else frozenset())
         for card in self.gathered(selection.in_order(unseen)):
-            if len(new) >= new_left:
+            if len(new) >= new_left + SPARE_NEW:
                 break
             if (card.fact and card.fact in taken) or sibling_answered(card, answered):
                 continue
             if card.fact:
                 taken.add(card.fact)
             new.append(self._item(card, None, now))
+        new, spare = new[:new_left], new[new_left:]
         main = build_queue([], reviews, new, reviews_left=reviews_left, new_left=new_left,
                            interleave_posts=post is None, new_gathered=True)
-        return SessionQueue(main[:limit] if limit else main, learning, cutoff=end)
+        # past the limits: what takes the place of a card put off a day in the sitting
+        reserve = (main[limit:] if limit else []) + spare
+        return SessionQueue(main[:limit] if limit else main, learning, cutoff=end,
+                            reserve=reserve)
 
     def next_session_mix(self, post: str) -> SessionMix:
         """What a post's next session holds: new and due cards, generated and authored."""
@@ -705,9 +715,25 @@ class StudyService:
         _, end = day_bounds(self.now(), self.settings.day_rollover_hour)
         bury_cards(self.store, self.profile.id, keys, end)
 
+    def put_off_today(self, keys: set[CardKey]) -> None:
+        """Keep these cards out of every queue until the next study day, a new card too
+        (marked as ``cards --bury`` marks it: it stays new)."""
+        from studyapp.store.cards import Mark, mark_cards  # SQLAlchemy: on first use
+
+        _, end = day_bounds(self.now(), self.settings.day_rollover_hour)
+        mark_cards(self.store, self.profile.id, self._card_refs(keys), Mark.BURY,
+                   now=self.now(), buried_until=end)
+
     def unbury(self, keys: Iterable[CardKey]) -> None:
         """Bring buried cards back today (cards of no loaded deck are left as they are)."""
-        from studyapp.store.cards import CardRef, Mark, mark_cards  # SQLAlchemy: on first use
+        from studyapp.store.cards import Mark, mark_cards  # SQLAlchemy: on first use
+
+        mark_cards(self.store, self.profile.id, self._card_refs(keys), Mark.UNBURY,
+                   now=self.now())
+
+    def _card_refs(self, keys: Iterable[CardKey]) -> list[CardRef]:
+        """The store's references to these cards (cards of no loaded deck left out)."""
+        from studyapp.store.cards import CardRef  # SQLAlchemy: on first use
 
         refs = []
         for deck_id, card_key in keys:
@@ -715,7 +741,7 @@ class StudyService:
             if card is not None:
                 refs.append(CardRef(deck_id, card_key, card.spec.post,
                                     getattr(card.spec, "generator", None)))
-        mark_cards(self.store, self.profile.id, refs, Mark.UNBURY, now=self.now())
+        return refs
 
     def due_times(self, keys: Iterable[CardKey]) -> list[datetime]:
         """The stored due times of these cards (suspended and never answered ones left out)."""

@@ -275,3 +275,41 @@ def test_no_written_card_is_asked_after_a_drawn_question_stated_its_answer(
             held = put_off
         clock.advance(days=1)
     assert held & asked, "put off a day, then asked"
+
+
+def test_undo_brings_back_the_written_card_a_drawn_question_put_off(tmp_path: Path) -> None:
+    clock = Clock()
+    svc = service(tmp_path, clock)
+    capacity = ("post-h200", "h200-capacity")
+    session = svc.start(SessionKind.POST, post="h200", seed=3)
+    assert capacity in {i.key for i in session.queue.main}
+    presented = session.next()
+    assert presented is not None and svc.card(*capacity).type != "generated"
+    assert "141 GB" in presented.question.prompt  # the first card is drawn on the H200
+    outcome = session.submit(right_answer(presented.question))
+    if outcome.needs_rating:
+        session.rate(Rating.GOOD)
+    assert capacity not in {i.key for i in session.queue.main}
+    assert capacity not in {i.key for i in svc.plan(SessionKind.POST, post="h200")}
+    assert session.undo()
+    assert capacity in {i.key for i in session.queue.main}
+    assert capacity in {i.key for i in svc.plan(SessionKind.POST, post="h200")}
+
+
+def test_a_limited_sitting_asks_other_new_cards_in_place_of_those_put_off(
+        tmp_path: Path) -> None:
+    """Eight answers on the H200, all wrong: the drawn questions put the capacity and
+    bandwidth cards off a day, and the cards planned past the limit take their places, so
+    the eight answers go to eight different cards (no card back early while new ones wait)."""
+    from test_service import wrong_answer
+
+    clock = Clock()
+    svc = service(tmp_path, clock)
+    session = svc.start(SessionKind.POST, post="h200", seed=3, limit=8)
+    keys = []
+    while (presented := session.next()) is not None:
+        keys.append(presented.card_key)
+        session.submit(wrong_answer(presented.question))
+        clock.advance(seconds=2)
+    assert len(keys) == 8 and len(set(keys)) == 8, keys
+    assert "h200-capacity" not in keys and "h200-bandwidth" not in keys
