@@ -114,7 +114,7 @@ def test_no_card_gives_another_cards_answer_away() -> None:
     assert not found, found
 
 
-def test_a_short_range_of_figures_counts_as_given_away() -> None:
+def test_a_short_range_or_figure_counts_as_given_away() -> None:
     """The full-state checkpoint card's answer is "≈ 12–14" bytes per parameter: a later
     card saying "the checkpoint (12–14 bytes per parameter)" gives it away, short as it is;
     a short word or number ("HBM", "8") alone does not count."""
@@ -124,6 +124,10 @@ def test_a_short_range_of_figures_counts_as_given_away() -> None:
     assert not gives_away("from 112–140 GB", "12–14")  # inside a longer range
     assert not gives_away("HBM carries 8 stacks", "HBM")
     assert not gives_away("HBM carries 8 stacks", "8")
+    # a short answer with a figure names one chip's fact: the H200's HBM3e, the H100's 80 GB
+    assert gives_away("one NVIDIA H200 SXM (141 GB of HBM3e; 90% usable)", "HBM3e")
+    assert gives_away("Which memory type does the 80 GB H100 SXM use?", "80 GB")
+    assert not gives_away("the B200 runs FP4", "FP4")
 
 
 CUED = """deck: cued

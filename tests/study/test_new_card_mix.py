@@ -188,7 +188,9 @@ def test_no_prompt_is_asked_twice_in_a_40_answer_session(tmp_path: Path, slug: s
         if outcome.needs_rating:
             session.rate(Rating.GOOD)
         clock.advance(seconds=30)
-    assert answers == 40 and len(prompts) >= 10
+    # the H200's written figure cards wait a day once a drawn question states them: its
+    # sitting may end a few answers short, with nothing left to ask today
+    assert (answers == 40 or (answers >= 35 and session.next() is None)) and len(prompts) >= 10
     repeated = [p for p in set(prompts) if prompts.count(p) > 1]
     assert not repeated, repeated
 
