@@ -130,7 +130,11 @@ def expected_answers(card: CardSpec, lang: str) -> list[str]:
 
 
 _MIN_GIVEAWAY = 6
-"""Answers shorter than this ("HBM", "8") are too common to count as given away."""
+"""Answers shorter than this ("HBM", "8") are too common to count as given away..."""
+_MIN_FIGURE = 5
+"""...unless they carry a figure: "80 GB", "700 W", "HBM3e" name one chip's fact."""
+_RANGE = re.compile(r"\d+(?:[.,]\d+)?\s*[–-]\s*\d+(?:[.,]\d+)?")
+"""A range of figures ("12–14") is specific however short: it counts."""
 
 
 def _norm(text: str) -> str:
@@ -140,7 +144,9 @@ def _norm(text: str) -> str:
 def gives_away(text: str, answer: str) -> bool:
     """``text`` contains ``answer`` as a phrase (not inside a longer word or number)."""
     wanted = _norm(answer).rstrip(".").lstrip("≈~ ")
-    if len(wanted) < _MIN_GIVEAWAY:
+    specific = (len(wanted) >= _MIN_GIVEAWAY or _RANGE.fullmatch(wanted) is not None
+                or (len(wanted) >= _MIN_FIGURE and re.search(r"\d", wanted) is not None))
+    if not specific:
         return False
     pattern = r"(?<![\w.,])" + re.escape(wanted) + r"(?![\w])"
     return re.search(pattern, _norm(text)) is not None

@@ -232,6 +232,9 @@ class SessionQueue:
     """Cards in (re)learning waiting in this session, soonest due first."""
     cutoff: datetime | None = None
     """Learning cards due after this (the study day's end) wait for another day."""
+    reserve: list[QueueItem] = field(default_factory=list)
+    """Cards planned past the sitting's limit: each takes the place of a card put off a day,
+    so a limited sitting still has new cards to ask instead of asking a card again early."""
 
     def __post_init__(self) -> None:
         self.learning.sort(key=_due_key)
@@ -269,8 +272,12 @@ class SessionQueue:
 
     def drop(self, keys: set[tuple[str, str]]) -> None:
         """Take cards out of the session (buried siblings, an undone card)."""
+        before = len(self.main)
         self.main = [i for i in self.main if i.key not in keys]
         self.learning = [i for i in self.learning if i.key not in keys]
+        self.reserve = [i for i in self.reserve if i.key not in keys]
+        while len(self.main) < before and self.reserve:
+            self.main.append(self.reserve.pop(0))
 
     def next_due(self) -> datetime | None:
         """When the soonest waiting learning card is due."""

@@ -178,7 +178,9 @@ def totals(store: Store, profile_id: int) -> Totals:
             select(func.sum(CardStat.reviews), func.sum(CardStat.correct),
                    func.sum(CardStat.duration_ms))
             .where(CardStat.profile_id == profile_id)).one()
-        seen = session.scalar(select(func.count()).where(CardState.profile_id == profile_id))
+        # a card marked (buried, flagged) before its first answer is stored new: not seen
+        seen = session.scalar(select(func.count()).where(CardState.profile_id == profile_id,
+                                                         CardState.state != 0))
         return Totals(_int(reviews), _int(correct), _int(seen), _int(duration))
 
 

@@ -67,6 +67,14 @@ class SessionHost(Protocol):
         """Other cards sharing this card's fact."""
         ...
 
+    def given_away(self, deck_id: str, texts: Iterable[str], lang: str) -> set[CardKey]:
+        """Written cards of the deck whose expected answer these texts state."""
+        ...
+
+    def put_off_today(self, keys: set[CardKey]) -> None:
+        """Keep these cards, answered or not, out of every queue until the next study day."""
+        ...
+
     def bury_for_today(self, keys: set[CardKey]) -> None:
         """Keep these cards out of every queue until the next study day."""
         ...

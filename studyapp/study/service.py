@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from studyapp.catalog import UnknownIdError
 from studyapp.catalog.posts import POST_SLUGS, list_posts
 from studyapp.decks import CardSpec, Deck, deck_title, discover_decks, load_deck
+from studyapp.decks.cues import expected_answers, gives_away
 from studyapp.decks.loader import collector_paused
 from studyapp.decks.model import summary_key
 from studyapp.i18n import t
@@ -61,6 +62,7 @@ from studyapp.study.session import StudySession
 
 if TYPE_CHECKING:
     from studyapp.store import Store
+    from studyapp.store.cards import CardRef
     from studyapp.store.progress import (
         Answer,
         CardRow,
@@ -93,6 +95,11 @@ def deck_files(lang: str) -> list[DeckRow]:
             rows.append(DeckRow(listing.id, path.name, 0, listing.source, shown, "",
                                 problems or ("?",)))
     return rows
+
+
+SPARE_NEW = 8
+"""New cards planned past today's limit, to take the place of new cards a sitting puts off
+a day (a written card whose answer a drawn question stated): the day still gets its limit."""
 
 
 class StudyService:
@@ -266,7 +273,8 @@ class StudyService:
 
     def _forget_cards(self, names: tuple[str, ...] = ("_cards", "_cards_by_key", "_cards_by_fact",
                                                       "_active_cards", "_active_keys",
-                                                      "_selections")) -> None:
+                                                      "_selections", "_written_answers")
+                      ) -> None:
         """The decks changed (or which of them are studied): index the cards again."""
         for name in names:
             self.__dict__.pop(name, None)
@@ -339,6 +347,27 @@ class StudyService:
         if card is None or not card.fact:
             return set()
         return self._cards_by_fact[card.fact] - {card.key}
+
+    def given_away(self, deck_id: str, texts: Iterable[str], lang: str) -> set[tuple[str, str]]:
+        """Written cards of the deck whose expected answer these texts state.
+
+        A drawn question states its chip's figures ("141 GB of HBM3e"): a written card
+        asking that figure would be answered by it, so the session puts it off a day.
+        """
+        shown = [text for text in texts if text]
+        answers = self._written_answers.get((deck_id, lang))
+        if answers is None:  # worked out once per deck and language
+            answers = [(card.key, found) for card in self._cards
+                       if card.deck.id == deck_id and not card.generated
+                       and (found := expected_answers(card.spec, lang))]
+            self._written_answers[(deck_id, lang)] = answers
+        return {key for key, found in answers
+                if any(gives_away(text, a) for text in shown for a in found)}
+
+    @cached_property
+    def _written_answers(self) -> dict[tuple[str, str], list[tuple[tuple[str, str], list[str]]]]:
+        """(deck, language) → each written card's key and expected answers."""
+        return {}
 
     @cached_property
     def _cards_by_fact(self) -> dict[str, set[tuple[str, str]]]:
@@ -604,16 +633,20 @@ class StudyService:
         unseen = (selection.keys.difference(not_new_keys(self.store, self.profile.id, now))
                   if new_left > 0 else frozenset())
         for card in self.gathered(selection.in_order(unseen)):
-            if len(new) >= new_left:
+            if len(new) >= new_left + SPARE_NEW:
                 break
             if (card.fact and card.fact in taken) or sibling_answered(card, answered):
                 continue
             if card.fact:
                 taken.add(card.fact)
             new.append(self._item(card, None, now))
+        new, spare = new[:new_left], new[new_left:]
         main = build_queue([], reviews, new, reviews_left=reviews_left, new_left=new_left,
                            interleave_posts=post is None, new_gathered=True)
-        return SessionQueue(main[:limit] if limit else main, learning, cutoff=end)
+        # past the limits: what takes the place of a card put off a day in the sitting
+        reserve = (main[limit:] if limit else []) + spare
+        return SessionQueue(main[:limit] if limit else main, learning, cutoff=end,
+                            reserve=reserve)
 
     def next_session_mix(self, post: str) -> SessionMix:
         """What a post's next session holds: new and due cards, generated and authored."""
@@ -735,9 +768,25 @@ class StudyService:
         _, end = day_bounds(self.now(), self.settings.day_rollover_hour)
         bury_cards(self.store, self.profile.id, keys, end)
 
+    def put_off_today(self, keys: set[CardKey]) -> None:
+        """Keep these cards out of every queue until the next study day, a new card too
+        (marked as ``cards --bury`` marks it: it stays new)."""
+        from studyapp.store.cards import Mark, mark_cards  # SQLAlchemy: on first use
+
+        _, end = day_bounds(self.now(), self.settings.day_rollover_hour)
+        mark_cards(self.store, self.profile.id, self._card_refs(keys), Mark.BURY,
+                   now=self.now(), buried_until=end)
+
     def unbury(self, keys: Iterable[CardKey]) -> None:
         """Bring buried cards back today (cards of no loaded deck are left as they are)."""
-        from studyapp.store.cards import CardRef, Mark, mark_cards  # SQLAlchemy: on first use
+        from studyapp.store.cards import Mark, mark_cards  # SQLAlchemy: on first use
+
+        mark_cards(self.store, self.profile.id, self._card_refs(keys), Mark.UNBURY,
+                   now=self.now())
+
+    def _card_refs(self, keys: Iterable[CardKey]) -> list[CardRef]:
+        """The store's references to these cards (cards of no loaded deck left out)."""
+        from studyapp.store.cards import CardRef  # SQLAlchemy: on first use
 
         refs = []
         for deck_id, card_key in keys:
@@ -745,7 +794,7 @@ class StudyService:
             if card is not None:
                 refs.append(CardRef(deck_id, card_key, card.spec.post,
                                     getattr(card.spec, "generator", None)))
-        mark_cards(self.store, self.profile.id, refs, Mark.UNBURY, now=self.now())
+        return refs
 
     def due_times(self, keys: Iterable[CardKey]) -> list[datetime]:
         """The stored due times of these cards (suspended and never answered ones left out)."""

@@ -14,7 +14,7 @@ from studyapp.questions.grading import Verdict, grade
 from studyapp.questions.model import Kind, Question
 from studyapp.questions.scenario import PartVerdict, grade_part, scenario_verdict
 from studyapp.srs.queue import QueueItem, SessionQueue
-from studyapp.srs.scheduler import Rating
+from studyapp.srs.scheduler import CardStage, Rating
 from studyapp.study.model import (
     ANSWER_SLIPS,
     LEARNING_STAGES,
@@ -78,7 +78,8 @@ class StudySession:
     a learning card comes back when it is due, never earlier, unless nothing
     else waits and it is due within the learn-ahead limit. ``[n/N]``: N is the
     number of distinct cards planned when the session started and never
-    grows; returning learning cards are counted apart.
+    grows (it shrinks when a card is put off a day with none to take its
+    place); returning learning cards are counted apart.
     """
 
     def __init__(self, service: SessionHost, kind: SessionKind,
@@ -102,8 +103,12 @@ class StudySession:
         horizon = self.started_at + service.learn_ahead
         startable = [*queue.main, *(i for i in queue.learning
                                     if i.due is not None and i.due <= horizon)]
-        self._planned_keys = {i.key for i in startable}
-        count = len(self._planned_keys)
+        count = len({i.key for i in startable})
+        self._available = count
+        """Distinct cards this sitting can still show first: less those put off a day."""
+        self._planned_keys = {i.key for i in [*startable, *queue.reserve]}
+        """Cards this sitting may show for the first time (the reserve fills in for cards
+        put off a day)."""
         self.total = min(count, limit) if limit else count
         self.reached = 0  # planned cards shown at least once (n)
         self._shown: set[tuple[str, str]] = set()
@@ -115,6 +120,8 @@ class StudySession:
         """The random state before each answered showing: undo draws it again the same."""
         self.time_studied_ms = 0
         self._buried_by: dict[int, tuple[set[tuple[str, str]], list[QueueItem]]] = {}
+        self._lost_by: dict[int, int] = {}
+        """Per answer: how many planned cards it put off with none to take their place."""
         """Per answer (its log id): the siblings it buried, and those it took out of the queue."""
         """Time spent answering, question shown to answer given, summed over this
         session's answers: the measure progress and ``stats`` call time studied."""
@@ -360,6 +367,8 @@ class StudySession:
         if buried is not None and self._last_log is not None:  # the new answer buried them
             siblings, dropped = self._buried_by.get(self._last_log, (set(), []))
             self._buried_by[self._last_log] = (siblings | buried[0], dropped + buried[1])
+            self._lost_by[self._last_log] = (self._lost_by.get(self._last_log, 0)
+                                             + self._lost_by.pop(held.log_id or 0, 0))
         self._pending = current  # the question on screen stays asked
         return True
 
@@ -433,22 +442,47 @@ class StudySession:
             self.queue.requeue(pending.item._replace(stage=after.stage), after.due)
         else:
             self.queue.drop({pending.item.key})
-        self._bury_siblings(pending.item, self._last_log)
+        self._bury_siblings(pending.item, self._last_log, pending.presented.question)
 
-    def _bury_siblings(self, item: QueueItem, log_id: int) -> None:
-        """Cards sharing this one's fact wait until the next study day (not those in learning)."""
+    def _bury_siblings(self, item: QueueItem, log_id: int, question: Question) -> None:
+        """Cards sharing this one's fact wait until the next study day (not those in learning).
+
+        So do new written cards whose answer a drawn question has just stated (its chip's
+        "141 GB", in the prompt or the worked solution): the numbers come first, the
+        written card on the same figure another day.
+        """
         siblings = self.service.siblings(item.deck_id, item.card_key)
+        if item.generated:
+            stated = self.service.given_away(item.deck_id,
+                                             (question.prompt, question.explanation), self.lang)
+            put_off = {i.key for i in self.queue.main
+                       if i.key in stated and i.stage is CardStage.NEW}
+            if put_off:
+                self.service.put_off_today(put_off)  # never answered: no row to bury yet
+                siblings |= put_off
         siblings -= {i.key for i in self.queue.learning}
         if not siblings:
             return
         self.service.bury_for_today(siblings)
         dropped = [i for i in self.queue.main if i.key in siblings]
+        before = len(self.queue.main)
         self.queue.drop(siblings)
         self._buried_by[log_id] = (siblings, dropped)
+        lost = before - len(self.queue.main)  # the reserve may have filled some places
+        if lost:
+            self._lost_by[log_id] = lost
+            self._recount(-lost)
+
+    def _recount(self, change: int) -> None:
+        """N of ``[n/N]`` follows the cards the sitting can still show (never below n)."""
+        self._available += change
+        available = min(self._available, self.limit) if self.limit else self._available
+        self.total = max(self.reached, available)
 
     def _unbury_siblings(self, log_id: int) -> None:
         """Undo of an answer: the siblings it buried are back today, and in this session."""
         siblings, dropped = self._buried_by.pop(log_id, (set(), []))
+        self._recount(self._lost_by.pop(log_id, 0))
         if not siblings:
             return
         self.service.unbury(sorted(siblings))

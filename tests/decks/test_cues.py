@@ -28,6 +28,7 @@ from studyapp.decks.cues import (
     LONGEST_MARGIN,
     choice_texts,
     give_aways,
+    gives_away,
     lone_qualifier,
     longest_rate,
 )
@@ -111,6 +112,22 @@ def test_no_card_gives_another_cards_answer_away() -> None:
     found = [f"{path.name}: {g.giver.id} ({g.field}, {g.lang}) gives {g.taker.id} "
              f"({g.answer!r})" for path in deck_paths() for g in give_aways(load_deck(path))]
     assert not found, found
+
+
+def test_a_short_range_or_figure_counts_as_given_away() -> None:
+    """The full-state checkpoint card's answer is "≈ 12–14" bytes per parameter: a later
+    card saying "the checkpoint (12–14 bytes per parameter)" gives it away, short as it is;
+    a short word or number ("HBM", "8") alone does not count."""
+    assert gives_away("That is why the checkpoint (12–14 bytes per parameter) is smaller",
+                      "≈ 12–14")
+    assert gives_away("entre 12,5-14 bytes", "12,5-14")
+    assert not gives_away("from 112–140 GB", "12–14")  # inside a longer range
+    assert not gives_away("HBM carries 8 stacks", "HBM")
+    assert not gives_away("HBM carries 8 stacks", "8")
+    # a short answer with a figure names one chip's fact: the H200's HBM3e, the H100's 80 GB
+    assert gives_away("one NVIDIA H200 SXM (141 GB of HBM3e; 90% usable)", "HBM3e")
+    assert gives_away("Which memory type does the 80 GB H100 SXM use?", "80 GB")
+    assert not gives_away("the B200 runs FP4", "FP4")
 
 
 CUED = """deck: cued

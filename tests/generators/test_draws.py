@@ -126,3 +126,24 @@ def test_training_memory_fits_the_gpu_it_names_or_asks_how_many_do() -> None:
             else:
                 assert float(q.answer) * 1e9 <= usable * 1.001, q.prompt
     assert asked, "no draw asks for the fewest GPUs"
+
+
+def test_the_longest_context_is_one_the_model_can_run() -> None:
+    """max-context-that-fits: the weights fit on the chip with room to spare, and a context
+    asked for stays within the model's own window (more tokens would fit but never run)."""
+    from studyapp.infra import usable_bytes, weights_bytes
+
+    catalog = load_catalog()
+    family = get_family("max-context-that-fits")
+    contexts = 0
+    for options in deck_options("max-context-that-fits"):
+        for seed in range(150):
+            q = family.generate(seed, "en", options)
+            p = q.params
+            model, chip = catalog.models[p["model"]], catalog.accelerators[p["gpu"]]
+            assert weights_bytes(model.params, p["dtype"]) < usable_bytes(chip.memory_bytes)
+            assert float(q.answer) >= 1, q.prompt
+            if p["solve_for"] == "context":
+                contexts += 1
+                assert float(q.answer) <= model.context_length, (q.prompt, q.answer)
+    assert contexts, "no draw asks for a context"

@@ -103,7 +103,7 @@ def test_good_on_a_new_card_does_not_return_before_its_due_time(tmp_path: Path) 
         clock.advance(seconds=5)
         presented = session.next()
         assert presented is not None and not presented.returning
-        assert presented.total == planned  # N never grows
+        assert presented.total <= planned  # N never grows (a card put off a day: one less)
         seen.append(presented.card_key)
         answer(session, presented, right=False)  # Again: 1 minute
     assert len(set(seen)) == len(seen), "no card came back while new cards waited"
