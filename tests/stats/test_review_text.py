@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
+import pytest
+
 from studyapp.progress import calendar_lines, forecast_lines, weakness
 from studyapp.srs.scheduler import SchedulerSettings
 
@@ -44,6 +46,7 @@ def test_forecast_lines_carry_dates_and_weekdays() -> None:
     assert lines[1].index(" 0") + 1 == lines[0].index("Wed") + 2  # aligned under Wed
 
 
+@pytest.mark.utc_days  # NOW is fixed in UTC; its study days are read there too
 def test_weakest_never_at_full_recall_and_lapses_weigh() -> None:
     settings = SchedulerSettings()
     just_now = NOW - timedelta(minutes=5)
