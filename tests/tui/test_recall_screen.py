@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
+from textual.pilot import Pilot
 from textual.widgets import Button, Input
 from tui_helpers import wait_until
 
@@ -25,6 +28,18 @@ cards:
 """
 
 
+@asynccontextmanager
+async def asking(app_factory: Callable[..., StudyApp],
+                 deck: Path) -> AsyncIterator[tuple[Pilot[Any], QuestionScreen]]:
+    """The app at 80x24 studying ``deck``, its first card asked."""
+    app = app_factory(study={"deck": str(deck)})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                         and app.screen.phase == "asking")
+        assert isinstance(app.screen, QuestionScreen)
+        yield pilot, app.screen
+
+
 def ratings(db_path: Path) -> list[tuple[int, int]]:
     with sqlite3.connect(db_path) as db:
         return list(db.execute("SELECT rating, correct FROM review_logs ORDER BY id"))
@@ -34,12 +49,7 @@ async def test_enter_shows_the_answer_and_again_means_forgot(
         app_factory: Callable[..., StudyApp], tmp_path: Path, db_path: Path) -> None:
     deck = tmp_path / "recall.yaml"
     deck.write_text(DECK, encoding="utf-8")
-    app = app_factory(study={"deck": str(deck)})
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
-                         and app.screen.phase == "asking")
-        screen = app.screen
-        assert isinstance(screen, QuestionScreen)
+    async with asking(app_factory, deck) as (pilot, screen):
         assert "Enter" in str(screen.query_one("#response", Input).placeholder)
         await pilot.press("enter")  # nothing typed: shows the answer
         await wait_until(pilot, lambda: screen.phase == "feedback")
@@ -59,12 +69,7 @@ async def test_a_card_without_an_explanation_shows_its_answer_once(
     deck = tmp_path / "bare.yaml"
     deck.write_text(DECK.replace('    explanation: "Batch, matrices, layers."\n', ""),
                     encoding="utf-8")
-    app = app_factory(study={"deck": str(deck)})
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
-                         and app.screen.phase == "asking")
-        screen = app.screen
-        assert isinstance(screen, QuestionScreen)
+    async with asking(app_factory, deck) as (pilot, screen):
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.phase == "feedback")
         assert "data, tensor and pipeline" in str(screen.query_one("#verdict").render())
@@ -76,12 +81,7 @@ async def test_an_explanation_is_shown_under_its_heading(
         app_factory: Callable[..., StudyApp], tmp_path: Path) -> None:
     deck = tmp_path / "recall.yaml"
     deck.write_text(DECK, encoding="utf-8")
-    app = app_factory(study={"deck": str(deck)})
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
-                         and app.screen.phase == "asking")
-        screen = app.screen
-        assert isinstance(screen, QuestionScreen)
+    async with asking(app_factory, deck) as (pilot, screen):
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.phase == "feedback")
         assert screen.query_one("#explanation-heading").display
@@ -93,12 +93,7 @@ async def test_the_show_answer_button_reveals_the_answer(
     """A mouse or a tap in the browser: "Show answer", then a rating button."""
     deck = tmp_path / "recall.yaml"
     deck.write_text(DECK, encoding="utf-8")
-    app = app_factory(study={"deck": str(deck)})
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
-                         and app.screen.phase == "asking")
-        screen = app.screen
-        assert isinstance(screen, QuestionScreen)
+    async with asking(app_factory, deck) as (pilot, screen):
         button = screen.query_one("#show-answer", Button)
         assert button.display and "Show answer" in str(button.label)
         await pilot.click("#show-answer")
