@@ -13,7 +13,11 @@ from studyapp.store.progress import Answer, NewState, card_states, record_answer
 from studyapp.study import StudyConfig, StudyService
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-SCHEDULER = Scheduler(SchedulerSettings())
+
+
+def scheduler() -> Scheduler:
+    """The default scheduler in the test's local zone (set per test), as the service has it."""
+    return Scheduler(SchedulerSettings())
 
 
 def service(path: Path, clock: datetime) -> StudyService:
@@ -23,7 +27,7 @@ def service(path: Path, clock: datetime) -> StudyService:
 
 def answer(svc: StudyService, card: str, at: datetime, rating: Rating) -> None:
     def state_for(row: object) -> NewState:
-        after = SCHEDULER.review(svc._memory(row), rating, at)  # type: ignore[arg-type]
+        after = scheduler().review(svc._memory(row), rating, at)  # type: ignore[arg-type]
         return NewState(int(after.stage), after.step, after.stability, after.difficulty,
                         after.due or at, after.last_review or at, after.reps, after.lapses,
                         False)
@@ -55,9 +59,9 @@ def test_two_copies_merge_into_one_history_and_one_schedule(tmp_path: Path) -> N
 
     union = sorted([*shared, (T0 + timedelta(days=8), Rating.EASY),
                     (T0 + timedelta(days=9), Rating.AGAIN)])
-    memory = Memory(card_id=state.id)
+    memory, replayed = Memory(card_id=state.id), scheduler()
     for at, rating in union:
-        memory = SCHEDULER.review(memory, rating, at)
+        memory = replayed.review(memory, rating, at)
     assert state.stability is not None and memory.stability is not None
     assert abs(state.stability - memory.stability) < 1e-9
     assert state.due == memory.due and state.lapses == memory.lapses == 1
