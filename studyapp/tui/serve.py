@@ -378,14 +378,10 @@ class StudyServer(Server):
             kind, data = envelope[0], (envelope[1] if len(envelope) > 1 else None)
             if kind == "stdin" and isinstance(data, str):
                 payload = data.encode("utf-8", "replace")
-                if len(payload) > MAX_INPUT_BYTES:
-                    log.warning("dropped %d bytes of input from a tab (more than %d at once)",
-                                len(payload), MAX_INPUT_BYTES)
-                    continue
-                if not allowance.take(len(payload)):
+                if len(payload) > MAX_INPUT_BYTES or not allowance.take(len(payload)):
                     if not dropping:
-                        log.warning("dropping input from a tab: more than %d bytes a second",
-                                    INPUT_BYTES_PER_S)
+                        log.warning("dropping input from a tab: more than %d bytes at once "
+                                    "or %d a second", MAX_INPUT_BYTES, INPUT_BYTES_PER_S)
                     dropping = True
                     continue
                 dropping = False

@@ -253,4 +253,5 @@ def test_a_tab_flooding_its_app_with_input_takes_its_app_along_when_it_closes(
     took = asyncio.run(scenario())
     print(f"\nthe app went {took:.1f} s after its tab closed")
     assert took < 15  # 62 s before the input allowance
-    assert "dropping input from a tab" in server.log.read_text("utf-8", "replace")
+    logged = server.log.read_text("utf-8", "replace")
+    assert 1 <= logged.count("dropping input from a tab") <= 5  # said once per flood
