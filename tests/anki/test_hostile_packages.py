@@ -62,6 +62,17 @@ CREATE VIEW notes AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FRO
 """
 
 
+RECURSIVE_COL = """
+ALTER TABLE col RENAME TO col_real;
+CREATE VIEW col AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r)
+    SELECT n AS id, 0 AS crt, 0 AS mod, 0 AS scm, 0 AS ver, 0 AS dty, 0 AS usn, 0 AS ls,
+           '' AS conf, '' AS models, '' AS decks, '' AS dconf, '' AS tags FROM r;
+"""
+DEEP_MODELS = ("UPDATE col SET models = '{\"1\": ' || replace(printf('%.50000c', '['), ' ', '[')"
+               " || replace(printf('%.50000c', ']'), ' ', ']') || '}';")
+"""Note types nested 50,000 deep: ``json.loads`` raised RecursionError, a traceback."""
+
+
 TWO_HEADERS = ("INSERT INTO col SELECT id + 1, crt, mod, scm, ver, dty, usn, ls, conf, "
                "models, decks, dconf, tags FROM col;")
 
@@ -79,6 +90,24 @@ TWO_HEADERS = ("INSERT INTO col SELECT id + 1, crt, mod, scm, ver, dty, usn, ls,
      "note type 1, field 'flds.0.name'"),
     ("models-a-list", None, [1, 2, 3], "malformed"),
     ("two-headers", TWO_HEADERS, None, "rows in 'col'"),
+    ("col-view", RECURSIVE_COL, None, "'col' is a view, not a table"),
+    ("models-not-json", "UPDATE col SET models = '{not json';", None,
+     "note types are not valid JSON"),
+    ("models-too-deep", DEEP_MODELS, None, "note types are not valid JSON"),
+    ("decks-not-json", "UPDATE col SET decks = '[1,2';", None, "decks are not valid JSON"),
+    ("decks-a-list", "UPDATE col SET decks = '[1,2,3]';", None,
+     "decks are malformed: Input should be a valid dictionary"),
+    ("deck-a-string", "UPDATE col SET decks = '{\"1\": \"x\"}';", None,
+     "decks are malformed: '1': "),
+    ("options-a-list", "UPDATE col SET dconf = '[[]]';", None, "deck options are malformed"),
+    ("card-due-text", "UPDATE cards SET id = 1, due = 'soon';", None,
+     "'cards' row '1': field 'due'"),
+    ("note-type-text", "UPDATE notes SET id = 1, mid = 'x';", None,
+     "'notes' row '1': field 'mid'"),
+    ("fields-not-text", "UPDATE notes SET id = 1, flds = x'ff00ff';", None,
+     "'notes' row '1': field 'flds'"),
+    ("review-ease-text", "INSERT INTO revlog VALUES (7, 1, 0, 'x', 1, 1, 2500, 100, 0);", None,
+     "'revlog' row '7': field 'ease'"),
 ])
 def test_a_malformed_collection_is_refused_in_one_line(tmp_path: Path, name: str,
                                                         change: str | None, models: object,
