@@ -158,3 +158,23 @@ def test_the_reader_still_reads_what_anki_writes(tmp_path: Path) -> None:
     conversion = convert_package(good_package(tmp_path), language="en")
     assert conversion.cards == 1
     shutil.rmtree(tmp_path / "unused", ignore_errors=True)
+
+
+def test_a_deck_the_app_would_refuse_is_never_written(tmp_path: Path) -> None:
+    """100k notes made an 8.9 MB deck that the app then refused; now nothing is written."""
+    small = genanki.Deck(2059400113, "Big::Alpha")  # converted first
+    small.add_note(genanki.Note(model=genanki.BASIC_MODEL, fields=["Which memory?", "HBM3e"]))
+    big = genanki.Deck(2059400114, "Big::Huge")
+    for n in range(60):  # 60 answers of 100 kB: a 6 MB deck
+        big.add_note(genanki.Note(model=genanki.BASIC_MODEL,
+                                  fields=[f"Question {n}?", f"answer {n} " + "x" * 100_000]))
+    path = tmp_path / "big.apkg"
+    genanki.Package([small, big]).write_to_file(str(path))
+    out = tmp_path / "decks"
+    result = CliRunner().invoke(main, ["--lang", "en", "deck", "from-anki", str(path), "-o",
+                                       str(out)],
+                                env={"STUDYAPP_HOME": str(tmp_path / "home"),
+                                     "STUDYAPP_DB": None})
+    assert result.exit_code == 1
+    assert "would be 6.0 MB; studyapp reads decks up to 5 MB" in result.output
+    assert not out.exists() or not list(out.iterdir())  # not even the small deck
