@@ -49,6 +49,9 @@ class StudentReport:
     time_ms: int
     last_review: datetime | None
     mastery: tuple[tuple[str, float], ...]
+    decks: tuple[tuple[str, float], ...] = ()
+    """Mastery per deck the student studies, other than the post decks (course decks,
+    installed and published decks), whatever posts their cards name."""
 
     @property
     def accuracy(self) -> float | None:
@@ -137,6 +140,7 @@ class ClassReport:
                 "time_s": round(s.time_ms / 1000, 1),
                 "last_review": s.last_review.isoformat() if s.last_review else None,
                 "mastery": {post: round(m, 4) for post, m in s.mastery},
+                "decks": {deck: round(m, 4) for deck, m in s.decks},
             } for s in self.students],
             "hardest_questions": [{
                 "deck": q.deck_id, "card": q.card_key, "post": q.post, "students": q.students,
@@ -165,10 +169,11 @@ class ClassReport:
         """One row per student and post (the mastery grid), for spreadsheets."""
         rows = []
         for s in self.students:
-            for post, mastery in s.mastery:
+            places = [(post, "", m) for post, m in s.mastery] + [("", d, m) for d, m in s.decks]
+            for post, deck, mastery in places:
                 rows.append({"student": s.name, "post": post, "mastery": round(mastery, 4),
                              "reviews": s.reviews, "accuracy": round_or_none(s.accuracy),
-                             "cards_seen": s.cards_seen, "overdue": s.overdue})
+                             "cards_seen": s.cards_seen, "overdue": s.overdue, "deck": deck})
         return rows
 
 
@@ -190,16 +195,30 @@ def studied_card_totals(decks: Sequence[Deck], choices: Mapping[str, bool] | Non
     learner's own on/off per deck, else the deck's default, so an example deck
     left off does not lower a student's mastery. ``None`` counts every deck.
     """
+    totals = dict.fromkeys(POST_SLUGS, 0)
+    for deck in _studied(decks, choices):
+        for spec in deck.cards:
+            if spec.post in totals:  # a course deck's own cards belong to no post
+                totals[spec.post] += 1
+    return totals
+
+
+def _studied(decks: Sequence[Deck], choices: Mapping[str, bool] | None) -> list[Deck]:
+    """The decks a learner studies (``None``: every deck)."""
     from studyapp.study import deck_kind, deck_on_by_default
 
-    totals = dict.fromkeys(POST_SLUGS, 0)
-    for deck in decks:
-        if choices is not None and deck_kind(deck) != "file" and not choices.get(
-                deck.id, deck_on_by_default(deck)):
-            continue
-        for spec in deck.cards:
-            totals[spec.post] = totals.get(spec.post, 0) + 1
-    return totals
+    return [deck for deck in decks
+            if choices is None or deck_kind(deck) == "file"
+            or choices.get(deck.id, deck_on_by_default(deck))]
+
+
+def studied_deck_totals(decks: Sequence[Deck], choices: Mapping[str, bool] | None
+                        ) -> dict[str, int]:
+    """Cards per deck a learner studies, post decks left out (their post's line says it)."""
+    from studyapp.study import deck_kind
+
+    return {deck.id: len(deck.cards) for deck in _studied(decks, choices)
+            if deck_kind(deck) != "post"}
 
 
 def class_report(store: Store, totals: dict[str, int], now: datetime, *, source: str = "database",
@@ -218,17 +237,25 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
     settings = db.profile_settings(store)
     ages = {row.profile_id: _mastery_age(settings.get(row.profile_id, {})) for row in rows}
     mastered: dict[tuple[int, str], int] = {}
+    by_deck: dict[tuple[int, str], int] = {}
     for age in set(ages.values()):
         found = db.mastery_by_post(store, now, age)
         mastered.update({key: n for key, n in found.items() if ages.get(key[0]) == age})
+        if decks is not None:
+            found = db.mastery_by_deck(store, now, age)
+            by_deck.update({key: n for key, n in found.items() if ages.get(key[0]) == age})
     students = []
     for row in rows:
-        studied = (totals if decks is None
-                   else studied_card_totals(decks, deck_choices(store, row.profile_id)))
+        choices = None if decks is None else deck_choices(store, row.profile_id)
+        studied = totals if decks is None else studied_card_totals(decks, choices)
         mastery = tuple((post, min(1.0, mastered.get((row.profile_id, post), 0) / total)
                          if total else 0.0) for post, total in studied.items())
+        own = {} if decks is None else studied_deck_totals(decks, choices)
+        deck_mastery = tuple((deck, min(1.0, by_deck.get((row.profile_id, deck), 0) / total)
+                              if total else 0.0) for deck, total in own.items())
         students.append(StudentReport(row.name, row.reviews, row.correct, row.cards_seen,
-                                      row.overdue, row.time_ms, row.last_review, mastery))
+                                      row.overdue, row.time_ms, row.last_review, mastery,
+                                      deck_mastery))
     overdue = sorted((s for s in students if s.overdue), key=lambda s: (-s.overdue, s.name))
     questions = db.hardest_questions(store, None, profile_ids=profile_ids)
     items = _items(questions, db.wrong_answers(store, profile_ids), decks or ())
@@ -270,14 +297,21 @@ def _items(questions: Sequence[QuestionRow], wrong: Mapping[tuple[str, str], Seq
                     for slip in list(step.get("slips") or ())[:1]:
                         slips[f"{name}: {slip}"] += 1
                 continue
-            answers[" ".join(answer.response.split())] += 1
+            answers[" ".join((answer.picked or _picked_choice(spec, answer)
+                              or answer.response).split())] += 1
             for name in _slips_of(spec, answer):
                 slips[name] += 1
         items.append(ItemReport(
             q.deck_id, q.card_key, q.post, _prompt_text(spec), q.students,
             q.first_try_accuracy, q.reviews, q.correct, max(q.reviews - q.correct, len(given)),
-            tuple(answers.most_common(TOP_ANSWERS)), tuple(slips.most_common(TOP_ANSWERS))))
+            _most_common(answers), _most_common(slips)))
     return tuple(items)
+
+
+def _most_common(counts: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
+    """The ``TOP_ANSWERS`` most frequent, ties in alphabetical order (the same report from
+    the same answers, whatever order they were stored in)."""
+    return tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_ANSWERS])
 
 
 def _prompt_text(spec: Any) -> str:
@@ -289,11 +323,29 @@ def _prompt_text(spec: Any) -> str:
     return " ".join(spec.text(spec.prompt, spec.language).split())
 
 
+def _picked_choice(spec: Any, answer: Any) -> str | None:
+    """An older wrong choice answer's choice text, by grading it again as it was shown (the
+    typed number means another choice at every shuffle)."""
+    if spec is None or spec.type != "choice" or answer.seed is None:
+        return None
+    from studyapp.questions.grading import grade
+    from studyapp.study.session import showing
+
+    try:
+        given = grade(showing(spec, answer.seed, answer.lang or spec.language),
+                      answer.response).given
+    except Exception:  # a card changed since the answer: the typed text is kept
+        return None
+    letter, sep, text = given.partition(") ")
+    return text if sep and len(letter) == 1 else None
+
+
 def _slips_of(spec: Any, answer: Any) -> tuple[str, ...]:
-    """The named slips a stored wrong answer shows, by grading it again as it was shown."""
+    """The named slips of a stored wrong answer: as the study loop recorded them, or for an
+    answer recorded without them, by grading it again as it was shown."""
     if answer.slip:
         return (answer.slip,)
-    if spec is None or answer.seed is None:
+    if answer.noted or spec is None or answer.seed is None:
         return ()
     from studyapp.questions.grading import grade
     from studyapp.study.session import showing

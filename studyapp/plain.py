@@ -15,8 +15,8 @@ from typing import TextIO
 from studyapp.i18n import t
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import Rating, format_interval
-from studyapp.study import Outcome, Presented, StudySession, numbered_choice
-from studyapp.text import tolerate_encodings, visible
+from studyapp.study import CourseView, Outcome, Presented, StudySession, numbered_choice
+from studyapp.text import explains, tolerate_encodings, visible
 
 
 def render_question(presented: Presented, lang: str) -> list[str]:
@@ -33,7 +33,8 @@ def render_question(presented: Presented, lang: str) -> list[str]:
         head += " " + " · ".join(marks) + " ·"
     flag = f" · {t('plain.flag', lang, flag=presented.flag)}" if presented.flag else ""
     lines = [f"{head} "
-             + t("plain.heading", lang, post=q.post, kind=t(f"kind.{q.kind_name}", lang))
+             + t("plain.heading", lang, post=visible(presented.place or q.post),
+                 kind=t(f"kind.{q.kind_name}", lang))
              + flag]
     lines.append(visible(q.prompt))
     if q.kind is Kind.CHOICE:
@@ -70,6 +71,14 @@ def post_summary_lines(slug: str, lang: str) -> list[str]:
         lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
                   for row in rows]
     return [visible(line) for line in lines]
+
+
+def course_summary_lines(view: CourseView) -> list[str]:
+    """A course deck's title, course and summary as plain text (shown before its first
+    session, as a post's summary is)."""
+    lines = [view.title] + ([view.course] if view.course != view.title else []) + [""]
+    lines += markdown_as_text(view.summary.strip().splitlines())
+    return [visible(line) for line in lines] + [""]
 
 
 _EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1|(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
@@ -202,7 +211,7 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
             q = presented.question
             say(t("plain.compare", lang, given=visible(numbered_choice(q, verdict.given)),
                   expected=visible(numbered_choice(q, verdict.expected))))
-        if _explains(presented.question.explanation, verdict.expected):
+        if explains(presented.question.explanation, verdict.expected):
             say(t("plain.explanation", lang), visible(presented.question.explanation))
         if outcome.needs_rating:
             if not _rate(session, outcome, say, read, lang, recall=recall):
@@ -279,17 +288,6 @@ def _nothing_to_study(session: StudySession, lang: str) -> list[str]:
         return [t("plain.nothing_due", lang), t("plain.more_new_hint", lang, more=MORE_NEW),
                 t("plain.practice_hint", lang)]
     return [t("plain.nothing_left", lang), t("plain.practice_hint", lang)]
-
-
-def _explains(explanation: str, expected: str) -> bool:
-    """Whether an explanation says more than the answer itself.
-
-    A card without an explanation gets its answer as one ("true"); printing
-    "Worked solution: true" would promise a solution that is not there.
-    """
-    said = explanation.strip().casefold()
-    bare = re.sub(r"^\d+\) ", "", expected.strip()).casefold()
-    return bool(said) and said not in {expected.strip().casefold(), bare}
 
 
 def rating_name(rating: Rating, lang: str, *, recall: bool = False) -> str:

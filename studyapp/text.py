@@ -10,6 +10,7 @@ nothing from studyapp, so every layer, the store included, may use it.
 
 from __future__ import annotations
 
+import re
 import sys
 import unicodedata
 
@@ -34,6 +35,18 @@ def visible(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(_shown(ch) for ch in text)
+
+
+def explains(explanation: str, expected: str) -> bool:
+    """Whether an explanation says more than the answer itself.
+
+    A card without an explanation gets its answer as one ("true", "HBM3e");
+    every face and the Anki export leave such an "explanation" out, so no
+    answer is shown twice under a promise of a worked solution.
+    """
+    said = explanation.strip().casefold()
+    bare = re.sub(r"^\d+\) ", "", expected.strip()).casefold()
+    return bool(said) and said not in {expected.strip().casefold(), bare}
 
 
 def one_line(text: str) -> str:

@@ -17,9 +17,9 @@ from studyapp.srs.scheduler import CardStage, Memory
 if TYPE_CHECKING:
     from studyapp.study import StudyService
 
-__all__ = ["ExamPlan", "OptimizeOutcome", "PlanError", "clear_exam_plan", "exam_plan",
-           "optimize_profile", "optimize_summary", "recall_text", "recompute_memory_states",
-           "saved_exam_plan", "undo_optimize"]
+__all__ = ["ExamPlan", "OptimizeOutcome", "PlanError", "clear_exam_plan", "decimal",
+           "exam_plan", "optimize_profile", "optimize_summary", "recall_text",
+           "recompute_memory_states", "saved_exam_plan", "undo_optimize"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,15 @@ class OptimizeOutcome:
                 "needed": r.needed}
 
 
+def decimal(value: float | None, digits: int, lang: str) -> str:
+    """``value`` with ``digits`` decimals, a decimal comma in Spanish (``0,4881``);
+    "—" for none."""
+    if value is None:
+        return "—"
+    text = f"{value:.{digits}f}"
+    return text.replace(".", ",") if lang == "es" else text
+
+
 def optimize_summary(outcome: OptimizeOutcome, lang: str) -> str:
     """What the optimizer found and did, in one paragraph (the CLI and the TUI say the same)."""
     from studyapp.i18n import t
@@ -49,10 +58,10 @@ def optimize_summary(outcome: OptimizeOutcome, lang: str) -> str:
     if not result.enough:
         return head + " " + t("tuning.optimize.not_enough", lang, items=result.items,
                               needed=result.needed, missing=result.missing)
-    figures = {"loss_default": f"{result.log_loss_default:.4f}",
-               "loss_fitted": f"{result.log_loss_fitted:.4f}",
-               "rmse_default": f"{result.rmse_default:.4f}",
-               "rmse_fitted": f"{result.rmse_fitted:.4f}"}
+    figures = {"loss_default": decimal(result.log_loss_default, 4, lang),
+               "loss_fitted": decimal(result.log_loss_fitted, 4, lang),
+               "rmse_default": decimal(result.rmse_default, 4, lang),
+               "rmse_fitted": decimal(result.rmse_fitted, 4, lang)}
     key = "tuning.optimize.saved" if outcome.saved else "tuning.optimize.kept"
     text = head + " " + t(key, lang, **figures)
     if outcome.saved:

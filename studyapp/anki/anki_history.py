@@ -4,8 +4,10 @@ Every Anki card that became a studyapp card keeps its schedule: its stage
 (learning, review, relearning), its FSRS stability and difficulty (from the
 card's ``data``, as Anki 23.10+ stores them), its last review, its due time
 and its counts; suspended cards stay suspended and flags stay flags. A
-review card is due at the start of the Anki day it was due on (``col.crt``
-plus that many days), a learning card at the second Anki had. Cards Anki
+review card is due at the start of the Anki day it was due on (the day of
+``col.crt`` plus that many calendar days, starting at the rollover hour in
+the learner's time zone, as Anki counts days: a clock change in between moves
+no card to the day before), a learning card at the second Anki had. Cards Anki
 scheduled with SM-2, without a memory state, take their interval as their
 stability and a middle difficulty (5), so the first studyapp review
 reschedules them. Every review becomes an answer with the uid
@@ -18,12 +20,13 @@ import json
 import tempfile
 from collections import defaultdict
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
+from dataclasses import astuple
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from studyapp.anki.from_anki import AnkiCard, AnkiCollection, Conversion, NoteType
-from studyapp.store.progress_files import Export, ImportResult, validate_record
+from studyapp.store.progress_files import Export, ImportResult, Replay, validate_record
 
 if TYPE_CHECKING:
     from studyapp.store.database import Store
@@ -53,12 +56,23 @@ def _moment(seconds: float) -> datetime:
     return datetime.fromtimestamp(seconds, UTC)
 
 
-def anki_due(card: AnkiCard, created: int) -> datetime:
-    """When Anki shows the card next (the original deck's due for a filtered-deck card)."""
+def anki_due(card: AnkiCard, created: int, rollover_hour: int = 4,
+             zone: tzinfo | None = None) -> datetime:
+    """When Anki shows the card next (the original deck's due for a filtered-deck card).
+
+    A day number counts calendar days from the collection's first day (``crt``
+    falls on its rollover hour, local time), so it is the start of that day
+    here, not ``crt`` plus so many times 24 hours: across a change to or from
+    summer time those differ by an hour, enough to put a card in the day before.
+    """
+    from studyapp.srs.calendar import day_start, local_zone
+
     due = card.original_due if card.original_deck else card.due
     if due > _EPOCH_SECONDS:
         return _moment(due)
-    return _moment(created) + timedelta(days=due)
+    zone = zone or local_zone()
+    first_day = _moment(created).astimezone(zone).date()
+    return day_start(first_day + timedelta(days=due), rollover_hour, zone)
 
 
 def _memory(card: AnkiCard) -> dict[str, Any]:
@@ -80,31 +94,81 @@ def _step(card: AnkiCard, stage: int) -> int | None:
     return max(0, min(steps - 1, steps - card.left % 1000))
 
 
+def _answers(logs: list[Any], deck_id: str, key: str, post: str,
+             limit: datetime) -> list[dict[str, Any]]:
+    """One Anki card's review log as studyapp answers (uid ``anki-<revlog id>``)."""
+    answers = []
+    first = True
+    for review in logs:
+        if review.ease not in (1, 2, 3, 4) or review.type not in _REVLOG_STATE:
+            continue  # manual reschedules and "set due date" are no answers
+        answered = _moment(review.id / 1000)
+        if answered > limit:
+            continue
+        answers.append(validate_record("review", {
+            "uid": f"anki-{review.id}", "deck_id": deck_id, "card_key": key,
+            "post": post, "reviewed_at": answered,
+            "rating": review.ease, "correct": review.ease > 1,
+            "duration_ms": max(0, review.time_ms),
+            "state_before": 0 if first and review.type == 0 else _REVLOG_STATE[review.type],
+        }, f"Anki review {review.id}"))
+        first = False
+    return answers
+
+
 def history_export(collection: AnkiCollection, decks: Mapping[str, str],
                    posts: Mapping[str, str], mapped: frozenset[int] = frozenset(),
-                   now: datetime | None = None) -> Export:
-    """Card states and answers for every card of the conversion (``decks``: card → deck id)."""
+                   now: datetime | None = None, rollover_hour: int = 4,
+                   zone: tzinfo | None = None,
+                   returning: Mapping[int, tuple[str, str, str]] | None = None) -> Export:
+    """Card states and answers for every card of the conversion (``decks``: card → deck id).
+
+    ``returning`` (Anki note id → deck, card, post) are notes studyapp exported
+    from cards installed here: their answers go back to those cards. The draws
+    of a generated card are one card here; it takes the schedule of the draw
+    answered last, and the answers of all.
+    """
     models = {m.id: m for m in collection.note_types}
     note_models = {n.id: n.model_id for n in collection.notes}
-    keys: dict[int, tuple[str, str]] = {}  # Anki card id → (deck id, card key)
+    keys: dict[int, tuple[str, str, str]] = {}  # Anki card id → (deck id, card key, post)
     for card in collection.cards:
+        if returning and card.note_id in returning:
+            keys[card.id] = returning[card.note_id]
+            continue
         model = models.get(note_models.get(card.note_id, -1))
         if model is None:
             continue
         key = card_key(model, card.note_id, card.ordinal, model.id in mapped)
         if key is not None and key in decks:
-            keys[card.id] = (decks[key], key)
+            keys[card.id] = (decks[key], key, posts.get(key, "intro"))
     reviews_by_card: dict[int, list[Any]] = defaultdict(list)
     for review in collection.reviews:
         if review.card_id in keys:
             reviews_by_card[review.card_id].append(review)
+
+    def last_seen(card: AnkiCard) -> float:
+        last = _memory(card).get("lrt")
+        logs = reviews_by_card.get(card.id)
+        return float(last) if isinstance(last, int | float) else (
+            logs[-1].id / 1000 if logs else 0.0)
+
+    shown: dict[tuple[str, str], AnkiCard] = {}  # one Anki card per studyapp card
+    for card in collection.cards:
+        if card.id in keys:
+            deck_id, key, _ = keys[card.id]
+            other = shown.get((deck_id, key))
+            if other is None or last_seen(card) > last_seen(other):
+                shown[deck_id, key] = card
     export = Export()
     limit = (now or datetime.now(UTC)) + timedelta(hours=12)
     for card in collection.cards:
         if card.id not in keys:
             continue
-        deck_id, key = keys[card.id]
+        deck_id, key, post = keys[card.id]
         logs = reviews_by_card.get(card.id, [])
+        if shown[deck_id, key] is not card:  # another draw of the card: its answers only
+            export.reviews += _answers(logs, deck_id, key, post, limit)
+            continue
         memory = _memory(card)
         last = memory.get("lrt")
         last_review = _moment(float(last)) if isinstance(last, int | float) else (
@@ -115,7 +179,8 @@ def history_export(collection: AnkiCollection, decks: Mapping[str, str],
         if stage is None:  # new in Anki: only kept if suspended or flagged
             if not (suspended or flag):
                 continue
-            record: dict[str, Any] = {"stage": 0, "due": anki_due(card, collection.created)
+            record: dict[str, Any] = {"stage": 0, "due": anki_due(card, collection.created,
+                                                                  rollover_hour, zone)
                                       if card.due > _EPOCH_SECONDS else _moment(collection.created)}
         else:
             stability = memory.get("s")
@@ -124,34 +189,30 @@ def history_export(collection: AnkiCollection, decks: Mapping[str, str],
                 stability = float(max(card.interval, 1)) if stage == 2 else None
             if not isinstance(difficulty, int | float):
                 difficulty = MIDDLE_DIFFICULTY if stability is not None else None
-            record = {"stage": stage, "due": anki_due(card, collection.created),
+            record = {"stage": stage, "due": anki_due(card, collection.created, rollover_hour,
+                                                      zone),
                       "stability": stability,
                       "difficulty": min(10.0, max(1.0, float(difficulty)))
                       if difficulty is not None else None,
                       "step": _step(card, stage)}
         if last_review is not None and last_review > limit:
             last_review = None
-        record.update({"deck_id": deck_id, "card_key": key, "post": posts.get(key, "intro"),
+        record.update({"deck_id": deck_id, "card_key": key, "post": post,
                        "last_review": last_review, "reps": card.reps, "lapses": card.lapses,
                        "suspended": suspended, "flag": flag,
                        "created_at": min(_moment(card.note_id / 1000), limit)})
         export.cards.append(validate_record("card", record, f"Anki card {card.id}"))
-        first = True
-        for review in logs:
-            if review.ease not in (1, 2, 3, 4) or review.type not in _REVLOG_STATE:
-                continue  # manual reschedules and "set due date" are no answers
-            answered = _moment(review.id / 1000)
-            if answered > limit:
-                continue
-            export.reviews.append(validate_record("review", {
-                "uid": f"anki-{review.id}", "deck_id": deck_id, "card_key": key,
-                "post": posts.get(key, "intro"), "reviewed_at": answered,
-                "rating": review.ease, "correct": review.ease > 1,
-                "duration_ms": max(0, review.time_ms),
-                "state_before": 0 if first and review.type == 0 else _REVLOG_STATE[review.type],
-            }, f"Anki review {review.id}"))
-            first = False
+        export.reviews += _answers(logs, deck_id, key, post, limit)
     return export
+
+
+def installed_cards() -> dict[str, dict[str, str]]:
+    """Deck id → card id → post of every deck here (built-in and installed), for
+    ``convert_package(installed=...)``."""
+    from studyapp.decks.library import discover_decks
+
+    return {listing.deck.id: {card.id: card.post for card in listing.deck.cards}
+            for listing in discover_decks() if listing.deck is not None}
 
 
 def install_conversion(conversion: Conversion, *, replace: bool = False
@@ -172,11 +233,30 @@ def install_conversion(conversion: Conversion, *, replace: bool = False
 
 
 def import_history(conversion: Conversion, store: Store, profile_id: int,
-                   now: datetime | None = None) -> ImportResult:
-    """Merge the package's review log and memory states into one profile."""
+                   now: datetime | None = None, rollover_hour: int = 4,
+                   zone: tzinfo | None = None, replay: Replay | None = None) -> ImportResult:
+    """Merge the package's review log and memory states into one profile (whose study day
+    rolls over at ``rollover_hour`` in ``zone``, the learner's by default).
+
+    Cards studyapp exported from decks here (``conversion.returning``) started
+    afresh in Anki, so Anki's schedule for them knows only Anki's answers: with
+    ``replay`` their state is rebuilt from all their answers, here and in Anki.
+    """
     from studyapp.store.progress_files import import_progress
 
     assert conversion.collection is not None
     export = history_export(conversion.collection, conversion.card_decks, conversion.card_posts,
-                            conversion.mapped, now)
-    return import_progress(store, profile_id, export)
+                            conversion.mapped, now, rollover_hour, zone, conversion.returning)
+    if replay is None or not conversion.returning:
+        return import_progress(store, profile_id, export)
+    back = {(deck, card) for deck, card, _ in conversion.returning.values()}
+
+    def part(returning: bool) -> Export:
+        return Export(cards=[c for c in export.cards
+                             if ((c["deck_id"], c["card_key"]) in back) == returning],
+                      reviews=[r for r in export.reviews
+                               if ((r["deck_id"], r["card_key"]) in back) == returning])
+
+    first = import_progress(store, profile_id, part(False))
+    second = import_progress(store, profile_id, part(True), replay)
+    return ImportResult(*(a + b for a, b in zip(astuple(first), astuple(second), strict=True)))

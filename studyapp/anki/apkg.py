@@ -15,7 +15,9 @@ tagged with the export it came from (``studyapp::export::<stamp>``), so the
 notes a newer export no longer has (a smaller ``--instances``, a disabled
 deck) are found in Anki with ``tag:studyapp::* -tag:studyapp::export::<stamp>``.
 All text is HTML-escaped: deck text is untrusted and Anki renders fields as
-HTML.
+HTML. A card's own tags go along as Anki tags, an image it names
+(``[image: h100.png]``) as an ``<img>`` with the file from the deck's media
+folder, and an explanation that only repeats the answer is left empty.
 """
 
 from __future__ import annotations
@@ -29,9 +31,12 @@ from typing import TYPE_CHECKING
 
 import genanki
 
+from studyapp.catalog.errors import UnknownIdError
 from studyapp.catalog.posts import PostError, load_post
+from studyapp.decks.media import IMAGE_MARK, media_folder
 from studyapp.files import replacing
 from studyapp.questions.model import Kind
+from studyapp.text import explains
 
 if TYPE_CHECKING:
     from studyapp.decks import CardSpec, Deck
@@ -157,13 +162,30 @@ def instance_seed(deck_id: str, card_id: str, instance: int) -> int:
     return zlib.crc32(f"{deck_id}/{card_id}/{instance}".encode())
 
 
-def _html(text: str) -> str:
-    return html.escape(text, quote=False).replace("\n", "<br>")
+def _html(text: str, images: frozenset[str] = frozenset()) -> str:
+    """Field HTML for deck text; ``[image: NAME]`` becomes ``<img>`` when NAME is in
+    ``images`` (the files that go in the package), every other character is escaped."""
+    parts = []
+    last = 0
+    for mark in IMAGE_MARK.finditer(text):
+        name = mark.group(1).strip()
+        if name not in images:
+            continue
+        parts.append(html.escape(text[last:mark.start()], quote=False))
+        parts.append(f'<img src="{html.escape(name, quote=True)}">')
+        last = mark.end()
+    parts.append(html.escape(text[last:], quote=False))
+    return "".join(parts).replace("\n", "<br>")
 
 
 def _tag(text: str) -> str:
     """A tag part: Anki tags split on spaces, and ``::`` nests them."""
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+
+
+def _user_tag(tag: str) -> str:
+    """A deck card's own tag as an Anki tag, its ``::`` levels kept."""
+    return "::".join(_tag(part) for part in tag.split("::") if part)
 
 
 @dataclass(frozen=True)
@@ -187,10 +209,12 @@ class _Sources:
         self._cache: dict[str, str] = {}
 
     def back(self, slug: str) -> str:
+        if not slug:  # a course deck's own card: no post to link
+            return ""
         if slug not in self._cache:
             try:
                 post = load_post(slug, self.lang)
-            except PostError:
+            except (PostError, UnknownIdError):
                 self._cache[slug] = _html(slug)
             else:
                 links = " · ".join(
@@ -200,24 +224,28 @@ class _Sources:
         return self._cache[slug]
 
 
-def _draw_fields(question: Question) -> list[str]:
+def _draw_fields(question: Question, images: frozenset[str] = frozenset()) -> list[str]:
     """One draw's fields of a generated card's note, in ``_DRAW_FIELDS`` order."""
-    fields = dict(zip(_FIELDS[question.kind], _fields(question, ""), strict=True))
+    fields = dict(zip(_FIELDS[question.kind], _fields(question, "", images), strict=True))
     if "Steps" in fields:  # a drawn scenario's steps sit where a draw's choices go
         fields["Choices"] = fields.pop("Steps")
     return [fields.get(name, "") for name in _DRAW_FIELDS]
 
 
-def _fields(question: Question, source: str) -> list[str]:
+def _fields(question: Question, source: str,
+            images: frozenset[str] = frozenset()) -> list[str]:
     from studyapp.questions.grading import expected_display
     from studyapp.study.text import numbered_choice
 
     # choices are numbered as every study face numbers them ("2) HBM3e")
-    answer = _html(numbered_choice(question, expected_display(question)))
+    expected = numbered_choice(question, expected_display(question))
+    answer = _html(expected, images)
     if question.kind is Kind.NUMERIC and question.tolerance is not None:
         answer += f" ({_html(question.tolerance.describe())})"
-    explanation = _html(question.explanation)
-    prompt = _html(question.prompt)
+    explanation = (_html(question.explanation, images)
+                   if question.kind is Kind.SCENARIO
+                   or explains(question.explanation, expected) else "")
+    prompt = _html(question.prompt, images)
     if question.kind is Kind.SCENARIO:
         steps = "<br>".join(f"{n}. {_html(p.question.prompt)}"
                             for n, p in enumerate(question.parts, 1))
@@ -226,7 +254,8 @@ def _fields(question: Question, source: str) -> list[str]:
             for n, p in enumerate(question.parts, 1))
         return ["", prompt, steps, answer, explanation, source]
     if question.kind is Kind.CHOICE:
-        choices = "<br>".join(_html(numbered_choice(question, c)) for c in question.choices)
+        choices = "<br>".join(_html(numbered_choice(question, c), images)
+                              for c in question.choices)
         return ["", prompt, choices, answer, explanation, source]
     if question.kind is Kind.TEXT:
         accepted = ", ".join(_html(a) for a in question.accept)
@@ -235,11 +264,32 @@ def _fields(question: Question, source: str) -> list[str]:
 
 
 def _tags(deck: Deck, card: CardSpec, question: Question) -> list[str]:
-    tags = [f"{TAG_PREFIX}::post::{_tag(card.post)}", f"{TAG_PREFIX}::deck::{_tag(deck.id)}"]
+    tags = ([f"{TAG_PREFIX}::post::{_tag(card.post)}"] if card.post else []) + [
+        f"{TAG_PREFIX}::deck::{_tag(deck.id)}"]  # a course deck's own card has no post
     family = card.generator or question.family
     if family:
         tags.append(f"{TAG_PREFIX}::family::{_tag(family)}")
-    return tags
+    own = (_user_tag(tag) for tag in card.tags)
+    return [*tags, *dict.fromkeys(tag for tag in own
+                                  if tag and not tag.casefold().startswith(f"{TAG_PREFIX}::"))]
+
+
+def _media_names(folder: Path) -> frozenset[str]:
+    """The files of a deck's media folder that may go in a package (never a symlink)."""
+    if not folder.is_dir():
+        return frozenset()
+    return frozenset(p.name for p in folder.iterdir() if p.is_file() and not p.is_symlink())
+
+
+def _add_media(media: dict[str, Path], folder: Path, images: frozenset[str],
+               question: Question) -> None:
+    """The image files a question names, from its deck's media folder."""
+    from studyapp.decks.media import named_images
+
+    texts = [question.prompt, str(question.answer), question.explanation, *question.choices]
+    for name in named_images(texts):
+        if name in images:
+            media.setdefault(name, folder / name)
 
 
 def select_cards(decks: Iterable[Deck], *, deck_id: str | None = None,
@@ -270,12 +320,15 @@ def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: st
     sources = _Sources(lang)
     stamp = export_stamp(time.time() if timestamp is None else timestamp)
     anki_decks = []
+    media: dict[str, Path] = {}  # Anki's media names are one folder: the first file wins
     notes = static = templates = skipped = repeated = 0
     for deck, cards in selection:
+        folder = media_folder(deck.path)
+        images = _media_names(folder)
         deck_id = (_stable_id("studyapp-deck", deck.id) if lang == "en"
                    else _stable_id("studyapp-deck", lang, deck.id))
-        name = (f"studyapp::{deck_title(deck, lang)}" if lang == "en"
-                else f"studyapp::{lang}::{deck_title(deck, lang)}")
+        title = deck_title(deck, lang).replace(" › ", "::")  # a deck from Anki nests again
+        name = f"studyapp::{title}" if lang == "en" else f"studyapp::{lang}::{title}"
         anki_deck = genanki.Deck(deck_id, name)
         for card in cards:
             key = html.escape(note_key(deck.id, card.id, lang), quote=False)
@@ -286,8 +339,9 @@ def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: st
                 except (DeckError, LookupError, ValueError, ArithmeticError):
                     skipped += 1
                     continue
-                fields = _fields(question, sources.back(card.post))
+                fields = _fields(question, sources.back(card.post), images)
                 fields[0] = key
+                _add_media(media, folder, images, question)
                 anki_deck.add_note(genanki.Note(
                     model=models[question.kind], fields=fields,
                     tags=[*_tags(deck, card, question), f"{TAG_PREFIX}::export::{stamp}"],
@@ -305,12 +359,13 @@ def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: st
                     skipped += 1
                     values += [""] * len(_DRAW_FIELDS)
                     continue
-                drawn = _draw_fields(question)
+                drawn = _draw_fields(question, images)
                 if tuple(drawn) in seen:  # the same draw twice: one card is enough
                     repeated += 1
                     values += [""] * len(_DRAW_FIELDS)
                     continue
                 seen.add(tuple(drawn))
+                _add_media(media, folder, images, question)
                 first = first or question
                 values += drawn
             if first is None:
@@ -324,7 +379,7 @@ def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: st
             notes += 1
         if anki_deck.notes:
             anki_decks.append(anki_deck)
-    package = genanki.Package(anki_decks)
+    package = genanki.Package(anki_decks, media_files=[str(p) for p in media.values()])
     return package, ExportSummary(len(anki_decks), notes, static, templates, skipped, stamp,
                                   repeated)
 

@@ -1,9 +1,14 @@
 """Turn an Anki package (.apkg, .colpkg) into studyapp decks, field by role.
 
-An Anki package is a zip holding the collection as SQLite
-(``collection.anki21`` or ``collection.anki2``, schema 11: note types as JSON
-in ``col.models``) and a ``media`` map of the files beside it. It is read
-with the standard library only.
+An Anki package is a zip holding the collection as SQLite and a ``media``
+map of the files beside it. Older packages (and Anki's "Support older Anki
+versions" export) hold ``collection.anki21`` or ``collection.anki2``, schema
+11: note types as JSON in ``col.models``, a JSON media map. Anki 2.1.50+
+writes ``collection.anki21b`` by default: the collection zstd-compressed at
+schema 18 (note types, decks and deck options in their own tables, with
+protobuf settings), a protobuf media list and compressed media files
+(``anki21b.py`` decodes those, within limits). Both give the same
+``AnkiCollection``.
 
 Each field of a note type has a role. By default the roles come from the
 card templates: the prompt is what the front shows; the answer is what the
@@ -25,6 +30,7 @@ single braces as formulas.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -43,6 +49,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from studyapp.anki.anki21b import ZSTD_MAGIC, FormatError, media_entries, read_message, unzstd
 from studyapp.anki.anki_text import (
     cloze_card,
     cloze_numbers,
@@ -66,7 +73,10 @@ MAX_COLLECTION_BYTES = 200 * 1024 * 1024
 MAX_MEDIA_BYTES = 50 * 1024 * 1024
 """One media file bigger than this, unzipped, is not copied."""
 
-COLLECTION_NAMES = ("collection.anki21", "collection.anki2")
+COMPRESSED_COLLECTION = "collection.anki21b"
+COLLECTION_NAMES = (COMPRESSED_COLLECTION, "collection.anki21", "collection.anki2")
+"""In the order Anki reads them: a package with ``collection.anki21b`` also holds a dummy
+``collection.anki2`` whose only note asks to update Anki."""
 
 ROLES = ("prompt", "answer", "explanation", "source", "ignore")
 
@@ -160,16 +170,14 @@ class AnkiCollection:
     media: dict[str, str] = field(default_factory=dict)  # file name → name inside the zip
     deck_names: dict[int, str] = field(default_factory=dict)
     deck_configs: dict[int, dict[str, Any]] = field(default_factory=dict)
-    """Deck id → its options group, as far as the collection has one."""
+    """Deck id → its options group, as far as the collection has one (schema 18: its id and
+    name only)."""
+    media_compressed: bool = False
+    """The media files inside the zip are zstd-compressed (Anki's current format)."""
 
 
 def _collection_name(archive: zipfile.ZipFile) -> str:
     names = set(archive.namelist())
-    if "collection.anki21b" in names and "collection.anki21" not in names:
-        # its collection.anki2, if any, only holds a note asking to update Anki
-        raise AnkiPackageError(
-            "this package uses Anki's newer compressed format (collection.anki21b); "
-            "export it again from Anki with 'Support older Anki versions' ticked")
     for name in COLLECTION_NAMES:
         if name in names:
             info = archive.getinfo(name)
@@ -178,13 +186,30 @@ def _collection_name(archive: zipfile.ZipFile) -> str:
                     f"the collection is {info.file_size / 2**20:.0f} MiB unpacked; "
                     f"the limit is {MAX_COLLECTION_BYTES / 2**20:.0f} MiB")
             return name
-    raise AnkiPackageError("no collection.anki2 or collection.anki21 inside: not an Anki package")
+    raise AnkiPackageError("no collection.anki21b, collection.anki21 or collection.anki2 "
+                           "inside: not an Anki package")
+
+
+MAX_MEDIA_LIST_BYTES = 16 * 1024 * 1024
+"""The media list of a package, unpacked, is refused beyond this."""
 
 
 def _media_map(archive: zipfile.ZipFile) -> dict[str, str]:
+    """File name → zip member: a protobuf list when compressed (current format), else JSON."""
     try:
-        raw = json.loads(archive.read("media").decode("utf-8") or "{}")
-    except (KeyError, ValueError, UnicodeDecodeError):
+        info = archive.getinfo("media")
+    except KeyError:
+        return {}
+    if info.file_size > MAX_MEDIA_LIST_BYTES:
+        raise AnkiPackageError(f"the package's media list is {info.file_size / 2**20:.0f} MiB; "
+                               f"the limit is {MAX_MEDIA_LIST_BYTES / 2**20:.0f} MiB")
+    data = archive.read(info)
+    if data.startswith(ZSTD_MAGIC):
+        return {entry.name: entry.member
+                for entry in media_entries(data, MAX_MEDIA_LIST_BYTES)}
+    try:
+        raw = json.loads(data.decode("utf-8") or "{}")
+    except (ValueError, UnicodeDecodeError):
         return {}
     if not isinstance(raw, dict):
         return {}
@@ -194,8 +219,12 @@ def _media_map(archive: zipfile.ZipFile) -> dict[str, str]:
 READ_BUDGET_S = 30.0
 """How long reading a collection's tables may take: a recursive view never ends."""
 COLLECTION_TABLES = ("col", "notes", "cards", "revlog")
+SCHEMA18_TABLES = ("notetypes", "fields", "templates", "decks", "deck_config")
+"""Where schema 18 keeps what schema 11 keeps as JSON in ``col``."""
 MAX_ROWS = {"col": 1, "notes": 100_000, "cards": 200_000, "revlog": 2_000_000}
 """Rows the reader takes per table: beyond them a deck would be refused by the app anyway."""
+MAX_SCHEMA18_ROWS = {"notetypes": 10_000, "fields": 100_000, "templates": 100_000,
+                     "decks": 100_000, "deck_config": 10_000}
 
 
 def read_collection(path: Path) -> AnkiCollection:
@@ -209,13 +238,19 @@ def read_collection(path: Path) -> AnkiCollection:
                                f"give an Anki package (.apkg or .colpkg)")
     try:
         with zipfile.ZipFile(path) as archive:
-            data = archive.read(_collection_name(archive))
+            name = _collection_name(archive)
+            data = archive.read(name)
             media = _media_map(archive)
+        compressed = name == COMPRESSED_COLLECTION
+        if compressed:
+            data = unzstd(data, MAX_COLLECTION_BYTES, f"the collection inside {path}")
     except zipfile.BadZipFile as exc:
         if "CRC" in str(exc):
             raise AnkiPackageError(f"{path} is damaged: a file inside fails its CRC check; "
                                    f"export it again from Anki") from None
         raise AnkiPackageError(f"{path} is not a zip file, so not an Anki package") from None
+    except FormatError as exc:
+        raise AnkiPackageError(str(exc)) from None
     with tempfile.TemporaryDirectory(prefix="studyapp-apkg-") as folder:
         db_path = Path(folder) / "collection.sqlite"
         db_path.write_bytes(data)
@@ -224,6 +259,8 @@ def read_collection(path: Path) -> AnkiCollection:
             deadline = time.monotonic() + READ_BUDGET_S
             # returning 1 interrupts the statement: a recursive view or a huge join stops
             connection.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+            # schema 18 names are compared by Anki's case-folding collation
+            connection.create_collation("unicase", _unicase)
             try:
                 _check_tables(connection)
                 collection = _read_collection(connection)
@@ -237,26 +274,39 @@ def read_collection(path: Path) -> AnkiCollection:
             raise AnkiPackageError(f"the collection inside {path} cannot be read: {exc}") from None
         except sqlite3.DatabaseError as exc:
             raise AnkiPackageError(f"the collection inside {path} cannot be read: {exc}") from None
+        except FormatError as exc:
+            raise AnkiPackageError(f"the collection inside {path} is malformed: {exc}"[:300]
+                                   ) from None
         except AnkiPackageError:
-            raise
+            raise  # already one line saying what is wrong
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
             raise AnkiPackageError(f"the collection inside {path} is malformed: "
                                    f"{type(exc).__name__}: {exc}"[:300]) from None
     collection.media = media
+    collection.media_compressed = compressed
     return collection
+
+
+def _unicase(left: str, right: str) -> int:
+    a, b = left.casefold(), right.casefold()
+    return (a > b) - (a < b)
 
 
 def _check_tables(connection: sqlite3.Connection) -> None:
     """The collection's tables are tables (a view, recursive say, is refused unread) and
-    hold no more rows than the reader takes."""
+    hold no more rows than the reader takes; schema 18's own tables too when it has them."""
+    names = COLLECTION_TABLES + SCHEMA18_TABLES
     kinds = dict(connection.execute(
-        "SELECT name, type FROM sqlite_master WHERE name IN (?, ?, ?, ?)", COLLECTION_TABLES))
-    for name in COLLECTION_TABLES:
+        f"SELECT name, type FROM sqlite_master WHERE name IN ({', '.join('?' * len(names))})",
+        names))
+    wanted = COLLECTION_TABLES + (SCHEMA18_TABLES if "notetypes" in kinds else ())
+    for name in wanted:
         if kinds.get(name) != "table":
             what = "missing" if name not in kinds else f"a {kinds[name]}, not a table"
             raise AnkiPackageError(f"the collection's {name!r} is {what}: not a collection "
                                    f"Anki wrote")
-    for name, limit in MAX_ROWS.items():
+    limits = {**MAX_ROWS, **(MAX_SCHEMA18_ROWS if "notetypes" in kinds else {})}
+    for name, limit in limits.items():
         (count,) = connection.execute(f"SELECT count(*) FROM {name}").fetchone()
         if count > limit:
             raise AnkiPackageError(f"the collection has {count:,} rows in {name!r}; studyapp "
@@ -375,11 +425,14 @@ def _read_collection(connection: sqlite3.Connection) -> AnkiCollection:
     if row is None:
         raise AnkiPackageError("the collection has no header row")
     models_json = _json_column(row[0], "note types")
-    decks = _checked(_DECKS, _json_column(row[1], "decks"), "decks")
-    configs = _checked(_DECK_CONFIGS, _json_column(row[3], "deck options"), "deck options")
+    decks_json = _json_column(row[1], "decks")
+    dconf_json = _json_column(row[3], "deck options")
+    if not models_json and _has_schema18(connection):
+        models_json, decks_json, dconf_json = _schema18_records(connection)
+    decks = _checked(_DECKS, decks_json, "decks")
+    configs = _checked(_DECK_CONFIGS, dconf_json, "deck options")
     if not models_json:
-        raise AnkiPackageError("the collection keeps its note types in the newer schema; "
-                               "export it again with 'Support older Anki versions' ticked")
+        raise AnkiPackageError("the collection has no note types: not a collection Anki wrote")
     note_types = []
     for raw in _note_type_records(models_json):
         fields = tuple(f.name for f in sorted(raw.flds, key=lambda f: f.ord))
@@ -402,6 +455,57 @@ def _read_collection(connection: sqlite3.Connection) -> AnkiCollection:
     reviews = [AnkiReview(*r) for r in _rows(connection, "revlog", _REVIEW_COLUMNS, _REVIEW_ROW)]
     return AnkiCollection(note_types, notes, cards, reviews, int(row[2] or 0),
                           deck_names=deck_names, deck_configs=deck_configs)
+
+
+def _has_schema18(connection: sqlite3.Connection) -> bool:
+    (count,) = connection.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+                                  "AND name = 'notetypes'").fetchone()
+    return int(count) == 1
+
+
+def _schema18_records(connection: sqlite3.Connection
+                      ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Schema 18's note types, decks and deck options in the shape schema 11 keeps them in
+    ``col`` (``models``, ``decks``, ``dconf``), so both are checked and read alike.
+
+    Protobuf field numbers (``proto/anki/notetypes.proto``, ``decks.proto``):
+    ``Notetype.Config.kind`` 1 (1 = cloze); ``Template.Config.q_format`` 1,
+    ``a_format`` 2; ``Deck.KindContainer.normal`` 1 → ``Normal.config_id`` 1.
+    Deck names separate their levels with ``\x1f`` where schema 11 writes ``::``.
+    """
+    fields: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for ntid, ordinal, name in connection.execute("SELECT ntid, ord, name FROM fields"):
+        fields[int(ntid)].append({"name": name, "ord": ordinal})
+    templates: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for ntid, ordinal, name, blob in connection.execute(
+            "SELECT ntid, ord, name, config FROM templates"):
+        config = read_message(_blob(blob), f"the config of template {name!r}")
+        templates[int(ntid)].append({"name": name, "ord": ordinal,
+                                     "qfmt": config.text(1), "afmt": config.text(2)})
+    models: dict[str, Any] = {}
+    for ntid, name, blob in connection.execute("SELECT id, name, config FROM notetypes"):
+        config = read_message(_blob(blob), f"the config of note type {name!r}")
+        models[str(ntid)] = {"id": ntid, "name": name, "type": config.integer(1),
+                             "flds": fields.get(int(ntid), []),
+                             "tmpls": templates.get(int(ntid), [])}
+    decks: dict[str, Any] = {}
+    for did, name, kind in connection.execute("SELECT id, name, kind FROM decks"):
+        normal = read_message(_blob(kind), f"the kind of deck {did}").raw(1)
+        conf = read_message(normal, f"the options of deck {did}").signed(1, 1) \
+            if normal is not None else 0
+        decks[str(did)] = {"name": str(name).replace("\x1f", "::"), "conf": conf}
+    dconf = {str(cid): {"id": cid, "name": name}
+             for cid, name in connection.execute("SELECT id, name FROM deck_config")}
+    return models, decks, dconf
+
+
+def _blob(value: object) -> bytes:
+    """A protobuf column as bytes (an empty message may come back as text)."""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str) and not value:
+        return b""
+    raise FormatError("a settings column holds text, not a protobuf blob")
 
 
 # ------------------------------------------------------------------ field maps
@@ -520,6 +624,7 @@ class Conversion:
     mapping: dict[str, dict[str, str]] = field(default_factory=dict)
     """Note type name → field → role, as used."""
     media: dict[str, str] = field(default_factory=dict)
+    media_compressed: bool = False
     package: Path = Path()
     card_decks: dict[str, str] = field(default_factory=dict)
     """Card id → the id of the studyapp deck it went to."""
@@ -527,6 +632,9 @@ class Conversion:
     mapped: frozenset[int] = frozenset()
     """Note type ids whose roles came from ``--map``."""
     collection: AnkiCollection | None = None
+    returning: dict[int, tuple[str, str, str]] = field(default_factory=dict)
+    """Anki note id → (deck id, card id, post) of a studyapp card already installed here that
+    the note was exported from: its history goes back to that card, no copy is made."""
 
     @property
     def deck(self) -> dict[str, Any]:
@@ -763,19 +871,39 @@ def _zip(path: Path) -> Iterator[zipfile.ZipFile]:
         yield archive
 
 
+def returning_card(note: AnkiNote, model: NoteType,
+                   installed: Mapping[str, Mapping[str, str]]) -> tuple[str, str, str] | None:
+    """(deck id, card id, post) of the installed card a studyapp note was exported from.
+
+    Its first field is its key, ``deck/card`` (`` (es)`` after it for another
+    language); the card must still be in that deck.
+    """
+    if not model.name.startswith("studyapp ") or not note.fields:
+        return None
+    key = re.sub(r" \([a-z]{2}\)$", "", html.unescape(note.fields[0]).strip())
+    deck, _, card = key.partition("/")
+    post = installed.get(deck, {}).get(card)
+    return (deck, card, post) if post is not None else None
+
+
 def convert_package(path: Path, *, language: str, deck_id: str | None = None,
                     post: str = "intro", merge: bool = False,
                     field_map: Mapping[str, Mapping[str, str]] | None = None,
-                    posts: Iterable[str] = ()) -> Conversion:
+                    posts: Iterable[str] = (),
+                    installed: Mapping[str, Mapping[str, str]] | None = None) -> Conversion:
     """Studyapp decks (as YAML-ready mappings) from the notes of an Anki package.
 
     One deck per Anki deck (subdecks included), or one for all with ``merge``.
     ``posts`` are the known post slugs: a card's post from a studyapp tag is
-    kept only if it is one of them.
+    kept only if it is one of them. ``installed`` (deck id → card id → post)
+    are the decks already here: a note studyapp exported from one of their
+    cards makes no new card, its history goes back to that card
+    (``Conversion.returning``).
     """
     collection = read_collection(path)
     models = {m.id: m for m in collection.note_types}
-    conversion = Conversion(media=collection.media, package=path)
+    conversion = Conversion(media=collection.media, package=path,
+                            media_compressed=collection.media_compressed)
     converter = _Converter(conversion, _resolve_maps(field_map or {}, collection.note_types),
                            language)
     known_posts = set(posts)
@@ -788,6 +916,11 @@ def convert_package(path: Path, *, language: str, deck_id: str | None = None,
         reason = unsupported_reason(model)
         if reason is not None and model.id not in converter.roles:
             conversion.unsupported[reason] += 1
+            continue
+        returning = returning_card(note, model, installed) if installed else None
+        if returning is not None:
+            conversion.returning[note.id] = returning
+            conversion.notes += 1
             continue
         if model.name.startswith("studyapp ") and (
                 model.name.removeprefix("studyapp ") in _STUDYAPP_KINDS
@@ -814,7 +947,7 @@ def convert_package(path: Path, *, language: str, deck_id: str | None = None,
             if tags:
                 card.card["tags"] = tags[:50]
         made.extend(cards)
-    if not made:
+    if not made and not conversion.returning:
         found = ", ".join(f"{n} {name}" for name, n in conversion.unsupported.items())
         raise AnkiPackageError("no note with a question and an answer"
                                + (f" (left out: {found})" if found else ""))
@@ -865,10 +998,21 @@ def copy_images(conversion: Conversion, deck_id: str, folder: Path) -> tuple[int
                     or archive.getinfo(member).file_size > MAX_MEDIA_BYTES:
                 missing.append(name)
                 continue
+            unpacked = None
+            if conversion.media_compressed:  # Anki's current format: each file zstd-compressed
+                try:
+                    unpacked = unzstd(archive.read(member), MAX_MEDIA_BYTES, f"media file {name}")
+                except FormatError:
+                    missing.append(name)
+                    continue
             folder.mkdir(parents=True, exist_ok=True)
             # a fresh O_EXCL file renamed into place: a planted symlink is never written through
-            with archive.open(member) as source, replacing(folder / name, binary=True) as target:
-                shutil.copyfileobj(source, target)
+            with replacing(folder / name, binary=True) as target:
+                if unpacked is not None:
+                    target.write(unpacked)
+                else:
+                    with archive.open(member) as source:
+                        shutil.copyfileobj(source, target)
             copied += 1
     return copied, missing
 

@@ -248,6 +248,15 @@ def model_from_hf_config(config: dict[str, Any], *, path: Path | str = "config.j
         types = cfg.get("layer_types")
         if "sliding_window_layers" in Model.model_fields and isinstance(types, list):
             fields["sliding_window_layers"] = sum(t == "sliding_attention" for t in types)
+    chunk = cfg.get("attention_chunk_size")
+    rope_layers = cfg.get("no_rope_layers")
+    if isinstance(chunk, int) and chunk > 0 and isinstance(rope_layers, list):
+        # Llama 4: the layers that use RoPE (1 in no_rope_layers) attend within chunks of
+        # attention_chunk_size tokens, so they keep at most that many; the rest are global
+        chunked = sum(1 for flag in rope_layers if flag)
+        if chunked > 0:
+            fields["sliding_window"] = chunk
+            fields["sliding_window_layers"] = chunked
     try:
         return Model.model_validate(fields)
     except ValueError as exc:

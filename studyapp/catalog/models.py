@@ -115,6 +115,10 @@ class Accelerator(Entry):
     Blackwell Ultra prints 20 PF FP4 with sparsity over 15 PF dense: 4/3, not 2."""
     fp4_per_fp8: float | None = Field(default=None, gt=0, le=16)
     """Dense FP4 over dense FP8 where it is not at most 2 (Blackwell Ultra: 3)."""
+    scale_up_peers: int | None = Field(default=None, gt=0, le=1024)
+    """A point-to-point mesh (Infinity Fabric, Gaudi's on-chip RoCE): ``scale_up_gb_s`` is
+    split evenly over links to this many peers, so a group of n chips reaches only
+    min(n − 1, peers) of them (two MI355X share one 153.6 GB/s link, not 1,075 GB/s)."""
 
     @field_validator("name_pattern")
     @classmethod
@@ -210,7 +214,8 @@ class Model(Entry):
     year: int | None = None
     family: str | None = None
     sliding_window: int | None = Field(default=None, gt=0, le=LARGEST)
-    """Tokens each layer attends to (and keeps in its KV cache), where the config sets one."""
+    """Most tokens a windowed layer keeps in its KV cache, where the config sets one: a
+    sliding window (Mistral, gpt-oss) or an attention chunk (Llama 4's 8,192)."""
     experts: int | None = Field(default=None, gt=1)
     """MoE: routed experts per layer (config ``num_local_experts`` / ``n_routed_experts``)."""
     experts_per_token: int | None = Field(default=None, gt=0)
@@ -246,7 +251,8 @@ class Model(Entry):
 
     sliding_window_layers: int | None = Field(default=None, gt=0, le=100_000)
     """How many layers attend within ``sliding_window`` where not all do (gpt-oss
-    alternates: 18 of 36; config.json ``layer_types``); the others attend to everything."""
+    alternates: 18 of 36, config.json ``layer_types``; Llama 4 chunks its 36 RoPE layers
+    of 48, ``no_rope_layers``); the others attend to everything."""
     weights_dtype: str | None = None
     """The dtype the published checkpoint stores its weights in, as published (bf16, fp8, mxfp4)."""
     checkpoint_gib: float | None = Field(default=None, gt=0, le=LARGEST)

@@ -98,15 +98,16 @@ def deck_from_anki(ctx: click.Context, file: str, output: str | None, post: str,
 
 def import_anki(ctx: click.Context, path: Path) -> None:
     """``studyapp import FILE.apkg``: install its decks and bring its history along."""
-    from studyapp.anki.anki_history import install_conversion
+    from studyapp.anki.anki_history import install_conversion, installed_cards
     from studyapp.anki.from_anki import AnkiPackageError, convert_package
     from studyapp.catalog.posts import POST_SLUGS
     from studyapp.decks import DeckError
     from studyapp.i18n import t
 
     lang = current_settings(ctx).lang
-    try:
-        conversion = convert_package(path, language=lang, posts=POST_SLUGS)
+    try:  # notes studyapp exported from decks here bring their answers back to those decks
+        conversion = convert_package(path, language=lang, posts=POST_SLUGS,
+                                     installed=installed_cards())
         installed = install_conversion(conversion)
     except AnkiPackageError as exc:
         fail(str(exc))
@@ -119,6 +120,8 @@ def import_anki(ctx: click.Context, path: Path) -> None:
     for deck_id, cards, target in installed:
         click.echo(t("decks.installed", lang, deck=deck_id, cards=cards, path=target))
     _report_left_out(conversion, lang)
+    if conversion.returning:
+        click.echo(t("anki.history.returning", lang, count=len(conversion.returning)))
     _import_history(ctx, conversion)
 
 
@@ -129,12 +132,18 @@ def _import_history(ctx: click.Context, conversion: Any) -> None:
     settings = current_settings(ctx)
     service = make_service(settings)
     try:
-        result = import_history(conversion, service.store, service.profile.id)
+        from studyapp.progress.files import answer_replay
+
+        result = import_history(conversion, service.store, service.profile.id,
+                                rollover_hour=service.settings.day_rollover_hour,
+                                replay=answer_replay(service.settings))
     finally:
         service.close()
     click.echo(t("anki.history.done", settings.lang, profile=settings.profile,
                  cards=result.cards_added + result.cards_updated,
                  reviews=result.reviews_added, known=result.reviews_skipped))
+    if result.cards_replayed:
+        click.echo(t("anki.history.replayed", settings.lang, count=result.cards_replayed))
 
 
 def _write_decks(conversion: Any, output: Path, lang: str) -> None:

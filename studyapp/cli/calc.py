@@ -13,6 +13,7 @@ from studyapp.cli.calc_inputs import (
     device_options,
     model_options,
     resolve_device,
+    resolve_dtypes,
     resolve_model,
 )
 from studyapp.infra.calc import (
@@ -25,7 +26,7 @@ from studyapp.infra.calc import (
     tp_report,
     train_report,
 )
-from studyapp.infra.network import per_direction
+from studyapp.infra.network import mesh_bandwidth, per_direction
 from studyapp.numbers import format_count, format_figure
 
 DTYPES = ["fp32", "fp16", "bf16", "fp8", "int8", "fp4", "int4"]
@@ -67,8 +68,10 @@ def calc() -> None:
 @calc.command("fit")
 @model_options
 @device_options
-@click.option("--dtype", type=click.Choice(DTYPES), default="bf16", show_default=True)
-@click.option("--kv-dtype", type=click.Choice(DTYPES), help="KV cache dtype (default: --dtype).")
+@click.option("--dtype", type=click.Choice(DTYPES),
+              help="Weights dtype (default: as the model publishes them, else bf16).")
+@click.option("--kv-dtype", type=click.Choice(DTYPES),
+              help="KV cache dtype (default: --dtype if given, else bf16).")
 @click.option("--context", type=click.IntRange(min=0), default=0, show_default=True,
               help="Tokens per sequence; 0 = weights only.")
 @click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True)
@@ -80,6 +83,7 @@ def calc() -> None:
 def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
     """Does a model (weights + KV cache) fit on N devices?"""
     model = resolve_model(kw, need_shape=kw["context"] > 0)
+    resolve_dtypes(kw, model)
     device = resolve_device(kw, "memory")
     report = fit_report(model, device, dtype=kw["dtype"], kv_dtype=kw["kv_dtype"],
                         context=kw["context"], batch=kw["batch"], gpus=kw["gpus"],
@@ -106,8 +110,10 @@ def calc_kv(ctx: click.Context, /, **kw: Any) -> None:
 @calc.command("decode")
 @model_options
 @device_options
-@click.option("--dtype", type=click.Choice(DTYPES), default="bf16", show_default=True)
-@click.option("--kv-dtype", type=click.Choice(DTYPES), help="KV cache dtype (default: --dtype).")
+@click.option("--dtype", type=click.Choice(DTYPES),
+              help="Weights dtype (default: as the model publishes them, else bf16).")
+@click.option("--kv-dtype", type=click.Choice(DTYPES),
+              help="KV cache dtype (default: --dtype if given, else bf16).")
 @click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--context", type=click.IntRange(min=0), default=0, show_default=True,
               help="Tokens in each sequence's KV cache; 0 = weights only.")
@@ -120,6 +126,7 @@ def calc_kv(ctx: click.Context, /, **kw: Any) -> None:
 def calc_decode(ctx: click.Context, /, **kw: Any) -> None:
     """Decode tokens/s: the larger of memory time and compute time per step."""
     model = resolve_model(kw, need_shape=kw["context"] > 0)
+    resolve_dtypes(kw, model)
     device = resolve_device(kw, "bandwidth")
     report = decode_report(model, device, dtype=kw["dtype"], kv_dtype=kw["kv_dtype"],
                            batch=kw["batch"], context=kw["context"], gpus=kw["gpus"],
@@ -181,14 +188,20 @@ def calc_checkpoint(ctx: click.Context, /, **kw: Any) -> None:
 def calc_allreduce(ctx: click.Context, /, **kw: Any) -> None:
     """Ring all-reduce time: 2(n-1)/n · S / B, B per direction."""
     bandwidth = kw["bandwidth_gb_s"] * 1e9 if kw["bandwidth_gb_s"] else None
+    mesh_links = None
     if kw["link"]:
         # an unknown id ends as one line in the user's language (LazyGroup)
         link = catalog.load_catalog().interconnects[kw["link"]]
-        bandwidth = bandwidth or per_direction(link.bandwidth_gb_s * 1e9, link.direction)
+        if bandwidth is None:
+            bandwidth = per_direction(link.bandwidth_gb_s * 1e9, link.direction)
+            if link.peers and link.per_peer_gb_s:  # a full mesh: n − 1 links at most
+                bandwidth = mesh_bandwidth(bandwidth, link.peers, kw["gpus"])
+                mesh_links = min(max(kw["gpus"] - 1, 1), link.peers)
     if bandwidth is None:
         fail("give --link ID or --bandwidth-gb-s")
     report = allreduce_report(size_bytes=kw["size_gb"] * 1e9, gpus=kw["gpus"],
-                              bandwidth_bytes_s=bandwidth, link=kw["link"])
+                              bandwidth_bytes_s=bandwidth, link=kw["link"],
+                              mesh_links=mesh_links)
     _print_report(ctx, report, kw["as_json"])
 
 
@@ -234,17 +247,24 @@ def calc_tp(ctx: click.Context, /, **kw: Any) -> None:
     if not (layers and hidden):
         fail("give --model ID, or --layers and --hidden-size")
     bandwidth = kw["bandwidth_gb_s"] * 1e9 if kw["bandwidth_gb_s"] else None
-    link_name = kw["link"]
+    link_name, mesh_links = kw["link"], None
     if bandwidth is None and kw["link"]:
         link = cat.interconnects[kw["link"]]
         bandwidth = per_direction(link.bandwidth_gb_s * 1e9, link.direction)
+        if link.peers and link.per_peer_gb_s:  # a full mesh: n − 1 links at most
+            bandwidth = mesh_bandwidth(bandwidth, link.peers, kw["tp"])
+            mesh_links = min(max(kw["tp"] - 1, 1), link.peers)
     if bandwidth is None and kw["gpu_id"]:
         gpu = cat.accelerators[kw["gpu_id"]]
         if gpu.scale_up_gb_s is None:
             fail(f"{gpu.id} has no scale-up bandwidth in the catalog; give --bandwidth-gb-s")
         bandwidth, link_name = gpu.scale_up_gb_s * 1e9 / 2, gpu.scale_up
+        if gpu.scale_up_peers:  # a full mesh: n − 1 links at most
+            bandwidth = mesh_bandwidth(bandwidth, gpu.scale_up_peers, kw["tp"])
+            mesh_links = min(max(kw["tp"] - 1, 1), gpu.scale_up_peers)
     if bandwidth is None:
         fail("give --gpu ID, --link ID or --bandwidth-gb-s")
     report = tp_report(layers=layers, hidden_size=hidden, batch=kw["batch"], dtype=kw["dtype"],
-                       tp=kw["tp"], bandwidth_bytes_s=bandwidth, link=link_name, model=label)
+                       tp=kw["tp"], bandwidth_bytes_s=bandwidth, link=link_name, model=label,
+                       mesh_links=mesh_links)
     _print_report(ctx, report, kw["as_json"], labels={"dtype": "calc.activation_dtype"})

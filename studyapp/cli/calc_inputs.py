@@ -6,6 +6,7 @@ themselves, so a learner can try a model or chip the catalog does not have.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -14,7 +15,7 @@ from studyapp import catalog
 from studyapp.cli import fail
 from studyapp.infra.calc import DeviceInput, ModelInput, parse_count
 from studyapp.infra.memory import KVShape
-from studyapp.infra.shapes import kv_shape
+from studyapp.infra.shapes import model_input
 
 
 def model_options(f: Any) -> Any:
@@ -83,16 +84,17 @@ def resolve_model(kw: dict[str, Any], need_params: bool = True,
         else:
             # an unknown id ends as one line in the user's language (LazyGroup)
             model = catalog.load_catalog().models[kw["model_id"]]
-        shape = kv_shape(model)
-        if kw.get("layers") or kw.get("kv_heads") or kw.get("head_dim"):
+        base = model_input(model)
+        shape = base.shape
+        if shape and (kw.get("layers") or kw.get("kv_heads") or kw.get("head_dim")):
             shape = KVShape(layers=kw.get("layers") or shape.layers,
                             kv_heads=kw.get("kv_heads") or shape.kv_heads,
                             head_dim=kw.get("head_dim") or shape.head_dim)
-        return ModelInput(model.id, params or model.params, shape, model.attention,
-                          active_params=None if params else model.active_params_b
-                          and model.active_params_b * 1e9,
-                          experts=model.experts, experts_per_token=model.experts_per_token,
-                          sliding_window=model.sliding_window)
+        if params is None:
+            return replace(base, shape=shape)
+        # another parameter count: neither the active share nor the checkpoint holds
+        return replace(base, params=params, shape=shape, active_params=None,
+                       checkpoint_bytes=None)
     layers = kw.get("layers")
     if kw.get("kv_lora_rank"):
         if not layers:
@@ -112,6 +114,16 @@ def resolve_model(kw: dict[str, Any], need_params: bool = True,
     if need_params and params is None:
         fail("give --model ID or --params N (for example 70e9 or 70B)")
     return ModelInput("custom", params, shape, attention)
+
+
+def resolve_dtypes(kw: dict[str, Any], model: ModelInput) -> None:
+    """Fill ``--dtype`` and ``--kv-dtype`` left out: the weights as the model publishes them
+    (gpt-oss MXFP4, DeepSeek FP8), else BF16; the KV cache in ``--dtype`` when it was given,
+    else BF16 (a quantised checkpoint still keeps its cache in BF16)."""
+    given = kw.get("dtype")
+    kw["dtype"] = given or model.weights_dtype or "bf16"
+    if not kw.get("kv_dtype"):
+        kw["kv_dtype"] = given or "bf16"
 
 
 def resolve_device(kw: dict[str, Any], need: str) -> DeviceInput:

@@ -63,7 +63,8 @@ def class_report_cmd(ctx: click.Context, files: tuple[str, ...], as_json: bool, 
 
         rows = [{key: csv_cell(value) for key, value in row.items()} for row in report.csv_rows()]
         writer = csv.DictWriter(sys.stdout, fieldnames=["student", "post", "mastery", "reviews",
-                                                        "accuracy", "cards_seen", "overdue"])
+                                                        "accuracy", "cards_seen", "overdue",
+                                                        "deck"])
         writer.writeheader()
         writer.writerows(rows)
         items = [{key: csv_cell(value) for key, value in row.items()}
@@ -112,13 +113,14 @@ def _print_class(report: Any, posts: list[str]) -> None:
             mastery.add_row(post, *(pct(dict(s.mastery).get(post, 0.0)) for s in block))
         console.print(Text("\nMastery per post (cards mastered)", style="bold"))
         console.print(mastery)
+    _print_deck_mastery(console, report)
     hardest = Table(show_edge=False)
     hardest.add_column("question", overflow="fold")
     hardest.add_column("post", overflow="fold")
     for column in ("students", "first try"):
         hardest.add_column(column, justify="right", no_wrap=True)
     for q in report.hardest:
-        hardest.add_row(Text(visible(f"{q.deck_id}/{q.card_key}")), Text(visible(q.post)),
+        hardest.add_row(Text(visible(f"{q.deck_id}/{q.card_key}")), Text(visible(q.post or "—")),
                         str(q.students), pct(q.first_try_accuracy))
     console.print(Text("\nHardest questions (first-try accuracy)", style="bold"))
     console.print(hardest)
@@ -130,6 +132,30 @@ def _print_class(report: Any, posts: list[str]) -> None:
         overdue.add_row(Text(visible(s.name)), str(s.overdue))
     console.print(Text("\nStudents with the most overdue cards", style="bold"))
     console.print(overdue)
+
+
+def _print_deck_mastery(console: Any, report: Any) -> None:
+    """Mastery per deck (course, installed and published decks), a row per deck."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from studyapp.classroom import NAME_WIDTH, student_blocks
+    from studyapp.text import visible
+
+    deck_ids = list(dict.fromkeys(d for s in report.students for d, _ in s.decks))
+    if not deck_ids:
+        return
+    width = max(len(d) for d in deck_ids)
+    for block in student_blocks(report.students, console.width, width, gap=3):
+        table = Table(show_edge=False)
+        table.add_column("deck", no_wrap=True)
+        for s in block:
+            table.add_column(Text(visible(s.name)[:NAME_WIDTH]), justify="right", no_wrap=True)
+        for deck in deck_ids:
+            table.add_row(Text(visible(deck)), *(
+                pct(dict(s.decks)[deck]) if deck in dict(s.decks) else "—" for s in block))
+        console.print(Text("\nMastery per deck (cards mastered)", style="bold"))
+        console.print(table)
 
 
 def _print_items(console: Any, report: Any) -> None:

@@ -77,6 +77,15 @@ def _print_stats(data: Any, lang: str) -> None:
         table.add_row(Text(visible(p.title)), str(p.new), str(p.learning), str(p.review),
                       str(p.due), pct(p.mastery), pct(p.accuracy))
     console.print(table)
+    own = [d for d in data.decks if d.kind != "post"]  # a post deck is its post's line
+    if own:  # mastery per deck too: a course deck's cards may span several posts
+        decks = Table(title=None, show_edge=False)
+        decks.add_column(label["deck"])
+        for key in ("cards", "mastery"):
+            decks.add_column(label[key], justify="right")
+        for d in own:
+            decks.add_row(Text(visible(d.title)), str(d.total), pct(d.mastery))
+        console.print(decks)
     from studyapp.i18n import t
     from studyapp.progress import calendar_lines, forecast_lines
 

@@ -42,7 +42,7 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
         return
     # loaded when the command runs, so that --help stays fast
     from studyapp.i18n import t
-    from studyapp.plain import post_summary_lines, run_plain
+    from studyapp.plain import course_summary_lines, post_summary_lines, run_plain
     from studyapp.study import SessionKind
     from studyapp.text import tolerate_encodings, visible
 
@@ -55,6 +55,11 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
         if post is not None and kind is SessionKind.POST and not service.has_read(post):
             click.echo("\n".join(post_summary_lines(post, settings.lang)))
             service.read_post(post)
+        if deck is not None and kind is SessionKind.DECK:
+            deck = service.find_deck(deck).id  # a file's path: its deck's id
+            if service.summary_first(deck):
+                click.echo("\n".join(course_summary_lines(service.course_view(deck))))
+                service.read_course(deck)
         session = service.start(kind, post=post, deck=deck, limit=limit, seed=seed)
         for prompt in service.recovered:
             click.echo(t("plain.recovered", settings.lang, prompt=visible(prompt)))

@@ -87,7 +87,7 @@ def plan_cmd(ctx: click.Context, exam: datetime | None, apply: bool, clear: bool
              as_json: bool) -> None:
     """New cards a day to see everything a week before the exam, review load, recall."""
     from studyapp.i18n import t
-    from studyapp.tuning import PlanError, clear_exam_plan, exam_plan, recall_text
+    from studyapp.tuning import PlanError, clear_exam_plan, decimal, exam_plan, recall_text
 
     settings = current_settings(ctx)
     service = make_service(settings)
@@ -122,13 +122,15 @@ def plan_cmd(ctx: click.Context, exam: datetime | None, apply: bool, clear: bool
         echo_json(plan.as_json())
         return
     lang = settings.lang
-    recall = recall_text(plan.predicted_recall)
+    recall = recall_text(plan.predicted_recall, lang)
     rows = [("exam", plan.exam.isoformat()), ("days_left", str(plan.days_left)),
             ("new_left", str(plan.new_left)), ("new_per_day", str(plan.new_per_day)),
             ("learn_days", str(plan.learn_days)),
-            ("reviews_per_day", f"{plan.reviews_per_day:.1f}"),
+            ("reviews_per_day", decimal(plan.reviews_per_day, 1, lang)),
             ("peak_reviews", f"{plan.peak_reviews:.0f}"), ("predicted_recall", recall)]
-    labels = [t(f"tuning.plan.{key}", lang) for key, _ in rows]
+    # too close for the week's margin, the new cards take every day left
+    labels = [t(f"tuning.plan.{key}_close" if key == "learn_days" and plan.too_close
+                else f"tuning.plan.{key}", lang) for key, _ in rows]
     width = max(len(label) for label in labels)
     for label, (_, value) in zip(labels, rows, strict=True):
         click.echo(f"{label:<{width}}  {value}")

@@ -53,6 +53,18 @@ GENERATOR_CHECK_SEEDS = (0, 1, 2)
 _CARD_ADAPTER: TypeAdapter[Any] = TypeAdapter(CardModel)
 
 
+def _family_post(raw: Any) -> str:
+    """A generated card's post in a deck without one: its family's post ("" for an
+    authored card, which then belongs to its deck alone)."""
+    generator = raw.get("generator") if isinstance(raw, dict) else None
+    if not isinstance(generator, str):
+        return ""
+    from studyapp.questions.generators import registered_families
+
+    family = registered_families().get(generator)
+    return family.post if family is not None else ""
+
+
 class _DeckHeader(DeckFile):
     """The deck's own fields; cards are checked one by one so one bad card hides nothing."""
 
@@ -108,7 +120,7 @@ class DeckCheck(FieldChecks):
             self.check_card_ids(raw_cards)
             deck_id = raw_id if isinstance(raw_id, str) else ""
             for index, raw in enumerate(raw_cards):
-                card = self.card(raw, ("cards", index), deck_id, language, post or "intro")
+                card = self.card(raw, ("cards", index), deck_id, language, post or "")
                 if card is not None:
                     cards.append(card)
         if self.problems or header is None:
@@ -121,6 +133,9 @@ class DeckCheck(FieldChecks):
             cards=tuple(cards),
             path=self.path,
             source=self.source,
+            course=None if header.course is None else _localized(header.course, header.language),
+            summary=(None if header.summary is None
+                     else _localized(header.summary, header.language)),
         )
 
     def check_card_ids(self, raw_cards: list[Any]) -> None:
@@ -154,7 +169,7 @@ class DeckCheck(FieldChecks):
         line, col = self.map.value(path)
         common: dict[str, Any] = {
             "id": model.id,
-            "post": model.post or deck_post,
+            "post": model.post or deck_post or _family_post(raw),
             "fact": model.fact,
             "tags": tuple(model.tags),
             "deck": deck_id,

@@ -383,10 +383,15 @@ class Deck:
     id: str
     title: Localized
     language: str
-    post: str
+    post: str | None
+    """The post its cards belong to by default; None for a course deck of its own."""
     cards: tuple[CardSpec, ...]
     path: Path
     source: DeckSource = "file"
+    course: Localized | None = None
+    """The course a deck without a post is listed under (the home screen's heading)."""
+    summary: Localized | None = None
+    """Markdown read before the deck's first session, as a post's summary is."""
 
     def card(self, card_id: str) -> CardSpec:
         """The card with ``card_id``; ``KeyError`` if there is none."""
@@ -394,6 +399,11 @@ class Deck:
             if card.id == card_id:
                 return card
         raise KeyError(card_id)
+
+
+def summary_key(deck_id: str) -> str:
+    """The key a deck's summary is remembered as read under (beside the posts' slugs)."""
+    return f"deck:{deck_id}"
 
 
 def deck_title(deck: Deck, lang: str) -> str:

@@ -275,7 +275,14 @@ class DeckFile(_Strict):
     deck: str = Field(pattern=ID_PATTERN, max_length=100, description="Stable deck id")
     title: LocalizedText
     language: Literal["es", "en"] = Field(description="Language of plain (non-mapping) strings")
-    post: StrictStr = Field(description="Default post slug for the cards")
+    post: StrictStr | None = Field(
+        default=None,
+        description="Default post slug for the cards; none for a course deck of its own",
+    )
+    course: LocalizedText | None = Field(
+        default=None, description="The course a deck without a post is listed under")
+    summary: LocalizedText | None = Field(
+        default=None, description="Markdown shown before the deck's first session")
     cards: list[CardModel] = Field(min_length=1)
 
 

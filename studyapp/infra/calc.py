@@ -16,7 +16,7 @@ from studyapp.infra.compute import (
     decode,
     decode_flops,
     experts_touched,
-    kv_tokens,
+    kv_tokens_per_layer,
     moe_params_read,
     training_flops,
     training_seconds,
@@ -73,6 +73,16 @@ _NO_KV = KVShape(layers=1, kv_heads=1, head_dim=1)
 """Stands in for a model given without a KV shape; only ever used at context 0."""
 
 
+_PUBLISHED_DTYPES = {"bf16": "bf16", "bfloat16": "bf16", "fp16": "fp16", "float16": "fp16",
+                     "fp8": "fp8", "mxfp4": "fp4", "fp4": "fp4", "nvfp4": "fp4"}
+
+
+def published_dtype(weights_dtype: str | None) -> str | None:
+    """A published checkpoint's weight format as a calc dtype: MXFP4 → ``fp4``, FP8 → ``fp8``
+    (None where the calculator has no such dtype)."""
+    return _PUBLISHED_DTYPES.get((weights_dtype or "").lower())
+
+
 @dataclass(frozen=True)
 class ModelInput:
     """A model from the catalog or from explicit numbers."""
@@ -86,6 +96,49 @@ class ModelInput:
     experts: int | None = None
     experts_per_token: int | None = None
     sliding_window: int | None = None
+    sliding_window_layers: int | None = None
+    """Layers that keep only the window where not all do (gpt-oss: 18 of 36)."""
+    weights_dtype: str | None = None
+    """The calc dtype of the published weights (gpt-oss's MXFP4 is ``fp4``), if known."""
+    checkpoint_bytes: float | None = None
+    """The published checkpoint's size: weights in ``weights_dtype`` where a format mixes
+    precisions (gpt-oss: MXFP4 experts, BF16 attention and embeddings, 60.8 GiB)."""
+
+    def weights_in(self, dtype: str, params: float | None = None) -> tuple[float, str]:
+        """Bytes of ``params`` (default: all; a decode step's read: the dense rest first,
+        then routed experts) in ``dtype``, and how they were counted.
+
+        Where ``dtype`` is the published format and the checkpoint's size is known, the
+        checkpoint decides: a mixture of experts keeps its dense rest (attention,
+        embeddings) in BF16 and its experts take the remaining bytes (gpt-oss: MXFP4,
+        about 4.3 bits a parameter), so a decode step at batch 1 reads about 5.0 GB of
+        gpt-oss-120b, not 5.13B × 0.5 B."""
+        assert self.params is not None
+        count = self.params if params is None else params
+        if not (self.checkpoint_bytes and dtype == self.weights_dtype):
+            return weights_bytes(count, dtype), "params-x-bytes"
+        rest = self._dense_rest()
+        expert_bytes = self.checkpoint_bytes - weights_bytes(rest, "bf16") if rest else 0.0
+        if not rest or expert_bytes <= 0 or rest >= self.params:
+            return self.checkpoint_bytes * count / self.params, "published-checkpoint"
+        dense = min(count, rest)
+        per_expert_param = expert_bytes / (self.params - rest)
+        return (weights_bytes(dense, "bf16") + (count - dense) * per_expert_param,
+                "published-checkpoint")
+
+    def _dense_rest(self) -> float | None:
+        """Parameters outside the routed experts (None: not a mixture of experts)."""
+        if not (self.params and self.active_params and self.experts
+                and self.experts_per_token and self.experts > self.experts_per_token):
+            return None
+        per_expert = (self.params - self.active_params) / (self.experts - self.experts_per_token)
+        return self.active_params - self.experts_per_token * per_expert
+
+    def kv_tokens(self, context: int) -> float:
+        """Mean tokens a layer keeps per sequence at ``context`` (see kv_tokens_per_layer)."""
+        layers = self.shape.layers if self.shape else None
+        return kv_tokens_per_layer(context, self.sliding_window, self.sliding_window_layers,
+                                   layers)
 
 
 @dataclass(frozen=True)
@@ -115,9 +168,11 @@ def fit_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: 
     assert device.memory_bytes is not None
     kvd = kv_dtype or dtype
     shape = model.shape or _NO_KV
-    tokens = kv_tokens(context, model.sliding_window)  # a sliding window caps the cache
+    tokens = model.kv_tokens(context)  # a sliding window caps the cache
+    weights, basis = model.weights_in(dtype)
     result = fit(model.params, dtype, shape, device.memory_bytes, context=tokens,
-                 batch=batch, kv_dtype=kvd, devices=gpus, usable_fraction=usable_fraction)
+                 batch=batch, kv_dtype=kvd, devices=gpus, usable_fraction=usable_fraction,
+                 weights=weights)
     return {
         "fits": result.fits,
         "weights_gb": gb(result.weights_bytes),
@@ -131,6 +186,7 @@ def fit_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: 
         "gpu": device.label,
         "params": model.params,
         "dtype": dtype,
+        "weights_basis": basis,
         "kv_dtype": kvd,
         "context": context,
         "kv_tokens": tokens,
@@ -153,7 +209,7 @@ def kv_report(model: ModelInput, *, dtype: str, tokens: int, batch: int) -> dict
     """KV cache per token and for tokens × batch."""
     assert model.shape is not None
     per_token = kv_bytes_per_token(model.shape, dtype)
-    kept = kv_tokens(tokens, model.sliding_window)  # a sliding window caps the cache
+    kept = model.kv_tokens(tokens)  # a sliding window caps the cache
     total = kv_cache_bytes(model.shape, dtype, kept, batch)
     per_token_out: float | int = int(per_token) if per_token.is_integer() else per_token
     return {
@@ -164,6 +220,7 @@ def kv_report(model: ModelInput, *, dtype: str, tokens: int, batch: int) -> dict
         "tokens": tokens,
         "kv_tokens": kept,
         "sliding_window": model.sliding_window,
+        "sliding_window_layers": model.sliding_window_layers,
         "batch": batch,
         "dtype": dtype,
         "bytes_per_value": dtype_bytes(dtype),
@@ -190,8 +247,8 @@ def decode_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtyp
     moe = active < model.params
     read = moe_params_read(model.params, active, batch, model.experts,
                            model.experts_per_token) if moe else model.params
-    w_read = weights_bytes(read, dtype)
-    tokens = kv_tokens(context, model.sliding_window)
+    w_read, basis = model.weights_in(dtype, read)
+    tokens = model.kv_tokens(context)
     kv = kv_cache_bytes(model.shape, kvd, tokens, batch) if model.shape else 0.0
     bandwidth = device.bandwidth_bytes_s * gpus
     peak = device.flops * gpus if device.flops else None
@@ -214,11 +271,13 @@ def decode_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtyp
         "bound": step.bound,
         "memory_seconds": step.memory_seconds,
         "compute_seconds": step.compute_seconds,
-        "weights_gb": gb(weights_bytes(model.params, dtype)),
+        "weights_gb": gb(model.weights_in(dtype)[0]),
+        "weights_basis": basis,
         "weights_read_gb": gb(w_read),
         "kv_cache_gb": gb(kv),
         "kv_tokens": tokens,
         "sliding_window": model.sliding_window,
+        "sliding_window_layers": model.sliding_window_layers,
         "bytes_per_step": step.bytes_per_step,
         "flops_per_step": step.flops_per_step,
         "bandwidth_tb_s": bandwidth / 1e12,
@@ -270,8 +329,9 @@ def checkpoint_report(*, params: float, bytes_per_param: float = CHECKPOINT_BYTE
 
 
 def allreduce_report(*, size_bytes: float, gpus: int, bandwidth_bytes_s: float,
-                     link: str | None) -> dict[str, Any]:
-    """Ring all-reduce time, bandwidth term only, at a per-direction bandwidth."""
+                     link: str | None, mesh_links: int | None = None) -> dict[str, Any]:
+    """Ring all-reduce time, bandwidth term only, at a per-direction bandwidth
+    (``mesh_links``: how many links of a full mesh the group uses at once)."""
     return {
         "seconds": ring_allreduce_seconds(size_bytes, gpus, bandwidth_bytes_s),
         "algorithm": "ring",
@@ -280,6 +340,7 @@ def allreduce_report(*, size_bytes: float, gpus: int, bandwidth_bytes_s: float,
         "bandwidth_gb_s": bandwidth_bytes_s / GB,
         "bandwidth_direction": "per-direction",
         "link": link,
+        "mesh_links": mesh_links,
         "bytes_sent_per_gpu": 2 * (gpus - 1) / gpus * size_bytes if gpus > 1 else 0.0,
     }
 
@@ -301,7 +362,8 @@ def cost_report(*, gpu_hour_usd: float, tokens_per_s: float, gpus: int) -> dict[
 
 
 def tp_report(*, layers: int, hidden_size: int, batch: int, dtype: str, tp: int,
-              bandwidth_bytes_s: float, link: str | None, model: str) -> dict[str, Any]:
+              bandwidth_bytes_s: float, link: str | None, model: str,
+              mesh_links: int | None = None) -> dict[str, Any]:
     """Tensor-parallel all-reduce traffic and time of one decode step.
 
     Two all-reduces per layer of batch × hidden × bytes each, ring over the scale-up
@@ -326,5 +388,6 @@ def tp_report(*, layers: int, hidden_size: int, batch: int, dtype: str, tp: int,
         "bandwidth_gb_s": bandwidth_bytes_s / GB,
         "bandwidth_direction": "per-direction",
         "link": link,
+        "mesh_links": mesh_links,
         "model": model,
     }

@@ -94,6 +94,20 @@ def kv_tokens(context: int, sliding_window: int | None) -> int:
     return min(context, sliding_window) if sliding_window else context
 
 
+def kv_tokens_per_layer(context: int, sliding_window: int | None,
+                        window_layers: int | None = None, layers: int | None = None) -> float:
+    """Mean tokens a layer keeps per sequence, so KV bytes = bytes per token × this.
+
+    A window caps every layer unless ``window_layers`` says only some use it: gpt-oss
+    alternates a 128-token window (18 of its 36 layers) with full attention, so at a
+    long context its cache is about half the full one, never the window's."""
+    capped = kv_tokens(context, sliding_window)
+    if not sliding_window or window_layers is None or not layers or window_layers >= layers:
+        return capped
+    mean = (window_layers * capped + (layers - window_layers) * context) / layers
+    return int(mean) if mean.is_integer() else mean
+
+
 def ridge_point(flops: float, bandwidth_bytes_s: float) -> float:
     """Arithmetic intensity (FLOP/byte) above which a kernel is compute-bound."""
     return flops / bandwidth_bytes_s

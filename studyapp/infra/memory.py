@@ -50,8 +50,9 @@ def kv_bytes_per_token(shape: KVShape, dtype: str) -> float:
     return shape.values_per_token() * dtype_bytes(dtype)
 
 
-def kv_cache_bytes(shape: KVShape, dtype: str, tokens: int, batch: int = 1) -> float:
-    """KV cache for ``batch`` sequences of ``tokens`` each."""
+def kv_cache_bytes(shape: KVShape, dtype: str, tokens: float, batch: int = 1) -> float:
+    """KV cache for ``batch`` sequences of ``tokens`` each (a mean per layer where only
+    some layers keep a sliding window)."""
     return kv_bytes_per_token(shape, dtype) * tokens * batch
 
 
@@ -91,10 +92,11 @@ class Fit:
 
 
 def fit(params: float, dtype: str, shape: KVShape, memory_bytes: float, *,
-        context: int = 0, batch: int = 1, kv_dtype: str | None = None, devices: int = 1,
-        usable_fraction: float = DEFAULT_USABLE_FRACTION) -> Fit:
-    """Weights in ``dtype`` plus KV cache for context × batch against usable memory."""
-    w = weights_bytes(params, dtype)
+        context: float = 0, batch: int = 1, kv_dtype: str | None = None, devices: int = 1,
+        usable_fraction: float = DEFAULT_USABLE_FRACTION, weights: float | None = None) -> Fit:
+    """Weights in ``dtype`` (or ``weights`` bytes, a published checkpoint's size) plus KV
+    cache for context × batch against usable memory."""
+    w = weights if weights is not None else weights_bytes(params, dtype)
     kv = kv_cache_bytes(shape, kv_dtype or dtype, context, batch)
     need = w + kv
     return Fit(

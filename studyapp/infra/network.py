@@ -20,6 +20,15 @@ def ring_allreduce_seconds(size_bytes: float, devices: int, bandwidth_bytes_s: f
     return 2.0 * (devices - 1) / devices * size_bytes / bandwidth_bytes_s
 
 
+def mesh_bandwidth(total_one_way: float, peers: int, devices: int) -> float:
+    """One-way bandwidth a collective over ``devices`` chips of a full mesh can use.
+
+    Each chip's total is split over links to ``peers`` others; a group of n chips runs over
+    min(n − 1, peers) of them at once (RCCL opens a ring per link), never all of them
+    for two chips."""
+    return total_one_way * min(max(devices - 1, 1), peers) / peers
+
+
 TP_ALLREDUCES_PER_LAYER = 2
 """Megatron-style tensor parallelism: one all-reduce after attention and one after the MLP
 in every layer's forward pass (Shoeybi et al., 2019, https://arxiv.org/abs/1909.08053)."""

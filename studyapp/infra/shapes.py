@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from studyapp.infra.calc import ModelInput, published_dtype
 from studyapp.infra.memory import KVShape
 
 if TYPE_CHECKING:  # the catalog's models need pydantic; this module only reads their fields
@@ -16,3 +17,15 @@ def kv_shape(model: Model) -> KVShape:
         return KVShape(layers=model.layers, kv_lora_rank=model.kv_lora_rank,
                        qk_rope_head_dim=model.qk_rope_head_dim)
     return KVShape(layers=model.layers, kv_heads=model.kv_heads, head_dim=model.head_dim)
+
+
+def model_input(model: Model) -> ModelInput:
+    """Everything the calculator reads of a catalog model, one place for every face: shape,
+    experts, sliding window and the published weights (format and checkpoint size)."""
+    return ModelInput(model.id, model.params, kv_shape(model), model.attention,
+                      active_params=model.active_params_b and model.active_params_b * 1e9,
+                      experts=model.experts, experts_per_token=model.experts_per_token,
+                      sliding_window=model.sliding_window,
+                      sliding_window_layers=model.sliding_window_layers,
+                      weights_dtype=published_dtype(model.weights_dtype),
+                      checkpoint_bytes=model.checkpoint_gib and model.checkpoint_gib * 2**30)

@@ -10,11 +10,12 @@ from typing import IO, Literal
 
 from studyapp.files import replacing
 from studyapp.progress.sources import ProgressSource
-from studyapp.srs.scheduler import Memory, Rating, Scheduler
+from studyapp.srs.scheduler import Memory, Rating, Scheduler, SchedulerSettings
 from studyapp.store.backup import backup_sqlite
 from studyapp.store.progress import NewState
 from studyapp.store.progress_files import (
     ImportResult,
+    Replay,
     import_progress,
     read_export,
     write_csv,
@@ -41,7 +42,13 @@ def import_file(service: ProgressSource, path: Path) -> ImportResult:
     A card that gains answers is rescheduled from all of them in time order, so
     two copies of one profile merge into one history and one schedule.
     """
-    scheduler = Scheduler(service.settings)
+    return import_progress(service.store, service.profile.id, read_export(path),
+                           answer_replay(service.settings))
+
+
+def answer_replay(settings: SchedulerSettings) -> Replay:
+    """A card's state rebuilt from all its answers in time order, with this scheduler."""
+    scheduler = Scheduler(settings)
 
     def replay(card_id: int, answers: Sequence[tuple[datetime, int]]) -> NewState:
         memory = Memory(card_id=card_id)
@@ -52,7 +59,7 @@ def import_file(service: ProgressSource, path: Path) -> ImportResult:
                         memory.due or last, memory.last_review or last, memory.reps,
                         memory.lapses, scheduler.is_leech(memory))
 
-    return import_progress(service.store, service.profile.id, read_export(path), replay)
+    return replay
 
 
 class BackupError(Exception):

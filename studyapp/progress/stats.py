@@ -55,6 +55,22 @@ class PostStats:
 
 
 @dataclass(frozen=True)
+class DeckStats:
+    """One studied deck's mastery: a course deck's cards, whatever posts they name."""
+
+    deck_id: str
+    title: str
+    total: int
+    mastered: int
+    kind: str = "installed"
+    """post (built in, one per post), example, installed, or file (see ``deck_kind``)."""
+
+    @property
+    def mastery(self) -> float:
+        return min(1.0, self.mastered / self.total) if self.total else 0.0
+
+
+@dataclass(frozen=True)
 class CardLine:
     """A card in the weakest or leech list."""
 
@@ -103,6 +119,8 @@ class LearnerStats:
     comes_back_within_hour: int = 0
     comes_back_next_s: int | None = None
     """Learning cards due within the hour, and seconds until the soonest (stored due)."""
+    decks: tuple[DeckStats, ...] = ()
+    """Mastery per studied deck, beside the mastery per post."""
 
     @property
     def accuracy(self) -> float | None:
@@ -122,6 +140,9 @@ class LearnerStats:
                 "mastered": p.mastered, "reviews": p.reviews, "accuracy": round_or_none(p.accuracy),
                 "time_s": round(p.time_ms / 1000, 1), "leeches": p.leeches,
             } for p in self.posts},
+            "decks": {d.deck_id: {"title": d.title, "kind": d.kind, "total": d.total,
+                                  "mastered": d.mastered, "mastery": round(d.mastery, 4)}
+                      for d in self.decks},
             "generated_at": self.generated_at.isoformat(),
             "study_day": self.today.isoformat(),
             "correct_total": self.correct_total,
@@ -238,6 +259,8 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
                                    [_EPOCH, *forecast_bounds[1:]])
         leeches_job = pool.submit(db.leeches, store, profile.id, max(top, 50))
         today_job = pool.submit(db.window, store, profile.id, today_start, today_end)
+        decks_job = pool.submit(db.deck_mastered, store, profile.id, now,
+                                mastery_age(settings), day_end=today_end)
         overview = service.overview(with_streak=False)
         tallies = tallies_job.result()
         retention = retention_job.result()
@@ -246,6 +269,7 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
         forecast = forecast_job.result()
         leeches = leeches_job.result()
         today_totals = today_job.result()
+        deck_mastered = decks_job.result()
     totals = db.Totals(reviews=sum(t.reviews for t in tallies.values()),
                        correct=sum(t.correct for t in tallies.values()),
                        cards_seen=sum(t.seen for t in tallies.values()),
@@ -276,6 +300,8 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
         comes_back_within_hour=coming.within_hour if coming else 0,
         comes_back_next_s=(round(coming.next_in.total_seconds())
                            if coming and coming.next_in is not None else None),
+        decks=tuple(DeckStats(deck_id, title, total, deck_mastered.get(deck_id, 0), kind)
+                    for deck_id, title, total, kind in overview.deck_totals),
     )
 
 

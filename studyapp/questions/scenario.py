@@ -181,7 +181,8 @@ def grade_part(question: Question, index: int, response: str,
     wrong = [name for name in differing if not by_name[name][1].correct]
     yours = ", ".join(by_name[name][1].verdict.given for name in wrong)
     true = ", ".join(expected_display(by_name[name][0].question) for name in wrong)
-    message = t("grading.carried", lang, yours=yours, true=true, expected=verdict.expected)
+    key = "grading.carried" if len(wrong) == 1 else "grading.carried_many"
+    message = t(key, lang, yours=yours, true=true, expected=verdict.expected)
     carried = replace(verdict, message=message, given=again.given)
     return PartVerdict(part.name, index, carried, value, carried=True, hinted=hinted)
 

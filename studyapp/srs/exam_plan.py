@@ -77,11 +77,13 @@ def recall_floor(value: float, digits: int) -> float:
     return float(math.floor(value * scale + 1e-9)) / scale
 
 
-def recall_text(value: float | None) -> str:
-    """Recall as a percentage with one decimal, rounded down ("—" for none)."""
+def recall_text(value: float | None, lang: str = "en") -> str:
+    """Recall as a percentage with one decimal, rounded down ("—" for none): ``92.8%``,
+    in Spanish ``92,8 %`` (decimal comma, the sign after a no-break space)."""
     if value is None:
         return "—"
-    return f"{recall_floor(value * 100, 1):.1f}%"
+    text = f"{recall_floor(value * 100, 1):.1f}"
+    return text.replace(".", ",") + "\u00a0%" if lang == "es" else text + "%"
 
 
 def new_cards_per_day(new_left: int, days_left: int, buffer_days: int = BUFFER_DAYS) -> int:

@@ -81,6 +81,11 @@ class WrongAnswer:
     slip: str | None = None
     steps: tuple[Mapping[str, Any], ...] = ()
     """A scenario's steps as its review log keeps them (name, given, correct, slips)."""
+    picked: str | None = None
+    """A choice card's picked choice, by its text (the study loop's ``picked_choice``)."""
+    noted: bool = False
+    """The study loop recorded the answer's slips (``answer_slips``), none or some; an older
+    answer without the note has its slip named by grading it again."""
 
 
 def _within(column: Any, profile_ids: Collection[int] | None) -> Any:
@@ -133,14 +138,25 @@ def students(store: Store, now: datetime,
 def mastery_by_post(store: Store, now: datetime,
                     mastery_age: float = 1.0) -> dict[tuple[int, str], int]:
     """Mastered cards (review, recall still >= the threshold) per (profile, post)."""
+    return _mastered_by(store, CardState.post, now, mastery_age)
+
+
+def mastery_by_deck(store: Store, now: datetime,
+                    mastery_age: float = 1.0) -> dict[tuple[int, str], int]:
+    """Mastered cards per (profile, deck): a course deck's mastery, whatever its posts."""
+    return _mastered_by(store, CardState.deck_id, now, mastery_age)
+
+
+def _mastered_by(store: Store, column: Any, now: datetime,
+                 mastery_age: float) -> dict[tuple[int, str], int]:
     with store.sessions() as session:
         age = age_days(session, CardState.last_review, now)
         mastered = and_(CardState.state == REVIEW, CardState.suspended.is_(False),
                         CardState.stability.is_not(None), CardState.last_review.is_not(None),
                         age <= CardState.stability * mastery_age)
-        return {(pid, post): _int(n) for pid, post, n in session.execute(
-            select(CardState.profile_id, CardState.post, func.sum(_true(mastered)))
-            .group_by(CardState.profile_id, CardState.post))}
+        return {(pid, key): _int(n) for pid, key, n in session.execute(
+            select(CardState.profile_id, column, func.sum(_true(mastered)))
+            .group_by(CardState.profile_id, column))}
 
 
 def hardest_questions(store: Store, limit: int | None = 20, min_students: int = 1,
@@ -180,11 +196,17 @@ def wrong_answers(store: Store, profile_ids: Collection[int] | None = None,
         for deck_id, card_key, response, expected, seed, lang, params in rows:
             answers = found.setdefault((deck_id, card_key), [])
             if len(answers) < per_card:
-                steps = params.get("parts") if isinstance(params, dict) else None
+                notes = params if isinstance(params, dict) else {}
+                steps = notes.get("parts")
                 kept = tuple(s for s in steps if isinstance(s, dict)) \
                     if isinstance(steps, list) else ()
+                slips = notes.get("answer_slips")
+                slip = str(slips[0]) if isinstance(slips, list) and slips else None
+                picked = notes.get("picked_choice")
                 answers.append(WrongAnswer(deck_id, card_key, response or "", expected, seed,
-                                           lang, steps=kept))
+                                           lang, slip, kept,
+                                           picked if isinstance(picked, str) else None,
+                                           isinstance(slips, list)))
     return found
 
 

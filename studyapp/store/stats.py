@@ -238,6 +238,20 @@ def post_tallies(store: Store, profile_id: int, now: datetime,
     return {post: PostTally(post, **values) for post, values in found.items()}
 
 
+def deck_mastered(store: Store, profile_id: int, now: datetime, mastery_age: float = 1.0, *,
+                  day_end: datetime | None = None) -> dict[str, int]:
+    """Mastered cards per deck (as ``post_tallies`` counts them per post)."""
+    with store.sessions() as session:
+        age = (age_days(session, CardState.last_review, now) if day_end is None
+               else study_days_to(session, CardState.last_review, day_end))
+        mastered = and_(CardState.state == REVIEW, CardState.suspended.is_(False),
+                        CardState.stability.is_not(None), CardState.last_review.is_not(None),
+                        age <= CardState.stability * mastery_age)
+        return {deck: _int(n) for deck, n in session.execute(
+            select(CardState.deck_id, func.sum(_true(mastered)))
+            .where(CardState.profile_id == profile_id).group_by(CardState.deck_id))}
+
+
 def _bucket_counts(session: Session, column: Any, where: Sequence[Any],
                    bounds: Sequence[datetime]) -> list[int]:
     """COUNT of rows in each [bounds[i], bounds[i+1]): one index range count per bucket.

@@ -19,13 +19,17 @@ from typing import TYPE_CHECKING, Any
 from studyapp.study.cards import CurriculumCard, deck_kind, deck_on_by_default
 from studyapp.study.host import SessionHost
 from studyapp.study.model import (
+    ANSWER_SLIPS,
     LEARNING_STAGES,
+    PICKED_CHOICE,
     SCENARIO_PARTS,
     SHOWN_CHOICES,
     SOON,
     Advance,
     AnsweredCard,
     ComingBack,
+    CourseProgress,
+    CourseView,
     DeckChoiceInfo,
     DeckRow,
     NoSuchItem,
@@ -57,13 +61,17 @@ if TYPE_CHECKING:
     from studyapp.store import StoreError as StoreError
 
 __all__ = [
+    "ANSWER_SLIPS",
     "LEARNING_STAGES",
+    "PICKED_CHOICE",
     "SCENARIO_PARTS",
     "SHOWN_CHOICES",
     "SOON",
     "Advance",
     "AnsweredCard",
     "ComingBack",
+    "CourseProgress",
+    "CourseView",
     "CurriculumCard",
     "DeckChoiceInfo",
     "DeckRow",

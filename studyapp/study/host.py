@@ -35,6 +35,10 @@ class SessionHost(Protocol):
         """The card's spec (``NoSuchItem`` when no loaded deck has it)."""
         ...
 
+    def deck_title_of(self, deck_id: str, lang: str) -> str:
+        """A deck's title (the header names it for a card of a deck with no post)."""
+        ...
+
     def card_flags(self) -> dict[CardKey, int]:
         """The learner's flags (1–4) on the profile's cards; unflagged cards are absent."""
         ...

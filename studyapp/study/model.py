@@ -107,6 +107,36 @@ class ComingBack:
 
 
 @dataclass(frozen=True)
+class CourseProgress:
+    """A course deck's line on the home screen (a deck of its own, with no post)."""
+
+    deck_id: str
+    title: str
+    course: str
+    """The course it is listed under (its ``course:``, else its title)."""
+    tagline: str
+    """The summary's first line of text, for the preview under the list."""
+    total: int
+    new: int
+    learning: int
+    review: int
+    due: int
+    read: bool
+    held: int = 0
+
+
+@dataclass(frozen=True)
+class CourseView:
+    """What the course screen shows before a deck's first session: its summary."""
+
+    deck_id: str
+    title: str
+    course: str
+    summary: str
+    """Markdown, as the instructor wrote it (rendered, never read as markup)."""
+
+
+@dataclass(frozen=True)
 class Overview:
     """Today's numbers at a glance."""
 
@@ -120,6 +150,10 @@ class Overview:
     new_waiting: int = 0
     """Unseen cards of the enabled decks (limits aside)."""
     coming_back: ComingBack | None = None
+    courses: tuple[CourseProgress, ...] = ()
+    """The enabled decks that name no post, listed under their course."""
+    deck_totals: tuple[tuple[str, str, int, str], ...] = ()
+    """Every studied deck: (id, title, cards, kind), mastery's denominator per deck."""
 
     @property
     def new_limit_reached(self) -> bool:
@@ -155,6 +189,9 @@ class Presented:
     """A learning card shown before its due time (learn-ahead): how long until it was due."""
     flag: int = 0
     """The learner's flag on the card (0 none, 1–4)."""
+    place: str = ""
+    """Where the card belongs, for the header: its post's slug, or the title of the course
+    deck (a deck with no post) it comes from."""
 
 
 @dataclass(frozen=True)
@@ -303,6 +340,14 @@ SCENARIO_PARTS = "parts"
 
 SHOWN_CHOICES = "shown_choices"
 """Key in a review log's params: the choices in the order the learner saw them."""
+
+ANSWER_SLIPS = "answer_slips"
+"""Key in a wrong answer's params: the named slips it showed (an authored slip's name, a
+generator family's slip key, or for a choice card the picked choice that has feedback)."""
+
+PICKED_CHOICE = "picked_choice"
+"""Key in a wrong choice answer's params: the text of the choice picked (its number changes
+with every shuffle, so the class report counts the text)."""
 
 
 class NoSuchItem(LookupError):

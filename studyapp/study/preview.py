@@ -37,7 +37,7 @@ def _answer_text(question: Question, lang: str) -> str:
 
 def question_lines(card: CardSpec, question: Question, lang: str) -> list[str]:
     """A question as a reader sees it, the right choice marked, with answer and explanation."""
-    lines = [f"[{card.id}] {card.type} · {question.post}", question.prompt]
+    lines = [f"[{card.id}] {card.type} · {question.post or card.deck}", question.prompt]
     for index, choice in enumerate(question.choices):
         mark = "*" if question.answer_index == index else " "
         lines.append(f"  {mark} {numbered_choice(question, choice)}")

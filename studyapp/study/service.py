@@ -18,6 +18,7 @@ from studyapp.catalog import UnknownIdError
 from studyapp.catalog.posts import POST_SLUGS, list_posts
 from studyapp.decks import CardSpec, Deck, deck_title, discover_decks, load_deck
 from studyapp.decks.loader import collector_paused
+from studyapp.decks.model import summary_key
 from studyapp.i18n import t
 from studyapp.srs.calendar import day_bounds, study_day
 from studyapp.srs.queue import (
@@ -40,6 +41,8 @@ from studyapp.study.cards import (
 from studyapp.study.model import (
     SOON,
     ComingBack,
+    CourseProgress,
+    CourseView,
     DeckChoiceInfo,
     DeckRow,
     NoSuchItem,
@@ -84,7 +87,7 @@ def deck_files(lang: str) -> list[DeckRow]:
         problems = tuple(problem.render(lang) for problem in listing.problems)
         if deck is not None:
             rows.append(DeckRow(deck.id, deck_title(deck, lang), len(deck.cards),
-                                listing.source, shown, deck.post, problems,
+                                listing.source, shown, deck.post or "", problems,
                                 skipped=tuple(draw_problem_lines(deck.id, lang))))
         else:
             rows.append(DeckRow(listing.id, path.name, 0, listing.source, shown, "",
@@ -247,6 +250,15 @@ class StudyService:
             return deck
         raise UnknownIdError("deck", ref, [d.id for d in self.decks])
 
+    def deck_title_of(self, deck_id: str, lang: str) -> str:
+        """A deck's title in ``lang`` (its id when no deck of that id loads)."""
+        from studyapp.decks import deck_title
+
+        for deck in self.decks:
+            if deck.id == deck_id:
+                return deck_title(deck, lang)
+        return deck_id
+
     def replace_deck(self, deck: Deck) -> None:
         """Swap in a deck edited while the app runs; its cards keep their progress."""
         self.decks[:] = [d for d in self.decks if d.id != deck.id] + [deck]
@@ -396,9 +408,12 @@ class StudyService:
         buried_facts = self._facts_answered(start, end)
         new_waiting = 0
         per_post: dict[str, dict[str, int]] = {}
+        per_deck: dict[str, int] = {}
         for card in self._active_cards:
-            counts = per_post.setdefault(card.spec.post, {"total": 0, "new": 0, "learning": 0,
-                                                          "review": 0, "due": 0, "held": 0})
+            per_deck[card.deck.id] = per_deck.get(card.deck.id, 0) + 1
+            place = card.spec.post if card.deck.post is not None else f"deck:{card.deck.id}"
+            counts = per_post.setdefault(place, {"total": 0, "new": 0, "learning": 0,
+                                                 "review": 0, "due": 0, "held": 0})
             counts["total"] += 1
             row = rows.get(card.key)
             if row is None or (row.stage == CardStage.NEW and not row.suspended):
@@ -423,6 +438,18 @@ class StudyService:
             posts.append(PostProgress(post.slug, post.title, post.section, post.order,
                                       post.tagline, c["total"], c["new"], c["learning"],
                                       c["review"], c["due"], post.slug in read, c["held"]))
+        courses = []
+        for deck in self.decks:
+            found = per_post.get(summary_key(deck.id))
+            if deck.post is not None or found is None:
+                continue
+            c = found
+            view = self.course_view(deck.id, lang)
+            tagline = next((line.strip("# ").strip() for line in view.summary.splitlines()
+                            if line.strip("# ").strip()), "")
+            courses.append(CourseProgress(deck.id, view.title, view.course, tagline,
+                                          c["total"], c["new"], c["learning"], c["review"],
+                                          c["due"], summary_key(deck.id) in read, c["held"]))
         streak = 0
         if with_streak:
             from studyapp.progress import streak_days  # loads the store: only when asked
@@ -430,7 +457,33 @@ class StudyService:
             streak = streak_days(self)
         return Overview(tuple(posts), due_today,
                         max(0, self.new_limit_today() - new_done), answers, new_done,
-                        streak, new_waiting, self.coming_back())
+                        streak, new_waiting, self.coming_back(),
+                        tuple(sorted(courses, key=lambda c: (c.course.casefold(),
+                                                             c.title.casefold()))),
+                        tuple((d.id, deck_title(d, lang), per_deck[d.id], deck_kind(d))
+                              for d in self.decks if d.id in per_deck))
+
+    def course_view(self, deck_id: str, lang: str | None = None) -> CourseView:
+        """A deck's title, course and summary in ``lang`` (``UnknownIdError`` for an unknown
+        deck); a deck without a summary has an empty one."""
+        from studyapp.decks.model import pick_language
+
+        lang = lang or self.config.lang
+        deck = self.find_deck(deck_id)
+        title = deck_title(deck, lang)
+        course = pick_language(deck.course, lang, deck.language) if deck.course else title
+        summary = pick_language(deck.summary, lang, deck.language) if deck.summary else ""
+        return CourseView(deck.id, title, course, summary)
+
+    def summary_first(self, deck_id: str) -> bool:
+        """Whether a deck's summary is to be read before its first session (it has one,
+        and this learner has not read it yet)."""
+        deck = self.find_deck(deck_id)
+        return bool(deck.summary) and not self.has_read(summary_key(deck.id))
+
+    def read_course(self, deck_id: str) -> None:
+        """Remember that the learner read a deck's summary."""
+        self.read_post(summary_key(deck_id))
 
     def read_post(self, slug: str) -> None:
         """Remember that the learner opened a post's summary."""

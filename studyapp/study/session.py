@@ -16,7 +16,9 @@ from studyapp.questions.scenario import PartVerdict, grade_part, scenario_verdic
 from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import Rating
 from studyapp.study.model import (
+    ANSWER_SLIPS,
     LEARNING_STAGES,
+    PICKED_CHOICE,
     SCENARIO_PARTS,
     SHOWN_CHOICES,
     Advance,
@@ -184,7 +186,9 @@ class StudySession:
                      and item.due > now else None)
             presented = Presented(self.reached, self.total, item.deck_id, item.card_key,
                                   question, item.stage, returning=not first, learning=learning,
-                                  early_by=early, flag=self._flags.get(item.key, 0))
+                                  early_by=early, flag=self._flags.get(item.key, 0),
+                                  place=question.post or self.service.deck_title_of(
+                                      item.deck_id, self.lang))
             self._pending = _Pending(presented, item, first, time.monotonic(), draws=draws)
             return presented
 
@@ -397,7 +401,7 @@ class StudySession:
         assert pending.verdict is not None
         presented = pending.presented
         question = presented.question
-        params = _logged_params(question)
+        params = {**_logged_params(question), **_wrong_answer_notes(question, pending.verdict)}
         if pending.parts:  # a scenario logs each step's answer, verdict and slip
             params = {**params, SCENARIO_PARTS: [
                 step.record(text)
@@ -558,6 +562,21 @@ def _logged_params(question: Question) -> Any:
     if question.kind is Kind.CHOICE:
         params = {**params, SHOWN_CHOICES: list(question.choices)}
     return params
+
+
+def _wrong_answer_notes(question: Question, verdict: Verdict) -> dict[str, Any]:
+    """What a wrong answer showed, kept with it for the class report's item analysis:
+    its named slips and, for a choice card, the text of the choice picked."""
+    if verdict.correct:
+        return {}
+    notes: dict[str, Any] = {}
+    if verdict.slips:
+        notes[ANSWER_SLIPS] = list(verdict.slips)
+    if question.kind is Kind.CHOICE:
+        letter, sep, text = verdict.given.partition(") ")
+        if sep and len(letter) == 1 and text in question.choices:
+            notes[PICKED_CHOICE] = text
+    return notes
 
 
 def _jsonable(value: Any) -> Any:

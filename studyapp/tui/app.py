@@ -130,7 +130,7 @@ class StudyApp(App[None]):
     def _start_requested_session(self, request: dict[str, Any]) -> None:
         """``studyapp study ...`` opens the question screen over the home screen."""
         if request.get("deck"):
-            self.start_session("deck", deck=request["deck"], limit=request.get("limit"))
+            self.study_course(request["deck"], limit=request.get("limit"))
         elif request.get("post"):
             self.study_post(request["post"], limit=request.get("limit"),
                             practice=bool(request.get("practice")))
@@ -246,6 +246,17 @@ class StudyApp(App[None]):
             self.open_post(slug, then_study=True, limit=limit, practice=practice)
             return
         self.start_session("practice" if practice else "post", post=slug, limit=limit)
+
+    def study_course(self, deck_id: str, *, limit: int | None = None) -> None:
+        """Study a deck; the first time, its summary (if it has one) comes first."""
+        self.run_worker(self._study_course(deck_id, limit), group="start", exclusive=True,
+                        exit_on_error=False)
+
+    async def _study_course(self, deck_id: str, limit: int | None) -> None:
+        if await self.backend.call(lambda service: service.summary_first(deck_id)):
+            self.open_screen("course", deck_id, then_study=True, limit=limit)
+            return
+        self.start_session("deck", deck=deck_id, limit=limit)
 
     def start_session(self, kind: str, *, post: str | None = None, deck: str | None = None,
                       limit: int | None = None, replace: bool = False) -> None:

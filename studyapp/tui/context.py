@@ -57,6 +57,9 @@ class StudyContext(Protocol):
                    practice: bool = False) -> None:
         """Study one post; the first time, its summary comes first."""
 
+    def study_course(self, deck_id: str, *, limit: int | None = None) -> None:
+        """Study a deck; the first time, its summary (if it has one) comes first."""
+
     def start_session(self, kind: str, *, post: str | None = None, deck: str | None = None,
                       limit: int | None = None, replace: bool = False) -> None:
         """Open the question screen; ``replace``: in place of the current screen."""

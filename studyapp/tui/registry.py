@@ -82,6 +82,7 @@ _S = "studyapp.tui.screens."
 SCREENS: tuple[Screen, ...] = (
     Screen("home", _S + "home:HomeScreen", help="tui.help.home"),
     Screen("post", _S + "post:PostScreen", help="tui.help.post"),
+    Screen("course", _S + "course:CourseScreen", help="tui.help.course"),
     Screen("question", _S + "question:QuestionScreen", help="tui.help.question"),
     Screen("summary", _S + "summary:SummaryScreen", help="tui.help.summary"),
     Screen("calculator", _S + "calculator:CalculatorScreen", help="tui.help.calculator",

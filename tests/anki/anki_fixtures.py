@@ -74,11 +74,17 @@ def course_collection(folder: Path) -> Any:
     return col
 
 
-def export(col: Any, target: Path, *, history: bool = False) -> Path:
+FORMATS = ("legacy", "anki21b")
+"""Both package formats Anki writes: "Support older Anki versions" ticked (schema 11,
+``collection.anki21``) and its default since 2.1.50 (``collection.anki21b``, zstd, schema 18)."""
+
+
+def export(col: Any, target: Path, *, history: bool = False, form: str = "legacy") -> Path:
     from anki.collection import ExportAnkiPackageOptions
 
     col.export_anki_package(out_path=str(target), limit=None, options=ExportAnkiPackageOptions(
-        legacy=True, with_scheduling=history, with_media=True, with_deck_configs=history))
+        legacy=form == "legacy", with_scheduling=history, with_media=True,
+        with_deck_configs=history))
     return target
 
 

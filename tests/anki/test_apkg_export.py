@@ -186,3 +186,52 @@ def test_spanish_export_has_its_own_notes_and_decks(tmp_path: Path, collection: 
     for name in names - {"Default", "studyapp", "studyapp::es"}:
         deck_id = collection.decks.id_for_name(name)  # type: ignore[attr-defined]
         assert collection.decks.card_count(deck_id, include_subdecks=False), name  # no empty
+
+
+ANKI_DECK = """\
+deck: course-memory
+title: Course › Memory
+language: en
+post: intro
+cards:
+  - id: which-gpu
+    type: text
+    prompt: "Which GPU is this? [image: h100.png] [image: secret.txt] [image: gone.png]"
+    answer: H100
+    tags: [memory, "gpu::h100"]
+  - id: axes
+    type: recall
+    prompt: "The three axes of parallelism"
+    answer: "- data\\n- tensor\\n- pipeline"
+"""
+
+
+def test_a_deck_from_anki_goes_back_with_its_tags_images_and_nesting(
+        tmp_path: Path, collection: object) -> None:
+    """What ``deck from-anki`` made returns to Anki as it was: the card's own tags, the
+    image as an <img> with its file, the subdeck nested, no answer repeated as explanation."""
+    deck_file = tmp_path / "course-memory.yaml"
+    deck_file.write_text(ANKI_DECK, encoding="utf-8")
+    media = tmp_path / "course-memory.media"
+    media.mkdir()
+    (media / "h100.png").write_bytes(b"\x89PNG\r\n\x1a\nfake")
+    (tmp_path / "secret.txt").write_text("not for the package", encoding="utf-8")
+    (media / "secret.txt").symlink_to(tmp_path / "secret.txt")  # never followed
+    target = tmp_path / "course.apkg"
+    write_apkg(select_cards([load_deck(deck_file)]), target, "en", instances=1)
+    _import(collection, target)
+    notes = _notes(collection)
+    gpu = notes[note_guid("course-memory", "which-gpu", 0)]
+    assert gpu["Prompt"] == ('Which GPU is this? <img src="h100.png"> [image: secret.txt] '
+                             "[image: gone.png]")
+    assert gpu["Explanation"] == ""  # it would only repeat "H100"
+    assert {"memory", "gpu::h100"} <= set(gpu.tags)
+    media_dir = Path(collection.media.dir())  # type: ignore[attr-defined]
+    assert (media_dir / "h100.png").read_bytes() == b"\x89PNG\r\n\x1a\nfake"
+    assert not (media_dir / "secret.txt").exists()
+    axes = notes[note_guid("course-memory", "axes", 0)]
+    assert axes["Answer"] == "- data<br>- tensor<br>- pipeline" and axes["Explanation"] == ""
+    deck_ids = {card.did for card in (collection.get_card(c)  # type: ignore[attr-defined]
+                                      for c in collection.find_cards(""))}  # type: ignore[attr-defined]
+    names = {collection.decks.name(d) for d in deck_ids}  # type: ignore[attr-defined]
+    assert names == {"studyapp::Course::Memory"}

@@ -61,3 +61,24 @@ def test_deck_add_refuses_a_different_deck_with_an_installed_id(tmp_path: Path) 
     assert replaced.exit_code == 0, replaced.output
     listed = run(tmp_path, "deck", "list")
     assert "Another course" in listed.output
+
+
+def test_every_shipped_deck_exports_without_duplicate_notes(tmp_path: Path) -> None:
+    """All built-in decks, five draws each: no two notes share their first field (Anki's
+    duplicate check), no two notes are the same, and no draw repeats another of its note."""
+    target = tmp_path / "all.apkg"
+    result = run(tmp_path, "export", "--format", "apkg", "-o", str(target))
+    assert result.exit_code == 0, result.output
+    collection = read_collection(target)
+    assert len(collection.notes) > 200
+    firsts = [note.fields[0] for note in collection.notes]
+    assert len(firsts) == len(set(firsts))
+    contents = [note.fields[1:] for note in collection.notes]
+    assert len(contents) == len(set(contents))
+    names = {m.id: m.fields for m in collection.note_types}
+    for note in collection.notes:
+        fields = dict(zip(names[note.model_id], note.fields, strict=False))
+        draws = [tuple(fields.get(f"{part} {n}", "") for part in ("Prompt", "Choices", "Answer"))
+                 for n in range(1, 11)]
+        filled = [d for d in draws if d[0]]
+        assert len(filled) == len(set(filled)), fields["Key"]

@@ -15,14 +15,15 @@ from studyapp.questions.grading import grade
 from studyapp.questions.model import Kind, Question
 
 pytest.importorskip("anki.collection")
-from anki_fixtures import add, course_collection, export
+from anki_fixtures import FORMATS, PNG, add, course_collection, export
 
 
-@pytest.fixture
-def course(tmp_path: Path) -> Path:
+@pytest.fixture(params=FORMATS)
+def course(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    """The course as Anki exports it, in either package format: every test holds for both."""
     col = course_collection(tmp_path)
     try:
-        return export(col, tmp_path / "course.apkg")
+        return export(col, tmp_path / "course.apkg", form=request.param)
     finally:
         col.close()
 
@@ -102,6 +103,27 @@ def test_every_card_of_the_course_grades_its_own_answer_right(tmp_path: Path,
             assert not right(q, "Williams et al. 2009")
 
 
+WRONG = ["Williams et al. 2009", "FLOPS", "bandwidth", "data", "tensor", "pipeline", "Ring",
+         "Ring, 2/N", "2/N", "\\", "PaLM paper", "Per direction: 450 GB/s", "NVLink", "4",
+         "GPU", "GPUGB", "H10080", "80", "H2O2", "mc", "540B", "Ethernet", "HBM3", "h100.png"]
+"""Other fields of the course's notes, pieces of them and near misses: none is an answer,
+unless it is the card's own answer or one of its explicit alternatives."""
+
+
+def test_no_card_of_the_course_accepts_another_field_or_a_piece_of_its_answer(
+        tmp_path: Path, course: Path) -> None:
+    def normalize_text(text: str) -> str:
+        return "".join(text.casefold().split())
+
+    typed = [q for q in questions(tmp_path, course).values() if q.kind is Kind.TEXT]
+    assert len(typed) == 10
+    for q in typed:
+        own = {normalize_text(str(q.answer)), *(normalize_text(a) for a in q.accept)}
+        for answer in WRONG:
+            if normalize_text(answer) not in own:
+                assert not right(q, answer), (q.prompt, answer)
+
+
 def test_subdecks_give_one_deck_each_or_one_with_merge(tmp_path: Path, course: Path) -> None:
     conversion = convert_package(course, language="en")
     assert sorted(d["deck"] for d in conversion.decks) == [
@@ -151,7 +173,7 @@ def test_the_cli_writes_one_deck_per_subdeck_and_copies_images(tmp_path: Path,
                                        str(course), "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert (out / "course-memory.yaml").exists() and (out / "course-network.yaml").exists()
-    assert (out / "course-memory.media" / "h100.png").read_bytes().startswith(b"\x89PNG")
+    assert (out / "course-memory.media" / "h100.png").read_bytes() == PNG  # unpacked
     assert "1 image(s) copied" in result.output
 
 
@@ -240,3 +262,22 @@ def test_a_cloze_hint_listing_alternatives_accepts_them(tmp_path: Path) -> None:
     assert right(fabric, "InfiniBand") and right(fabric, "IB") and not right(fabric, "Ethernet")
     memory = found["[GB] GB on the H100"]
     assert memory.accept == () and not right(memory, "GB")  # a unit hint is no answer
+
+
+def test_a_prose_answer_is_recalled_and_a_short_one_is_typed(tmp_path: Path) -> None:
+    from anki.collection import Collection
+
+    col = Collection(str(tmp_path / "prose.anki2"))
+    try:
+        add(col, "Basic", "Prose", "", Front="Why can the KV cache outgrow the weights?",
+            Back="Because it grows with the batch and with the context length, so many long "
+                 "conversations at once need more memory for it than the model itself.")
+        add(col, "Basic", "Prose", "", Front="Memory of the H200", Back="HBM3e")
+        package = export(col, tmp_path / "prose.apkg")
+    finally:
+        col.close()
+    found = questions(tmp_path, package)
+    prose = found["Why can the KV cache outgrow the weights?"]
+    assert prose.kind is Kind.RECALL and prose.accept == ()
+    short = found["Memory of the H200"]
+    assert short.kind is Kind.TEXT and right(short, "HBM3e") and not right(short, "HBM3")

@@ -14,6 +14,7 @@ import shutil
 import sqlite3
 import time
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import genanki
@@ -191,3 +192,150 @@ def test_the_size_limit_is_said_in_mib(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(from_anki, "MAX_COLLECTION_BYTES", 2 * 2**20)
     with pytest.raises(AnkiPackageError, match=r"is 3 MiB unpacked; the limit is 2 MiB$"):
         convert_package(path, language="en")
+
+
+# ---------------------------------------------------------------- Anki's current format
+
+
+def current_package(tmp_path: Path) -> Path:
+    """A package as Anki 2.1.50+ writes it by default: collection.anki21b, zstd, schema 18."""
+    collection = pytest.importorskip("anki.collection")
+    col = collection.Collection(str(tmp_path / "current.anki2"))
+    try:
+        note = col.new_note(col.models.by_name("Basic"))
+        note["Front"], note["Back"] = "Which memory?", "HBM3e"
+        col.add_note(note, col.decks.id("Hostile::Current"))
+        path = tmp_path / "current.apkg"
+        col.export_anki_package(out_path=str(path), limit=None,
+                                options=collection.ExportAnkiPackageOptions(legacy=False))
+    finally:
+        col.close()
+    return path
+
+
+def current_altered(tmp_path: Path, name: str, *, change: str | None = None,
+                    members: dict[str, bytes] | None = None) -> Path:
+    """The current-format package with its collection changed by SQL or members replaced."""
+    import zstandard
+
+    source = current_package(tmp_path)
+    with zipfile.ZipFile(source) as archive:
+        contents = {item: archive.read(item) for item in archive.namelist()}
+    if change:
+        work = tmp_path / f"{name}.sqlite"
+        work.write_bytes(zstandard.ZstdDecompressor().decompressobj().decompress(
+            contents["collection.anki21b"]))
+        connection = sqlite3.connect(work)
+        connection.create_collation("unicase", lambda a, b: (a.casefold() > b.casefold())
+                                    - (a.casefold() < b.casefold()))
+        with connection:
+            connection.executescript(change)
+        connection.close()
+        contents["collection.anki21b"] = zstandard.ZstdCompressor().compress(work.read_bytes())
+    contents.update(members or {})
+    target = tmp_path / f"{name}.apkg"
+    with zipfile.ZipFile(target, "w") as archive:
+        for member, data in contents.items():
+            archive.writestr(member, data)
+    return target
+
+
+def _zstd(data: bytes) -> bytes:
+    import zstandard
+
+    return zstandard.ZstdCompressor().compress(data)
+
+
+def test_the_reader_reads_the_current_format_anki_writes(tmp_path: Path) -> None:
+    conversion = convert_package(current_package(tmp_path), language="en")
+    assert conversion.cards == 1 and conversion.deck["deck"] == "hostile-current"
+
+
+def _bomb() -> bytes:
+    """210 MiB of zeros in a frame of a few KiB that does not declare its size."""
+    import io
+
+    import zstandard
+
+    target = io.BytesIO()
+    with zstandard.ZstdCompressor(write_content_size=False).stream_writer(
+            target, closefd=False) as writer:
+        chunk = bytes(2**20)
+        for _ in range(210):
+            writer.write(chunk)
+    return target.getvalue()
+
+
+@pytest.mark.parametrize(("name", "change", "members", "says"), [
+    ("bomb", None, lambda: {"collection.anki21b": _bomb()}, "unpacks to over 200 MiB"),
+    ("truncated", None, lambda: {"collection.anki21b": _zstd(b"SQLite format 3\0" * 4096)[:-9]},
+     "truncated: its zstd data ends before the frame does"),
+    ("not-zstd", None, lambda: {"collection.anki21b": b"\x28\xb5\x2f\xfd" + b"\xff" * 64},
+     "damaged: its zstd data cannot be unpacked"),
+    ("bad-template", "UPDATE templates SET config = x'0aff01';",
+     None, "not a valid protobuf: field 1 says 255 bytes"),
+    ("group-in-notetype", "UPDATE notetypes SET config = x'0b';", None,
+     "not a valid protobuf: wire type 3"),
+    ("deck-kind-overlong", "UPDATE decks SET kind = x'08ffffffffffffffffffff01';", None,
+     "a number longer than 64 bits"),
+    ("template-not-text", "UPDATE templates SET config = x'0a02ff00';", None,
+     "field 1 is not UTF-8 text"),
+    ("notetypes-view", "ALTER TABLE notetypes RENAME TO nt; CREATE VIEW notetypes AS "
+     "SELECT * FROM nt;", None, "'notetypes' is a view, not a table"),
+    ("no-fields", "DROP TABLE fields;", None, "'fields' is missing"),
+    ("field-ord-text", "UPDATE fields SET ord = 'x' WHERE ord = 0;", None,
+     "ord': Input should be a valid integer"),
+    ("media-list-bomb", None, lambda: {"media": _zstd(bytes(17 * 2**20))},
+     "media list unpacks to over 16 MiB"),
+    ("media-list-bad", None, lambda: {"media": _zstd(b"\x0a\x05\x0a\x01")},
+     "media list is not a valid protobuf"),
+])
+def test_a_malformed_current_package_is_refused_in_one_line(
+        tmp_path: Path, name: str, change: str | None,
+        members: Callable[[], dict[str, bytes]] | None, says: str) -> None:
+    """Members are made when the case runs: the bombs are never built at collection."""
+    path = current_altered(tmp_path, name, change=change, members=members() if members else None)
+    started = time.monotonic()
+    with pytest.raises(AnkiPackageError) as caught:
+        convert_package(path, language="en")
+    assert says in str(caught.value) and "\n" not in str(caught.value), str(caught.value)
+    assert time.monotonic() - started < 20
+
+
+def test_a_malformed_current_package_is_one_line_at_the_command_line(tmp_path: Path) -> None:
+    path = current_altered(tmp_path, "bad", change="UPDATE templates SET config = x'0aff01';")
+    result = CliRunner().invoke(main, ["--db", f"sqlite:///{tmp_path / 'study.sqlite3'}",
+                                       "--lang", "en", "import", str(path)])
+    assert result.exit_code != 0
+    assert "not a valid protobuf" in result.output and "Traceback" not in result.output
+
+
+def test_a_media_file_that_is_a_zstd_bomb_is_not_copied(tmp_path: Path) -> None:
+    from studyapp.anki.from_anki import copy_images
+
+    collection = pytest.importorskip("anki.collection")
+    col = collection.Collection(str(tmp_path / "media.anki2"))
+    try:
+        note = col.new_note(col.models.by_name("Basic"))
+        note["Front"], note["Back"] = 'Which GPU? <img src="gpu.png">', "H100"
+        col.add_note(note, col.decks.id("Media"))
+        col.media.write_data("gpu.png", b"\x89PNG small")
+        source = tmp_path / "media.apkg"
+        col.export_anki_package(out_path=str(source), limit=None,
+                                options=collection.ExportAnkiPackageOptions(legacy=False,
+                                                                            with_media=True))
+    finally:
+        col.close()
+    conversion = convert_package(source, language="en")
+    assert copy_images(conversion, "media", tmp_path / "good") == (1, [])
+    assert (tmp_path / "good" / "gpu.png").read_bytes() == b"\x89PNG small"
+    member = conversion.media["gpu.png"]
+    with zipfile.ZipFile(source) as archive:
+        contents = {item: archive.read(item) for item in archive.namelist()}
+    bomb = tmp_path / "bomb.apkg"
+    with zipfile.ZipFile(bomb, "w") as archive:
+        for name, data in contents.items():
+            archive.writestr(name, _zstd(bytes(51 * 2**20)) if name == member else data)
+    conversion = convert_package(bomb, language="en")
+    assert copy_images(conversion, "media", tmp_path / "bad") == (0, ["gpu.png"])
+    assert not (tmp_path / "bad" / "gpu.png").exists()

@@ -98,7 +98,9 @@ HOSTILE = {
                    + "".join(f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
                              for p, c in zip("abcdefgh", "bcdefghi", strict=True))
                    + "accelerators: *i\n", "more than 200000 values"),
-    "python-tag": ("accelerators: !!python/object/apply:os.system ['true']\n", "python"),
+    # the message speaks of the file the learner wrote, not of decks
+    "python-tag": ("accelerators: !!python/object/apply:os.system ['true']\n",
+                   "Python object; deck and catalog files hold plain data only"),
     "nan": (CHIP.replace("memory_gb: 96", "memory_gb: .nan"), "finite"),
     "infinite": (CHIP.replace("memory_gb: 96", "memory_gb: 1e400"), "finite"),
     "huge": (CHIP.replace("memory_gb: 96", "memory_gb: 1e300"), "at most"),

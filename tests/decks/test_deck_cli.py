@@ -70,8 +70,10 @@ def test_schema_is_json_schema() -> None:
     assert result.exit_code == 0
     schema = json.loads(result.output)
     assert schema["type"] == "object"
-    assert set(schema["required"]) >= {"deck", "title", "language", "post", "cards"}
-    assert "cards" in schema["properties"]
+    assert set(schema["required"]) >= {"deck", "title", "language", "cards"}
+    # a course deck names no post and carries its course and summary
+    assert "post" not in schema["required"]
+    assert {"post", "course", "summary", "cards"} <= set(schema["properties"])
     assert "from" in json.dumps(schema)
 
 

@@ -27,8 +27,8 @@ def test_a_duplicate_key_points_at_the_first_one_read(tmp_path: Path) -> None:
         "    answer: true\n"
     )
     assert _messages(tmp_path, text) == [
-        "8:5: tag !!binary is not allowed; decks hold plain data only (text, numbers, "
-        "true/false, lists and mappings)",
+        "8:5: tag !!binary is not allowed; deck and catalog files hold plain data only "
+        "(text, numbers, true/false, lists and mappings)",
         "10:5: duplicate key 'prompt' (first at line 9, column 5)",
     ]
 

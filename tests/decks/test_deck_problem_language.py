@@ -65,8 +65,8 @@ BROKEN = {
     "yaml syntax": ("deck: [\n", "YAML mal formado: "),
     "unknown key": (HEADER.replace("title:", "titel:") + "  - {id: a, type: text, prompt: p, "
                     "answer: x}\n", "clave 'titel' desconocida; ¿quisiste decir 'title'?"),
-    "missing key": ("deck: d\ntitle: T\nlanguage: en\ncards: [{id: a, type: text, prompt: p, "
-                    "answer: x}]\n", "falta la clave obligatoria 'post'"),
+    "missing key": ("deck: d\ntitle: T\npost: intro\ncards: [{id: a, type: text, prompt: p, "
+                    "answer: x}]\n", "falta la clave obligatoria 'language'"),
     "wrong type": (HEADER + "  - {id: a, type: numeric, prompt: p, answer: 1, tolerance: [1]}\n",
                    "se esperaba texto o un número, pero hay una lista"),
     "bad formula": (HEADER + "  - {id: a, type: numeric, prompt: p, answer: '1 +* 2'}\n",

@@ -106,3 +106,27 @@ def test_unknown_slips_and_too_few_steps(tmp_path: Path) -> None:
     with pytest.raises(DeckError) as caught:
         load_deck(write(tmp_path, short))
     assert ":15:7: needs at least 3" in caught.value.problems[0].render("en")
+
+
+def test_deck_preview_lists_the_steps_and_validate_names_the_bad_line(tmp_path: Path) -> None:
+    """What the instructor runs: `deck preview` shows each step with the earlier steps it
+    uses and its answer; `deck validate` reports a bad step formula at path:line:col, exit 1."""
+    from click.testing import CliRunner
+
+    from studyapp.cli import main
+
+    runner = CliRunner()
+    path = write(tmp_path, GOOD)
+    result = runner.invoke(main, ["--lang", "en", "deck", "preview", str(path), "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    q = load_deck(path).card("serve").instantiate(3, "en")
+    lines = result.output.splitlines()
+    assert "  1. weights: Weights, in GB?" in lines
+    assert "  2. total [weights]: Weights and every user's KV cache, in GB?" in lines
+    assert "  3. gpus [total]: Fewest GPUs, 90% of memory usable?" in lines
+    assert f"     Answer: {q.parts[1].question.answer:g} GB (±2%)" in lines
+    bad = write(tmp_path, GOOD.replace('"weights + users * kv_gb"', '"wieghts + users * kv_gb"'))
+    result = runner.invoke(main, ["--lang", "en", "deck", "validate", str(bad)])
+    assert result.exit_code == 1
+    assert f"{bad}:24:17: unknown name 'wieghts'" in result.output
+    assert "Traceback" not in result.output

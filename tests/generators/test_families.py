@@ -71,7 +71,13 @@ def _gpu(p: Mapping[str, Any], key: str = "gpu") -> Any:
 
 def _fit(p: Mapping[str, Any]) -> Any:
     m, g = _model(p), _gpu(p)
-    return fit(m.params, p["dtype"], kv_shape(m), g.memory_bytes, context=p["context"],
+    tokens = p["context"]
+    if m.sliding_window and m.sliding_window_layers:
+        # gpt-oss (18 of 36 layers keep 128 tokens), Llama 4 (36 of 48 keep an 8,192 chunk):
+        # the other layers keep the whole context
+        windowed = m.sliding_window_layers * min(tokens, m.sliding_window)
+        tokens = (windowed + (m.layers - m.sliding_window_layers) * tokens) / m.layers
+    return fit(m.params, p["dtype"], kv_shape(m), g.memory_bytes, context=tokens,
                batch=p["batch"])
 
 

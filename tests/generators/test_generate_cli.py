@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from studyapp.cli import main
@@ -59,3 +60,28 @@ def test_unknown_family_suggests_close_names() -> None:
 def test_readable_text_without_json() -> None:
     code, out, _ = run("--lang", "en", "generate", "memory-type", "--seed", "3")
     assert code == 0 and "1) " in out and "Answer:" in out
+
+
+def test_scenarios_listed_with_kind_scenario_and_their_parts_in_json() -> None:
+    """`generate --list --json` names six scenario families or more; an instance keeps the
+    fixed keys and adds `parts`: prompt, answer, unit, tolerance and the earlier steps used."""
+    code, out, _ = run("generate", "--list", "--json")
+    assert code == 0
+    scenarios = [item for item in json.loads(out) if item["kind"] == "scenario"]
+    assert len(scenarios) >= 6 and all(s["name"].startswith("scenario-") for s in scenarios)
+    code, out, _ = run("--lang", "en", "generate", "scenario-serving", "--seed", "7", "--json")
+    assert code == 0
+    [instance] = json.loads(out)
+    assert set(instance) >= KEYS
+    parts = instance["parts"]
+    assert [p["name"] for p in parts] == ["weights", "kv_user", "total", "gpus", "per_user",
+                                          "bound"]
+    for n, part in enumerate(parts):
+        assert {"prompt", "answer", "unit", "tolerance", "uses"} <= set(part)
+        assert set(part["uses"]) <= {p["name"] for p in parts[:n]}
+    assert parts[0]["unit"] == "GB" and parts[0]["tolerance"] == "2%"
+    assert parts[2]["uses"] == ["weights", "kv_user"]
+    assert parts[2]["answer"] == pytest.approx(
+        parts[0]["answer"] + instance["params"]["users"] * parts[1]["answer"], rel=1e-4)
+    assert parts[3]["tolerance"] == "0 GPUs" and parts[5]["unit"] is None
+    assert instance["answer"] == parts[-1]["answer"]  # the fixed keys: the step it ends on

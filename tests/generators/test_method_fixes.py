@@ -85,3 +85,24 @@ def test_spanish_terms() -> None:
     assert load_post("storage-checkpoints", "es").title == "Almacenamiento y checkpoints"
     peers = [v for v in strings.values() if isinstance(v, str) and "compañer" in v]
     assert peers and all("chip compañero" in v or "chips compañeros" in v for v in peers)
+
+
+def test_fit_questions_keep_gpt_oss_whole_layers_and_window_layers_apart() -> None:
+    """gpt-oss-120b: 18 of 36 layers keep only the last 128 tokens, the others the whole
+    context (config.json sliding_window 128, layer_types; huggingface.co/openai/gpt-oss-120b).
+    At 4,096 tokens a layer keeps 2,112 tokens on average, not 4,096 nor 128."""
+    from studyapp.questions.generators.audit import RECOMPUTE
+
+    seen = 0
+    for seed in range(40):
+        q = get_family("fits-on-gpu").generate(seed, "en", {"models": ["gpt-oss-120b"]})
+        given = q.params["given"]
+        assert RECOMPUTE["fits-on-gpu"](given, q) == pytest.approx(
+            q.params["decision_ratio"], rel=1e-3)
+        if given["context"] > 128:
+            seen += 1
+            assert (given["window"], given["window_layers"], given["layers"]) == (128, 18, 36)
+            assert "Only 18 of its 36 layers keep just the last 128 tokens" in q.prompt
+            kept = (18 * 128 + 18 * given["context"]) / 36
+            assert f"{kept:,.0f} tokens kept per layer on average" in q.explanation
+    assert seen

@@ -70,3 +70,29 @@ def test_tp_needs_a_shape_and_a_bandwidth() -> None:
     out = CliRunner().invoke(main, ["calc", "tp", "--tp", "8", "--bandwidth-gb-s", "450"])
     assert out.exit_code != 0 and "--layers and --hidden-size" in out.output
     assert "Traceback" not in out.output
+
+
+# AMD Instinct MI355X: 8 GPUs fully connected by Infinity Fabric, 7 links of 153.6 GB/s
+# (both directions) per GPU, 1,075 GB/s in all
+# (https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html).
+@pytest.mark.parametrize("tp,links", [(2, 1), (4, 3), (8, 7)])
+def test_a_mesh_group_uses_only_the_links_between_its_members(tp: int, links: int) -> None:
+    out = CliRunner().invoke(main, ["calc", "tp", "--model", "qwen3-235b-a22b", "--tp", str(tp),
+                                    "--batch", "64", "--gpu", "mi355x", "--json"])
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.output)
+    assert report["mesh_links"] == links
+    assert report["bandwidth_gb_s"] == pytest.approx(1075 / 2 * links / 7)  # 76.8 per link
+    out = CliRunner().invoke(main, ["calc", "allreduce", "--size-gb", "10", "--gpus", str(tp),
+                                    "--link", "infinity-fabric-mi350", "--json"])
+    report = json.loads(out.output)
+    assert report["mesh_links"] == links
+    assert report["bandwidth_gb_s"] == pytest.approx(1075 / 2 * links / 7)
+
+
+def test_a_switched_link_is_not_split_by_group_size() -> None:
+    """NVLink through NVSwitch: every GPU reaches any other at its full 900 GB/s each way."""
+    out = CliRunner().invoke(main, ["calc", "tp", "--model", "deepseek-v3.1", "--tp", "2",
+                                    "--gpu", "b300", "--json"])
+    report = json.loads(out.output)
+    assert report["bandwidth_gb_s"] == 900 and report["mesh_links"] is None

@@ -113,3 +113,70 @@ def test_generated_contexts_stop_at_the_window() -> None:
     for seed in range(30):
         q = get_family("kv-cache-total").generate(seed, "en", {"models": ["mistral-7b"]})
         assert q.params["context"] <= 4096
+
+
+# gpt-oss alternates a 128-token sliding window with full attention: config.json
+# "sliding_window": 128 and "layer_types" with 18 "sliding_attention" of 36 layers
+# (https://huggingface.co/openai/gpt-oss-120b/blob/main/config.json). Per token and
+# layer the cache is 2 × 8 KV heads × 64 × 2 B = 2,048 B.
+GPT_OSS_120B_KV_131072 = 18 * 2_048 * 131_072 + 18 * 2_048 * 128  # 4,836,556,800 B
+
+
+def test_only_the_window_layers_of_gpt_oss_stop_at_128_tokens() -> None:
+    from studyapp.infra import kv_tokens_per_layer
+
+    assert kv_tokens_per_layer(131_072, 128, 18, 36) == (18 * 128 + 18 * 131_072) / 36
+    assert kv_tokens_per_layer(100, 128, 18, 36) == 100  # inside the window: every token
+    assert kv_tokens_per_layer(32_768, 4096, None, 32) == 4096  # Mistral: every layer
+    assert kv_tokens_per_layer(32_768, None, None, 32) == 32_768
+
+
+@pytest.mark.parametrize("source", [
+    ("--model", "gpt-oss-120b"),
+    ("--model-config", "tests/catalog/hf_configs/gpt-oss-120b.json"),
+])
+def test_gpt_oss_kv_cache_keeps_the_full_layers_whole(source: tuple[str, str]) -> None:
+    """Neither the whole cache (every layer full) nor the window's 128 tokens for all."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    args = [source[0], str(root / source[1]) if source[0] == "--model-config" else source[1]]
+    out = CliRunner().invoke(main, ["calc", "kv", *args, "--tokens", "131072", "--json"])
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.output)
+    assert report["kv_cache_bytes"] == GPT_OSS_120B_KV_131072
+    assert report["sliding_window"] == 128 and report["sliding_window_layers"] == 18
+    out = CliRunner().invoke(main, ["calc", "fit", *args, "--gpu", "h100-sxm", "--context",
+                                    "131072", "--batch", "2", "--json"])
+    assert json.loads(out.output)["kv_cache_bytes"] == 2 * GPT_OSS_120B_KV_131072
+
+
+def test_kv_families_leave_out_a_model_whose_window_is_shorter_than_every_context() -> None:
+    from studyapp.questions.generators import get_family
+    from studyapp.questions.generators.drawing import DrawError
+
+    for seed in range(40):
+        q = get_family("kv-cache-total").generate(seed, "en", {})
+        assert not q.params["model"].startswith("gpt-oss"), q.params
+    with pytest.raises(DrawError, match="sliding window"):
+        get_family("kv-cache-total").generate(1, "en", {"models": ["gpt-oss-120b"]})
+    out = CliRunner().invoke(main, ["generate", "kv-cache-total", "--option",
+                                    "models=gpt-oss-120b"])
+    assert out.exit_code == 1 and "Traceback" not in out.output
+    assert "sliding window" in out.output
+
+
+# Llama 4 Scout: config.json text_config "attention_chunk_size": 8192 and "no_rope_layers"
+# with 36 RoPE layers of 48; the RoPE layers attend within 8,192-token chunks, the other
+# 12 to everything (https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E-Instruct/blob/
+# main/config.json). Per token and layer: 2 × 8 KV heads × 128 × 2 B = 4,096 B.
+def test_llama_4_chunked_layers_keep_at_most_8192_tokens() -> None:
+    from pathlib import Path
+
+    expected = 12 * 4_096 * 1_000_000 + 36 * 4_096 * 8_192  # 50.36 GB, not 196.6
+    config = Path(__file__).resolve().parents[1] / "catalog/hf_configs/llama-4-scout.json"
+    for args in (["--model", "llama-4-scout"], ["--model-config", str(config)]):
+        out = CliRunner().invoke(main, ["calc", "kv", *args, "--tokens", "1000000", "--json"])
+        report = json.loads(out.output)
+        assert report["kv_cache_bytes"] == expected, args
+        assert report["sliding_window"] == 8192 and report["sliding_window_layers"] == 36

@@ -7,7 +7,13 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from studyapp.srs.exam_plan import PlanError, learn_days, new_cards_per_day, plan_exam
+from studyapp.srs.exam_plan import (
+    PlanError,
+    learn_days,
+    new_cards_per_day,
+    plan_exam,
+    recall_text,
+)
 from studyapp.srs.scheduler import (
     DEFAULT_PARAMETERS,
     CardStage,
@@ -93,3 +99,15 @@ def test_learning_steps_count_as_reviews_on_the_day_a_card_is_introduced() -> No
 def test_an_exam_today_or_past_is_refused() -> None:
     with pytest.raises(PlanError):
         plan_exam(date(2025, 3, 3), NOW, Scheduler(), [], new_left=1, zone=UTC)
+
+
+@pytest.mark.parametrize(("value", "lang", "text"), [
+    (0.99996, "en", "99.9%"),  # rounded down: never 100.0% short of certain recall
+    (0.99996, "es", "99,9\u00a0%"),
+    (0.9284, "en", "92.8%"),
+    (0.9284, "es", "92,8\u00a0%"),
+    (None, "es", "—"),
+])
+def test_recall_reads_in_the_learners_language_and_never_rounds_up(
+        value: float | None, lang: str, text: str) -> None:
+    assert recall_text(value, lang) == text

@@ -21,8 +21,13 @@ def test_new_card_good_enters_learning_steps() -> None:
     assert after.reps == 1 and after.lapses == 0
 
 
+@pytest.mark.utc_days
 def test_same_result_as_py_fsrs() -> None:
-    """Our wrapper must schedule exactly as the library does (fuzzing off)."""
+    """Our wrapper must schedule exactly as the library does (fuzzing off).
+
+    Each review is a whole number of days after the last at 10:00 UTC, so study days
+    and py-fsrs's 24-hour periods agree, unless the day rolls over at 10:00 exactly
+    (a run at 18:00 UTC puts the suite in UTC-6): study days are read in UTC."""
     ours = Scheduler()
     theirs = fsrs.Scheduler(enable_fuzzing=False)
     card = fsrs.Card(card_id=1, due=NOW)
@@ -172,3 +177,22 @@ def test_the_order_never_passes_the_maximum_interval() -> None:
     preview = scheduler.preview(_weak(CardStage.REVIEW, 0.3), NOW)
     assert preview[Rating.HARD] == preview[Rating.GOOD] == preview[Rating.EASY] == timedelta(
         days=1)
+
+
+def test_recall_counts_study_days_as_the_scheduler_does() -> None:
+    """Retrievability (queue order, stats, the exam plan) takes time since the last review
+    in study days: 21:13 to 08:00 the next morning is a whole day, as is 21:13 to 21:30;
+    03:00 the next night is still the same study day (rollover 04:00)."""
+    from zoneinfo import ZoneInfo
+
+    zone = ZoneInfo("Europe/Madrid")
+    scheduler = Scheduler(zone=zone)
+    last = datetime(2026, 4, 6, 21, 13, tzinfo=zone)
+    stability = 2.0
+    # FSRS-6: R(t, S) = (1 + F·t/S)^-w20 with F = 0.9^(-1/w20) - 1, so R(S, S) = 0.9
+    # (https://github.com/open-spaced-repetition/fsrs4anki/wiki/The-Algorithm)
+    w20 = scheduler.settings.parameters[20]
+    one_day = (1 + (0.9 ** (-1 / w20) - 1) * 1 / stability) ** -w20
+    for hour, minute, expected in ((3, 0, 1.0), (8, 0, one_day), (21, 30, one_day)):
+        when = datetime(2026, 4, 7, hour, minute, tzinfo=zone)
+        assert scheduler.recall_probability(stability, last, when) == pytest.approx(expected)

@@ -157,3 +157,24 @@ def test_a_scenarios_wrong_steps_and_their_slips_are_items_of_the_analysis(
     assert serve.answers[0] == ("kv_user: 65.5 GB", 2)
     assert ("kv_user: 300 GB", 1) in serve.answers
     assert serve.slips == (("kv_user: kv_pair", 2),)
+
+
+def test_overdue_counts_review_cards_a_day_or_more_late(tmp_path: Path) -> None:
+    """A learning card three minutes late or a review card twelve hours late is not
+    overdue; a review card 25 hours late is."""
+    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    store = open_store(url)
+    try:
+        late = {"learning-3min": (1, timedelta(minutes=3)), "review-12h": (2, timedelta(hours=12)),
+                "review-25h": (2, timedelta(hours=25)), "relearning-2h": (3, timedelta(hours=2))}
+        for name, (stage, by) in late.items():
+            profile = ensure_profile(store, name, {}, T0)
+            record_answer(store, profile.id, answer(
+                "kv-class", "kv-size", NOW - by - timedelta(days=1), post="hbm-kv-cache",
+                stage=stage, due_in=timedelta(days=1)))
+    finally:
+        store.close()
+    report = _report(url, [])
+    assert {s.name: s.overdue for s in report.students} == {
+        "learning-3min": 0, "review-12h": 0, "review-25h": 1, "relearning-2h": 0}
+    assert [s.name for s in report.most_overdue] == ["review-25h"]

@@ -16,7 +16,7 @@ T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
 def scheduler() -> Scheduler:
-    """The default scheduler in the test's local zone (set per test), as the service has it."""
+    """The default scheduler in the zone the test runs in (the service reads the same)."""
     return Scheduler(SchedulerSettings())
 
 
@@ -59,7 +59,8 @@ def test_two_copies_merge_into_one_history_and_one_schedule(tmp_path: Path) -> N
 
     union = sorted([*shared, (T0 + timedelta(days=8), Rating.EASY),
                     (T0 + timedelta(days=9), Rating.AGAIN)])
-    memory, replayed = Memory(card_id=state.id), scheduler()
+    memory = Memory(card_id=state.id)
+    replayed = scheduler()
     for at, rating in union:
         memory = replayed.review(memory, rating, at)
     assert state.stability is not None and memory.stability is not None

@@ -82,3 +82,45 @@ def test_a_class_on_postgres_where_the_reporting_machine_has_no_deck_files(
     assert mastery["eve"] == stats_of["eve"]["hbm-kv-cache"] > mastery["ana"]
     prompts = {i["card"]: i["prompt"] for i in data["items"]}
     assert prompts["fact-1"] == "KV fact 1 holds."  # prompt text from the stored deck
+
+
+def test_a_new_version_keeps_progress_on_the_cards_it_keeps(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Version 2 rewords one card and drops another: the reworded card keeps its history,
+    every student studies the new text, and nobody needs the file."""
+    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    source = tmp_path / "course-kv.yaml"
+    source.write_text(COURSE, encoding="utf-8")
+    env = {"STUDYAPP_HOME": str(tmp_path / "instructor-home"), "STUDYAPP_DB": url}
+    publish = ["--lang", "en", "--profile", "teacher", "deck", "publish", str(source)]
+    assert "published version 1" in CliRunner().invoke(main, publish, env=env).output
+    svc = _service(url, tmp_path / "home-ana", "ana", monkeypatch)
+    try:
+        for card in ("fact-0", "fact-1"):
+            record_answer(svc.store, svc.profile.id, answer(
+                "course-kv", card, NOW - timedelta(hours=1), post="hbm-kv-cache",
+                stability=30.0, due_in=timedelta(days=30)))
+    finally:
+        svc.close()
+    source.write_text(COURSE.replace("KV fact 0 holds.", "KV fact zero holds, reworded.")
+                      .replace("  - id: fact-3\n    type: truefalse\n"
+                               "    prompt: \"KV fact 3 holds.\"\n    answer: true\n", ""),
+                      encoding="utf-8")
+    second = CliRunner().invoke(main, publish, env=env)
+    assert second.exit_code == 0 and "published version 2 (3 cards)" in second.output
+    source.unlink()
+    svc = _service(url, tmp_path / "home-ana", "ana", monkeypatch)
+    try:
+        deck = next(d for d in svc.decks if d.id == "course-kv")
+        assert [c.id for c in deck.cards] == ["fact-0", "fact-1", "fact-2"]
+        assert deck.card("fact-0").prompt == {"en": "KV fact zero holds, reworded."}
+        from studyapp.store.progress import card_state
+
+        kept = card_state(svc.store, svc.profile.id, "course-kv", "fact-0")
+        assert kept is not None and kept.reps == 1 and kept.stability == 30.0
+        from studyapp.progress.stats import learner_stats
+
+        decks = {d.deck_id: d for d in learner_stats(svc).decks}
+        assert decks["course-kv"].total == 3 and decks["course-kv"].mastered == 2
+    finally:
+        svc.close()

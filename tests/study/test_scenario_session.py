@@ -197,3 +197,41 @@ def test_several_steps_in_one_answer_one_a_line(tmp_path: Path) -> None:
     outcome = session.submit("\n".join(right(q, i) for i in range(3, len(q.parts))))
     assert outcome.verdict.correct and outcome.needs_rating
     svc.close()
+
+
+def test_stats_card_lists_each_step_of_a_scenario_answer(tmp_path: Path) -> None:
+    """`stats --card` prints, under the answer, one line a step: the answer, ✓ or ✗ with the
+    true value, a named slip; `--json` keeps the steps in the answer's params."""
+    from click.testing import CliRunner
+
+    from studyapp.cli import main
+
+    svc = service(tmp_path)
+    session = svc.start(SessionKind.DECK, deck="scenario-drill", seed=2)
+    presented = session.next()
+    assert presented is not None
+    q = presented.question
+    kv = q.parts[1].question.answer
+    assert isinstance(kv, float)
+    session.submit(right(q, 0))
+    session.submit(f"{kv / 2:.5g} GB")  # counted K only: the kv_pair slip
+    for i in range(2, len(q.parts)):
+        session.submit(right(q, i))
+    svc.close()
+    url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    runner = CliRunner()
+    result = runner.invoke(main, ["--db", url, "--profile", "ana", "--lang", "en", "stats",
+                                  "--card", "scenario-drill/serve"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    steps = [line.strip() for line in lines if line.startswith("    ")]
+    assert len(steps) == len(q.parts)
+    assert steps[0].startswith("1. weights: ") and steps[0].endswith("✓")
+    assert steps[1].startswith("2. kv_user: ") and " GB ✗ (expected " in steps[1]
+    assert steps[1].endswith("slip: kv_pair")
+    result = runner.invoke(main, ["--db", url, "--profile", "ana", "stats", "--card",
+                                  "scenario-drill/serve", "--json"])
+    assert result.exit_code == 0, result.output
+    [last] = json.loads(result.output)["last"]
+    assert [s["correct"] for s in last["params"][SCENARIO_PARTS]][:2] == [True, False]
+    assert last["params"][SCENARIO_PARTS][1]["slips"] == ["kv_pair"]

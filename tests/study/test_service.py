@@ -6,7 +6,7 @@ The clock is driven by the test, so a week of study runs in a second.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
 import pytest
@@ -15,12 +15,22 @@ from studyapp.questions.model import Kind, Question
 from studyapp.srs import Rating
 from studyapp.study import SessionKind, StudyConfig, StudyService
 
-START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+START_DAY = date(2026, 3, 2)
+
+
+def local_noon(day: date = START_DAY) -> datetime:
+    """Noon of ``day`` in the test's local zone, in UTC: a study day's middle.
+
+    The study day rolls over at 04:00 local time and the suite's zone follows
+    the hour it runs at, so a clock fixed in UTC could start just before the
+    rollover; noon keeps a day's flow inside one study day at any hour.
+    """
+    return datetime.combine(day, time(12)).astimezone().astimezone(UTC)
 
 
 @dataclass
 class Clock:
-    now: datetime = START
+    now: datetime = field(default_factory=local_noon)
     log: list[datetime] = field(default_factory=list)
 
     def __call__(self) -> datetime:
@@ -168,9 +178,10 @@ def test_new_card_limit_and_a_week_of_study(tmp_path: Path) -> None:
     svc.update_settings(new_per_day=10, reviews_per_day=30)
     from studyapp.store.progress import answered_between, card_states
 
+    first = clock.now
     for day in range(7):
         answer_all(svc, SessionKind.DUE)
-        start = START.replace(hour=4) + timedelta(days=day) - timedelta(hours=1)
+        start = first + timedelta(days=day, hours=-6)
         new, reviews = answered_between(svc.store, svc.profile.id, start,
                                         start + timedelta(days=1))
         assert new == 10, f"day {day}: {new} new cards"

@@ -86,6 +86,30 @@ async def test_the_kind_column_fits_80_columns(app_factory: AppFactory) -> None:
         assert table.virtual_size.width <= table.size.width  # "installed" is never cut
 
 
+async def test_the_decks_screen_shows_draws_skipped_at_study_time(
+        app_factory: AppFactory) -> None:
+    """A draw that failed in study (and was skipped) is shown under its deck, for its author."""
+    from studyapp.decks.draw_log import record
+
+    record("post-h200", "capacity", "decks/posts/h200.yaml:14:5",
+           "division by zero in '1 / (n - 5)' (n=5)")
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen)
+                         and app.screen.overview is not None)
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, DecksScreen)
+                         and bool(app.screen.rows))
+        screen = app.screen
+        assert isinstance(screen, DecksScreen)
+        row = next(i for i, r in enumerate(screen.rows) if r.deck_id == "post-h200")
+        screen.query_one(DataTable).move_cursor(row=row)
+        await pilot.pause()
+        info = str(screen.query_one("#deck-info", Static).render())
+        assert "Draws skipped at study time" in info
+        assert "card capacity" in info and "(n=5)" in info
+
+
 def screen_lines(app: StudyApp) -> list[str]:
     """The screen's text, line by line, as the terminal shows it."""
     import html

@@ -51,3 +51,60 @@ async def test_enter_shows_the_answer_and_again_means_forgot(
         await pilot.press("1")
         await wait_until(pilot, lambda: bool(ratings(db_path)))
         assert ratings(db_path) == [(1, 0)]
+
+
+async def test_a_card_without_an_explanation_shows_its_answer_once(
+        app_factory: Callable[..., StudyApp], tmp_path: Path) -> None:
+    """Cards from Anki often have no explanation: the answer is not repeated under one."""
+    deck = tmp_path / "bare.yaml"
+    deck.write_text(DECK.replace('    explanation: "Batch, matrices, layers."\n', ""),
+                    encoding="utf-8")
+    app = app_factory(study={"deck": str(deck)})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                         and app.screen.phase == "asking")
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.phase == "feedback")
+        assert "data, tensor and pipeline" in str(screen.query_one("#verdict").render())
+        assert not screen.query_one("#explanation-heading").display
+        assert not screen.query_one("#explanation").display
+
+
+async def test_an_explanation_is_shown_under_its_heading(
+        app_factory: Callable[..., StudyApp], tmp_path: Path) -> None:
+    deck = tmp_path / "recall.yaml"
+    deck.write_text(DECK, encoding="utf-8")
+    app = app_factory(study={"deck": str(deck)})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                         and app.screen.phase == "asking")
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.phase == "feedback")
+        assert screen.query_one("#explanation-heading").display
+        assert "Batch, matrices, layers." in str(screen.query_one("#explanation").render())
+
+
+async def test_the_show_answer_button_reveals_the_answer(
+        app_factory: Callable[..., StudyApp], tmp_path: Path, db_path: Path) -> None:
+    """A mouse or a tap in the browser: "Show answer", then a rating button."""
+    deck = tmp_path / "recall.yaml"
+    deck.write_text(DECK, encoding="utf-8")
+    app = app_factory(study={"deck": str(deck)})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                         and app.screen.phase == "asking")
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen)
+        button = screen.query_one("#show-answer", Button)
+        assert button.display and "Show answer" in str(button.label)
+        await pilot.click("#show-answer")
+        await wait_until(pilot, lambda: screen.phase == "feedback")
+        assert not button.display
+        assert "Answer: data, tensor and pipeline" in str(screen.query_one("#verdict").render())
+        await pilot.click("#rate-good")
+        await wait_until(pilot, lambda: bool(ratings(db_path)))
+        assert ratings(db_path) == [(3, 1)]

@@ -114,3 +114,19 @@ async def test_palette_entries_open_their_screen(app_factory: AppFactory,
             command.callback()
             await pilot.pause()
             assert len(app.screen_stack) == depth
+
+
+def test_every_key_in_a_footer_has_a_label_in_both_languages() -> None:
+    """A shown binding's description is a ``tui.key.*`` string (the footer translates those
+    alone): any other text would reach the footer as a raw key such as ``anki.key.image``."""
+    from studyapp.i18n import strings
+
+    classes = [StudyApp, *(entry.load() for entry in registry.SCREENS)]
+    for cls in classes:
+        for binding in cls.BINDINGS:
+            if not isinstance(binding, Binding) or not binding.show:
+                continue
+            where = f"{cls.__name__} {binding.key}"
+            assert binding.description.startswith("tui.key."), where
+            for lang in ("en", "es"):
+                assert binding.description in strings(lang), f"{where} ({lang})"

@@ -62,7 +62,7 @@ async def test_a_whole_scenario_with_a_wrong_step(app_factory: AppFactory, tmp_p
         mine = round(weights * 3)
         await answer(pilot, f"{mine} GB", Kind.NUMERIC)
         await wait_until(pilot, lambda: screen.step == 1)
-        assert f"{mine} GB" in text_of(screen.steps) and "Not quite" in text_of(screen.steps)
+        assert f"{mine} GB" in screen.steps.text and "Not quite" in screen.steps.text
         await answer(pilot, right_answer(q.parts[1].question), Kind.NUMERIC)
         await wait_until(pilot, lambda: screen.step == 2)
         await pilot.press("ctrl+g")  # this step's method
@@ -70,7 +70,7 @@ async def test_a_whole_scenario_with_a_wrong_step(app_factory: AppFactory, tmp_p
         total = mine + q.params["users"] * kv
         await answer(pilot, f"{total:.5g}", Kind.NUMERIC)
         await wait_until(pilot, lambda: screen.step == 3)
-        assert f"Right from your {mine} GB; the true value was" in text_of(screen.steps)
+        assert f"Right from your {mine} GB; the true value was" in screen.steps.text
         for i in range(3, len(q.parts)):
             part = q.parts[i].question
             await answer(pilot, right_answer(part), part.kind)
@@ -79,8 +79,17 @@ async def test_a_whole_scenario_with_a_wrong_step(app_factory: AppFactory, tmp_p
         await wait_until(pilot, lambda: screen.phase == "feedback")
         assert screen.outcome is not None and screen.outcome.verdict.correct is False
         assert "1. Weights = " in text_of(screen.feedback.query_one("#explanation", Static))
-        steps = text_of(screen.steps)
+        # no empty "your answer / expected" block: the steps above compare each answer
+        assert not screen.feedback.query_one("#comparison", Static).display
+        steps = screen.steps.text
         assert all(f"{n}. " in steps for n in range(1, len(q.parts) + 1))
+        # a long verdict wraps under its own text (a hanging indent), never back to the margin
+        left = screen.card.scrollable_content_region.x
+        texts = list(screen.steps.query(".step-text"))
+        assert len(texts) == 2 * len(q.parts)
+        assert all(t.region.x == left + 3 for t in texts[0::2])  # after "1. "
+        assert all(t.region.x == left + 5 for t in texts[1::2])  # after "   ✓ "
+        assert any(t.region.height >= 2 for t in texts[1::2])  # "Right from your ..." wraps
         [(rating, correct, looked, params)] = logs(db_path)
         assert (rating, correct, looked) == (1, 0, 1)
         assert json.loads(params)["parts"][2]["carried"] is True
@@ -105,3 +114,73 @@ async def test_a_scenario_all_right_is_rated_once(app_factory: AppFactory, tmp_p
         await wait_until(pilot, lambda: len(logs(db_path)) == 1)
         [(rating, correct, _, _)] = logs(db_path)
         assert (rating, correct) == (4, 1)
+
+
+async def test_the_steps_show_in_the_card_screen_and_the_browser(
+        app_factory: AppFactory, tmp_path: Path, db_path: Path) -> None:
+    """After a scenario with a wrong step 1, the card's history (card screen) and the card
+    browser list every step, the wrong one with its true value and the one right from it."""
+    from studyapp.tui.screens.browser import BrowserScreen
+    from studyapp.tui.screens.card_detail import CardDetailScreen
+
+    app = app_factory(study={"deck": str(deck_file(tmp_path))})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                         and app.screen.phase == "asking")
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen) and screen.presented is not None
+        q = screen.presented.question
+        weights, kv = q.parts[0].question.answer, q.parts[1].question.answer
+        assert isinstance(weights, float) and isinstance(kv, float)
+        mine = round(weights * 3)
+        responses = [f"{mine} GB", right_answer(q.parts[1].question),
+                     f"{mine + q.params['users'] * kv:.5g}",
+                     *(right_answer(p.question) for p in q.parts[3:])]
+        for i, (response, part) in enumerate(zip(responses, q.parts, strict=True)):
+            await answer(pilot, response, part.question.kind)
+            if i < len(q.parts) - 1:
+                await wait_until(pilot, lambda i=i: screen.step == i + 1)  # type: ignore[misc]
+        await wait_until(pilot, lambda: screen.phase == "feedback")
+        await wait_until(pilot, lambda: len(logs(db_path)) == 1)
+
+        app.open_screen("card_detail", "scenario-keys", "serve")
+        await wait_until(pilot, lambda: isinstance(app.screen, CardDetailScreen)
+                         and app.screen.loaded)
+        history = text_of(app.screen.query_one("#card-answers", Static))
+        assert f"1. weights: {mine} GB ✗ (expected " in history
+        assert "3. total: " in history and "right from an earlier answer" in history
+        assert f"{len(q.parts)}. bound: " in history
+
+        app.open_screen("browser", "deck:scenario-keys")
+        await wait_until(pilot, lambda: isinstance(app.screen, BrowserScreen)
+                         and app.screen.view is not None)
+        browser = app.screen
+        assert isinstance(browser, BrowserScreen)
+        shown = text_of(browser.query_one("#browser-card", Static))
+        assert f"1. weights: {mine} GB ✗ (expected " in shown
+        assert "right from an earlier answer" in shown
+
+
+async def test_a_steps_method_is_shown_whole_and_in_sight_at_80x24(
+        app_factory: AppFactory, tmp_path: Path) -> None:
+    """ctrl+g on a late step, under a long list of answered steps: the method wraps to the
+    card's width (none of it cut off at the edge) and the card scrolls down to it."""
+    app = app_factory(study={"deck": str(deck_file(tmp_path))})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                         and app.screen.phase == "asking")
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen) and screen.presented is not None
+        q = screen.presented.question
+        for i in range(4):
+            await answer(pilot, right_answer(q.parts[i].question), Kind.NUMERIC)
+            await wait_until(pilot, lambda i=i: screen.step == i + 1)  # type: ignore[misc]
+        await pilot.press("ctrl+g")
+        method = q.parts[4].method
+        assert len(method) > 100  # longer than a line of the card
+        await wait_until(pilot, lambda: method in " ".join(text_of(screen.retry).split()))
+        await pilot.pause(0.2)
+        card, retry = screen.card, screen.retry
+        assert retry.size.width <= card.scrollable_content_region.width
+        assert retry.size.height >= 2  # wrapped, not cut
+        assert card.scrollable_content_region.contains_region(retry.region)  # in sight

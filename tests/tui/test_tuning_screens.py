@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from learner_sim import simulate_learner, store_history
-from textual.widgets import Button, ProgressBar, Static
+from textual.widgets import Button, Checkbox, ProgressBar, Static
 from tui_helpers import fixed_clock, wait_until
 
 from studyapp.srs.scheduler import DEFAULT_PARAMETERS
@@ -68,6 +68,47 @@ async def test_optimize_shows_progress_then_saves(app_factory: AppFactory, db_pa
     service = StudyService(StudyConfig(db_url=url))
     try:
         assert service.settings.parameters != DEFAULT_PARAMETERS
+    finally:
+        service.close()
+
+
+def _memory(url: str) -> dict[tuple[str, str], tuple[float | None, object]]:
+    service = StudyService(StudyConfig(db_url=url))
+    try:
+        return {key: (row.stability, row.due) for key, row in service.card_states().items()}
+    finally:
+        service.close()
+
+
+@pytest.mark.parametrize("keep_due", [False, True])
+async def test_optimize_in_settings_recomputes_keeps_due_dates_if_asked_and_undoes(
+        app_factory: AppFactory, db_path: Path, keep_due: bool) -> None:
+    """The terminal app offers what `optimize --keep-due` and `optimize --undo` do."""
+    url = f"sqlite:///{db_path}"
+    store_history(url, "default", simulate_learner(cards=300, days=120))
+    before = _memory(url)
+    app = app_factory()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await _open_settings(pilot, app)
+        undo = app.screen.query_one("#optimize-undo", Button)
+        assert undo.disabled  # nothing optimized yet
+        app.screen.query_one("#keep-due", Checkbox).value = keep_due
+        app.screen.query_one("#optimize", Button).press()
+        await wait_until(pilot, lambda: "Saved" in _status(app), timeout=30)
+        assert "Memory states of 300 cards recomputed" in _status(app)
+        await wait_until(pilot, lambda: not undo.disabled)
+        after = _memory(url)
+        assert sum(before[k][0] != after[k][0] for k in before) > 270  # stabilities moved
+        moved = sum(before[k][1] != after[k][1] for k in before)
+        assert (moved == 0) if keep_due else (moved > 0)
+        undo.press()
+        await wait_until(pilot, lambda: "Previous parameters restored" in _status(app))
+        assert "300 cards recomputed" in _status(app)
+        await wait_until(pilot, lambda: undo.disabled)  # nothing more to undo
+    service = StudyService(StudyConfig(db_url=url))
+    try:
+        assert service.settings.parameters == DEFAULT_PARAMETERS
+        assert service.settings.previous_parameters is None
     finally:
         service.close()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from datetime import date, timedelta
 from pathlib import Path
@@ -80,6 +81,8 @@ def test_an_exam_too_close_warns_and_clear_restores_the_limit(tmp_path: Path) ->
     shown = run(tmp_path, "plan", "--exam", soon)
     assert shown.exit_code == 0, shown.output
     assert "Too close to see everything a week before:" in shown.output
+    assert "(a week before the exam)" not in shown.output  # it is two days, not a week
+    assert "Days to see them all (every day left)  2" in shown.output
     data = json.loads(run(tmp_path, "plan", "--exam", soon, "--json").output)
     assert data["too_close"] is True and data["predicted_recall"] < 1
     tomorrow = (date.today() + timedelta(days=1)).isoformat()
@@ -93,3 +96,7 @@ def test_an_exam_too_close_warns_and_clear_restores_the_limit(tmp_path: Path) ->
     es = CliRunner().invoke(main, ["--db", f"sqlite:///{tmp_path / 'study.sqlite3'}",
                                    "--lang", "es", "plan", "--exam", soon])
     assert "Demasiado cerca" in es.output
+    # Spanish figures: a decimal comma, "92,8 %", as everywhere else in Spanish
+    assert re.search(r"Recuerdo previsto el día del examen +\d+,\d\u00a0%", es.output)
+    assert re.search(r"Repasos esperados por día +\d+,\d\n", es.output)
+    assert not re.search(r"\d\.\d", es.output.split("Examen", 1)[1].split("\n", 1)[1])

@@ -128,3 +128,30 @@ def test_saved_parameters_recompute_every_memory_state_and_undo_restores(
         assert undo_optimize(service) is None  # nothing left to undo
     finally:
         service.close()
+
+
+@pytest.mark.utc_days
+def test_clearing_an_exam_plan_restores_the_learners_own_limit(url: str) -> None:
+    """`plan --apply` then `plan --clear` left the new-card limit at the plan's 216;
+    a limit the learner chose (7 here, not the default 20) must come back, even after
+    applying two plans in a row."""
+    from studyapp.tuning import clear_exam_plan
+
+    service = _service(url)
+    try:
+        service.update_settings(new_per_day=7)
+        first = exam_plan(service, date(2025, 6, 4), apply=True)  # two days: too close
+        assert first.too_close and service.settings.new_per_day == first.new_per_day != 7
+        second = exam_plan(service, date(2025, 7, 2), apply=True)
+        assert service.settings.new_per_day == second.new_per_day != 7
+        assert clear_exam_plan(service) == 7
+        assert service.settings.new_per_day == 7 and service.settings.exam_date is None
+        assert service.settings.new_per_day_before_exam is None
+        assert clear_exam_plan(service) == 7  # clearing again changes nothing
+    finally:
+        service.close()
+    again = _service(url)  # and it was saved
+    try:
+        assert again.settings.new_per_day == 7
+    finally:
+        again.close()

@@ -128,8 +128,17 @@ def _kv_per_token(g: Given) -> float:
     return 2 * g["layers"] * g["kv_heads"] * g["head_dim"] * g["kv_bytes"]
 
 
+def _kv_tokens(g: Given) -> float:
+    """Mean tokens a layer keeps: the context, or less where some layers keep a window."""
+    if "window" not in g:
+        return g["context"]
+    kept = min(g["context"], g["window"])
+    return (g["window_layers"] * kept + (g["layers"] - g["window_layers"]) * g["context"]) / (
+        g["layers"])
+
+
 def _required(g: Given) -> float:
-    return g["params_b"] * 1e9 * g["bytes"] + _kv_per_token(g) * g["context"] * g["batch"]
+    return g["params_b"] * 1e9 * g["bytes"] + _kv_per_token(g) * _kv_tokens(g) * g["batch"]
 
 
 def _usable(g: Given) -> float:

@@ -44,6 +44,12 @@ SPARSE_PEAK = Slip("sparse", 2.0)
 SPARSE_TIME = Slip("sparse", 0.5)
 """A time computed from the sparse peak: half the dense one."""
 
+FORWARD_ONLY = Slip("forward_only", 1 / 3)
+"""2·N·D, the forward pass alone, for training's 6·N·D: a third."""
+
+MFU_LEFT_OUT = Slip("mfu_left_out", lambda p: float(p["mfu"]))
+"""A training time at the chips' peak, the MFU left out: shorter by the MFU."""
+
 
 def _bidirectional(params: Mapping[str, Any]) -> bool:
     direction = params.get("direction")

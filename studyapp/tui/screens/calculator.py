@@ -19,7 +19,6 @@ from textual.widgets import Footer, Input, Label, Select, Static
 
 from studyapp.infra.calc import (
     DeviceInput,
-    ModelInput,
     decode_report,
     fit_report,
     kv_report,
@@ -202,15 +201,11 @@ class CalculatorScreen(StudyScreen):
             for result in ("#fit-result", "#kv-result", "#decode-result", "#train-result"):
                 self.query_one(result, Static).update(self.tr("tui.calc.invalid"))
             return
-        from studyapp.infra.shapes import kv_shape
+        from studyapp.infra.shapes import model_input as model_input_of
 
         model = catalog.models[inputs.model_id]
         gpu = catalog.accelerators[inputs.gpu_id]
-        model_input = ModelInput(model.id, model.params, kv_shape(model), model.attention,
-                                 active_params=model.active_params_b and model.active_params_b
-                                 * 1e9, experts=model.experts,
-                                 experts_per_token=model.experts_per_token,
-                                 sliding_window=model.sliding_window)
+        model_input = model_input_of(model)
         by_dtype = {"fp8": gpu.fp8_dense_tflops, "int8": gpu.fp8_dense_tflops,
                     "fp4": gpu.fp4_dense_tflops, "int4": gpu.fp4_dense_tflops}
         tflops = by_dtype.get(inputs.dtype) or gpu.bf16_dense_tflops

@@ -38,12 +38,14 @@ def local_time(moment: datetime | None) -> str:
 
 SHOWN_CHOICES = "shown_choices"  # studyapp.study.SHOWN_CHOICES: the order the learner saw
 SCENARIO_PARTS = "parts"  # studyapp.study.SCENARIO_PARTS: a scenario's steps
+NOT_PARAMS = (SHOWN_CHOICES, SCENARIO_PARTS, "answer_slips", "picked_choice")
+"""Keys stored beside the params (studyapp.study: ANSWER_SLIPS, PICKED_CHOICE too)."""
 
 
 def params_text(params: Any) -> str:
     """``a = 1, b = 2`` from the parameters stored with an answer."""
     if isinstance(params, dict):
-        params = {k: v for k, v in params.items() if k not in (SHOWN_CHOICES, SCENARIO_PARTS)}
+        params = {k: v for k, v in params.items() if k not in NOT_PARAMS}
     if not params:
         return "—"
     if isinstance(params, dict):

@@ -85,16 +85,17 @@ class ClassReportScreen(StudyScreen):
                          markup=False)
             yield Label(self.tr("tui.class.students"), classes="subheading")
             yield DataTable(id="class-students", cursor_type="row", zebra_stripes=True)
+            # what to reteach first: the instructor sees it without scrolling
+            yield Label(self.tr("tui.class.reteach"), classes="subheading")
+            yield Static("", id="class-reteach")
+            yield Label(self.tr("tui.class.wrong"), classes="subheading")
+            yield Static("", id="class-wrong")
             yield Label(self.tr("tui.class.mastery"), classes="subheading")
             yield Vertical(id="class-mastery")
             yield Label(self.tr("tui.class.hardest"), classes="subheading")
             yield DataTable(id="class-hardest", cursor_type="row", zebra_stripes=True)
             yield Label(self.tr("tui.class.overdue"), classes="subheading")
             yield DataTable(id="class-overdue", cursor_type="row", zebra_stripes=True)
-            yield Label(self.tr("tui.class.reteach"), classes="subheading")
-            yield Static("", id="class-reteach")
-            yield Label(self.tr("tui.class.wrong"), classes="subheading")
-            yield Static("", id="class-wrong")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -174,7 +175,9 @@ class ClassReportScreen(StudyScreen):
         from studyapp.classroom import NAME_WIDTH, student_blocks
 
         post_header = self.tr("tui.stats.col.post")
-        post_width = widest(post_header, list(posts))
+        # then a row per deck the class studies besides the post decks (a course deck)
+        deck_ids = list(dict.fromkeys(d for s in report.students for d, _ in s.decks))
+        post_width = widest(post_header, [*posts, *deck_ids])
         blocks = student_blocks(report.students, room, post_width, gap=CELL_GAP)
         holder = self.query_one("#class-mastery", Vertical)
         await holder.remove_children()
@@ -189,6 +192,10 @@ class ClassReportScreen(StudyScreen):
             for post in posts:
                 table.add_row(Text(post), *(figure(percent(dict(s.mastery).get(post, 0.0)))
                                             for s in block))
+            for deck in deck_ids:
+                table.add_row(plain(deck).as_text(), *(
+                    figure(percent(dict(s.decks)[deck]) if deck in dict(s.decks) else "—")
+                    for s in block))
 
     def fill_hardest(self, report: ClassReport, room: int) -> None:
         """Questions cut to the room the figures leave; the post column goes when that is small."""
@@ -216,7 +223,7 @@ class ClassReportScreen(StudyScreen):
         if with_post:
             hardest.add_column(Text(post_header), key="post")
         for n, question in enumerate(report.hardest):
-            post = [plain(question.post)] if with_post else []
+            post = [plain(question.post or "—")] if with_post else []
             hardest.add_row(plain(questions[n], question_width),
                             *(figure(cells[n]) for cells in figures.values()), *post)
 

@@ -176,7 +176,7 @@ class DecksScreen(StudyScreen):
         blocked = await self.study_app.backend.call(
             lambda service: service.new_limit_blocks(deck_id))
         if not blocked:
-            self.study_app.start_session("deck", deck=deck_id)
+            self.study_app.study_course(deck_id)  # a summary first, if it has one
             return
         self.limit_reached = deck_id
         info = self.query_one("#deck-info", Static)

@@ -22,13 +22,15 @@ from studyapp.tui.messages import OverviewLoaded
 from studyapp.tui.post_index import post_headings, sections
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.text import fit
-from studyapp.tui.widgets.post_row import PostRow
+from studyapp.tui.widgets.post_row import CourseRow, PostRow
 
 PREVIEW_LINES = 2
 """Lines of the tagline under the list (``#preview`` in app.tcss gives them room)."""
 
 if TYPE_CHECKING:
-    from studyapp.study import Overview
+    from textual.widget import Widget
+
+    from studyapp.study import CourseProgress, Overview
     from studyapp.tuning import ExamPlan
 
 
@@ -123,7 +125,7 @@ class HomeScreen(StudyScreen):
             return
         from studyapp.tuning import recall_text
 
-        recall = recall_text(plan.predicted_recall)
+        recall = recall_text(plan.predicted_recall, self.lang)
         line.update(Content(self.tr("tuning.plan.line", days=plan.days_left,
                                     exam=plan.exam.isoformat(), new=plan.new_per_day,
                                     reviews=f"{plan.reviews_per_day:.0f}", recall=recall)))
@@ -133,11 +135,33 @@ class HomeScreen(StudyScreen):
         for progress in message.overview.posts:
             for row in self.query(f"#post-{progress.slug}").results(PostRow):
                 row.show_progress(progress)
+        self.show_courses(message.overview.courses)
         self.show_topbar()
         notice = self.notice_text(message.overview)
         self.query_one("#notice", Static).update(notice)
         self.query_one("#notice").set_class(bool(notice), "-shown")
         self.refresh_bindings()
+
+    def show_courses(self, courses: tuple[CourseProgress, ...]) -> None:
+        """Course decks (no post) after the posts, under a heading per course: mounted
+        once the decks are loaded, updated in place when only their counts change."""
+        rows = {row.deck_id: row for row in self.query(CourseRow)}
+        if [c.deck_id for c in courses] == list(rows) and all(
+                rows[c.deck_id].post.section == c.course for c in courses):
+            for course in courses:
+                rows[course.deck_id].show_progress(course)
+            return
+        self.query(".course-part").remove()
+        widgets: list[Widget] = []
+        heading: str | None = None
+        for course in courses:
+            if course.course != heading:
+                heading = course.course
+                widgets.append(Label(self.tr("tui.home.course", course=heading),
+                                     classes="section-title course-part", markup=False))
+            widgets.append(CourseRow(course, self.lang).add_class("course-part"))
+        if widgets:
+            self.query_one("#posts", VerticalScroll).mount_all(widgets)
 
     def notice_text(self, overview: Overview) -> str:
         """The daily limit reached (with what to do next), and what comes back when."""
@@ -223,12 +247,16 @@ class HomeScreen(StudyScreen):
 
     def action_open_post(self) -> None:
         row = self.selected
-        if row is not None:
+        if isinstance(row, CourseRow):
+            self.study_app.open_screen("course", row.deck_id)
+        elif row is not None:
             self.study_app.open_post(row.slug)
 
     def action_study_post(self) -> None:
         row = self.selected
-        if row is not None:
+        if isinstance(row, CourseRow):
+            self.study_app.study_course(row.deck_id)
+        elif row is not None:
             self.study_app.study_post(row.slug)
 
     def action_review_due(self) -> None:
@@ -239,11 +267,12 @@ class HomeScreen(StudyScreen):
 
     def action_study_more(self) -> None:
         row = self.selected
-        self.study_app.study_more(row.slug if row is not None else None)
+        self.study_app.study_more(row.slug if row is not None
+                                  and not isinstance(row, CourseRow) else None)
 
     def action_practice(self) -> None:
         row = self.selected
-        if row is not None:
+        if row is not None and not isinstance(row, CourseRow):
             self.study_app.study_post(row.slug, practice=True)
         else:
             self.study_app.start_session("practice")

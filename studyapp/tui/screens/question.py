@@ -37,11 +37,13 @@ from studyapp.catalog.posts import list_posts
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import Rating
 from studyapp.study import numbered_choice
+from studyapp.text import explains
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.question_format import answer_comparison, header_line
 from studyapp.tui.text import plain
 from studyapp.tui.widgets.feedback import AnswerBar, FeedbackView
 from studyapp.tui.widgets.footer import SteadyFooter
+from studyapp.tui.widgets.step_list import AnsweredStep, StepList
 
 if TYPE_CHECKING:
     from studyapp.study import Outcome, Presented, StudyService, StudySession
@@ -80,7 +82,7 @@ class QuestionScreen(StudyScreen):
     CSS_PATH = Path(__file__).parent / "question.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "show_post", "tui.key.show_post", id="question.post"),
-        Binding("ctrl+g", "show_image", "anki.key.image", id="question.image"),
+        Binding("ctrl+g", "show_image", "tui.key.image", id="question.image"),
         Binding("ctrl+z", "undo", "tui.key.undo", id="question.undo"),
         Binding("escape", "escape", "tui.key.end", id="question.end"),
         Binding("i,exclamation_mark", "overrule", "tui.key.overrule", id="question.overrule"),
@@ -115,8 +117,6 @@ class QuestionScreen(StudyScreen):
         self.answered = 0
         self.correct = 0
         self.looked_at_post = False
-        self.step_lines: list[Content] = []
-        """A scenario's steps answered so far, each with its verdict."""
         self.step = 0
 
     def compose(self) -> ComposeResult:
@@ -125,17 +125,19 @@ class QuestionScreen(StudyScreen):
         self.line, self.score = Label(self.tr("tui.question.loading"), id="session-line"), \
             Label("", id="session-score")
         self.prompt, self.choices = Static("", id="prompt"), ChoiceList(id="choices")
-        self.steps, self.step_prompt = Static("", id="steps"), Static("", id="step-prompt")
+        self.steps, self.step_prompt = StepList(id="steps"), Static("", id="step-prompt")
         self.field, self.hint = Input(id="response"), Label("", classes="hint")
+        self.reveal = Button(self.tr("anki.recall.show"), id="show-answer", compact=True)
+        """A self-graded card's "Show answer", for a mouse or a tap in the browser."""
         self.retry, self.feedback = Label("", id="retry"), FeedbackView(self.lang)
         self.card, self.bar = VerticalScroll(id="card"), AnswerBar(self.lang)
         for widget in (self.prompt, self.steps, self.step_prompt, self.choices, self.field,
-                       self.hint):
+                       self.reveal, self.hint):
             widget.display = False
         yield Horizontal(self.line, self.score, id="question-head")
         with self.card:
             yield from (self.prompt, self.steps, self.step_prompt, self.choices, self.field,
-                        self.hint, self.retry, self.feedback)
+                        self.reveal, self.hint, self.retry, self.feedback)
         yield self.bar  # the ratings, never scrolled out of sight
         yield SteadyFooter()
 
@@ -343,8 +345,9 @@ class QuestionScreen(StudyScreen):
         """The question's header line, cut to the window's width (redrawn on resize)."""
         room = self.app.size.width - 2 - (len(score) + 2 if score else 0)
         practice = self.session is not None and self.session.practice
-        line = header_line(presented, self.post_title(presented.question.post), room, self.lang,
-                           practice=practice)
+        title = (self.post_title(presented.question.post) if presented.question.post
+                 else presented.place)
+        line = header_line(presented, title, room, self.lang, practice=practice)
         self.line.update(Content(line))
 
     def show_question(self, presented: Presented) -> None:
@@ -355,7 +358,7 @@ class QuestionScreen(StudyScreen):
         self.score.update(score)
         self.show_header(presented, score)
         self.prompt.update(plain(question.prompt))
-        self.step_lines = []
+        self.steps.clear()
         self.steps.display = self.step_prompt.display = False
         if question.kind is Kind.SCENARIO:
             self.prompt.display = True
@@ -379,14 +382,13 @@ class QuestionScreen(StudyScreen):
         assert presented is not None
         scenario = presented.question
         self.step = index
-        self.steps.update(Content("\n").join(self.step_lines))
-        self.steps.display = bool(self.step_lines)
+        self.steps.display = bool(self.steps.answered)
         head = self.tr("tui.question.step", number=index + 1, total=len(scenario.parts))
         self.step_prompt.update(Content.assemble((head + " ", "bold"),
                                                  plain(scenario.parts[index].question.prompt)))
         self.step_prompt.display = True
         self.ask(scenario.parts[index].question, step=True)
-        if self.step_lines:
+        if self.steps.answered:
             self.call_after_refresh(self.card.scroll_to_widget, self.hint, animate=False)
 
     def add_step_line(self, outcome: Outcome) -> None:
@@ -395,14 +397,13 @@ class QuestionScreen(StudyScreen):
         presented = self.presented
         assert step is not None and presented is not None
         part = presented.question.parts[step.index].question
-        mark = "✓ " if step.correct else ("↪ " if step.carried else "✗ ")
+        mark = "✓" if step.correct else ("↪" if step.carried else "✗")
         style = "$success" if step.correct else ("$warning" if step.carried else "$error")
         given = numbered_choice(part, step.verdict.given) if part.kind is Kind.CHOICE \
             else step.verdict.given
-        line = Content.assemble(
-            (f"{step.index + 1}. ", "bold"), plain(part.prompt), "\n   ",
-            (mark, f"bold {style}"), plain(given), "  ", plain(step.verdict.message))
-        self.step_lines.append(line)
+        self.steps.add(AnsweredStep(
+            step.index + 1, plain(part.prompt), mark, style,
+            Content.assemble(plain(given), "  ", plain(step.verdict.message))))
 
     def ask(self, question: Question, *, step: bool = False) -> None:
         """The answer widgets for a question (or a scenario's step)."""
@@ -442,6 +443,7 @@ class QuestionScreen(StudyScreen):
         self.show_retry("", shown=False)
         self.phase = "asking"
         focus.display = self.prompt.display = self.hint.display = True
+        self.reveal.display = question.kind is Kind.RECALL
         self.set_focus(focus)
         (field if focus is choices else choices).display = False
         self.feedback.display = self.bar.display = False
@@ -453,6 +455,8 @@ class QuestionScreen(StudyScreen):
         """Why an answer was not graded (a unit of the wrong kind), under the answer."""
         self.retry.update(plain(message))
         self.retry.display = shown
+        if shown:  # under a long scenario the card may end below the screen: bring it up
+            self.call_after_refresh(self.retry.scroll_visible, animate=False)
 
     def show_feedback(self, outcome: Outcome) -> None:
         """Hide the answer widgets, fill in the verdict and offer the ratings."""
@@ -467,7 +471,6 @@ class QuestionScreen(StudyScreen):
             mark += "  " + self.tr("tui.question.recorded_again")
         if presented.question.kind is Kind.SCENARIO:
             comparison = Content("")
-            self.steps.update(Content("\n").join(self.step_lines))
             self.steps.display = True
             self.step_prompt.display = False
         else:
@@ -475,12 +478,14 @@ class QuestionScreen(StudyScreen):
                                            max(12, self.app.size.width - 30), self.lang)
         if recall:  # the answer itself is the verdict line; the learner rates it
             mark, comparison = verdict.message, Content("")
+        explanation = presented.question.explanation
         self.feedback.show(mark, right, comparison, "" if recall else verdict.message or "",
-                           presented.question.explanation)
+                           explanation if explains(explanation, verdict.expected) else "")
         self.phase = "feedback"
         self.set_focus(self.bar.show(outcome, recall=recall), scroll_visible=False)
         # the answer widgets give their room to the feedback
         self.choices.display = self.field.display = self.hint.display = False
+        self.reveal.display = False
         if presented.question.kind is Kind.SCENARIO:
             # once the worked chain is laid out: the verdict and the chain at the top,
             # the steps above a scroll away
@@ -515,6 +520,9 @@ class QuestionScreen(StudyScreen):
         button = event.button.id or ""
         if button == "continue":
             self.next_question()
+        elif button == "show-answer":
+            if self.phase == "asking" and self._kind() is Kind.RECALL:
+                self.submit(self.field.value)
         elif button.startswith("rate-"):
             self.rate(Rating[button.removeprefix("rate-").upper()])
 
@@ -567,7 +575,11 @@ class QuestionScreen(StudyScreen):
         if self.presented is not None:
             if self.phase == "asking":
                 self.look_at_post()
-            self.study_app.open_post(self.presented.question.post, from_question=True)
+            if self.presented.question.post:
+                self.study_app.open_post(self.presented.question.post, from_question=True)
+            else:  # a course deck's card: its deck's summary
+                self.study_app.open_screen("course", self.presented.deck_id,
+                                           from_question=True)
 
     def action_method(self) -> None:
         self.show_method()

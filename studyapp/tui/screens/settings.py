@@ -15,7 +15,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import Button, Footer, Input, Label, ProgressBar, Select, Static
+from textual.widgets import (
+    Button,
+    Checkbox,
+    Footer,
+    Input,
+    Label,
+    ProgressBar,
+    Select,
+    Static,
+)
 
 from studyapp.srs.queue import DEFAULT_NEW_CARD_ORDER, NEW_CARD_ORDERS
 from studyapp.tui.preferences import preferences_path
@@ -80,6 +89,10 @@ class SettingsScreen(StudyScreen):
                 yield Label(self.tr("tuning.settings.optimize"), classes="settings-label")
                 yield Button(self.tr("tuning.settings.optimize_button"), id="optimize",
                              compact=True)
+                yield Checkbox(self.tr("tuning.settings.keep_due"), id="keep-due",
+                               compact=True)
+                yield Button(self.tr("tuning.settings.undo_button"), id="optimize-undo",
+                             compact=True, disabled=True)
             yield Label(self.tr("tuning.settings.optimize_help"), classes="hint settings-help")
             yield ProgressBar(total=1.0, show_eta=False, id="optimize-progress")
             yield Static("", id="optimize-status")
@@ -122,6 +135,8 @@ class SettingsScreen(StudyScreen):
             order.value = (settings.new_card_order if settings.new_card_order in NEW_CARD_ORDERS
                            else DEFAULT_NEW_CARD_ORDER)
         order.disabled = False
+        # undo puts back the parameters the last optimize replaced, when it replaced some
+        self.query_one("#optimize-undo", Button).disabled = settings.previous_parameters is None
 
     def format_retention(self, value: float) -> str:
         text = f"{value:.2f}"
@@ -210,9 +225,10 @@ class SettingsScreen(StudyScreen):
             self.app.call_from_thread(self.show_stage, stage, fraction)
 
         status = self.query_one("#optimize-status", Static)
+        keep_due = self.query_one("#keep-due", Checkbox).value
         try:
             outcome = await self.study_app.backend.call(
-                lambda service: optimize_profile(service, progress=report))
+                lambda service: optimize_profile(service, progress=report, keep_due=keep_due))
         except Exception as exc:  # shown, never swallowed: fsrs-rs or the database failed
             status.update(Content(self.tr("tuning.optimize.failed", detail=str(exc))))
             return
@@ -222,6 +238,30 @@ class SettingsScreen(StudyScreen):
         status.update(Content(optimize_summary(outcome, self.lang)))
         if outcome.saved:
             self.load()
+
+    @on(Button.Pressed, "#optimize-undo")
+    def on_undo_optimize(self) -> None:
+        self.undo_optimizer()
+
+    @work(exclusive=True, group="optimize", exit_on_error=False)
+    async def undo_optimizer(self) -> None:
+        """The parameters before the last optimize, and the memory states they give."""
+        from studyapp.tuning import undo_optimize
+
+        button = self.query_one("#optimize-undo", Button)
+        button.disabled = True
+        keep_due = self.query_one("#keep-due", Checkbox).value
+        status = self.query_one("#optimize-status", Static)
+        try:
+            cards = await self.study_app.backend.call(
+                lambda service: undo_optimize(service, keep_due=keep_due))
+        except Exception as exc:  # shown, never swallowed: the database failed
+            status.update(Content(self.tr("tuning.optimize.failed", detail=str(exc))))
+            self.load()
+            return
+        status.update(Content(self.tr("tuning.optimize.nothing_to_undo") if cards is None
+                              else self.tr("tuning.optimize.undone", cards=cards)))
+        self.load()
 
     def action_back(self) -> None:
         self.dismiss(None)

@@ -39,18 +39,27 @@ class FeedbackView(Vertical):
         yield Label("", id="verdict")
         yield Static("", id="comparison")
         yield Static("", id="verdict-message")
-        yield Label(t("tui.question.explanation", self.lang), classes="subheading")
+        yield Label(t("tui.question.explanation", self.lang), id="explanation-heading",
+                    classes="subheading")
         yield Static("", id="explanation")
 
     def show(self, mark: str, right: bool, comparison: Content, message: str,
              explanation: str) -> None:
-        """Fill in one answer's feedback; deck text goes in as plain text."""
+        """Fill in one answer's feedback; deck text goes in as plain text.
+
+        An empty ``explanation`` (a card whose only explanation is its answer) hides the
+        explanation and its heading."""
         self.set_verdict(mark, right)
-        self.query_one("#comparison", Static).update(comparison)
+        shown = self.query_one("#comparison", Static)
+        shown.update(comparison)
+        shown.display = bool(comparison.plain)  # a scenario's steps are compared above
         note = self.query_one("#verdict-message", Static)
         note.update(plain(message))
         note.display = bool(message)
-        self.query_one("#explanation", Static).update(plain(explanation))
+        shown = self.query_one("#explanation", Static)
+        shown.update(plain(explanation))
+        shown.display = bool(explanation)
+        self.query_one("#explanation-heading", Label).display = bool(explanation)
         self.display = True
 
     def set_verdict(self, mark: str, right: bool) -> None:
@@ -98,6 +107,9 @@ class AnswerBar(Vertical):
                          else f"tui.rating.{rating.name.lower()}", lang)
                 button.label = Content.assemble((f"{int(rating)} ", "bold"), name,
                                                 (f" {interval}", "dim"))
+                # A new label does not lay the row out again by itself: "10m" after
+                # "6m" would wrap the interval onto a line the button does not show.
+                button.refresh(layout=True)
             button.display = offered
         self.query_one("#continue", Button).display = not outcome.needs_rating
         self.query_one("#rating-capped", Label).display = (

@@ -17,7 +17,7 @@ from studyapp.i18n import t
 from studyapp.tui.text import fit
 
 if TYPE_CHECKING:
-    from studyapp.study import PostProgress
+    from studyapp.study import CourseProgress, PostProgress
     from studyapp.tui.post_index import PostHeading
 
 BAR_WIDTH = 10
@@ -33,14 +33,14 @@ class PostRow(Widget, can_focus=True):
         Binding("up", "screen.move(-1)", "tui.key.previous", show=False, id="home.up"),
     ]
 
-    def __init__(self, post: PostHeading, lang: str) -> None:
-        super().__init__(id=f"post-{post.slug}", classes="post-row")
+    def __init__(self, post: PostHeading, lang: str, *, row_id: str | None = None) -> None:
+        super().__init__(id=row_id or f"post-{post.slug}", classes="post-row")
         self.post = post
         self.slug = post.slug
         self.lang = lang
-        self.progress: PostProgress | None = None
+        self.progress: PostProgress | CourseProgress | None = None
 
-    def show_progress(self, progress: PostProgress) -> None:
+    def show_progress(self, progress: PostProgress | CourseProgress) -> None:
         """Fill in the bar and counts from the service's overview."""
         self.progress = progress
         self.set_class(progress.due > 0, "-due")
@@ -97,3 +97,17 @@ class PostRow(Widget, can_focus=True):
             counts = fit(self.counts_text(), counts_width).rjust(counts_width)
             line = Content.assemble(line, Content(counts).stylize(style))
         return line
+
+
+class CourseRow(PostRow):
+    """A course deck (a deck with no post) on the home screen, under its course."""
+
+    def __init__(self, progress: CourseProgress, lang: str) -> None:
+        from studyapp.tui.post_index import PostHeading
+
+        heading = PostHeading(progress.deck_id, progress.title, progress.course, 0,
+                              progress.tagline)
+        super().__init__(heading, lang, row_id=f"course-{progress.deck_id}")
+        self.add_class("course-row")
+        self.deck_id = progress.deck_id
+        self.show_progress(progress)

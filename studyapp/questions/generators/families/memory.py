@@ -26,6 +26,7 @@ from studyapp.questions.generators.families.terms import (
     contexts_within,
     dtype_name,
     kv_formula,
+    kv_models,
     kv_shape_fields,
     model_fields,
     moe_note,
@@ -168,7 +169,8 @@ def kv_cache_total(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Per-token bytes × context × batch: the part of memory that grows with use."""
     rng = random.Random(ctx.seed)
     catalog = load_catalog()
-    model = rng.choice(entries(catalog.models, options, "models"))
+    model = rng.choice(kv_models(entries(catalog.models, options, "models"), options,
+                                 "kv-cache-total"))
     kv_dtype = str(rng.choice(values(options, "dtypes", SERVE_DTYPES)))
     context = int(rng.choice(contexts_within(model, options)))
     batch = int(rng.choice(values(options, "batches", BATCHES)))

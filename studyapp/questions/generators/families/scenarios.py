@@ -42,12 +42,14 @@ from studyapp.infra.units import GB, TFLOPS
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.context import DrawContext, DrawFn, drawn
 from studyapp.questions.generators.drawing import draw_until, entries, values
-from studyapp.questions.generators.families.terms import model_phrase
-from studyapp.questions.generators.slips import KV_PAIR, SPARSE_TIME
+from studyapp.questions.generators.families.terms import capacity_fields, model_phrase
+from studyapp.questions.generators.slips import FORWARD_ONLY, KV_PAIR, MFU_LEFT_OUT, SPARSE_TIME
 from studyapp.questions.generators.wording import label
 from studyapp.questions.model import Kind, Question, Slip, Tolerance
 from studyapp.questions.scenario import Step, build_parts, run_chain, worked_chain
 
+WEIGHT_BYTES = Slip("dtype_bytes", 2.0, symmetric=True)
+"""Weights or gradients counted at one byte a parameter for two (BF16), or two for one (FP8)."""
 EXACT = Tolerance(relative=None, absolute=0.0)
 """A count of GPUs or sequences: right or not."""
 RATE = Tolerance(relative=0.03)
@@ -177,7 +179,7 @@ def _bound(e: Mapping[str, Any]) -> str:
 
 SERVING_STEPS = (
     Step("weights", lambda e: weights_bytes(e["params"], e["dtype"]) / GB, "GB",
-         slips=(Slip("dtype_bytes", 2.0, symmetric=True),)),
+         slips=(WEIGHT_BYTES,)),
     Step("kv_user", lambda e: e["kv_per_token"] * e["context"] / GB, "GB",
          slips=(KV_PAIR,)),
     Step("total", lambda e: e["weights"] + e["users"] * e["kv_user"], "GB",
@@ -246,7 +248,7 @@ def serving(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 "users": ctx.num(users), "context": ctx.num(context),
                 "params_b": ctx.num(model.params_b, 5),
                 "per_token": ctx.num(env["kv_per_token"], 6),
-                "memory_gb": ctx.num(chip.memory_gb, 4),
+                **capacity_fields(chip, ctx),
                 "usable_gb": ctx.shown(chip.memory_bytes * 0.9 / GB),
                 "bandwidth": ctx.num(chip.memory_bandwidth_tb_s, 4),
                 "tflops": ctx.num(env["flops"] / TFLOPS, 5),
@@ -309,7 +311,7 @@ def long_context(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 "gpu": label(chip.name), "node_gpus": ctx.num(system.gpus),
                 "context": ctx.num(context), "wdtype": str(env["weights_dtype"]).upper(),
                 "per_token": ctx.num(env["kv_per_token"], 6),
-                "memory_gb": ctx.num(chip.memory_gb, 4),
+                **capacity_fields(chip, ctx),
                 "usable_gb": ctx.shown(env["usable"] / GB),
                 "weights_gb": ctx.shown(env["weights_bytes"] / GB),
                 "batch": ctx.num(env["batch"]), "fp8_batch": ctx.num(env["fp8_batch"]),
@@ -325,10 +327,11 @@ def long_context(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 # --- scenario-training ------------------------------------------------------
 
 TRAINING_STEPS = (
-    Step("flops", lambda e: training_flops(e["active"], e["tokens"]), "FLOP"),
+    Step("flops", lambda e: training_flops(e["active"], e["tokens"]), "FLOP",
+         slips=(FORWARD_ONLY,)),
     Step("days", lambda e: training_seconds(e["flops"], e["flops_per_gpu"], e["gpus"],
                                             e["mfu"]) / 86400, "days", uses=("flops",),
-         slips=(SPARSE_TIME,)),
+         slips=(SPARSE_TIME, MFU_LEFT_OUT)),
     Step("state", lambda e: training_memory_bytes(e["params"], ADAM_MIXED_BYTES_PER_PARAM)
          / GB, "GB"),
     Step("per_gpu", lambda e: e["state"] / e["dp"], "GB", uses=("state",)),
@@ -357,7 +360,10 @@ def training(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 
     def plausible(d: tuple[Model, Accelerator, float, int, float, int]) -> bool:
         env = run_chain(TRAINING_STEPS, shared_of(d))
-        return bool(1 <= env["days"] <= 365 and env["min_gpus"] >= 2)
+        # the ZeRO-3 group holds the state (a group too small "holds" more than the GPU
+        # has), and the cluster has that group
+        holds = env["per_gpu"] * GB <= usable_bytes(d[1].memory_bytes) and d[5] <= d[3]
+        return bool(1 <= env["days"] <= 365 and env["min_gpus"] >= 2 and holds)
 
     d = draw_until(rng, draw, plausible, "scenario-training")
     model, chip, tokens, gpus, mfu, dp = d
@@ -371,7 +377,8 @@ def training(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 "tflops": ctx.num(chip.bf16_dense_tflops, 5), "dp": ctx.num(dp),
                 "flops": ctx.sci(env["flops"], 4),
                 "rate": ctx.sci(env["flops_per_gpu"] * gpus * mfu, 4),
-                "memory_gb": ctx.num(chip.memory_gb, 4),
+                "seconds": ctx.sci(env["days"] * 86400, 4),
+                **capacity_fields(chip, ctx),
                 "usable_gb": ctx.shown(chip.memory_bytes * 0.9 / GB),
                 "min_gpus": ctx.num(env["min_gpus"]),
                 **_gb(env, ctx, "days", "state", "per_gpu")}
@@ -447,7 +454,8 @@ def _links(ctx: DrawContext) -> tuple[str, str]:
 
 
 ALLREDUCE_STEPS = (
-    Step("grads", lambda e: weights_bytes(e["params"], GRADIENT_DTYPE) / GB, "GB"),
+    Step("grads", lambda e: weights_bytes(e["params"], GRADIENT_DTYPE) / GB, "GB",
+         slips=(WEIGHT_BYTES,)),
     Step("nvlink", lambda e: ring_allreduce_seconds(e["grads"] * GB, e["node_gpus"],
                                                     e["nvlink_bw"]) * 1e3, "ms",
          uses=("grads",), slips=(Slip("per_direction", 0.5),)),
@@ -515,7 +523,8 @@ def _cost_step(e: Mapping[str, Any]) -> float:
 
 
 COST_STEPS = (
-    Step("weights", lambda e: weights_bytes(e["params"], e["dtype"]) / GB, "GB"),
+    Step("weights", lambda e: weights_bytes(e["params"], e["dtype"]) / GB, "GB",
+         slips=(WEIGHT_BYTES,)),
     Step("gpus", lambda e: tensor_parallel(e["weights"] + e["kv_total"], e["memory_bytes"]),
          "GPUs", uses=("weights",), tolerance=EXACT),
     Step("throughput", _cost_step, "tokens/s", uses=("weights", "gpus"), tolerance=RATE),
@@ -551,7 +560,10 @@ def cost(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 
     def plausible(d: tuple[System, Model, str, int, int, float]) -> bool:
         env = run_chain(COST_STEPS, shared_of(d))
-        return bool(env["gpus"] <= d[0].gpus)
+        # a mixture of experts reads (nearly) every expert only at a batch of 32 or more,
+        # as the throughput step assumes; below that it reads fewer bytes
+        many = d[1].experts is None or d[3] >= 32
+        return bool(many and env["gpus"] <= d[0].gpus)
 
     d = draw_until(rng, draw, plausible, "scenario-cost")
     system, model, dtype, batch, context, price = d
@@ -568,6 +580,7 @@ def cost(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 "batch": ctx.num(batch), "context": ctx.num(context),
                 "params_b": ctx.num(model.params_b, 5),
                 "kv_total": ctx.shown(env["kv_total"]), "price": ctx.num(price),
+                **capacity_fields(chip, ctx),
                 "usable_gb": ctx.shown(chip.memory_bytes * 0.9 / GB),
                 "bandwidth": ctx.num(chip.memory_bandwidth_tb_s, 4),
                 "tflops": ctx.num(env["flops"] / TFLOPS, 5),
@@ -575,6 +588,7 @@ def cost(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 "memory_ms": ctx.num(memory * 1e3, 3), "compute_ms": ctx.num(compute * 1e3, 3),
                 "gpus": ctx.num(env["gpus"]),
                 "all_gb": ctx.shown(env["weights"] + env["kv_total"]),
+                "step_ms": ctx.num(max(memory, compute) * 1e3, 3),
                 **_gb(env, ctx, "weights", "throughput", "hourly", "per_million")}
 
     return _scenario(ctx, texts="cost",

@@ -18,6 +18,7 @@ from studyapp.infra import (
     dtype_bytes,
     fit,
     kv_bytes_per_token,
+    kv_tokens_per_layer,
     max_tokens_that_fit,
     min_devices,
     usable_bytes,
@@ -28,9 +29,18 @@ from studyapp.infra.units import GB, KB
 from studyapp.questions.formatting import format_quantity
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.context import DrawContext, drawn
-from studyapp.questions.generators.drawing import MARGIN, apart, draw_until, entries, redraw, values
+from studyapp.questions.generators.drawing import (
+    MARGIN,
+    DrawError,
+    apart,
+    draw_until,
+    entries,
+    redraw,
+    values,
+)
 from studyapp.questions.generators.families.terms import (
     BATCHES,
+    CONTEXTS,
     GPU_IDS,
     MODEL_IDS,
     SERVE_DTYPES,
@@ -41,6 +51,7 @@ from studyapp.questions.generators.families.terms import (
     has_dtype,
     kv_formula,
     kv_kb,
+    kv_models,
     model_fields,
     moe_note,
 )
@@ -65,14 +76,39 @@ class ServeDraw:
     context: int
     batch: int
 
+    @property
+    def kv_tokens(self) -> float:
+        """Mean tokens a layer keeps (gpt-oss: only 18 of 36 layers stop at 128)."""
+        m = self.model
+        return kv_tokens_per_layer(self.context, m.sliding_window, m.sliding_window_layers,
+                                   m.layers)
+
+    @property
+    def windowed(self) -> bool:
+        """Some layers, not all, keep only a window: the question says so."""
+        return bool(self.model.sliding_window_layers) and self.kv_tokens != self.context
+
     def required(self) -> float:
         return fit(self.model.params, self.dtype, kv_shape(self.model), self.gpu.memory_bytes,
-                   context=self.context, batch=self.batch).required_bytes
+                   context=self.kv_tokens, batch=self.batch).required_bytes
 
 
-def _serve_drawer(options: Mapping[str, Any]) -> Any:
+def _serve_contexts(model: Model, options: Mapping[str, Any]) -> list[int]:
+    """Contexts a serving question may ask: within the window where every layer keeps only
+    it; up to the model's context where only some layers do (the question states them)."""
+    if model.sliding_window_layers:
+        allowed = [int(c) for c in values(options, "contexts", CONTEXTS)]
+        return [c for c in allowed if c <= model.context_length]
+    return contexts_within(model, options)
+
+
+def _serve_drawer(options: Mapping[str, Any], what: str) -> Any:
     catalog = load_catalog()
-    models = entries(catalog.models, options, "models")
+    models = [m for m in entries(catalog.models, options, "models")
+              if _serve_contexts(m, options)]
+    if not models:
+        raise DrawError(f"{what}: no model keeps its whole KV cache at the asked contexts "
+                        "(a sliding window is shorter); widen the model or context pools")
     gpus = entries(catalog.accelerators, options, "gpus")
     dtypes = [str(d) for d in values(options, "dtypes", SERVE_DTYPES)]
     batches = [int(b) for b in values(options, "batches", BATCHES)]
@@ -82,7 +118,7 @@ def _serve_drawer(options: Mapping[str, Any]) -> Any:
         gpu = rng.choice(gpus)
         dtype = rng.choice([d for d in dtypes if has_dtype(gpu, d)] or ["bf16"])
         return ServeDraw(model=model, gpu=gpu, dtype=dtype,
-                         context=int(rng.choice(contexts_within(model, options))),
+                         context=int(rng.choice(_serve_contexts(model, options))),
                          batch=rng.choice(batches))
 
     return draw
@@ -90,15 +126,25 @@ def _serve_drawer(options: Mapping[str, Any]) -> Any:
 
 def serve_given(d: ServeDraw) -> dict[str, float]:
     """The figures a serving question states: they decide weights + KV against usable HBM."""
-    return {"params_b": d.model.params_b, "bytes": dtype_bytes(d.dtype),
-            "kv_kb": kv_kb(d.model, d.dtype), "context": d.context, "batch": d.batch,
-            "total_gb": capacity_gb(d.gpu), "usable": DEFAULT_USABLE_FRACTION}
+    given = {"params_b": d.model.params_b, "bytes": dtype_bytes(d.dtype),
+             "kv_kb": kv_kb(d.model, d.dtype), "context": d.context, "batch": d.batch,
+             "total_gb": capacity_gb(d.gpu), "usable": DEFAULT_USABLE_FRACTION}
+    if d.windowed:  # the audit recomputes the kept tokens from what the prompt states
+        assert d.model.sliding_window and d.model.sliding_window_layers
+        given.update(window=d.model.sliding_window, window_layers=d.model.sliding_window_layers,
+                     layers=d.model.layers)
+    return given
 
 
 def serve_fields(d: ServeDraw, ctx: DrawContext) -> dict[str, str]:
     result = fit(d.model.params, d.dtype, kv_shape(d.model), d.gpu.memory_bytes,
-                 context=d.context, batch=d.batch)
+                 context=d.kv_tokens, batch=d.batch)
+    shown = {"window_layers": ctx.num(d.model.sliding_window_layers or 0),
+             "layers": ctx.num(d.model.layers), "window": ctx.num(d.model.sliding_window or 0)}
     return {
+        **shown,
+        "window_note": ctx.t("gen.fit.window_note", **shown) if d.windowed else "",
+        "kept": ctx.num(d.kv_tokens, 6),
         **model_fields(d.model, ctx),
         "gpu": label(d.gpu.name),
         **capacity_fields(d.gpu, ctx),
@@ -122,7 +168,7 @@ def serve_fields(d: ServeDraw, ctx: DrawContext) -> dict[str, str]:
 def fits_on_gpu(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Weights + KV cache against 90% of one GPU's HBM, kept at least 10% from the line."""
     rng = random.Random(ctx.seed)
-    draw = _serve_drawer(options)
+    draw = _serve_drawer(options, "fits-on-gpu")
     want = rng.random() < 0.5
 
     def available(d: ServeDraw) -> float:
@@ -149,7 +195,7 @@ def fits_on_gpu(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         ctx.t("gen.fit.weights_step", **fields),
         moe_note(d.model, ctx),
         kv_formula(d.model, d.dtype, ctx),
-        ctx.t("gen.fit.kv_step", **fields),
+        ctx.t("gen.fit.kv_step_window" if d.windowed else "gen.fit.kv_step", **fields),
         ctx.t("gen.fit.available_step", **fields),
         verdict,
         "" if ok else ctx.t("gen.fit.borderline"),
@@ -172,7 +218,7 @@ def fits_on_gpu(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 def min_gpus(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Fewest GPUs whose usable memory holds weights + KV cache (memory only)."""
     rng = random.Random(ctx.seed)
-    draw = _serve_drawer(options)
+    draw = _serve_drawer(options, "min-gpus")
 
     def ratio(d: ServeDraw) -> float:
         return d.required() / usable_bytes(d.gpu.memory_bytes)
@@ -190,7 +236,7 @@ def min_gpus(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     explanation = join_steps(
         ctx.t("gen.fit.weights_step", **fields),
         kv_formula(d.model, d.dtype, ctx),
-        ctx.t("gen.fit.kv_step", **fields),
+        ctx.t("gen.fit.kv_step_window" if d.windowed else "gen.fit.kv_step", **fields),
         ctx.t("gen.min.step", **fields),
         "" if ok else ctx.t("gen.fit.borderline"),
         ctx.t("gen.min.note"),
@@ -220,7 +266,8 @@ def max_context(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Memory left after the weights, divided by what one token (or sequence) costs."""
     rng = random.Random(ctx.seed)
     catalog = load_catalog()
-    models = entries(catalog.models, options, "models")
+    models = kv_models(entries(catalog.models, options, "models"), options,
+                       "max-context-that-fits")
     gpus = entries(catalog.accelerators, options, "gpus")
     dtypes = [str(d) for d in values(options, "dtypes", SERVE_DTYPES)]
     batches = [int(b) for b in values(options, "batches", (1, 4, 8, 16, 32))]

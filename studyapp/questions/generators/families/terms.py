@@ -11,7 +11,7 @@ from studyapp.infra import dtype_bytes, kv_bytes_per_token
 from studyapp.infra.shapes import kv_shape
 from studyapp.infra.units import KB
 from studyapp.questions.generators.context import DrawContext
-from studyapp.questions.generators.drawing import entries, values
+from studyapp.questions.generators.drawing import DrawError, entries, values
 from studyapp.questions.generators.wording import label, model_label
 
 WEIGHT_DTYPES = ("fp32", "bf16", "int4")
@@ -126,11 +126,27 @@ def contexts_within(model: Model, options: Mapping[str, Any]) -> list[int]:
     """The asked contexts within the model's window (the smallest asked when none is).
 
     A sliding-window model keeps at most its window of KV cache, so contexts stop there:
-    past it, context × bytes per token would overstate its cache."""
+    past it, context × bytes per token would overstate its cache. Where the window is
+    shorter than every asked context (gpt-oss keeps 128 tokens in half its layers) the
+    list is empty: such a model has no context at which that product is its cache."""
     allowed = [int(c) for c in values(options, "contexts", CONTEXTS)]
     limit = min(model.context_length, model.sliding_window or model.context_length)
     within = [c for c in allowed if c <= limit]
-    return within or [min(allowed)]
+    if within or model.sliding_window:
+        return within
+    return [min(allowed)]
+
+
+def kv_models(models: list[Model], options: Mapping[str, Any], what: str) -> list[Model]:
+    """The models a family may draw with a context: those ``contexts_within`` allows.
+
+    Leaves out a model whose window is shorter than every asked context instead of
+    overstating its cache; raises DrawError (naming ``what``) when none is left."""
+    kept = [m for m in models if contexts_within(m, options)]
+    if not kept:
+        raise DrawError(f"{what}: no model keeps its whole KV cache at the asked contexts "
+                        "(a sliding window is shorter); widen the model or context pools")
+    return kept
 
 
 PRECISIONS = ("bf16", "fp8")

@@ -1,0 +1,100 @@
+"""Course decks: a deck that names no post, with its own title, course and summary.
+
+Its summary is read before its first session (plain mode and the app), the home
+screen lists it under its course, and its mastery is counted per deck (``stats``
+and the class report), not mixed into a post's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+from deck_texts import write
+
+from studyapp.cli import main
+from studyapp.decks import load_deck, validate_paths
+
+COURSE = """\
+deck: serving-course
+title: {en: "Serving LLMs, week 1", es: "Servir LLMs, semana 1"}
+course: {en: "AI infrastructure 101", es: "Infraestructura IA 101"}
+summary:
+  en: |
+    # Week 1: memory for serving
+
+    The **KV cache** holds keys and values for every token.
+  es: |
+    # Semana 1: memoria para servir
+
+    La **KV cache** guarda claves y valores de cada token.
+language: en
+cards:
+  - id: kv-grows
+    type: truefalse
+    prompt: "The KV cache grows with context length."
+    answer: true
+  - id: hbm-h200
+    type: choice
+    post: h200
+    prompt: "Which memory does the H200 use?"
+    choices: [HBM3, HBM3e]
+    answer: HBM3e
+  - id: gen-kv
+    type: generated
+    generator: kv-cache-total
+"""
+
+
+def test_a_deck_without_a_post_loads_with_its_course_and_summary(tmp_path: Path) -> None:
+    path = write(tmp_path, COURSE, "course.yaml")
+    assert validate_paths([path]) == []
+    deck = load_deck(path)
+    assert deck.post is None
+    assert deck.course == {"en": "AI infrastructure 101", "es": "Infraestructura IA 101"}
+    assert deck.summary is not None and "**KV cache**" in deck.summary["en"]
+    # an authored card belongs to the deck alone; one that names a post keeps it;
+    # a generated card takes its family's post
+    assert [c.post for c in deck.cards] == ["", "h200", "hbm-kv-cache"]
+
+
+def test_a_misspelt_post_or_course_field_is_still_reported(tmp_path: Path) -> None:
+    bad = COURSE.replace("course:", "coarse:").replace("    post: h200", "    post: h20")
+    messages = [p.message for p in validate_paths([write(tmp_path, bad, "bad.yaml")])]
+    assert any("unknown key 'coarse'; did you mean 'course'" in m for m in messages), messages
+    assert any("'h20'" in m and "h200" in m for m in messages), messages
+
+
+def _cli(home: Path, *args: str, stdin: str = "") -> str:
+    result = CliRunner().invoke(main, ["--lang", "en", *args], input=stdin,
+                                env={"STUDYAPP_HOME": str(home)})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_plain_study_shows_the_summary_once_and_names_the_deck(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _cli(home, "deck", "add", str(write(tmp_path, COURSE, "course.yaml")))
+    first = _cli(home, "study", "--deck", "serving-course", "--plain", "--limit", "1",
+                 "--seed", "1", stdin="")
+    lines = first.splitlines()
+    assert lines[:3] == ["Serving LLMs, week 1", "AI infrastructure 101", ""]
+    assert "Week 1: memory for serving" in lines and "#" not in first.split("[1/")[0]
+    assert "The KV cache holds keys and values for every token." in first  # no ** left
+    again = _cli(home, "study", "--deck", "serving-course", "--plain", "--limit", "1",
+                 "--seed", "1", stdin="")
+    assert "Week 1: memory for serving" not in again
+    # the header names the course deck for its own cards (never an empty post)
+    headers = [line for line in (first + again).splitlines() if line.startswith("[1/")]
+    assert headers and all(" ·  · " not in h for h in headers)
+    answered = _cli(home, "study", "--deck", "serving-course", "--plain", "--limit", "3",
+                    "--seed", "1", stdin="y\n\n2\n\n1\n\n")
+    assert "Serving LLMs, week 1 · true or false" in answered
+
+
+def test_a_course_deck_exports_to_anki_without_a_post(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _cli(home, "deck", "add", str(write(tmp_path, COURSE, "course.yaml")))
+    out = _cli(home, "export", "--format", "apkg", "-o", str(tmp_path / "c.apkg"),
+               "--deck", "serving-course")
+    assert "Exported 3 notes" in out and (tmp_path / "c.apkg").stat().st_size > 0

@@ -1,0 +1,41 @@
+"""Every scenario family is studied in its post: a first session on the post plans it,
+and the session presents it as a scenario with its steps."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from studyapp.questions.generators import registered_families
+from studyapp.questions.model import Kind
+from studyapp.study import SessionKind, StudyConfig, StudyService
+
+NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+SCENARIOS = sorted(name for name, f in registered_families().items()
+                   if f.kind is Kind.SCENARIO)
+
+
+@pytest.mark.parametrize("family", SCENARIOS)
+def test_a_posts_first_session_holds_its_scenario(family: str, tmp_path: Path) -> None:
+    post = registered_families()[family].post
+    svc = StudyService(StudyConfig(db_url=f"sqlite:///{tmp_path / 'study.sqlite3'}",
+                                   profile="ana", clock=lambda: NOW))
+    try:
+        planned = svc.plan(SessionKind.POST, post=post)
+        of_family = [n for n, item in enumerate(planned)
+                     if svc.card(item.deck_id, item.card_key).generator == family]
+        assert of_family, f"{family} is not in a first session on {post}"
+        session = svc.start(SessionKind.POST, post=post, seed=1)
+        for _ in range(of_family[0] + 1):  # the cards planned before it, skipped
+            presented = session.next()
+            assert presented is not None
+            if presented.question.family == family:
+                break
+            session.skip()
+        assert presented.question.family == family
+        assert presented.question.kind is Kind.SCENARIO and presented.question.post == post
+        assert 3 <= len(presented.question.parts) <= 6
+    finally:
+        svc.close()
