@@ -399,8 +399,9 @@ def _checked(adapter: TypeAdapter[Any], value: object, what: str) -> Any:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
+        why = first["msg"].split(" or instance of ")[0]  # no name of this module's classes
         raise AnkiPackageError(f"the collection's {what} are malformed: "
-                               f"{f'{where!r}: ' if where else ''}{first['msg']}") from None
+                               f"{f'{where!r}: ' if where else ''}{why}") from None
 
 
 def _rows(connection: sqlite3.Connection, table: str, columns: tuple[str, ...],
