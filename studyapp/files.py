@@ -18,6 +18,13 @@ from pathlib import Path
 from typing import IO, Any
 
 
+def _created_mode() -> int:
+    """The mode ``open()`` gives a new file: 0666 less the process's umask."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 @contextlib.contextmanager
 def replacing(target: Path, *, binary: bool = False, encoding: str = "utf-8",
               newline: str | None = None) -> Iterator[IO[Any]]:
@@ -25,6 +32,7 @@ def replacing(target: Path, *, binary: bool = False, encoding: str = "utf-8",
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
                                 suffix=".partial")
     try:
+        os.fchmod(fd, _created_mode())  # mkstemp's 0600 would hide a shared export
         handle: IO[Any] = (os.fdopen(fd, "wb") if binary else
                            os.fdopen(fd, "w", encoding=encoding, newline=newline))
         with handle:

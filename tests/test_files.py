@@ -27,6 +27,17 @@ def test_a_failed_write_leaves_neither_target_nor_temporary(tmp_path: Path) -> N
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
 
 
+def test_a_written_file_gets_the_mode_a_new_file_would_get(tmp_path: Path) -> None:
+    """mkstemp makes 0600 files: an export meant for a class would be unreadable to it."""
+    old = os.umask(0o027)
+    try:
+        with replacing(tmp_path / "shared.csv") as fh:
+            fh.write("a,b\n")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "shared.csv").stat().st_mode & 0o777 == 0o640
+
+
 @pytest.mark.parametrize("fmt", ["json", "csv", "apkg"])
 def test_planted_symlinks_are_never_written_through(tmp_path: Path, fmt: str) -> None:
     victim = tmp_path / "victim.txt"
@@ -54,3 +65,26 @@ def test_planted_symlinks_are_never_written_through(tmp_path: Path, fmt: str) ->
     assert not target.is_symlink()
     assert not [p for p in os.listdir(out) if p.endswith(".partial") and
                 not (out / p).is_symlink()]
+
+
+def test_deck_from_anki_never_writes_through_a_planted_symlink(tmp_path: Path) -> None:
+    import genanki
+
+    deck = genanki.Deck(2059400112, "Links")
+    deck.add_note(genanki.Note(model=genanki.BASIC_MODEL, fields=["Which memory?", "HBM3e"]))
+    package = tmp_path / "links.apkg"
+    genanki.Package(deck).write_to_file(str(package))
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious", encoding="utf-8")
+    out = tmp_path / "shared"
+    out.mkdir()
+    target = out / "deck.yaml"
+    (out / ".deck.yaml.partial").symlink_to(victim)  # the old fixed temporary name
+    target.symlink_to(victim)
+    result = CliRunner().invoke(main, ["--lang", "en", "deck", "from-anki", str(package),
+                                       "-o", str(target)],
+                                env={"STUDYAPP_HOME": str(tmp_path / "home"),
+                                     "STUDYAPP_DB": None})
+    assert result.exit_code == 0, result.output
+    assert victim.read_text(encoding="utf-8") == "precious"
+    assert not target.is_symlink() and "HBM3e" in target.read_text(encoding="utf-8")

@@ -46,11 +46,20 @@ def test_non_finite_and_huge_numbers_are_refused_by_name(
     assert "Traceback" not in output
 
 
-def test_a_count_past_the_calculator_is_one_line(tmp_path: Path) -> None:
-    code, output = run(tmp_path, "calc", "train", "--params", "1e308", "--tokens", "1e12",
-                       "--tflops", "900")
+@pytest.mark.parametrize(("args", "option", "why"), [
+    (["calc", "train", "--params", "1e308", "--tokens", "1e12", "--tflops", "900"],
+     "--params", "past the largest count"),
+    (["calc", "train", "--params", "7e9", "--tokens", "1e308", "--tflops", "900"],
+     "--tokens", "past the largest count"),
+    ([*FIT[:2], "--params", "nan", "--gpu", "h200-sxm"], "--params", "is not a count"),
+    ([*FIT[:2], "--params", "1e400", "--gpu", "h200-sxm"], "--params", "positive number"),
+])
+def test_a_count_past_the_calculator_is_one_line_naming_its_option(
+        tmp_path: Path, args: list[str], option: str, why: str) -> None:
+    code, output = run(tmp_path, *args)
     assert code == 1
-    assert "past the largest count" in output
+    assert output.startswith(f"studyapp: {option}: ") and why in output
+    assert output.count("\n") == 1
 
 
 def test_an_exam_past_the_calendar_is_refused(tmp_path: Path) -> None:
@@ -62,7 +71,8 @@ def test_an_exam_past_the_calendar_is_refused(tmp_path: Path) -> None:
 def test_an_invalid_postgresql_url_is_one_line(tmp_path: Path) -> None:
     code, output = run(tmp_path, "--db", "postgresql://u:secret@host:abc/db", "stats")
     assert code == 1
-    assert "is not a database URL" in output and "secret" not in output
+    assert "is not a database URL (its port is not a number)" in output
+    assert "'postgresql://u:***@host:abc/db'" in output and "secret" not in output
     assert "Traceback" not in output
 
 

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from studyapp.anki.anki21b import ZSTD_MAGIC, FormatError, media_entries, read_message, unzstd
 from studyapp.anki.anki_text import (
@@ -362,18 +362,76 @@ def _note_type_records(models_json: object) -> list[_NoteTypeRecord]:
     return records
 
 
+class _DeckRecord(BaseModel):
+    """One deck of ``col.decks``: its name and its options group."""
+
+    model_config = ConfigDict(extra="ignore")
+    name: str = ""
+    conf: int = 1
+
+
+_DECKS = TypeAdapter(dict[int, _DeckRecord])
+_DECK_CONFIGS = TypeAdapter(dict[int, dict[str, Any]])
+_CARD_COLUMNS = ("id", "nid", "did", "ord", "type", "queue", "due", "ivl", "factor", "reps",
+                 "lapses", "data", "odue", "odid", "flags", "left")
+_CARD_ROW = TypeAdapter(tuple[int, int, int, int, int, int, int, int, int, int, int,
+                              str | None, int | None, int | None, int | None, int | None])
+_NOTE_COLUMNS = ("id", "guid", "mid", "flds", "tags")
+_NOTE_ROW = TypeAdapter(tuple[int, str, int, str, str])
+_REVIEW_COLUMNS = ("id", "cid", "ease", "ivl", "lastIvl", "factor", "time", "type")
+_REVIEW_ROW = TypeAdapter(tuple[int, int, int, int, int, int, int, int])
+
+
+def _json_column(text: object, what: str) -> Any:
+    """One of ``col``'s JSON columns, parsed; a bad or absurdly nested one in one line."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    try:
+        return json.loads(str(text or "{}"))
+    except (ValueError, RecursionError):
+        raise AnkiPackageError(f"the collection's {what} are not valid JSON") from None
+
+
+def _checked(adapter: TypeAdapter[Any], value: object, what: str) -> Any:
+    """``value`` through its schema; the first bad record and field named in one line."""
+    try:
+        return adapter.validate_python(value)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        why = first["msg"].split(" or instance of ")[0]  # no name of this module's classes
+        raise AnkiPackageError(f"the collection's {what} are malformed: "
+                               f"{f'{where!r}: ' if where else ''}{why}") from None
+
+
+def _rows(connection: sqlite3.Connection, table: str, columns: tuple[str, ...],
+          adapter: TypeAdapter[Any]) -> list[Any]:
+    """A table's rows in id order, each checked; the first bad row named by id and column."""
+    rows = []
+    for raw in connection.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY id"):
+        try:
+            rows.append(adapter.validate_python(raw))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            column = columns[int(first["loc"][0])] if first["loc"] else "?"
+            raise AnkiPackageError(
+                f"the collection's {table!r} row {str(raw[0])[:40]!r}: field {column!r}: "
+                f"{first['msg']} (got {str(raw[int(first['loc'][0])])[:40]!r})"
+                if first["loc"] else f"the collection's {table!r} row is malformed") from None
+    return rows
+
+
 def _read_collection(connection: sqlite3.Connection) -> AnkiCollection:
     row = connection.execute("SELECT models, decks, crt, dconf FROM col").fetchone()
     if row is None:
         raise AnkiPackageError("the collection has no header row")
-    try:
-        models_json = json.loads(row[0] or "{}")
-        decks_json = json.loads(row[1] or "{}")
-        dconf_json = json.loads(row[3] or "{}")
-    except json.JSONDecodeError:
-        raise AnkiPackageError("the collection's note types are not valid JSON") from None
+    models_json = _json_column(row[0], "note types")
+    decks_json = _json_column(row[1], "decks")
+    dconf_json = _json_column(row[3], "deck options")
     if not models_json and _has_schema18(connection):
         models_json, decks_json, dconf_json = _schema18_records(connection)
+    decks = _checked(_DECKS, decks_json, "decks")
+    configs = _checked(_DECK_CONFIGS, dconf_json, "deck options")
     if not models_json:
         raise AnkiPackageError("the collection has no note types: not a collection Anki wrote")
     note_types = []
@@ -381,29 +439,21 @@ def _read_collection(connection: sqlite3.Connection) -> AnkiCollection:
         fields = tuple(f.name for f in sorted(raw.flds, key=lambda f: f.ord))
         templates = tuple((t.name, t.qfmt, t.afmt) for t in sorted(raw.tmpls, key=lambda t: t.ord))
         note_types.append(NoteType(raw.id, raw.name, raw.type == 1, fields, templates))
-    deck_names = {int(k): str(v.get("name", "")) for k, v in decks_json.items()}
-    configs = {int(k): v for k, v in dconf_json.items()} if isinstance(dconf_json, dict) else {}
-    deck_configs = {int(k): configs.get(int(v.get("conf", 1)), {})
-                    for k, v in decks_json.items() if isinstance(v, dict)}
-    rows = connection.execute(
-        "SELECT id, nid, did, ord, type, queue, due, ivl, factor, reps, lapses, data, "
-        "odue, odid, flags, left FROM cards ORDER BY id").fetchall()
-    cards = [AnkiCard(int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[5]),
-                      int(r[6]), int(r[7]), int(r[8]), int(r[9]), int(r[10]), str(r[11] or ""),
-                      int(r[12] or 0), int(r[13] or 0), int(r[14] or 0), int(r[15] or 0))
-             for r in rows]
+    deck_names = {k: v.name for k, v in decks.items()}
+    deck_configs = {k: configs.get(v.conf, {}) for k, v in decks.items()}
+    cards = [AnkiCard(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10],
+                      r[11] or "", r[12] or 0, r[13] or 0, r[14] or 0, r[15] or 0)
+             for r in _rows(connection, "cards", _CARD_COLUMNS, _CARD_ROW)]
     card_decks: dict[int, dict[int, str]] = defaultdict(dict)
     for card in cards:
         card_decks[card.note_id][card.ordinal] = deck_names.get(card.deck_id, "")
     notes = []
-    for nid, guid, mid, flds, tags in connection.execute(
-            "SELECT id, guid, mid, flds, tags FROM notes ORDER BY id"):
-        decks = card_decks.get(int(nid), {})
-        first = decks[min(decks)] if decks else ""
-        notes.append(AnkiNote(int(nid), str(guid), int(mid), tuple(str(flds).split("\x1f")),
-                              tuple(str(tags).split()), first, dict(decks)))
-    reviews = [AnkiReview(*(int(v) for v in r)) for r in connection.execute(
-        "SELECT id, cid, ease, ivl, lastIvl, factor, time, type FROM revlog ORDER BY id")]
+    for nid, guid, mid, flds, tags in _rows(connection, "notes", _NOTE_COLUMNS, _NOTE_ROW):
+        note_decks = card_decks.get(nid, {})
+        first = note_decks[min(note_decks)] if note_decks else ""
+        notes.append(AnkiNote(nid, guid, mid, tuple(flds.split("\x1f")), tuple(tags.split()),
+                              first, dict(note_decks)))
+    reviews = [AnkiReview(*r) for r in _rows(connection, "revlog", _REVIEW_COLUMNS, _REVIEW_ROW)]
     return AnkiCollection(note_types, notes, cards, reviews, int(row[2] or 0),
                           deck_names=deck_names, deck_configs=deck_configs)
 

@@ -158,13 +158,14 @@ def _write_decks(conversion: Any, output: Path, lang: str) -> None:
         output = output.with_suffix("")
     targets = [output / f"{deck['deck']}.yaml" if several else output
                for deck in conversion.decks]
-    for deck, target in zip(conversion.decks, targets, strict=True):
-        text = deck_yaml(deck)
+    texts = [deck_yaml(deck) for deck in conversion.decks]
+    for deck, text in zip(conversion.decks, texts, strict=True):
         size = len(text.encode("utf-8"))
-        if size > MAX_DECK_BYTES:  # refused before writing a deck the app would refuse
+        if size > MAX_DECK_BYTES:  # refused before any deck is written, not half-way
             fail(f"the deck {deck['deck']} would be {size / 1e6:.1f} MB; studyapp reads decks "
                  f"up to {MAX_DECK_BYTES / 1e6:.0f} MB: split the Anki deck into subdecks "
                  f"(one studyapp deck each) and convert again")
+    for deck, target, text in zip(conversion.decks, targets, texts, strict=True):
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             write_text_replacing(target, text)  # O_EXCL: no symlink followed

@@ -9,6 +9,7 @@ import click
 from studyapp import catalog
 from studyapp.cli import current_settings, echo_json, fail
 from studyapp.cli.calc_inputs import (
+    count_option,
     device_options,
     model_options,
     resolve_device,
@@ -22,7 +23,6 @@ from studyapp.infra.calc import (
     decode_report,
     fit_report,
     kv_report,
-    parse_count,
     tp_report,
     train_report,
 )
@@ -149,10 +149,7 @@ def calc_decode(ctx: click.Context, /, **kw: Any) -> None:
 @click.pass_context
 def calc_train(ctx: click.Context, /, **kw: Any) -> None:
     """Training compute 6·N·D and time on K devices."""
-    try:
-        params, tokens = parse_count(kw["params"]), parse_count(kw["tokens"])
-    except ValueError as exc:
-        fail(str(exc))
+    params, tokens = count_option("--params", kw["params"]), count_option("--tokens", kw["tokens"])
     device = resolve_device({**kw, "memory_gb": None, "bandwidth_tb_s": None}, "flops")
     assert device.flops is not None  # resolve_device fails for the user without it
     report = train_report(params=params, tokens=tokens, flops_per_device=device.flops,

@@ -58,15 +58,20 @@ def device_options(f: Any) -> Any:
     return f
 
 
+def count_option(option: str, text: str) -> float:
+    """``parse_count`` for a command-line option: a bad count names the option."""
+    try:
+        return parse_count(text)
+    except ValueError as exc:
+        fail(f"{option}: {exc}")
+
+
 def resolve_model(kw: dict[str, Any], need_params: bool = True,
                    need_shape: bool = True) -> ModelInput:
     """A catalog model or explicit numbers; ``need_shape`` False: weights only (context 0)."""
     params: float | None = None
     if kw.get("params"):
-        try:
-            params = parse_count(kw["params"])
-        except ValueError as exc:
-            fail(str(exc))
+        params = count_option("--params", kw["params"])
     if kw.get("model_id") or kw.get("model_config"):
         if kw.get("model_id") and kw.get("model_config"):
             fail("give --model ID or --model-config FILE, not both")

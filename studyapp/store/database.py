@@ -11,6 +11,7 @@ only when a migration is actually due, so a current database opens fast.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import stat
 import sys
@@ -63,7 +64,7 @@ def display_url(url: str | URL) -> str:
     try:
         return make_url(url).render_as_string(hide_password=True)
     except (ArgumentError, ValueError):  # ValueError: a port that is not a number
-        return "the given database URL"
+        return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", str(url))
 
 
 @dataclass
@@ -119,11 +120,12 @@ def _parse(url: str) -> URL:
     try:
         parsed = make_url(url)
         _ = parsed.port  # a port that is not a number fails here, not in the driver
-    except (ArgumentError, ValueError):
-        shown = url if "@" not in url else display_url(url)  # a password is never echoed
+    except (ArgumentError, ValueError) as exc:
+        shown = display_url(url)  # a password is never echoed
+        why = " (its port is not a number)" if isinstance(exc, ValueError) else ""
         raise StoreError(
-            f"{shown!r} is not a database URL; give a file as sqlite:///PATH or a server as "
-            f"postgresql+psycopg://USER@HOST/DB") from None
+            f"{shown!r} is not a database URL{why}; give a file as sqlite:///PATH or a server "
+            f"as postgresql+psycopg://USER@HOST/DB") from None
     backend = parsed.get_backend_name()
     if backend not in ("sqlite", "postgresql"):
         raise StoreError(f"{display_url(parsed)}: studyapp stores progress in SQLite or "

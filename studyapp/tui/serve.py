@@ -26,8 +26,9 @@ import secrets
 import signal
 import socket
 import sys
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode, urlsplit
@@ -38,7 +39,7 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
 from studyapp.i18n import t
-from studyapp.text import one_line, visible
+from studyapp.text import one_line
 
 if TYPE_CHECKING:
     from studyapp.config import Settings
@@ -56,8 +57,15 @@ MAX_ROWS = 200
 """The largest window a tab may ask for: a 20000×20000 screen is gigabytes, not a study."""
 MAX_MESSAGE_BYTES = 1 << 20
 """The largest WebSocket message the server reads; aiohttp closes the socket on more."""
-MAX_INPUT_BYTES = 64 << 10
+MAX_INPUT_BYTES = 8 << 10
 """The largest keyboard input (a paste) passed to an app at once; more is dropped."""
+INPUT_BYTES_PER_S = 2 << 10
+"""Input a tab may send each second after a first ``MAX_INPUT_BYTES``; more is dropped.
+
+An app queues the keys it has not handled yet and handles a few thousand a second
+on a busy machine (one 60 KB paste: over 10 s), so an unbounded stream (3 MB of
+pastes) kept it busy for a minute after its tab closed. Typing and the mouse send
+well under 1 KB a second; a pasted answer fits in the first allowance."""
 TAB_MEMORY_BYTES = 100 * 10**6
 """What one tab's app process holds, rounded up (about 80 MB measured on Linux)."""
 
@@ -82,13 +90,45 @@ def window_size(width: object, height: object) -> tuple[int, int]:
     return bounded(width, 80, MAX_COLUMNS), bounded(height, 24, MAX_ROWS)
 
 
+@dataclass
+class InputAllowance:
+    """A tab's input allowance: ``MAX_INPUT_BYTES`` at first, refilled at
+    ``INPUT_BYTES_PER_S`` (a token bucket), so its app is never far behind its tab."""
+
+    available: float = MAX_INPUT_BYTES
+    at: float = field(default_factory=lambda: time.monotonic())
+
+    def take(self, size: int) -> bool:
+        """May ``size`` more bytes go to the app now? They are taken from the allowance."""
+        now = time.monotonic()
+        self.available = min(MAX_INPUT_BYTES,
+                             self.available + (now - self.at) * INPUT_BYTES_PER_S)
+        self.at = now
+        if size > self.available:
+            return False
+        self.available -= size
+        return True
+
+
 class PrintableFormatter(logging.Formatter):
-    """Every log line printable: a request's path or header never drives the terminal."""
+    """Every log record one printable line: a request's path or header never drives the
+    terminal, and a malformed request (aiohttp logs its parser's error with a traceback)
+    is one line naming the error, not a screenful an anonymous client can repeat."""
 
     def format(self, record: logging.LogRecord) -> str:
         record.msg = one_line(record.getMessage())
         record.args = None
-        return visible(super().format(record))
+        line = super().format(record)
+        return one_line(line.replace("\n", " "))
+
+    def formatException(self, ei: Any) -> str:
+        """``ExceptionType: its message`` on one line instead of the traceback."""
+        error = ei[1]
+        words = " ".join(str(error).split())
+        return f"({type(error).__name__}: {words})" if words else f"({type(error).__name__})"
+
+    def formatStack(self, stack_info: str) -> str:
+        return ""
 
 
 def is_loopback(host: str) -> bool:
@@ -231,9 +271,12 @@ class AppProcess(AppService):
         if task is None or process is None:
             return
         await self._download_manager.cancel_app_downloads(app_service_id=self.app_service_id)
-        await self.send_meta({"type": "quit"})
         try:
-            await asyncio.wait_for(asyncio.shield(process.wait()), QUIT_GRACE_S)
+            # an app still busy with earlier input may not read this soon: the grace period
+            # covers sending the request as well as quitting
+            async with asyncio.timeout(QUIT_GRACE_S):
+                await self.send_meta({"type": "quit"})
+                await asyncio.shield(process.wait())
         except TimeoutError:
             log.warning("app process %s did not quit; terminating it", process.pid)
             with contextlib.suppress(ProcessLookupError):
@@ -320,7 +363,9 @@ class StudyServer(Server):
 
     async def _process_messages(self, websocket: web.WebSocketResponse,
                                 app_service: AppService) -> None:
-        """Relay a tab's messages to its app: sizes bounded, malformed messages dropped."""
+        """Relay a tab's messages to its app: sizes bounded, malformed messages dropped,
+        input past the tab's allowance dropped (said once per flood)."""
+        allowance, dropping = InputAllowance(), False
         async for message in websocket:
             if message.type != WSMsgType.TEXT:
                 continue
@@ -333,10 +378,13 @@ class StudyServer(Server):
             kind, data = envelope[0], (envelope[1] if len(envelope) > 1 else None)
             if kind == "stdin" and isinstance(data, str):
                 payload = data.encode("utf-8", "replace")
-                if len(payload) > MAX_INPUT_BYTES:
-                    log.warning("dropped %d bytes of input from a tab (more than %d at once)",
-                                len(payload), MAX_INPUT_BYTES)
+                if len(payload) > MAX_INPUT_BYTES or not allowance.take(len(payload)):
+                    if not dropping:
+                        log.warning("dropping input from a tab: more than %d bytes at once "
+                                    "or %d a second", MAX_INPUT_BYTES, INPUT_BYTES_PER_S)
+                    dropping = True
                     continue
+                dropping = False
                 await app_service.send_bytes(payload)
             elif kind == "resize" and isinstance(data, dict):
                 width, height = window_size(data.get("width"), data.get("height"))

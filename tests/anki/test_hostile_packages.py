@@ -63,6 +63,17 @@ CREATE VIEW notes AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FRO
 """
 
 
+RECURSIVE_COL = """
+ALTER TABLE col RENAME TO col_real;
+CREATE VIEW col AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r)
+    SELECT n AS id, 0 AS crt, 0 AS mod, 0 AS scm, 0 AS ver, 0 AS dty, 0 AS usn, 0 AS ls,
+           '' AS conf, '' AS models, '' AS decks, '' AS dconf, '' AS tags FROM r;
+"""
+DEEP_MODELS = ("UPDATE col SET models = '{\"1\": ' || replace(printf('%.50000c', '['), ' ', '[')"
+               " || replace(printf('%.50000c', ']'), ' ', ']') || '}';")
+"""Note types nested 50,000 deep: ``json.loads`` raised RecursionError, a traceback."""
+
+
 TWO_HEADERS = ("INSERT INTO col SELECT id + 1, crt, mod, scm, ver, dty, usn, ls, conf, "
                "models, decks, dconf, tags FROM col;")
 
@@ -80,6 +91,24 @@ TWO_HEADERS = ("INSERT INTO col SELECT id + 1, crt, mod, scm, ver, dty, usn, ls,
      "note type 1, field 'flds.0.name'"),
     ("models-a-list", None, [1, 2, 3], "malformed"),
     ("two-headers", TWO_HEADERS, None, "rows in 'col'"),
+    ("col-view", RECURSIVE_COL, None, "'col' is a view, not a table"),
+    ("models-not-json", "UPDATE col SET models = '{not json';", None,
+     "note types are not valid JSON"),
+    ("models-too-deep", DEEP_MODELS, None, "note types are not valid JSON"),
+    ("decks-not-json", "UPDATE col SET decks = '[1,2';", None, "decks are not valid JSON"),
+    ("decks-a-list", "UPDATE col SET decks = '[1,2,3]';", None,
+     "decks are malformed: Input should be a valid dictionary"),
+    ("deck-a-string", "UPDATE col SET decks = '{\"1\": \"x\"}';", None,
+     "decks are malformed: '1': Input should be a valid dictionary"),
+    ("options-a-list", "UPDATE col SET dconf = '[[]]';", None, "deck options are malformed"),
+    ("card-due-text", "UPDATE cards SET id = 1, due = 'soon';", None,
+     "'cards' row '1': field 'due'"),
+    ("note-type-text", "UPDATE notes SET id = 1, mid = 'x';", None,
+     "'notes' row '1': field 'mid'"),
+    ("fields-not-text", "UPDATE notes SET id = 1, flds = x'ff00ff';", None,
+     "'notes' row '1': field 'flds'"),
+    ("review-ease-text", "INSERT INTO revlog VALUES (7, 1, 0, 'x', 1, 1, 2500, 100, 0);", None,
+     "'revlog' row '7': field 'ease'"),
 ])
 def test_a_malformed_collection_is_refused_in_one_line(tmp_path: Path, name: str,
                                                         change: str | None, models: object,
@@ -130,6 +159,39 @@ def test_the_reader_still_reads_what_anki_writes(tmp_path: Path) -> None:
     conversion = convert_package(good_package(tmp_path), language="en")
     assert conversion.cards == 1
     shutil.rmtree(tmp_path / "unused", ignore_errors=True)
+
+
+def test_a_deck_the_app_would_refuse_is_never_written(tmp_path: Path) -> None:
+    """100k notes made an 8.9 MB deck that the app then refused; now nothing is written."""
+    small = genanki.Deck(2059400113, "Big::Alpha")  # converted first
+    small.add_note(genanki.Note(model=genanki.BASIC_MODEL, fields=["Which memory?", "HBM3e"]))
+    big = genanki.Deck(2059400114, "Big::Huge")
+    for n in range(60):  # 60 answers of 100 kB: a 6 MB deck
+        big.add_note(genanki.Note(model=genanki.BASIC_MODEL,
+                                  fields=[f"Question {n}?", f"answer {n} " + "x" * 100_000]))
+    path = tmp_path / "big.apkg"
+    genanki.Package([small, big]).write_to_file(str(path))
+    out = tmp_path / "decks"
+    result = CliRunner().invoke(main, ["--lang", "en", "deck", "from-anki", str(path), "-o",
+                                       str(out)],
+                                env={"STUDYAPP_HOME": str(tmp_path / "home"),
+                                     "STUDYAPP_DB": None})
+    assert result.exit_code == 1
+    assert "would be 6.0 MB; studyapp reads decks up to 5 MB" in result.output
+    assert not out.exists() or not list(out.iterdir())  # not even the small deck
+
+
+def test_the_size_limit_is_said_in_mib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """200 MiB once read '210 MB'; the limit and the size are both in MiB."""
+    import studyapp.anki.from_anki as from_anki
+
+    deck = genanki.Deck(2059400115, "Large")
+    deck.add_note(genanki.Note(model=genanki.BASIC_MODEL, fields=["Q?", "a" * 3 * 2**20]))
+    path = tmp_path / "large.apkg"
+    genanki.Package(deck).write_to_file(str(path))
+    monkeypatch.setattr(from_anki, "MAX_COLLECTION_BYTES", 2 * 2**20)
+    with pytest.raises(AnkiPackageError, match=r"is 3 MiB unpacked; the limit is 2 MiB$"):
+        convert_package(path, language="en")
 
 
 # ---------------------------------------------------------------- Anki's current format

@@ -305,3 +305,67 @@ def test_any_other_address_prints_a_generated_token(serve: Callable[..., Served]
     assert status(f"{local}/?token={match.group(1)}") == 200
     code, _, err = server.stop()
     assert code == 0, err
+
+
+def answer_until_right(screen: Screen, tries: int = 20) -> int:
+    """Answer questions (a first choice, or 42) until one is right; the answers given."""
+    for given in range(1, tries + 1):
+        shown = screen.wait_for(f"[{given}/")  # this question's header, drawn since the key
+        shown = screen.wait_for_any("Press y", "Enter to answer", "1)")
+        if "Press y" in shown:
+            screen.press("y")
+        elif "Enter to answer" not in shown:
+            screen.press("1")
+        feedback = ""
+        bare = False
+        while "Enter to answer" in shown:  # a number (in its placeholder's unit), a text,
+            unit = re.search(r"e\.g\. [0-9.,]+ ([^\s▎]+)", shown)  # or a scenario's step
+            screen.expect_new()
+            screen.page.keyboard.press("Control+u")  # whatever a refused answer left
+            screen.page.keyboard.type("42" + (f" {unit.group(1)}" if unit and not bare else ""))
+            screen.page.keyboard.press("Enter")
+            try:
+                feedback = screen.wait_for_any("Easy", "recorded as Again", "Step ", timeout=8)
+            except AssertionError:  # asked again (that unit was not taken): a bare number
+                bare = True
+                continue
+            if "Easy" in feedback or "recorded as Again" in feedback:
+                break
+            bare = False
+            shown = screen.wait_for("Step ", "Enter to answer")  # the next step, its unit
+        if not feedback:
+            feedback = screen.wait_for_any("Easy", "recorded as Again")
+        if "recorded as Again" not in feedback:
+            return given
+        screen.press("Enter")  # on to the next question
+    raise AssertionError(f"no right answer in {tries} tries")
+
+
+@pytest.mark.parametrize("leave", ["close the tab", "SIGTERM", "SIGKILL"])
+def test_a_right_answer_shown_but_not_rated_is_kept_as_good(
+        serve: Callable[..., Served], browser: Any, leave: str) -> None:
+    """The tab's app records it as Enter would, however the tab or its server goes."""
+    server = serve()
+    page, screen = open_tab(browser, server.url)
+    screen.wait_for("Reviewed today", "NVIDIA H100")
+    screen.press("Enter")
+    screen.wait_for("Study this post")
+    screen.press("s")
+    given = answer_until_right(screen)
+    wait_until(lambda: len(review_rows(server.db)) == given - 1)  # the wrong ones, as Again
+    apps = server.app_pids()
+    if leave == "close the tab":
+        page.close()
+    elif leave == "SIGTERM":
+        server.process.terminate()
+    else:
+        server.process.kill()  # the server dies at once; its app sees its input end
+    wait_until(lambda: not any(running(pid) for pid in apps), timeout=30)
+    if leave == "SIGKILL":  # the answer is held in the database: the next opening records it
+        subprocess.run([sys.executable, "-m", "studyapp", "--db", f"sqlite:///{server.db}",
+                        "--profile", "ana", "stats"], check=True, capture_output=True,
+                       env=os.environ | {"STUDYAPP_HOME": str(server.db.parent / "home")})
+    rows = review_rows(server.db)
+    assert [rating for _, _, rating, _ in rows] == [1] * (given - 1) + [3], (leave, rows)
+    if not page.is_closed():
+        page.close()

@@ -24,8 +24,11 @@ import aiohttp
 import pytest
 
 from studyapp.tui.serve import (
+    INPUT_BYTES_PER_S,
     MAX_COLUMNS,
+    MAX_INPUT_BYTES,
     MAX_ROWS,
+    InputAllowance,
     PrintableFormatter,
     default_max_sessions,
     share_url,
@@ -53,6 +56,20 @@ def test_every_log_line_is_printable_and_one_line() -> None:
     line = PrintableFormatter("%(message)s").format(record)
     assert CONTROLS.search(line) is None and "\n" not in line and "\r" not in line
     assert "\\x1b]0;PWNED\\x07" in line and "\\r\\n" in line and "\\u202e" in line
+
+
+def test_a_tab_may_paste_once_then_type_at_the_allowance_rate(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = [100.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    allowance = InputAllowance()
+    assert allowance.take(MAX_INPUT_BYTES)  # one big paste
+    assert not allowance.take(1)  # nothing left for a second one at once
+    clock[0] += 1.0
+    assert allowance.take(INPUT_BYTES_PER_S)
+    assert not allowance.take(1)
+    clock[0] += 3600
+    assert allowance.take(MAX_INPUT_BYTES) and not allowance.take(1)  # refills to the cap only
 
 
 def test_the_printed_link_is_url_encoded() -> None:
@@ -115,11 +132,11 @@ def server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Server]:
     started.stop()
 
 
-def raw_get(port: int, target: str, host: str) -> bytes:
+def raw_get(port: int, target: str, host: str, headers: str = "") -> bytes:
     """A request as a hostile client writes it, bytes untouched by any client library."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
-        conn.sendall(f"GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
-                     .encode("latin-1"))
+        conn.sendall(f"GET {target} HTTP/1.1\r\nHost: {host}\r\n{headers}"
+                     f"Connection: close\r\n\r\n".encode("latin-1"))
         chunks = []
         while chunk := conn.recv(65536):
             chunks.append(chunk)
@@ -146,6 +163,34 @@ def test_a_refused_path_cannot_drive_the_operators_terminal(server: Server) -> N
     assert CONTROLS.search(logged) is None
     assert "\\x1b]0;PWNED\\x07" in logged and "\\r\\nforged line" in logged
     assert all(line.startswith("refused") for line in logged.splitlines() if line)
+
+
+HOSTILE_HEADERS = [
+    ("Host", "\x1b]0;PWNED\x07\x1b[2J"),
+    ("User-Agent", "\x1b[2J\x07agent\x85"),
+    ("Origin", "http://\x1b]0;X\x07evil\x9b2J"),
+    ("X-Forged", "a\x1b[31mred\x0bvt"),
+]
+
+
+@pytest.mark.slow
+def test_control_bytes_in_headers_and_raw_paths_log_one_printable_line_each(
+        server: Server) -> None:
+    for name, value in HOSTILE_HEADERS:
+        host = value if name == "Host" else "127.0.0.1"
+        extra = "" if name == "Host" else f"{name}: {value}\r\n"
+        assert raw_get(server.port, "/", host=host, headers=extra).startswith(b"HTTP/1.")
+    raw_path = raw_get(server.port, "/\x1b[2Jraw\x07", host="127.0.0.1")
+    assert raw_path.startswith(b"HTTP/1.") and b" 400 " in raw_path.split(b"\r\n")[0]
+    server.stop()
+    logged = server.log.read_text("utf-8", "replace")
+    assert CONTROLS.search(logged) is None
+    lines = [line for line in logged.splitlines() if line]
+    # aiohttp's parser refuses each one; each refusal is one line naming it, no traceback
+    assert len(lines) == len(HOSTILE_HEADERS) + 1, logged
+    assert "Traceback" not in logged and all("BadHttpMessage" in line or "InvalidURLError"
+                                             in line for line in lines)
+    assert "\\x1b]0;PWNED\\x07" in logged
 
 
 def rss_kib(pid: int) -> int:
@@ -185,3 +230,28 @@ def test_tabs_past_the_cap_get_a_page_and_each_tab_is_bounded(server: Server) ->
             assert wait_for(lambda: not server.children(), timeout=40)
 
     asyncio.run(scenario())
+
+
+@pytest.mark.slow
+def test_a_tab_flooding_its_app_with_input_takes_its_app_along_when_it_closes(
+        server: Server) -> None:
+    """3 MB of pastes in 3 KB pieces: the app kept working through them for a minute
+    after the tab had gone; now input past the tab's allowance is dropped."""
+    async def scenario() -> float:
+        async with aiohttp.ClientSession() as client:
+            tab = await client.ws_connect(f"{server.base}/ws?width=80&height=24")
+            assert wait_for(lambda: len(server.children()) == 1)
+            await asyncio.sleep(3)
+            for _ in range(1000):
+                await tab.send_str('["stdin", "' + "x" * 3_000 + '"]')
+            await asyncio.sleep(1)
+            closed = time.monotonic()
+            await tab.close()
+            assert wait_for(lambda: not server.children(), timeout=60)
+            return time.monotonic() - closed
+
+    took = asyncio.run(scenario())
+    print(f"\nthe app went {took:.1f} s after its tab closed")
+    assert took < 15  # 62 s before the input allowance
+    logged = server.log.read_text("utf-8", "replace")
+    assert 1 <= logged.count("dropping input from a tab") <= 5  # said once per flood

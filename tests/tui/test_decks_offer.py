@@ -108,3 +108,37 @@ async def test_the_decks_screen_shows_draws_skipped_at_study_time(
         info = str(screen.query_one("#deck-info", Static).render())
         assert "Draws skipped at study time" in info
         assert "card capacity" in info and "(n=5)" in info
+
+
+def screen_lines(app: StudyApp) -> list[str]:
+    """The screen's text, line by line, as the terminal shows it."""
+    import html
+    import re
+
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for match in re.finditer(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>',
+                             app.export_screenshot()):
+        rows.setdefault(float(match[2]), []).append((float(match[1]), html.unescape(match[3])))
+    return ["".join(text for _, text in sorted(parts)).replace("\xa0", " ")
+            for _, parts in sorted(rows.items())]
+
+
+async def test_the_decks_table_opens_readable_at_60_by_20_in_spanish(
+        app_factory: AppFactory) -> None:
+    """It opened with names cut to their headers' width ('po  NVIDIA') until a key redrew it."""
+    app = app_factory(lang="es")
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen)
+                         and app.screen.overview is not None)
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, DecksScreen)
+                         and bool(app.screen.rows))
+        await pilot.pause(0.3)
+        screen = app.screen
+        assert isinstance(screen, DecksScreen)
+        lines = screen_lines(app)
+        header = next(line for line in lines if "Estado" in line)  # the last column whole
+        assert "Título" in header
+        for row in screen.rows[:3]:
+            assert any(row.deck_id[:6] in line and row.title[:6] in line for line in lines), \
+                (row.deck_id, lines)

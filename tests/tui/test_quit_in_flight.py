@@ -115,7 +115,8 @@ async def test_an_answer_a_killed_app_held_is_recorded_and_said_on_home(
         held = hold_answer(store, profile.id, Answer(
             deck_id="post-intro", card_key="gen-x", post="intro", family=None, state=None,
             reviewed_at=datetime(2026, 3, 2, 9, 0, tzinfo=UTC), rating=3, correct=True,
-            prompt="What did the killed app ask?"), datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+            prompt="What did the killed app ask? " + "A long scenario. " * 40),
+            datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
         from sqlalchemy import update
 
         from studyapp.store.models import HeldAnswer
@@ -131,5 +132,7 @@ async def test_an_answer_a_killed_app_held_is_recorded_and_said_on_home(
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: any("What did the killed app ask?" in n.message
                                             for n in app._notifications))
+        said = next(n.message for n in app._notifications if "killed app" in n.message)
+        assert said.endswith("…") and len(said) < 200  # the card named, not a screenful
     (deck, card, rating, correct, _), = review_rows(db_path)
     assert (deck, card, rating, correct) == ("post-intro", "gen-x", 3, 1)

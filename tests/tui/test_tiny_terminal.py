@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from textual.widgets import Static
+from textual.widgets import Label, Static
 from tui_helpers import wait_until
 
 from studyapp.tui.app import StudyApp
@@ -68,6 +68,44 @@ async def test_below_the_smallest_usable_size_a_message_says_so(
         await pilot.pause(0.2)
         assert not app.screen.query("#too-small") or \
             not app.screen.query_one("#too-small", Static).display
+
+
+async def test_keys_under_the_notice_do_nothing_blind(app_factory: AppFactory) -> None:
+    """At 10 columns Enter and s once opened a post and started a session unseen."""
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen)
+                         and app.screen.overview is not None)
+        home, focused = app.screen, app.screen.focused
+        await pilot.resize_terminal(10, 24)
+        await pilot.pause(0.2)
+        await pilot.press("enter", "s", "b", "down")
+        await pilot.pause(0.3)
+        assert app.screen is home
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.2)
+        assert app.screen.focused is focused  # the learner's place is kept
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.screen is not home)
+
+
+async def test_a_question_header_cut_at_a_small_width_is_whole_again_when_it_grows(
+        app_factory: AppFactory) -> None:
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen)
+                         and app.screen.overview is not None)
+        await pilot.press("s")  # the post's summary first, then its questions
+        await wait_until(pilot, lambda: app.screen is not app.screen_stack[0])
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: getattr(app.screen, "presented", None) is not None)
+        whole = str(app.screen.query_one("#session-line", Label).render())
+        await pilot.resize_terminal(12, 24)
+        await pilot.pause(0.2)
+        assert str(app.screen.query_one("#session-line", Label).render()) != whole
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.2)
+        assert str(app.screen.query_one("#session-line", Label).render()) == whole
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from textual import events, on
 from textual.binding import ActiveBinding
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
@@ -111,6 +112,15 @@ MIN_ROWS = 10
 """Below this size a screen shows one notice instead of its widgets, cut to pieces."""
 
 
+class TooSmallNotice(Static, can_focus=True):
+    """The notice over a screen too small to use; it takes the keys while it shows, so
+    nothing is answered or opened blind (ctrl+q, a priority key, still quits)."""
+
+    def on_key(self, event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+
+
 class StudyScreen(Localised, Screen[None]):
     """A full screen; recomposes itself when the language changed while hidden."""
 
@@ -125,6 +135,7 @@ class StudyScreen(Localised, Screen[None]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._composed_lang: str | None = None
+        self._focus_before_notice: Widget | None = None
 
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -148,13 +159,23 @@ class StudyScreen(Localised, Screen[None]):
         if not small and not notices:
             return
         if notices:
-            notice = notices.first(Static)
+            notice = notices.first(TooSmallNotice)
         else:
-            notice = Static(id="too-small", markup=False)
+            notice = TooSmallNotice(id="too-small", markup=False)
             self.mount(notice)
         notice.update(self.tr("tui.too_small", columns=MIN_COLUMNS, rows=MIN_ROWS,
                               width=size.width, height=size.height))
+        if small and self.focused is not notice:
+            self._focus_before_notice = self.focused
         notice.display = small
+        if small:
+            notice.focus()
+        elif self.focused is notice:
+            before, self._focus_before_notice = self._focus_before_notice, None
+            if before is not None and before.is_attached:
+                before.focus()
+            else:
+                self.focus_next()
 
     async def on_screen_resume(self) -> None:
         if self._composed_lang is not None and self._composed_lang != self.lang:

@@ -67,9 +67,21 @@ class DecksScreen(StudyScreen):
         self.show_detail(0)
         self.refresh_bindings()
 
+    def other_widths(self) -> int:
+        """What the on, cards, kind and status columns take, padding and scrollbar included."""
+        def widest(label: str, cells: list[str]) -> int:
+            return max([len(self.tr(f"tui.decks.{label}")), *(len(cell) for cell in cells)]) + 2
+
+        kinds = [self.tr(f"tui.decks.kind_{row.kind}" if row.kind else
+                         f"tui.decks.source_{row.source}") for row in self.rows]
+        states = [self.tr("tui.decks.ok") if row.ok else
+                  self.tr("tui.decks.broken", count=len(row.problems)) for row in self.rows]
+        return (widest("on", ["[x]"]) + widest("cards", [str(row.cards) for row in self.rows])
+                + widest("source", kinds) + widest("status", states) + 4 + 2)
+
     def name_widths(self) -> tuple[int, int]:
         """Room for the id and title columns: what the other four columns leave at this width."""
-        room = self.app.size.width - 38  # [x], cards, kind, status, cell padding, scrollbar
+        room = self.app.size.width - self.other_widths()
         if room >= 40:
             return 18, room - 18
         id_width = max(6, room * 2 // 5)
@@ -86,9 +98,13 @@ class DecksScreen(StudyScreen):
         table = self.query_one(DataTable)
         cursor = table.cursor_row
         table.clear(columns=True)
+        # the name columns get their widths up front: measured from their first rows, they
+        # opened cut to the header's width ("po  NVIDIA") until a key redrew them
+        widths = {"id": id_width, "title": title_width}
         for column, label in (("on", "on"), ("id", "id"), ("title", "title_column"),
                               ("cards", "cards"), ("source", "source"), ("status", "status")):
-            table.add_column(Text(self.tr(f"tui.decks.{label}")), key=column)
+            table.add_column(Text(self.tr(f"tui.decks.{label}")), key=column,
+                             width=widths.get(column))
         for row in self.rows:
             status = (Text(self.tr("tui.decks.ok")) if row.ok else
                       Text(self.tr("tui.decks.broken", count=len(row.problems)),

@@ -21,6 +21,7 @@ from studyapp.tui.context import MORE_NEW
 from studyapp.tui.messages import OverviewLoaded
 from studyapp.tui.post_index import post_headings, sections
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.text import fit
 from studyapp.tui.widgets.post_row import CourseRow, PostRow
 
 PREVIEW_LINES = 2
@@ -107,8 +108,9 @@ class HomeScreen(StudyScreen):
         overview, recovered = await self.study_app.backend.call(
             lambda service: service.overview_and_recovered(lang))
         for prompt in recovered:
-            self.notify(self.tr("tui.home.recovered", prompt=visible(prompt)), markup=False,
-                        timeout=12)
+            # the prompt's start names the card; a whole scenario would cover half the screen
+            self.notify(self.tr("tui.home.recovered", prompt=fit(visible(prompt), 80)),
+                        markup=False, timeout=12)
         self.post_message(OverviewLoaded(overview))
         from studyapp.tuning import saved_exam_plan
 

@@ -148,6 +148,10 @@ class QuestionScreen(StudyScreen):
 
     def on_resize(self) -> None:
         self.set_class(self.app.size.width < NARROW, "-narrow")
+        if self.presented is not None:  # the header was cut to the old width
+            score = (self.tr("tui.question.score", correct=self.correct, answered=self.answered)
+                     if self.answered else "")
+            self.show_header(self.presented, score)
 
     # -- the session on the service thread -------------------------------------
 
@@ -337,18 +341,22 @@ class QuestionScreen(StudyScreen):
                 return post.title
         return slug
 
+    def show_header(self, presented: Presented, score: str) -> None:
+        """The question's header line, cut to the window's width (redrawn on resize)."""
+        room = self.app.size.width - 2 - (len(score) + 2 if score else 0)
+        practice = self.session is not None and self.session.practice
+        title = (self.post_title(presented.question.post) if presented.question.post
+                 else presented.place)
+        line = header_line(presented, title, room, self.lang, practice=practice)
+        self.line.update(Content(line))
+
     def show_question(self, presented: Presented) -> None:
         """Fill the question's parts in place: no widget is mounted or removed."""
         question = presented.question
         score = (self.tr("tui.question.score", correct=self.correct, answered=self.answered)
                  if self.answered else "")
         self.score.update(score)
-        room = self.app.size.width - 2 - (len(score) + 2 if score else 0)
-        practice = self.session is not None and self.session.practice
-        line = header_line(presented, self.post_title(presented.question.post)
-                           if presented.question.post else presented.place, room, self.lang,
-                           practice=practice)
-        self.line.update(Content(line))
+        self.show_header(presented, score)
         self.prompt.update(plain(question.prompt))
         self.steps.clear()
         self.steps.display = self.step_prompt.display = False
