@@ -252,7 +252,8 @@ class StudyService:
         path = Path(ref)
         if path.suffix in (".yaml", ".yml") and path.exists():
             deck = load_deck(path)
-            self.decks.append(deck)
+            # the file replaces a loaded deck of its id, as --deck does: never two of one id
+            self.decks[:] = [d for d in self.decks if d.id != deck.id] + [deck]
             self._forget_cards()
             return deck
         raise UnknownIdError("deck", ref, [d.id for d in self.decks])

@@ -295,3 +295,18 @@ def test_a_deck_and_a_post_together_narrow_the_session(tmp_path: Path) -> None:
     assert both and {i.post for i in both} == {"hgx"}
     assert {i.deck_id for i in both} == {"numeric-drill"}
     assert len(both) < len(deck_only)
+
+
+def test_a_deck_file_named_twice_is_one_deck(tmp_path: Path) -> None:
+    """Opening the same deck file again (a session, then the card browser) replaces the
+    loaded deck of its id: two copies would list every card twice."""
+    deck = tmp_path / "drill.yaml"
+    deck.write_text("deck: drill\ntitle: Drill\nlanguage: en\npost: intro\ncards:\n"
+                    "  - id: one\n    type: truefalse\n    prompt: HBM is stacked DRAM.\n"
+                    "    answer: true\n", encoding="utf-8")
+    svc = service(tmp_path, Clock())
+    first = svc.find_deck(str(deck))
+    again = svc.find_deck(str(deck))
+    assert first.id == again.id == "drill"
+    assert [d.id for d in svc.decks].count("drill") == 1
+    assert [c.spec.id for c in svc._cards if c.deck.id == "drill"] == ["one"]
