@@ -98,6 +98,15 @@ class DeckCheck(FieldChecks):
         super().__init__(path, data, source_map, source)
         self._sampled: dict[Hashable, list[tuple[PathKey, Message]]] = {}
 
+    def text_formulas(self, variant: _TextAt) -> tuple[Formula, ...]:
+        """The ``{...}`` formulas of one text, or none when its braces do not parse
+        (reported at the text, so every text is read and each problem said once)."""
+        try:
+            return tuple(parse_template(variant.text).formulas)
+        except FormulaError as exc:
+            self.at(variant.path, exc.message)
+            return ()
+
     def run(self) -> Deck | None:
         data = self.data
         if not isinstance(data, dict):
@@ -280,12 +289,7 @@ class DeckCheck(FieldChecks):
             for i, accepted in enumerate(model.accept):
                 texts += [(v, False) for v in _variants(accepted, (*path, "accept", i), language)]
         for variant, answer_known in texts:
-            try:
-                template = parse_template(variant.text)
-            except FormulaError as exc:
-                self.at(variant.path, exc.message)
-                continue
-            for formula in template.formulas:
+            for formula in self.text_formulas(variant):
                 check_formula(formula, variant.path, answer_known)
 
         formulas_ok = len(self.problems) == before
@@ -406,12 +410,7 @@ class DeckCheck(FieldChecks):
             if value is None:
                 return
             for variant in _variants(value, where, language):
-                try:
-                    template = parse_template(variant.text)
-                except FormulaError as exc:
-                    self.at(variant.path, exc.message)
-                    continue
-                for formula in template.formulas:
+                for formula in self.text_formulas(variant):
                     check_names(formula, variant.path, known)
 
         check_texts(model.prompt, (*path, "prompt"), declared)
