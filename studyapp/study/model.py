@@ -68,15 +68,10 @@ class SessionMix:
         return self.due_generated + self.due_authored
 
 
-@dataclass(frozen=True)
-class PostProgress:
-    """One post's line on the home screen."""
+@dataclass(frozen=True, kw_only=True)
+class HomeCounts:
+    """The counts a line of the home screen shows, for a post or a course deck."""
 
-    slug: str
-    title: str
-    section: str
-    order: int
-    tagline: str
     total: int
     new: int
     learning: int
@@ -89,6 +84,17 @@ class PostProgress:
     @property
     def seen(self) -> int:
         return self.total - self.new
+
+
+@dataclass(frozen=True)
+class PostProgress(HomeCounts):
+    """One post's line on the home screen."""
+
+    slug: str
+    title: str
+    section: str
+    order: int
+    tagline: str
 
 
 @dataclass(frozen=True)
@@ -107,7 +113,7 @@ class ComingBack:
 
 
 @dataclass(frozen=True)
-class CourseProgress:
+class CourseProgress(HomeCounts):
     """A course deck's line on the home screen (a deck of its own, with no post)."""
 
     deck_id: str
@@ -116,13 +122,6 @@ class CourseProgress:
     """The course it is listed under (its ``course:``, else its title)."""
     tagline: str
     """The summary's first line of text, for the preview under the list."""
-    total: int
-    new: int
-    learning: int
-    review: int
-    due: int
-    read: bool
-    held: int = 0
 
 
 @dataclass(frozen=True)

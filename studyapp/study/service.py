@@ -466,8 +466,7 @@ class StudyService:
             c = per_post.get(post.slug, {"total": 0, "new": 0, "learning": 0, "review": 0,
                                          "due": 0, "held": 0})
             posts.append(PostProgress(post.slug, post.title, post.section, post.order,
-                                      post.tagline, c["total"], c["new"], c["learning"],
-                                      c["review"], c["due"], post.slug in read, c["held"]))
+                                      post.tagline, read=post.slug in read, **c))
         courses = []
         for deck in self.decks:
             found = per_post.get(summary_key(deck.id))
@@ -478,8 +477,7 @@ class StudyService:
             tagline = next((line.strip("# ").strip() for line in view.summary.splitlines()
                             if line.strip("# ").strip()), "")
             courses.append(CourseProgress(deck.id, view.title, view.course, tagline,
-                                          c["total"], c["new"], c["learning"], c["review"],
-                                          c["due"], summary_key(deck.id) in read, c["held"]))
+                                          read=summary_key(deck.id) in read, **c))
         streak = 0
         if with_streak:
             from studyapp.progress import streak_days  # loads the store: only when asked
