@@ -10,7 +10,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 from textual.widgets import Button, Input
-from tui_helpers import wait_until
+from tui_helpers import click_when_drawn, wait_until
 
 from studyapp.tui.app import StudyApp
 from studyapp.tui.screens.question import QuestionScreen
@@ -96,10 +96,10 @@ async def test_the_show_answer_button_reveals_the_answer(
     async with asking(app_factory, deck) as (pilot, screen):
         button = screen.query_one("#show-answer", Button)
         assert button.display and "Show answer" in str(button.label)
-        await pilot.click("#show-answer")
+        await click_when_drawn(pilot, button)
         await wait_until(pilot, lambda: screen.phase == "feedback")
         assert not button.display
         assert "Answer: data, tensor and pipeline" in str(screen.query_one("#verdict").render())
-        await pilot.click("#rate-good")
+        await click_when_drawn(pilot, screen.query_one("#rate-good", Button))
         await wait_until(pilot, lambda: bool(ratings(db_path)))
         assert ratings(db_path) == [(3, 1)]

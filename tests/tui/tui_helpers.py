@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from studyapp.questions.model import Kind, Question
 
@@ -34,6 +35,15 @@ async def wait_until(pilot: Pilot[Any], condition: Callable[[], object],
                                  f"{app.screen_stack}; notifications: "
                                  f"{[n.message for n in app._notifications]}")
         await pilot.pause(0.02)
+
+
+async def click_when_drawn(pilot: Pilot[Any], widget: Widget) -> None:
+    """Click ``widget`` once it is drawn where a person would click it (a click sent
+    before the frame that lays it out lands on whatever was there)."""
+    screen = pilot.app.screen
+    await wait_until(pilot, lambda: widget.region.width > 0
+                     and screen.get_widget_at(*widget.region.offset)[0] is widget)
+    await pilot.click(widget)
 
 
 def right_answer(question: Question) -> str:
