@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from studyapp.cli import main
 from studyapp.files import replacing
@@ -38,6 +38,14 @@ def test_a_written_file_gets_the_mode_a_new_file_would_get(tmp_path: Path) -> No
     assert (tmp_path / "shared.csv").stat().st_mode & 0o777 == 0o640
 
 
+def export(tmp_path: Path, fmt: str, target: Path) -> Result:
+    """``studyapp export`` in ``fmt`` to ``target``, with its own home folder."""
+    return CliRunner().invoke(main, ["--lang", "en", "export", "--format", fmt, "-o",
+                                     str(target)],
+                              env={"STUDYAPP_HOME": str(tmp_path / "home"),
+                                   "STUDYAPP_DB": None})
+
+
 @pytest.mark.parametrize("fmt", ["json", "csv", "apkg"])
 def test_planted_symlinks_are_never_written_through(tmp_path: Path, fmt: str) -> None:
     victim = tmp_path / "victim.txt"
@@ -46,20 +54,14 @@ def test_planted_symlinks_are_never_written_through(tmp_path: Path, fmt: str) ->
     out.mkdir()
     target = out / f"out.{fmt}"
     (out / f".{target.name}.partial").symlink_to(victim)  # the old fixed temporary name
-    result = CliRunner().invoke(main, ["--lang", "en", "export", "--format", fmt, "-o",
-                                       str(target)],
-                                env={"STUDYAPP_HOME": str(tmp_path / "home"),
-                                     "STUDYAPP_DB": None})
+    result = export(tmp_path, fmt, target)
     assert result.exit_code == 0, result.output
     assert victim.read_text(encoding="utf-8") == "precious"
     assert target.is_file() and not target.is_symlink() and target.stat().st_size > 0
 
     target.unlink()
     target.symlink_to(victim)  # a link at the target itself is replaced, not followed
-    result = CliRunner().invoke(main, ["--lang", "en", "export", "--format", fmt, "-o",
-                                       str(target)],
-                                env={"STUDYAPP_HOME": str(tmp_path / "home"),
-                                     "STUDYAPP_DB": None})
+    result = export(tmp_path, fmt, target)
     assert result.exit_code == 0, result.output
     assert victim.read_text(encoding="utf-8") == "precious"
     assert not target.is_symlink()

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 pytest.importorskip("playwright.sync_api")
+from recall_decks import write_pictures_deck, write_recall_deck
 from test_serve_in_browser import (
     CHROMIUM,
     Served,
@@ -25,22 +26,6 @@ pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(CHROMIUM is None, reason="no Chromium here")]
 __all__ = ["browser", "serve"]  # fixtures, used by name
 
-PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00"
-       b"\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N"
-       b"\x00\x00\x00\x00IEND\xaeB`\x82")
-
-DECK = """deck: recall-browser
-title: Recall in the browser
-language: en
-post: intro
-cards:
-  - id: axes
-    type: recall
-    prompt: "Name the three axes of parallelism."
-    answer: "data, tensor and pipeline"
-"""
-
-
 def cli(tmp_path: Path, *args: str) -> None:
     env = {"STUDYAPP_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin"}
     subprocess.run([sys.executable, "-m", "studyapp", "--db",
@@ -50,8 +35,7 @@ def cli(tmp_path: Path, *args: str) -> None:
 
 def test_a_recall_card_is_shown_then_rated_in_the_browser(
         tmp_path: Path, serve: Callable[..., Served], browser: Any) -> None:
-    deck = tmp_path / "recall.yaml"
-    deck.write_text(DECK, encoding="utf-8")
+    deck = write_recall_deck(tmp_path)
     cli(tmp_path, "deck", "add", str(deck))
     cli(tmp_path, "deck", "disable", "post-intro")  # the recall card is the post's only card
     server = serve()
@@ -70,24 +54,9 @@ def test_a_recall_card_is_shown_then_rated_in_the_browser(
     page.close()
 
 
-IMAGE_DECK = """deck: pictures
-title: Pictures
-language: en
-post: intro
-cards:
-  - id: which-gpu
-    type: recall
-    prompt: "Which GPU is this? [image: h100.png]"
-    answer: "H100"
-"""
-
-
 def test_a_card_image_opens_in_a_tab_of_the_browser_face(
         tmp_path: Path, serve: Callable[..., Served], browser: Any) -> None:
-    deck = tmp_path / "pictures.yaml"
-    deck.write_text(IMAGE_DECK, encoding="utf-8")
-    (tmp_path / "pictures.media").mkdir()
-    (tmp_path / "pictures.media" / "h100.png").write_bytes(PNG)
+    deck = write_pictures_deck(tmp_path)
     cli(tmp_path, "deck", "add", str(deck))
     cli(tmp_path, "deck", "disable", "post-intro")
     server = serve()

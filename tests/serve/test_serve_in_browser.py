@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from serve_processes import child_pids, interrupt
 
 CHROMIUM = next((path for name in ("chromium", "chromium-browser")
                  if (path := shutil.which(name))), None)
@@ -70,15 +71,7 @@ class Served:
 
     def app_pids(self) -> set[int]:
         """The app processes this server started (children, in sessions of their own)."""
-        pids = set()
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                fields = stat.read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == self.process.pid and fields[0] != "Z":
-                pids.add(int(stat.parent.name))
-        return pids
+        return child_pids(self.process.pid)
 
     def stop(self) -> tuple[int, str, str]:
         """Ctrl+C, as in the terminal; the exit code and what was printed."""
@@ -98,13 +91,7 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
 
     yield start
     for server in started:  # a failed test still stops its server the way a user does
-        if server.process.poll() is None:
-            server.process.send_signal(signal.SIGINT)
-            try:
-                server.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.process.kill()
-                server.process.wait()
+        interrupt(server.process, timeout=30)
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,6 @@ import asyncio
 import logging
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from serve_processes import child_pids, interrupt
 
 from studyapp.tui.serve import (
     INPUT_BYTES_PER_S,
@@ -104,24 +104,10 @@ class Server:
         self.base = f"http://127.0.0.1:{self.port}"
 
     def children(self) -> set[int]:
-        pids = set()
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                fields = stat.read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == self.process.pid and fields[0] != "Z":
-                pids.add(int(stat.parent.name))
-        return pids
+        return child_pids(self.process.pid)
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
-            try:
-                self.process.wait(timeout=40)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        interrupt(self.process, timeout=40)
 
 
 @pytest.fixture

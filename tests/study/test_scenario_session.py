@@ -9,7 +9,14 @@ from pathlib import Path
 
 from studyapp.questions.model import Kind, Question
 from studyapp.srs import Rating
-from studyapp.study import SCENARIO_PARTS, SessionKind, StudyConfig, StudyService
+from studyapp.study import (
+    SCENARIO_PARTS,
+    Outcome,
+    SessionKind,
+    StudyConfig,
+    StudyService,
+    StudySession,
+)
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -43,12 +50,27 @@ def right(question: Question, index: int) -> str:
     return f"{part.answer:.6g}"
 
 
-def test_all_steps_right_is_one_pass_the_learner_rates(tmp_path: Path) -> None:
+def scenario_session(tmp_path: Path) -> tuple[StudyService, StudySession, Question]:
+    """A session on the drill deck (seed 2) and the scenario it asks first."""
     svc = service(tmp_path)
     session = svc.start(SessionKind.DECK, deck="scenario-drill", seed=2)
     presented = session.next()
-    assert presented is not None and presented.question.kind is Kind.SCENARIO
-    q = presented.question
+    assert presented is not None
+    return svc, session, presented.question
+
+
+def submit_right_from(session: StudySession, question: Question, start: int) -> Outcome:
+    """Answer every step from ``start`` on right; the outcome of the last."""
+    outcome = None
+    for i in range(start, len(question.parts)):
+        outcome = session.submit(right(question, i))
+    assert outcome is not None
+    return outcome
+
+
+def test_all_steps_right_is_one_pass_the_learner_rates(tmp_path: Path) -> None:
+    svc, session, q = scenario_session(tmp_path)
+    assert q.kind is Kind.SCENARIO
     for i in range(len(q.parts)):
         assert session.part_index == i
         outcome = session.submit(right(q, i))
@@ -67,19 +89,14 @@ def test_all_steps_right_is_one_pass_the_learner_rates(tmp_path: Path) -> None:
 
 
 def test_one_wrong_step_is_again_and_the_log_keeps_its_slip(tmp_path: Path) -> None:
-    svc = service(tmp_path)
-    session = svc.start(SessionKind.DECK, deck="scenario-drill", seed=2)
-    presented = session.next()
-    assert presented is not None
-    q = presented.question
+    svc, session, q = scenario_session(tmp_path)
     kv = q.parts[1].question.answer
     assert isinstance(kv, float)
     session.submit(right(q, 0))
     second = session.submit(f"{kv / 2:.5g} GB")  # counted K only
     assert second.part is not None and second.part.correct is False
     assert "kv_pair" in second.part.verdict.slips
-    for i in range(2, len(q.parts)):
-        outcome = session.submit(right(q, i))
+    outcome = submit_right_from(session, q, 2)
     assert outcome.recorded and not outcome.needs_rating
     assert outcome.verdict.correct is False
     [(rating, correct, _, params)] = logs(tmp_path)
@@ -91,16 +108,11 @@ def test_one_wrong_step_is_again_and_the_log_keeps_its_slip(tmp_path: Path) -> N
 
 
 def test_a_step_hint_caps_the_scenario_at_hard(tmp_path: Path) -> None:
-    svc = service(tmp_path)
-    session = svc.start(SessionKind.DECK, deck="scenario-drill", seed=2)
-    presented = session.next()
-    assert presented is not None
-    q = presented.question
+    svc, session, q = scenario_session(tmp_path)
     session.submit(right(q, 0))
     method = session.show_method()
     assert method == q.parts[1].method and "2 (K and V)" in method
-    for i in range(1, len(q.parts)):
-        outcome = session.submit(right(q, i))
+    outcome = submit_right_from(session, q, 1)
     assert outcome.needs_rating and outcome.max_rating is Rating.HARD
     session.rate(Rating.EASY)
     [(rating, correct, looked, params)] = logs(tmp_path)
@@ -135,12 +147,9 @@ def plain_run(tmp_path: Path, lines: list[str]) -> str:
 
 
 def scenario_at_seed_2(tmp_path: Path) -> Question:
-    svc = service(tmp_path / "peek")
-    session = svc.start(SessionKind.DECK, deck="scenario-drill", seed=2)
-    presented = session.next()
+    svc, _, question = scenario_session(tmp_path / "peek")
     svc.close()
-    assert presented is not None
-    return presented.question
+    return question
 
 
 def test_plain_mode_asks_a_whole_scenario_line_by_line(tmp_path: Path) -> None:
@@ -185,11 +194,7 @@ def test_plain_mode_rates_a_scenario_all_right(tmp_path: Path) -> None:
 
 
 def test_several_steps_in_one_answer_one_a_line(tmp_path: Path) -> None:
-    svc = service(tmp_path)
-    session = svc.start(SessionKind.DECK, deck="scenario-drill", seed=2)
-    presented = session.next()
-    assert presented is not None
-    q = presented.question
+    svc, session, q = scenario_session(tmp_path)
     outcome = session.submit("\n".join(right(q, i) for i in range(3)))
     assert outcome.parts_left == len(q.parts) - 3 and session.part_index == 3
     again = session.submit("not a number\n" + right(q, 4))
@@ -206,17 +211,12 @@ def test_stats_card_lists_each_step_of_a_scenario_answer(tmp_path: Path) -> None
 
     from studyapp.cli import main
 
-    svc = service(tmp_path)
-    session = svc.start(SessionKind.DECK, deck="scenario-drill", seed=2)
-    presented = session.next()
-    assert presented is not None
-    q = presented.question
+    svc, session, q = scenario_session(tmp_path)
     kv = q.parts[1].question.answer
     assert isinstance(kv, float)
     session.submit(right(q, 0))
     session.submit(f"{kv / 2:.5g} GB")  # counted K only: the kv_pair slip
-    for i in range(2, len(q.parts)):
-        session.submit(right(q, i))
+    submit_right_from(session, q, 2)
     svc.close()
     url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
     runner = CliRunner()

@@ -5,29 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from recall_decks import write_pictures_deck
 from tui_helpers import wait_until
 
 from studyapp.tui.app import StudyApp
 from studyapp.tui.screens.question import QuestionScreen
 
-DECK = """deck: pictures
-title: Pictures
-language: en
-post: intro
-cards:
-  - id: which-gpu
-    type: recall
-    prompt: "Which GPU is this? [image: h100.png]"
-    answer: "H100"
-"""
-
 
 async def test_ctrl_g_opens_the_named_image(app_factory: Callable[..., StudyApp],
                                             tmp_path: Path) -> None:
-    deck = tmp_path / "pictures.yaml"
-    deck.write_text(DECK, encoding="utf-8")
-    (tmp_path / "pictures.media").mkdir()
-    (tmp_path / "pictures.media" / "h100.png").write_bytes(b"\x89PNG")
+    deck = write_pictures_deck(tmp_path)
     app = app_factory(study={"deck": str(deck)})
     opened: list[str] = []
     app.open_url = lambda url, **_: opened.append(url)  # type: ignore[method-assign]

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 from tui_helpers import wait_until
 
@@ -27,20 +29,40 @@ def no_new_cards_today(db_path: Path) -> None:
         service.close()
 
 
-async def open_post_deck(pilot: object, app: StudyApp) -> DecksScreen:
-    await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen)  # type: ignore[arg-type]
+async def open_decks(pilot: Pilot[Any], app: StudyApp) -> DecksScreen:
+    """From home, "d" to the Decks screen, once its rows are in."""
+    await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen)
                      and app.screen.overview is not None)
-    await pilot.press("d")  # type: ignore[attr-defined]
-    await wait_until(pilot, lambda: isinstance(app.screen, DecksScreen)  # type: ignore[arg-type]
+    await pilot.press("d")
+    await wait_until(pilot, lambda: isinstance(app.screen, DecksScreen)
                      and bool(app.screen.rows))
     screen = app.screen
     assert isinstance(screen, DecksScreen)
-    row = next(i for i, r in enumerate(screen.rows) if r.deck_id == "post-h200")
+    return screen
+
+
+async def select_deck(pilot: Pilot[Any], screen: DecksScreen, deck_id: str) -> None:
+    row = next(i for i, r in enumerate(screen.rows) if r.deck_id == deck_id)
     screen.query_one(DataTable).move_cursor(row=row)
-    await pilot.pause()  # type: ignore[attr-defined]
+    await pilot.pause()
+
+
+async def open_post_deck(pilot: Pilot[Any], app: StudyApp) -> DecksScreen:
+    screen = await open_decks(pilot, app)
+    await select_deck(pilot, screen, "post-h200")
     assert screen.check_action("study_more", ()) is False  # offered only when it helps
-    await pilot.press("enter")  # type: ignore[attr-defined]
-    await wait_until(pilot, lambda: screen.limit_reached == "post-h200")  # type: ignore[arg-type]
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: screen.limit_reached == "post-h200")
+    return screen
+
+
+async def question_after(pilot: Pilot[Any], app: StudyApp, key: str) -> QuestionScreen:
+    """Press ``key`` and wait for the question screen with its card."""
+    await pilot.press(key)
+    await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                     and app.screen.presented is not None)
+    screen = app.screen
+    assert isinstance(screen, QuestionScreen) and screen.presented is not None
     return screen
 
 
@@ -54,11 +76,9 @@ async def test_enter_at_the_limit_offers_more_new_cards(app_factory: AppFactory,
         info = str(screen.query_one("#deck-info", Static).render())
         assert f"m: study {MORE_NEW} more new cards" in info and "x: practice" in info
         assert screen.check_action("study_more", ()) and screen.check_action("practice", ())
-        await pilot.press("m")
-        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
-                         and app.screen.presented is not None)
-        assert app.screen.presented.deck_id == "post-h200"  # type: ignore[attr-defined]
-        assert app.screen.kind == "deck"  # type: ignore[attr-defined]
+        question = await question_after(pilot, app, "m")
+        assert question.presented is not None and question.presented.deck_id == "post-h200"
+        assert question.kind == "deck"
 
 
 async def test_x_at_the_limit_practises_the_deck(app_factory: AppFactory,
@@ -67,22 +87,15 @@ async def test_x_at_the_limit_practises_the_deck(app_factory: AppFactory,
     app = app_factory()
     async with app.run_test(size=(80, 24)) as pilot:
         await open_post_deck(pilot, app)
-        await pilot.press("x")
-        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
-                         and app.screen.presented is not None)
-        assert app.screen.kind == "practice"  # type: ignore[attr-defined]
-        assert app.screen.presented.deck_id == "post-h200"  # type: ignore[attr-defined]
+        question = await question_after(pilot, app, "x")
+        assert question.kind == "practice"
+        assert question.presented is not None and question.presented.deck_id == "post-h200"
 
 
 async def test_the_kind_column_fits_80_columns(app_factory: AppFactory) -> None:
     app = app_factory()
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen)
-                         and app.screen.overview is not None)
-        await pilot.press("d")
-        await wait_until(pilot, lambda: isinstance(app.screen, DecksScreen)
-                         and bool(app.screen.rows))
-        table = app.screen.query_one(DataTable)
+        table = (await open_decks(pilot, app)).query_one(DataTable)
         assert table.virtual_size.width <= table.size.width  # "installed" is never cut
 
 
@@ -95,16 +108,8 @@ async def test_the_decks_screen_shows_draws_skipped_at_study_time(
            "division by zero in '1 / (n - 5)' (n=5)")
     app = app_factory()
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen)
-                         and app.screen.overview is not None)
-        await pilot.press("d")
-        await wait_until(pilot, lambda: isinstance(app.screen, DecksScreen)
-                         and bool(app.screen.rows))
-        screen = app.screen
-        assert isinstance(screen, DecksScreen)
-        row = next(i for i, r in enumerate(screen.rows) if r.deck_id == "post-h200")
-        screen.query_one(DataTable).move_cursor(row=row)
-        await pilot.pause()
+        screen = await open_decks(pilot, app)
+        await select_deck(pilot, screen, "post-h200")
         info = str(screen.query_one("#deck-info", Static).render())
         assert "Draws skipped at study time" in info
         assert "card capacity" in info and "(n=5)" in info
@@ -128,14 +133,8 @@ async def test_the_decks_table_opens_readable_at_60_by_20_in_spanish(
     """It opened with names cut to their headers' width ('po  NVIDIA') until a key redrew it."""
     app = app_factory(lang="es")
     async with app.run_test(size=(60, 20)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen)
-                         and app.screen.overview is not None)
-        await pilot.press("d")
-        await wait_until(pilot, lambda: isinstance(app.screen, DecksScreen)
-                         and bool(app.screen.rows))
+        screen = await open_decks(pilot, app)
         await pilot.pause(0.3)
-        screen = app.screen
-        assert isinstance(screen, DecksScreen)
         lines = screen_lines(app)
         header = next(line for line in lines if "Estado" in line)  # the last column whole
         assert "Título" in header

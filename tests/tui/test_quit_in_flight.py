@@ -15,14 +15,25 @@ from typing import Any
 
 import pytest
 from textual.events import AppFocus
+from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 from tui_helpers import answer, review_rows, wait_until, wrong_answer
 
 from studyapp.store import progress
+from studyapp.study import Presented
 from studyapp.tui.app import StudyApp
 from studyapp.tui.screens.question import QuestionScreen
 
 AppFactory = Callable[..., StudyApp]
+
+
+async def asked(pilot: Pilot[Any], app: StudyApp) -> tuple[QuestionScreen, Presented]:
+    """The question screen once it asks its first card, and that card."""
+    await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                     and app.screen.phase == "asking")
+    screen = app.screen
+    assert isinstance(screen, QuestionScreen) and screen.presented is not None
+    return screen, screen.presented
 
 
 async def test_an_answer_in_flight_is_saved_when_the_app_quits(
@@ -38,16 +49,13 @@ async def test_an_answer_in_flight_is_saved_when_the_app_quits(
     monkeypatch.setattr(progress, "record_answer", slow_record)
     app = app_factory(study={"limit": 3})
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
-                         and app.screen.phase == "asking")
-        screen = app.screen
-        assert isinstance(screen, QuestionScreen) and screen.presented is not None
-        question = screen.presented.question
+        _, presented = await asked(pilot, app)
+        question = presented.question
         await answer(pilot, wrong_answer(question), question.kind)  # wrong: saved at once
         await wait_until(pilot, saving.is_set)
         app.exit()
     (deck, card, rating, correct, _), = review_rows(db_path)
-    assert (deck, card) == (screen.presented.deck_id, screen.presented.card_key)
+    assert (deck, card) == (presented.deck_id, presented.card_key)
     assert rating == 1 and correct == 0
 
 
@@ -80,11 +88,8 @@ async def test_a_right_answer_waiting_for_its_rating_is_kept_as_good(
 
     app = app_factory(study={"limit": 3})
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
-                         and app.screen.phase == "asking")
-        screen = app.screen
-        assert isinstance(screen, QuestionScreen) and screen.presented is not None
-        question = screen.presented.question
+        screen, presented = await asked(pilot, app)
+        question = presented.question
         await answer(pilot, right_answer(question), question.kind)
         await wait_until(pilot, lambda: screen.phase == "feedback")
         assert screen.outcome is not None and screen.outcome.needs_rating
@@ -97,7 +102,7 @@ async def test_a_right_answer_waiting_for_its_rating_is_kept_as_good(
             await wait_until(pilot, lambda: any("recorded as Good" in n.message
                                                 for n in app._notifications))
     (deck, card, rating, correct, _), = review_rows(db_path)
-    assert (deck, card) == (screen.presented.deck_id, screen.presented.card_key)
+    assert (deck, card) == (presented.deck_id, presented.card_key)
     assert rating == 3 and correct == 1
 
 

@@ -8,24 +8,13 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from recall_decks import RECALL_DECK, write_recall_deck
 from textual.pilot import Pilot
 from textual.widgets import Button, Input
 from tui_helpers import click_when_drawn, wait_until
 
 from studyapp.tui.app import StudyApp
 from studyapp.tui.screens.question import QuestionScreen
-
-DECK = """deck: recall-keys
-title: Recall keys
-language: en
-post: intro
-cards:
-  - id: axes
-    type: recall
-    prompt: "Name the three axes of parallelism."
-    answer: "data, tensor and pipeline"
-    explanation: "Batch, matrices, layers."
-"""
 
 
 @asynccontextmanager
@@ -47,8 +36,7 @@ def ratings(db_path: Path) -> list[tuple[int, int]]:
 
 async def test_enter_shows_the_answer_and_again_means_forgot(
         app_factory: Callable[..., StudyApp], tmp_path: Path, db_path: Path) -> None:
-    deck = tmp_path / "recall.yaml"
-    deck.write_text(DECK, encoding="utf-8")
+    deck = write_recall_deck(tmp_path)
     async with asking(app_factory, deck) as (pilot, screen):
         assert "Enter" in str(screen.query_one("#response", Input).placeholder)
         await pilot.press("enter")  # nothing typed: shows the answer
@@ -67,7 +55,7 @@ async def test_a_card_without_an_explanation_shows_its_answer_once(
         app_factory: Callable[..., StudyApp], tmp_path: Path) -> None:
     """Cards from Anki often have no explanation: the answer is not repeated under one."""
     deck = tmp_path / "bare.yaml"
-    deck.write_text(DECK.replace('    explanation: "Batch, matrices, layers."\n', ""),
+    deck.write_text(RECALL_DECK.replace('    explanation: "Batch, matrices, layers."\n', ""),
                     encoding="utf-8")
     async with asking(app_factory, deck) as (pilot, screen):
         await pilot.press("enter")
@@ -79,8 +67,7 @@ async def test_a_card_without_an_explanation_shows_its_answer_once(
 
 async def test_an_explanation_is_shown_under_its_heading(
         app_factory: Callable[..., StudyApp], tmp_path: Path) -> None:
-    deck = tmp_path / "recall.yaml"
-    deck.write_text(DECK, encoding="utf-8")
+    deck = write_recall_deck(tmp_path)
     async with asking(app_factory, deck) as (pilot, screen):
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.phase == "feedback")
@@ -91,8 +78,7 @@ async def test_an_explanation_is_shown_under_its_heading(
 async def test_the_show_answer_button_reveals_the_answer(
         app_factory: Callable[..., StudyApp], tmp_path: Path, db_path: Path) -> None:
     """A mouse or a tap in the browser: "Show answer", then a rating button."""
-    deck = tmp_path / "recall.yaml"
-    deck.write_text(DECK, encoding="utf-8")
+    deck = write_recall_deck(tmp_path)
     async with asking(app_factory, deck) as (pilot, screen):
         button = screen.query_one("#show-answer", Button)
         assert button.display and "Show answer" in str(button.label)

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any, cast
 
+from textual.pilot import Pilot
 from textual.widgets import Static
 from tui_helpers import answer, right_answer, wait_until
 
-from studyapp.questions.model import Kind
+from studyapp.questions.model import Kind, Question
 from studyapp.tui.app import StudyApp
 from studyapp.tui.screens.question import QuestionScreen
 
@@ -45,15 +48,32 @@ def text_of(widget: Static) -> str:
     return str(widget.render())
 
 
-async def test_a_whole_scenario_with_a_wrong_step(app_factory: AppFactory, tmp_path: Path,
-                                                  db_path: Path) -> None:
+@asynccontextmanager
+async def scenario_asked(app_factory: AppFactory, tmp_path: Path
+                         ) -> AsyncIterator[tuple[Pilot[Any], QuestionScreen, Question]]:
+    """The app at 80×24 on the scenario card, asking its first step."""
     app = app_factory(study={"deck": str(deck_file(tmp_path))})
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
                          and app.screen.phase == "asking")
         screen = app.screen
         assert isinstance(screen, QuestionScreen) and screen.presented is not None
-        q = screen.presented.question
+        yield pilot, screen, screen.presented.question
+
+
+async def answer_steps(pilot: Pilot[Any], screen: QuestionScreen, question: Question,
+                       responses: Sequence[str], start: int = 0) -> None:
+    """Answer the steps from ``start`` on, one response a step, each after the screen has
+    moved on to it."""
+    for i, response in enumerate(responses, start):
+        await answer(pilot, response, question.parts[i].question.kind)
+        if i < len(question.parts) - 1:
+            await wait_until(pilot, lambda i=i: screen.step == i + 1)  # type: ignore[misc]
+
+
+async def test_a_whole_scenario_with_a_wrong_step(app_factory: AppFactory, tmp_path: Path,
+                                                  db_path: Path) -> None:
+    async with scenario_asked(app_factory, tmp_path) as (pilot, screen, q):
         assert q.kind is Kind.SCENARIO
         assert "Step 1/6:" in text_of(screen.step_prompt)
         weights = q.parts[0].question.answer
@@ -71,11 +91,8 @@ async def test_a_whole_scenario_with_a_wrong_step(app_factory: AppFactory, tmp_p
         await answer(pilot, f"{total:.5g}", Kind.NUMERIC)
         await wait_until(pilot, lambda: screen.step == 3)
         assert f"Right from your {mine} GB; the true value was" in screen.steps.text
-        for i in range(3, len(q.parts)):
-            part = q.parts[i].question
-            await answer(pilot, right_answer(part), part.kind)
-            if i < len(q.parts) - 1:
-                await wait_until(pilot, lambda i=i: screen.step == i + 1)  # type: ignore[misc]
+        await answer_steps(pilot, screen, q, [right_answer(p.question) for p in q.parts[3:]],
+                           start=3)
         await wait_until(pilot, lambda: screen.phase == "feedback")
         assert screen.outcome is not None and screen.outcome.verdict.correct is False
         assert "1. Weights = " in text_of(screen.feedback.query_one("#explanation", Static))
@@ -97,17 +114,8 @@ async def test_a_whole_scenario_with_a_wrong_step(app_factory: AppFactory, tmp_p
 
 async def test_a_scenario_all_right_is_rated_once(app_factory: AppFactory, tmp_path: Path,
                                                   db_path: Path) -> None:
-    app = app_factory(study={"deck": str(deck_file(tmp_path))})
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
-                         and app.screen.phase == "asking")
-        screen = app.screen
-        assert isinstance(screen, QuestionScreen) and screen.presented is not None
-        q = screen.presented.question
-        for i, step in enumerate(q.parts):
-            await answer(pilot, right_answer(step.question), step.question.kind)
-            if i < len(q.parts) - 1:
-                await wait_until(pilot, lambda i=i: screen.step == i + 1)  # type: ignore[misc]
+    async with scenario_asked(app_factory, tmp_path) as (pilot, screen, q):
+        await answer_steps(pilot, screen, q, [right_answer(p.question) for p in q.parts])
         await wait_until(pilot, lambda: screen.phase == "feedback")
         assert screen.outcome is not None and screen.outcome.needs_rating
         await pilot.press("4")
@@ -123,23 +131,16 @@ async def test_the_steps_show_in_the_card_screen_and_the_browser(
     from studyapp.tui.screens.browser import BrowserScreen
     from studyapp.tui.screens.card_detail import CardDetailScreen
 
-    app = app_factory(study={"deck": str(deck_file(tmp_path))})
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
-                         and app.screen.phase == "asking")
-        screen = app.screen
-        assert isinstance(screen, QuestionScreen) and screen.presented is not None
-        q = screen.presented.question
+    async with scenario_asked(app_factory, tmp_path) as (pilot, screen, q):
+        app = cast(StudyApp, pilot.app)
         weights, kv = q.parts[0].question.answer, q.parts[1].question.answer
         assert isinstance(weights, float) and isinstance(kv, float)
         mine = round(weights * 3)
         responses = [f"{mine} GB", right_answer(q.parts[1].question),
                      f"{mine + q.params['users'] * kv:.5g}",
                      *(right_answer(p.question) for p in q.parts[3:])]
-        for i, (response, part) in enumerate(zip(responses, q.parts, strict=True)):
-            await answer(pilot, response, part.question.kind)
-            if i < len(q.parts) - 1:
-                await wait_until(pilot, lambda i=i: screen.step == i + 1)  # type: ignore[misc]
+        assert len(responses) == len(q.parts)
+        await answer_steps(pilot, screen, q, responses)
         await wait_until(pilot, lambda: screen.phase == "feedback")
         await wait_until(pilot, lambda: len(logs(db_path)) == 1)
 
@@ -165,16 +166,8 @@ async def test_a_steps_method_is_shown_whole_and_in_sight_at_80x24(
         app_factory: AppFactory, tmp_path: Path) -> None:
     """ctrl+g on a late step, under a long list of answered steps: the method wraps to the
     card's width (none of it cut off at the edge) and the card scrolls down to it."""
-    app = app_factory(study={"deck": str(deck_file(tmp_path))})
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen)
-                         and app.screen.phase == "asking")
-        screen = app.screen
-        assert isinstance(screen, QuestionScreen) and screen.presented is not None
-        q = screen.presented.question
-        for i in range(4):
-            await answer(pilot, right_answer(q.parts[i].question), Kind.NUMERIC)
-            await wait_until(pilot, lambda i=i: screen.step == i + 1)  # type: ignore[misc]
+    async with scenario_asked(app_factory, tmp_path) as (pilot, screen, q):
+        await answer_steps(pilot, screen, q, [right_answer(p.question) for p in q.parts[:4]])
         await pilot.press("ctrl+g")
         method = q.parts[4].method
         assert len(method) > 100  # longer than a line of the card
