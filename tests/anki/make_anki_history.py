@@ -23,19 +23,19 @@ import sys
 import tempfile
 import time
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from anki.collection import Collection, ExportAnkiPackageOptions
 from anki.scheduler_pb2 import CardAnswer
+from anki_fixtures import PNG
+from anki_fixtures import add as add_note
 
 ZONE = ZoneInfo("Europe/Madrid")
 START = datetime(2026, 10, 21, 9, 0, tzinfo=ZONE)  # summer time ends on 25 October
 RATINGS = {1: CardAnswer.AGAIN, 2: CardAnswer.HARD, 3: CardAnswer.GOOD, 4: CardAnswer.EASY}
 PATTERN = [3, 3, 1, 3, 4, 2, 3, 3, 1, 3, 3, 4, 3, 2, 3]
-PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00"
-       b"\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N"
-       b"\x00\x00\x00\x00IEND\xaeB`\x82")
 
 
 def main(clock: Path, out: Path) -> None:
@@ -53,13 +53,7 @@ def main(clock: Path, out: Path) -> None:
     col.decks.save(conf)
     col.media.write_data("h100.png", PNG)
 
-    def add(model: str, deck: str, tags: str, **fields: str) -> object:
-        note = col.new_note(col.models.by_name(model))
-        for key, value in fields.items():
-            note[key.replace("_", " ")] = value
-        note.tags = tags.split()
-        col.add_note(note, col.decks.id(deck))
-        return note
+    add = partial(add_note, col)
 
     add("Basic", "Infra::Memory", "memory hbm", Front="Which memory does the H200 use?",
         Back="HBM3e")
