@@ -258,7 +258,10 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
                                       deck_mastery))
     overdue = sorted((s for s in students if s.overdue), key=lambda s: (-s.overdue, s.name))
     questions = db.hardest_questions(store, None, profile_ids=profile_ids)
-    items = _items(questions, db.wrong_answers(store, profile_ids), decks or ())
+    known = {(deck.id, spec.id) for deck in decks or () for spec in deck.cards}
+    wrong = db.wrong_answers(store, profile_ids,
+                             regrade={(q.deck_id, q.card_key) for q in questions} & known)
+    items = _items(questions, wrong, decks or ())
     return ClassReport(now, source, tuple(students), tuple(questions[:top]),
                        tuple(overdue[:top]), items)
 
@@ -293,17 +296,18 @@ def _items(questions: Sequence[QuestionRow], wrong: Mapping[tuple[str, str], Seq
                 for step in wrong_steps:
                     name = str(step.get("name") or "?")
                     typed = " ".join(str(step.get("given") or step.get("response") or "").split())
-                    answers[f"{name}: {typed}"] += 1
+                    answers[f"{name}: {typed}"] += answer.count
                     for slip in list(step.get("slips") or ())[:1]:
-                        slips[f"{name}: {slip}"] += 1
+                        slips[f"{name}: {slip}"] += answer.count
                 continue
             answers[" ".join((answer.picked or _picked_choice(spec, answer)
-                              or answer.response).split())] += 1
+                              or answer.response).split())] += answer.count
             for name in _slips_of(spec, answer):
-                slips[name] += 1
+                slips[name] += answer.count
         items.append(ItemReport(
             q.deck_id, q.card_key, q.post, _prompt_text(spec), q.students,
-            q.first_try_accuracy, q.reviews, q.correct, max(q.reviews - q.correct, len(given)),
+            q.first_try_accuracy, q.reviews, q.correct,
+            max(q.reviews - q.correct, sum(a.count for a in given)),
             _most_common(answers), _most_common(slips)))
     return tuple(items)
 

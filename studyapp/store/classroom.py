@@ -6,6 +6,7 @@ of thirty with tens of thousands of answers each is read in a few queries.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -86,6 +87,8 @@ class WrongAnswer:
     noted: bool = False
     """The study loop recorded the answer's slips (``answer_slips``), none or some; an older
     answer without the note has its slip named by grading it again."""
+    count: int = 1
+    """How many times this same wrong answer was given."""
 
 
 def _within(column: Any, profile_ids: Collection[int] | None) -> Any:
@@ -182,32 +185,64 @@ def hardest_questions(store: Store, limit: int | None = 20, min_students: int = 
 
 
 def wrong_answers(store: Store, profile_ids: Collection[int] | None = None,
-                  per_card: int = 500) -> dict[tuple[str, str], list[WrongAnswer]]:
-    """The wrong answers given to each card (newest first, at most ``per_card`` each)."""
+                  regrade: Collection[tuple[str, str]] = ()
+                  ) -> dict[tuple[str, str], list[WrongAnswer]]:
+    """The wrong answers given to each card, the same ones counted together.
+
+    The database groups them (read from the partial index of wrong answers,
+    revision 0010), so a class's tens of thousands of wrong answers come back
+    as a few hundred groups. Answers to the cards of ``regrade`` that the
+    study loop stored without their slips (``answer_slips``) come back one by
+    one with the seed and language they were shown in, to be graded again.
+    """
+    params = ReviewLog.params
+    slips = params["answer_slips"].as_string()
+    noted = slips.is_not(None)
+    picked = params["picked_choice"].as_string()
+    first_slip = params[("answer_slips", 0)].as_string()
+    parts = params["parts"].as_string()
+    wrong = and_(ReviewLog.correct == False,  # noqa: E712 -- the index's own predicate
+                 ReviewLog.response.is_not(None), _within(CardState.profile_id, profile_ids))
     found: dict[tuple[str, str], list[WrongAnswer]] = {}
+    again = set(regrade)
     with store.sessions() as session:
-        rows = session.execute(
-            select(CardState.deck_id, CardState.card_key, ReviewLog.response, ReviewLog.expected,
-                   ReviewLog.seed, ReviewLog.lang, ReviewLog.params)
-            .join(CardState, CardState.id == ReviewLog.card_id)
-            .where(ReviewLog.correct.is_(False), ReviewLog.response.is_not(None),
-                   _within(ReviewLog.profile_id, profile_ids))
-            .order_by(ReviewLog.reviewed_at.desc(), ReviewLog.id.desc()))
-        for deck_id, card_key, response, expected, seed, lang, params in rows:
-            answers = found.setdefault((deck_id, card_key), [])
-            if len(answers) < per_card:
-                notes = params if isinstance(params, dict) else {}
-                steps = notes.get("parts")
-                kept = tuple(s for s in steps if isinstance(s, dict)) \
-                    if isinstance(steps, list) else ()
-                slips = notes.get("answer_slips")
-                slip = str(slips[0]) if isinstance(slips, list) and slips else None
-                picked = notes.get("picked_choice")
-                answers.append(WrongAnswer(deck_id, card_key, response or "", expected, seed,
-                                           lang, slip, kept,
-                                           picked if isinstance(picked, str) else None,
-                                           isinstance(slips, list)))
+        grouped = session.execute(
+            select(CardState.deck_id, CardState.card_key, ReviewLog.response, picked,
+                   first_slip, noted, parts, func.count())
+            .join(CardState, CardState.id == ReviewLog.card_id).where(wrong)
+            .group_by(CardState.deck_id, CardState.card_key, ReviewLog.response, picked,
+                      first_slip, noted, parts))
+        for deck_id, card_key, response, chosen, slip, was_noted, steps, count in grouped:
+            if not was_noted and (deck_id, card_key) in again:
+                continue  # read one by one below
+            found.setdefault((deck_id, card_key), []).append(WrongAnswer(
+                deck_id, card_key, response or "", None, None, None,
+                None if slip is None else str(slip), _steps(steps),
+                chosen if isinstance(chosen, str) else None, bool(was_noted), _int(count)))
+        if again:
+            keys = {key for _, key in again}
+            rows = session.execute(
+                select(CardState.deck_id, CardState.card_key, ReviewLog.response,
+                       ReviewLog.seed, ReviewLog.lang, picked, parts)
+                .join(CardState, CardState.id == ReviewLog.card_id)
+                .where(wrong, slips.is_(None), CardState.card_key.in_(sorted(keys))))
+            for deck_id, card_key, response, seed, lang, chosen, steps in rows:
+                if (deck_id, card_key) in again:
+                    found.setdefault((deck_id, card_key), []).append(WrongAnswer(
+                        deck_id, card_key, response or "", None, seed, lang, None,
+                        _steps(steps), chosen if isinstance(chosen, str) else None))
     return found
+
+
+def _steps(stored: str | None) -> tuple[Mapping[str, Any], ...]:
+    """A scenario's steps from the JSON text of its review log's ``parts``."""
+    if not stored:
+        return ()
+    try:
+        steps = json.loads(stored)
+    except ValueError:
+        return ()
+    return tuple(s for s in steps if isinstance(s, dict)) if isinstance(steps, list) else ()
 
 
 @dataclass(frozen=True)

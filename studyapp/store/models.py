@@ -143,6 +143,9 @@ class ReviewLog(Base):
         # revisions 0006 and 0007: true retention read from this index alone
         Index("ix_review_logs_retention", "profile_id", "reviewed_at", "state_before",
               "previous_review_at", "card_id", "rating", "stability_before"),
+        # revision 0010: ix_review_logs_wrong, a partial index of wrong answers (card_id,
+        # response, params, seed, lang) for the class report; made by the migration alone,
+        # as its columns differ by database (PostgreSQL INCLUDEs the JSON)
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -135,3 +135,31 @@ def test_slips_and_choice_feedback_are_recorded_and_counted_in_the_item_table(
     assert rows["memory"]["slips"] == "GDDR7 (50%); HBM3 (25%)"
     assert rows["memory"]["prompt"] == "Which memory does the H200 use?"
     assert rows["memory"]["reteach"] == "True"
+
+
+def test_answers_stored_without_their_slips_are_graded_again_for_the_item_table(
+        tmp_path: Path) -> None:
+    """Answers from before the study loop noted slips still count under the slip's name."""
+    deck = tmp_path / "kv-feedback.yaml"
+    deck.write_text(DECK, encoding="utf-8")
+    db = tmp_path / "class.sqlite3"
+    url = f"sqlite:///{db}"
+    for name, (kv, memory) in CLASS.items():
+        _study(url, deck, name, kv, memory)
+    with sqlite3.connect(db) as conn:
+        conn.execute(f"UPDATE review_logs SET params = json_remove(params, '$.{ANSWER_SLIPS}')")
+        left = conn.execute("SELECT count(*) FROM review_logs WHERE correct = 0 AND "
+                            f"json_extract(params, '$.{ANSWER_SLIPS}') IS NOT NULL").fetchone()
+    assert left == (0,)
+    env = {"STUDYAPP_HOME": str(tmp_path / "home"), "STUDYAPP_DB": url, "COLUMNS": "120"}
+    added = CliRunner().invoke(main, ["--lang", "en", "deck", "add", str(deck)], env=env)
+    assert added.exit_code == 0, added.output
+    report = CliRunner().invoke(main, ["--lang", "en", "class", "report", "--json",
+                                       "--exclude", "dee"], env=env)
+    assert report.exit_code == 0, report.output
+    items = {i["card"]: i for i in json.loads(report.output)["items"]}
+    # ana and bo gave the K-only answer; graded again against the deck they name its slip
+    assert [(s["slip"], s["count"]) for s in items["kv-token"]["slips"]] == [("k-only", 2)]
+    assert items["kv-token"]["wrong"] == 2
+    assert [(a["answer"], a["count"]) for a in items["memory"]["wrong_answers"]] == [
+        ("GDDR7", 2), ("HBM3", 1)]
