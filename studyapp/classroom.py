@@ -7,6 +7,7 @@ report``, the TUI's class screen) call ``class_report_for``.
 
 from __future__ import annotations
 
+import math
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -124,6 +125,8 @@ class ClassReport:
     most_overdue: tuple[StudentReport, ...]
     items: tuple[ItemReport, ...] = ()
     """Every card answered by the class, hardest (lowest first-try accuracy) first."""
+    not_excluded: tuple[str, ...] = ()
+    """``exclude`` names the database has no profile for (nothing to leave out: a note)."""
 
     @property
     def reteach(self) -> tuple[ItemReport, ...]:
@@ -225,7 +228,9 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
                  top: int = 20, decks: Sequence[Deck] | None = None,
                  only: Sequence[str] = (), exclude: Sequence[str] = ()) -> ClassReport:
     """The class report over every profile of ``store`` (or those ``only`` names, less
-    those ``exclude`` names; ``ClassFilterError`` for a name the database lacks).
+    those ``exclude`` names; ``ClassFilterError`` for an ``only`` name the database lacks,
+    while an ``exclude`` name it lacks leaves nothing out and is listed in
+    ``not_excluded``, so the README's ``--exclude default`` works on any class).
 
     Mastery is defined as ``stats`` defines it: mastered cards (recall still
     at the threshold on the student's own forgetting curve) over the cards of
@@ -263,7 +268,8 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
                              regrade={(q.deck_id, q.card_key) for q in questions} & known)
     items = _items(questions, wrong, decks or ())
     return ClassReport(now, source, tuple(students), tuple(questions[:top]),
-                       tuple(overdue[:top]), items)
+                       tuple(overdue[:top]), items,
+                       _absent(store, exclude))
 
 
 def _picked(store: Store, only: Sequence[str], exclude: Sequence[str]) -> set[int] | None:
@@ -271,11 +277,17 @@ def _picked(store: Store, only: Sequence[str], exclude: Sequence[str]) -> set[in
     if not only and not exclude:
         return None
     names = db.profile_names(store)
-    for name in (*only, *exclude):
+    for name in only:
         if name not in names:
             raise ClassFilterError(name, sorted(names))
     picked = {names[n] for n in only} if only else set(names.values())
-    return picked - {names[n] for n in exclude}
+    return picked - {names[n] for n in exclude if n in names}
+
+
+def _absent(store: Store, exclude: Sequence[str]) -> tuple[str, ...]:
+    """The ``exclude`` names with no profile in the database."""
+    names = db.profile_names(store) if exclude else {}
+    return tuple(n for n in exclude if n not in names)
 
 
 def _items(questions: Sequence[QuestionRow], wrong: Mapping[tuple[str, str], Sequence[Any]],
@@ -300,8 +312,7 @@ def _items(questions: Sequence[QuestionRow], wrong: Mapping[tuple[str, str], Seq
                     for slip in list(step.get("slips") or ())[:1]:
                         slips[f"{name}: {slip}"] += answer.count
                 continue
-            answers[" ".join((answer.picked or _picked_choice(spec, answer)
-                              or answer.response).split())] += answer.count
+            answers[_answer_label(spec, answer)] += answer.count
             for name in _slips_of(spec, answer):
                 slips[name] += answer.count
         items.append(ItemReport(
@@ -310,6 +321,25 @@ def _items(questions: Sequence[QuestionRow], wrong: Mapping[tuple[str, str], Seq
             max(q.reviews - q.correct, sum(a.count for a in given)),
             _most_common(answers), _most_common(slips)))
     return tuple(items)
+
+
+def _answer_label(spec: Any, answer: Any) -> str:
+    """How a wrong answer is counted: a choice by its text, a number of an authored card by
+    its value in the card's unit (so "163.84" and "163.84 KB" are one answer), else as typed."""
+    picked = answer.picked or _picked_choice(spec, answer)
+    if picked:
+        return " ".join(picked.split())
+    typed = " ".join(answer.response.split())
+    if spec is not None and spec.type == "numeric":
+        from studyapp.numbers import format_number
+        from studyapp.questions.grading import value_in_unit
+
+        unit = spec.unit or None
+        value = value_in_unit(unit, typed, answer.lang or spec.language)
+        if value is not None and math.isfinite(value):
+            shown = format_number(value, "en", sig=6, grouping=False)
+            return f"{shown} {unit}" if unit else shown
+    return typed
 
 
 def _most_common(counts: Mapping[str, int]) -> tuple[tuple[str, int], ...]:

@@ -55,6 +55,8 @@ def class_report_cmd(ctx: click.Context, files: tuple[str, ...], as_json: bool, 
         fail(str(exc))
     finally:
         service.close()
+    for name in report.not_excluded:  # nothing to leave out; a typo shows here
+        click.echo(f"studyapp: note: no profile named {name!r} to exclude", err=True)
     if as_json:
         echo_json(report.as_json())
         return
@@ -131,7 +133,10 @@ def _print_class(report: Any, posts: list[str]) -> None:
     for s in report.most_overdue:
         overdue.add_row(Text(visible(s.name)), str(s.overdue))
     console.print(Text("\nStudents with the most overdue cards", style="bold"))
-    console.print(overdue)
+    if report.most_overdue:
+        console.print(overdue)
+    else:
+        console.print("none: no student has a review card a day or more past due")
 
 
 def _print_deck_mastery(console: Any, report: Any) -> None:

@@ -153,8 +153,8 @@ class _Target:
     tolerance: Tolerance
 
 
-def _target(question: Question) -> _Target:
-    unit = question.unit or None
+def _unit_scale(unit: str | None) -> tuple[str, float]:
+    """The dimension and factor of a question's unit (a count for none or a counted noun)."""
     dimension, factor = COUNT, 1.0
     if unit is not None:
         try:
@@ -166,6 +166,20 @@ def _target(question: Question) -> _Target:
             dimension, factor = resolved.dimension, resolved.factor
         except UnknownUnit:
             pass  # a counted noun such as "GPUs" or "layers"
+    return dimension, factor
+
+
+def value_in_unit(unit: str | None, response: str, lang: str) -> float | None:
+    """A typed answer as a number in ``unit``, as grading reads it (None when it cannot be
+    read or is in another dimension): the class report counts "163.84" and "0.16384 MB"
+    on a KB card as one answer."""
+    target = _Target(unit or None, *_unit_scale(unit or None), math.nan, DEFAULT_TOLERANCE)
+    return _reads_as(response.strip(), target, lang) if response.strip() else None
+
+
+def _target(question: Question) -> _Target:
+    unit = question.unit or None
+    dimension, factor = _unit_scale(unit)
     answer = question.answer
     value = float(answer) if isinstance(answer, int | float) else math.nan
     tolerance = question.tolerance or DEFAULT_TOLERANCE
@@ -472,4 +486,4 @@ def _grade_text(question: Question, text: str) -> Verdict:
     return _judged(question, False, text, expected)
 
 
-__all__ = ["Verdict", "expected_display", "grade", "numeric_value"]
+__all__ = ["Verdict", "expected_display", "grade", "numeric_value", "value_in_unit"]

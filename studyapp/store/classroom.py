@@ -207,16 +207,16 @@ def wrong_answers(store: Store, profile_ids: Collection[int] | None = None,
     again = set(regrade)
     with store.sessions() as session:
         grouped = session.execute(
-            select(CardState.deck_id, CardState.card_key, ReviewLog.response, picked,
-                   first_slip, noted, parts, func.count())
+            select(CardState.deck_id, CardState.card_key, ReviewLog.response, ReviewLog.lang,
+                   picked, first_slip, noted, parts, func.count())
             .join(CardState, CardState.id == ReviewLog.card_id).where(wrong)
-            .group_by(CardState.deck_id, CardState.card_key, ReviewLog.response, picked,
-                      first_slip, noted, parts))
-        for deck_id, card_key, response, chosen, slip, was_noted, steps, count in grouped:
+            .group_by(CardState.deck_id, CardState.card_key, ReviewLog.response, ReviewLog.lang,
+                      picked, first_slip, noted, parts))
+        for deck_id, card_key, response, lang, chosen, slip, was_noted, steps, count in grouped:
             if not was_noted and (deck_id, card_key) in again:
                 continue  # read one by one below
             found.setdefault((deck_id, card_key), []).append(WrongAnswer(
-                deck_id, card_key, response or "", None, None, None,
+                deck_id, card_key, response or "", None, None, lang,
                 None if slip is None else str(slip), _steps(steps),
                 chosen if isinstance(chosen, str) else None, bool(was_noted), _int(count)))
         if again:

@@ -118,6 +118,9 @@ def test_slips_and_choice_feedback_are_recorded_and_counted_in_the_item_table(
     kv = items["kv-token"]
     assert kv["students"] == 4 and kv["first_try_accuracy"] == 0.25 and kv["wrong"] == 3
     assert [(s["slip"], s["count"]) for s in kv["slips"]] == [("k-only", 2), ("bits", 1)]
+    # "163.84" and "163.84 KB" are one wrong answer, in the card's unit
+    assert [(a["answer"], a["count"]) for a in kv["wrong_answers"]] == [
+        ("163.84 KB", 2), ("2621.44 KB", 1)]
     memory = items["memory"]
     assert memory["first_try_accuracy"] == 0.0 and memory["wrong"] == 4
     # choices are counted by their text, whatever number the shuffle gave them

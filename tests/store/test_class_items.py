@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -42,7 +43,7 @@ cards:
 """
 
 # (student, answer to kv-size, right on easy)
-CLASS = [("ana", "128", True), ("bo", "128", True), ("cy", "8", True), ("dee", "16", True),
+CLASS = [("ana", "128", True), ("bo", "0.128 TB", True), ("cy", "8", True), ("dee", "16", True),
          ("default", "16", False)]
 
 
@@ -83,7 +84,9 @@ def test_items_count_wrong_answers_slips_and_reteach(tmp_path: Path) -> None:
     assert [s.name for s in report.students] == ["ana", "bo", "cy", "dee"]
     kv = next(i for i in report.items if i.card_key == "kv-size")
     assert kv.students == 4 and kv.first_try_accuracy == 0.25
-    assert kv.answers[0] == ("128", 2) and kv.share(2) == pytest.approx(2 / 3)
+    # the same value counted as one answer, in the card's unit, however it was typed
+    assert kv.answers == (("128 GB", 2), ("8 GB", 1))
+    assert kv.share(2) == pytest.approx(2 / 3)
     # 128 GB for 16 GB: bits for bytes (a generic slip); 8 GB: the card's own slip
     assert kv.slips == (("bits", 2), ("forgot-v", 1))
     assert [(i.card_key, i.prompt) for i in report.reteach] == [
@@ -97,7 +100,12 @@ def test_items_count_wrong_answers_slips_and_reteach(tmp_path: Path) -> None:
     assert [s.name for s in only.students] == ["ana", "dee"]
     assert next(i for i in only.items if i.card_key == "kv-size").first_try_accuracy == 0.5
     with pytest.raises(ClassFilterError, match="no profile named 'eve'"):
-        _report(url, decks, exclude=["eve"])
+        _report(url, decks, only=["eve"])
+    # leaving out a profile the class does not have leaves everyone in, with a note
+    absent = _report(url, decks, exclude=["eve"])
+    assert absent.not_excluded == ("eve",)
+    assert [s.name for s in absent.students] == [s.name for s in everyone.students]
+    assert report.not_excluded == ()
 
 
 def test_class_report_command_prints_reteach_and_csv_items(tmp_path: Path) -> None:
@@ -113,20 +121,28 @@ def test_class_report_command_prints_reteach_and_csv_items(tmp_path: Path) -> No
     assert result.exit_code == 0, result.output
     assert "kv-class/kv-size (25% first try, 4 students): KV cache of one token, in GB?" \
         in result.output
-    assert "128 (67%)" in result.output and "bits (67%)" in result.output
+    assert "128 GB (67%)" in result.output and "bits (67%)" in result.output
+    # learning cards are not overdue: the section says so instead of an empty table
+    assert "none: no student has a review card a day or more past due" in result.output
     as_csv = CliRunner().invoke(main, ["--lang", "en", "class", "report", "--csv",
                                        "--exclude", "default"], env=env).output
     grid, items = as_csv.split("\n\n", 1) if "\n\n" in as_csv else as_csv.split("\r\n\r\n", 1)
     rows = list(csv.DictReader(io.StringIO(items)))
     kv = next(r for r in rows if r["card"] == "kv-size")
     assert kv["first_try_accuracy"] == "0.25" and kv["reteach"] == "True"
-    assert kv["wrong_answers"].startswith("128 (67%)")
+    assert kv["wrong_answers"] == "128 GB (67%); 8 GB (33%)"
     assert kv["slips"] == "bits (67%); forgot-v (33%)"
     assert "default" not in grid
     bad = CliRunner().invoke(main, ["--lang", "en", "class", "report", "--only", "eve"],
                              env=env)
     assert bad.exit_code != 0 and "no profile named 'eve'" in bad.output
     assert "Traceback" not in bad.output
+    # a class set up without the default profile: --exclude default still reports, with a note
+    typo = CliRunner().invoke(main, ["--lang", "en", "class", "report", "--exclude", "evee",
+                                     "--json"], env=env)
+    assert typo.exit_code == 0, typo.output
+    assert "note: no profile named 'evee' to exclude" in typo.stderr
+    assert json.loads(typo.stdout)["students"]
     assert os.environ.get("STUDYAPP_DB") != url
 
 
