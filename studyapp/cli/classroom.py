@@ -178,7 +178,11 @@ def _print_items(console: Any, report: Any) -> None:
                                    f"({pct(item.first_try_accuracy)} first try, "
                                    f"{item.students} students): {item.prompt}")))
     table = Table(show_edge=False)
-    table.add_column("question", overflow="fold")
+    # a card's id kept on one line where it can be (folding "h200-memory" reads badly)
+    longest = max((len(f"{i.deck_id}/{i.card_key}") for i in report.items if i.wrong),
+                  default=8)
+    table.add_column("question", overflow="fold",
+                     min_width=min(longest, 30, max(8, console.width - 50)))
     table.add_column("first try", justify="right", no_wrap=True)
     table.add_column("common wrong answers", overflow="fold")
     table.add_column("slips", overflow="fold")
