@@ -44,3 +44,25 @@ def has_unsafe_characters(value: str) -> bool:
 
 
 __all__ = ["REPLACEMENT", "has_unsafe_characters", "plain_text"]
+
+
+def markdown_line(markdown: str) -> str:
+    """The first paragraph or heading of a Markdown text as one plain line.
+
+    A course deck's summary is Markdown; the home screen shows its first
+    line as the course's tagline, where ``**HBM**`` must read as ``HBM``.
+    Parsed with markdown-it (CommonMark), never by pattern.
+    """
+    from markdown_it import MarkdownIt
+
+    for token in MarkdownIt("commonmark").parse(markdown):
+        if token.type != "inline" or not token.children:
+            continue
+        pieces = [" " if child.type in ("softbreak", "hardbreak") else child.content
+                  for child in token.children
+                  if child.type in ("text", "code_inline", "softbreak", "hardbreak")]
+        line = " ".join("".join(pieces).split())
+        if line:
+            return line
+    return ""
+

@@ -20,6 +20,7 @@ from studyapp.decks import CardSpec, Deck, deck_title, discover_decks, load_deck
 from studyapp.decks.cues import expected_answers, gives_away
 from studyapp.decks.loader import collector_paused
 from studyapp.decks.model import summary_key
+from studyapp.decks.text import markdown_line
 from studyapp.i18n import t
 from studyapp.srs.calendar import day_bounds, study_day
 from studyapp.srs.queue import (
@@ -474,8 +475,7 @@ class StudyService:
                 continue
             c = found
             view = self.course_view(deck.id, lang)
-            tagline = next((line.strip("# ").strip() for line in view.summary.splitlines()
-                            if line.strip("# ").strip()), "")
+            tagline = markdown_line(view.summary)
             courses.append(CourseProgress(deck.id, view.title, view.course, tagline,
                                           read=summary_key(deck.id) in read, **c))
         streak = 0

@@ -98,3 +98,18 @@ def test_a_course_deck_exports_to_anki_without_a_post(tmp_path: Path) -> None:
     out = _cli(home, "export", "--format", "apkg", "-o", str(tmp_path / "c.apkg"),
                "--deck", "serving-course")
     assert "Exported 3 notes" in out and (tmp_path / "c.apkg").stat().st_size > 0
+
+
+def test_the_home_screen_tagline_of_a_course_is_its_summary_without_markdown(
+        tmp_path: Path) -> None:
+    from studyapp.study import StudyConfig, StudyService
+
+    text = COURSE.replace("    # Week 1: memory for serving\n\n", "")
+    path = write(tmp_path, text, "course.yaml")
+    svc = StudyService(StudyConfig(db_url=f"sqlite:///{tmp_path / 'p.sqlite3'}", lang="en",
+                                   extra_decks=(path,)))
+    try:
+        course = next(c for c in svc.overview().courses if c.deck_id == "serving-course")
+    finally:
+        svc.close()
+    assert course.tagline == "The KV cache holds keys and values for every token."
