@@ -28,6 +28,9 @@ class Preferences:
     """Binding id → keys, e.g. ``{"home.study": "space"}``."""
     last_post: str | None = None
     """The post of the last session, for "continue where I left off"."""
+    class_left_out: tuple[str, ...] = ()
+    """Profiles the class screen leaves out (``default``, test profiles), as
+    ``class report --exclude`` does; a name a database lacks leaves nothing out."""
 
     def with_changes(self, **changes: Any) -> Preferences:
         return replace(self, **changes)
@@ -45,12 +48,15 @@ def _as_preferences(data: object) -> Preferences:
     theme = data.get("theme")
     keymap = data.get("keymap")
     last_post = data.get("last_post")
+    left_out = data.get("class_left_out")
     return Preferences(
         language=language if language in ("es", "en") else None,
         theme=theme if isinstance(theme, str) and theme else None,
         keymap={str(k): str(v) for k, v in keymap.items() if isinstance(v, str)}
         if isinstance(keymap, dict) else {},
         last_post=last_post if isinstance(last_post, str) else None,
+        class_left_out=tuple(dict.fromkeys(n for n in left_out if isinstance(n, str)))
+        if isinstance(left_out, list) else (),
     )
 
 

@@ -258,6 +258,45 @@ async def test_class_report_over_every_profile(app_factory: AppFactory, db_path:
         await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen))
 
 
+async def test_the_class_screen_leaves_a_profile_out_and_remembers_it(
+        app_factory: AppFactory, db_path: Path) -> None:
+    """As ``class report --exclude default``: the instructor's own profile left out with x,
+    still out the next time the app opens, everyone back with a."""
+    make_history(db_path, "ana", days=5, skill=0.9)
+    make_history(db_path, "ben", days=5, skill=0.4)
+
+    async def open_class(pilot: Pilot[Any]) -> ClassReportScreen:
+        await open_progress(pilot)
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ClassReportScreen)
+                         and pilot.app.screen.report is not None)
+        return pilot.app.screen  # type: ignore[return-value]
+
+    def names(screen: ClassReportScreen) -> list[str]:
+        assert screen.report is not None
+        return [s.name for s in screen.report.students]
+
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_class(pilot)
+        assert names(screen) == ["ana", "ben", "default"]
+        students = table(app, "#class-students")
+        students.move_cursor(row=2)
+        await pilot.press("x")
+        await wait_until(pilot, lambda: names(screen) == ["ana", "ben"])
+        assert table(app, "#class-students").row_count == 2
+        title = str(screen.query_one("#class-title").render())
+        assert "2 students" in title and "left out: default" in title
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_class(pilot)
+        assert names(screen) == ["ana", "ben"]
+        await pilot.press("a")
+        await wait_until(pilot, lambda: names(screen) == ["ana", "ben", "default"])
+        assert "left out" not in str(screen.query_one("#class-title").render())
+        assert app.preferences.class_left_out == ()
+
+
 @pytest.mark.parametrize("size", [(80, 24), (60, 20), (120, 30)])
 async def test_class_report_fits_the_width_without_scrolling_sideways(
         app_factory: AppFactory, db_path: Path, size: tuple[int, int]) -> None:

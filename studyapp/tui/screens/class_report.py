@@ -46,11 +46,13 @@ MIN_QUESTION = 24
 """Below this many characters for the question, the hardest table leaves out its post column."""
 
 
-def load_class_report(service: StudyService) -> tuple[ClassReport, tuple[str, ...]]:
-    """Runs on the service thread: the report and the posts in catalogue order."""
+def load_class_report(service: StudyService, left_out: tuple[str, ...] = ()
+                      ) -> tuple[ClassReport, tuple[str, ...]]:
+    """Runs on the service thread: the report (less the ``left_out`` profiles) and the
+    posts in catalogue order."""
     from studyapp.classroom import class_report_for
 
-    return class_report_for(service)
+    return class_report_for(service, exclude=left_out)
 
 
 def widest(header: str, cells: list[str]) -> int:
@@ -69,6 +71,8 @@ class ClassReportScreen(StudyScreen):
     CSS_PATH = CSS
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "tui.key.back", id="class_report.back"),
+        Binding("x", "leave_out", "tui.key.leave_out", id="class_report.leave_out"),
+        Binding("a", "everyone", "tui.key.everyone", id="class_report.everyone"),
     ]
 
     def __init__(self) -> None:
@@ -116,11 +120,41 @@ class ClassReportScreen(StudyScreen):
         """Columns the tables may fill without scrolling sideways."""
         return max(self.size.width - PAGE_GAP, 20)
 
+    @property
+    def left_out(self) -> tuple[str, ...]:
+        """The profiles left out of the class, kept in the app's settings file."""
+        return self.study_app.preferences.class_left_out
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_out":
+            return self.report is not None and bool(self.report.students)
+        if action == "everyone":
+            return bool(self.left_out)
+        return super().check_action(action, parameters)
+
     @work(exclusive=True, group="class-report", exit_on_error=False)
     async def load(self) -> None:
-        report, posts = await self.study_app.backend.call(load_class_report)
+        left_out = self.left_out
+        report, posts = await self.study_app.backend.call(
+            lambda service: load_class_report(service, left_out))
         await self.fill(report, posts)
         self.report, self.posts = report, posts
+        self.refresh_bindings()
+
+    def action_leave_out(self) -> None:
+        """Leave the highlighted student out (the default profile, a test profile)."""
+        table = self.query_one("#class-students", DataTable)
+        if self.report is None or not 0 <= table.cursor_row < len(self.report.students):
+            return
+        name = self.report.students[table.cursor_row].name
+        self.study_app.update_preferences(class_left_out=(*self.left_out, name))
+        self.notify(self.tr("tui.class.left_out_one", name=name))
+        self.load()
+
+    def action_everyone(self) -> None:
+        """Bring every left-out student back."""
+        self.study_app.update_preferences(class_left_out=())
+        self.load()
 
     @work(exclusive=True, group="class-layout", exit_on_error=False)
     async def lay_out(self) -> None:
@@ -131,8 +165,12 @@ class ClassReportScreen(StudyScreen):
     async def fill(self, report: ClassReport, posts: tuple[str, ...]) -> None:
         room = self.room
         self.laid_out_for = room
-        self.query_one("#class-title", Label).update(
-            self.tr("tui.class.title", count=len(report.students)))
+        absent = set(report.not_excluded)
+        left_out = [n for n in self.left_out if n not in absent]
+        title = self.tr("tui.class.title", count=len(report.students))
+        if left_out:
+            title += self.tr("tui.class.left_out", names=", ".join(left_out))
+        self.query_one("#class-title", Label).update(Text(title))
         empty = self.query_one("#class-empty", Static)
         empty.update(self.tr("tui.class.empty"))
         empty.display = not any(s.reviews for s in report.students)
