@@ -16,6 +16,7 @@ from studyapp.cli import (
     make_service,
     pct,
 )
+from studyapp.i18n import t
 
 ITEM_FIELDS = ["deck", "card", "post", "prompt", "students", "first_try_accuracy", "reviews",
                "accuracy", "wrong", "wrong_answers", "slips", "reteach"]
@@ -47,16 +48,19 @@ def class_report_cmd(ctx: click.Context, files: tuple[str, ...], as_json: bool, 
 
     if as_json and as_csv:
         fail("choose one of --json and --csv")
-    service = make_service(current_settings(ctx))
+    settings = current_settings(ctx)
+    lang = settings.lang
+    service = make_service(settings)
     try:
         report, posts = class_report_for(service, [Path(f) for f in files], top=top,
                                          only=only, exclude=exclude)
     except ClassFilterError as exc:
-        fail(str(exc))
+        fail(t("class.no_profile", lang, name=repr(exc.name),
+               profiles=", ".join(exc.known) or "—"))
     finally:
         service.close()
     for name in report.not_excluded:  # nothing to leave out; a typo shows here
-        click.echo(f"studyapp: note: no profile named {name!r} to exclude", err=True)
+        click.echo("studyapp: " + t("class.not_excluded", lang, name=repr(name)), err=True)
     if as_json:
         echo_json(report.as_json())
         return
@@ -76,10 +80,10 @@ def class_report_cmd(ctx: click.Context, files: tuple[str, ...], as_json: bool, 
         item_writer.writeheader()
         item_writer.writerows(items)
         return
-    _print_class(report, list(posts))
+    _print_class(report, list(posts), lang)
 
 
-def _print_class(report: Any, posts: list[str]) -> None:
+def _print_class(report: Any, posts: list[str], lang: str) -> None:
     """The report as tables that fit the terminal (80 columns and up).
 
     One line per student for the totals; mastery turned round, a row per post
@@ -94,52 +98,58 @@ def _print_class(report: Any, posts: list[str]) -> None:
     from studyapp.classroom import NAME_WIDTH, student_blocks
     from studyapp.text import visible
 
+    def tr(key: str, **fields: object) -> str:
+        return t(f"class.{key}", lang, **fields)
+
+    def heading(key: str) -> Text:
+        return Text("\n" + tr(key), style="bold")
+
     console = Console(highlight=False)
     students = Table(show_edge=False)
-    students.add_column("student", overflow="fold")
-    for column in ("reviews", "accuracy", "overdue", "cards seen"):
-        students.add_column(column, justify="right", no_wrap=True)
+    students.add_column(tr("col.student"), overflow="fold")
+    for column in ("reviews", "accuracy", "overdue", "cards_seen"):
+        students.add_column(tr(f"col.{column}"), justify="right", no_wrap=True)
     for s in report.students:
         students.add_row(Text(visible(s.name)), str(s.reviews), pct(s.accuracy),
                          str(s.overdue), str(s.cards_seen))
-    console.print(Text("\nStudents", style="bold"))
+    console.print(heading("students"))
     console.print(students)
     for block in student_blocks(report.students, console.width,
                                 max((len(p) for p in posts), default=4), gap=3):
         mastery = Table(show_edge=False)
-        mastery.add_column("post", no_wrap=True)
+        mastery.add_column(tr("col.post"), no_wrap=True)
         for s in block:
             mastery.add_column(Text(visible(s.name)[:NAME_WIDTH]), justify="right",
                                no_wrap=True)
         for post in posts:
             mastery.add_row(post, *(pct(dict(s.mastery).get(post, 0.0)) for s in block))
-        console.print(Text("\nMastery per post (cards mastered)", style="bold"))
+        console.print(heading("mastery_post"))
         console.print(mastery)
-    _print_deck_mastery(console, report)
+    _print_deck_mastery(console, report, tr)
     hardest = Table(show_edge=False)
-    hardest.add_column("question", overflow="fold")
-    hardest.add_column("post", overflow="fold")
-    for column in ("students", "first try"):
-        hardest.add_column(column, justify="right", no_wrap=True)
+    hardest.add_column(tr("col.question"), overflow="fold")
+    hardest.add_column(tr("col.post"), overflow="fold")
+    for column in ("students", "first_try"):
+        hardest.add_column(tr(f"col.{column}"), justify="right", no_wrap=True)
     for q in report.hardest:
         hardest.add_row(Text(visible(f"{q.deck_id}/{q.card_key}")), Text(visible(q.post or "—")),
                         str(q.students), pct(q.first_try_accuracy))
-    console.print(Text("\nHardest questions (first-try accuracy)", style="bold"))
+    console.print(heading("hardest"))
     console.print(hardest)
-    _print_items(console, report)
+    _print_items(console, report, tr)
     overdue = Table(show_edge=False)
-    overdue.add_column("student", overflow="fold")
-    overdue.add_column("overdue cards", justify="right", no_wrap=True)
+    overdue.add_column(tr("col.student"), overflow="fold")
+    overdue.add_column(tr("col.overdue_cards"), justify="right", no_wrap=True)
     for s in report.most_overdue:
         overdue.add_row(Text(visible(s.name)), str(s.overdue))
-    console.print(Text("\nStudents with the most overdue cards", style="bold"))
+    console.print(heading("most_overdue"))
     if report.most_overdue:
         console.print(overdue)
     else:
-        console.print("none: no student has a review card a day or more past due")
+        console.print(Text(tr("none_overdue")))
 
 
-def _print_deck_mastery(console: Any, report: Any) -> None:
+def _print_deck_mastery(console: Any, report: Any, tr: Any) -> None:
     """Mastery per deck (course, installed and published decks), a row per deck."""
     from rich.table import Table
     from rich.text import Text
@@ -153,39 +163,38 @@ def _print_deck_mastery(console: Any, report: Any) -> None:
     width = max(len(d) for d in deck_ids)
     for block in student_blocks(report.students, console.width, width, gap=3):
         table = Table(show_edge=False)
-        table.add_column("deck", no_wrap=True)
+        table.add_column(tr("col.deck"), no_wrap=True)
         for s in block:
             table.add_column(Text(visible(s.name)[:NAME_WIDTH]), justify="right", no_wrap=True)
         for deck in deck_ids:
             table.add_row(Text(visible(deck)), *(
                 pct(dict(s.decks)[deck]) if deck in dict(s.decks) else "—" for s in block))
-        console.print(Text("\nMastery per deck (cards mastered)", style="bold"))
+        console.print(Text("\n" + tr("mastery_deck"), style="bold"))
         console.print(table)
 
 
-def _print_items(console: Any, report: Any) -> None:
+def _print_items(console: Any, report: Any, tr: Any) -> None:
     """The reteach list (prompt text) and, per card, the common wrong answers and slips."""
     from rich.table import Table
     from rich.text import Text
 
     from studyapp.text import visible
 
-    console.print(Text("\nReteach (most of the class wrong the first time)", style="bold"))
+    console.print(Text("\n" + tr("reteach"), style="bold"))
     if not report.reteach:
-        console.print("nothing: every card answered was right the first time for most")
+        console.print(Text(tr("reteach_none")))
     for item in report.reteach:
-        console.print(Text(visible(f"- {item.deck_id}/{item.card_key} "
-                                   f"({pct(item.first_try_accuracy)} first try, "
-                                   f"{item.students} students): {item.prompt}")))
+        console.print(Text(visible(tr("reteach_line", card=f"{item.deck_id}/{item.card_key}",
+                                      first_try=pct(item.first_try_accuracy),
+                                      students=item.students, prompt=item.prompt))))
     table = Table(show_edge=False)
-    # a card's id kept on one line where it can be (folding "h200-memory" reads badly)
-    longest = max((len(f"{i.deck_id}/{i.card_key}") for i in report.items if i.wrong),
-                  default=8)
-    table.add_column("question", overflow="fold",
-                     min_width=min(longest, 30, max(8, console.width - 50)))
-    table.add_column("first try", justify="right", no_wrap=True)
-    table.add_column("common wrong answers", overflow="fold")
-    table.add_column("slips", overflow="fold")
+    question_width, answers_width, slips_width = _item_widths(
+        console.width, max((len(f"{i.deck_id}/{i.card_key}") for i in report.items if i.wrong),
+                           default=8), len(tr("col.first_try")))
+    table.add_column(tr("col.question"), overflow="fold", width=question_width)
+    table.add_column(tr("col.first_try"), justify="right", no_wrap=True)
+    table.add_column(tr("col.wrong_answers"), overflow="fold", width=answers_width)
+    table.add_column(tr("col.slips"), overflow="fold", width=slips_width)
     for item in report.items:
         if not item.wrong:
             continue
@@ -193,6 +202,22 @@ def _print_items(console: Any, report: Any) -> None:
         slips = ", ".join(f"{name} ({pct(item.share(n))})" for name, n in item.slips)
         table.add_row(Text(visible(f"{item.deck_id}/{item.card_key}")),
                       pct(item.first_try_accuracy), Text(visible(answers)), Text(visible(slips)))
-    console.print(Text("\nWrong answers per question (share of its wrong answers)",
-                       style="bold"))
+    console.print(Text("\n" + tr("wrong"), style="bold"))
     console.print(table)
+
+
+def _item_widths(width: int, longest_id: int, first_try: int) -> tuple[int, int, int]:
+    """Widths of the question, wrong-answers and slips columns of the item table.
+
+    Set here rather than left to Rich, which crops the last column when a
+    column has a minimum width: a card's id stays on one line where the
+    terminal allows (folding "h200-memory" reads badly), the rest is shared
+    by the answers and the slips.
+    """
+    overhead = 4 * 2 + 3  # a space each side of four cells, three rules between them
+    free = max(width - overhead - first_try, 24)
+    question = max(min(longest_id, 30, free - 2 * 14), 8)
+    rest = max(free - question, 16)
+    answers = rest * 11 // 20
+    return question, answers, rest - answers
+

@@ -137,6 +137,16 @@ def test_class_report_command_prints_reteach_and_csv_items(tmp_path: Path) -> No
                              env=env)
     assert bad.exit_code != 0 and "no profile named 'eve'" in bad.output
     assert "Traceback" not in bad.output
+    # in Spanish at 80 columns: headings translated, every slip whole (none cropped)
+    spanish = CliRunner().invoke(main, ["--lang", "es", "class", "report", "--exclude",
+                                        "default", "--exclude", "nadie"],
+                                 env={**env, "COLUMNS": "80"})
+    assert spanish.exit_code == 0, spanish.output
+    assert "Volver a explicar" in spanish.stdout and "despistes" in spanish.stdout
+    assert "(25% al primer intento, 4 estudiantes)" in spanish.stdout
+    assert "forgot-v (33%)" in spanish.stdout and "128 GB (67%)" in spanish.stdout
+    assert max(len(line) for line in spanish.stdout.splitlines()) <= 80
+    assert "nota: no hay ningún perfil llamado 'nadie'" in spanish.stderr
     # a class set up without the default profile: --exclude default still reports, with a note
     typo = CliRunner().invoke(main, ["--lang", "en", "class", "report", "--exclude", "evee",
                                      "--json"], env=env)
