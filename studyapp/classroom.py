@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from studyapp.catalog.posts import POST_SLUGS
-from studyapp.progress import mastery_age, round_or_none
+from studyapp.progress import count_mastered, mastery_age, round_or_none
 from studyapp.srs.scheduler import SchedulerSettings
 from studyapp.store import Store, open_store
 from studyapp.store import classroom as db
 from studyapp.store.classroom import QuestionRow
 from studyapp.store.progress import deck_choices, ensure_profile
 from studyapp.store.progress_files import import_progress, read_export
+from studyapp.store.stats import mastered_keys
 
 if TYPE_CHECKING:
     from studyapp.decks import Deck
@@ -180,9 +181,39 @@ class ClassReport:
         return rows
 
 
-def publish_deck_file(service: ClassSource, deck: Deck, content: str) -> tuple[int, bool]:
-    """Store a validated deck's text in the service's database: (version, changed)."""
-    return db.publish_deck(service.store, deck.id, content, service.now())
+@dataclass(frozen=True)
+class Publication:
+    """What ``deck publish`` did: the version stored, and the cards it removed."""
+
+    version: int
+    changed: bool
+    removed: tuple[tuple[str, int], ...] = ()
+    """Cards of the previous version that this one drops, with how many profiles have
+    progress on each (kept, but counted nowhere while the card is gone)."""
+
+
+def publish_deck_file(service: ClassSource, deck: Deck, content: str) -> Publication:
+    """Store a validated deck's text in the service's database."""
+    before = next((d for d in db.stored_decks(service.store) if d.deck_id == deck.id), None)
+    version, changed = db.publish_deck(service.store, deck.id, content, service.now())
+    if before is None or not changed:
+        return Publication(version, changed)
+    kept = {spec.id for spec in deck.cards}
+    gone = [key for key in _card_ids(before.content) if key not in kept]
+    studied = db.profiles_per_card(service.store, deck.id, gone) if gone else {}
+    return Publication(version, changed, tuple((key, studied.get(key, 0)) for key in gone))
+
+
+def _card_ids(content: str) -> list[str]:
+    """The card ids of a stored deck's text (safe YAML; it was validated when published)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(content)
+    except yaml.YAMLError:
+        return []
+    cards = data.get("cards") if isinstance(data, dict) else None
+    return [str(c["id"]) for c in cards or () if isinstance(c, dict) and "id" in c]
 
 
 def deck_card_totals(service: ClassSource) -> dict[str, int]:
@@ -199,11 +230,18 @@ def studied_card_totals(decks: Sequence[Deck], choices: Mapping[str, bool] | Non
     left off does not lower a student's mastery. ``None`` counts every deck.
     """
     totals = dict.fromkeys(POST_SLUGS, 0)
-    for deck in _studied(decks, choices):
-        for spec in deck.cards:
-            if spec.post in totals:  # a course deck's own cards belong to no post
-                totals[spec.post] += 1
+    for post, _ in mastery_places(_studied(decks, choices)).values():
+        if post in totals:  # a course deck's cards count under it alone, as on the home screen
+            totals[post] += 1
     return totals
+
+
+def mastery_places(decks: Sequence[Deck]) -> dict[tuple[str, str], tuple[str | None, str]]:
+    """Each card of ``decks``: the post its mastery counts under (None for a course deck's
+    card, even one that names a post: the home screen counts it under its course) and its
+    deck, as ``StudyService.mastery_places`` gives them for one learner."""
+    return {(deck.id, spec.id): (spec.post if deck.post is not None else None, deck.id)
+            for deck in decks for spec in deck.cards}
 
 
 def _studied(decks: Sequence[Deck], choices: Mapping[str, bool] | None) -> list[Deck]:
@@ -241,29 +279,43 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
     rows = db.students(store, now, profile_ids)
     settings = db.profile_settings(store)
     ages = {row.profile_id: _mastery_age(settings.get(row.profile_id, {})) for row in rows}
-    mastered: dict[tuple[int, str], int] = {}
-    by_deck: dict[tuple[int, str], int] = {}
-    for age in set(ages.values()):
-        found = db.mastery_by_post(store, now, age)
-        mastered.update({key: n for key, n in found.items() if ages.get(key[0]) == age})
-        if decks is not None:
-            found = db.mastery_by_deck(store, now, age)
-            by_deck.update({key: n for key, n in found.items() if ages.get(key[0]) == age})
     students = []
-    for row in rows:
-        choices = None if decks is None else deck_choices(store, row.profile_id)
-        studied = totals if decks is None else studied_card_totals(decks, choices)
-        mastery = tuple((post, min(1.0, mastered.get((row.profile_id, post), 0) / total)
-                         if total else 0.0) for post, total in studied.items())
-        own = {} if decks is None else studied_deck_totals(decks, choices)
-        deck_mastery = tuple((deck, min(1.0, by_deck.get((row.profile_id, deck), 0) / total)
-                              if total else 0.0) for deck, total in own.items())
-        students.append(StudentReport(row.name, row.reviews, row.correct, row.cards_seen,
-                                      row.overdue, row.time_ms, row.last_review, mastery,
-                                      deck_mastery))
+    if decks is None:  # no decks known: every student against the same totals
+        mastered: dict[tuple[int, str], int] = {}
+        for age in set(ages.values()):
+            found = db.mastery_by_post(store, now, age)
+            mastered.update({key: n for key, n in found.items() if ages.get(key[0]) == age})
+        for row in rows:
+            mastery = tuple((post, min(1.0, mastered.get((row.profile_id, post), 0) / total)
+                             if total else 0.0) for post, total in totals.items())
+            students.append(StudentReport(row.name, row.reviews, row.correct, row.cards_seen,
+                                          row.overdue, row.time_ms, row.last_review, mastery,
+                                          ()))
+    else:
+        # the cards each student masters, matched to the decks as they are now: a card
+        # since removed from its deck counts nowhere, as it counts in no total
+        keys: dict[int, set[tuple[str, str]]] = {}
+        for age in set(ages.values()):
+            keys.update(mastered_keys(store, [p for p, a in ages.items() if a == age], now,
+                                      age))
+        for row in rows:
+            studied = _studied(decks, deck_choices(store, row.profile_id))
+            per_post, per_deck = count_mastered(keys.get(row.profile_id, ()),
+                                                mastery_places(studied))
+            mastery = tuple((post, per_post.get(post, 0) / total if total else 0.0)
+                            for post, total in studied_card_totals(studied, None).items())
+            deck_mastery = tuple((deck, per_deck.get(deck, 0) / total if total else 0.0)
+                                 for deck, total in studied_deck_totals(studied, None).items())
+            students.append(StudentReport(row.name, row.reviews, row.correct, row.cards_seen,
+                                          row.overdue, row.time_ms, row.last_review, mastery,
+                                          deck_mastery))
     overdue = sorted((s for s in students if s.overdue), key=lambda s: (-s.overdue, s.name))
     questions = db.hardest_questions(store, None, profile_ids=profile_ids)
     known = {(deck.id, spec.id) for deck in decks or () for spec in deck.cards}
+    # a card since removed from its deck is not taught any more: nothing to reteach
+    deck_ids = {deck.id for deck in decks or ()}
+    questions = [q for q in questions
+                 if q.deck_id not in deck_ids or (q.deck_id, q.card_key) in known]
     wrong = db.wrong_answers(store, profile_ids,
                              regrade={(q.deck_id, q.card_key) for q in questions} & known)
     items = _items(questions, wrong, decks or ())

@@ -236,12 +236,17 @@ def deck_publish(ctx: click.Context, file: str) -> None:
         sys.exit(1)
     service = make_service(settings)
     try:
-        version, changed = publish_deck_file(service, loaded, content)
+        done = publish_deck_file(service, loaded, content)
     finally:
         service.close()
-    state = "published" if changed else "unchanged, still"
-    click.echo(f"deck {loaded.id}: {state} version {version} ({len(loaded.cards)} cards) "
+    state = "published" if done.changed else "unchanged, still"
+    click.echo(f"deck {loaded.id}: {state} version {done.version} ({len(loaded.cards)} cards) "
                "in this database; every profile there studies it")
+    for key, profiles in done.removed:
+        click.echo(f"  removed {key}: " + (
+            f"{profiles} profile(s) studied it; their progress on it is kept, and counts "
+            "again if a later version brings the card back" if profiles
+            else "nobody had studied it"))
 
 
 @deck.command("list")

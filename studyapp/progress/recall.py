@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import date, datetime, timedelta
 
 from studyapp.srs.calendar import day_start, elapsed_days, local_zone
@@ -31,6 +31,25 @@ def mastery_age(settings: SchedulerSettings, threshold: float = MASTERY_RETRIEVA
     """Age, in stabilities, up to which retrievability stays at least ``threshold``."""
     decay, factor = forgetting_curve(settings.parameters)
     return float((threshold ** (1 / decay) - 1) / factor)
+
+
+def count_mastered(mastered: Iterable[tuple[str, str]],
+                   places: Mapping[tuple[str, str], tuple[str | None, str]]
+                   ) -> tuple[dict[str, int], dict[str, int]]:
+    """Mastered cards per post and per deck, among the cards studied now (``places``: a
+    card's post, None for a course deck's own, and its deck). A card since removed from
+    its deck, or of a deck no longer studied, counts nowhere, as it counts in no total."""
+    per_post: dict[str, int] = {}
+    per_deck: dict[str, int] = {}
+    for key in mastered:
+        place = places.get(key)
+        if place is None:
+            continue
+        post, deck = place
+        if post is not None:
+            per_post[post] = per_post.get(post, 0) + 1
+        per_deck[deck] = per_deck.get(deck, 0) + 1
+    return per_post, per_deck
 
 
 def round_or_none(value: float | None, digits: int = 4) -> float | None:

@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from studyapp.progress.recall import (
+    count_mastered,
     day_boundaries,
     mastery_age,
     retrievability,
@@ -251,16 +252,15 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
                                     today_end - timedelta(days=RETENTION_DAYS), today_end,
                                     study_day_shift(now, rollover))
         heat_job = pool.submit(db.reviews_per_bucket, store, profile.id, heat_bounds)
-        tallies_job = pool.submit(db.post_tallies, store, profile.id, now,
-                                  mastery_age(settings), day_end=today_end)
+        tallies_job = pool.submit(db.post_tallies, store, profile.id)
         weakest_job = pool.submit(weakest_lines, service, top)
         # the first day of the forecast also holds everything already overdue
         forecast_job = pool.submit(db.due_per_bucket, store, profile.id,
                                    [_EPOCH, *forecast_bounds[1:]])
         leeches_job = pool.submit(db.leeches, store, profile.id, max(top, 50))
         today_job = pool.submit(db.window, store, profile.id, today_start, today_end)
-        decks_job = pool.submit(db.deck_mastered, store, profile.id, now,
-                                mastery_age(settings), day_end=today_end)
+        mastered_job = pool.submit(db.mastered_keys, store, (profile.id,), now,
+                                   mastery_age(settings), day_end=today_end)
         overview = service.overview(with_streak=False)
         tallies = tallies_job.result()
         retention = retention_job.result()
@@ -269,7 +269,8 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
         forecast = forecast_job.result()
         leeches = leeches_job.result()
         today_totals = today_job.result()
-        deck_mastered = decks_job.result()
+        post_mastered, deck_mastered = count_mastered(
+            mastered_job.result()[profile.id], service.mastery_places())
     totals = db.Totals(reviews=sum(t.reviews for t in tallies.values()),
                        correct=sum(t.correct for t in tallies.values()),
                        cards_seen=sum(t.seen for t in tallies.values()),
@@ -279,7 +280,8 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
     for post in overview.posts:
         tally = tallies.get(post.slug) or db.PostTally(post.slug)
         posts.append(PostStats(post.slug, post.title, post.total, post.new, post.learning,
-                               post.review, post.due, tally.mastered, tally.reviews,
+                               post.review, post.due, post_mastered.get(post.slug, 0),
+                               tally.reviews,
                                tally.correct, tally.duration_ms, tally.leeches))
     leech_lines = tuple(_card_line(s, settings, now) for s in leeches)
     return LearnerStats(

@@ -274,6 +274,15 @@ def publish_deck(store: Store, deck_id: str, content: str, now: datetime) -> tup
         return row.version, True
 
 
+def profiles_per_card(store: Store, deck_id: str, card_keys: Collection[str]) -> dict[str, int]:
+    """How many profiles have progress on each of ``card_keys`` of a deck."""
+    with store.sessions() as session:
+        return {key: _int(n) for key, n in session.execute(
+            select(CardState.card_key, func.count(func.distinct(CardState.profile_id)))
+            .where(CardState.deck_id == deck_id, CardState.card_key.in_(sorted(card_keys)))
+            .group_by(CardState.card_key))}
+
+
 def stored_decks(store: Store) -> list[StoredDeck]:
     """Every deck published into this database, by id."""
     with store.sessions() as session:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -68,7 +68,6 @@ class PostTally:
     learning: int = 0
     review: int = 0
     suspended: int = 0
-    mastered: int = 0
     leeches: int = 0
     reviews: int = 0
     correct: int = 0
@@ -196,30 +195,19 @@ def window(store: Store, profile_id: int, start: datetime, end: datetime) -> Tot
         return Totals(_int(reviews), _int(correct), _int(cards), _int(duration))
 
 
-def post_tallies(store: Store, profile_id: int, now: datetime,
-                 mastery_age: float = 1.0, *,
-                 day_end: datetime | None = None) -> dict[str, PostTally]:
-    """Per post: card stages, mastered cards, answers and time (sum over posts = totals).
+def post_tallies(store: Store, profile_id: int) -> dict[str, PostTally]:
+    """Per post: card stages, answers and time (sum over posts = totals).
 
-    A review card is mastered while its age (days since its last review) is
-    at most ``mastery_age`` times its stability; the caller derives that
-    factor from the FSRS forgetting curve (1.0 is retrievability 0.9). With
-    ``day_end`` the age is in whole study days, as the scheduler counts it.
+    Mastery is not here: it counts only the cards of the decks studied now
+    (``mastered_keys``, matched to them by the caller).
     """
     with store.sessions() as session:
-        age = (age_days(session, CardState.last_review, now) if day_end is None
-               else study_days_to(session, CardState.last_review, day_end))
         live = CardState.suspended.is_(False)
-        in_review = and_(CardState.state == REVIEW, live)
-        mastered = and_(in_review, CardState.stability.is_not(None),
-                        CardState.last_review.is_not(None),
-                        age <= CardState.stability * mastery_age)
         cards = session.execute(
             select(CardState.post, func.sum(_true(CardState.state != 0)),
                    func.sum(_true(and_(CardState.state.in_(LEARNING_STAGES), live))),
-                   func.sum(_true(in_review)),
+                   func.sum(_true(and_(CardState.state == REVIEW, live))),
                    func.sum(_true(CardState.suspended)),
-                   func.sum(_true(mastered)),
                    func.sum(_true(CardState.leech)))
             .where(CardState.profile_id == profile_id).group_by(CardState.post)).all()
         # the per-card sums the triggers keep (card_stats), then per post
@@ -230,28 +218,41 @@ def post_tallies(store: Store, profile_id: int, now: datetime,
             .where(CardStat.profile_id == profile_id, CardStat.reviews > 0)
             .group_by(CardState.post)).all()
     found: dict[str, dict[str, int]] = {}
-    for post, seen, learning, review, suspended, mastered_n, leeches in cards:
+    for post, seen, learning, review, suspended, leeches in cards:
         found[post] = {"seen": _int(seen), "learning": _int(learning), "review": _int(review),
-                       "suspended": _int(suspended), "mastered": _int(mastered_n),
-                       "leeches": _int(leeches)}
+                       "suspended": _int(suspended), "leeches": _int(leeches)}
     for post, reviews, correct, duration in answers:
         found.setdefault(post, {}).update(reviews=_int(reviews), correct=_int(correct),
                                           duration_ms=_int(duration))
     return {post: PostTally(post, **values) for post, values in found.items()}
 
 
-def deck_mastered(store: Store, profile_id: int, now: datetime, mastery_age: float = 1.0, *,
-                  day_end: datetime | None = None) -> dict[str, int]:
-    """Mastered cards per deck (as ``post_tallies`` counts them per post)."""
+def mastered_keys(store: Store, profile_ids: Collection[int], now: datetime,
+                  mastery_age: float = 1.0, *,
+                  day_end: datetime | None = None) -> dict[int, set[tuple[str, str]]]:
+    """The (deck, card) of every mastered card of each profile.
+
+    A review card is mastered while its age (days since its last review) is
+    at most ``mastery_age`` times its stability; the caller derives that
+    factor from the FSRS forgetting curve (1.0 is retrievability 0.9). With
+    ``day_end`` the age is in whole study days, as the scheduler counts it.
+    Keys, not counts: a card since removed from its deck, or of a deck the
+    learner no longer studies, must not count, and only the caller knows the
+    decks.
+    """
+    found: dict[int, set[tuple[str, str]]] = {pid: set() for pid in profile_ids}
     with store.sessions() as session:
         age = (age_days(session, CardState.last_review, now) if day_end is None
                else study_days_to(session, CardState.last_review, day_end))
         mastered = and_(CardState.state == REVIEW, CardState.suspended.is_(False),
                         CardState.stability.is_not(None), CardState.last_review.is_not(None),
                         age <= CardState.stability * mastery_age)
-        return {deck: _int(n) for deck, n in session.execute(
-            select(CardState.deck_id, func.sum(_true(mastered)))
-            .where(CardState.profile_id == profile_id).group_by(CardState.deck_id))}
+        rows = session.execute(
+            select(CardState.profile_id, CardState.deck_id, CardState.card_key)
+            .where(CardState.profile_id.in_(sorted(found)), mastered))
+        for pid, deck_id, card_key in rows:
+            found[pid].add((deck_id, card_key))
+    return found
 
 
 def _bucket_counts(session: Session, column: Any, where: Sequence[Any],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from deck_texts import write
 
@@ -113,3 +114,41 @@ def test_the_home_screen_tagline_of_a_course_is_its_summary_without_markdown(
     finally:
         svc.close()
     assert course.tagline == "The KV cache holds keys and values for every token."
+
+
+def test_a_course_decks_cards_count_in_its_own_mastery_not_their_posts(
+        tmp_path: Path) -> None:
+    """hbm-h200 names the post h200, yet it is a course card: the home screen counts it
+    under the course, and so do stats and the class report (one figure everywhere)."""
+    from datetime import UTC, datetime, timedelta
+
+    from studyapp.classroom import class_report_for
+    from studyapp.progress.stats import learner_stats
+    from studyapp.store.progress import Answer, NewState, record_answer
+    from studyapp.study import StudyConfig, StudyService
+
+    now = datetime.now(UTC)
+    path = write(tmp_path, COURSE, "course.yaml")
+    svc = StudyService(StudyConfig(db_url=f"sqlite:///{tmp_path / 'p.sqlite3'}", lang="en",
+                                   clock=lambda: now, extra_decks=(path,)))
+    try:
+        at = now - timedelta(hours=1)
+        for card in ("hbm-h200", "kv-grows"):  # both in review, mastered for weeks
+            record_answer(svc.store, svc.profile.id, Answer(
+                deck_id="serving-course", card_key=card, post="h200", family=None,
+                state=NewState(2, None, 30.0, 5.0, at + timedelta(days=30), at, 1, 0, False),
+                reviewed_at=at, rating=3, correct=True, duration_ms=4000, seed=7, params=None,
+                prompt="p", response="true", expected="true", lang="en"))
+        stats = learner_stats(svc)
+        report, _ = class_report_for(svc)
+        home = svc.overview()
+    finally:
+        svc.close()
+    h200 = next(p for p in stats.posts if p.slug == "h200")
+    assert h200.mastered == 0 and h200.total == next(
+        p for p in home.posts if p.slug == "h200").total
+    course = next(d for d in stats.decks if d.deck_id == "serving-course")
+    assert (course.total, course.mastered) == (3, 2)
+    student = report.students[0]
+    assert dict(student.mastery)["h200"] == 0.0
+    assert dict(student.decks)["serving-course"] == pytest.approx(2 / 3)

@@ -47,6 +47,16 @@ def write_deck(folder: Path, cards: int = 40) -> Path:
     return path
 
 
+def write_hand_deck(folder: Path, keys: tuple[str, ...]) -> Path:
+    """The deck the hand-written answers of ``write`` belong to (post h100)."""
+    body = ["deck: hand\ntitle: By hand\nlanguage: en\npost: h100\ncards:\n"]
+    body += [f"  - id: {key}\n    type: truefalse\n    prompt: \"{key} holds.\"\n"
+             f"    answer: true\n" for key in keys]
+    path = folder / "hand.yaml"
+    path.write_text("".join(body), encoding="utf-8")
+    return path
+
+
 def service(url: str, clock: Clock, deck: Path | None = None) -> StudyService:
     return StudyService(StudyConfig(db_url=url, profile="ana", lang="en", clock=clock,
                                     extra_decks=(deck,) if deck else ()))
@@ -135,10 +145,10 @@ def test_retention_counts_first_review_of_review_cards_young_and_mature(
 
 
 @pytest.mark.utc_days
-def test_calendar_streak_forecast_mastery_and_leeches(db_url: str) -> None:
+def test_calendar_streak_forecast_mastery_and_leeches(db_url: str, tmp_path: Path) -> None:
     now = START + timedelta(days=10, hours=3)
     clock = Clock(now)
-    svc = service(db_url, clock)
+    svc = service(db_url, clock, write_hand_deck(tmp_path, ("x", "y", "z", "strong", "weak")))
     settings = SchedulerSettings()
     try:
         today = study_day(now)
@@ -153,12 +163,15 @@ def test_calendar_streak_forecast_mastery_and_leeches(db_url: str) -> None:
         # a weak card reviewed long ago: recall < 0.9, not mastered, overdue
         write(svc, "weak", now - timedelta(days=30), stability=5,
               due=now - timedelta(days=25), lapses=9, leech=True)
+        # as strong, but of a card since removed from the deck: mastered, counted nowhere
+        write(svc, "removed", now - timedelta(days=1), stability=40,
+              due=now + timedelta(days=39))
         stats = learner_stats(svc)
         detail = card_drilldown(svc, "hand", "weak")
     finally:
         svc.close()
     per_day = dict(stats.reviews_per_day)
-    assert per_day[today - timedelta(days=1)] == 2  # "y" and "strong"
+    assert per_day[today - timedelta(days=1)] == 3  # "y", "strong" and "removed"
     assert per_day[today - timedelta(days=2)] == 2  # 03:59:59 belongs to the day before
     assert per_day[today] == 0
     assert stats.streak_days == 2  # nothing yet today; yesterday and the day before
@@ -166,6 +179,9 @@ def test_calendar_streak_forecast_mastery_and_leeches(db_url: str) -> None:
     # "strong", and "y": one study day old at stability 1 is recall 0.9 (time since a
     # review counts in study days, as the scheduler and Anki count it)
     assert h100.mastered == 2
+    assert h100.total == h100.new + h100.learning + h100.review  # none suspended
+    hand = next(d for d in stats.decks if d.deck_id == "hand")
+    assert (hand.total, hand.mastered) == (5, 2)
     forecast = dict(stats.due_forecast)
     assert forecast[today] >= 1  # overdue cards are due today
     assert forecast[today + timedelta(days=29)] == 0

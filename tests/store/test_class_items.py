@@ -179,7 +179,10 @@ def test_a_scenarios_wrong_steps_and_their_slips_are_items_of_the_analysis(
                 params={"parts": steps}))
     finally:
         store.close()
-    serve = next(i for i in _report(url, decks).items if i.card_key == "serve")
+    # the scenario's deck is not loaded here (kv-class has no "serve" card): its items are
+    # still counted from what the study loop stored with each answer
+    assert decks
+    serve = next(i for i in _report(url, []).items if i.card_key == "serve")
     assert serve.answers[0] == ("kv_user: 65.5 GB", 2)
     assert ("kv_user: 300 GB", 1) in serve.answers
     assert serve.slips == (("kv_user: kv_pair", 2),)

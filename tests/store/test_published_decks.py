@@ -124,3 +124,49 @@ def test_a_new_version_keeps_progress_on_the_cards_it_keeps(
         assert decks["course-kv"].total == 3 and decks["course-kv"].mastered == 2
     finally:
         svc.close()
+
+
+def test_a_card_a_new_version_removes_counts_nowhere(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mastery, stats and the reteach list follow the deck as it is now: a card removed
+    from it, mastered or missed, is in no total and no numerator."""
+    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    source = tmp_path / "course-kv.yaml"
+    source.write_text(COURSE, encoding="utf-8")
+    env = {"STUDYAPP_HOME": str(tmp_path / "instructor-home"), "STUDYAPP_DB": url}
+    publish = ["--lang", "en", "--profile", "teacher", "deck", "publish", str(source)]
+    assert "published version 1" in CliRunner().invoke(main, publish, env=env).output
+    for name in ("ana", "bo"):
+        svc = _service(url, tmp_path / f"home-{name}", name, monkeypatch)
+        try:
+            for card in ("fact-0", "fact-3"):  # both mastered; fact-3 missed the first time
+                record_answer(svc.store, svc.profile.id, answer(
+                    "course-kv", card, NOW - timedelta(hours=1), post="hbm-kv-cache",
+                    stability=30.0, due_in=timedelta(days=30), correct=card == "fact-0",
+                    rating=3 if card == "fact-0" else 1))
+        finally:
+            svc.close()
+    source.write_text(COURSE.replace("  - id: fact-3\n    type: truefalse\n"
+                                     "    prompt: \"KV fact 3 holds.\"\n    answer: true\n",
+                                     ""), encoding="utf-8")
+    second = CliRunner().invoke(main, publish, env=env)
+    assert "published version 2 (3 cards)" in second.output, second.output
+    # the instructor is told which card went, and who had studied it
+    assert "removed fact-3: 2 profile(s) studied it" in second.output
+    svc = _service(url, tmp_path / "home-ana", "ana", monkeypatch)
+    try:
+        from studyapp.progress.stats import learner_stats
+
+        stats = learner_stats(svc)
+        report, _ = class_report_for(svc)
+    finally:
+        svc.close()
+    decks = {d.deck_id: d for d in stats.decks}
+    assert (decks["course-kv"].total, decks["course-kv"].mastered) == (3, 1)
+    ana = next(s for s in report.students if s.name == "ana")
+    assert dict(ana.decks)["course-kv"] == pytest.approx(1 / 3)
+    kv = next(p for p in stats.posts if p.slug == "hbm-kv-cache")
+    assert dict(ana.mastery)["hbm-kv-cache"] == pytest.approx(kv.mastery)
+    assert kv.mastered == 1
+    assert "fact-3" not in {i.card_key for i in report.items}
+    assert "fact-3" not in {q.card_key for q in report.hardest}

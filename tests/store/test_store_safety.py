@@ -210,7 +210,7 @@ def test_profiles_never_mix(db_url: str) -> None:
         assert card_state(store, ben.id, "d", "a4") is None
         assert review_count(store, ana.id) == 5 and review_count(store, ben.id) == 3
         assert totals(store, ana.id).correct == 5 and totals(store, ben.id).correct == 0
-        assert post_tallies(store, ben.id, T0)["intro"].seen == 3
+        assert post_tallies(store, ben.id)["intro"].seen == 3
         def by_lapses(stability: float | None, age: float | None, lapses: int) -> float:
             return -lapses
 
