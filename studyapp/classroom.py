@@ -297,7 +297,7 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
         keys: dict[int, set[tuple[str, str]]] = {}
         for age in set(ages.values()):
             keys.update(mastered_keys(store, [p for p, a in ages.items() if a == age], now,
-                                      age))
+                                      age, deck_ids={deck.id for deck in decks}))
         for row in rows:
             studied = _studied(decks, deck_choices(store, row.profile_id))
             per_post, per_deck = count_mastered(keys.get(row.profile_id, ()),

@@ -259,8 +259,10 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
                                    [_EPOCH, *forecast_bounds[1:]])
         leeches_job = pool.submit(db.leeches, store, profile.id, max(top, 50))
         today_job = pool.submit(db.window, store, profile.id, today_start, today_end)
+        places = service.mastery_places()
         mastered_job = pool.submit(db.mastered_keys, store, (profile.id,), now,
-                                   mastery_age(settings), day_end=today_end)
+                                   mastery_age(settings), day_end=today_end,
+                                   deck_ids={deck for _, deck in places.values()})
         overview = service.overview(with_streak=False)
         tallies = tallies_job.result()
         retention = retention_job.result()
@@ -269,8 +271,8 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
         forecast = forecast_job.result()
         leeches = leeches_job.result()
         today_totals = today_job.result()
-        post_mastered, deck_mastered = count_mastered(
-            mastered_job.result()[profile.id], service.mastery_places())
+        post_mastered, deck_mastered = count_mastered(mastered_job.result()[profile.id],
+                                                      places)
     totals = db.Totals(reviews=sum(t.reviews for t in tallies.values()),
                        correct=sum(t.correct for t in tallies.values()),
                        cards_seen=sum(t.seen for t in tallies.values()),

@@ -32,6 +32,7 @@ from sqlalchemy import (
     select,
 )
 from sqlalchemy.dialects.postgresql import ARRAY, TIMESTAMP
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from studyapp.store.database import Store
@@ -115,7 +116,9 @@ class CardDetail:
     logs: tuple[LogLine, ...]
 
 
-def _dialect(session: Session) -> str:
+def _dialect(session: Session | Connection) -> str:
+    if isinstance(session, Connection):
+        return session.dialect.name
     return session.get_bind().dialect.name
 
 
@@ -123,14 +126,15 @@ def _now(moment: datetime) -> ColumnElement[Any]:
     return literal(moment, UTCDateTime())
 
 
-def age_days(session: Session, column: Any, now: datetime) -> ColumnElement[Any]:
+def age_days(session: Session | Connection, column: Any, now: datetime) -> ColumnElement[Any]:
     """Days from ``column`` to ``now``, as a float, in the session's SQL dialect."""
     if _dialect(session) == "sqlite":
         return func.julianday(_now(now)) - func.julianday(column)
     return extract("epoch", _now(now) - column) / 86400.0
 
 
-def study_days_to(session: Session, column: Any, day_end: datetime) -> ColumnElement[Any]:
+def study_days_to(session: Session | Connection, column: Any,
+                  day_end: datetime) -> ColumnElement[Any]:
     """Whole study days from ``column`` to ``day_end`` (the current study day's end),
     as Anki counts the time since a review: 0 on the same study day."""
     age = age_days(session, column, day_end)
@@ -228,29 +232,33 @@ def post_tallies(store: Store, profile_id: int) -> dict[str, PostTally]:
 
 
 def mastered_keys(store: Store, profile_ids: Collection[int], now: datetime,
-                  mastery_age: float = 1.0, *,
-                  day_end: datetime | None = None) -> dict[int, set[tuple[str, str]]]:
-    """The (deck, card) of every mastered card of each profile.
+                  mastery_age: float = 1.0, *, day_end: datetime | None = None,
+                  deck_ids: Collection[str] | None = None) -> dict[int, set[tuple[str, str]]]:
+    """The (deck, card) of every mastered card of each profile (of ``deck_ids`` only,
+    when given: the decks studied).
 
     A review card is mastered while its age (days since its last review) is
     at most ``mastery_age`` times its stability; the caller derives that
     factor from the FSRS forgetting curve (1.0 is retrievability 0.9). With
     ``day_end`` the age is in whole study days, as the scheduler counts it.
-    Keys, not counts: a card since removed from its deck, or of a deck the
-    learner no longer studies, must not count, and only the caller knows the
-    decks.
+    Keys, not counts: a card since removed from its deck must not count, and
+    only the caller knows the decks.
     """
     found: dict[int, set[tuple[str, str]]] = {pid: set() for pid in profile_ids}
-    with store.sessions() as session:
-        age = (age_days(session, CardState.last_review, now) if day_end is None
-               else study_days_to(session, CardState.last_review, day_end))
+    if not found or (deck_ids is not None and not deck_ids):
+        return found
+    with store.engine.connect() as conn:
+        age = (age_days(conn, CardState.last_review, now) if day_end is None
+               else study_days_to(conn, CardState.last_review, day_end))
         mastered = and_(CardState.state == REVIEW, CardState.suspended.is_(False),
                         CardState.stability.is_not(None), CardState.last_review.is_not(None),
                         age <= CardState.stability * mastery_age)
-        rows = session.execute(
-            select(CardState.profile_id, CardState.deck_id, CardState.card_key)
-            .where(CardState.profile_id.in_(sorted(found)), mastered))
-        for pid, deck_id, card_key in rows:
+        query = (select(CardState.profile_id, CardState.deck_id, CardState.card_key)
+                 .where(CardState.profile_id.in_(sorted(found)), mastered))
+        if deck_ids is not None:
+            query = query.where(CardState.deck_id.in_(sorted(deck_ids)))
+        # the driver's tuples: thousands of keys, read beside other work (no row objects)
+        for pid, deck_id, card_key in conn.execute(query).cursor.fetchall():
             found[pid].add((deck_id, card_key))
     return found
 
