@@ -86,3 +86,21 @@ def test_a_deck_error_in_optimize_is_worded_as_a_deck_error(
                                 env={"STUDYAPP_HOME": str(tmp_path), "STUDYAPP_DB": None})
     assert result.exit_code == 1
     assert "too few reviews" in result.stderr and "invalid deck" not in result.stderr
+
+
+@pytest.mark.parametrize("args", [["deck", "list"], ["catalog", "schema"]])
+def test_output_piped_into_a_reader_that_stops_ends_quietly(
+        tmp_path: Path, args: list[str]) -> None:
+    """``studyapp deck list | head -1``: the reader closes the pipe; no "Broken pipe"."""
+    import subprocess
+    import sys
+
+    env = {**__import__("os").environ, "STUDYAPP_HOME": str(tmp_path / "home")}
+    proc = subprocess.Popen([sys.executable, "-m", "studyapp", "--lang", "en", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # closed before the command writes its first line
+    stderr = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert stderr == "", stderr
+    assert proc.returncode == 1

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -169,6 +170,12 @@ class LazyGroup(click.Group):
             return super().invoke(ctx)
         except click.ClickException:
             raise
+        except BrokenPipeError:
+            # the reader went away (``studyapp deck list | head``): nothing more to say, and
+            # Python must not complain when it flushes stdout at exit (its documented way)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(1)
         except Exception as exc:
             settings = ctx.find_object(Settings)
             message = _one_line(exc, settings.lang if settings is not None else "en")

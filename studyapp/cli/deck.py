@@ -11,7 +11,7 @@ import click
 from studyapp.cli import current_settings, echo_json, fail
 
 if TYPE_CHECKING:
-    from studyapp.decks import Deck
+    from studyapp.decks import Deck, DeckListing
 
 
 @click.group()
@@ -260,6 +260,9 @@ def deck_list(ctx: click.Context, as_json: bool) -> None:
 
     settings = current_settings(ctx)
     listings = discover_decks()
+    # then the decks published in this database (deck publish): what every profile there
+    # studies, though no file of them is installed here
+    listings += _published_listings(ctx)
     enabled = _decks_on(ctx, [listing.deck for listing in listings])
     if as_json:  # every field as before, plus whether this profile studies the deck
         echo_json([{**entry, "enabled": on}
@@ -280,6 +283,20 @@ def deck_list(ctx: click.Context, as_json: bool) -> None:
         click.echo(f"{line[:id_width]}  {mark.ljust(mark_width)}{line[id_width:]}")
         for skipped in draw_problem_lines(listing.id, settings.lang):
             click.echo(skipped)
+
+
+def _published_listings(ctx: click.Context) -> list[DeckListing]:
+    """The decks published in this profile's database, as listings of their stored copy."""
+    from studyapp.cli import make_service
+    from studyapp.decks import DeckListing
+    from studyapp.study import deck_kind
+
+    service = make_service(current_settings(ctx))
+    try:
+        return [DeckListing(deck.path, "published", deck) for deck in service.decks
+                if deck_kind(deck) == "published"]
+    finally:
+        service.close()
 
 
 def _decks_on(ctx: click.Context, decks: list[Deck | None]) -> list[bool | None]:

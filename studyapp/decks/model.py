@@ -30,7 +30,9 @@ from studyapp.questions.model import Kind, Question, Slip, Tolerance
 
 CardType = Literal["choice", "truefalse", "numeric", "text", "generated", "recall",
                    "scenario"]
-DeckSource = Literal["builtin", "user", "file"]
+DeckSource = Literal["builtin", "user", "file", "published"]
+"""Where a deck comes from; ``published`` only names a listing of a deck stored in the
+database (``deck publish``), which loads from its copy in the data folder as ``user``."""
 Localized = Mapping[str, str]
 
 

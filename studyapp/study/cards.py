@@ -82,10 +82,13 @@ def family_fact(name: str) -> str | None:
 
 
 def deck_kind(deck: Deck) -> str:
-    """post (built in, one per post), example (decks/examples), installed, or file."""
+    """post (built in, one per post), example (decks/examples), published (stored in the
+    database by ``deck publish``), installed, or file."""
     if deck.source == "builtin":
         examples = locations.builtin_decks_dir() / "examples"
         return "example" if deck.path.is_relative_to(examples) else "post"
+    if deck.source == "user" and deck.path.is_relative_to(locations.data_dir() / "published"):
+        return "published"
     return "installed" if deck.source == "user" else "file"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -109,6 +110,13 @@ def test_a_new_version_keeps_progress_on_the_cards_it_keeps(
     second = CliRunner().invoke(main, publish, env=env)
     assert second.exit_code == 0 and "published version 2 (3 cards)" in second.output
     source.unlink()
+    # a student's machine lists the published deck (its id for study --deck), no file needed
+    listed = CliRunner().invoke(main, ["--lang", "en", "--profile", "ana", "deck", "list",
+                                       "--json"],
+                                env={"STUDYAPP_HOME": str(tmp_path / "home-bo"),
+                                     "STUDYAPP_DB": url})
+    entry = next(e for e in json.loads(listed.output) if e["id"] == "course-kv")
+    assert (entry["source"], entry["cards"], entry["enabled"]) == ("published", 3, True)
     svc = _service(url, tmp_path / "home-ana", "ana", monkeypatch)
     try:
         deck = next(d for d in svc.decks if d.id == "course-kv")
