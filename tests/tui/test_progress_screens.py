@@ -281,6 +281,16 @@ async def test_the_class_screen_leaves_a_profile_out_and_remembers_it(
         screen = await open_class(pilot)
         assert names(screen) == ["ana", "ben", "default"]
         students = table(app, "#class-students")
+        students.move_cursor(row=1)
+        await pilot.press("x")
+        await wait_until(pilot, lambda: names(screen) == ["ana", "default"])
+        # the highlight stays on the same line: x again leaves out the one now there
+        assert table(app, "#class-students").cursor_row == 1
+        await pilot.press("x")
+        await wait_until(pilot, lambda: names(screen) == ["ana"])
+        await pilot.press("a")
+        await wait_until(pilot, lambda: names(screen) == ["ana", "ben", "default"])
+        students = table(app, "#class-students")
         students.move_cursor(row=2)
         await pilot.press("x")
         await wait_until(pilot, lambda: names(screen) == ["ana", "ben"])

@@ -135,10 +135,14 @@ class ClassReportScreen(StudyScreen):
     @work(exclusive=True, group="class-report", exit_on_error=False)
     async def load(self) -> None:
         left_out = self.left_out
+        students = self.query_one("#class-students", DataTable)
+        row = students.cursor_row  # stays where it was: x twice leaves out the next one
         report, posts = await self.study_app.backend.call(
             lambda service: load_class_report(service, left_out))
         await self.fill(report, posts)
         self.report, self.posts = report, posts
+        if report.students:
+            students.move_cursor(row=min(max(row, 0), len(report.students) - 1))
         self.refresh_bindings()
 
     def action_leave_out(self) -> None:
