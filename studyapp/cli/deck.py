@@ -146,6 +146,10 @@ def deck_edit(ctx: click.Context, deck_ref: str, card_id: str | None) -> None:
     lang = settings.lang
     service = make_service(settings)  # its decks include those published in the database
     try:
+        from studyapp.study import deck_kind
+
+        # read first: a file given by path then takes its deck's place in the service
+        published = {d.id: d.path for d in service.decks if deck_kind(d) == "published"}
         found = service.find_deck(deck_ref)  # an unknown id: the group's handler words it
     finally:
         service.close()
@@ -172,6 +176,10 @@ def deck_edit(ctx: click.Context, deck_ref: str, card_id: str | None) -> None:
                      cards=len(outcome.deck.cards)))
         if plan.installed is not None:
             click.echo(t("decks.edit.refreshed", lang, path=plan.installed))
+        stored = published.get(outcome.deck.id)
+        if stored is not None and stored.resolve() != plan.path.resolve():
+            # the database holds its own version: students study that one until republished
+            click.echo(t("decks.edit.republish", lang, deck=outcome.deck.id, path=path))
     elif outcome.status == "unchanged":
         click.echo(t("decks.edit.unchanged", lang, path=path))
     elif outcome.status == "editor_failed":

@@ -198,6 +198,23 @@ def test_a_published_deck_is_edited_from_its_source_and_says_to_publish_again(
     assert "accept: [HBM, HBM3e]" in source.read_text(encoding="utf-8")
 
 
+def test_editing_the_file_of_a_published_deck_says_to_publish_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``deck edit course.yaml`` (the file, not the id) of a deck the database holds."""
+    source = write(tmp_path, VALID_DECK, "course.yaml")
+    db = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    assert run("--db", db, "deck", "publish", str(source)).exit_code == 0
+    stub_editor(tmp_path, monkeypatch, "break", "fix")
+    result = run("--db", db, "deck", "edit", str(source))
+    assert result.exit_code == 0, result.output
+    assert ("Deck kv-cache-drill is published in this database: students study the "
+            f"published version until you run `studyapp deck publish {source}`."
+            ) in result.output
+    # without a database that holds it, no such line
+    plain = run("--db", f"sqlite:///{tmp_path / 'other.sqlite3'}", "deck", "edit", str(source))
+    assert "is published in this database" not in plain.output
+
+
 def test_an_unknown_deck_id_is_one_line(tmp_path: Path) -> None:
     result = run("deck", "edit", "no-such-deck")
     assert result.exit_code == 1
