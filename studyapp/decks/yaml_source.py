@@ -284,7 +284,10 @@ def _yaml_fix(text: str, line: int, col: int, detail: str) -> tuple[int, int, Me
     parser's own words.
     """
     lines = text.splitlines()
-    about_tab = "tab" in detail or "'\\t'" in detail  # PyYAML: "found character '\t' ..."
+    at = lines[line - 1][col - 1:col] if 0 < line <= len(lines) and col > 0 else ""
+    # PyYAML: "found character '\t' ...", or no word of it ("cannot start any token") with
+    # the tab at the position it gives
+    about_tab = "tab" in detail or "'\\t'" in detail or at == "\t"
     for number in (line, line - 1) if about_tab else ():  # it may stop at the next line
         source = lines[number - 1] if 0 < number <= len(lines) else ""
         if "\t" in source:

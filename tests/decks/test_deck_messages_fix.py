@@ -43,6 +43,10 @@ CASES = [
     ("tab", TAB, {
         "en": ":8:1: a tab character: use spaces for indentation",
         "es": ":8:1: un tabulador: usa espacios para sangrar"}),
+    # a tab before a list item: PyYAML's message does not name the tab
+    ("tab-item", HEADER + "\t- id: a\n", {
+        "en": ":6:1: a tab character: use spaces for indentation",
+        "es": ":6:1: un tabulador: usa espacios para sangrar"}),
     ("colon", COLON, {
         "en": ':9:13: the value of answer contains ": ", which YAML reads as another key: '
               'quote the value, as in answer: "a: b"',
