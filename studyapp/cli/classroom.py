@@ -128,7 +128,8 @@ def _print_class(report: Any, posts: list[str], lang: str) -> None:
     _print_deck_mastery(console, report, tr)
     hardest = Table(show_edge=False)
     hardest.add_column(tr("col.question"), overflow="fold")
-    hardest.add_column(tr("col.post"), overflow="fold")
+    hardest.add_column(tr("col.post"), no_wrap=True)  # a slug, 19 characters at most:
+    # the card's id gets the rest of the line, so "decode-bound" is not cut in two
     for column in ("students", "first_try"):
         hardest.add_column(tr(f"col.{column}"), justify="right", no_wrap=True)
     for q in report.hardest:
@@ -216,7 +217,7 @@ def _item_widths(width: int, longest_id: int, first_try: int) -> tuple[int, int,
     """
     overhead = 4 * 2 + 3  # a space each side of four cells, three rules between them
     free = max(width - overhead - first_try, 24)
-    question = max(min(longest_id, 30, free - 2 * 14), 8)
+    question = max(min(longest_id, 30, free - 2 * 12), 8)
     rest = max(free - question, 16)
     answers = rest * 11 // 20
     return question, answers, rest - answers
