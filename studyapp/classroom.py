@@ -404,8 +404,13 @@ def _prompt_text(spec: Any) -> str:
     """A card's prompt as written (its template, before any values are drawn)."""
     if spec is None:
         return ""
-    if spec.type == "generated":
-        return f"{spec.generator}"
+    if spec.type == "generated":  # its numbers change at every draw: what it asks
+        from studyapp.questions.generators import registered_families
+
+        family = registered_families().get(spec.generator or "")
+        described = (family.description.get(spec.language) or family.description.get("en")
+                     if family is not None else None)
+        return f"{described} ({spec.generator})" if described else f"{spec.generator}"
     return " ".join(spec.text(spec.prompt, spec.language).split())
 
 
