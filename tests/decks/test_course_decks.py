@@ -139,6 +139,11 @@ def test_a_course_decks_cards_count_in_its_own_mastery_not_their_posts(
                 state=NewState(2, None, 30.0, 5.0, at + timedelta(days=30), at, 1, 0, False),
                 reviewed_at=at, rating=3, correct=True, duration_ms=4000, seed=7, params=None,
                 prompt="p", response="true", expected="true", lang="en"))
+        record_answer(svc.store, svc.profile.id, Answer(  # a wrong first answer: an item
+            deck_id="serving-course", card_key="gen-kv", post="hbm-kv-cache", family=None,
+            state=NewState(1, 0, 1.0, 5.0, at + timedelta(minutes=1), at, 1, 0, False),
+            reviewed_at=at, rating=1, correct=False, duration_ms=4000, seed=7, params=None,
+            prompt="p", response="3 GB", expected="4 GB", lang="en"))
         stats = learner_stats(svc)
         report, _ = class_report_for(svc)
         home = svc.overview()
@@ -152,3 +157,6 @@ def test_a_course_decks_cards_count_in_its_own_mastery_not_their_posts(
     student = report.students[0]
     assert dict(student.mastery)["h200"] == 0.0
     assert dict(student.decks)["serving-course"] == pytest.approx(2 / 3)
+    # a generated card's prompt in the item table says what its family asks
+    item = next(i for i in report.items if i.card_key == "gen-kv")
+    assert item.prompt == "Total KV cache for a context and a batch (GB) (kv-cache-total)"
