@@ -55,6 +55,30 @@ def question_lines(card: CardSpec, question: Question, lang: str) -> list[str]:
         shown = ", ".join(f"{k}={v}" for k, v in question.params.items())
         lines.append(f"{t('decks.preview.params', lang)}: {shown}")
     lines.append(f"{t('decks.preview.explanation', lang)}: {question.explanation}")
+    lines += _feedback_lines(question, lang)
+    return lines
+
+
+def _feedback_lines(question: Question, lang: str) -> list[str]:
+    """The author's slips (with the answer each one gives for these numbers) and per-choice
+    feedback: what a student who makes that mistake will read."""
+    from studyapp.numbers import format_number
+
+    lines = []
+    for slip in question.slips:
+        if slip.message is None or not isinstance(question.answer, float):
+            continue
+        resolved = slip.resolve(question.params)
+        if resolved is None or not isinstance(resolved.ratio, float):
+            continue
+        value = format_number(question.answer * resolved.ratio, lang, sig=4)
+        unit = f" {question.unit}" if question.unit else ""
+        lines.append(f"{t('decks.preview.slip', lang, name=slip.key)}: "
+                     f"{value}{unit} → {slip.message}")
+    shown = {choice: n for n, choice in enumerate(question.choices)}
+    for choice, said in sorted(question.choice_feedback, key=lambda f: shown.get(f[0], 0)):
+        lines.append(f"{t('decks.preview.feedback', lang)} "
+                     f"{numbered_choice(question, choice)}: {said}")
     return lines
 
 

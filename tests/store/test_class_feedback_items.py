@@ -166,3 +166,20 @@ def test_answers_stored_without_their_slips_are_graded_again_for_the_item_table(
     assert items["kv-token"]["wrong"] == 2
     assert [(a["answer"], a["count"]) for a in items["memory"]["wrong_answers"]] == [
         ("GDDR7", 2), ("HBM3", 1)]
+
+
+def test_deck_preview_shows_the_authored_slips_and_choice_feedback(tmp_path: Path) -> None:
+    """What a student who makes the mistake will read, for the instructor to check."""
+    deck = tmp_path / "kv-feedback.yaml"
+    deck.write_text(DECK, encoding="utf-8")
+    result = CliRunner().invoke(main, ["--lang", "en", "deck", "preview", str(deck),
+                                       "--seed", "1"],
+                                env={"STUDYAPP_HOME": str(tmp_path / "home")})
+    assert result.exit_code == 0, result.output
+    # 2 × 80 × 8 × 128 × 2 B = 327.68 KB; without V, half of it
+    assert "Slip k-only: 163.8 KB → You counted K but not V: double it." in result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("Feedback on")]
+    assert sorted(line.split(") ", 1)[1] for line in lines) == [
+        "GDDR7: GDDR7 is for graphics cards.", "HBM3: HBM3 is the H100's memory."]
+    numbers = [int(line.removeprefix("Feedback on ").split(")")[0]) for line in lines]
+    assert numbers == sorted(numbers)  # in the order the choices are shown
