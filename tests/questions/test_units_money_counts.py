@@ -86,7 +86,7 @@ def test_every_unit_is_listed_with_its_dimension_and_names() -> None:
 
 
 @pytest.mark.parametrize(("lang", "header", "money"), [
-    ("en", "Units a numeric card's unit: may name", "money (US dollars)"),
+    ("en", "Units that a numeric card's `unit:` may name", "money (US dollars)"),
     ("es", "Unidades que puede nombrar", "dinero (dólares)"),
 ])
 def test_deck_validate_units_lists_them_in_the_learners_language(

@@ -69,14 +69,27 @@ async def on_progress(pilot: Pilot[Any]) -> None:
     await pilot.pause(0.2)
 
 
+async def settled(pilot: Pilot[Any], widget: Any) -> None:
+    """Until the page's height stops changing: every part of it drawn (the scroll bar's
+    thumb in a snapshot depends on the whole page)."""
+    last = None
+    for _ in range(50):
+        size = (widget.virtual_size, widget.scroll_y)
+        if size == last:
+            return
+        last = size
+        await pilot.pause(0.1)
+
+
 async def on_charts(pilot: Pilot[Any]) -> None:
     await on_progress(pilot)
-    await pilot.press("tab")  # the heat map: the page scrolls to its title
     screen = pilot.app.screen
     body, title = screen.query_one("#progress-body"), screen.query_one("#heatmap-title")
+    await settled(pilot, body)
+    await pilot.press("tab")  # the heat map: the page scrolls to its title
     await wait_until(pilot, lambda: title.region.y == body.region.y + 1)  # its margin above
     await pilot.wait_for_scheduled_animations()  # the scroll has finished, not just begun
-    await pilot.pause(0.3)
+    await settled(pilot, body)
 
 
 async def on_leeches(pilot: Pilot[Any]) -> None:
