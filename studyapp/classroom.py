@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from studyapp.catalog.posts import POST_SLUGS
-from studyapp.progress import count_mastered, mastery_age, round_or_none
+from studyapp.progress import count_mastered, mastery_age, mastery_places, round_or_none
 from studyapp.srs.scheduler import SchedulerSettings
 from studyapp.store import Store, open_store
 from studyapp.store import classroom as db
@@ -236,14 +236,6 @@ def studied_card_totals(decks: Sequence[Deck], choices: Mapping[str, bool] | Non
     return totals
 
 
-def mastery_places(decks: Sequence[Deck]) -> dict[tuple[str, str], tuple[str | None, str]]:
-    """Each card of ``decks``: the post its mastery counts under (None for a course deck's
-    card, even one that names a post: the home screen counts it under its course) and its
-    deck, as ``StudyService.mastery_places`` gives them for one learner."""
-    return {(deck.id, spec.id): (spec.post if deck.post is not None else None, deck.id)
-            for deck in decks for spec in deck.cards}
-
-
 def _studied(decks: Sequence[Deck], choices: Mapping[str, bool] | None) -> list[Deck]:
     """The decks a learner studies (``None``: every deck)."""
     from studyapp.study import deck_kind, deck_on_by_default
@@ -275,7 +267,7 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
     the decks the student studies. Without ``decks`` every student is counted
     against ``totals``.
     """
-    profile_ids = _picked(store, only, exclude)
+    profile_ids, not_excluded = _picked(store, only, exclude)
     rows = db.students(store, now, profile_ids)
     settings = db.profile_settings(store)
     ages = {row.profile_id: _mastery_age(settings.get(row.profile_id, {})) for row in rows}
@@ -320,26 +312,22 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
                              regrade={(q.deck_id, q.card_key) for q in questions} & known)
     items = _items(questions, wrong, decks or ())
     return ClassReport(now, source, tuple(students), tuple(questions[:top]),
-                       tuple(overdue[:top]), items,
-                       _absent(store, exclude))
+                       tuple(overdue[:top]), items, not_excluded)
 
 
-def _picked(store: Store, only: Sequence[str], exclude: Sequence[str]) -> set[int] | None:
-    """The profile ids the report covers (None: every profile)."""
+def _picked(store: Store, only: Sequence[str], exclude: Sequence[str]
+            ) -> tuple[set[int] | None, tuple[str, ...]]:
+    """The profile ids the report covers (None: every profile), and the ``exclude`` names
+    with no profile in the database."""
     if not only and not exclude:
-        return None
+        return None, ()
     names = db.profile_names(store)
     for name in only:
         if name not in names:
             raise ClassFilterError(name, sorted(names))
     picked = {names[n] for n in only} if only else set(names.values())
-    return picked - {names[n] for n in exclude if n in names}
-
-
-def _absent(store: Store, exclude: Sequence[str]) -> tuple[str, ...]:
-    """The ``exclude`` names with no profile in the database."""
-    names = db.profile_names(store) if exclude else {}
-    return tuple(n for n in exclude if n not in names)
+    return (picked - {names[n] for n in exclude if n in names},
+            tuple(n for n in exclude if n not in names))
 
 
 def _items(questions: Sequence[QuestionRow], wrong: Mapping[tuple[str, str], Sequence[Any]],

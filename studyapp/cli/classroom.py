@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,6 +17,9 @@ from studyapp.cli import (
     pct,
 )
 from studyapp.i18n import t
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 ITEM_FIELDS = ["deck", "card", "post", "prompt", "students", "first_try_accuracy", "reviews",
                "accuracy", "wrong", "wrong_answers", "slips", "reteach"]
@@ -102,7 +105,7 @@ def _print_class(report: Any, posts: list[str], lang: str) -> None:
         return t(f"class.{key}", lang, **fields)
 
     def heading(key: str) -> Text:
-        return Text("\n" + tr(key), style="bold")
+        return _heading(tr(key))
 
     console = Console(highlight=False)
     students = Table(show_edge=False)
@@ -170,7 +173,7 @@ def _print_deck_mastery(console: Any, report: Any, tr: Any) -> None:
         for deck in deck_ids:
             table.add_row(Text(visible(deck)), *(
                 pct(dict(s.decks)[deck]) if deck in dict(s.decks) else "—" for s in block))
-        console.print(Text("\n" + tr("mastery_deck"), style="bold"))
+        console.print(_heading(tr("mastery_deck")))
         console.print(table)
 
 
@@ -181,7 +184,7 @@ def _print_items(console: Any, report: Any, tr: Any) -> None:
 
     from studyapp.text import visible
 
-    console.print(Text("\n" + tr("reteach"), style="bold"))
+    console.print(_heading(tr("reteach")))
     if not report.reteach:
         console.print(Text(tr("reteach_none")))
     for item in report.reteach:
@@ -203,7 +206,7 @@ def _print_items(console: Any, report: Any, tr: Any) -> None:
         slips = ", ".join(f"{name} ({pct(item.share(n))})" for name, n in item.slips)
         table.add_row(Text(visible(f"{item.deck_id}/{item.card_key}")),
                       pct(item.first_try_accuracy), Text(visible(answers)), Text(visible(slips)))
-    console.print(Text("\n" + tr("wrong"), style="bold"))
+    console.print(_heading(tr("wrong")))
     console.print(table)
 
 
@@ -221,4 +224,11 @@ def _item_widths(width: int, longest_id: int, first_try: int) -> tuple[int, int,
     rest = max(free - question, 16)
     answers = rest * 11 // 20
     return question, answers, rest - answers
+
+
+def _heading(title: str) -> Text:
+    """A section's title, bold, after a blank line."""
+    from rich.text import Text
+
+    return Text("\n" + title, style="bold")
 

@@ -11,7 +11,7 @@ import click
 from studyapp.cli import current_settings, echo_json, fail
 
 if TYPE_CHECKING:
-    from studyapp.decks import Deck, DeckListing
+    from studyapp.decks import DeckListing
 
 
 @click.group()
@@ -267,11 +267,7 @@ def deck_list(ctx: click.Context, as_json: bool) -> None:
     from studyapp.decks.report import draw_problem_lines, listing_json, listing_lines
 
     settings = current_settings(ctx)
-    listings = discover_decks()
-    # then the decks published in this database (deck publish): what every profile there
-    # studies, though no file of them is installed here
-    listings += _published_listings(ctx)
-    enabled = _decks_on(ctx, [listing.deck for listing in listings])
+    listings, enabled = _listings_on(ctx, discover_decks())
     if as_json:  # every field as before, plus whether this profile studies the deck
         echo_json([{**entry, "enabled": on}
                    for entry, on in zip(listing_json(listings), enabled, strict=True)])
@@ -293,27 +289,21 @@ def deck_list(ctx: click.Context, as_json: bool) -> None:
             click.echo(skipped)
 
 
-def _published_listings(ctx: click.Context) -> list[DeckListing]:
-    """The decks published in this profile's database, as listings of their stored copy."""
+def _listings_on(ctx: click.Context, listings: list[DeckListing]
+                 ) -> tuple[list[DeckListing], list[bool | None]]:
+    """The listings, then the decks published in this database (``deck publish``: what
+    every profile there studies, though no file of them is installed here), and whether
+    this profile studies each (None for a deck that does not load)."""
     from studyapp.cli import make_service
     from studyapp.decks import DeckListing
     from studyapp.study import deck_kind
 
     service = make_service(current_settings(ctx))
     try:
-        return [DeckListing(deck.path, "published", deck) for deck in service.decks
-                if deck_kind(deck) == "published"]
-    finally:
-        service.close()
-
-
-def _decks_on(ctx: click.Context, decks: list[Deck | None]) -> list[bool | None]:
-    """Whether this profile studies each deck (None for a deck that does not load)."""
-    from studyapp.cli import make_service
-
-    service = make_service(current_settings(ctx))
-    try:
-        return [None if deck is None else service.deck_enabled(deck) for deck in decks]
+        listings = listings + [DeckListing(deck.path, "published", deck)
+                               for deck in service.decks if deck_kind(deck) == "published"]
+        return listings, [None if listing.deck is None else service.deck_enabled(listing.deck)
+                          for listing in listings]
     finally:
         service.close()
 

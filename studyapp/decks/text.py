@@ -43,9 +43,6 @@ def has_unsafe_characters(value: str) -> bool:
     return plain_text(value) != value
 
 
-__all__ = ["REPLACEMENT", "has_unsafe_characters", "plain_text"]
-
-
 def markdown_line(markdown: str) -> str:
     """The first paragraph or heading of a Markdown text as one plain line.
 
@@ -66,3 +63,5 @@ def markdown_line(markdown: str) -> str:
             return line
     return ""
 
+
+__all__ = ["REPLACEMENT", "has_unsafe_characters", "markdown_line", "plain_text"]

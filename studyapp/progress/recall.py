@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from studyapp.srs.calendar import day_start, elapsed_days, local_zone
 from studyapp.srs.scheduler import SchedulerSettings
+
+if TYPE_CHECKING:
+    from studyapp.decks import Deck
 
 MASTERY_RETRIEVABILITY = 0.9
 
@@ -31,6 +35,14 @@ def mastery_age(settings: SchedulerSettings, threshold: float = MASTERY_RETRIEVA
     """Age, in stabilities, up to which retrievability stays at least ``threshold``."""
     decay, factor = forgetting_curve(settings.parameters)
     return float((threshold ** (1 / decay) - 1) / factor)
+
+
+def mastery_places(decks: Sequence[Deck]) -> dict[tuple[str, str], tuple[str | None, str]]:
+    """Each card of ``decks`` (those a learner studies): the post its mastery counts under,
+    as the home screen counts it (None for a course deck's card, even one that names a
+    post: it counts under its course), and its deck."""
+    return {(deck.id, spec.id): (spec.post if deck.post is not None else None, deck.id)
+            for deck in decks for spec in deck.cards}
 
 
 def count_mastered(mastered: Iterable[tuple[str, str]],

@@ -16,7 +16,7 @@ from sqlalchemy import and_, case, func, select, true
 
 from studyapp.store.database import Store
 from studyapp.store.models import CardStat, CardState, Profile, PublishedDeck, ReviewLog
-from studyapp.store.stats import REVIEW, age_days
+from studyapp.store.stats import REVIEW, mastered_card
 
 
 @dataclass(frozen=True)
@@ -141,25 +141,11 @@ def students(store: Store, now: datetime,
 def mastery_by_post(store: Store, now: datetime,
                     mastery_age: float = 1.0) -> dict[tuple[int, str], int]:
     """Mastered cards (review, recall still >= the threshold) per (profile, post)."""
-    return _mastered_by(store, CardState.post, now, mastery_age)
-
-
-def mastery_by_deck(store: Store, now: datetime,
-                    mastery_age: float = 1.0) -> dict[tuple[int, str], int]:
-    """Mastered cards per (profile, deck): a course deck's mastery, whatever its posts."""
-    return _mastered_by(store, CardState.deck_id, now, mastery_age)
-
-
-def _mastered_by(store: Store, column: Any, now: datetime,
-                 mastery_age: float) -> dict[tuple[int, str], int]:
     with store.sessions() as session:
-        age = age_days(session, CardState.last_review, now)
-        mastered = and_(CardState.state == REVIEW, CardState.suspended.is_(False),
-                        CardState.stability.is_not(None), CardState.last_review.is_not(None),
-                        age <= CardState.stability * mastery_age)
-        return {(pid, key): _int(n) for pid, key, n in session.execute(
-            select(CardState.profile_id, column, func.sum(_true(mastered)))
-            .group_by(CardState.profile_id, column))}
+        return {(pid, post): _int(n) for pid, post, n in session.execute(
+            select(CardState.profile_id, CardState.post,
+                   func.sum(_true(mastered_card(session, now, mastery_age))))
+            .group_by(CardState.profile_id, CardState.post))}
 
 
 def hardest_questions(store: Store, limit: int | None = 20, min_students: int = 1,

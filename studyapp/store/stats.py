@@ -231,6 +231,18 @@ def post_tallies(store: Store, profile_id: int) -> dict[str, PostTally]:
     return {post: PostTally(post, **values) for post, values in found.items()}
 
 
+def mastered_card(bind: Session | Connection, now: datetime, mastery_age: float = 1.0,
+                  day_end: datetime | None = None) -> ColumnElement[bool]:
+    """A card state is mastered: a review card (not suspended) whose age, days since its
+    last review (whole study days with ``day_end``), is at most ``mastery_age`` times its
+    stability."""
+    age = (age_days(bind, CardState.last_review, now) if day_end is None
+           else study_days_to(bind, CardState.last_review, day_end))
+    return and_(CardState.state == REVIEW, CardState.suspended.is_(False),
+                CardState.stability.is_not(None), CardState.last_review.is_not(None),
+                age <= CardState.stability * mastery_age)
+
+
 def mastered_keys(store: Store, profile_ids: Collection[int], now: datetime,
                   mastery_age: float = 1.0, *, day_end: datetime | None = None,
                   deck_ids: Collection[str] | None = None) -> dict[int, set[tuple[str, str]]]:
@@ -248,13 +260,9 @@ def mastered_keys(store: Store, profile_ids: Collection[int], now: datetime,
     if not found or (deck_ids is not None and not deck_ids):
         return found
     with store.engine.connect() as conn:
-        age = (age_days(conn, CardState.last_review, now) if day_end is None
-               else study_days_to(conn, CardState.last_review, day_end))
-        mastered = and_(CardState.state == REVIEW, CardState.suspended.is_(False),
-                        CardState.stability.is_not(None), CardState.last_review.is_not(None),
-                        age <= CardState.stability * mastery_age)
         query = (select(CardState.profile_id, CardState.deck_id, CardState.card_key)
-                 .where(CardState.profile_id.in_(sorted(found)), mastered))
+                 .where(CardState.profile_id.in_(sorted(found)),
+                        mastered_card(conn, now, mastery_age, day_end)))
         if deck_ids is not None:
             query = query.where(CardState.deck_id.in_(sorted(deck_ids)))
         # the driver's tuples: thousands of keys, read beside other work (no row objects)

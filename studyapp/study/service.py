@@ -419,10 +419,11 @@ class StudyService:
         return {c.key for c in self._active_cards}
 
     def mastery_places(self) -> dict[tuple[str, str], tuple[str | None, str]]:
-        """Each card of the decks studied: the post its mastery counts under (as the home
-        screen counts it; None for a course deck's card) and its deck."""
-        return {c.key: (c.spec.post if c.deck.post is not None else None, c.deck.id)
-                for c in self._active_cards}
+        """Each card of the decks studied: the post its mastery counts under and its deck
+        (``progress.mastery_places``, which the class report uses for every student)."""
+        from studyapp.progress import mastery_places
+
+        return mastery_places([d for d in self.decks if self.deck_enabled(d)])
 
     def studied_keys(self) -> frozenset[tuple[str, str]]:
         """(deck, card) of every card in the decks this learner has switched on."""
