@@ -84,13 +84,20 @@ def _study(url: str, deck: Path, name: str, kv: str, memory: str) -> list[str]:
     return said
 
 
-def test_slips_and_choice_feedback_are_recorded_and_counted_in_the_item_table(
-        tmp_path: Path) -> None:
+def _class_studies(tmp_path: Path) -> tuple[Path, Path, str, dict[str, list[str]]]:
+    """The deck file, the class's database and its URL, once every student of ``CLASS``
+    has studied; with the messages each one's answers got."""
     deck = tmp_path / "kv-feedback.yaml"
     deck.write_text(DECK, encoding="utf-8")
     db = tmp_path / "class.sqlite3"
     url = f"sqlite:///{db}"
     said = {name: _study(url, deck, name, kv, memory) for name, (kv, memory) in CLASS.items()}
+    return deck, db, url, said
+
+
+def test_slips_and_choice_feedback_are_recorded_and_counted_in_the_item_table(
+        tmp_path: Path) -> None:
+    deck, db, url, said = _class_studies(tmp_path)
     # the study loop shows the authored messages
     assert any("You counted K but not V" in m for m in said["ana"])
     assert any("GDDR7 is for graphics cards." in m for m in said["bo"])
@@ -143,12 +150,7 @@ def test_slips_and_choice_feedback_are_recorded_and_counted_in_the_item_table(
 def test_answers_stored_without_their_slips_are_graded_again_for_the_item_table(
         tmp_path: Path) -> None:
     """Answers from before the study loop noted slips still count under the slip's name."""
-    deck = tmp_path / "kv-feedback.yaml"
-    deck.write_text(DECK, encoding="utf-8")
-    db = tmp_path / "class.sqlite3"
-    url = f"sqlite:///{db}"
-    for name, (kv, memory) in CLASS.items():
-        _study(url, deck, name, kv, memory)
+    deck, db, url, _ = _class_studies(tmp_path)
     with sqlite3.connect(db) as conn:
         conn.execute(f"UPDATE review_logs SET params = json_remove(params, '$.{ANSWER_SLIPS}')")
         left = conn.execute("SELECT count(*) FROM review_logs WHERE correct = 0 AND "

@@ -85,16 +85,23 @@ def test_a_class_on_postgres_where_the_reporting_machine_has_no_deck_files(
     assert prompts["fact-1"] == "KV fact 1 holds."  # prompt text from the stored deck
 
 
-def test_a_new_version_keeps_progress_on_the_cards_it_keeps(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Version 2 rewords one card and drops another: the reworded card keeps its history,
-    every student studies the new text, and nobody needs the file."""
+def _published_v1(tmp_path: Path) -> tuple[str, Path, dict[str, str], list[str]]:
+    """COURSE published as version 1 into a new SQLite class: the database URL, the
+    source file, the instructor's environment and the publish command, to run again."""
     url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
     source = tmp_path / "course-kv.yaml"
     source.write_text(COURSE, encoding="utf-8")
     env = {"STUDYAPP_HOME": str(tmp_path / "instructor-home"), "STUDYAPP_DB": url}
     publish = ["--lang", "en", "--profile", "teacher", "deck", "publish", str(source)]
     assert "published version 1" in CliRunner().invoke(main, publish, env=env).output
+    return url, source, env, publish
+
+
+def test_a_new_version_keeps_progress_on_the_cards_it_keeps(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Version 2 rewords one card and drops another: the reworded card keeps its history,
+    every student studies the new text, and nobody needs the file."""
+    url, source, env, publish = _published_v1(tmp_path)
     svc = _service(url, tmp_path / "home-ana", "ana", monkeypatch)
     try:
         for card in ("fact-0", "fact-1"):
@@ -138,12 +145,7 @@ def test_a_card_a_new_version_removes_counts_nowhere(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Mastery, stats and the reteach list follow the deck as it is now: a card removed
     from it, mastered or missed, is in no total and no numerator."""
-    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
-    source = tmp_path / "course-kv.yaml"
-    source.write_text(COURSE, encoding="utf-8")
-    env = {"STUDYAPP_HOME": str(tmp_path / "instructor-home"), "STUDYAPP_DB": url}
-    publish = ["--lang", "en", "--profile", "teacher", "deck", "publish", str(source)]
-    assert "published version 1" in CliRunner().invoke(main, publish, env=env).output
+    url, source, env, publish = _published_v1(tmp_path)
     for name in ("ana", "bo"):
         svc = _service(url, tmp_path / f"home-{name}", name, monkeypatch)
         try:
