@@ -104,9 +104,11 @@ async def on_leeches(pilot: Pilot[Any]) -> None:
     await pilot.pause()
     pilot.app.clear_notifications()  # the row itself shows the change
     # the focused table scrolls into view: let every scroll finish before the picture
+    body = screen.query_one("#progress-body")
     for _ in range(3):
         await pilot.wait_for_scheduled_animations()
         await pilot.pause(0.2)
+    await settled(pilot, body)  # on a busy machine the scroll may start late
 
 
 async def on_post_cards(pilot: Pilot[Any]) -> None:
