@@ -1,6 +1,6 @@
 """Typed catalog entries: the hardware and model figures every question uses.
 
-Field names are a fixed contract (DESIGN.md). Units are in the names:
+Field names are a fixed contract (docs/architecture.md). Units are in the names:
 ``memory_gb`` is the capacity as the vendor prints it, read in ``memory_unit``
 (HBM "GB" are binary, GiB; see ``Accelerator.memory_bytes``),
 ``memory_bandwidth_tb_s`` is 10^12 bytes/s,

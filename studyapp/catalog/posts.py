@@ -32,7 +32,7 @@ except ImportError:  # pragma: no cover - pure-Python PyYAML
     from yaml import SafeLoader  # type: ignore[assignment]
 
 SECTIONS: tuple[str, ...] = ("intro", "memory", "accelerators", "systems", "network", "storage")
-"""Section ids in reading order (DESIGN.md)."""
+"""Section ids in reading order (docs/architecture.md)."""
 
 POST_SLUGS: tuple[str, ...] = (
     "intro",

@@ -265,7 +265,7 @@ CardModel = Annotated[
 
 
 class DeckFile(_Strict):
-    """A deck as written in YAML (DESIGN.md, section "Decks")."""
+    """A deck as written in YAML (docs/architecture.md, section "Decks")."""
 
     model_config = ConfigDict(
         title="studyapp deck",

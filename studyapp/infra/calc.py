@@ -1,7 +1,7 @@
 """The ``studyapp calc`` reports: inputs resolved to numbers, results as dicts.
 
 Shared by the command line and the TUI calculator so both show the same
-figures. JSON keys are a fixed contract (DESIGN.md). Sizes are reported in
+figures. JSON keys are a fixed contract (docs/architecture.md). Sizes are reported in
 GB (10^9 bytes) and also as exact bytes.
 """
 

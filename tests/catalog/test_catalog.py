@@ -1,4 +1,4 @@
-"""The shipped catalog validates, covers every DESIGN.md id and is self-consistent."""
+"""The shipped catalog validates, covers every docs/architecture.md id and is self-consistent."""
 
 from __future__ import annotations
 

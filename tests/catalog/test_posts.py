@@ -25,7 +25,7 @@ from studyapp.catalog.posts import (
     post_path,
 )
 
-# DESIGN.md, "Posts (slugs are fixed)": order, slug, section.
+# docs/architecture.md, "Posts (slugs are fixed)": order, slug, section.
 DESIGN_POSTS = [
     (1, "intro", "intro"),
     (2, "hbm-kv-cache", "memory"),

@@ -1,4 +1,4 @@
-"""``studyapp generate``: the JSON contract DESIGN.md fixes, and its errors."""
+"""``studyapp generate``: the JSON contract docs/architecture.md fixes, and its errors."""
 
 from __future__ import annotations
 

@@ -65,7 +65,10 @@ def report(line: str) -> None:
 
 
 def figure(name: str, value: float, unit: str, goal: str) -> None:
-    """One benchmark figure, as DESIGN.md fixes it: ``[perf] NAME: VALUE UNIT (goal ...)``."""
+    """One benchmark figure, as docs/architecture.md fixes it.
+
+    The line reads ``[perf] NAME: VALUE UNIT (goal ...)``.
+    """
     shown = f"{value:.2f}" if unit == "x" else f"{value:.1f}" if value < 100 else f"{value:.0f}"
     print(f"\n[perf] {name}: {shown} {unit} (goal {goal})", flush=True)
 

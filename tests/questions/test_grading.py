@@ -1,4 +1,4 @@
-"""Grading tables (every example in DESIGN.md "Questions") and properties."""
+"""Grading tables (every example in docs/architecture.md "Questions") and properties."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ MAX_INT_BITS = 4_096
 MAX_ROUND_DIGITS = 20
 
 DTYPE_BYTES: Mapping[str, float] = UNIT_DTYPE_BYTES
-"""Bytes per value of each dtype, as DESIGN.md fixes them."""
+"""Bytes per value of each dtype, as docs/architecture.md fixes them."""
 
 
 class FormulaError(ValueError):

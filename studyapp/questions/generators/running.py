@@ -2,7 +2,7 @@
 
 ``studyapp generate`` and anything else that wants several instances use
 these, so instance ``i`` of a run of seed ``s`` is the same question
-everywhere (DESIGN.md fixes the JSON keys).
+everywhere (docs/architecture.md fixes the JSON keys).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def tolerance_text(tolerance: Tolerance | None, unit: str | None) -> str | None:
 
 
 def as_record(question: Question) -> dict[str, Any]:
-    """The JSON object of one instance (keys fixed by DESIGN.md, plus ``seed``).
+    """The JSON object of one instance (keys fixed by docs/architecture.md, plus ``seed``).
 
     A scenario's ``kind``, ``answer``, ``unit`` and ``tolerance`` are those of its last
     step (what the chain ends on), so every instance keeps the fixed kinds; its
