@@ -103,6 +103,16 @@ class Accelerator(Entry):
     def bandwidth_bytes_s(self) -> float:
         return self.memory_bandwidth_tb_s * 1e12
 
+    def dense_tflops(self, dtype: str) -> float | None:
+        """The chip's published dense rate for ``dtype``, or None where it has none.
+
+        FP16 runs at the BF16 rate and INT8/INT4 at FP8/FP4's; nothing else borrows
+        another precision's rate (an A100 has no FP8 units, FP32 is not BF16)."""
+        rates = {"bf16": self.bf16_dense_tflops, "fp16": self.bf16_dense_tflops,
+                 "fp8": self.fp8_dense_tflops, "int8": self.fp8_dense_tflops,
+                 "fp4": self.fp4_dense_tflops, "int4": self.fp4_dense_tflops}
+        return rates.get(dtype)
+
     # --- exceptions to the precision rules, and how texts name the chip
 
     name_pattern: str | None = None

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from studyapp import catalog
-from studyapp.cli import fail
+from studyapp.cli import current_settings, fail
 from studyapp.infra.calc import DeviceInput, ModelInput, parse_count
 from studyapp.infra.memory import KVShape
 from studyapp.infra.shapes import model_input
@@ -136,6 +136,7 @@ def resolve_device(kw: dict[str, Any], need: str) -> DeviceInput:
     bandwidth = kw["bandwidth_tb_s"] * 1e12 if kw.get("bandwidth_tb_s") else None
     flops = kw["tflops"] * 1e12 if kw.get("tflops") else None
     label = "custom"
+    compute_dtype = None
     if kw.get("gpu_id"):
         gpu = catalog.load_catalog().accelerators[kw["gpu_id"]]  # unknown: as the model's
         label = gpu.id
@@ -144,16 +145,23 @@ def resolve_device(kw: dict[str, Any], need: str) -> DeviceInput:
         bandwidth = bandwidth or gpu.bandwidth_bytes_s
         if flops is None:
             dtype = kw.get("dtype") or "bf16"
-            by_dtype = {"fp8": gpu.fp8_dense_tflops, "int8": gpu.fp8_dense_tflops,
-                        "fp4": gpu.fp4_dense_tflops, "int4": gpu.fp4_dense_tflops}
-            tflops = by_dtype.get(dtype) or gpu.bf16_dense_tflops
+            tflops = gpu.dense_tflops(dtype)
+            if tflops is None and need == "flops":  # a run in that precision: no such rate
+                from studyapp.i18n import t  # the message tables: only on this error
+
+                lang = current_settings(click.get_current_context()).lang
+                fail(t("calc.no_rate", lang, chip=gpu.name, dtype=dtype,
+                       rates=", ".join(d for d in ("bf16", "fp8", "fp4")
+                                       if gpu.dense_tflops(d) is not None)))
+            if tflops is None:  # weights stored in it, computed at the BF16 rate, said so
+                tflops, compute_dtype = gpu.bf16_dense_tflops, "bf16"
             flops = tflops * 1e12
     figures = {"memory": (memory, "--memory-gb"), "bandwidth": (bandwidth, "--bandwidth-tb-s"),
                "flops": (flops, "--tflops")}
     value, option = figures[need]
     if value is None:
         fail(f"give --gpu ID or {option}")
-    return DeviceInput(label, memory, bandwidth, flops, basis, driver_mib)
+    return DeviceInput(label, memory, bandwidth, flops, basis, driver_mib, compute_dtype)
 
 
 def memory_basis(gpu: Any) -> str:

@@ -155,6 +155,10 @@ class DeviceInput:
     flops: float | None
     memory_basis: str | None = None
     driver_memory_mib: int | None = None
+    compute_dtype: str | None = None
+    """The precision whose rate ``flops`` is, where it is not the weights' own: a chip with
+    no FP8 units computes FP8 weights at its BF16 rate (weight-only), and the report
+    says so instead of quietly using another rate."""
 
 
 def fit_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: str | None,
@@ -282,6 +286,7 @@ def decode_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtyp
         "flops_per_step": step.flops_per_step,
         "bandwidth_tb_s": bandwidth / 1e12,
         "tflops": device.flops / 1e12 if device.flops else None,
+        "compute_dtype": device.compute_dtype or (dtype if device.flops else None),
         "mfu": mfu,
         "moe_rule": rule,
         "experts_touched": touched,

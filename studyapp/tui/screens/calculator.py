@@ -206,10 +206,10 @@ class CalculatorScreen(StudyScreen):
         model = catalog.models[inputs.model_id]
         gpu = catalog.accelerators[inputs.gpu_id]
         model_input = model_input_of(model)
-        by_dtype = {"fp8": gpu.fp8_dense_tflops, "int8": gpu.fp8_dense_tflops,
-                    "fp4": gpu.fp4_dense_tflops, "int4": gpu.fp4_dense_tflops}
-        tflops = by_dtype.get(inputs.dtype) or gpu.bf16_dense_tflops
-        device = DeviceInput(gpu.id, gpu.memory_bytes, gpu.bandwidth_bytes_s, tflops * 1e12)
+        rate = gpu.dense_tflops(inputs.dtype)
+        tflops = rate if rate is not None else gpu.bf16_dense_tflops  # said below the results
+        device = DeviceInput(gpu.id, gpu.memory_bytes, gpu.bandwidth_bytes_s, tflops * 1e12,
+                             compute_dtype=None if rate is not None else "bf16")
         fit = fit_report(model_input, device, dtype=inputs.dtype, kv_dtype=inputs.kv_dtype,
                          context=inputs.context, batch=inputs.batch, gpus=inputs.gpus)
         kv = kv_report(model_input, dtype=inputs.kv_dtype, tokens=inputs.context,
@@ -224,15 +224,18 @@ class CalculatorScreen(StudyScreen):
             "tui.calc.kv_result", per_token=self.figure(kv["kv_cache_bytes_per_token"] / 1e3),
             total=self.figure(kv["kv_cache_gb"]), tokens=self.count(inputs.context),
             batch=inputs.batch))
-        self.query_one("#decode-result", Static).update(self.tr(
+        borrowed = "" if rate is not None else "\n" + self.tr(
+            "tui.calc.borrowed_rate", chip=gpu.name, dtype=inputs.dtype,
+            tflops=self.figure(tflops))
+        self.query_one("#decode-result", Static).update(Content(self.tr(  # a chip's name: text
             "tui.calc.decode_result", tokens=self.figure(decode["tokens_per_s"]),
             per_sequence=self.figure(decode["tokens_per_s_per_sequence"]),
             step=self.figure(decode["step_ms"]),
-            bandwidth=self.figure(decode["bandwidth_tb_s"])))
-        self.query_one("#train-result", Static).update(self.tr(
+            bandwidth=self.figure(decode["bandwidth_tb_s"])) + borrowed))
+        self.query_one("#train-result", Static).update(Content(self.tr(
             "tui.calc.train_result", flops=self.figure(train["flops"]),
             days=self.figure(train["days"]),
-            gpu_hours=self.figure(train["gpu_hours"]), tflops=self.figure(tflops)))
+            gpu_hours=self.figure(train["gpu_hours"]), tflops=self.figure(tflops)) + borrowed))
 
     def show_fit(self, fit: dict[str, Any], *, total_bytes: float) -> None:
         verdict = self.tr("tui.calc.fits" if fit["fits"] else "tui.calc.does_not_fit")
