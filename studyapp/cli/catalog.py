@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from studyapp.cli import current_settings, echo_json
+from studyapp.text import one_line
 
 
 @click.group()
@@ -73,3 +74,106 @@ def catalog_schema() -> None:
     from studyapp.catalog.models import CatalogFile
 
     echo_json(CatalogFile.model_json_schema())
+
+
+KIND_OF_TABLE = {"accelerators": "accelerator", "interconnects": "interconnect",
+                 "systems": "system", "models": "model"}
+
+
+@catalog.command("list")
+@click.option("--kind", type=click.Choice(list(KIND_OF_TABLE.values())), default=None,
+              help="Only entries of this kind.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def catalog_list(ctx: click.Context, kind: str | None, as_json: bool) -> None:
+    """List the catalog's ids by kind (the shipped catalog and your catalog.yaml)."""
+    from studyapp.catalog import load_catalog
+    from studyapp.i18n import t
+
+    shown = load_catalog()
+    tables = {name: getattr(shown, name) for name, k in KIND_OF_TABLE.items()
+              if kind in (None, k)}
+    if as_json:
+        echo_json({name: [{"id": e.id, "name": e.name} for e in table]
+                   for name, table in tables.items()})
+        return
+    lang = current_settings(ctx).lang
+    for name, table in tables.items():
+        click.echo(t("catalog.list.heading", lang, kind=t(f"catalog.kind.{KIND_OF_TABLE[name]}",
+                                                             lang), count=len(table)))
+        width = max((len(e.id) for e in table), default=0)
+        for entry in table:
+            click.echo(f"  {entry.id:<{width}}  {one_line(entry.name)}")
+
+
+@catalog.command("show")
+@click.argument("entry_id", metavar="ID")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def catalog_show(ctx: click.Context, entry_id: str, as_json: bool) -> None:
+    """Show one entry's figures with their sources, and how its memory is read."""
+    from studyapp.catalog import load_catalog
+    from studyapp.catalog.errors import UnknownIdError
+
+    shown = load_catalog()
+    found = [(kind, getattr(shown, name)[entry_id]) for name, kind in KIND_OF_TABLE.items()
+             if entry_id in getattr(shown, name)]
+    if not found:
+        known = [i for name in KIND_OF_TABLE for i in getattr(shown, name).ids()]
+        raise UnknownIdError("catalog entry", entry_id, known)
+    kind, entry = found[0]
+    figures = entry.model_dump(mode="json", exclude={"id", "name", "sources", "note"},
+                               exclude_none=True)
+    memory = _memory_reading(entry)
+    if as_json:
+        echo_json({"id": entry.id, "kind": kind, "name": entry.name, "figures": figures,
+                   **({"memory": memory} if memory else {}),
+                   "note": entry.note, "sources": [str(url) for url in entry.sources]})
+        return
+    _print_entry(current_settings(ctx).lang, kind, entry.name, entry.id, figures, memory,
+                 entry.note, [str(url) for url in entry.sources])
+
+
+def _memory_reading(entry: object) -> dict[str, object] | None:
+    """How a chip's capacity is read: the figure every fit uses, in bytes and its basis."""
+    from studyapp.catalog.models import Accelerator
+
+    if not isinstance(entry, Accelerator):
+        return None
+    basis = ("driver-total" if entry.driver_memory_mib is not None
+             else "vendor-gib" if entry.memory_unit == "GiB" else "vendor-gb")
+    return {"bytes": entry.memory_bytes, "gb": entry.memory_bytes / 1e9, "basis": basis,
+            "driver_mib": entry.driver_memory_mib}
+
+
+def _print_entry(lang: str, kind: str, name: str, entry_id: str, figures: dict[str, object],
+                 memory: dict[str, object] | None, note: str | None,
+                 sources: list[str]) -> None:
+    """An entry as a reader scans it: name, figures one a line, memory basis, note, sources."""
+    from studyapp.i18n import t
+    from studyapp.numbers import format_figure
+
+    click.echo(f"{one_line(name)} ({t(f'catalog.kind.{kind}', lang)} {entry_id})")
+    width = max((len(key) for key in figures), default=0)
+    for key, value in figures.items():
+        shown = (", ".join(f"{k}: {_plain(v)}" for k, v in value.items())
+                 if isinstance(value, dict) else
+                 ", ".join(map(_plain, value)) if isinstance(value, list) else _plain(value))
+        click.echo(f"  {key:<{width}}  {one_line(shown)}")
+    if memory is not None:
+        gb = memory["gb"]
+        assert isinstance(gb, float)
+        click.echo(t(f"catalog.show.memory.{memory['basis']}", lang,
+                     gb=format_figure(gb, lang), mib=memory["driver_mib"]))
+    if note:
+        click.echo(t("catalog.show.note", lang, note=one_line(note)))
+    click.echo(t("catalog.show.sources", lang))
+    for url in sources:
+        click.echo(f"  {one_line(url)}")
+
+
+def _plain(value: object) -> str:
+    """A figure as the catalog file holds it: 288, not 288.0; 3.35 as it is."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
