@@ -29,6 +29,7 @@ from studyapp.catalog.models import (
     Model,
     System,
 )
+from studyapp.catalog.plausible import plausibility
 
 try:  # the C loader is ~10x faster; both are safe loaders
     from yaml import CSafeLoader as SafeLoader
@@ -231,7 +232,8 @@ def validate_data(path: Path, data: object) -> CatalogFile:
 
 
 def cross_check(files: Sequence[tuple[Path, CatalogFile]]) -> list[Finding]:
-    """What no one file shows: duplicate ids, references to ids no file defines."""
+    """What no one file shows: duplicate ids, references to ids no file defines; and
+    figures no real part has (``plausible``)."""
     findings: list[Finding] = []
     seen: dict[tuple[str, str], Path] = {}
     ids: dict[str, set[str]] = {table: set() for table in TABLES}
@@ -269,6 +271,9 @@ def cross_check(files: Sequence[tuple[Path, CatalogFile]]) -> list[Finding]:
         for pool, chips in data.pools.items():
             for j, chip in enumerate(chips):
                 unknown(path, ("pools", pool, j), "accelerators", chip)
+    for path, data in files:
+        findings.extend(Finding(path, odd.loc, odd.message, odd.key, odd.fields)
+                        for odd in plausibility(data))
     return findings
 
 
