@@ -308,17 +308,19 @@ def bottleneck_from_numbers(ctx: DrawContext, options: Mapping[str, Any]) -> Que
               "usable_gb": ctx.num(d["usable"] / GB, 4), "tokens": ctx.num(d["tokens"]),
               "intensity": ctx.num(d["intensity"], 3), "ridge": ctx.num(d["ridge"], 3)}
     binds = d["binds"]
+    one = "_one" if d["batch"] == 1 else ""  # "one sequence", never "1 sequences"
     steps = [ctx.t("gen.neck.n_memory", **fields)]
     if binds == "capacity":
         steps.append(ctx.t("gen.neck.n_too_big", **fields))
     else:
         steps += [ctx.t("gen.neck.n_fits", **fields),
-                  ctx.t(f"gen.neck.n_intensity_{d['phase']}", **fields),
+                  ctx.t(f"gen.neck.n_intensity_{d['phase']}"
+                        f"{one if d['phase'] == 'decode' else ''}", **fields),
                   ctx.t(f"gen.neck.n_{binds}", **fields)]
     correct = ctx.t(f"gen.neck.res_{binds}")
     others = [ctx.t(f"gen.neck.res_{r}") for r in (*BINDS, "network")]
     return ctx.question(
-        kind=Kind.CHOICE, prompt=ctx.t(f"gen.neck.n_prompt_{d['phase']}", **fields),
+        kind=Kind.CHOICE, prompt=ctx.t(f"gen.neck.n_prompt_{d['phase']}{one}", **fields),
         explanation=join_steps(*steps),
         answer=correct, choices=shuffled_choices(rng, correct, others),
         params={"scenario": f"serve-{d['phase']}", "gpu": chip.id, "model": model.id,
