@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import difflib
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from studyapp.cli import current_settings, echo_json, fail, user_error_text
+
+if TYPE_CHECKING:
+    from studyapp.questions.model import Question
 
 
 def _print_options(family: Any, as_json: bool, lang: str) -> None:
@@ -153,7 +156,25 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, list_o
             answer = t("gen.word.yes" if answer else "gen.word.no", lang)
         elif isinstance(answer, float):
             answer = expected_display(question)  # the learner's language and unit
-        tolerance = f" (±{record['tolerance']})" if record["tolerance"] else ""
+        exact = question.tolerance is not None and question.tolerance.absolute == 0
+        tolerance = (f" (±{shown_tolerance(question, lang)})"
+                     if record["tolerance"] and not exact else "")
         click.echo(f"{t('gen.cli.answer', lang)}: {answer}{tolerance}")
         click.echo(record["explanation"])
         click.echo("")
+
+
+def shown_tolerance(question: Question, lang: str) -> str:
+    """The tolerance as the reader writes numbers: ``2%``, ``0.5 KB``; ``2 %``, ``0,5 KB``.
+
+    The JSON keeps the fixed form (``"0.5%"``); the text a person reads follows the
+    language (Spanish: decimal comma, a space before %)."""
+    from studyapp.numbers import format_number
+
+    tolerance = question.tolerance
+    assert tolerance is not None
+    if tolerance.absolute is not None:
+        figure = format_number(tolerance.absolute, lang, sig=6)
+        return figure + (f" {question.unit}" if question.unit else "")
+    figure = format_number((tolerance.relative or 0.0) * 100, lang, sig=6)
+    return f"{figure} %" if lang == "es" else f"{figure}%"

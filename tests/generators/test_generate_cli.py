@@ -85,3 +85,19 @@ def test_scenarios_listed_with_kind_scenario_and_their_parts_in_json() -> None:
         parts[0]["answer"] + instance["params"]["users"] * parts[1]["answer"], rel=1e-4)
     assert parts[3]["tolerance"] == "0 GPUs" and parts[5]["unit"] is None
     assert instance["answer"] == parts[-1]["answer"]  # the fixed keys: the step it ends on
+
+
+def test_the_text_listing_writes_the_tolerance_as_the_reader_does() -> None:
+    def answer_line(lang: str, family: str) -> str:
+        result = CliRunner().invoke(main, ["--lang", lang, "generate", family, "--seed", "1"])
+        assert result.exit_code == 0, result.output
+        return next(line for line in result.output.splitlines()
+                    if line.startswith(("Answer:", "Respuesta:")))
+
+    assert answer_line("en", "kv-cache-per-token").endswith("(±2%)")
+    assert answer_line("es", "kv-cache-per-token").endswith("(±2 %)")
+    # a count is exact: no "(±0)" after it
+    assert "±" not in answer_line("en", "min-gpus")
+    result = CliRunner().invoke(main, ["--lang", "es", "generate", "kv-cache-per-token",
+                                       "--seed", "1", "--json"])
+    assert json.loads(result.output)[0]["tolerance"] == "2%"  # the JSON keeps its form
