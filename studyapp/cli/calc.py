@@ -17,6 +17,7 @@ from studyapp.cli.calc_inputs import (
     resolve_model,
 )
 from studyapp.infra.calc import (
+    ModelInput,
     allreduce_report,
     checkpoint_report,
     cost_report,
@@ -59,6 +60,19 @@ def _print_report(ctx: click.Context, report: dict[str, Any], as_json: bool,
         click.echo(f"{t(names[key], lang):<{width}}  {shown}")
 
 
+def _flag_context(ctx: click.Context, model: ModelInput, tokens: int) -> None:
+    """A context past what the model was published for is computed, with a note on stderr
+    (a 327-million-token context for a 131,072-token model is a typo, not a plan)."""
+    if model.context_length is None or tokens <= model.context_length:
+        return
+    from studyapp.i18n import t
+
+    lang = current_settings(ctx).lang
+    click.echo(t("calc.past_context", lang, model=model.label,
+                 limit=format_count(model.context_length, lang),
+                 tokens=format_count(tokens, lang)), err=True)
+
+
 @click.group()
 def calc() -> None:
     """Calculator: memory fit, KV cache, decode speed, training, checkpoints, all-reduce,
@@ -83,6 +97,7 @@ def calc() -> None:
 def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
     """Does a model (weights + KV cache) fit on N devices?"""
     model = resolve_model(kw, need_shape=kw["context"] > 0)
+    _flag_context(ctx, model, kw["context"])
     resolve_dtypes(kw, model)
     device = resolve_device(kw, "memory")
     report = fit_report(model, device, dtype=kw["dtype"], kv_dtype=kw["kv_dtype"],
@@ -103,6 +118,7 @@ def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
 def calc_kv(ctx: click.Context, /, **kw: Any) -> None:
     """KV cache per token and for tokens × batch."""
     model = resolve_model(kw, need_params=False)
+    _flag_context(ctx, model, kw["tokens"])
     report = kv_report(model, dtype=kw["dtype"], tokens=kw["tokens"], batch=kw["batch"])
     _print_report(ctx, report, kw["as_json"], labels={"dtype": "calc.kv_dtype"})
 
@@ -126,6 +142,7 @@ def calc_kv(ctx: click.Context, /, **kw: Any) -> None:
 def calc_decode(ctx: click.Context, /, **kw: Any) -> None:
     """Decode tokens/s: the larger of memory time and compute time per step."""
     model = resolve_model(kw, need_shape=kw["context"] > 0)
+    _flag_context(ctx, model, kw["context"])
     resolve_dtypes(kw, model)
     device = resolve_device(kw, "bandwidth")
     report = decode_report(model, device, dtype=kw["dtype"], kv_dtype=kw["kv_dtype"],

@@ -103,6 +103,9 @@ class ModelInput:
     checkpoint_bytes: float | None = None
     """The published checkpoint's size: weights in ``weights_dtype`` where a format mixes
     precisions (gpt-oss: MXFP4 experts, BF16 attention and embeddings, 60.8 GiB)."""
+    context_length: int | None = None
+    """The longest context the model was published for (its config's
+    ``max_position_embeddings``); a longer one is flagged, not refused."""
 
     def weights_in(self, dtype: str, params: float | None = None) -> tuple[float, str]:
         """Bytes of ``params`` (default: all; a decode step's read: the dense rest first,

@@ -28,4 +28,5 @@ def model_input(model: Model) -> ModelInput:
                       sliding_window=model.sliding_window,
                       sliding_window_layers=model.sliding_window_layers,
                       weights_dtype=published_dtype(model.weights_dtype),
-                      checkpoint_bytes=model.checkpoint_gib and model.checkpoint_gib * 2**30)
+                      checkpoint_bytes=model.checkpoint_gib and model.checkpoint_gib * 2**30,
+                      context_length=model.context_length)

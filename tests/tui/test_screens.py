@@ -47,13 +47,34 @@ async def test_calculator_recomputes_as_the_form_changes(app_factory: AppFactory
         assert "Does not fit" in text_of(app, "#fit-result")  # 70B bf16 on one H200
         gpus = app.screen.query_one("#gpus", Input)
         gpus.value = "2"
-        await pilot.pause()
-        assert "Fits" in text_of(app, "#fit-result")
+        await wait_until(pilot, lambda: "Fits" in text_of(app, "#fit-result"))
         gpus.value = "two"
-        await pilot.pause()
-        assert gpus.has_class("-invalid")
+        await wait_until(pilot, lambda: gpus.has_class("-invalid"))
         await pilot.press("escape")
         assert isinstance(app.screen, HomeScreen)
+
+
+async def test_calculator_flags_a_context_past_the_model_and_a_borrowed_rate(
+        app_factory: AppFactory) -> None:
+    app = app_factory()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await home_ready(pilot, app)
+        await pilot.press("k")
+        await wait_until(pilot, lambda: isinstance(app.screen, CalculatorScreen)
+                         and app.screen.catalog is not None)
+        assert "was published for" not in text_of(app, "#fit-result")
+        context = app.screen.query_one("#context", Input)
+        context.value = "327680000"  # Llama 3.1 70B was published for 131,072 tokens
+        await pilot.pause()
+        await wait_until(pilot, lambda: "was published for 131,072 tokens" in text_of(
+            app, "#fit-result"))
+        context.value = "131072"
+        await pilot.pause()
+        await wait_until(pilot, lambda: "was published" not in text_of(app, "#fit-result"))
+        app.screen.query_one("#gpu", Select).value = "a100-80gb"
+        app.screen.query_one("#dtype", Select).value = "fp8"
+        await wait_until(pilot, lambda: "has no fp8 rate" in text_of(app, "#decode-result"))
+        assert "312 TFLOPS" in text_of(app, "#train-result")  # the A100's BF16 rate, said
 
 
 async def test_calculator_fits_at_60_columns(app_factory: AppFactory) -> None:

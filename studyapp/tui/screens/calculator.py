@@ -219,7 +219,10 @@ class CalculatorScreen(StudyScreen):
                                context=inputs.context, gpus=inputs.gpus)
         train = train_report(params=model.params, tokens=inputs.tokens,
                              flops_per_device=tflops * 1e12, gpus=inputs.gpus, mfu=inputs.mfu)
-        self.show_fit(fit, total_bytes=inputs.gpus * gpu.memory_bytes)
+        past = (self.tr("tui.calc.past_context", model=model.name,
+                        limit=self.count(model.context_length), tokens=self.count(inputs.context))
+                if inputs.context > model.context_length else "")
+        self.show_fit(fit, total_bytes=inputs.gpus * gpu.memory_bytes, note=past)
         self.query_one("#kv-result", Static).update(self.tr(
             "tui.calc.kv_result", per_token=self.figure(kv["kv_cache_bytes_per_token"] / 1e3),
             total=self.figure(kv["kv_cache_gb"]), tokens=self.count(inputs.context),
@@ -237,14 +240,17 @@ class CalculatorScreen(StudyScreen):
             days=self.figure(train["days"]),
             gpu_hours=self.figure(train["gpu_hours"]), tflops=self.figure(tflops)) + borrowed))
 
-    def show_fit(self, fit: dict[str, Any], *, total_bytes: float) -> None:
+    def show_fit(self, fit: dict[str, Any], *, total_bytes: float, note: str = "") -> None:
+        """The verdict, the figures and, under them, ``note`` (an input past the model's
+        published context) in the warning colour."""
         verdict = self.tr("tui.calc.fits" if fit["fits"] else "tui.calc.does_not_fit")
         text = Content.assemble(
             (verdict, "bold $success" if fit["fits"] else "bold $error"), "\n",
             self.tr("tui.calc.fit_result", weights=self.figure(fit["weights_gb"]),
                     kv=self.figure(fit["kv_cache_gb"]), required=self.figure(fit["required_gb"]),
                     available=self.figure(fit["available_gb"]), devices=fit["devices"],
-                    min_devices=fit["min_devices"] or "—"))
+                    min_devices=fit["min_devices"] or "—"),
+            *(("\n", (note, "$warning")) if note else ()))
         self.query_one("#fit-result", Static).update(text)
         weights, kv = fit["weights_bytes"], fit["kv_cache_bytes"]
         available = fit["available_bytes"]
