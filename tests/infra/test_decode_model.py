@@ -26,7 +26,7 @@ from studyapp.infra import decode, experts_touched, kv_tokens, moe_params_read
 def _decode(*args: str) -> dict[str, Any]:
     out = CliRunner().invoke(main, ["calc", "decode", *args, "--json"])
     assert out.exit_code == 0, out.output
-    result: dict[str, Any] = json.loads(out.output)
+    result: dict[str, Any] = json.loads(out.stdout)
     return result
 
 
@@ -97,12 +97,12 @@ def test_decode_step_is_the_larger_time() -> None:
 def test_fit_and_kv_cap_the_cache_at_the_window() -> None:
     out = CliRunner().invoke(main, ["calc", "kv", "--model", "mistral-7b", "--tokens", "32768",
                                     "--json"])
-    report = json.loads(out.output)
+    report = json.loads(out.stdout)
     assert report["kv_tokens"] == 4096 and report["tokens"] == 32768
     assert report["kv_cache_bytes"] == 131_072 * 4096  # 2 × 32 × 8 × 128 × 2 B per token
     out = CliRunner().invoke(main, ["calc", "fit", "--model", "mistral-7b", "--gpu", "h100-sxm",
                                     "--context", "32768", "--batch", "4", "--json"])
-    fit = json.loads(out.output)
+    fit = json.loads(out.stdout)
     assert fit["kv_tokens"] == 4096
     assert fit["kv_cache_bytes"] == 131_072 * 4096 * 4
 
