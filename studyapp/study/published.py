@@ -98,4 +98,4 @@ def published_file(folder: Path, deck_id: str, content: str) -> Path:
         raise ValueError(f"not a file of {base}: {path}")
     if path.is_symlink() or not path.is_file() or path.read_text(encoding="utf-8") != content:
         write_text_replacing(path, content)
-    return path
+    return folder / path.name  # as the data folder names it (``deck_kind`` tells it by that)

@@ -17,9 +17,9 @@ from click.testing import CliRunner, Result
 
 from studyapp.cli import main
 from studyapp.deck_ids import MAX_DECK_ID_LENGTH, is_deck_id
+from studyapp.srs import Rating
 from studyapp.store import open_store
 from studyapp.store.classroom import check_deck_id, publish_deck, stored_decks
-from studyapp.srs import Rating
 from studyapp.store.models import PublishedDeck
 from studyapp.study import SessionKind, StudyConfig, StudyService
 from studyapp.study.published import published_decks, published_file
@@ -231,13 +231,32 @@ def test_the_published_file_stays_in_its_folder_and_replaces_a_planted_link(
     folder.mkdir()
     (folder / "kv.yaml").symlink_to(victim)
     path = published_file(folder, "kv", deck_text("kv"))
-    assert path == folder.resolve() / "kv.yaml" and not path.is_symlink()
+    assert path == folder / "kv.yaml" and not path.is_symlink()
     assert victim.read_text(encoding="utf-8") == "mine"
     assert path.read_text(encoding="utf-8") == deck_text("kv")
     for deck_id in ("../x", "/tmp/x", "a/b", ""):
         with pytest.raises(ValueError):
             published_file(folder, deck_id, "text")
     assert sorted(p.name for p in folder.iterdir()) == ["kv.yaml"]
+
+
+def test_a_data_folder_reached_through_a_link_still_holds_published_decks(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file keeps the data folder's own name, so the deck is still told as published."""
+    (tmp_path / "real-home").mkdir()
+    (tmp_path / "home").symlink_to(tmp_path / "real-home")
+    monkeypatch.setenv("STUDYAPP_HOME", str(tmp_path / "home"))
+    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    plant(url, {"kv-class": deck_text("kv-class")})
+    from studyapp.study import deck_kind
+
+    store = open_store(url)
+    try:
+        [deck] = published_decks(store, "en")
+    finally:
+        store.close()
+    assert deck_kind(deck) == "published"
+    assert (tmp_path / "real-home" / "data" / "published" / "kv-class.yaml").is_file()
 
 
 def test_unpublish_removes_the_deck_and_keeps_the_history(db_url: str, tmp_path: Path) -> None:
