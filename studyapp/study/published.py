@@ -44,8 +44,9 @@ def published_decks(store: Store, lang: str = "en",
     names another deck is skipped with a ``notice``; so is each card with a
     problem (a formula that fails), the deck's other cards kept.
     """
-    from studyapp.decks import DeckError
+    from studyapp.decks import MAX_DECK_BYTES, DeckError
     from studyapp.decks.loader import load_deck_skipping_cards
+    from studyapp.decks.problems import problem_message
     from studyapp.locations import data_dir
 
     found: list[Deck] = []
@@ -53,6 +54,11 @@ def published_decks(store: Store, lang: str = "en",
     for row in db.stored_decks(store):
         if not is_deck_id(row.deck_id):
             notice(t("published.bad_id", lang, id=shown_id(row.deck_id)))
+            continue
+        size = len(row.content.encode("utf-8", errors="replace"))
+        if size > MAX_DECK_BYTES:  # refused before anything is written
+            too_large = problem_message("file_too_large", size=size, limit=MAX_DECK_BYTES)
+            notice(t("published.skipped", lang, id=row.deck_id, reason=too_large.render(lang)))
             continue
         try:
             path = published_file(folder, row.deck_id, row.content)

@@ -143,6 +143,22 @@ def test_hostile_ids_write_nothing_and_every_command_still_works(
     assert "A fine question." in studied.output or "nothing to study" in studied.output.lower()
 
 
+def test_a_deck_too_large_to_read_is_not_written(db_url: str, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("STUDYAPP_HOME", str(tmp_path / "home"))
+    huge = deck_text("huge") + "# " + "x" * 5_000_000 + "\n"
+    plant(db_url, {"huge": huge, "kv-class": deck_text("kv-class")})
+    store = open_store(db_url)
+    try:
+        assert [d.id for d in published_decks(store, "en")] == ["kv-class"]
+    finally:
+        store.close()
+    assert not (tmp_path / "home" / "data" / "published" / "huge.yaml").exists()
+    assert "the published deck huge does not load here and is skipped: file is 50" in (
+        capsys.readouterr().err)
+
+
 def test_a_row_naming_another_deck_is_skipped(db_url: str, tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     plant(db_url, {"innocent": deck_text("post-h200")})
