@@ -216,6 +216,32 @@ def _card_ids(content: str) -> list[str]:
     return [str(c["id"]) for c in cards or () if isinstance(c, dict) and "id" in c]
 
 
+@dataclass(frozen=True)
+class Unpublished:
+    """What ``deck unpublish`` did: the version removed, and how many profiles keep their
+    progress on the deck's cards."""
+
+    deck_id: str
+    version: int
+    profiles: int
+
+
+class NotPublishedError(LookupError):
+    """``deck unpublish`` names a deck this database has not published."""
+
+    def __init__(self, deck_id: str, published: Sequence[str]) -> None:
+        self.deck_id, self.published = deck_id, tuple(published)
+        super().__init__(f"no deck {deck_id!r} is published in this database")
+
+
+def unpublish_deck(service: ClassSource, deck_id: str) -> Unpublished:
+    """Remove a published deck from the service's database; the students' history stays."""
+    version = db.unpublish_deck(service.store, deck_id)
+    if version is None:
+        raise NotPublishedError(deck_id, [d.deck_id for d in db.stored_decks(service.store)])
+    return Unpublished(deck_id, version, db.profiles_studying(service.store, deck_id))
+
+
 def deck_card_totals(service: ClassSource) -> dict[str, int]:
     """Cards per post over the decks the service loads (every post, in catalogue order)."""
     return studied_card_totals(service.decks, None)

@@ -79,6 +79,13 @@ def deck_from_anki(ctx: click.Context, file: str, output: str | None, post: str,
         fail(f"unknown post {post!r} (posts: {', '.join(POST_SLUGS)})")
     if output is None and not dry_run:
         fail("give -o DECK.yaml (or --dry-run to see the mapping first)", code=2)
+    if deck_id is not None:
+        from studyapp.deck_ids import is_deck_id, shown_deck_id
+        from studyapp.i18n import t
+
+        if not is_deck_id(deck_id):
+            fail(f"--id {shown_deck_id(deck_id)}: {t('decks.problem.deck_id_pattern', lang)}",
+                 code=2)
     try:
         conversion = convert_package(Path(file), language=lang, deck_id=deck_id, post=post,
                                      merge=merge, field_map=parse_field_map(field_map),

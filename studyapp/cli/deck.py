@@ -257,6 +257,36 @@ def deck_publish(ctx: click.Context, file: str) -> None:
             else "nobody had studied it"))
 
 
+@deck.command("unpublish")
+@click.argument("deck_id", metavar="ID")
+@click.pass_context
+def deck_unpublish(ctx: click.Context, deck_id: str) -> None:
+    """Remove a deck published in the database; students' progress on it is kept.
+
+    Every profile there stops studying it (a deck file of the same id, where
+    one is installed, is studied again); publishing it again brings its cards
+    back with their history.
+    """
+    # loaded when the command runs, so that --help stays fast
+    from studyapp.classroom import NotPublishedError, unpublish_deck
+    from studyapp.cli import make_service
+    from studyapp.deck_ids import shown_deck_id
+    from studyapp.i18n import t
+
+    settings = current_settings(ctx)
+    service = make_service(settings)
+    try:
+        done = unpublish_deck(service, deck_id)
+    except NotPublishedError as exc:
+        published = ", ".join(shown_deck_id(d) for d in exc.published)
+        fail(t("deck.unpublish.unknown", settings.lang, deck=shown_deck_id(deck_id),
+               published=published or t("deck.unpublish.none", settings.lang)))
+    finally:
+        service.close()
+    click.echo(t("deck.unpublish.done", settings.lang, deck=shown_deck_id(done.deck_id),
+                 version=done.version, profiles=done.profiles))
+
+
 @deck.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context

@@ -33,7 +33,7 @@ from studyapp.decks.model import (
     numeric_answer,
     truth,
 )
-from studyapp.decks.problems import Message, as_written, problem_message
+from studyapp.decks.problems import Message, Problem, as_written, problem_message
 from studyapp.decks.schema import (
     ByLanguage,
     CardModel,
@@ -97,6 +97,8 @@ class DeckCheck(FieldChecks):
     def __init__(self, path: Path, data: Any, source_map: SourceMap, source: DeckSource) -> None:
         super().__init__(path, data, source_map, source)
         self._sampled: dict[Hashable, list[tuple[PathKey, Message]]] = {}
+        self.skipped: list[tuple[str, Problem]] = []
+        """Each card left out for its problems: its id and its first problem."""
 
     def text_formulas(self, variant: _TextAt) -> tuple[Formula, ...]:
         """The ``{...}`` formulas of one text, or none when its braces do not parse
@@ -107,7 +109,14 @@ class DeckCheck(FieldChecks):
             self.at(variant.path, exc.message)
             return ()
 
-    def run(self) -> Deck | None:
+    def run(self, *, skip_failing_cards: bool = False) -> Deck | None:
+        """The deck, or None when anything has a problem.
+
+        With ``skip_failing_cards`` (a deck read back from a database, which
+        nobody checked here) a card with problems is left out and named in
+        ``skipped``; the deck is still None when its header, its card ids or
+        every card has one.
+        """
         data = self.data
         if not isinstance(data, dict):
             self.at((), problem_message("deck_not_mapping"))
@@ -125,14 +134,22 @@ class DeckCheck(FieldChecks):
             self.check_post(post, ("post",))
         raw_cards = data.get("cards")
         cards: list[CardSpec] = []
+        deck_problems = len(self.problems)
         if isinstance(raw_cards, list):
             self.check_card_ids(raw_cards)
+            deck_problems = len(self.problems)
             deck_id = raw_id if isinstance(raw_id, str) else ""
             for index, raw in enumerate(raw_cards):
+                before = len(self.problems)
                 card = self.card(raw, ("cards", index), deck_id, language, post or "")
                 if card is not None:
                     cards.append(card)
-        if self.problems or header is None:
+                elif len(self.problems) > before:
+                    card_id = raw.get("id") if isinstance(raw, dict) else None
+                    self.skipped.append((str(card_id), self.problems[before]))
+        if header is None or (self.problems and not skip_failing_cards):
+            return None
+        if deck_problems or not cards:  # the deck's own problems, or no card left
             return None
         return Deck(
             id=header.deck,

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from studyapp.catalog.posts import POST_SLUGS
 from studyapp.decks.formula import (
+    MAX_MAGNITUDE,
     RESERVED_NAMES,
     EntryView,
     Value,
@@ -42,8 +43,24 @@ if TYPE_CHECKING:
 MAX_FORMULA_SAMPLES = 50
 MAX_EXHAUSTIVE = 100_000
 MAX_RANGE_VALUES = 1_000_000
+MAX_RELATIVE_TOLERANCE = 0.5
+"""A relative tolerance above 50% would accept an answer half or double the right one."""
 _CATALOG_TABLES = ("accelerators", "interconnects", "systems", "models")
 _TOLERANCE = re.compile(r"^\s*((?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(%|[^\s\d%.].*?)?\s*$")
+
+
+def _number_beyond(value: object) -> bool:
+    """A number a formula would refuse: infinite, NaN or beyond ``MAX_MAGNITUDE``."""
+    return (isinstance(value, int | float) and not isinstance(value, bool)
+            and not abs(value) <= MAX_MAGNITUDE)
+
+
+def _range_span(value: RangeParam) -> float:
+    """How many steps the range spans, as a float (inf when it cannot be counted)."""
+    try:
+        return abs((value.max - value.min) / value.step)
+    except (OverflowError, ZeroDivisionError):
+        return math.inf
 
 
 class FieldChecks:
@@ -111,14 +128,33 @@ class FieldChecks:
         return cleaned
 
     def tolerance(self, value: str | float | None, unit: str | None, path: PathKey) -> Tolerance:
-        """``2%`` is relative; ``0.5 KB`` is absolute, converted into the card's unit."""
+        """``2%`` is relative; ``0.5 KB`` is absolute, converted into the card's unit.
+
+        Either stays in a sane range (``MAX_RELATIVE_TOLERANCE``, ``MAX_MAGNITUDE``):
+        a tolerance that accepts every answer is refused, not obeyed.
+        """
+        found = self._tolerance(value, unit, path)
+        if found.relative is not None and not found.relative <= MAX_RELATIVE_TOLERANCE:
+            self.at(path, problem_message("tolerance_too_wide", value=str(value),
+                                          limit=f"{MAX_RELATIVE_TOLERANCE:.0%}"))
+            return DEFAULT_TOLERANCE
+        if found.absolute is not None and not found.absolute <= MAX_MAGNITUDE:
+            self.at(path, problem_message("tolerance_too_large", value=str(value),
+                                          limit=f"{MAX_MAGNITUDE:g}"))
+            return DEFAULT_TOLERANCE
+        return found
+
+    def _tolerance(self, value: str | float | None, unit: str | None, path: PathKey
+                   ) -> Tolerance:
         if value is None:
             return DEFAULT_TOLERANCE
         if isinstance(value, int | float):
-            if not math.isfinite(value) or value < 0:
+            if value != value or value < 0:  # NaN, or below zero
                 self.at(path, problem_message("tolerance_negative"))
                 return DEFAULT_TOLERANCE
-            return Tolerance(relative=None, absolute=float(value))
+            # a huge integer has no float: past the bound it counts as infinite (refused)
+            return Tolerance(relative=None, absolute=float(value) if value <= MAX_MAGNITUDE
+                             else math.inf)
         match = _TOLERANCE.match(value)
         if match is None:
             self.at(path, problem_message("bad_tolerance", value=value))
@@ -174,6 +210,10 @@ class FieldChecks:
         return self._params.setdefault(repr(spec), spec)
 
     def _param(self, value: Any, where: PathKey) -> ParamSpec | None:
+        values = value if isinstance(value, list) else [value]
+        if any(_number_beyond(v) for v in values):
+            self.at(where, problem_message("param_too_large", limit=f"{MAX_MAGNITUDE:g}"))
+            return None
         if isinstance(value, list):
             return ParamSpec(kind="pick", values=tuple(value))
         if isinstance(value, RangeParam):
@@ -192,6 +232,12 @@ class FieldChecks:
             return None
         if value.max < value.min:
             self.at((*where, "max"), problem_message("range_order", max=value.max, min=value.min))
+            return None
+        if not all(abs(n) <= MAX_MAGNITUDE for n in numbers):
+            self.at(where, problem_message("param_too_large", limit=f"{MAX_MAGNITUDE:g}"))
+            return None
+        if not _range_span(value) <= MAX_RANGE_VALUES:  # before counting: 1/1e-308 is inf
+            self.at(where, problem_message("range_too_long", limit=MAX_RANGE_VALUES))
             return None
         spec = ParamSpec(kind="range", start=value.min, stop=value.max, step=value.step,
                          integral=all(isinstance(n, int) for n in numbers))  # fmt: skip

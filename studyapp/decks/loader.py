@@ -94,6 +94,27 @@ def _check_deck_file(path: Path, source: DeckSource) -> tuple[Deck | None, list[
     return (None if problems else deck), problems
 
 
+def load_deck_skipping_cards(path: Path, source: DeckSource = "user"
+                             ) -> tuple[Deck, list[tuple[str, Problem]]]:
+    """The deck in ``path`` without its failing cards, and each card left out (its id and
+    first problem); ``DeckError`` when the file, the deck's header or every card fails.
+
+    For a deck read back from a database: one bad card must not take the
+    others out of every student's study.
+    """
+    with collector_paused():
+        text, problems = _read_text(path)
+        parsed = parse_yaml(text) if text is not None else None
+        if parsed is None or parsed.data is None or problems or parsed.problems:
+            return load_deck(path, source), []  # raises, with every problem
+        check = DeckCheck(path, parsed.data, parsed.source_map, source)
+        deck = check.run(skip_failing_cards=True)
+    if deck is None:
+        raise DeckError(sorted_unique(check.problems)
+                        or [Problem.at(path, 1, 1, problem_message("invalid"))])
+    return deck, check.skipped
+
+
 def load_deck(path: Path | str, source: DeckSource = "file") -> Deck:
     """The deck in ``path``; ``DeckError`` lists every problem if it has any."""
     deck, problems = check_deck_file(Path(path), source)

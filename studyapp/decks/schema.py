@@ -26,6 +26,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from studyapp.deck_ids import DECK_ID_PATTERN, MAX_DECK_ID_LENGTH
+
 LANGUAGES: tuple[str, ...] = ("es", "en")
 
 
@@ -272,7 +274,8 @@ class DeckFile(_Strict):
         json_schema_extra={"description": "An instructor deck for studyapp."},
     )
 
-    deck: str = Field(pattern=ID_PATTERN, max_length=100, description="Stable deck id")
+    deck: str = Field(pattern=DECK_ID_PATTERN, max_length=MAX_DECK_ID_LENGTH,
+                      description="Stable deck id: lowercase letters, digits and '-'")
     title: LocalizedText
     language: Literal["es", "en"] = Field(description="Language of plain (non-mapping) strings")
     post: StrictStr | None = Field(

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from studyapp.deck_ids import DECK_ID_PATTERN
 from studyapp.decks.problems import Message, as_written, either, problem_message
 from studyapp.decks.schema import (
     CARD_TYPES,
@@ -205,8 +206,9 @@ def _error_message(kind: str, msg: str, ctx: Mapping[str, Any], value: Any) -> M
     """The words for one pydantic error; pydantic's own (English) text when studyapp has none."""
     if kind in _ERROR_WORDS:
         text = _ERROR_WORDS[kind]
-        if kind == "string_pattern_mismatch":
-            return text
+        if kind == "string_pattern_mismatch":  # a deck id, or a card's or a fact's
+            return problem_message("deck_id_pattern") if ctx.get("pattern") == DECK_ID_PATTERN \
+                else text
         return problem_message("expected_got", expected=text, got=_describe_input(value))
     if kind in _FIXED_WORDS:
         return _FIXED_WORDS[kind]

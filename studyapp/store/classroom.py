@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, case, func, select, true
+from sqlalchemy import and_, case, delete, func, select, true
 
+from studyapp.deck_ids import is_deck_id
 from studyapp.store.database import Store
 from studyapp.store.models import CardStat, CardState, Profile, PublishedDeck, ReviewLog
 from studyapp.store.stats import REVIEW, mastered_card
@@ -246,6 +247,7 @@ def publish_deck(store: Store, deck_id: str, content: str, now: datetime) -> tup
 
     The same text again keeps its version; a changed text is the next one.
     """
+    check_deck_id(deck_id)
     with store.transaction() as session:
         row = session.get(PublishedDeck, deck_id)
         if row is None:
@@ -274,3 +276,32 @@ def stored_decks(store: Store) -> list[StoredDeck]:
     with store.sessions() as session:
         return [StoredDeck(r.deck_id, r.version, r.content, r.published_at) for r in
                 session.execute(select(PublishedDeck).order_by(PublishedDeck.deck_id)).scalars()]
+
+
+def check_deck_id(deck_id: str) -> None:
+    """``ValueError`` unless ``deck_id`` is a deck slug: only those are stored as decks."""
+    if not is_deck_id(deck_id):
+        raise ValueError(f"not a deck id (lowercase letters, digits and '-'): {deck_id!r}")
+
+
+def unpublish_deck(store: Store, deck_id: str) -> int | None:
+    """Remove the published deck ``deck_id``: the version removed, or None if there was none.
+
+    Only the published text goes: the students' cards and review history of
+    the deck stay, and count again if the deck is published once more. Any
+    stored id may be removed, a malformed one included.
+    """
+    with store.transaction() as session:
+        version = session.scalar(select(func.max(PublishedDeck.version))
+                                 .where(PublishedDeck.deck_id == deck_id))
+        if version is None:
+            return None
+        session.execute(delete(PublishedDeck).where(PublishedDeck.deck_id == deck_id))
+        return int(version)
+
+
+def profiles_studying(store: Store, deck_id: str) -> int:
+    """How many profiles have progress on cards of deck ``deck_id``."""
+    with store.sessions() as session:
+        return _int(session.scalar(select(func.count(func.distinct(CardState.profile_id)))
+                                   .where(CardState.deck_id == deck_id)))

@@ -35,6 +35,10 @@ class SessionHost(Protocol):
         """The card's spec (``NoSuchItem`` when no loaded deck has it)."""
         ...
 
+    def card_failed(self, deck_id: str, card_key: str, failure: Exception) -> None:
+        """A card whose question cannot be drawn: the sitting skips it (said once)."""
+        ...
+
     def deck_title_of(self, deck_id: str, lang: str) -> str:
         """A deck's title (the header names it for a card of a deck with no post)."""
         ...

@@ -113,6 +113,7 @@ class StudyService:
         self._settings: SchedulerSettings | None = None
         self._scheduler: Scheduler | None = None
         self._sessions: weakref.WeakSet[StudySession] = weakref.WeakSet()
+        self._failed_cards: set[tuple[str, str]] = set()
         self.recovered: list[str] = []
         """Prompts of right answers a stopped app left unrated, recorded when the profile
         opened (as Enter would have); the faces say so once."""
@@ -127,6 +128,22 @@ class StudyService:
             self._store = open_store(self.config.url)
             self._store.on_lock_wait(self._say_waiting)
         return self._store
+
+    def card_failed(self, deck_id: str, card_key: str, failure: Exception) -> None:
+        """A card whose question cannot be drawn (a formula failing at study time, in a
+        published deck nobody checked here): the sitting skips it, and says so once."""
+        if (deck_id, card_key) in self._failed_cards:
+            return
+        self._failed_cards.add((deck_id, card_key))
+        problems = getattr(failure, "problems", None)
+        reason = (problems[0].render(self.config.lang) if problems
+                  else f"{type(failure).__name__}: {failure}")
+        from studyapp.deck_ids import shown_deck_id as shown_id
+        from studyapp.study.published import say_on_stderr
+        from studyapp.text import visible
+
+        say_on_stderr(t("study.card_skipped", self.config.lang, card=shown_id(card_key),
+                        deck=shown_id(deck_id), reason=visible(reason[:300])))
 
     def _say_waiting(self) -> None:
         """Another process holds the write lock: say so (the write keeps waiting)."""
@@ -222,7 +239,7 @@ class StudyService:
             # decks published into the database replace files of the same id
             from studyapp.study.published import published_decks
 
-            for deck in published_decks(self.store):
+            for deck in published_decks(self.store, self.config.lang):
                 found = [d for d in found if d.id != deck.id] + [deck]
             for path in self.config.extra_decks:
                 deck = load_deck(path)

@@ -177,12 +177,16 @@ class StudySession:
                 spec = self.service.card(item.deck_id, item.card_key)
             except NoSuchItem:
                 continue
-            question = showing(spec, seed, self.lang)
-            for _ in range(REDRAWS if spec.is_template else 0):
-                if asked(question) not in self._prompts:
-                    break
-                seed = self.rng.randrange(2**31)  # asked already this sitting: other numbers
+            try:
                 question = showing(spec, seed, self.lang)
+                for _ in range(REDRAWS if spec.is_template else 0):
+                    if asked(question) not in self._prompts:
+                        break
+                    seed = self.rng.randrange(2**31)  # asked already this sitting: other numbers
+                    question = showing(spec, seed, self.lang)
+            except Exception as exc:  # a card that cannot be drawn is skipped
+                self.service.card_failed(item.deck_id, item.card_key, exc)
+                continue
             self._prompts.add(asked(question))
             first = not self._is_return(item)
             if first:

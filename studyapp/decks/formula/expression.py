@@ -27,6 +27,7 @@ from studyapp.decks.formula.operations import (
     EntryView,
     FormulaError,
     Value,
+    check_number,
     describe,
     is_number,
 )
@@ -140,9 +141,12 @@ class _Evaluator(SimpleEval):  # type: ignore[misc]
         }
         self.nodes = allowed
 
+    def _eval_constant(self, node: ast.Constant) -> Any:
+        return check_number(node.value)
+
     def _eval_name(self, node: ast.Name) -> Any:
         if node.id in self.names:
-            return self.names[node.id]
+            return check_number(self.names[node.id])
         known = sorted(self.names)
         close = difflib.get_close_matches(node.id, known, n=3, cutoff=0.6)
         hint = problem_message("did_you_mean", names=", ".join(close)) if close else ""
@@ -155,7 +159,7 @@ class _Evaluator(SimpleEval):  # type: ignore[misc]
         if not isinstance(base, EntryView):
             name = node.value.id if isinstance(node.value, ast.Name) else "value"
             raise _error("field_of_value", name=name, field=node.attr)
-        return base.field(node.attr)
+        return check_number(base.field(node.attr))
 
     def _eval_call(self, node: ast.Call) -> Any:
         assert isinstance(node.func, ast.Name)  # parse_formula guarantees it
@@ -199,7 +203,10 @@ def number(value: Any) -> float:
     """``value`` as a finite float (a card's answer), or ``FormulaError`` saying why not."""
     if isinstance(value, bool) or not is_number(value):
         raise _error("answer_not_number", value=describe(value))
-    result = float(value)
+    try:
+        result = float(check_number(value))
+    except OverflowError:
+        raise _error("answer_infinite") from None
     if math.isnan(result):
         raise _error("answer_nan")
     if math.isinf(result):

@@ -22,6 +22,14 @@ MAX_TEXT_LENGTH = 1_000
 MAX_EXPONENT = 1_000
 MAX_INT_BITS = 4_096
 MAX_ROUND_DIGITS = 20
+MAX_MAGNITUDE = 1e30
+"""The largest size of any number a formula reads or makes, integer or float.
+
+The largest figures of the field are training runs' compute, about 4e25
+FLOPs; 1e30 leaves four orders of magnitude above that. Every value a
+formula meets stays within it, so any format a template allows prints in a
+few dozen characters, a float never overflows, and an integer is never
+turned into thousands of digits."""
 
 DTYPE_BYTES: Mapping[str, float] = UNIT_DTYPE_BYTES
 """Bytes per value of each dtype, as docs/architecture.md fixes them."""
@@ -110,13 +118,27 @@ def is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def shown_number(value: int | float) -> str:
+    """A number of any size in a few characters (``1e+1000``), for a message about it."""
+    if isinstance(value, float) or abs(value) < 10**15:
+        return f"{value:.6g}"
+    digits = str(abs(value)) if value.bit_length() < 10_000 else ""
+    if not digits:
+        return f"{'-' if value < 0 else ''}2**{value.bit_length() - 1}"
+    sign = "-" if value < 0 else ""
+    return f"{sign}{digits[0]}.{digits[1:6].rstrip('0') or '0'}e+{len(digits) - 1}"
+
+
 def check_number(value: Any) -> Any:
+    """``value`` if it is a finite real number within ``MAX_MAGNITUDE`` (or short text)."""
     if isinstance(value, complex):
         raise _formula_error("not_real")
     if isinstance(value, float) and not math.isfinite(value):
         raise _formula_error("not_finite")
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > MAX_INT_BITS:
         raise _formula_error("int_too_large")
+    if is_number(value) and abs(value) > MAX_MAGNITUDE:
+        raise _formula_error("too_large", value=shown_number(value), limit=f"{MAX_MAGNITUDE:g}")
     if isinstance(value, str) and len(value) > MAX_TEXT_LENGTH:
         raise _formula_error("text_too_long", limit=MAX_TEXT_LENGTH)
     return value

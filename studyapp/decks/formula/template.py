@@ -9,7 +9,14 @@ from functools import lru_cache
 from typing import Any
 
 from studyapp.decks.formula.expression import Formula, evaluate, parse_formula
-from studyapp.decks.formula.operations import FormulaError, Value, describe, is_number
+from studyapp.decks.formula.operations import (
+    MAX_MAGNITUDE,
+    FormulaError,
+    Value,
+    describe,
+    is_number,
+    shown_number,
+)
 from studyapp.decks.problems import as_written, problem_message
 from studyapp.decks.text import plain_text
 
@@ -115,6 +122,8 @@ def _format_value(value: Any, spec: str, words: Mapping[bool, str] | None) -> st
         if spec:
             raise FormulaError(problem_message("formula.bool_format"))
         return (words or {True: "true", False: "false"})[value]
+    if is_number(value) and not abs(value) <= MAX_MAGNITUDE:
+        return shown_number(value)  # a value a formula refuses, named in a few characters
     if spec:
         try:
             return format(value, spec)
