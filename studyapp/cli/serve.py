@@ -95,7 +95,8 @@ def _given_token(token_file: Path | None, lang: str) -> str | None:
     from studyapp.tui.serve import TOKEN_ENV
 
     if token_file is None:
-        return os.environ.get(TOKEN_ENV) or None
+        value = os.environ.get(TOKEN_ENV, "")
+        return value.strip() if value else None
     try:  # non-blocking: a FIFO given as the file is refused, not waited on
         descriptor = os.open(token_file, os.O_RDONLY | os.O_NONBLOCK)
         with os.fdopen(descriptor, "rb") as handle:
