@@ -138,7 +138,7 @@ def test_no_token_warns_and_serves_loopback_without_one(tmp_path: Path,
     started.append(server)
     assert server.token is None and "token" not in server.link
     assert raw(server.port, "/")[0] == 200
-    out, err = server.stop()
+    _, err = server.stop()
     assert "Warning: no token (--no-token): every user of this machine can open studyapp" \
         in err
 
