@@ -227,6 +227,46 @@ def client_key(remote: str | None) -> str:
     return str(address)
 
 
+PROC_NET_TCP = (Path("/proc/net/tcp"), Path("/proc/net/tcp6"))
+
+
+def _proc_address(field: str) -> tuple[str, int]:
+    """``0100007F:1F90`` (/proc/net/tcp: 32-bit words in host order) as ``(address, port)``."""
+    hex_address, _, hex_port = field.partition(":")
+    raw = bytes.fromhex(hex_address)
+    words = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4)) \
+        if sys.byteorder == "little" else raw
+    address = ipaddress.ip_address(words)
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return str(address), int(hex_port, 16)
+
+
+def loopback_peer_uid(peer: tuple[str, int], server: tuple[str, int]) -> int | None:
+    """The user who owns the client end of a TCP connection on this machine, as the
+    kernel lists it: every local user reaches 127.0.0.1 from the same address, and this
+    tells them apart. None when it cannot be found (not Linux, the client already gone)."""
+    wanted_peer = (client_key(peer[0]), peer[1])
+    wanted_server = (client_key(server[0]), server[1])
+    for table in PROC_NET_TCP:
+        try:
+            lines = table.read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) < 8:
+                continue
+            try:
+                local, remote = _proc_address(fields[1]), _proc_address(fields[2])
+            except ValueError:
+                continue
+            if ((client_key(local[0]), local[1]) == wanted_peer
+                    and (client_key(remote[0]), remote[1]) == wanted_server):
+                return int(fields[7])
+    return None
+
+
 @dataclass
 class Strikes:
     """One client's wrong tokens: how many, the last one, and when it may try again."""
@@ -334,7 +374,7 @@ class Door:
             if not is_loopback(_host_name(request.host)):
                 return Verdict("host")
         else:
-            client = client_key(request.remote)
+            client = self.client(request)
             wait = self.throttle.wait(client)
             if wait > 0:
                 return Verdict("throttled", retry_after=wait)
@@ -346,6 +386,21 @@ class Door:
                 and urlsplit(origin).netloc.lower() != request.host.lower()):
             return Verdict("origin")  # another site's page driving a learner's app
         return Verdict(None)
+
+    def client(self, request: web.BaseRequest, *, looked_up: bool = False) -> str:
+        """Whose tries a request counts among: its address, and on loopback also the
+        local user behind it, so one local user's wrong tokens never lock out another.
+        The user is looked up only for a wrong token or while some client has strikes."""
+        key = client_key(request.remote)
+        if not (looked_up or self.throttle.clients) or not is_loopback(request.remote or ""):
+            return key
+        transport = request.transport
+        peer = transport.get_extra_info("peername") if transport is not None else None
+        server = transport.get_extra_info("sockname") if transport is not None else None
+        if not (isinstance(peer, tuple) and isinstance(server, tuple)):
+            return key
+        uid = loopback_peer_uid((str(peer[0]), int(peer[1])), (str(server[0]), int(server[1])))
+        return key if uid is None else f"{key} uid {uid}"
 
     def refusal(self, request: web.BaseRequest) -> str | None:
         """Why ``request`` is refused, or None when it may pass."""
@@ -385,7 +440,7 @@ class Door:
                                     headers={"Retry-After": str(ceil(verdict.retry_after))})
             if verdict.reason is not None:
                 if verdict.wrong_token:
-                    self.throttle.failed(client_key(request.remote))
+                    self.throttle.failed(self.client(request, looked_up=True))
                 log.warning("refused %s %s (%s)", request.method, loggable_path(request.path),
                             verdict.reason)
                 # the formatter escapes the decoded path (ESC, BEL, CR/LF) before it is shown

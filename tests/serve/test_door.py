@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import hmac
+import os
+import socket
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -11,6 +14,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import make_mocked_request
 
+import studyapp.tui.serve as serve_module
 from studyapp.tui.serve import (
     MIN_TOKEN_CHARS,
     Door,
@@ -21,6 +25,7 @@ from studyapp.tui.serve import (
     derived_key,
     door_token,
     is_loopback,
+    loopback_peer_uid,
     share_url,
 )
 
@@ -62,17 +67,18 @@ def test_a_token_with_spaces_or_controls_is_refused(given: str) -> None:
         door_token(given)
 
 
-def transport(remote: str) -> mock.Mock:
+def transport(remote: str, remote_port: int = 50000) -> mock.Mock:
     """A connection from ``remote``, as ``request.remote`` reads it."""
+    ends = {"peername": (remote, remote_port), "sockname": ("127.0.0.1", PORT)}
     conn = mock.Mock()
-    conn.get_extra_info.side_effect = lambda name, default=None: (
-        (remote, 50000) if name == "peername" else default)
+    conn.get_extra_info.side_effect = lambda name, default=None: ends.get(name, default)
     return conn
 
 
 def request(path: str = "/", *, host: str = "127.0.0.1:8000", cookie: str | None = None,
             cookie_name: str = DOOR_COOKIE, origin: str | None = None,
-            websocket: bool = False, remote: str = "127.0.0.1") -> web.Request:
+            websocket: bool = False, remote: str = "127.0.0.1",
+            remote_port: int = 50000) -> web.Request:
     headers = {"Host": host}
     if cookie is not None:
         headers["Cookie"] = f"{cookie_name}={cookie}"
@@ -80,7 +86,8 @@ def request(path: str = "/", *, host: str = "127.0.0.1:8000", cookie: str | None
         headers["Origin"] = origin
     if websocket:
         headers |= {"Upgrade": "websocket", "Connection": "Upgrade"}
-    return make_mocked_request("GET", path, headers=headers, transport=transport(remote))
+    return make_mocked_request("GET", path, headers=headers,
+                               transport=transport(remote, remote_port))
 
 
 @pytest.mark.parametrize(("req", "reason"), [
@@ -145,8 +152,6 @@ def test_the_cookie_and_the_app_key_are_not_the_token() -> None:
 
 def test_tokens_are_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every comparison goes through ``hmac.compare_digest``, never ``==``."""
-    import studyapp.tui.serve as serve_module
-
     compared: list[tuple[bytes, bytes]] = []
     real = hmac.compare_digest
 
@@ -215,6 +220,51 @@ def test_the_throttle_remembers_a_bounded_number_of_clients() -> None:
     for n in range(Throttle.MAX_CLIENTS * 3):
         throttle.failed(f"10.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}")
     assert len(throttle.clients) == Throttle.MAX_CLIENTS
+
+
+def test_the_kernel_names_the_local_user_behind_a_loopback_connection() -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        with socket.create_connection(listener.getsockname()) as client:
+            accepted, peer = listener.accept()
+            with accepted:
+                assert client.getsockname() == peer
+                assert loopback_peer_uid(peer, accepted.getsockname()) == os.getuid()
+                assert loopback_peer_uid(peer, ("127.0.0.1", 1)) is None
+
+
+def test_the_users_connection_is_found_in_the_kernels_table(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As /proc/net/tcp lists them: the client end (owned by uid 1001) and the server's."""
+    table = tmp_path / "tcp"
+    table.write_text(
+        "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid\n"
+        "   0: 0100007F:1F40 00000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 1\n"
+        "   1: 0100007F:C350 0100007F:1F40 01 00000000:00000000 00:00000000 00000000 1001 0 2\n"
+        "   2: 0100007F:1F40 0100007F:C350 01 00000000:00000000 00:00000000 00000000 0 0 3\n")
+    monkeypatch.setattr(serve_module, "PROC_NET_TCP", (table,))
+    assert loopback_peer_uid(("127.0.0.1", 50000), ("127.0.0.1", 8000)) == 1001
+    assert loopback_peer_uid(("127.0.0.1", 50001), ("127.0.0.1", 8000)) is None
+
+
+async def test_on_loopback_one_users_wrong_tokens_never_lock_out_another(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every local user comes from 127.0.0.1: the kernel's owner of the connection tells
+    them apart (here port 40000 is another user's, every other port the owner's)."""
+    owners = {40000: 1001}
+    monkeypatch.setattr(serve_module, "loopback_peer_uid",
+                        lambda peer, server: owners.get(peer[1], 0))
+    door = Door(TOKEN, PORT)
+    for n in range(Throttle.FREE_TRIES + 2):
+        response, _ = await through_door(door, request(f"/?token=guess-{n:012d}",
+                                                       remote_port=40000))
+    assert response.status == 429
+    response, ran = await through_door(door, request(f"/?token={TOKEN}", remote_port=40000))
+    assert response.status == 429 and not ran
+    response, ran = await through_door(door, request(f"/?token={TOKEN}", remote_port=40001))
+    assert response.status == 200 and ran
+    assert list(door.throttle.clients) == ["127.0.0.1 uid 1001"]
 
 
 def test_an_ipv6_client_counts_as_its_64_network() -> None:
