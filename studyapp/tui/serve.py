@@ -66,8 +66,9 @@ MIN_TOKEN_CHARS = 16
 """A given token's fewest characters; a generated one has 43 (256 random bits)."""
 GENERATED_TOKEN_BYTES = 32
 APP_PATH = "/ws"
-COOKIE_PATHS = ("/static/", "/download/")
-"""What this port's cookie opens: files the page loads and the app delivers, no app."""
+COOKIE_PATHS = ("/static/", "/download/", "/favicon.ico")
+"""What this port's cookie opens: files the page loads and the app delivers, no app
+(and the icon a browser asks for, which is not there: a 404, not a refusal logged)."""
 QUIT_GRACE_S = 10.0
 """How long an app may take to commit and close after being asked to quit."""
 WILDCARD_HOSTS = {"", "0.0.0.0", "::"}
@@ -440,7 +441,10 @@ class Door:
                                     headers={"Retry-After": str(ceil(verdict.retry_after))})
             if verdict.reason is not None:
                 if verdict.wrong_token:
-                    self.throttle.failed(self.client(request, looked_up=True))
+                    client = self.client(request, looked_up=True)
+                    self.throttle.failed(client)
+                    if (wait := self.throttle.wait(client)) > 0:
+                        log.warning("wrong tokens from %s: it waits %d s", client, ceil(wait))
                 log.warning("refused %s %s (%s)", request.method, loggable_path(request.path),
                             verdict.reason)
                 # the formatter escapes the decoded path (ESC, BEL, CR/LF) before it is shown

@@ -228,6 +228,7 @@ def test_study_a_question_in_the_browser_then_close_and_stop(
     assert code == 0, err
     assert "studyapp stopped serving." in out
     assert "Traceback" not in out + err
+    assert "refused" not in err  # the owner's browser is never turned away (its icon neither)
     assert not any(running(pid) for pid in open_apps)
     page.close()
 
