@@ -13,7 +13,8 @@ it, never a cookie. Browsers send a host's cookies to every port of that host,
 so the cookie the page sets (named for this port) opens only the static files
 and downloads, and holds a value derived from the token, not the token: a
 second service on another port that receives it can start no app with it.
-Wrong tokens are throttled per client address. Built on
+Wrong tokens are throttled per client address and, on loopback, per local
+user (the kernel's owner of the connection). Built on
 ``textual_serve.Server`` (pinned in pyproject.toml): its aiohttp application
 gains a middleware, its page our own template, and its WebSocket handler
 starts :class:`AppProcess` instead of a shell command.
@@ -243,12 +244,25 @@ def _proc_address(field: str) -> tuple[str, int]:
     return str(address), int(hex_port, 16)
 
 
+def _endpoint(address: str, port: int) -> tuple[str, int]:
+    """An address and port as /proc/net/tcp reads back (IPv4-mapped IPv6 as IPv4)."""
+    parsed = ipaddress.ip_address(address.split("%")[0])
+    if isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped is not None:
+        parsed = parsed.ipv4_mapped
+    return str(parsed), port
+
+
+TCP_ESTABLISHED = "01"
+
+
 def loopback_peer_uid(peer: tuple[str, int], server: tuple[str, int]) -> int | None:
-    """The user who owns the client end of a TCP connection on this machine, as the
-    kernel lists it: every local user reaches 127.0.0.1 from the same address, and this
-    tells them apart. None when it cannot be found (not Linux, the client already gone)."""
-    wanted_peer = (client_key(peer[0]), peer[1])
-    wanted_server = (client_key(server[0]), server[1])
+    """The user who owns the client end of an open TCP connection on this machine, as
+    the kernel lists it: every local user reaches 127.0.0.1 from the same address, and
+    this tells them apart. None when it cannot be found (not Linux, the client gone)."""
+    try:
+        wanted = (_endpoint(*peer), _endpoint(*server))
+    except ValueError:
+        return None
     for table in PROC_NET_TCP:
         try:
             lines = table.read_text().splitlines()[1:]
@@ -256,15 +270,13 @@ def loopback_peer_uid(peer: tuple[str, int], server: tuple[str, int]) -> int | N
             continue
         for line in lines:
             fields = line.split()
-            if len(fields) < 8:
-                continue
+            if len(fields) < 8 or fields[3] != TCP_ESTABLISHED:
+                continue  # a closed connection's remains (TIME_WAIT) belong to no user
             try:
-                local, remote = _proc_address(fields[1]), _proc_address(fields[2])
+                if (_proc_address(fields[1]), _proc_address(fields[2])) == wanted:
+                    return int(fields[7])
             except ValueError:
                 continue
-            if ((client_key(local[0]), local[1]) == wanted_peer
-                    and (client_key(remote[0]), remote[1]) == wanted_server):
-                return int(fields[7])
     return None
 
 

@@ -236,11 +236,13 @@ def test_the_kernel_names_the_local_user_behind_a_loopback_connection() -> None:
 
 def test_the_users_connection_is_found_in_the_kernels_table(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """As /proc/net/tcp lists them: the client end (owned by uid 1001) and the server's."""
+    """As /proc/net/tcp lists them: the client end (owned by uid 1001), the server's, and
+    a closed connection's remains on the same ports (TIME_WAIT, listed as uid 0)."""
     table = tmp_path / "tcp"
     table.write_text(
         "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid\n"
         "   0: 0100007F:1F40 00000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 1\n"
+        "   9: 0100007F:C350 0100007F:1F40 06 00000000:00000000 03:00000000 00000000 0 0 0\n"
         "   1: 0100007F:C350 0100007F:1F40 01 00000000:00000000 00:00000000 00000000 1001 0 2\n"
         "   2: 0100007F:1F40 0100007F:C350 01 00000000:00000000 00:00000000 00000000 0 0 3\n")
     monkeypatch.setattr(serve_module, "PROC_NET_TCP", (table,))
