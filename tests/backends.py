@@ -11,16 +11,21 @@ import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from urllib.parse import unquote, urlsplit
 
 PG_URL = os.environ.get("STUDYAPP_TEST_PG")
+if PG_URL and (PG_PASSWORD := urlsplit(PG_URL).password):
+    # ``--db`` refuses a URL with a password (``ps`` would show it): the tests give it as
+    # a user does, outside the URL, where libpq reads it (the app processes inherit it)
+    os.environ.setdefault("PGPASSWORD", unquote(PG_PASSWORD))
 
 
 def pg_schema_url(schema: str) -> str:
-    """The PostgreSQL URL with ``schema`` first on the search path."""
+    """The PostgreSQL URL with ``schema`` first on the search path, without the password."""
     from sqlalchemy.engine import make_url
 
     assert PG_URL
-    return make_url(PG_URL).update_query_dict(
+    return make_url(PG_URL).set(password=None).update_query_dict(
         {"options": f"-csearch_path={schema}"}).render_as_string(hide_password=False)
 
 

@@ -69,7 +69,10 @@ def test_an_exam_past_the_calendar_is_refused(tmp_path: Path) -> None:
 
 
 def test_an_invalid_postgresql_url_is_one_line(tmp_path: Path) -> None:
-    code, output = run(tmp_path, "--db", "postgresql://u:secret@host:abc/db", "stats")
+    result = CliRunner().invoke(main, ["--lang", "en", "stats"],
+                                env={"STUDYAPP_HOME": str(tmp_path),
+                                     "STUDYAPP_DB": "postgresql://u:secret@host:abc/db"})
+    code, output = result.exit_code, result.output
     assert code == 1
     assert "is not a database URL (its port is not a number)" in output
     assert "'postgresql://u:***@host:abc/db'" in output and "secret" not in output

@@ -31,8 +31,10 @@ import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
+from urllib.parse import parse_qsl, urlsplit
 
 import click
+from click.core import ParameterSource
 
 from studyapp.config import Settings, resolve_settings
 
@@ -158,6 +160,16 @@ def _profile_name(value: str) -> str:
     return name
 
 
+def _carries_password(url: str) -> bool:
+    """Does a database URL hold a password (``user:pw@`` or ``?password=``)?"""
+    try:
+        parts = urlsplit(url)
+        return bool(parts.password) or any(
+            key.lower() == "password" for key, _ in parse_qsl(parts.query))
+    except ValueError:  # not a URL at all: the store words that when it opens it
+        return "@" in url and ":" in url.rpartition("@")[0].partition("://")[2]
+
+
 class LazyGroup(click.Group):
     """A group whose subcommands come from ``COMMANDS``, imported on first use.
 
@@ -201,7 +213,8 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, invoke_without_command=True,
              context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", "db_url", envvar="STUDYAPP_DB", default=None, metavar="URL",
-              help="Database URL (default: SQLite in the user data folder).")
+              help="Database URL (default: SQLite in the user data folder). A password "
+                   "goes in STUDYAPP_DB or ~/.pgpass, never here.")
 @click.option("--profile", envvar="STUDYAPP_PROFILE", default="default", show_default=True,
               callback=lambda ctx, param, value: _profile_name(value),
               help="Learner profile; profiles in one database never mix.")
@@ -215,6 +228,12 @@ def main(ctx: click.Context, db_url: str | None, profile: str, lang: str | None)
     Without a command, opens the terminal app on the home screen.
     """
     ctx.obj = resolve_settings(db_url, profile, lang)
+    if (db_url is not None and _carries_password(db_url)
+            and ctx.get_parameter_source("db_url") is ParameterSource.COMMANDLINE):
+        # a command line is visible to every user of the machine (ps, /proc/<pid>/cmdline)
+        from studyapp.i18n import t
+
+        raise click.BadParameter(t("cli.db_password", ctx.obj.lang), param_hint="--db")
     if ctx.invoked_subcommand is not None:
         from studyapp.text import tolerate_encodings
 

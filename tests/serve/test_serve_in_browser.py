@@ -52,9 +52,12 @@ def artifacts_dir() -> Path:
 class Served:
     """A ``studyapp serve`` process on a free port, with its printed link."""
 
-    def __init__(self, home: Path, db: Path, *args: str) -> None:
+    def __init__(self, home: Path, db: Path, *args: str, token: str | None = None) -> None:
         env = os.environ | {"STUDYAPP_HOME": str(home), "PYTHONUNBUFFERED": "1"}
         env.pop("STUDYAPP_DB", None)
+        env.pop("STUDYAPP_TOKEN", None)
+        if token is not None:  # the owner's own token, from the environment as `ps` hides it
+            env["STUDYAPP_TOKEN"] = token
         self.db = db
         self.process = subprocess.Popen(
             [sys.executable, "-m", "studyapp", "--db", f"sqlite:///{db}", "--profile", "ana",
@@ -84,8 +87,8 @@ class Served:
 def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
     started: list[Served] = []
 
-    def start(*args: str) -> Served:
-        server = Served(tmp_path / "home", tmp_path / "study.sqlite3", *args)
+    def start(*args: str, token: str | None = None) -> Served:
+        server = Served(tmp_path / "home", tmp_path / "study.sqlite3", *args, token=token)
         started.append(server)
         return server
 
@@ -186,7 +189,7 @@ def running(pid: int) -> bool:
 def test_study_a_question_in_the_browser_then_close_and_stop(
         serve: Callable[..., Served], browser: Any) -> None:
     server = serve()
-    assert server.url.startswith("http://127.0.0.1:") and "token" not in server.url
+    assert re.match(r"http://127\.0\.0\.1:\d+/\?token=[A-Za-z0-9_-]{43,}$", server.url)
     page, screen = open_tab(browser, server.url)
     assert page.title() == "studyapp · Infrastructure for AI"
 
@@ -225,6 +228,7 @@ def test_study_a_question_in_the_browser_then_close_and_stop(
     assert code == 0, err
     assert "studyapp stopped serving." in out
     assert "Traceback" not in out + err
+    assert "refused" not in err  # the owner's browser is never turned away (its icon neither)
     assert not any(running(pid) for pid in open_apps)
     page.close()
 
@@ -243,8 +247,8 @@ def websocket_status(origin: str, cookie: str | None) -> int:
     connection = http.client.HTTPConnection(host, timeout=10)
     headers = {"Upgrade": "websocket", "Connection": "Upgrade", "Origin": origin,
                "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version": "13"}
-    if cookie is not None:
-        headers["Cookie"] = f"studyapp_token={cookie}"
+    if cookie is not None:  # this port's cookie
+        headers["Cookie"] = f"studyapp_token_{host.rpartition(':')[2]}={cookie}"
     try:
         connection.request("GET", "/ws?width=80&height=24", headers=headers)
         return connection.getresponse().status
@@ -254,8 +258,8 @@ def websocket_status(origin: str, cookie: str | None) -> int:
 
 def test_without_the_token_every_request_is_refused(serve: Callable[..., Served],
                                                     browser: Any) -> None:
-    server = serve("--token", "class-of-2026")
-    assert server.url.endswith("/?token=class-of-2026")
+    server = serve(token="class-of-2026-spring")
+    assert server.url.endswith("/?token=class-of-2026-spring")
     origin = server.origin
 
     page = browser.new_page(viewport=VIEWPORT)
@@ -264,7 +268,7 @@ def test_without_the_token_every_request_is_refused(serve: Callable[..., Served]
     assert "needs the link with its token" in page.inner_text("body")
     page.close()
     assert status(origin + "/static/js/textual.js") == 403
-    assert status(origin + "/?token=class-of-2025") == 403
+    assert status(origin + "/?token=class-of-2025-spring") == 403
 
     assert websocket_status(origin, None) == 403
     assert websocket_status(origin, "wrong") == 403
@@ -272,6 +276,12 @@ def test_without_the_token_every_request_is_refused(serve: Callable[..., Served]
 
     page, screen = open_tab(browser, server.url)  # the printed link works, socket included
     screen.wait_for("Reviewed today", "NVIDIA H100")
+    port = origin.rsplit(":", 1)[1]
+    (cookie,) = page.context.cookies()  # named for this port; it holds no token
+    assert cookie["name"] == f"studyapp_token_{port}"
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/"
+    assert "class-of-2026" not in cookie["value"]
+    assert websocket_status(origin, cookie["value"]) == 403  # it opens no app by itself
     page.screenshot(path=str(artifacts_dir() / "serve-home-1280x800.png"))
     assert (artifacts_dir() / "serve-home-1280x800.png").stat().st_size > 10_000
     tab_apps = server.app_pids()

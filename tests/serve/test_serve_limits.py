@@ -100,7 +100,8 @@ class Server:
              "--lang", "en", "serve", "--port", str(self.port), *args],
             stdout=subprocess.PIPE, stderr=self.log.open("wb"), env=env)
         assert self.process.stdout is not None
-        self.process.stdout.readline()  # the link: the port is bound
+        link = self.process.stdout.readline().decode()  # the link: the port is bound
+        self.token = link.rstrip().rpartition("?token=")[2]
         self.base = f"http://127.0.0.1:{self.port}"
 
     def children(self) -> set[int]:
@@ -141,7 +142,7 @@ def wait_for(predicate: object, timeout: float = 30.0) -> bool:
 @pytest.mark.slow
 def test_a_refused_path_cannot_drive_the_operators_terminal(server: Server) -> None:
     for target in ("/%1b%5d0;PWNED%07%1b%5b2J", "/x%0d%0aforged%20line", "/%c2%85%c2%9b31m"):
-        reply = raw_get(server.port, target, host="evil.example:80")  # not loopback: refused
+        reply = raw_get(server.port, target, host="evil.example:80")  # no token: refused
         assert reply.startswith(b"HTTP/1.1 403")
     server.stop()
     logged = server.log.read_text("utf-8", "replace")
@@ -191,8 +192,8 @@ def rss_kib(pid: int) -> int:
 def test_tabs_past_the_cap_get_a_page_and_each_tab_is_bounded(server: Server) -> None:
     async def scenario() -> None:
         async with aiohttp.ClientSession() as client:
-            tabs = [await client.ws_connect(f"{server.base}/ws?width=20000&height=20000")
-                    for _ in range(2)]
+            tabs = [await client.ws_connect(f"{server.base}/ws?token={server.token}"
+                                            "&width=20000&height=20000") for _ in range(2)]
             assert wait_for(lambda: len(server.children()) == 2)
             children = server.children()
             for pid in children:
@@ -202,10 +203,10 @@ def test_tabs_past_the_cap_get_a_page_and_each_tab_is_bounded(server: Server) ->
             await asyncio.sleep(3)  # the apps draw their first screen
             sizes = sorted(rss_kib(pid) for pid in children)
             print(f"\nmemory per tab (RSS): {', '.join(f'{k / 1024:.0f} MiB' for k in sizes)}")
-            async with client.get(f"{server.base}/") as page:
+            async with client.get(f"{server.base}/?token={server.token}") as page:
                 assert page.status == 503
                 assert "2 tabs open" in await page.text()
-            async with client.get(f"{server.base}/ws") as third:
+            async with client.get(f"{server.base}/ws?token={server.token}") as third:
                 assert third.status == 503
             # a paste far past the input bound closes that tab, and its app goes with it
             await tabs[0].send_str('["stdin", "' + "x" * (2 << 20) + '"]')
@@ -225,7 +226,8 @@ def test_a_tab_flooding_its_app_with_input_takes_its_app_along_when_it_closes(
     after the tab had gone; now input past the tab's allowance is dropped."""
     async def scenario() -> float:
         async with aiohttp.ClientSession() as client:
-            tab = await client.ws_connect(f"{server.base}/ws?width=80&height=24")
+            tab = await client.ws_connect(f"{server.base}/ws?token={server.token}"
+                                          "&width=80&height=24")
             assert wait_for(lambda: len(server.children()) == 1)
             await asyncio.sleep(3)
             for _ in range(1000):
