@@ -21,8 +21,8 @@ from test_card_stats import downgrade
 from studyapp.classroom import PublishRefused, deck_history, publish_deck_file
 from studyapp.cli import main
 from studyapp.decks import load_deck
-from studyapp.store import open_store
 from studyapp.store import classroom as db
+from studyapp.store import open_store
 from studyapp.store.database import current_revision
 from studyapp.study import StudyConfig, StudyService
 
