@@ -303,10 +303,10 @@ def publish_deck_file(service: ClassSource, deck: Deck, content: str, *, by: str
     nothing is stored: the file would undo it.
     """
     store = service.store
-    base = replaces if replaces is not None else recorded_base(store, deck.id)
     latest = db.latest_version(store, deck.id)
-    if base is None and latest is not None and latest.content == content:
-        base = latest.version  # the very text published: nothing to undo
+    base = replaces
+    if base is None and latest is not None:  # a deck never published needs no base
+        base = latest.version if latest.content == content else recorded_base(store, deck.id)
     return _publish(service, deck, content, base, by, latest)
 
 
@@ -404,13 +404,11 @@ def _checked_text(content: str) -> Deck:
 
 
 def _card_ids(content: str) -> list[str]:
-    """The card ids of a stored deck's text (safe YAML; it was validated when published)."""
-    import yaml
+    """The card ids of a stored deck's text (read as a deck file is: aliases cannot make
+    a small text huge)."""
+    from studyapp.decks.yaml_source import parse_yaml
 
-    try:
-        data = yaml.safe_load(content)
-    except yaml.YAMLError:
-        return []
+    data = parse_yaml(content).data
     cards = data.get("cards") if isinstance(data, dict) else None
     return [str(c["id"]) for c in cards or () if isinstance(c, dict) and "id" in c]
 

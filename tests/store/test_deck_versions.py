@@ -214,3 +214,19 @@ def test_the_versions_published_before_are_carried_over(db_url: str, tmp_path: P
     published = _cli(tmp_path / "ana", db_url, "deck", "publish", str(source), "--replaces",
                      "9")
     assert "version 10 replaces version 9" in published.output, published.output
+
+
+def test_a_database_made_anew_takes_the_deck_as_new(tmp_path: Path) -> None:
+    """The version this machine remembers belongs to a database that is gone: a deck the new
+    one has never seen is published as its version 1."""
+    database = tmp_path / "class.sqlite3"
+    url = f"sqlite:///{database}"
+    home = tmp_path / "ana"
+    source = _file(home, "course-kv.yaml", COURSE)
+    _cli(home, url, "deck", "publish", str(source))
+    source.write_text(COURSE.replace("fact 1", "fact one"), encoding="utf-8")
+    assert "version 2 replaces version 1" in _cli(home, url, "deck", "publish",
+                                                  str(source)).output
+    database.unlink()
+    again = _cli(home, url, "deck", "publish", str(source))
+    assert again.exit_code == 0 and "published version 1 (3 cards)" in again.output
