@@ -43,14 +43,15 @@ def deck_publish(ctx: click.Context, file: str, replaces: int | None) -> None:
     """
     # loaded when the command runs, so that --help stays fast
     from studyapp.classroom import PublishRefused, publish_deck_file
-    from studyapp.decks import DeckError
     from studyapp.decks.cache import check_deck_cached
 
     settings = current_settings(ctx)
     path = Path(file)
     deck, problems = check_deck_cached(path)
     if problems or deck is None:
-        raise DeckError(problems)
+        for problem in problems:
+            click.echo(problem.render(settings.lang))
+        sys.exit(1)
     content = path.read_text(encoding="utf-8-sig")
     service = make_service(settings)
     try:
