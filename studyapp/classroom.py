@@ -214,7 +214,7 @@ class PublishRefused(Exception):
         deck = visible(self.deck_id)
         if self.latest is None:
             return t("deck.publish.no_version", lang, deck=deck, version=self.base)
-        who = version_author(self.latest)
+        who = version_author(self.latest, lang)
         when = f"{self.latest.published_at:%Y-%m-%d %H:%M} UTC"
         if self.base is None:
             return t("deck.publish.base_unknown", lang, deck=deck,
@@ -225,12 +225,15 @@ class PublishRefused(Exception):
                  who=who, when=when, base=self.base)
 
 
-def version_author(version: db.DeckVersion) -> str:
+def version_author(version: db.DeckVersion, lang: str) -> str:
     """Who published a version: profile, and the database login when known."""
+    from studyapp.i18n import t
     from studyapp.text import visible
 
     who = visible(version.published_by or "?")
-    return f"{who} ({visible(version.login)})" if version.login else who
+    if not version.login:
+        return who
+    return t("deck.history.login", lang, who=who, login=visible(version.login))
 
 
 def deck_diff(before: str, after: str, before_name: str, after_name: str) -> list[str]:

@@ -129,7 +129,8 @@ def deck_history_cmd(ctx: click.Context, deck_id: str, as_json: bool) -> None:
     click.echo(t("deck.history.heading", settings.lang, deck=deck_id, n=len(versions)))
     for v in versions:
         click.echo(t("deck.history.row", settings.lang, version=v.version,
-                     when=f"{v.published_at:%Y-%m-%d %H:%M} UTC", who=version_author(v),
+                     when=f"{v.published_at:%Y-%m-%d %H:%M} UTC",
+                     who=version_author(v, settings.lang),
                      cards="?" if v.cards is None else v.cards))
 
 

@@ -76,7 +76,7 @@ def test_a_stale_file_is_refused_with_what_differs_and_every_version_is_kept(
     stale = _cli(ana, db_url, "deck", "publish", str(mine))
     assert stale.exit_code == 1
     assert ("version 2 (published by bo, 2026" in stale.output
-            or "version 2 (published by bo (" in stale.output)
+            or "version 2 (published by bo (login " in stale.output)
     assert "is newer than version 1, which your file was written from" in stale.output
     assert "-    prompt: \"Bo's fact two.\"" in stale.output  # what she would undo
     assert "+    prompt: \"Ana's fact zero.\"" in stale.output
