@@ -230,3 +230,36 @@ def test_a_database_made_anew_takes_the_deck_as_new(tmp_path: Path) -> None:
     database.unlink()
     again = _cli(home, url, "deck", "publish", str(source))
     assert again.exit_code == 0 and "published version 1 (3 cards)" in again.output
+
+
+def test_two_machines_publishing_a_new_deck_at_once_get_one_version_1(
+        db_url: str, tmp_path: Path) -> None:
+    """Two processes, each its own machine's home, publish a deck the database has never
+    seen: one stores version 1, the other is refused and told who published it."""
+    import os
+    import subprocess
+    import sys
+
+    runs = []
+    for name in ("ana", "bo"):
+        source = _file(tmp_path / name, "course-kv.yaml",
+                       COURSE.replace("KV fact 0 holds.", f"{name}'s fact."))
+        env = {**os.environ, "STUDYAPP_HOME": str(tmp_path / name), "STUDYAPP_DB": db_url}
+        runs.append(subprocess.Popen(
+            [sys.executable, "-m", "studyapp", "--lang", "en", "--profile", name, "deck",
+             "publish", str(source)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True))
+    outputs = [run.communicate(timeout=120)[0] for run in runs]
+    codes = [run.returncode for run in runs]
+    assert sorted(codes) == [0, 1], outputs
+    winner = ("ana", "bo")[codes.index(0)]
+    assert "published version 1 (3 cards)" in outputs[codes.index(0)]
+    assert (f"is at version 1 (published by {winner}" in outputs[codes.index(1)]
+            and "nothing was published" in outputs[codes.index(1)])
+    store = open_store(db_url)
+    try:
+        assert [v.version for v in db.deck_versions(store, "course-kv")] == [1]
+        stored = db.latest_version(store, "course-kv")
+        assert stored is not None and f"{winner}'s fact." in stored.content
+    finally:
+        store.close()
