@@ -247,8 +247,9 @@ def deck_diff(before: str, after: str, before_name: str, after_name: str) -> lis
 
 
 BASES_FILE = "published-bases.json"
-"""In the data folder: per database, the version of each deck this machine last published.
-A later publish from here is taken to be written from that version."""
+"""In the data folder: per database, the version of each deck this machine last published,
+and from which file. A later publish of that file is taken to be written from that version;
+another file of the deck has to say which with ``--replaces``."""
 
 
 def _database_key(store: Store) -> str:
@@ -270,16 +271,20 @@ def _bases() -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-def recorded_base(store: Store, deck_id: str) -> int | None:
-    """The version of ``deck_id`` this machine last published into ``store``, if any."""
-    version = _bases().get(_database_key(store), {})
-    found = version.get(deck_id) if isinstance(version, dict) else None
-    return found if isinstance(found, int) and not isinstance(found, bool) else None
+def recorded_base(store: Store, deck_id: str, source: Path) -> int | None:
+    """The version of ``deck_id`` this machine last published into ``store`` from the file
+    ``source``, if it did."""
+    decks = _bases().get(_database_key(store), {})
+    found = decks.get(deck_id) if isinstance(decks, dict) else None
+    if not isinstance(found, dict) or found.get("file") != str(source.resolve()):
+        return None
+    version = found.get("version")
+    return version if isinstance(version, int) and not isinstance(version, bool) else None
 
 
-def _record_base(store: Store, deck_id: str, version: int) -> None:
-    """Remember ``version`` as this machine's latest publish of the deck (best effort: without
-    it, the next publish from here asks for ``--replaces``)."""
+def _record_base(store: Store, deck_id: str, version: int, source: Path) -> None:
+    """Remember ``version`` as this machine's latest publish of the deck, from ``source``
+    (best effort: without it, the next publish from here asks for ``--replaces``)."""
     import contextlib
     import json
 
@@ -289,7 +294,8 @@ def _record_base(store: Store, deck_id: str, version: int) -> None:
     bases = _bases()
     key = _database_key(store)
     mine = bases.get(key)
-    bases[key] = {**(mine if isinstance(mine, dict) else {}), deck_id: version}
+    bases[key] = {**(mine if isinstance(mine, dict) else {}),
+                  deck_id: {"version": version, "file": str(source.resolve())}}
     with contextlib.suppress(OSError):
         data_dir().mkdir(parents=True, exist_ok=True)
         write_text_replacing(data_dir() / BASES_FILE, json.dumps(bases, indent=1))
@@ -300,7 +306,8 @@ def publish_deck_file(service: ClassSource, deck: Deck, content: str, *, by: str
     """Store a validated deck's text in the service's database as its next version.
 
     The file is taken to be written from version ``replaces`` when given,
-    else from the version this machine last published (``recorded_base``);
+    else from the version this machine last published from the same file
+    (``recorded_base``: the deck's path);
     a deck never published needs neither. When the database holds another
     latest version, ``PublishRefused`` says which, with what differs, and
     nothing is stored: the file would undo it.
@@ -309,12 +316,14 @@ def publish_deck_file(service: ClassSource, deck: Deck, content: str, *, by: str
     latest = db.latest_version(store, deck.id)
     base = replaces
     if base is None and latest is not None:  # a deck never published needs no base
-        base = latest.version if latest.content == content else recorded_base(store, deck.id)
-    return _publish(service, deck, content, base, by, latest)
+        base = (latest.version if latest.content == content
+                else recorded_base(store, deck.id, deck.path))
+    return _publish(service, deck, content, base, by, latest, deck.path)
 
 
 def _publish(service: ClassSource, deck: Deck, content: str, base: int | None,
-             by: str | None, latest: db.DeckVersion | None) -> Publication:
+             by: str | None, latest: db.DeckVersion | None,
+             source: Path | None = None) -> Publication:
     store, deck_id = service.store, deck.id
     try:
         version, changed = db.publish_version(store, deck_id, content, service.now(),
@@ -324,7 +333,8 @@ def _publish(service: ClassSource, deck: Deck, content: str, base: int | None,
         diff = [] if newest is None else deck_diff(
             newest.content, content, f"{deck_id} version {newest.version}", "your file")
         raise PublishRefused(deck_id, exc.latest, base, diff) from None
-    _record_base(store, deck_id, version)
+    if source is not None:  # a rollback's text is no file's: the next publish says its base
+        _record_base(store, deck_id, version, source)
     _remember_published(deck, content)
     if latest is None or not changed:
         return Publication(version, changed)

@@ -2,7 +2,7 @@
 
 Publishing stores the next version of a deck in the database; every version's
 text is kept. A file is taken to be written from the version this machine
-last published of the deck (``--replaces N`` says another): when the
+last published from it (``--replaces N`` says another): when the
 database holds a newer one, the publish is refused with what differs, so a
 stale copy never quietly undoes a colleague's version.
 """
@@ -28,7 +28,7 @@ DIFF_SHOWN = 200
 @click.argument("file", type=click.Path())
 @click.option("--replaces", type=click.IntRange(min=1), default=None, metavar="N",
               help="The published version your file was written from (default: the version "
-                   "this machine last published of the deck).")
+                   "this machine last published from this file).")
 @click.pass_context
 def deck_publish(ctx: click.Context, file: str, replaces: int | None) -> None:
     """Validate a deck and store it in the database: every profile there studies it.

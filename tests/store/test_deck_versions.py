@@ -94,6 +94,10 @@ def test_a_stale_file_is_refused_with_what_differs_and_every_version_is_kept(
                     encoding="utf-8")
     assert "version 4 replaces version 3" in _cli(ana, db_url, "deck", "publish",
                                                   str(mine)).output
+    # another file of the deck on her machine is not taken to be version 4
+    copy = _file(ana / "elsewhere", "course-kv.yaml", COURSE.replace("KV fact 1", "Copy"))
+    other = _cli(ana, db_url, "deck", "publish", str(copy))
+    assert other.exit_code == 1 and "this machine has not published it" in other.output
     history = _cli(ana, db_url, "deck", "history", "course-kv")
     assert history.exit_code == 0
     rows = re.findall(r"version (\d+) .* by (\w+).*  (\d+) cards", history.output)
@@ -126,6 +130,10 @@ def test_rollback_publishes_an_old_text_as_the_next_version(db_url: str, tmp_pat
             "sustituye a la 2") in back.output
     again = _cli(home, db_url, "deck", "rollback", "course-kv", "1")
     assert "version 3 already has the text of version 1" in again.output
+    # the file still holds version 2's text: publishing it now would undo the rollback
+    source.write_text(source.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    undo = _cli(home, db_url, "deck", "publish", str(source))
+    assert undo.exit_code == 1 and "version 3 (published by ana" in undo.output
     monkeypatch.setenv("STUDYAPP_HOME", str(tmp_path / "student"))
     service = StudyService(StudyConfig(db_url=db_url, lang="en", profile="eve"))
     try:
