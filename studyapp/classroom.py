@@ -318,12 +318,13 @@ def publish_deck_file(service: ClassSource, deck: Deck, content: str, *, by: str
     if base is None and latest is not None:  # a deck never published needs no base
         base = (latest.version if latest.content == content
                 else recorded_base(store, deck.id, deck.path))
-    return _publish(service, deck, content, base, by, latest, deck.path)
+    return _publish(service, deck, content, base, by, latest, str(deck.path), deck.path)
 
 
 def _publish(service: ClassSource, deck: Deck, content: str, base: int | None,
-             by: str | None, latest: db.DeckVersion | None,
+             by: str | None, latest: db.DeckVersion | None, label: str,
              source: Path | None = None) -> Publication:
+    """Publish ``content`` on ``base``; a refusal's diff names the new text ``label``."""
     store, deck_id = service.store, deck.id
     try:
         version, changed = db.publish_version(store, deck_id, content, service.now(),
@@ -331,7 +332,7 @@ def _publish(service: ClassSource, deck: Deck, content: str, base: int | None,
     except db.NewerVersion as exc:
         newest = db.latest_version(store, deck_id) if exc.latest is not None else None
         diff = [] if newest is None else deck_diff(
-            newest.content, content, f"{deck_id} version {newest.version}", "your file")
+            newest.content, content, f"{deck_id} version {newest.version}", label)
         raise PublishRefused(deck_id, exc.latest, base, diff) from None
     if source is not None:  # a rollback's text is no file's: the next publish says its base
         _record_base(store, deck_id, version, source)
@@ -403,7 +404,7 @@ def rollback_deck(service: ClassSource, deck_id: str, version: int, *,
 
         raise UnknownIdError("published deck", deck_id, [deck.id])
     return _publish(service, deck, old.content, None if latest is None else latest.version,
-                    by, latest), deck
+                    by, latest, f"{deck_id} version {version}"), deck
 
 
 def _checked_text(content: str) -> Deck:
