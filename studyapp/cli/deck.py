@@ -219,44 +219,6 @@ def _no_card_text(deck_name: str, card_id: str, known: list[str], lang: str) -> 
         hint.render(lang) if close else "")
 
 
-@deck.command("publish")
-@click.argument("file", type=click.Path())
-@click.pass_context
-def deck_publish(ctx: click.Context, file: str) -> None:
-    """Validate a deck and store it in the database: every profile there studies it.
-
-    On a shared database (``--db postgresql+psycopg://...``) students need
-    no copy of the file; publishing a changed file stores the next version,
-    and progress stays with the cards whose ids are unchanged.
-    """
-    # loaded when the command runs, so that --help stays fast
-    from studyapp.classroom import publish_deck_file
-    from studyapp.cli import make_service
-    from studyapp.decks import DeckError, load_deck
-
-    settings = current_settings(ctx)
-    try:
-        loaded = load_deck(file)
-        content = Path(file).read_text(encoding="utf-8")
-    except DeckError as exc:
-        for problem in exc.problems:
-            click.echo(problem.render(settings.lang))
-        sys.exit(1)
-    service = make_service(settings)
-    try:
-        done = publish_deck_file(service, loaded, content)
-    finally:
-        service.close()
-    state = "published" if done.changed else "unchanged, still"
-    click.echo(f"deck {loaded.id}: {state} version {done.version} ({len(loaded.cards)} cards) "
-               "in this database; every profile there studies it")
-    for key, profiles in done.removed:
-        click.echo(f"  removed {key}: " + (
-            f"{profiles} profile(s) studied it; their progress on it is kept, and counts "
-            "again if a later version brings the card back" if profiles
-            else "nobody had studied it"))
-
-
 @deck.command("unpublish")
 @click.argument("deck_id", metavar="ID")
 @click.pass_context
@@ -376,3 +338,14 @@ def _from_anki() -> None:
 
 
 _from_anki()
+
+
+def _versions() -> None:
+    """``deck publish``, ``history``, ``diff`` and ``rollback`` live in cli/deck_versions.py."""
+    from studyapp.cli.deck_versions import COMMANDS
+
+    for command in COMMANDS:
+        deck.add_command(command)
+
+
+_versions()

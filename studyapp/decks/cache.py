@@ -19,6 +19,7 @@ import pickle
 import stat
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -136,3 +137,16 @@ def check_deck_cached(path: Path, source: DeckSource = "file") -> Checked:
     checked = check_deck_file(path, source)
     _write_entry(entry, path, checked)
     return checked
+
+
+def relocated(deck: Deck, path: Path, source: DeckSource) -> Deck:
+    """``deck`` as checking the same text at ``path`` gives it: only where it is changes."""
+    return replace(deck, path=path, source=source,
+                   cards=tuple(replace(card, path=path) for card in deck.cards))
+
+
+def remember_checked(path: Path, source: DeckSource, content: bytes, deck: Deck) -> None:
+    """Cache ``deck``, checked from ``content`` elsewhere, as the check of ``path`` holding
+    that content: a published deck, checked when published, is not checked again."""
+    entry = cache_folder() / f"{cache_key(path, source, content)}.pickle"
+    _write_entry(entry, path, (relocated(deck, path, source), []))

@@ -10,7 +10,13 @@ from typing import Any
 
 from pydantic import Field, TypeAdapter, ValidationError
 
-from studyapp.decks.field_checks import FieldChecks, check_combinations, sample_combinations
+from studyapp.decks.field_checks import (
+    MAX_FORMULA_CHECKS,
+    FieldChecks,
+    check_combinations,
+    combination_count,
+    sample_combinations,
+)
 from studyapp.decks.formula import (
     EntryView,
     Formula,
@@ -99,6 +105,8 @@ class DeckCheck(FieldChecks):
         self._sampled: dict[Hashable, list[tuple[PathKey, Message]]] = {}
         self.skipped: list[tuple[str, Problem]] = []
         """Each card left out for its problems: its id and its first problem."""
+        self._checks = 0  # formula evaluations the sampling needs, counted before it runs
+        self._over = False
 
     def text_formulas(self, variant: _TextAt) -> tuple[Formula, ...]:
         """The ``{...}`` formulas of one text, or none when its braces do not parse
@@ -543,6 +551,15 @@ class DeckCheck(FieldChecks):
         key = _sample_key(kind, answer_source, params, path, texts)
         found = self._sampled.get(key) if key is not None else None
         if found is None:
+            needed = _checks_needed(kind, answer_source, params, path, texts)
+            self._checks += needed
+            if self._checks > MAX_FORMULA_CHECKS:
+                if not self._over:  # said once, at the card that crosses the limit
+                    self._over = True
+                    self.at((*path, "params") if params else path, problem_message(
+                        "too_many_checks", card=needed, total=self._checks,
+                        limit=MAX_FORMULA_CHECKS))
+                return
             found = _sample_problems(kind, answer_source, params, path, texts)
             if key is not None:
                 self._sampled[key] = found
@@ -578,6 +595,33 @@ def _sample_key(card_type: str, answer_source: Any, params: Mapping[str, ParamSp
     except TypeError:  # a list or mapping among picked values
         return None
     return key
+
+
+def _checks_needed(card_type: str, answer_source: Any, params: Mapping[str, ParamSpec],
+                   path: PathKey, texts: list[_TextAt]) -> int:
+    """How many formula evaluations ``_sample_problems`` makes for these arguments."""
+
+    def over(used: frozenset[str]) -> int:
+        return combination_count({n: spec for n, spec in params.items() if n in used})
+
+    answer_names: frozenset[str] = frozenset()
+    total = 0
+    if isinstance(answer_source, str) and card_type in ("numeric", "numeric-signed",
+                                                        "truefalse"):
+        try:
+            answer_names = parse_formula(answer_source).names
+        except FormulaError:
+            return 0
+        total += over(answer_names)
+    for text in texts:
+        try:
+            used = frozenset(n for f in parse_template(text.text).formulas for n in f.names)
+        except FormulaError:
+            continue
+        if text.path[len(path)] == "explanation" and "answer" in used:
+            used = used | answer_names
+        total += over(used)
+    return total
 
 
 def _sample_problems(card_type: str, answer_source: Any, params: Mapping[str, ParamSpec],

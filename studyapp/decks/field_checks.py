@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 
 MAX_FORMULA_SAMPLES = 50
 MAX_EXHAUSTIVE = 100_000
+MAX_FORMULA_CHECKS = 300_000
+"""Formula evaluations a deck's check may take (some 3 s): a deck needing more is refused
+with the count, before any is made, rather than slowing every command that loads it."""
 MAX_RANGE_VALUES = 1_000_000
 MAX_RELATIVE_TOLERANCE = 0.5
 """A relative tolerance above 50% would accept an answer half or double the right one."""
@@ -393,6 +396,19 @@ def check_combinations(params: Mapping[str, ParamSpec]) -> Iterator[dict[str, Va
     rng = random.Random(0)
     for _ in range(MAX_FORMULA_SAMPLES):
         yield {n: params[n].draw(rng) for n in names}
+
+
+def combination_count(params: Mapping[str, ParamSpec]) -> int:
+    """How many combinations ``check_combinations(params)`` yields, counted without them."""
+    if not params:
+        return 1
+    if space_size(params) <= MAX_EXHAUSTIVE:
+        return space_size(params)
+    sizes = [spec.range_count if spec.kind == "range" else len(spec.values)
+             for spec in params.values()]
+    ends = math.prod(min(size, 2) for size in sizes)
+    sweeps = sum(size * (2 if size <= MAX_EXHAUSTIVE else 1) for size in sizes)
+    return (ends if ends <= MAX_EXHAUSTIVE else 0) + sweeps + MAX_FORMULA_SAMPLES
 
 
 def _ends(spec: ParamSpec) -> list[Value]:

@@ -13,10 +13,19 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, case, delete, func, select, true
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from studyapp.deck_ids import is_deck_id
 from studyapp.store.database import Store
-from studyapp.store.models import CardStat, CardState, Profile, PublishedDeck, ReviewLog
+from studyapp.store.models import (
+    CardStat,
+    CardState,
+    Profile,
+    PublishedDeck,
+    PublishedDeckVersion,
+    ReviewLog,
+)
 from studyapp.store.stats import REVIEW, mastered_card
 
 
@@ -242,24 +251,106 @@ class StoredDeck:
     published_at: datetime
 
 
-def publish_deck(store: Store, deck_id: str, content: str, now: datetime) -> tuple[int, bool]:
-    """Store ``content`` as deck ``deck_id``: (its version, whether it changed).
+@dataclass(frozen=True)
+class DeckVersion:
+    """One published version of a deck: who published it and when (its text when asked)."""
 
-    The same text again keeps its version; a changed text is the next one.
+    deck_id: str
+    version: int
+    published_at: datetime
+    published_by: str | None
+    login: str | None
+    cards: int | None
+    content: str = ""
+
+
+class NewerVersion(Exception):
+    """The database holds a version newer than the one a publish was based on."""
+
+    def __init__(self, deck_id: str, latest: DeckVersion | None, base: int | None) -> None:
+        self.deck_id, self.latest, self.base = deck_id, latest, base
+        super().__init__(f"deck {deck_id}: the latest version is "
+                         f"{latest.version if latest else 'none'}, not {base}")
+
+
+def _version(row: PublishedDeckVersion, with_text: bool = True) -> DeckVersion:
+    return DeckVersion(row.deck_id, row.version, row.published_at, row.published_by,
+                       row.login, row.cards, row.content if with_text else "")
+
+
+def _latest(session: Session, deck_id: str) -> PublishedDeckVersion | None:
+    return session.execute(
+        select(PublishedDeckVersion).where(PublishedDeckVersion.deck_id == deck_id)
+        .order_by(PublishedDeckVersion.version.desc()).limit(1)).scalar_one_or_none()
+
+
+def publish_version(store: Store, deck_id: str, content: str, now: datetime, *,
+                    base: int | None, by: str | None, cards: int) -> tuple[int, bool]:
+    """Store ``content`` as the next version of ``deck_id``: (its version, whether new).
+
+    ``base`` is the version the text was written from (None: a deck never
+    published). The text the class already studies keeps its version;
+    otherwise, when the latest version is not ``base``, ``NewerVersion`` is
+    raised and nothing is written, so a stale copy never undoes a newer one.
+    Two publishes at once both read the same latest version; the primary key
+    (deck, version) lets only the first insert its number, and the other
+    is refused as stale, naming the version that won.
     """
     check_deck_id(deck_id)
-    with store.transaction() as session:
-        row = session.get(PublishedDeck, deck_id)
-        if row is None:
-            session.add(PublishedDeck(deck_id=deck_id, version=1, content=content,
-                                      published_at=now))
-            return 1, True
-        if row.content == content:
-            return row.version, False
-        row.version += 1
-        row.content = content
-        row.published_at = now
-        return row.version, True
+    try:
+        with store.transaction() as session:
+            latest = _latest(session, deck_id)
+            current = session.get(PublishedDeck, deck_id)
+            if (latest is not None and current is not None and current.version == latest.version
+                    and latest.content == content):
+                return latest.version, False
+            if (None if latest is None else latest.version) != base:
+                raise NewerVersion(deck_id, None if latest is None else _version(latest, False),
+                                   base)
+            version = 1 if latest is None else latest.version + 1
+            login = (session.execute(select(func.current_user())).scalar_one()
+                     if session.get_bind().dialect.name == "postgresql" else None)
+            session.add(PublishedDeckVersion(deck_id=deck_id, version=version, content=content,
+                                             published_at=now, published_by=by, login=login,
+                                             cards=cards))
+            if current is None:
+                session.add(PublishedDeck(deck_id=deck_id, version=version, content=content,
+                                          published_at=now))
+            else:
+                current.version, current.content, current.published_at = version, content, now
+            session.flush()
+            return version, True
+    except IntegrityError:
+        won = latest_version(store, deck_id)
+        if won is None:
+            raise
+        raise NewerVersion(deck_id, won, base) from None
+
+
+def latest_version(store: Store, deck_id: str) -> DeckVersion | None:
+    """The newest version of ``deck_id`` with its text (None: never published)."""
+    with store.sessions() as session:
+        row = _latest(session, deck_id)
+        return None if row is None else _version(row)
+
+
+def deck_version(store: Store, deck_id: str, version: int) -> DeckVersion | None:
+    """Version ``version`` of ``deck_id`` with its text, if it was published."""
+    with store.sessions() as session:
+        row = session.get(PublishedDeckVersion, (deck_id, version))
+        return None if row is None else _version(row)
+
+
+def deck_versions(store: Store, deck_id: str) -> list[DeckVersion]:
+    """Every version of ``deck_id``, oldest first, without their texts."""
+    with store.sessions() as session:
+        rows = session.execute(
+            select(PublishedDeckVersion.deck_id, PublishedDeckVersion.version,
+                   PublishedDeckVersion.published_at, PublishedDeckVersion.published_by,
+                   PublishedDeckVersion.login, PublishedDeckVersion.cards)
+            .where(PublishedDeckVersion.deck_id == deck_id)
+            .order_by(PublishedDeckVersion.version)).all()
+        return [DeckVersion(*row) for row in rows]
 
 
 def profiles_per_card(store: Store, deck_id: str, card_keys: Collection[str]) -> dict[str, int]:

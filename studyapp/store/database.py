@@ -32,6 +32,7 @@ REVISIONS: tuple[str, ...] = (
     "0001_initial", "0002_stats_indexes", "0003_session_queue", "0004_review_flags",
     "0005_review_uid_per_profile", "0006_card_stats", "0007_previous_review",
     "0008_held_answers", "0009_published_decks", "0010_wrong_answers_index",
+    "0011_deck_versions",
 )
 HEAD = REVISIONS[-1]
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -40,7 +41,8 @@ LOCK_POLL_MS = 1_000
 """How long a writer waits for SQLite's write lock before saying so (then it keeps waiting)."""
 STUDYAPP_TABLES = frozenset({"profiles", "card_states", "review_logs", "post_reads",
                              "card_stats", "review_hours", "held_answers",
-                             "published_decks", "alembic_version"})
+                             "published_decks", "published_deck_versions",
+                             "alembic_version"})
 LOCK_WAIT_MESSAGE = "another studyapp is writing, waiting..."
 
 

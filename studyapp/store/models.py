@@ -266,3 +266,24 @@ class PublishedDeck(Base):
     version: Mapped[int] = mapped_column(Integer)
     content: Mapped[str] = mapped_column(Text)
     published_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class PublishedDeckVersion(Base):
+    """Every text a deck was ever published with, numbered (revision 0011).
+
+    The primary key (deck, version) is what stops two instructors publishing
+    at once from both getting the same number: the second insert fails and
+    its publish is refused, naming the version that won.
+    """
+
+    __tablename__ = "published_deck_versions"
+
+    deck_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    content: Mapped[str] = mapped_column(Text)
+    published_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    published_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    """The profile that published it (None for versions published before 0011)."""
+    login: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    """The database login that published it (PostgreSQL's ``current_user``)."""
+    cards: Mapped[int | None] = mapped_column(Integer, nullable=True)

@@ -24,6 +24,7 @@ from studyapp.text import visible
 
 if TYPE_CHECKING:
     from studyapp.decks import Deck
+    from studyapp.decks.problems import Problem
 
 PUBLISHED_FOLDER = "published"
 """The folder of the data folder that published decks are written to, and only it."""
@@ -45,7 +46,6 @@ def published_decks(store: Store, lang: str = "en",
     problem (a formula that fails), the deck's other cards kept.
     """
     from studyapp.decks import MAX_DECK_BYTES, DeckError
-    from studyapp.decks.loader import load_deck_skipping_cards
     from studyapp.decks.problems import problem_message
     from studyapp.locations import data_dir
 
@@ -62,7 +62,7 @@ def published_decks(store: Store, lang: str = "en",
             continue
         try:
             path = published_file(folder, row.deck_id, row.content)
-            deck, skipped = load_deck_skipping_cards(path, source="user")
+            deck, skipped = _checked_once(path)
         except DeckError as exc:
             first = exc.problems[0].render(lang) if exc.problems else ""
             notice(t("published.skipped", lang, id=row.deck_id, reason=visible(first)))
@@ -105,3 +105,30 @@ def published_file(folder: Path, deck_id: str, content: str) -> Path:
     if path.is_symlink() or not path.is_file() or path.read_text(encoding="utf-8") != content:
         write_text_replacing(path, content)
     return folder / path.name  # as the data folder names it (``deck_kind`` tells it by that)
+
+
+def _checked_once(path: Path) -> tuple[Deck, list[tuple[str, Problem]]]:
+    """A published copy's deck, checked once per text on this machine (the deck cache):
+    later commands read the checked deck back instead of evaluating its formulas again.
+
+    A text with problems is loaded without its failing cards (and each is named), so
+    one bad card never takes its deck out of every student's study."""
+    from studyapp.decks.cache import check_deck_cached
+    from studyapp.decks.loader import load_deck_skipping_cards
+
+    deck, problems = check_deck_cached(path, "user")
+    if deck is not None and not problems:
+        return deck, []
+    return load_deck_skipping_cards(path, source="user")
+
+
+def remember_published(deck: Deck, content: str) -> None:
+    """Keep ``deck``, just checked from ``content`` at publish, as this machine's cached check
+    of its published copy, so the next command here does not check it again."""
+    from studyapp.decks.cache import remember_checked
+    from studyapp.locations import data_dir
+
+    if not is_deck_id(deck.id):
+        return  # a name the published copies' folder cannot hold as a plain file
+    remember_checked(data_dir() / PUBLISHED_FOLDER / f"{deck.id}.yaml", "user",
+                     content.encode("utf-8"), deck)

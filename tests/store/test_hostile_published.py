@@ -19,7 +19,7 @@ from studyapp.cli import main
 from studyapp.deck_ids import MAX_DECK_ID_LENGTH, is_deck_id
 from studyapp.srs import Rating
 from studyapp.store import open_store
-from studyapp.store.classroom import check_deck_id, publish_deck, stored_decks
+from studyapp.store.classroom import check_deck_id, publish_version, stored_decks
 from studyapp.store.models import PublishedDeck
 from studyapp.study import SessionKind, StudyConfig, StudyService
 from studyapp.study.published import published_decks, published_file
@@ -95,7 +95,8 @@ def test_the_store_refuses_to_publish_a_hostile_id(db_url: str) -> None:
     store = open_store(db_url)
     try:
         with pytest.raises(ValueError, match="not a deck id"):
-            publish_deck(store, "../../../x", deck_text("x"), NOW)
+            publish_version(store, "../../../x", deck_text("x"), NOW, base=None, by=None,
+                            cards=1)
         assert stored_decks(store) == []
     finally:
         store.close()
