@@ -22,7 +22,8 @@ JPEG = base64.b64decode(
     "AxEAPwCgBMjv/9k=")
 """A whole 1×1 baseline JPEG."""
 
-WEBP = base64.b64decode("UklGRjQAAABXRUJQVlA4ICgAAABwAQCdASoBAAEAAsBMJaACdAIHgAD+zoL/zsH/3o/9MfOng2SKa7AA")
+WEBP = base64.b64decode("UklGRjQAAABXRUJQVlA4ICgAAABwAQCdASoBAAEAAsBMJaACdAIHgAD+zoL/"
+                        "zsH/3o/9MfOng2SKa7AA")
 """A whole 1×1 lossy WebP."""
 
 GIF = (b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00"

@@ -374,15 +374,15 @@ class StudyServer(Server):
         if self.full:
             raise self.full_page()
         nonce = secrets.token_urlsafe(18)
-        request["script_nonce"] = nonce
-        response = await self._index_page(request)
+        response = aiohttp_jinja2.render_template("app_index.html", request,
+                                                  self._page_context(request, nonce))
         response.headers["Content-Security-Policy"] = page_policy(nonce)
         response.headers["Referrer-Policy"] = "no-referrer"
         return response
 
-    @aiohttp_jinja2.template("app_index.html")
-    async def _index_page(self, request: web.Request) -> dict[str, Any]:
-        """The page, with URLs on the host the browser used (not the bind address)."""
+    def _page_context(self, request: web.Request, nonce: str) -> dict[str, Any]:
+        """The page's values, with URLs on the host the browser used (not the bind address)
+        and its inline script's ``nonce``."""
         base = f"{request.scheme}://{request.host}"
         ws_scheme = "wss" if request.scheme == "https" else "ws"
         words = {key: t(f"serve.{key}", self.lang)
@@ -394,7 +394,7 @@ class StudyServer(Server):
             "application": {"name": self.title},
             "lang": self.lang,
             "words": words,
-            "script_nonce": request["script_nonce"],
+            "script_nonce": nonce,
         }
 
     async def handle_download(self, request: web.Request) -> web.StreamResponse:
