@@ -25,7 +25,7 @@ import pytest
 pytest.importorskip("playwright.sync_api")
 from media_samples import MARKER, html, svg
 from recall_decks import PNG
-from test_serve_in_browser import CHROMIUM, Served, browser, open_tab, serve
+from test_serve_in_browser import CHROMIUM, VIEWPORT, Screen, Served, browser, serve
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(CHROMIUM is None, reason="no Chromium here")]
@@ -88,6 +88,20 @@ def cli(tmp_path: Path, *args: str) -> str:
     return done.stdout
 
 
+def open_watched_tab(browser: Any, url: str) -> tuple[Any, Screen, list[str]]:
+    """A tab on the app, with every Content-Security-Policy complaint of its console kept
+    from the first request on."""
+    page = browser.new_page(viewport=VIEWPORT)
+    violations: list[str] = []
+    page.on("console", lambda message: violations.append(message.text)
+            if "Content Security Policy" in message.text else None)
+    screen = Screen(page)
+    response = page.goto(url)
+    assert response is not None and response.status == 200
+    page.wait_for_selector("body.-first-byte", timeout=20_000)
+    return page, screen, violations
+
+
 PROMPTS = ("chip is drawn", "board is shown", "GPU is pictured")
 
 
@@ -120,11 +134,8 @@ def test_hostile_svg_and_html_cards_run_no_script_and_start_no_app(
     (installed / "board.png").write_bytes(html(beacon_url))
 
     server = serve()
-    page, screen = open_tab(browser, server.url)
+    page, screen, violations = open_watched_tab(browser, server.url)
     context = page.context
-    violations: list[str] = []
-    page.on("console", lambda message: violations.append(message.text)
-            if "Content Security Policy" in message.text else None)
     media: list[Any] = []
     context.on("response", lambda response: media.append(response)
                if "/download/" in response.url else None)
@@ -239,4 +250,24 @@ def test_the_media_headers_alone_keep_a_hostile_file_from_running(
         page.goto(media_site(f"guarded-{kind}", body, content_type, MEDIA_HEADERS))
         page.wait_for_timeout(1500)
         assert page.title() != MARKER and asked == []
+    page.close()
+
+
+def test_the_page_works_under_its_policy_buttons_included(
+        serve: Callable[..., Served], browser: Any) -> None:
+    """The page's start button (``?delay``) is wired by its own script, not an attribute:
+    under the policy a click still starts the app."""
+    server = serve()
+    page = browser.new_page(viewport=VIEWPORT)
+    violations: list[str] = []
+    page.on("console", lambda message: violations.append(message.text)
+            if "Content Security Policy" in message.text else None)
+    response = page.goto(f"{server.origin}/?delay=1")
+    assert response is not None and "script-src 'self' 'nonce-" in \
+        response.headers["content-security-policy"]
+    page.click("#start")
+    page.wait_for_url(lambda url: "delay" not in url)
+    page.wait_for_selector("body.-first-byte", timeout=20_000)
+    assert len(server.app_pids()) == 1
+    assert violations == []
     page.close()
