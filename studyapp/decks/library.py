@@ -134,7 +134,7 @@ def install_deck(path: Path | str, *, replace: bool = False) -> Path:
     return target
 
 
-def _checked_media(source: Path) -> dict[str, bytes]:
+def _checked_media(source: Path) -> list[Path]:
     """The deck's images (``<name>.media/`` beside it), each a raster image by its bytes.
 
     ``DeckError`` names every other file (an SVG, an HTML page, a PNG-named
@@ -145,14 +145,15 @@ def _checked_media(source: Path) -> dict[str, bytes]:
 
     images = media_folder(source)
     if not images.is_dir():
-        return {}
-    checked: dict[str, bytes] = {}
+        return []
+    checked: list[Path] = []
     refused: list[Problem] = []
     for item in sorted(images.iterdir()):
         if item.name.startswith(".") or item.is_symlink() or item.is_dir():
             continue
         try:
-            checked[item.name] = read_image(item).data
+            read_image(item)  # one image in memory at a time: a deck may have hundreds
+            checked.append(item)
         except MediaRefused as refusal:
             refused.append(Problem.at(item, 1, 1, problem_message("media_refused",
                                                                  why=refusal.reason)))
@@ -161,18 +162,23 @@ def _checked_media(source: Path) -> dict[str, bytes]:
     return checked
 
 
-def _install_media(source: Path, target: Path, images: dict[str, bytes]) -> None:
-    """The deck's checked images go along, as ``<id>.media/`` (never through a symlink)."""
-    from studyapp.decks.media import media_folder
+def _install_media(source: Path, target: Path, images: list[Path]) -> None:
+    """The deck's checked images go along, as ``<id>.media/``: each read and checked again
+    as it is copied (what is written is what was checked), never through a symlink."""
+    from studyapp.decks.media import MediaRefused, media_folder, read_image
     from studyapp.files import replacing
 
     if not images or media_folder(source).resolve() == media_folder(target).resolve():
         return
     destination = media_folder(target)
     destination.mkdir(exist_ok=True)
-    for name, data in images.items():
-        with replacing(destination / name, binary=True) as handle:
-            handle.write(data)
+    for path in images:
+        try:
+            image = read_image(path)
+        except MediaRefused:
+            continue  # changed since the check a moment ago: left out
+        with replacing(destination / path.name, binary=True) as handle:
+            handle.write(image.data)
 
 
 def _same_bytes(one: Path, other: Path) -> bool:

@@ -23,6 +23,7 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from studyapp.decks.problems import Message, problem_message
 
@@ -157,10 +158,11 @@ def read_image(path: Path) -> CheckedImage:
     return CheckedImage(path, check_image(data), data)
 
 
-def _word(data: bytes, at: int, size: int, order: str = "big") -> int:
+def _word(data: bytes, at: int, size: int, order: Literal["big", "little"] = "big") -> int:
+    """The unsigned number of ``size`` bytes at ``at``; ValueError past the end."""
     if at + size > len(data):
         raise ValueError("truncated")
-    return int.from_bytes(data[at:at + size], order)  # type: ignore[arg-type]
+    return int.from_bytes(data[at:at + size], order)
 
 
 def _png_text(data: bytes) -> list[bytes]:
@@ -189,13 +191,15 @@ def _png_text(data: bytes) -> list[bytes]:
         first, at = False, end
 
 
-def _gif_sub_blocks(data: bytes, at: int) -> tuple[bytes, int]:
-    """The data of the sub-blocks at ``at`` (up to the empty one) and where they end."""
+def _gif_sub_blocks(data: bytes, at: int, keep: bool = False) -> tuple[bytes, int]:
+    """The sub-blocks at ``at`` (up to the empty one): their data if ``keep``, and where
+    they end."""
     parts = []
     while (size := data[at]) != 0:
         if at + 1 + size > len(data):
             raise ValueError("truncated block")
-        parts.append(data[at + 1:at + 1 + size])
+        if keep:
+            parts.append(data[at + 1:at + 1 + size])
         at += 1 + size
     return b"".join(parts), at + 1
 
@@ -215,7 +219,7 @@ def _gif_text(data: bytes) -> list[bytes]:
             return text
         if block == 0x21:  # an extension: its label, then sub-blocks
             label = data[at + 1]
-            content, at = _gif_sub_blocks(data, at + 2)
+            content, at = _gif_sub_blocks(data, at + 2, keep=label == 0xFE)
             if label == 0xFE:  # a comment
                 text.append(content)
         elif block == 0x2C:  # an image: descriptor, local colour table, LZW size, data

@@ -93,7 +93,6 @@ def page_policy(nonce: str) -> str:
             "base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'")
 
 
-
 def default_max_sessions() -> int:
     """Open tabs allowed at once: a quarter of this machine's memory, 1 to 64 tabs."""
     try:
