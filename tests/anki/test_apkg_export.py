@@ -12,7 +12,6 @@ from anki.import_export_pb2 import (  # noqa: E402
     ImportAnkiPackageOptions,
     ImportAnkiPackageRequest,
 )
-
 from anki_fixtures import PNG  # noqa: E402
 
 from studyapp.anki.apkg import draws_guid, note_guid, select_cards, write_apkg  # noqa: E402
