@@ -275,10 +275,21 @@ def _tags(deck: Deck, card: CardSpec, question: Question) -> list[str]:
 
 
 def _media_names(folder: Path) -> frozenset[str]:
-    """The files of a deck's media folder that may go in a package (never a symlink)."""
+    """The files of a deck's media folder that may go in a package: raster images by their
+    bytes (an SVG or HTML file would run its script in Anki's card view), never a symlink."""
+    from studyapp.decks.media import MediaRefused, read_image
+
     if not folder.is_dir():
         return frozenset()
-    return frozenset(p.name for p in folder.iterdir() if p.is_file() and not p.is_symlink())
+    names = set()
+    for path in folder.iterdir():
+        if path.is_file() and not path.is_symlink():
+            try:
+                read_image(path)
+            except MediaRefused:
+                continue
+            names.add(path.name)
+    return frozenset(names)
 
 
 def _add_media(media: dict[str, Path], folder: Path, images: frozenset[str],

@@ -33,12 +33,12 @@ from __future__ import annotations
 import html
 import json
 import re
-import shutil
 import sqlite3
 import stat
 import tempfile
 import time
 import zipfile
+import zlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -60,6 +60,8 @@ from studyapp.anki.anki_text import (
     template_refs,
     to_text,
 )
+from studyapp.decks.media import MAX_IMAGE_BYTES, MediaRefused, check_image
+from studyapp.decks.problems import Message
 from studyapp.files import replacing
 
 __all__ = [
@@ -70,7 +72,7 @@ __all__ = [
 MAX_COLLECTION_BYTES = 200 * 1024 * 1024
 """A collection bigger than this, once unzipped, is refused (zip bombs)."""
 
-MAX_MEDIA_BYTES = 50 * 1024 * 1024
+MAX_MEDIA_BYTES = MAX_IMAGE_BYTES
 """One media file bigger than this, unzipped, is not copied."""
 
 COMPRESSED_COLLECTION = "collection.anki21b"
@@ -636,6 +638,8 @@ class Conversion:
     returning: dict[int, tuple[str, str, str]] = field(default_factory=dict)
     """Anki note id → (deck id, card id, post) of a studyapp card already installed here that
     the note was exported from: its history goes back to that card, no copy is made."""
+    refused_images: list[tuple[str, Message]] = field(default_factory=list)
+    """Media files ``copy_images`` did not copy, not being raster images: (name, why)."""
 
     @property
     def deck(self) -> dict[str, Any]:
@@ -986,7 +990,12 @@ def convert_package(path: Path, *, language: str, deck_id: str | None = None,
 
 
 def copy_images(conversion: Conversion, deck_id: str, folder: Path) -> tuple[int, list[str]]:
-    """Copy the images a deck's cards name into ``folder``; (copied, missing names)."""
+    """Copy the images a deck's cards name into ``folder``; (copied, missing names).
+
+    Only raster images by their bytes are copied: any other file (an SVG, an
+    HTML page, whatever its name) is left out and recorded, with why, in
+    ``conversion.refused_images``.
+    """
     wanted = conversion.images.get(deck_id, [])
     if not wanted:
         return 0, []
@@ -999,21 +1008,24 @@ def copy_images(conversion: Conversion, deck_id: str, folder: Path) -> tuple[int
                     or archive.getinfo(member).file_size > MAX_MEDIA_BYTES:
                 missing.append(name)
                 continue
-            unpacked = None
-            if conversion.media_compressed:  # Anki's current format: each file zstd-compressed
-                try:
-                    unpacked = unzstd(archive.read(member), MAX_MEDIA_BYTES, f"media file {name}")
-                except FormatError:
-                    missing.append(name)
-                    continue
+            try:
+                if conversion.media_compressed:  # Anki's current format: each file zstd'd
+                    data = unzstd(archive.read(member), MAX_MEDIA_BYTES, f"media file {name}")
+                else:
+                    with archive.open(member) as source:
+                        data = source.read(MAX_MEDIA_BYTES + 1)
+            except (FormatError, zipfile.BadZipFile, zlib.error):
+                missing.append(name)
+                continue
+            try:
+                check_image(data)
+            except MediaRefused as refusal:
+                conversion.refused_images.append((name, refusal.reason))
+                continue
             folder.mkdir(parents=True, exist_ok=True)
             # a fresh O_EXCL file renamed into place: a planted symlink is never written through
             with replacing(folder / name, binary=True) as target:
-                if unpacked is not None:
-                    target.write(unpacked)
-                else:
-                    with archive.open(member) as source:
-                        shutil.copyfileobj(source, target)
+                target.write(data)
             copied += 1
     return copied, missing
 

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from studyapp.cli import current_settings, fail, make_service
+from studyapp.text import one_line
 
 
 def export_apkg(ctx: click.Context, output: str | None, deck_ref: str | None,
@@ -207,6 +208,9 @@ def _report_left_out(conversion: Any, lang: str) -> None:
 
     if conversion.media_skipped:
         click.echo(t("tuning.from_anki.media", lang, count=conversion.media_skipped))
+    for name, why in conversion.refused_images:  # not raster images: a browser runs them
+        click.echo(t("anki.from.image_refused", lang, name=one_line(name), why=why.render(lang)),
+                   err=True)
     if conversion.unsupported:
         kinds = ", ".join(f"{n} {name}" for name, n in conversion.unsupported.items())
         click.echo(t("anki.from.unsupported", lang, count=sum(conversion.unsupported.values()),

@@ -108,6 +108,7 @@ def install_deck(path: Path | str, *, replace: bool = False) -> Path:
         if listing.id == deck.id:
             message = problem_message("deck_id_builtin", id=deck.id, other=str(listing.path))
             raise DeckError([Problem.at(source, 1, 1, message)])
+    images = _checked_media(source)  # every image checked before anything is installed
     folder = locations.user_decks_dir()
     target = folder / f"{deck.id}.yaml"
     for listing in _listings(folder, "user"):
@@ -129,22 +130,55 @@ def install_deck(path: Path | str, *, replace: bool = False) -> Path:
     finally:
         if os.path.exists(temp_name):
             os.unlink(temp_name)
-    _install_media(source, target)
+    _install_media(source, target, images)
     return target
 
 
-def _install_media(source: Path, target: Path) -> None:
-    """The deck's images (``<name>.media/`` beside it) go along, as ``<id>.media/``."""
-    from studyapp.decks.media import media_folder
+def _checked_media(source: Path) -> list[Path]:
+    """The deck's images (``<name>.media/`` beside it), each a raster image by its bytes.
+
+    ``DeckError`` names every other file (an SVG, an HTML page, a PNG-named
+    text file...) and why: a browser would run its script. Dot files and
+    symlinks are left behind, as they always were.
+    """
+    from studyapp.decks.media import MediaRefused, media_folder, read_image
 
     images = media_folder(source)
-    if not images.is_dir() or images.resolve() == media_folder(target).resolve():
+    if not images.is_dir():
+        return []
+    checked: list[Path] = []
+    refused: list[Problem] = []
+    for item in sorted(images.iterdir()):
+        if item.name.startswith(".") or item.is_symlink() or item.is_dir():
+            continue
+        try:
+            read_image(item)  # one image in memory at a time: a deck may have hundreds
+            checked.append(item)
+        except MediaRefused as refusal:
+            refused.append(Problem.at(item, 1, 1, problem_message("media_refused",
+                                                                 why=refusal.reason)))
+    if refused:
+        raise DeckError(refused)
+    return checked
+
+
+def _install_media(source: Path, target: Path, images: list[Path]) -> None:
+    """The deck's checked images go along, as ``<id>.media/``: each read and checked again
+    as it is copied (what is written is what was checked), never through a symlink."""
+    from studyapp.decks.media import MediaRefused, media_folder, read_image
+    from studyapp.files import replacing
+
+    if not images or media_folder(source).resolve() == media_folder(target).resolve():
         return
     destination = media_folder(target)
     destination.mkdir(exist_ok=True)
-    for item in images.iterdir():
-        if item.is_file() and not item.is_symlink() and not item.name.startswith("."):
-            shutil.copyfile(item, destination / item.name)
+    for path in images:
+        try:
+            image = read_image(path)
+        except MediaRefused:
+            continue  # changed since the check a moment ago: left out
+        with replacing(destination / path.name, binary=True) as handle:
+            handle.write(image.data)
 
 
 def _same_bytes(one: Path, other: Path) -> bool:

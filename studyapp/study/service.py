@@ -62,6 +62,7 @@ from studyapp.study.queue import queue_item
 from studyapp.study.session import StudySession
 
 if TYPE_CHECKING:
+    from studyapp.decks.media import CardImages
     from studyapp.store import Store
     from studyapp.store.cards import CardRef
     from studyapp.store.progress import (
@@ -935,8 +936,9 @@ class StudyService:
                               if c.suspended)
         return ProgressView(stats, suspended)
 
-    def card_images(self, deck_id: str, card_key: str, texts: Iterable[str]) -> list[Path]:
-        """The image files that ``texts`` name (``[image: NAME]``) in the card's deck folder."""
-        from studyapp.decks.media import image_files
+    def card_images(self, deck_id: str, card_key: str, texts: Iterable[str]) -> CardImages:
+        """The image files that ``texts`` name (``[image: NAME]``) in the card's deck folder,
+        read and checked: only raster images are shown, whatever reached the folder."""
+        from studyapp.decks.media import card_images
 
-        return image_files(self.card(deck_id, card_key).path, list(texts))
+        return card_images(self.card(deck_id, card_key).path, list(texts))

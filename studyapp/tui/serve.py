@@ -89,6 +89,29 @@ pastes) kept it busy for a minute after its tab closed. Typing and the mouse sen
 well under 1 KB a second; a pasted answer fits in the first allowance."""
 TAB_MEMORY_BYTES = 100 * 10**6
 """What one tab's app process holds, rounded up (about 80 MB measured on Linux)."""
+MEDIA_HEADERS = {
+    "Content-Security-Policy": "sandbox; default-src 'none'; img-src 'self' data:; "
+                               "style-src 'unsafe-inline'",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "Referrer-Policy": "no-referrer",
+}
+"""Headers of a card's image handed to a tab: whatever its bytes, a browser shows it with
+the type the server read from them (no sniffing) in a sandbox where no script runs, so a
+file that is not an image can neither reach this origin nor open an app of its own."""
+
+
+def page_policy(nonce: str) -> str:
+    """The app page's Content-Security-Policy: its own scripts (textual-serve's, served here,
+    and the page's one inline script, carrying ``nonce``), its WebSocket, nothing else."""
+    return ("default-src 'none'; "
+            f"script-src 'self' 'nonce-{nonce}'; "
+            "connect-src 'self'; "
+            "style-src 'self' 'unsafe-inline'; "
+            "font-src 'self'; "
+            "img-src 'self' data:; "
+            "base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'")
 
 
 def default_max_sessions() -> int:
@@ -565,6 +588,11 @@ class AppProcess(AppService):
             await task
 
 
+async def _no_sniffing(request: web.Request, response: web.StreamResponse) -> None:
+    """Every response is read as the type it says, never guessed from its bytes."""
+    response.headers["X-Content-Type-Options"] = "nosniff"
+
+
 class StudyServer(Server):
     """textual-serve's server for studyapp: the door, our page, our app processes."""
 
@@ -586,6 +614,7 @@ class StudyServer(Server):
         app.router.add_get(APP_PATH + "/{key}", self.handle_websocket, name="app")
         app.middlewares.insert(0, self.door.middleware(t("serve.forbidden", self.lang),
                                                        t("serve.throttled", self.lang)))
+        app.on_response_prepare.append(_no_sniffing)
         return app
 
     def initialize_logging(self) -> None:
@@ -619,11 +648,16 @@ class StudyServer(Server):
         """The page, or the full page when every allowed tab is in use."""
         if self.full:
             raise self.full_page()
-        return await self._index_page(request)
+        nonce = secrets.token_urlsafe(18)
+        response = aiohttp_jinja2.render_template("app_index.html", request,
+                                                  self._page_context(request, nonce))
+        response.headers["Content-Security-Policy"] = page_policy(nonce)
+        response.headers["Referrer-Policy"] = "no-referrer"
+        return response
 
-    @aiohttp_jinja2.template("app_index.html")
-    async def _index_page(self, request: web.Request) -> dict[str, Any]:
-        """The page, with URLs on the host the browser used (not the bind address)."""
+    def _page_context(self, request: web.Request, nonce: str) -> dict[str, Any]:
+        """The page's values, with URLs on the host the browser used (not the bind address)
+        and its inline script's ``nonce``."""
         base = f"{request.scheme}://{request.host}"
         ws_scheme = "wss" if request.scheme == "https" else "ws"
         words = {key: t(f"serve.{key}", self.lang)
@@ -635,7 +669,46 @@ class StudyServer(Server):
             "application": {"name": self.title},
             "lang": self.lang,
             "words": words,
+            "script_nonce": nonce,
         }
+
+    async def handle_download(self, request: web.Request) -> web.StreamResponse:
+        """A card's image for a tab (``/download/KEY``, the address textual-serve's page opens).
+
+        The content type comes from the image's first bytes, never from its
+        name or from what the app said; anything that does not start as a PNG,
+        JPEG, GIF or WebP image is refused, and what is served carries
+        ``MEDIA_HEADERS``: no sniffing, a sandbox without script.
+        """
+        from studyapp.decks.media import IMAGE_TYPES, MAX_IMAGE_BYTES, raster_type
+
+        key = request.match_info["key"]
+        try:
+            await self.download_manager.get_download_metadata(key)
+        except KeyError:
+            raise web.HTTPNotFound(text=t("serve.media_gone", self.lang)) from None
+        chunks = self.download_manager.download(key)
+        first = await anext(chunks, b"")
+        mime_type = raster_type(first) if isinstance(first, bytes) else None
+        if mime_type is None:
+            async for _ in chunks:  # let the app finish its side of the delivery
+                pass
+            log.warning("refused to serve a file that is not an image")
+            raise web.HTTPUnsupportedMediaType(text=t("serve.media_refused", self.lang))
+        extension = next(ext for ext, kind in IMAGE_TYPES.items() if kind == mime_type)
+        response = web.StreamResponse(headers={
+            **MEDIA_HEADERS, "Content-Type": mime_type,
+            "Content-Disposition": f'inline; filename="image.{extension}"'})
+        await response.prepare(request)
+        sent = len(first)
+        await response.write(first)
+        async for chunk in chunks:
+            sent += len(chunk)
+            if sent > MAX_IMAGE_BYTES or not isinstance(chunk, bytes):
+                break  # never more than an image may be; the tab gets a cut-off file
+            await response.write(chunk)
+        await response.write_eof()
+        return response
 
     async def _process_messages(self, websocket: web.WebSocketResponse,
                                 app_service: AppService) -> None:

@@ -12,6 +12,7 @@ from anki.import_export_pb2 import (  # noqa: E402
     ImportAnkiPackageOptions,
     ImportAnkiPackageRequest,
 )
+from anki_fixtures import PNG  # noqa: E402
 
 from studyapp.anki.apkg import draws_guid, note_guid, select_cards, write_apkg  # noqa: E402
 from studyapp.decks import load_deck  # noqa: E402
@@ -214,7 +215,7 @@ def test_a_deck_from_anki_goes_back_with_its_tags_images_and_nesting(
     deck_file.write_text(ANKI_DECK, encoding="utf-8")
     media = tmp_path / "course-memory.media"
     media.mkdir()
-    (media / "h100.png").write_bytes(b"\x89PNG\r\n\x1a\nfake")
+    (media / "h100.png").write_bytes(PNG)
     (tmp_path / "secret.txt").write_text("not for the package", encoding="utf-8")
     (media / "secret.txt").symlink_to(tmp_path / "secret.txt")  # never followed
     target = tmp_path / "course.apkg"
@@ -227,7 +228,7 @@ def test_a_deck_from_anki_goes_back_with_its_tags_images_and_nesting(
     assert gpu["Explanation"] == ""  # it would only repeat "H100"
     assert {"memory", "gpu::h100"} <= set(gpu.tags)
     media_dir = Path(collection.media.dir())  # type: ignore[attr-defined]
-    assert (media_dir / "h100.png").read_bytes() == b"\x89PNG\r\n\x1a\nfake"
+    assert (media_dir / "h100.png").read_bytes() == PNG
     assert not (media_dir / "secret.txt").exists()
     axes = notes[note_guid("course-memory", "axes", 0)]
     assert axes["Answer"] == "- data<br>- tensor<br>- pipeline" and axes["Explanation"] == ""

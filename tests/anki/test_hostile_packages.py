@@ -19,6 +19,7 @@ from pathlib import Path
 
 import genanki
 import pytest
+from anki_fixtures import PNG
 from click.testing import CliRunner
 
 from studyapp.anki.anki_text import render_template, template_refs
@@ -319,7 +320,7 @@ def test_a_media_file_that_is_a_zstd_bomb_is_not_copied(tmp_path: Path) -> None:
         note = col.new_note(col.models.by_name("Basic"))
         note["Front"], note["Back"] = 'Which GPU? <img src="gpu.png">', "H100"
         col.add_note(note, col.decks.id("Media"))
-        col.media.write_data("gpu.png", b"\x89PNG small")
+        col.media.write_data("gpu.png", PNG)
         source = tmp_path / "media.apkg"
         col.export_anki_package(out_path=str(source), limit=None,
                                 options=collection.ExportAnkiPackageOptions(legacy=False,
@@ -328,7 +329,7 @@ def test_a_media_file_that_is_a_zstd_bomb_is_not_copied(tmp_path: Path) -> None:
         col.close()
     conversion = convert_package(source, language="en")
     assert copy_images(conversion, "media", tmp_path / "good") == (1, [])
-    assert (tmp_path / "good" / "gpu.png").read_bytes() == b"\x89PNG small"
+    assert (tmp_path / "good" / "gpu.png").read_bytes() == PNG
     member = conversion.media["gpu.png"]
     with zipfile.ZipFile(source) as archive:
         contents = {item: archive.read(item) for item in archive.namelist()}

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from recall_decks import PNG
 from test_service import Clock, answer_all, right_answer, service, wrong_answer
 
 from studyapp.srs import CardStage, Rating
@@ -110,14 +111,19 @@ def test_card_images_are_found_in_the_decks_media_folder(tmp_path: Path) -> None
     deck = tmp_path / "diagrams.yaml"
     deck.write_text(DIAGRAMS, encoding="utf-8")
     (tmp_path / "diagrams.media").mkdir()
-    (tmp_path / "diagrams.media" / "hbm.png").write_bytes(b"\x89PNG")
+    (tmp_path / "diagrams.media" / "hbm.png").write_bytes(PNG)
+    (tmp_path / "diagrams.media" / "stack.png").write_bytes(b"<svg><script>1</script></svg>")
     svc = StudyService(StudyConfig(db_url=f"sqlite:///{tmp_path / 'p.sqlite3'}", lang="en",
                                    extra_decks=(deck,)))
     try:
-        texts = ["Stacked? [image: hbm.png] [image: missing.png]"]
-        assert svc.card_images("diagrams", "stack", texts) == [
-            tmp_path / "diagrams.media" / "hbm.png"]
-        assert svc.card_images("diagrams", "stack", ["no image"]) == []
+        texts = ["Stacked? [image: hbm.png] [image: missing.png] [image: stack.png]"]
+        found = svc.card_images("diagrams", "stack", texts)
+        assert [(i.path, i.mime_type, i.data) for i in found.shown] == [
+            (tmp_path / "diagrams.media" / "hbm.png", "image/png", PNG)]
+        assert [(name, why.key) for name, why in found.refused] == [
+            ("stack.png", "decks.problem.media_not_raster")]  # checked where it is shown
+        nothing = svc.card_images("diagrams", "stack", ["no image"])
+        assert nothing.shown == [] and nothing.refused == []
     finally:
         svc.close()
 

@@ -608,20 +608,26 @@ class QuestionScreen(StudyScreen):
         if presented is None or not names:
             self.app.notify(self.tr("anki.image.none"))
             return
-        files = await self.study_app.backend.call(
+        found = await self.study_app.backend.call(
             lambda service: service.card_images(presented.deck_id, presented.card_key, texts))
-        if not files:
-            self.app.notify(self.tr("anki.image.missing", names=", ".join(names)))
+        for name, why in found.refused:  # not a raster image: a browser would run its script
+            self.app.notify(self.tr("anki.image.refused", name=name, why=why.render(self.lang)),
+                            severity="warning")
+        if not found.shown:
+            if not found.refused:
+                self.app.notify(self.tr("anki.image.missing", names=", ".join(names)))
             return
-        for path in files:
-            if self.app.is_web:  # the browser face: the server hands the file to the tab
-                import mimetypes
+        for image in found.shown:
+            if self.app.is_web:  # the browser face: the checked bytes go to the tab, as checked
+                import io
 
-                self.app.deliver_binary(path, open_method="browser",
-                                        mime_type=mimetypes.guess_type(path.name)[0])
+                self.app.deliver_binary(io.BytesIO(image.data), open_method="browser",
+                                        save_filename=image.path.name,
+                                        mime_type=image.mime_type)
             else:
-                self.app.open_url(path.resolve().as_uri())
-        self.app.notify(self.tr("anki.image.opened", names=", ".join(p.name for p in files)))
+                self.app.open_url(image.path.resolve().as_uri())
+        self.app.notify(self.tr("anki.image.opened",
+                                names=", ".join(i.path.name for i in found.shown)))
 
     def action_undo(self) -> None:
         self.undo()
