@@ -1,4 +1,13 @@
-"""Files written whole or not at all, never through a planted symlink.
+"""Files read within a stated size, and written whole or not at all.
+
+Reading: every file a user names (a progress export, a deck, an Anki
+package, a catalog) is opened once, without blocking, and checked on the
+opened descriptor (``fstat``), so a device, pipe, socket or folder is refused
+before a byte is read and cannot be swapped in between a check and the read;
+at most the kind's limit (plus one byte, to tell a larger file) is read, so
+``/dev/zero`` or a ``/proc`` file that reports no size cannot grow memory.
+
+Writing: never through a planted symlink.
 
 A fixed temporary name (``.out.apkg.partial``) next to the target lets
 anyone who can write that folder plant a symlink there and have the export
@@ -12,10 +21,100 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, BinaryIO, Literal
+
+Refusal = Literal["not_regular", "too_large", "unreadable"]
+
+
+def describe_size(size: int) -> str:
+    """Bytes as a reader says them: "200 MB", "4 GB" (10^6 and 10^9, as everywhere here)."""
+    if size >= 10**9:
+        return f"{size / 10**9:.3g} GB"
+    if size >= 10**6:
+        return f"{size / 10**6:.3g} MB"
+    if size >= 10**3:
+        return f"{size / 10**3:.3g} kB"
+    return f"{size} bytes"
+
+
+class FileRefused(Exception):
+    """A file that was not read: not a regular file, over its kind's limit, or unreadable.
+
+    ``reason``, ``size``, ``limit`` and ``detail`` let a reader word it in its
+    own terms; the message is one line in English.
+    """
+
+    def __init__(self, path: Path, reason: Refusal, *, what: str = "file", limit: int = 0,
+                 size: int = 0, detail: str = "") -> None:
+        self.path, self.reason, self.what = path, reason, what
+        self.limit, self.size, self.detail = limit, size, detail
+        if reason == "not_regular":
+            message = (f"{path} is not a regular file (a device, pipe, socket or folder); "
+                       f"it was not read")
+        elif reason == "too_large":
+            shown = f"is {describe_size(size)}" if size > limit else "is larger"
+            message = (f"{path} {shown}, over the {what} limit of {describe_size(limit)}; "
+                       f"it was not read")
+        else:
+            message = f"cannot read {path}: {detail}"
+        super().__init__(message)
+
+
+def _open_descriptor(path: Path) -> int:
+    """``path`` opened for reading without blocking on a pipe or taking a terminal."""
+    flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+             | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    return os.open(path, flags)
+
+
+@contextlib.contextmanager
+def open_regular(path: Path, limit: int, *, what: str = "file") -> Iterator[BinaryIO]:
+    """``path`` open for binary reading, once it is known to be a regular file within ``limit``.
+
+    The check is made on the opened descriptor, so what is read is what was
+    checked. Readers that seek (a zip file) use this; readers that want the
+    bytes use ``read_regular``, which also stops at ``limit``.
+    """
+    try:
+        fd = _open_descriptor(path)
+    except OSError as exc:
+        raise FileRefused(path, "unreadable", what=what,
+                          detail=str(exc.strerror or exc)) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise FileRefused(path, "not_regular", what=what)
+        if info.st_size > limit:
+            raise FileRefused(path, "too_large", what=what, limit=limit, size=info.st_size)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        handle = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    with handle:
+        yield handle
+
+
+def read_regular(path: Path, limit: int, *, what: str = "file") -> bytes:
+    """The bytes of ``path``, a regular file of at most ``limit`` bytes (``FileRefused`` if not).
+
+    Reads at most ``limit + 1`` bytes whatever the file claims, so a file that
+    grows, or reports no size, cannot make it read more.
+    """
+    with open_regular(path, limit, what=what) as handle:
+        try:
+            data = handle.read(limit + 1)
+        except OSError as exc:
+            raise FileRefused(path, "unreadable", what=what,
+                              detail=str(exc.strerror or exc)) from None
+    if len(data) > limit:
+        raise FileRefused(path, "too_large", what=what, limit=limit)
+    return data
 
 
 def _created_mode() -> int:
@@ -52,4 +151,5 @@ def write_text_replacing(target: Path, text: str) -> None:
         handle.write(text)
 
 
-__all__ = ["replacing", "write_text_replacing"]
+__all__ = ["FileRefused", "describe_size", "open_regular", "read_regular", "replacing",
+           "write_text_replacing"]

@@ -1,4 +1,4 @@
-"""Exports are written through a fresh O_EXCL temporary file, never through a symlink.
+"""Files read within a stated size; exports written through a fresh O_EXCL temporary file.
 
 Someone who can write the output folder plants a link where the old fixed
 temporary name (``.out.json.partial``) would go, or at the target itself;
@@ -8,13 +8,22 @@ the export must leave the link's target untouched.
 from __future__ import annotations
 
 import os
+import resource
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
 from studyapp.cli import main
-from studyapp.files import replacing
+from studyapp.decks import MAX_DECK_BYTES, DeckError, load_deck
+from studyapp.files import FileRefused, describe_size, read_regular, replacing
+from studyapp.store.progress_files import MAX_IMPORT_BYTES
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_a_failed_write_leaves_neither_target_nor_temporary(tmp_path: Path) -> None:
@@ -90,3 +99,130 @@ def test_deck_from_anki_never_writes_through_a_planted_symlink(tmp_path: Path) -
     assert result.exit_code == 0, result.output
     assert victim.read_text(encoding="utf-8") == "precious"
     assert not target.is_symlink() and "HBM3e" in target.read_text(encoding="utf-8")
+
+
+# Reading: every file a user names is read within its kind's limit, and only if it is a
+# regular file (checked on the opened descriptor, before a byte is read).
+
+def test_a_device_is_refused_before_anything_is_read() -> None:
+    with pytest.raises(FileRefused, match="not a regular file") as refused:
+        read_regular(Path("/dev/zero"), 1000)
+    assert refused.value.reason == "not_regular"
+
+
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    fifo = tmp_path / "export.json"
+    os.mkfifo(fifo)
+    outcome: list[BaseException] = []
+    reader = threading.Thread(target=lambda: _refusal(fifo, outcome), daemon=True)
+    reader.start()
+    reader.join(timeout=10)
+    if reader.is_alive():  # unblock the reader so the test run can end
+        with open(fifo, "wb"):
+            pass
+        pytest.fail("opening a FIFO waited for a writer")
+    assert isinstance(outcome[0], FileRefused) and outcome[0].reason == "not_regular"
+
+
+def _refusal(path: Path, outcome: list[BaseException]) -> None:
+    try:
+        read_regular(path, 1000)
+    except BaseException as exc:  # noqa: BLE001 - the test inspects it
+        outcome.append(exc)
+
+
+def test_a_folder_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(FileRefused) as refused:
+        read_regular(tmp_path, 1000)
+    assert refused.value.reason == "not_regular"
+
+
+def test_a_file_over_the_limit_is_refused_by_its_size(tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    with big.open("wb") as fh:
+        fh.truncate(3_000_001)
+    with pytest.raises(FileRefused, match=r"is 3 MB, over the progress file limit of 3 MB"):
+        read_regular(big, 3_000_000, what="progress file")
+    assert read_regular(big, 3_000_001) == bytes(3_000_001)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux's /proc")
+def test_a_file_that_reports_no_size_is_read_only_up_to_the_limit() -> None:
+    """Files in /proc claim 0 bytes: the limit holds on what is read, not what is claimed."""
+    assert Path("/proc/self/status").stat().st_size == 0
+    with pytest.raises(FileRefused, match="is larger, over the file limit of 10 bytes"):
+        read_regular(Path("/proc/self/status"), 10)
+
+
+def test_sizes_are_said_in_the_units_of_the_limits() -> None:
+    assert [describe_size(n) for n in (200_000_000, 5_000_000, 4_000_000_000, 12)] == [
+        "200 MB", "5 MB", "4 GB", "12 bytes"]
+
+
+def _studyapp(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The ``studyapp`` command in its own process, with 1.5 GB of address space at most."""
+    def limit_memory() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
+
+    env = {**os.environ, "STUDYAPP_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
+    env.pop("STUDYAPP_DB", None)
+    return subprocess.run([sys.executable, "-m", "studyapp.cli", "--lang", "en", *args],
+                          capture_output=True, text=True, env=env, timeout=120,
+                          preexec_fn=limit_memory, check=False)
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+@pytest.mark.parametrize("command", [["import"], ["deck", "from-anki", "--dry-run"],
+                                     ["deck", "add"], ["deck", "validate"],
+                                     ["catalog", "validate"]])
+def test_endless_devices_are_refused_at_once_in_one_line(tmp_path: Path,
+                                                         command: list[str]) -> None:
+    started = time.monotonic()
+    done = _studyapp(tmp_path, *command, "/dev/zero")
+    assert done.returncode == 1, done.stderr
+    assert time.monotonic() - started < 60
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    assert "not a regular file" in lines[0], lines
+    assert len(lines) == 1 or "checked: 1 problem" in lines[1]  # validate's summary
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("command", [["import"], ["deck", "from-anki", "--dry-run"],
+                                     ["deck", "add"]])
+def test_a_fifo_given_on_the_command_line_is_refused_at_once(tmp_path: Path,
+                                                             command: list[str]) -> None:
+    fifo = tmp_path / "pipe.apkg"
+    os.mkfifo(fifo)
+    done = _studyapp(tmp_path, *command, str(fifo))
+    assert done.returncode == 1
+    assert "not a regular file" in done.stdout + done.stderr
+
+
+def test_an_oversized_progress_file_is_refused_unread_with_the_limit(tmp_path: Path) -> None:
+    big = tmp_path / "progress.json"
+    with big.open("wb") as fh:  # sparse: no disk is used
+        fh.truncate(MAX_IMPORT_BYTES + 1)
+    done = _studyapp(tmp_path, "import", str(big))
+    assert done.returncode == 1
+    assert done.stderr.strip() == (f"studyapp: {big} is 200 MB, over the progress file limit "
+                                   f"of 200 MB; it was not read")
+
+
+def test_an_oversized_anki_package_is_refused_unopened(tmp_path: Path) -> None:
+    from studyapp.anki.from_anki import MAX_PACKAGE_BYTES, AnkiPackageError, convert_package
+
+    big = tmp_path / "huge.apkg"
+    with big.open("wb") as fh:
+        fh.write(b"PK\x03\x04")
+        fh.truncate(MAX_PACKAGE_BYTES + 1)
+    with pytest.raises(AnkiPackageError, match="over the Anki package limit of 4 GB"):
+        convert_package(big, language="en")
+
+
+def test_a_deck_over_its_limit_is_refused_with_its_size(tmp_path: Path) -> None:
+    deck = tmp_path / "big.yaml"
+    with deck.open("wb") as fh:
+        fh.truncate(MAX_DECK_BYTES + 10)
+    with pytest.raises(DeckError) as refused:
+        load_deck(deck)
+    assert "5000010 bytes; decks over 5 MB" in refused.value.problems[0].render("en")

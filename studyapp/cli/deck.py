@@ -232,12 +232,13 @@ def deck_publish(ctx: click.Context, file: str) -> None:
     # loaded when the command runs, so that --help stays fast
     from studyapp.classroom import publish_deck_file
     from studyapp.cli import make_service
-    from studyapp.decks import DeckError, load_deck
+    from studyapp.decks import MAX_DECK_BYTES, DeckError, load_deck
+    from studyapp.files import read_regular
 
     settings = current_settings(ctx)
     try:
         loaded = load_deck(file)
-        content = Path(file).read_text(encoding="utf-8")
+        content = read_regular(Path(file), MAX_DECK_BYTES, what="deck").decode("utf-8")
     except DeckError as exc:
         for problem in exc.problems:
             click.echo(problem.render(settings.lang))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -232,9 +231,9 @@ def import_cmd(ctx: click.Context, file: str) -> None:
     """Merge an export, or an Anki package with its review history, into this profile;
     importing a file twice changes nothing."""
     # loaded when the command runs, so that --help stays fast
-    from studyapp.progress import import_file
+    from studyapp.progress import import_file, is_package
 
-    if zipfile.is_zipfile(file):  # .apkg / .colpkg: decks, review log and memory states
+    if is_package(Path(file)):  # .apkg / .colpkg: decks, review log and memory states
         from studyapp.cli.anki import import_anki
 
         import_anki(ctx, Path(file))

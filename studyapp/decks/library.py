@@ -14,7 +14,7 @@ from pathlib import Path
 
 from studyapp import locations
 from studyapp.decks.cache import check_deck_cached
-from studyapp.decks.loader import check_deck_file, deck_files
+from studyapp.decks.loader import check_deck_file, deck_files, read_deck_bytes
 from studyapp.decks.model import Deck, DeckSource
 from studyapp.decks.problems import DeckError, Problem, problem_message
 
@@ -110,10 +110,11 @@ def install_deck(path: Path | str, *, replace: bool = False) -> Path:
             raise DeckError([Problem.at(source, 1, 1, message)])
     folder = locations.user_decks_dir()
     target = folder / f"{deck.id}.yaml"
+    content = read_deck_bytes(source)  # what is installed is read once, within the deck limit
     for listing in _listings(folder, "user"):
         if listing.deck is None or listing.deck.id != deck.id:
             continue
-        same = _same_bytes(listing.path, source)
+        same = _same_bytes(listing.path, content)
         if not same and not replace:
             message = problem_message("deck_id_installed", id=deck.id, other=str(listing.path))
             raise DeckError([Problem.at(source, 1, 1, message)])
@@ -122,9 +123,9 @@ def install_deck(path: Path | str, *, replace: bool = False) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     # copy then rename, so an interrupted install never leaves half a deck
     fd, temp_name = tempfile.mkstemp(dir=folder, prefix=".installing-", suffix=".tmp")
-    os.close(fd)
     try:
-        shutil.copyfile(source, temp_name)
+        with os.fdopen(fd, "wb") as out:
+            out.write(content)
         os.replace(temp_name, target)
     finally:
         if os.path.exists(temp_name):
@@ -147,8 +148,8 @@ def _install_media(source: Path, target: Path) -> None:
             shutil.copyfile(item, destination / item.name)
 
 
-def _same_bytes(one: Path, other: Path) -> bool:
+def _same_bytes(installed: Path, content: bytes) -> bool:
     try:
-        return one.read_bytes() == other.read_bytes()
-    except OSError:
+        return read_deck_bytes(installed) == content
+    except DeckError:
         return False
