@@ -7,20 +7,27 @@ the export must leave the link's target untouched.
 
 from __future__ import annotations
 
+import errno
+import json
 import os
 import resource
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import zipfile
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
 from click.testing import CliRunner, Result
 
+from studyapp import files
 from studyapp.cli import main
 from studyapp.decks import MAX_DECK_BYTES, DeckError, load_deck
 from studyapp.files import FileRefused, describe_size, read_regular, replacing
+from studyapp.store import backup
 from studyapp.store.progress_files import MAX_IMPORT_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,7 +134,7 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
 def _refusal(path: Path, outcome: list[BaseException]) -> None:
     try:
         read_regular(path, 1000)
-    except BaseException as exc:  # noqa: BLE001 - the test inspects it
+    except BaseException as exc:  # the test inspects it
         outcome.append(exc)
 
 
@@ -226,3 +233,140 @@ def test_a_deck_over_its_limit_is_refused_with_its_size(tmp_path: Path) -> None:
     with pytest.raises(DeckError) as refused:
         load_deck(deck)
     assert "5000010 bytes; decks over 5 MB" in refused.value.problems[0].render("en")
+
+
+# Writing: a failed or interrupted export leaves no temporary file behind.
+
+class _FillsUp:
+    """A file whose disk fills after ``room`` bytes, or that is interrupted there."""
+
+    def __init__(self, handle: IO[Any], room: int, error: BaseException) -> None:
+        self._handle, self._room, self._error = handle, room, error
+
+    def write(self, data: Any) -> int:
+        if self._room - len(data) < 0:
+            raise self._error
+        self._room -= len(data)
+        return int(self._handle.write(data))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._handle, name)
+
+    def __enter__(self) -> _FillsUp:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._handle.close()
+
+
+def _failing_writes(monkeypatch: pytest.MonkeyPatch, error: BaseException,
+                    room: int = 2000) -> None:
+    """Every file ``replacing`` opens fails with ``error`` once ``room`` bytes are written."""
+    real = os.fdopen
+
+    def fdopen(fd: int, *args: Any, **kwargs: Any) -> _FillsUp:
+        return _FillsUp(real(fd, *args, **kwargs), room, error)
+
+    monkeypatch.setattr(files.os, "fdopen", fdopen)
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def _some_progress(home: Path) -> None:
+    """A profile with answers, so that an export has more than a few bytes to write."""
+    result = CliRunner().invoke(main, ["--lang", "en", "import", str(_progress_file(home))],
+                                env={"STUDYAPP_HOME": str(home), "STUDYAPP_DB": None})
+    assert result.exit_code == 0, result.output
+
+
+def _progress_file(home: Path) -> Path:
+    home.mkdir(parents=True, exist_ok=True)
+    reviews = [{"uid": f"u{i}", "deck_id": "d", "card_key": f"c{i % 50}", "post": "intro",
+                "reviewed_at": f"2026-01-{1 + i % 28:02d}T10:00:00+00:00", "rating": 3,
+                "correct": True, "duration_ms": 1000, "state_before": 2, "prompt": "p" * 200,
+                "response": "r", "expected": "e", "lang": "en"} for i in range(300)]
+    cards = [{"deck_id": "d", "card_key": f"c{i}", "post": "intro", "stage": 2,
+              "stability": 3.0, "difficulty": 5.0, "due": "2026-02-01T10:00:00+00:00",
+              "last_review": "2026-01-28T10:00:00+00:00", "reps": 6} for i in range(50)]
+    path = home / "in.json"
+    path.write_text(json.dumps({"format": "studyapp-progress", "version": 1, "profile": "x",
+                                "cards": cards, "reviews": reviews}), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "apkg"])
+@pytest.mark.parametrize("error", [OSError(errno.ENOSPC, "No space left on device"),
+                                   KeyboardInterrupt()], ids=["disk-full", "interrupted"])
+def test_an_export_that_fails_midway_leaves_no_partial_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, error: BaseException) -> None:
+    home = tmp_path / "home"
+    _some_progress(home)
+    out = tmp_path / "out"
+    out.mkdir()
+    private_tmp = tmp_path / "tmp"
+    private_tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private_tmp))
+    _failing_writes(monkeypatch, error)
+    result = export(tmp_path, fmt, out / f"progress.{fmt}")
+    assert result.exit_code != 0
+    if isinstance(error, OSError):
+        assert "No space left on device" in result.output
+    assert _leftovers(out) == []
+    assert _leftovers(private_tmp) == []
+
+
+def test_an_anki_export_leaves_nothing_in_the_temporary_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """genanki's own writer keeps its collection file in the temporary folder for ever."""
+    private_tmp = tmp_path / "tmp"
+    private_tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private_tmp))
+    target = tmp_path / "cards.apkg"
+    result = export(tmp_path, "apkg", target)
+    assert result.exit_code == 0, result.output
+    assert _leftovers(private_tmp) == []
+    with zipfile.ZipFile(target) as package:
+        assert {"collection.anki2", "media"} <= set(package.namelist())
+
+
+@pytest.mark.parametrize("error", [OSError(errno.ENOSPC, "No space left on device"),
+                                   KeyboardInterrupt()], ids=["disk-full", "interrupted"])
+def test_a_backup_that_fails_leaves_no_partial_copy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: BaseException) -> None:
+    home = tmp_path / "home"
+    _some_progress(home)
+    out = tmp_path / "out"
+    out.mkdir()
+
+    def fsync(fd: int) -> None:
+        raise error
+
+    monkeypatch.setattr(backup.os, "fsync", fsync)
+    result = CliRunner().invoke(main, ["backup", "-o", str(out / "copy.sqlite3")],
+                                env={"STUDYAPP_HOME": str(home), "STUDYAPP_DB": None})
+    assert result.exit_code != 0
+    assert _leftovers(out) == []
+
+
+def test_deck_from_anki_that_fails_midway_leaves_no_partial_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import genanki
+
+    deck = genanki.Deck(2059400113, "Full")
+    for n in range(200):
+        deck.add_note(genanki.Note(model=genanki.BASIC_MODEL,
+                                   fields=[f"Which memory {n}?", "HBM3e " * 20]))
+    package = tmp_path / "full.apkg"
+    genanki.Package(deck).write_to_file(str(package))
+    out = tmp_path / "out"
+    out.mkdir()
+    _failing_writes(monkeypatch, OSError(errno.ENOSPC, "No space left on device"))
+    result = CliRunner().invoke(main, ["--lang", "en", "deck", "from-anki", str(package),
+                                       "-o", str(out / "deck.yaml")],
+                                env={"STUDYAPP_HOME": str(tmp_path / "home"),
+                                     "STUDYAPP_DB": None})
+    assert result.exit_code != 0
+    assert "No space left on device" in result.output
+    assert _leftovers(out) == []
