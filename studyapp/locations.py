@@ -63,10 +63,10 @@ def sqlite_url(path: Path) -> str:
     query; the path is made absolute so that a folder named ``file:...`` is
     not read as an SQLite URI.
     """
-    from sqlalchemy.engine import URL
+    from urllib.parse import quote
 
-    return URL.create("sqlite", database=str(path.absolute())).render_as_string(
-        hide_password=False)
+    # as SQLAlchemy's URL.create(...).render_as_string() writes it (2.1 reads it back)
+    return "sqlite:///" + quote(str(path.absolute()), safe=" +/")
 
 
 def _package_data() -> Path:

@@ -11,6 +11,7 @@ import errno
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -369,4 +370,39 @@ def test_deck_from_anki_that_fails_midway_leaves_no_partial_file(
                                      "STUDYAPP_DB": None})
     assert result.exit_code != 0
     assert "No space left on device" in result.output
+    assert _leftovers(out) == []
+
+
+SLOW_EXPORT = """
+import sys, time
+import studyapp.progress.files as progress_files
+
+def export_progress(service, out, fmt):
+    out.write("x" * 1000)
+    out.flush()
+    time.sleep(60)
+    return 0
+
+progress_files.export_progress = export_progress
+from studyapp.cli import main
+main(["export", "-o", sys.argv[1]])
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
+def test_an_export_ended_by_a_signal_removes_its_temporary_file(tmp_path: Path,
+                                                                signum: int) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    env = {**os.environ, "STUDYAPP_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
+    env.pop("STUDYAPP_DB", None)
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_EXPORT, str(out / "progress.json")],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not any(p.name.endswith(".partial") for p in out.iterdir()):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, err
     assert _leftovers(out) == []

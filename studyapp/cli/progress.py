@@ -17,6 +17,7 @@ from studyapp.cli import (
     make_service,
     pct,
 )
+from studyapp.cli.interrupts import ending_signals_interrupt
 from studyapp.config import backup_path
 
 
@@ -215,7 +216,8 @@ def export_cmd(ctx: click.Context, fmt: str, output: str | None, deck_ref: str |
             export_progress(service, sys.stdout, file_format)
             return
         target = Path(output)
-        count = export_file(service, target, file_format)
+        with ending_signals_interrupt():
+            count = export_file(service, target, file_format)
         click.echo(f"exported {count} records of profile {service.profile.name!r} to {target}",
                    err=True)
     except OSError as exc:
@@ -263,7 +265,8 @@ def backup_cmd(ctx: click.Context, output: str | None) -> None:
     service = make_service(current_settings(ctx))
     try:
         target = Path(output) if output else backup_path(datetime.now(UTC))
-        backup_database(service, target)
+        with ending_signals_interrupt():
+            backup_database(service, target)
     except BackupError as exc:
         fail(str(exc))
     finally:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from sqlalchemy.engine import URL, make_url
 
 from studyapp import locations
 from studyapp.cli import main
@@ -66,3 +67,11 @@ def test_the_command_line_keeps_the_database_in_the_home_folder(tmp_path: Path,
     assert result.exit_code == 0, result.output
     assert "data/studyapp.sqlite3" in files_under(home)
     assert os.listdir(tmp_path) == [name]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_url_is_the_one_sqlalchemy_writes_for_the_path(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name / "studyapp.sqlite3"
+    url = locations.sqlite_url(path)
+    assert url == URL.create("sqlite", database=str(path)).render_as_string()
+    assert make_url(url).database == str(path)
