@@ -71,6 +71,13 @@ def _open_descriptor(path: Path) -> int:
     return os.open(path, flags)
 
 
+def _is_socket(path: Path) -> bool:
+    try:
+        return stat.S_ISSOCK(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 @contextlib.contextmanager
 def open_regular(path: Path, limit: int, *, what: str = "file") -> Iterator[BinaryIO]:
     """``path`` open for binary reading, once it is known to be a regular file within ``limit``.
@@ -82,6 +89,8 @@ def open_regular(path: Path, limit: int, *, what: str = "file") -> Iterator[Bina
     try:
         fd = _open_descriptor(path)
     except OSError as exc:
+        if _is_socket(path):  # a socket cannot be opened at all (ENXIO)
+            raise FileRefused(path, "not_regular", what=what) from None
         raise FileRefused(path, "unreadable", what=what,
                           detail=str(exc.strerror or exc)) from None
     try:

@@ -139,6 +139,16 @@ def _refusal(path: Path, outcome: list[BaseException]) -> None:
         outcome.append(exc)
 
 
+def test_a_socket_is_refused_as_not_a_regular_file(tmp_path: Path) -> None:
+    import socket
+
+    path = tmp_path / "s.json"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        with pytest.raises(FileRefused, match="not a regular file"):
+            read_regular(path, 1000)
+
+
 def test_a_folder_is_refused(tmp_path: Path) -> None:
     with pytest.raises(FileRefused) as refused:
         read_regular(tmp_path, 1000)
