@@ -23,6 +23,7 @@ import contextlib
 import os
 import stat
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO, Literal
@@ -133,12 +134,53 @@ def _created_mode() -> int:
     return 0o666 & ~mask
 
 
+STALE_PARTIAL_S = 3600
+"""A temporary file untouched this long was left by a write that was killed outright."""
+_PARTIAL = ".partial"
+
+
+def remove_stale_partials(target: Path, *, now: float | None = None) -> list[Path]:
+    """Temporary files of earlier writes to ``target`` killed outright (``kill -9``, a crash).
+
+    Only files named as ``replacing`` names them, regular, owned by this user
+    and unchanged for ``STALE_PARTIAL_S``: a write under way keeps its file fresh.
+    """
+    prefix = f".{target.name}."
+    moment = time.time() if now is None else now
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(target.parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        name = entry.name
+        middle = name[len(prefix):-len(_PARTIAL)]
+        if not (name.startswith(prefix) and name.endswith(_PARTIAL) and len(middle) == 8
+                and middle.isascii() and middle.replace("_", "").isalnum()):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+            mine = info.st_uid == os.geteuid() if hasattr(os, "geteuid") else True
+            if (stat.S_ISREG(info.st_mode) and mine
+                    and moment - info.st_mtime > STALE_PARTIAL_S):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+        except OSError:
+            continue
+    return removed
+
+
 @contextlib.contextmanager
 def replacing(target: Path, *, binary: bool = False, encoding: str = "utf-8",
               newline: str | None = None) -> Iterator[IO[Any]]:
-    """An open file that becomes ``target`` when the block ends without an error."""
+    """An open file that becomes ``target`` when the block ends without an error.
+
+    Any error, ctrl+c included, removes the temporary file; one left by a
+    write killed outright is removed by the next write to the same target.
+    """
+    remove_stale_partials(target)
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                suffix=".partial")
+                                suffix=_PARTIAL)
     try:
         os.fchmod(fd, _created_mode())  # mkstemp's 0600 would hide a shared export
         handle: IO[Any] = (os.fdopen(fd, "wb") if binary else
@@ -160,5 +202,5 @@ def write_text_replacing(target: Path, text: str) -> None:
         handle.write(text)
 
 
-__all__ = ["FileRefused", "describe_size", "open_regular", "read_regular", "replacing",
-           "write_text_replacing"]
+__all__ = ["FileRefused", "describe_size", "open_regular", "read_regular",
+           "remove_stale_partials", "replacing", "write_text_replacing"]
