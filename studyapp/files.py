@@ -20,6 +20,7 @@ a link at the target rather than writing through it.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import stat
 import tempfile
@@ -137,25 +138,32 @@ def _created_mode() -> int:
 STALE_PARTIAL_S = 3600
 """A temporary file untouched this long was left by a write that was killed outright."""
 _PARTIAL = ".partial"
+SWEEP_EVERY_S = 60.0
+"""A folder is looked through for stale temporary files at most this often."""
+_swept: dict[str, float] = {}
 
 
 def remove_stale_partials(target: Path, *, now: float | None = None) -> list[Path]:
-    """Temporary files of earlier writes to ``target`` killed outright (``kill -9``, a crash).
+    """Temporary files of earlier writes into ``target``'s folder killed outright (``kill -9``).
 
-    Only files named as ``replacing`` names them, regular, owned by this user
-    and unchanged for ``STALE_PARTIAL_S``: a write under way keeps its file fresh.
+    Only files named as ``replacing`` names them (``.<name>.<8 characters>.partial``),
+    regular, owned by this user and unchanged for ``STALE_PARTIAL_S``: a write
+    under way keeps its file fresh.
     """
-    prefix = f".{target.name}."
     moment = time.time() if now is None else now
     removed: list[Path] = []
+    folder = str(target.parent)
+    if moment - _swept.get(folder, -math.inf) < SWEEP_EVERY_S:
+        return removed  # a thousand images copied into one folder list it once
+    _swept[folder] = moment
     try:
-        entries = list(os.scandir(target.parent))
+        entries = list(os.scandir(folder))
     except OSError:
         return removed
     for entry in entries:
         name = entry.name
-        middle = name[len(prefix):-len(_PARTIAL)]
-        if not (name.startswith(prefix) and name.endswith(_PARTIAL) and len(middle) == 8
+        base, dot, middle = name.removesuffix(_PARTIAL).rpartition(".")
+        if not (name.endswith(_PARTIAL) and base.startswith(".") and dot and len(middle) == 8
                 and middle.isascii() and middle.replace("_", "").isalnum()):
             continue
         try:

@@ -420,16 +420,19 @@ def test_an_export_ended_by_a_signal_removes_its_temporary_file(tmp_path: Path,
 
 def test_a_temporary_file_left_by_a_killed_export_goes_with_the_next_one(
         tmp_path: Path) -> None:
-    """``kill -9`` runs no clean-up: the next write to the same file removes what it left."""
+    """``kill -9`` runs no clean-up: the next write into the folder removes what it left."""
     target = tmp_path / "progress.json"
     stale = tmp_path / ".progress.json.k3_9zq1a.partial"
     stale.write_bytes(b"half" * 1000)
     os.utime(stale, (time.time() - 2 * 3600,) * 2)
     fresh = tmp_path / ".progress.json.abcdefgh.partial"  # another write under way
     fresh.write_bytes(b"half")
-    other = tmp_path / ".other.json.k3_9zq1a.partial"  # another target's
+    other = tmp_path / ".other.json.k3_9zq1a.partial"  # a killed export to another file
     other.write_bytes(b"half")
     os.utime(other, (time.time() - 2 * 3600,) * 2)
+    unlike = tmp_path / ".progress.json.k3_9zq1.partial"  # not a name studyapp writes
+    unlike.write_bytes(b"kept")
+    os.utime(unlike, (time.time() - 2 * 3600,) * 2)
     victim = tmp_path / "victim"
     victim.write_text("precious", encoding="utf-8")
     link = tmp_path / ".progress.json.linkxxxx.partial"
@@ -438,5 +441,5 @@ def test_a_temporary_file_left_by_a_killed_export_goes_with_the_next_one(
     with replacing(target) as handle:
         handle.write("{}")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [fresh.name, other.name, link.name, "progress.json", "victim"])
+        [fresh.name, unlike.name, link.name, "progress.json", "victim"])
     assert victim.read_text(encoding="utf-8") == "precious"
