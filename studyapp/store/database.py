@@ -375,7 +375,7 @@ def _failed_upgrade(engine: Engine, path: Path | None, url: str, revision: str |
             left = [name for name in inspect(conn).get_table_names()
                     if name.startswith(TEMPORARY_TABLE_PREFIX)]
     except Exception:  # the message below still says what is known
-        now, left = "unknown", []
+        now, left = None, ["?"]
     if full:
         room = (f"; it needs about {_megabytes(needed)} MB free in {path.parent}"
                 if path is not None else "")
@@ -385,10 +385,12 @@ def _failed_upgrade(engine: Engine, path: Path | None, url: str, revision: str |
         lines = str(original).strip().splitlines()
         why = lines[0] if lines else type(original).__name__
     if now == revision and not left:
-        state = (f"the database was left as it was (schema {revision or 'none'})"
-                 if revision else "the database was left empty")
+        state = (f"the database was left as it was (schema {revision})" if revision
+                 else "the database was left empty")
+    elif left == ["?"]:
+        state = "the database could not be read back to check it"
     else:
-        state = f"the database is at schema {now}"
+        state = f"the database is at schema {now or 'none'}"
     copy = f"; the copy taken before the upgrade is {backup}" if backup is not None else ""
     return StoreError(f"the upgrade of {where} stopped: {why}; {state}{copy}. Open it again "
                       f"once this is fixed.")

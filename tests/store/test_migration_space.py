@@ -192,3 +192,24 @@ def test_temporary_tables_left_by_an_older_upgrade_are_removed(tmp_path: Path) -
     open_store(sqlite_url(path)).close()
     assert not [t for t in tables(path) if t.startswith("_alembic_tmp")]
     assert contents(path)[0] == [(HEAD,)]
+
+
+def test_an_upgrade_that_fails_for_another_reason_says_which_and_where_things_are(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "studyapp.sqlite3"
+    old_database(path, 100)
+    before = contents(path)
+    real = database.migrate
+
+    def half_then_fail(engine: object, target: str = HEAD) -> None:
+        real(engine, "0003_session_queue")  # type: ignore[arg-type]
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(database, "migrate", half_then_fail)
+    with pytest.raises(StoreError) as failed:
+        open_store(sqlite_url(path))
+    assert str(failed.value) == (
+        f"the upgrade of {path} stopped: disk I/O error; the database is at schema "
+        f"0003_session_queue; the copy taken before the upgrade is {path}.{OLD}.bak. Open it "
+        f"again once this is fixed.")
+    assert contents(Path(f"{path}.{OLD}.bak")) == before
