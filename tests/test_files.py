@@ -192,7 +192,9 @@ def _studyapp(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
 @pytest.mark.parametrize("command", [["import"], ["deck", "from-anki", "--dry-run"],
                                      ["deck", "add"], ["deck", "validate"],
-                                     ["catalog", "validate"]])
+                                     ["catalog", "validate"], ["deck", "publish"],
+                                     ["calc", "fit", "--model-config"],
+                                     ["generate", "--audit", "--deck"]])
 def test_endless_devices_are_refused_at_once_in_one_line(tmp_path: Path,
                                                          command: list[str]) -> None:
     started = time.monotonic()
