@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
+from studyapp import locations
 from studyapp.catalog.posts import POST_SLUGS
 from studyapp.progress import count_mastered, mastery_age, mastery_places, round_or_none
 from studyapp.srs.scheduler import SchedulerSettings
@@ -691,7 +692,7 @@ def class_report_from_files(paths: list[Path], totals: dict[str, int], now: date
     runs the very same queries as over a shared database.
     """
     with tempfile.TemporaryDirectory(prefix="studyapp-class.") as tmp:
-        store = open_store(f"sqlite:///{Path(tmp) / 'class.sqlite3'}")
+        store = open_store(locations.sqlite_url(Path(tmp) / "class.sqlite3"))
         try:
             names: set[str] = set()
             for path in paths:

@@ -52,7 +52,21 @@ def default_db_url() -> str:
     url = os.environ.get("STUDYAPP_DB")
     if url:
         return url
-    return f"sqlite:///{default_db_path()}"
+    return sqlite_url(default_db_path())
+
+
+def sqlite_url(path: Path) -> str:
+    """The URL of the SQLite file ``path``, taken as a path and never as part of a URL.
+
+    A ``?``, ``#`` or ``%41`` in a folder name (``STUDYAPP_HOME``) is escaped,
+    so the URL reads back as this very file, not as a shorter path with a
+    query; the path is made absolute so that a folder named ``file:...`` is
+    not read as an SQLite URI.
+    """
+    from urllib.parse import quote
+
+    # as SQLAlchemy's URL.create(...).render_as_string() writes it (2.1 reads it back)
+    return "sqlite:///" + quote(str(path.absolute()), safe=" +/")
 
 
 def _package_data() -> Path:

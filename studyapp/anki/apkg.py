@@ -23,11 +23,18 @@ folder, and an explanation that only repeats the answer is left empty.
 from __future__ import annotations
 
 import html
+import itertools
+import json
+import os
+import sqlite3
+import tempfile
+import time
+import zipfile
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 import genanki
 
@@ -405,5 +412,28 @@ def write_apkg(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], target: Pat
     """
     package, summary = build_package(selection, lang, instances=instances, timestamp=timestamp)
     with replacing(target, binary=True) as out:  # O_EXCL: a planted symlink is never followed
-        package.write_to_file(out, timestamp=timestamp)
+        write_package(package, out, timestamp)
     return summary
+
+
+def write_package(package: genanki.Package, out: IO[Any], timestamp: float | None) -> None:
+    """The package zipped into ``out``, as ``Package.write_to_file`` writes it.
+
+    genanki builds the collection in a temporary file that it never removes;
+    here it lives in a temporary folder that goes whatever happens.
+    """
+    stamp = time.time() if timestamp is None else timestamp
+    with tempfile.TemporaryDirectory(prefix="studyapp-apkg-") as folder:
+        collection = os.path.join(folder, "collection.anki2")
+        conn = sqlite3.connect(collection)
+        try:
+            package.write_to_db(conn.cursor(), stamp, itertools.count(int(stamp * 1000)))
+            conn.commit()
+        finally:
+            conn.close()
+        media = dict(enumerate(package.media_files))
+        with zipfile.ZipFile(out, "w") as outzip:
+            outzip.write(collection, "collection.anki2")
+            outzip.writestr("media", json.dumps({i: os.path.basename(p) for i, p in media.items()}))
+            for index, path in media.items():
+                outzip.write(path, str(index))

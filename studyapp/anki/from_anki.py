@@ -34,7 +34,6 @@ import html
 import json
 import re
 import sqlite3
-import stat
 import tempfile
 import time
 import zipfile
@@ -62,12 +61,17 @@ from studyapp.anki.anki_text import (
 )
 from studyapp.decks.media import MAX_IMAGE_BYTES, MediaRefused, check_image
 from studyapp.decks.problems import Message
-from studyapp.files import replacing
+from studyapp.files import FileRefused, open_regular, replacing
 
 __all__ = [
     "AnkiPackageError", "Conversion", "accepted_answers", "convert_package", "deck_yaml",
     "html_to_text", "parse_field_map", "read_package", "slug", "template_fields",
 ]
+
+MAX_PACKAGE_BYTES = 4_000_000_000
+"""4 GB: a package, media included, larger than this is refused unopened; inside it only
+the collection and one media file at a time are read, each within its own limit."""
+PACKAGE = "Anki package"
 
 MAX_COLLECTION_BYTES = 200 * 1024 * 1024
 """A collection bigger than this, once unzipped, is refused (zip bombs)."""
@@ -232,14 +236,7 @@ MAX_SCHEMA18_ROWS = {"notetypes": 10_000, "fields": 100_000, "templates": 100_00
 def read_collection(path: Path) -> AnkiCollection:
     """Everything a conversion or a history import needs from an Anki package."""
     try:
-        kind = path.stat().st_mode
-    except OSError as exc:
-        raise AnkiPackageError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(kind):  # a FIFO would block the read forever
-        raise AnkiPackageError(f"{path} is not a regular file (a pipe, device or folder); "
-                               f"give an Anki package (.apkg or .colpkg)")
-    try:
-        with zipfile.ZipFile(path) as archive:
+        with _zip(path) as archive:
             name = _collection_name(archive)
             data = archive.read(name)
             media = _media_map(archive)
@@ -872,8 +869,13 @@ def unsupported_reason(model: NoteType) -> str | None:
 
 @contextmanager
 def _zip(path: Path) -> Iterator[zipfile.ZipFile]:
-    with zipfile.ZipFile(path) as archive:
-        yield archive
+    """The package open as a zip, once it is a regular file within ``MAX_PACKAGE_BYTES``."""
+    try:
+        with open_regular(path, MAX_PACKAGE_BYTES, what=PACKAGE) as handle, \
+                zipfile.ZipFile(handle) as archive:
+            yield archive
+    except FileRefused as exc:
+        raise AnkiPackageError(str(exc)) from None
 
 
 def returning_card(note: AnkiNote, model: NoteType,

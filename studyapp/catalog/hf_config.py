@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from studyapp.catalog.models import Model
+from studyapp.files import FileRefused, read_regular
 
 KNOWN = ("llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v3",
          "kimi_k2", "gpt_oss", "llama4_text")
@@ -185,11 +186,12 @@ def count_params(config: dict[str, Any], path: Path | str = "config.json") -> Pa
 def read_hf_config(path: Path) -> dict[str, Any]:
     """A config.json's data; ``HFConfigError`` for a file that is not one."""
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise HFConfigError(path, "unreadable", reason=str(exc.strerror or exc)) from None
-    if len(raw) > MAX_BYTES:
-        raise HFConfigError(path, "too_large", limit=str(MAX_BYTES))
+        raw = read_regular(path, MAX_BYTES, what="config.json")
+    except FileRefused as exc:
+        if exc.reason == "too_large":
+            raise HFConfigError(path, "too_large", limit=str(MAX_BYTES)) from None
+        reason = exc.detail or "not a regular file (a device, pipe, socket or folder)"
+        raise HFConfigError(path, "unreadable", reason=reason) from None
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

@@ -30,6 +30,7 @@ from studyapp.catalog.models import (
     System,
 )
 from studyapp.catalog.plausible import plausibility
+from studyapp.files import FileRefused, read_regular
 
 try:  # the C loader is ~10x faster; both are safe loaders
     from yaml import CSafeLoader as SafeLoader
@@ -41,6 +42,8 @@ E = TypeVar("E", bound=Entry)
 SHIPPED_FILES = ("hardware.yaml", "models.yaml")
 USER_FILE = "catalog.yaml"
 TABLES = ("accelerators", "interconnects", "systems", "models")
+MAX_FILE_BYTES = 5_000_000
+"""5 MB: a catalog file larger than this is refused unread (the shipped ones are far smaller)."""
 MAX_NODES = 200_000
 """Values a catalog file may hold once aliases are expanded (an alias bomb stops here)."""
 
@@ -182,7 +185,12 @@ class _Duplicate(Exception):
 def read_file(path: Path) -> object:
     """The data of one catalog file; ``CatalogError`` for what cannot be read."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, MAX_FILE_BYTES, what="catalog file").decode("utf-8")
+    except FileRefused as exc:
+        reason = (str(exc) if exc.reason == "too_large" else
+                  exc.detail or "not a regular file (a device, pipe, socket or folder)")
+        raise CatalogError([Finding(path, (), f"cannot read the file: {reason}", "unreadable",
+                                    (("reason", reason),), 1, 1)]) from None
     except UnicodeDecodeError as exc:
         raise CatalogError([Finding(path, (), f"not UTF-8 text: {exc.reason}", "unreadable",
                                     (("reason", "not UTF-8 text"),), 1, 1)]) from None

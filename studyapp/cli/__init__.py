@@ -103,9 +103,10 @@ def user_errors() -> tuple[type[Exception], ...]:
     from studyapp.catalog import CatalogError, UnknownIdError
     from studyapp.catalog.hf_config import HFConfigError
     from studyapp.decks import DeckError
+    from studyapp.files import FileRefused
     from studyapp.study import StoreError
 
-    return (StoreError, UnknownIdError, DeckError, CatalogError, HFConfigError)
+    return (StoreError, UnknownIdError, DeckError, CatalogError, HFConfigError, FileRefused)
 
 
 def user_error_text(exc: Exception, lang: str) -> str:

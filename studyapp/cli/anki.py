@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from studyapp.cli import current_settings, fail, make_service
+from studyapp.cli.interrupts import ending_signals_interrupt
 from studyapp.text import one_line
 
 
@@ -33,7 +34,8 @@ def export_apkg(ctx: click.Context, output: str | None, deck_ref: str | None,
         if not selection:
             fail(t("tuning.export.nothing", settings.lang))
         target = Path(output)
-        summary = write_apkg(selection, target, settings.lang, instances=instances)
+        with ending_signals_interrupt():
+            summary = write_apkg(selection, target, settings.lang, instances=instances)
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror or exc}")
     finally:
@@ -176,9 +178,10 @@ def _write_decks(conversion: Any, output: Path, lang: str) -> None:
     for deck, target, text in zip(conversion.decks, targets, texts, strict=True):
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            write_text_replacing(target, text)  # O_EXCL: no symlink followed
-            copied, missing = copy_images(conversion, deck["deck"],
-                                          target.with_name(f"{target.stem}.media"))
+            with ending_signals_interrupt():
+                write_text_replacing(target, text)  # O_EXCL: no symlink followed
+                copied, missing = copy_images(conversion, deck["deck"],
+                                              target.with_name(f"{target.stem}.media"))
         except OSError as exc:
             fail(f"cannot write {target}: {exc.strerror or exc}")
         if copied:

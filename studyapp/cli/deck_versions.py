@@ -52,7 +52,10 @@ def deck_publish(ctx: click.Context, file: str, replaces: int | None) -> None:
         for problem in problems:
             click.echo(problem.render(settings.lang))
         sys.exit(1)
-    content = path.read_text(encoding="utf-8-sig")
+    from studyapp.decks import MAX_DECK_BYTES
+    from studyapp.files import read_regular
+
+    content = read_regular(path, MAX_DECK_BYTES, what="deck").decode("utf-8-sig")
     service = make_service(settings)
     try:
         done = publish_deck_file(service, deck, content, by=settings.profile,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -18,6 +17,7 @@ from studyapp.cli import (
     make_service,
     pct,
 )
+from studyapp.cli.interrupts import ending_signals_interrupt
 from studyapp.config import backup_path
 
 
@@ -216,7 +216,8 @@ def export_cmd(ctx: click.Context, fmt: str, output: str | None, deck_ref: str |
             export_progress(service, sys.stdout, file_format)
             return
         target = Path(output)
-        count = export_file(service, target, file_format)
+        with ending_signals_interrupt():
+            count = export_file(service, target, file_format)
         click.echo(f"exported {count} records of profile {service.profile.name!r} to {target}",
                    err=True)
     except OSError as exc:
@@ -232,9 +233,9 @@ def import_cmd(ctx: click.Context, file: str) -> None:
     """Merge an export, or an Anki package with its review history, into this profile;
     importing a file twice changes nothing."""
     # loaded when the command runs, so that --help stays fast
-    from studyapp.progress import import_file
+    from studyapp.progress import import_file, is_package
 
-    if zipfile.is_zipfile(file):  # .apkg / .colpkg: decks, review log and memory states
+    if is_package(Path(file)):  # .apkg / .colpkg: decks, review log and memory states
         from studyapp.cli.anki import import_anki
 
         import_anki(ctx, Path(file))
@@ -264,7 +265,8 @@ def backup_cmd(ctx: click.Context, output: str | None) -> None:
     service = make_service(current_settings(ctx))
     try:
         target = Path(output) if output else backup_path(datetime.now(UTC))
-        backup_database(service, target)
+        with ending_signals_interrupt():
+            backup_database(service, target)
     except BackupError as exc:
         fail(str(exc))
     finally:

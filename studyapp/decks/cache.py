@@ -27,6 +27,7 @@ from studyapp import __version__, locations
 from studyapp.decks.loader import MAX_DECK_BYTES, check_deck_file, collector_paused
 from studyapp.decks.model import Deck, DeckSource
 from studyapp.decks.problems import Problem
+from studyapp.files import FileRefused, read_regular
 
 FORMAT = 5  # 2: problems carry a message key and fields; 3: numeric cards say `signed`;
 # 5: decks checked again under bounded formulas and tolerances, and slug deck ids
@@ -124,12 +125,9 @@ def _write_entry(entry: Path, path: Path, checked: Checked) -> None:
 def check_deck_cached(path: Path, source: DeckSource = "file") -> Checked:
     """``check_deck_file(path, source)``, answered from the cache when the file is unchanged."""
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_DECK_BYTES:
-            return check_deck_file(path, source)
-        content = path.read_bytes()
-    except OSError:
-        return check_deck_file(path, source)
+        content = read_regular(path, MAX_DECK_BYTES, what="deck")
+    except FileRefused:
+        return check_deck_file(path, source)  # which says why, as a deck problem
     entry = cache_folder() / f"{cache_key(path, source, content)}.pickle"
     cached = _read_entry(entry, path)
     if cached is not None:

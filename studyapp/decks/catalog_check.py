@@ -27,6 +27,7 @@ from studyapp.catalog.models import (
 from studyapp.decks.problems import Message, Problem, problem_message, sorted_unique
 from studyapp.decks.schema_errors import describe_input, error_message, suggest
 from studyapp.decks.yaml_source import PathKey, SourceMap, parse_yaml
+from studyapp.files import FileRefused, read_regular
 
 
 def catalog_message(name: str, /, **fields: object) -> Message:
@@ -39,6 +40,7 @@ _ENTRY_MODELS: dict[str, type[BaseModel]] = {
     "models": Model,
 }
 MAX_BYTES = 5_000_000
+NOT_REGULAR = "not a regular file (a device, pipe, socket or folder)"
 
 
 def _fields(model: type[BaseModel]) -> list[str]:
@@ -122,12 +124,12 @@ def check_files(paths: Sequence[Path]) -> list[Problem]:
     maps: dict[Path, SourceMap] = {}
     for path in paths:
         try:
-            raw = path.read_bytes()
-            if len(raw) > MAX_BYTES:
-                problems.append(Problem.at(path, 1, 1, catalog_message(
-                    "too_large", limit=str(MAX_BYTES))))
-                continue
-            text = raw.decode("utf-8")
+            text = read_regular(path, MAX_BYTES, what="catalog file").decode("utf-8")
+        except FileRefused as exc:
+            problems.append(Problem.at(path, 1, 1, catalog_message(
+                "too_large", limit=str(MAX_BYTES)) if exc.reason == "too_large" else
+                catalog_message("unreadable", reason=exc.detail or NOT_REGULAR)))
+            continue
         except UnicodeDecodeError:
             problems.append(Problem.at(path, 1, 1, catalog_message(
                 "unreadable", reason="not UTF-8 text")))

@@ -7,14 +7,13 @@ UIs can show it as broken instead of failing to start.
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from studyapp import locations
 from studyapp.decks.cache import check_deck_cached
-from studyapp.decks.loader import check_deck_file, deck_files
+from studyapp.decks.loader import check_deck_file, deck_files, read_deck_bytes
 from studyapp.decks.model import Deck, DeckSource
 from studyapp.decks.problems import DeckError, Problem, problem_message
 
@@ -111,10 +110,11 @@ def install_deck(path: Path | str, *, replace: bool = False) -> Path:
     images = _checked_media(source)  # every image checked before anything is installed
     folder = locations.user_decks_dir()
     target = folder / f"{deck.id}.yaml"
+    content = read_deck_bytes(source)  # what is installed is read once, within the deck limit
     for listing in _listings(folder, "user"):
         if listing.deck is None or listing.deck.id != deck.id:
             continue
-        same = _same_bytes(listing.path, source)
+        same = _same_bytes(listing.path, content)
         if not same and not replace:
             message = problem_message("deck_id_installed", id=deck.id, other=str(listing.path))
             raise DeckError([Problem.at(source, 1, 1, message)])
@@ -123,9 +123,9 @@ def install_deck(path: Path | str, *, replace: bool = False) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     # copy then rename, so an interrupted install never leaves half a deck
     fd, temp_name = tempfile.mkstemp(dir=folder, prefix=".installing-", suffix=".tmp")
-    os.close(fd)
     try:
-        shutil.copyfile(source, temp_name)
+        with os.fdopen(fd, "wb") as out:
+            out.write(content)
         os.replace(temp_name, target)
     finally:
         if os.path.exists(temp_name):
@@ -181,8 +181,8 @@ def _install_media(source: Path, target: Path, images: list[Path]) -> None:
             handle.write(image.data)
 
 
-def _same_bytes(one: Path, other: Path) -> bool:
+def _same_bytes(installed: Path, content: bytes) -> bool:
     try:
-        return one.read_bytes() == other.read_bytes()
-    except OSError:
+        return read_deck_bytes(installed) == content
+    except DeckError:
         return False

@@ -10,7 +10,6 @@ it finds; a deck is returned only when nothing was found.
 from __future__ import annotations
 
 import gc
-import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,33 +18,44 @@ from studyapp.decks.deck_check import DeckCheck
 from studyapp.decks.model import Deck, DeckSource
 from studyapp.decks.problems import DeckError, Problem, problem_message, sorted_unique
 from studyapp.decks.yaml_source import parse_yaml, position_of
+from studyapp.files import FileRefused, read_regular
 
 MAX_DECK_BYTES = 5_000_000
 """5 MB (10^6 bytes, as everywhere in studyapp): larger files are refused unread."""
 DECK_SUFFIXES = (".yaml", ".yml")
 
 
+def refusal_problem(path: Path, refused: FileRefused) -> Problem:
+    """A deck file that was not read, as the problem a deck's reader is shown."""
+    if refused.reason == "not_regular":
+        message = problem_message("not_regular_file")
+    elif refused.reason == "too_large" and refused.size > refused.limit:
+        message = problem_message("file_too_large", size=refused.size, limit=MAX_DECK_BYTES)
+    elif refused.reason == "too_large":
+        message = problem_message("too_large", limit=MAX_DECK_BYTES)
+    else:
+        message = problem_message("unreadable", reason=refused.detail)
+    return Problem.at(path, 1, 1, message)
+
+
+def read_deck_bytes(path: Path) -> bytes:
+    """A deck file's bytes, read as ``check_deck_file`` reads them (``DeckError`` if refused)."""
+    try:
+        return read_regular(path, MAX_DECK_BYTES, what="deck")
+    except FileRefused as exc:
+        raise DeckError([refusal_problem(path, exc)]) from None
+
+
 def _read_text(path: Path) -> tuple[str | None, list[Problem]]:
     """The file's text, refusing it unread when it is too large or not a regular file.
 
-    A named pipe or a device would block or never end: it is refused before
-    it is opened.
+    A named pipe or a device would block or never end: it is refused on the
+    opened descriptor, before a byte is read (``read_regular``).
     """
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):
-            return None, [Problem.at(path, 1, 1, problem_message("not_regular_file"))]
-        size = info.st_size
-        if size > MAX_DECK_BYTES:
-            return None, [Problem.at(path, 1, 1, problem_message(
-                "file_too_large", size=size, limit=MAX_DECK_BYTES))]
-        with path.open("rb") as fh:
-            raw = fh.read(MAX_DECK_BYTES + 1)
-    except OSError as exc:
-        reason = str(exc.strerror or exc)
-        return None, [Problem.at(path, 1, 1, problem_message("unreadable", reason=reason))]
-    if len(raw) > MAX_DECK_BYTES:
-        return None, [Problem.at(path, 1, 1, problem_message("too_large", limit=MAX_DECK_BYTES))]
+        raw = read_regular(path, MAX_DECK_BYTES, what="deck")
+    except FileRefused as exc:
+        return None, [refusal_problem(path, exc)]
     try:
         return raw.decode("utf-8-sig"), []
     except UnicodeDecodeError as exc:

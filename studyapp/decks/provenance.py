@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from studyapp import locations
+from studyapp.files import FileRefused, read_regular
 
 RECORD_NAME = "deck-sources.json"
 
@@ -33,10 +34,12 @@ class InstalledFrom:
 
 
 def file_digest(path: Path) -> str:
-    """SHA-256 of a file's bytes ("" when it cannot be read)."""
+    """SHA-256 of a deck file's bytes ("" when it cannot be read as a deck is read)."""
+    from studyapp.decks.loader import MAX_DECK_BYTES
+
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
+        return hashlib.sha256(read_regular(path, MAX_DECK_BYTES, what="deck")).hexdigest()
+    except FileRefused:
         return ""
 
 

@@ -18,6 +18,7 @@ from studyapp.progress.files import (
     export_file,
     export_progress,
     import_file,
+    is_package,
 )
 from studyapp.progress.recall import (
     LAPSE_WEIGHT,
@@ -80,6 +81,7 @@ __all__ = [
     "forecast_lines",
     "forgetting_curve",
     "import_file",
+    "is_package",
     "learner_stats",
     "mastery_age",
     "mastery_places",

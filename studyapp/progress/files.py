@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
+import sys
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Literal
 
-from studyapp.files import replacing
+from studyapp.files import open_regular, replacing
 from studyapp.progress.sources import ProgressSource
 from studyapp.srs.scheduler import Memory, Rating, Scheduler, SchedulerSettings
 from studyapp.store.backup import backup_sqlite
@@ -34,6 +35,20 @@ def export_file(service: ProgressSource, target: Path, fmt: Literal["csv", "json
     """Export into ``target`` through a fresh temporary file: no half file, no symlink followed."""
     with replacing(target, newline="") as fh:
         return export_progress(service, fh, fmt)
+
+
+ZIP_STARTS = (b"PK\x03\x04", b"PK\x05\x06")
+"""How a zip file (an Anki package) begins: a first member, or no member at all."""
+
+
+def is_package(path: Path) -> bool:
+    """Whether ``path`` is a zip file (an Anki package) rather than a progress export.
+
+    Only its first bytes are read, from a regular file: a device or pipe is
+    refused (``FileRefused``) before anything is read.
+    """
+    with open_regular(path, sys.maxsize, what="file to import") as handle:
+        return handle.read(4) in ZIP_STARTS
 
 
 def import_file(service: ProgressSource, path: Path) -> ImportResult:

@@ -20,7 +20,7 @@ def backup_sqlite(source: Path, target: Path) -> Path:
     """Copy ``source`` to ``target`` while others may be writing to it."""
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = _partial(target)
-    partial.unlink(missing_ok=True)
+    _remove_partial(partial)
     src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
     try:
         dst = sqlite3.connect(partial)
@@ -33,12 +33,18 @@ def backup_sqlite(source: Path, target: Path) -> Path:
             os.fsync(fh.fileno())
         os.replace(partial, target)
     except BaseException:
-        with contextlib.suppress(OSError):
-            partial.unlink()
+        _remove_partial(partial)
         raise
     finally:
         src.close()
     return target
+
+
+def _remove_partial(partial: Path) -> None:
+    """The half-written copy and the files SQLite keeps beside it while writing."""
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        with contextlib.suppress(OSError):
+            partial.with_name(partial.name + suffix).unlink()
 
 
 def migration_backup_path(path: Path, revision: str) -> Path:
@@ -72,7 +78,7 @@ def backup_before_migration(path: Path, revision: str) -> Path:
     copy instead of writing another full one (unless answers changed since).
     """
     target = migration_backup_path(path, revision)
-    _partial(target).unlink(missing_ok=True)  # left by a copy that was killed
+    _remove_partial(_partial(target))  # left by a copy that was killed
     if target.exists():
         kept = _fingerprint(target)
         if kept is not None and kept == _fingerprint(path):

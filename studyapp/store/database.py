@@ -10,8 +10,11 @@ only when a migration is actually due, so a current database opens fast.
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
 import re
+import shutil
 import sqlite3
 import stat
 import sys
@@ -44,6 +47,11 @@ STUDYAPP_TABLES = frozenset({"profiles", "card_states", "review_logs", "post_rea
                              "published_decks", "published_deck_versions",
                              "alembic_version"})
 LOCK_WAIT_MESSAGE = "another studyapp is writing, waiting..."
+MIGRATION_SPACE_FACTOR = 4.7
+"""Free space an SQLite upgrade needs, in multiples of the database's size: the copy
+kept before it, tables rebuilt beside the old ones (SQLite's ALTER TABLE copies them into
+``_alembic_tmp_*`` tables), and the write-ahead log that holds them until the end."""
+TEMPORARY_TABLE_PREFIX = "_alembic_tmp_"
 
 
 class StoreError(Exception):
@@ -272,6 +280,124 @@ def current_revision(engine: Engine) -> str | None:
         return row[0] if row else None
 
 
+def free_bytes(folder: Path) -> int:
+    """Bytes free for this user in ``folder``'s file system (tests replace it)."""
+    return shutil.disk_usage(folder).free
+
+
+def database_bytes(path: Path) -> int:
+    """The database's size on disk, its write-ahead log included."""
+    total = 0
+    for part in (path, path.with_name(path.name + "-wal")):
+        with contextlib.suppress(OSError):
+            total += part.stat().st_size
+    return total
+
+
+def migration_space(path: Path, revision: str) -> int:
+    """Bytes an upgrade of ``path`` needs free beside it (``MIGRATION_SPACE_FACTOR``).
+
+    A copy already kept from an earlier try at this upgrade is reused, so its
+    size is not needed again.
+    """
+    from studyapp.store.backup import migration_backup_path
+
+    needed = math.ceil(database_bytes(path) * MIGRATION_SPACE_FACTOR)
+    with contextlib.suppress(OSError):
+        needed -= migration_backup_path(path, revision).stat().st_size
+    return max(needed, 0)
+
+
+def _megabytes(size: int) -> int:
+    return max(1, math.ceil(size / 10**6))
+
+
+def check_migration_space(path: Path, revision: str) -> int:
+    """Refuse an upgrade the disk has no room for, before anything is written; the need."""
+    needed = migration_space(path, revision)
+    try:
+        free = free_bytes(path.parent)
+    except OSError:
+        return needed  # the file system cannot tell: the upgrade itself says if it runs out
+    if free < needed:
+        raise StoreError(
+            f"the database {path} needs an upgrade from schema {revision}, which needs "
+            f"{_megabytes(needed)} MB free in {path.parent} (about "
+            f"{MIGRATION_SPACE_FACTOR:g} times its size); {free // 10**6} MB are free. It was "
+            f"left untouched: free some space, or move it to a larger disk, and open it again.")
+    return needed
+
+
+def _is_disk_full(exc: BaseException) -> bool:
+    """Whether ``exc``, or anything it was raised from or while handling, was a full disk.
+
+    SQLite may roll the whole transaction back when the disk fills; Alembic's
+    clean-up then fails on the table that is gone, and that later error is the
+    one raised: the full disk is found in its context.
+    """
+    seen: set[int] = set()
+    pending: list[BaseException] = [exc]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, sqlite3.OperationalError) and "disk is full" in str(current):
+            return True
+        if isinstance(current, OSError) and current.errno in (28, 122):  # ENOSPC, EDQUOT
+            return True
+        origin = current.orig if isinstance(current, DBAPIError) else None
+        pending += [e for e in (origin, current.__cause__, current.__context__)
+                    if isinstance(e, BaseException)]
+    return False
+
+
+def drop_temporary_tables(engine: Engine) -> list[str]:
+    """Remove the tables an interrupted SQLite ALTER TABLE left behind; their names."""
+    with engine.connect() as conn:
+        names = [name for name in inspect(conn).get_table_names()
+                 if name.startswith(TEMPORARY_TABLE_PREFIX)]
+    if names:
+        with engine.begin() as conn:
+            for name in names:
+                conn.exec_driver_sql(f'DROP TABLE "{name}"')
+    return names
+
+
+def _failed_upgrade(engine: Engine, path: Path | None, url: str, revision: str | None,
+                    backup: Path | None, needed: int, exc: BaseException) -> StoreError:
+    """What a failed upgrade did, in one line: where the database is, and what to do."""
+    where = path or display_url(url)
+    full = _is_disk_full(exc)
+    with contextlib.suppress(Exception):
+        drop_temporary_tables(engine)  # none should be left; if SQLite left one, it goes
+    try:
+        now = current_revision(engine)
+        with engine.connect() as conn:
+            left = [name for name in inspect(conn).get_table_names()
+                    if name.startswith(TEMPORARY_TABLE_PREFIX)]
+    except Exception:  # the message below still says what is known
+        now, left = None, ["?"]
+    if full:
+        room = (f"; it needs about {_megabytes(needed)} MB free in {path.parent}"
+                if path is not None else "")
+        why = f"the disk filled up{room}"
+    else:
+        original = getattr(exc, "orig", None) or exc
+        lines = str(original).strip().splitlines()
+        why = lines[0] if lines else type(original).__name__
+    if now == revision and not left:
+        state = (f"the database was left as it was (schema {revision})" if revision
+                 else "the database was left empty")
+    elif left == ["?"]:
+        state = "the database could not be read back to check it"
+    else:
+        state = f"the database is at schema {now or 'none'}"
+    copy = f"; the copy taken before the upgrade is {backup}" if backup is not None else ""
+    return StoreError(f"the upgrade of {where} stopped: {why}; {state}{copy}. Open it again "
+                      f"once this is fixed.")
+
+
 def migrate(engine: Engine, target: str = HEAD) -> None:
     """Run Alembic up to ``target`` (imports Alembic: only when needed)."""
     from alembic import command
@@ -348,6 +474,19 @@ def _cannot_open(url: str, path: Path | None, original: BaseException) -> StoreE
     return StoreError(f"cannot open the database {where}: {text}")
 
 
+def _backup_before_upgrade(path: Path, revision: str, needed: int) -> Path:
+    """The copy kept before an upgrade; a full disk is said as such, with what is needed."""
+    from studyapp.store.backup import backup_before_migration
+
+    try:
+        return backup_before_migration(path, revision)
+    except (OSError, sqlite3.Error) as exc:
+        why = (f"the disk is full (the upgrade needs about {_megabytes(needed)} MB free in "
+               f"{path.parent})" if _is_disk_full(exc) else str(exc))
+        raise StoreError(f"cannot copy {path} before its upgrade from schema {revision}: "
+                         f"{why}; it was left untouched") from None
+
+
 def open_store(url: str, *, migrate_to: str = HEAD) -> Store:
     """Check the database, migrate it when due, and return it ready to use."""
     _parse(url)
@@ -384,13 +523,19 @@ def open_store(url: str, *, migrate_to: str = HEAD) -> Store:
             with _migration_lock(engine, path):
                 revision = current_revision(engine)  # another process may have migrated
                 if revision != migrate_to:
+                    backup, needed = None, 0
                     if path is not None and revision:
-                        from studyapp.store.backup import backup_before_migration
-
-                        backup_before_migration(path, revision)
+                        needed = check_migration_space(path, revision)
+                        backup = _backup_before_upgrade(path, revision, needed)
                     migrator = make_engine(url, immediate=True, notice=notice)
                     try:
+                        if path is not None:
+                            drop_temporary_tables(migrator)  # left by an older studyapp
                         migrate(migrator, migrate_to)
+                    except (OperationalError, DBAPIError, sqlite3.Error, OSError) as exc:
+                        migrator.dispose()  # its lock released before the clean-up
+                        raise _failed_upgrade(engine, path, url, revision, backup, needed,
+                                              exc) from None
                     finally:
                         migrator.dispose()
                     if path is not None:

@@ -18,7 +18,6 @@ import csv
 import json
 import math
 import re
-import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -37,6 +36,7 @@ from pydantic import (
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
+from studyapp.files import FileRefused, read_regular
 from studyapp.store.database import Store, StoreError
 from studyapp.store.models import CardState, PostRead, ReviewLog
 from studyapp.store.progress import NewState, ProfileInfo
@@ -60,7 +60,8 @@ _INTS = {"stage", "step", "reps", "lapses", "rating", "duration_ms", "state_befo
 _FLOATS = {"stability", "difficulty"}
 _BOOLS = {"suspended", "leech", "correct", "overridden", "looked_at_post"}
 _JSON = {"params", "previous"}
-MAX_IMPORT_BYTES = 2_000_000_000
+MAX_IMPORT_BYTES = 200_000_000
+"""200 MB; a larger export is refused unread (parsing takes several times its size)."""
 CLOCK_SKEW = timedelta(days=1)
 """Answers dated later than now plus this are refused: the file's clock or data is wrong."""
 
@@ -324,25 +325,17 @@ def _csv_value(key: str, value: str) -> Any:
 
 
 def _open_regular(path: Path) -> str:
-    """The file's text; a FIFO, device or folder is refused before it is opened."""
+    """The file's text; a device, pipe or folder is refused before a byte is read."""
     try:
-        info = path.stat()
-    except OSError as exc:
-        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise StoreError(f"{path} is not a regular file (a pipe, device or folder); give an "
-                         f"export file")
-    if info.st_size > MAX_IMPORT_BYTES:
-        raise StoreError(f"{path} is {info.st_size} bytes; exports over "
-                         f"{MAX_IMPORT_BYTES // 1_000_000_000} GB are refused")
+        raw = read_regular(path, MAX_IMPORT_BYTES, what="progress file")
+    except FileRefused as exc:
+        raise StoreError(str(exc)) from None
     try:
-        return path.read_text(encoding="utf-8-sig")  # a BOM, as spreadsheet programs add
+        return raw.decode("utf-8-sig")  # a BOM, as spreadsheet programs add
     except UnicodeDecodeError:
         raise StoreError(f"{path} is not a studyapp progress export (JSON or CSV text); an "
                          "Anki package is imported from its .apkg or .colpkg file, and "
                          "'studyapp deck from-anki' turns one into a deck") from None
-    except OSError as exc:
-        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 MAX_JSON_DEPTH = 64
