@@ -27,7 +27,8 @@ from studyapp.decks.loader import MAX_DECK_BYTES, check_deck_file, collector_pau
 from studyapp.decks.model import Deck, DeckSource
 from studyapp.decks.problems import Problem
 
-FORMAT = 4  # 2: problems carry a message key and fields; 3: numeric cards say `signed`
+FORMAT = 5  # 2: problems carry a message key and fields; 3: numeric cards say `signed`;
+# 5: deck text without invisible characters
 HEADER = f"studyapp-deck-cache {FORMAT} {__version__} {sys.version_info[:3]}\n".encode()
 CATALOG_FILES = ("hardware.yaml", "models.yaml")
 
