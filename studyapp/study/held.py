@@ -62,22 +62,33 @@ def record_abandoned(store: Store, profile_id: int, scheduler: Scheduler,
 
 def record_abandoned_in(store: Store, now: datetime) -> None:
     """The same for every profile of ``store`` that has held answers, each with its own
-    scheduler settings: what the class report does before it reads."""
+    scheduler settings: what the class report does before it reads.
+
+    A reader that may not write (a read-only file, a role without the right)
+    reads what is stored: the student's next opening records them.
+    """
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from studyapp.store import StoreError
     from studyapp.store.classroom import profile_settings
     from studyapp.store.held import holding_profiles
 
     if store.read_only:
         return
-    holding = holding_profiles(store)
-    if not holding:
+    try:
+        holding = holding_profiles(store)
+        settings = profile_settings(store) if holding else {}
+    except SQLAlchemyError:
         return
-    settings = profile_settings(store)
     for profile_id in sorted(holding):
         try:
             scheduler = Scheduler(SchedulerSettings.from_dict(settings.get(profile_id, {})))
         except (TypeError, ValueError):  # settings the study service would refuse too
             continue
-        record_abandoned(store, profile_id, scheduler, now)
+        try:
+            record_abandoned(store, profile_id, scheduler, now)
+        except (SQLAlchemyError, StoreError):
+            return
 
 
 __all__ = ["memory_of", "record_abandoned", "record_abandoned_in", "reviewed_state"]
