@@ -25,6 +25,7 @@ from studyapp.store.classroom import QuestionRow
 from studyapp.store.progress import deck_choices, ensure_profile
 from studyapp.store.progress_files import import_progress, read_export
 from studyapp.store.stats import mastered_keys
+from studyapp.study.held import record_abandoned_in
 
 if TYPE_CHECKING:
     from studyapp.decks import Deck
@@ -719,6 +720,7 @@ def class_report_for(service: ClassSource, files: Sequence[Path] = (), *, top: i
         report = class_report_from_files(list(files), totals, service.now(), top=top,
                                          decks=service.decks, only=only, exclude=exclude)
     else:
+        record_abandoned_in(service.store, service.now())  # a killed app's answers
         report = class_report(service.store, totals, service.now(), top=top,
                               decks=service.decks, only=only, exclude=exclude)
     return report, tuple(totals)

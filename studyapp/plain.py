@@ -16,7 +16,7 @@ from studyapp.i18n import t
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import Rating, format_interval
 from studyapp.study import CourseView, Outcome, Presented, StudySession, numbered_choice
-from studyapp.text import explains, tolerate_encodings, visible
+from studyapp.text import explains, tolerate_encodings, typed_answer, visible
 
 
 def render_question(presented: Presented, lang: str) -> list[str]:
@@ -159,7 +159,7 @@ def run_plain(session: StudySession, *, stdin: TextIO | None = None,
         line = inp.readline()
         if not line:
             return None
-        return line.rstrip("\r\n")
+        return typed_answer(line)  # answers, ratings and "!" read the same however pasted
 
     _loop(session, say, read, lang)
     say("")
@@ -185,7 +185,9 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
         say("", *render_question(presented, lang))
         if presented.question.kind is Kind.SCENARIO:
             scenario = _ask_steps(session, presented.question, say, read, lang)
-            if scenario is None:
+            if scenario is None:  # input ended: a wrong step said so far is kept as Again
+                if session.settle() is not None:
+                    say("", t("plain.eof_steps", lang))
                 return
             outcome = scenario
             verdict = outcome.verdict
@@ -313,8 +315,11 @@ def _rate(session: StudySession, outcome: Outcome, say: Callable[..., None],
         say(t("plain.rate_capped", lang))
     while True:
         line = read("> ")
-        if line is None:  # as Enter would: the learner saw "Right."
-            session.rate(default)
+        if line is None:
+            if recall:  # a self-graded card is what its rating says: none was given
+                say("", t("plain.eof_unrated", lang))
+                return False
+            session.rate(default)  # as Enter would: the learner saw "Right."
             say("", t("plain.eof_rated", lang, rating=default_name))
             return False
         choice = line.strip()

@@ -4,8 +4,11 @@
 untrusted text through (deck prompts, profile names, card ids, answers):
 control characters and bidi overrides become visible escapes, so an escape
 sequence in a name (OSC 52 writing the clipboard, say) is shown, never obeyed.
-``csv_cell`` adds a guard against spreadsheet formulas. This module imports
-nothing from studyapp, so every layer, the store included, may use it.
+``csv_cell`` adds a guard against spreadsheet formulas. ``without_invisible``
+is what the deck loader keeps of deck text (characters no one sees are
+dropped), and ``typed_answer`` is the one cleaning of what a learner types
+before any grading. This module imports nothing from studyapp, so every
+layer, the store included, may use it.
 """
 
 from __future__ import annotations
@@ -16,17 +19,45 @@ import unicodedata
 
 _REORDERING = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
 
+INVISIBLE = re.compile(
+    "[\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
+    "\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]")
+"""Format characters that are never meant to be seen: tag characters (which can
+spell hidden text), bidi marks, embeddings, overrides and isolates, zero-width
+space, word joiner and invisible operators, the BOM, soft hyphen, interlinear
+annotation marks. The joiners (U+200C, U+200D) stay: emoji and some scripts
+are drawn with them."""
+
+ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
+"""What a paste or an input method leaves in an answer without the learner seeing it:
+zero-width space, non-joiner and joiner, word joiner, and the BOM."""
+_NO_ZERO_WIDTH = str.maketrans("", "", ZERO_WIDTH)
+
 
 def _shown(ch: str) -> str:
     if ch in "\n\t":
         return ch
-    if unicodedata.category(ch) in ("Cc", "Cs") or unicodedata.bidirectional(ch) in _REORDERING:
+    if (unicodedata.category(ch) in ("Cc", "Cs") or unicodedata.bidirectional(ch) in _REORDERING
+            or INVISIBLE.match(ch)):
         return ascii(ch)[1:-1]
     return ch
 
 
+def without_invisible(text: str) -> str:
+    """``text`` without the characters of ``INVISIBLE``: deck text as the learner is shown it."""
+    return text if text.isprintable() else INVISIBLE.sub("", text)
+
+
+def typed_answer(text: str) -> str:
+    """An answer as the learner meant it: zero-width characters and BOMs dropped, the ends
+    stripped. Every grading path (typed, numeric, choice, true/false, scenario steps, the
+    plain line protocol, the browser) reads the answer through this one function."""
+    return text.translate(_NO_ZERO_WIDTH).strip()
+
+
 def visible(text: str) -> str:
-    """Text for a terminal: control characters and bidi overrides shown as escapes.
+    """Text for a terminal: control characters, bidi overrides and invisible format
+    characters (``INVISIBLE``) shown as escapes.
 
     Used by every renderer (the TUI and plain mode) on text from decks,
     generated questions and stored answers. Spaces such as the no-break

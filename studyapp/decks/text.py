@@ -5,12 +5,19 @@ plain text: renderers must show them as plain ``Text`` and never interpret
 them as Rich/Textual markup (``[@click=app.quit]`` stays literal). What this
 module removes is what no renderer can make harmless by escaping: ANSI escape
 sequences and control characters that would move the cursor, recolour or
-retitle a terminal, or reorder text (bidi overrides).
+retitle a terminal, and the characters no one sees (``studyapp.text.INVISIBLE``:
+tag characters, bidi controls, zero-width spaces, the BOM), which would
+reorder a line or carry text the learner cannot read. Every deck text (YAML
+decks, decks made from Anki packages, published decks, formula output) passes
+through ``plain_text`` when it is loaded, so the terminal and the browser show
+the same cleaned text.
 """
 
 from __future__ import annotations
 
 import re
+
+from studyapp.text import without_invisible
 
 # CSI (ESC [ ... final), OSC (ESC ] ... BEL or ESC \), other two-byte ESC forms,
 # and their 8-bit C1 equivalents.
@@ -26,7 +33,8 @@ REPLACEMENT = "\ufffd"
 
 
 def plain_text(value: str) -> str:
-    """``value`` with ANSI sequences removed and other control characters made visible.
+    """``value`` with ANSI sequences and invisible characters removed, and other control
+    characters made visible.
 
     ``\\r\\n`` becomes ``\\n``; remaining control characters become U+FFFD so a
     reader sees that something was there.
@@ -34,7 +42,7 @@ def plain_text(value: str) -> str:
     if value.isprintable():
         return value
     value = value.replace("\r\n", "\n")
-    value = _ANSI.sub("", value)
+    value = without_invisible(_ANSI.sub("", value))
     return _CONTROL.sub(REPLACEMENT, value)
 
 

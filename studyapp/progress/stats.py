@@ -234,7 +234,10 @@ def streak_days(service: ProgressSource) -> int:
 
 
 def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
-    """The learner's progress: per post, retention, calendar, forecast, weak cards."""
+    """The learner's progress: per post, retention, calendar, forecast, weak cards.
+
+    Answers a killed app held are recorded first, so they are counted at once."""
+    service.record_abandoned()
     store, profile = service.store, service.profile
     settings = service.settings
     now = service.now()
@@ -311,7 +314,9 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
 
 def card_drilldown(service: ProgressSource, deck_id: str, card_key: str,
                    last: int = 10) -> CardDetail | None:
-    """One card's stored state and latest answers (with their parameters)."""
+    """One card's stored state and latest answers (with their parameters), held ones
+    of a killed app included."""
+    service.record_abandoned()
     return db.card_detail(service.store, service.profile.id, deck_id, card_key, last)
 
 

@@ -11,7 +11,9 @@ The grade is of the skill asked, not of the typing: on a conversion question
 an answer in another unit is sent back ("answer in GB/s"); a wrong number
 off by a telling factor names the slip (K and V, bits and bytes, GB and
 GiB...) and stays wrong; a short text answer ignores case, spacing,
-punctuation and a leading article, and accepts one slip of a key.
+punctuation and a leading article, and accepts one slip of a key. Every answer
+is read through ``studyapp.text.typed_answer`` first: a zero-width space or a
+BOM that a paste left in it is not the learner's.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from studyapp.questions.units import (
     parse_quantity,
     resolve_unit,
 )
+from studyapp.text import typed_answer
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,7 @@ def grade(question: Question, response: str) -> Verdict:
     """Judge ``response`` to ``question`` (see the module docstring for retries)."""
     if question.kind is Kind.RECALL:  # self-graded: whatever was typed, show the answer
         return recall_verdict(question, response)
-    text = response.strip()
+    text = typed_answer(response)
     if not text:
         return _ask_again(question, "", t("grading.empty", question.lang))
     if question.kind is Kind.NUMERIC:
@@ -85,7 +88,7 @@ def recall_verdict(question: Question, response: str = "") -> Verdict:
     """A self-graded card's answer, shown for the learner to rate (Again counts as wrong)."""
     answer = str(question.answer)
     return Verdict(correct=True, message=t("anki.recall.answer", question.lang, answer=answer),
-                   given=response.strip(), expected=answer)
+                   given=typed_answer(response), expected=answer)
 
 
 def expected_display(question: Question) -> str:
@@ -105,7 +108,8 @@ def expected_display(question: Question) -> str:
 def numeric_value(question: Question, response: str) -> float | None:
     """A numeric answer as a number in the question's unit (None when it cannot be read)."""
     target = _target(question)
-    return _reads_as(response.strip(), target, question.lang) if response.strip() else None
+    text = typed_answer(response)
+    return _reads_as(text, target, question.lang) if text else None
 
 
 # ---------------------------------------------------------------- helpers
@@ -133,7 +137,7 @@ def _judged(
 
 def _fold(text: str) -> str:
     """Case-, accent- and space-insensitive form (``HBM3e`` = ``hbm 3E`` = ``HBM-3e``)."""
-    decomposed = unicodedata.normalize("NFKD", text)
+    decomposed = unicodedata.normalize("NFKD", typed_answer(text))
     plain = "".join(c for c in decomposed if not unicodedata.combining(c))
     plain = re.sub(r"[\s\-_]+", "", plain.casefold())
     return plain.rstrip(".!")
@@ -174,7 +178,8 @@ def value_in_unit(unit: str | None, response: str, lang: str) -> float | None:
     read or is in another dimension): the class report counts "163.84" and "0.16384 MB"
     on a KB card as one answer."""
     target = _Target(unit or None, *_unit_scale(unit or None), math.nan, DEFAULT_TOLERANCE)
-    return _reads_as(response.strip(), target, lang) if response.strip() else None
+    text = typed_answer(response)
+    return _reads_as(text, target, lang) if text else None
 
 
 def _target(question: Question) -> _Target:
@@ -438,8 +443,9 @@ _TYPO_MIN_LENGTH = 5
 
 
 def _fold_text(text: str, lang: str) -> str:
-    """A short answer without case, accents, spacing, punctuation or a leading article."""
-    decomposed = unicodedata.normalize("NFKD", text)
+    """A short answer without case, accents, spacing, punctuation or a leading article
+    (an accepted answer as a typed one: without zero-width characters)."""
+    decomposed = unicodedata.normalize("NFKD", typed_answer(text))
     plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
     words = ["".join(c for c in word if not unicodedata.category(c).startswith("P"))
              for word in plain.split()]

@@ -1,10 +1,13 @@
-"""Right answers graded but not yet rated, kept in the database until they are.
+"""Answers graded but not yet recorded, kept in the database until they are.
 
-A right answer waits for the learner's rating. It is held here the moment it
-is graded; the transaction that records the rating removes it
-(``Answer.held_id``). Whatever is still held when a profile is opened again
-(the app was killed, the machine lost power) is recorded as the rating Enter
-would have given, so an answer graded right is never lost.
+A right answer waits for the learner's rating; a scenario with a wrong step
+waits for its last step. Either is held here the moment it is graded (the
+scenario's copy replaced at each step); the transaction that records it
+removes it (``Answer.held_id``). Whatever an app that is gone still holds
+(it was killed, the machine lost power) is recorded, as the rating Enter
+would have given or as the scenario's Again, the next time the profile is
+opened or its progress read (``studyapp.study.held``), so an answer given is
+never lost.
 """
 
 from __future__ import annotations
@@ -27,12 +30,18 @@ ABANDONED_ELSEWHERE = timedelta(hours=24)
 """A held answer of another machine's app is taken as abandoned after this long."""
 
 
+def _stat(pid: int) -> list[str]:
+    """The fields of ``/proc/<pid>/stat`` after the command name (Linux), or none."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return []
+
+
 def _started(pid: int) -> str:
     """When process ``pid`` started (Linux), so a reused pid is not taken for the holder."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return ""
+    fields = _stat(pid)
+    return fields[19] if len(fields) > 19 else ""
 
 
 def this_process() -> dict[str, Any]:
@@ -53,6 +62,9 @@ def holder_alive(holder: dict[str, Any], held_at: datetime, now: datetime) -> bo
         return False
     except PermissionError:
         pass  # it exists, under another user
+    fields = _stat(pid)
+    if fields[:1] == ["Z"]:  # killed, not yet reaped by its parent (a server's tab)
+        return False
     return _started(pid) == str(holder.get("started", ""))
 
 
@@ -86,6 +98,12 @@ def release_answer(store: Store, held_id: int) -> None:
         session.execute(delete(HeldAnswer).where(HeldAnswer.id == held_id))
 
 
+def holding_profiles(store: Store) -> set[int]:
+    """The profiles with held answers (live or abandoned): the few a report looks at."""
+    with store.sessions() as session:
+        return set(session.execute(select(HeldAnswer.profile_id).distinct()).scalars())
+
+
 def abandoned_answers(store: Store, profile_id: int, now: datetime) -> list[Answer]:
     """Held answers whose app is gone, oldest first, each knowing its held row.
 
@@ -100,4 +118,5 @@ def abandoned_answers(store: Store, profile_id: int, now: datetime) -> list[Answ
             if not holder_alive(dict(data).get("holder") or {}, held_at, now)]
 
 
-__all__ = ["abandoned_answers", "hold_answer", "release_answer", "this_process"]
+__all__ = ["abandoned_answers", "hold_answer", "holding_profiles", "release_answer",
+           "this_process"]

@@ -40,6 +40,7 @@ from studyapp.study.cards import (
     deck_on_by_default,
     sibling_answered,
 )
+from studyapp.study.held import memory_of, record_abandoned, reviewed_state
 from studyapp.study.model import (
     SOON,
     ComingBack,
@@ -167,14 +168,16 @@ class StudyService:
         return self._profile
 
     def _record_abandoned_answers(self, profile_id: int) -> None:
-        """Right answers an app held and never rated (it was killed): rated as Enter would."""
-        from studyapp.store.held import abandoned_answers  # SQLAlchemy: on first use
-        from studyapp.store.progress import record_answer
+        """Answers an app held and never recorded (it was killed): recorded as it would have."""
+        self.recovered += record_abandoned(self.store, profile_id, self.scheduler, self.now())
 
-        for answer in abandoned_answers(self.store, profile_id, self.now()):
-            state_for = self._reviewed(Rating(answer.rating), answer.reviewed_at, [])
-            record_answer(self.store, profile_id, answer, state_for)
-            self.recovered.append(answer.prompt or f"{answer.deck_id}/{answer.card_key}")
+    def record_abandoned(self) -> None:
+        """Before progress is read: answers held by an app killed since the profile opened
+        are recorded now, so what was answered is counted at once."""
+        opened = self._profile is not None
+        profile = self.profile  # opening the profile records them
+        if opened and not self.read_only:
+            self._record_abandoned_answers(profile.id)
 
     def take_recovered(self) -> list[str]:
         """The prompts of ``recovered`` answers, once: a second call returns none."""
@@ -184,18 +187,7 @@ class StudyService:
     def _reviewed(self, rating: Rating, at: datetime, reviewed: list[Memory]) -> StateFor:
         """The new state of a card rated ``rating`` at ``at``, computed inside the write
         transaction from the card as stored then (kept in ``reviewed`` too)."""
-        from studyapp.store.progress import NewState  # SQLAlchemy: on first use
-
-        scheduler = self.scheduler
-
-        def state_for(row: CardRow | None) -> NewState:
-            after = scheduler.review(self._memory(row), rating, at)
-            reviewed[:] = [after]
-            return NewState(int(after.stage), after.step, after.stability, after.difficulty,
-                            after.due or at, after.last_review or at, after.reps,
-                            after.lapses, scheduler.is_leech(after))
-
-        return state_for
+        return reviewed_state(self.scheduler, rating, at, reviewed)
 
     @property
     def settings(self) -> SchedulerSettings:
@@ -555,11 +547,7 @@ class StudyService:
 
     def _memory(self, row: CardRow | None, card_id: int = 0) -> Memory:
         """The scheduler's view of a stored card (a new card when there is none)."""
-        if row is None:
-            return Memory(card_id=card_id or 1)
-        return Memory(card_id=row.id, stage=CardStage(row.stage), step=row.step,
-                      stability=row.stability, difficulty=row.difficulty, due=row.due,
-                      last_review=row.last_review, reps=row.reps, lapses=row.lapses)
+        return memory_of(row, card_id)
 
     def _item(self, card: CurriculumCard, row: CardRow | QueueRow | None, now: datetime,
               retrievability: float | None = None) -> QueueItem:

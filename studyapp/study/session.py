@@ -31,6 +31,7 @@ from studyapp.study.model import (
     SessionTally,
 )
 from studyapp.study.text import coming_back_text
+from studyapp.text import typed_answer
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -211,6 +212,7 @@ class StudySession:
         pending = self._pending
         if pending is None:
             raise RuntimeError("no question is waiting for an answer")
+        response = typed_answer(response)  # as graded: what a paste left unseen is not kept
         part: PartVerdict | None = None
         if pending.presented.question.kind is Kind.SCENARIO:
             remaining = len(pending.presented.question.parts) - len(pending.parts)
@@ -245,7 +247,8 @@ class StudySession:
             return Outcome(verdict, recorded=True, needs_rating=False, can_overrule=True,
                            intervals=intervals, part=part)
         intervals = self.intervals()
-        self._hold(pending)
+        if pending.presented.question.kind is not Kind.RECALL:  # a recall says nothing yet
+            self._hold(pending)
         return Outcome(verdict, recorded=False, needs_rating=True,
                        intervals=intervals, max_rating=self.max_rating, part=part)
 
@@ -255,18 +258,62 @@ class StudySession:
         pending.held_id = self.service.hold_answer(answer)
 
     def settle(self) -> Rating | None:
-        """A right answer still waiting for its rating is recorded as Enter would record it.
+        """What the learner said about the question on screen is recorded as they leave it.
 
-        Leaving the question, closing the tab, ctrl+q and SIGTERM all come here:
-        Good, or Hard when the post was open. Returns the rating, or None when
-        nothing was waiting.
+        Leaving the question, the end of plain input, closing the tab, ctrl+q
+        and SIGTERM all come here. A right answer waiting for its rating is
+        recorded as Enter would (Good, or Hard when the post was open). A
+        scenario left after a wrong step is recorded as the steps answered:
+        Again, with their answers and slips, as a finished scenario would be.
+        A self-graded card whose answer was shown says nothing until it is
+        rated (as in Anki): it is not recorded and stays due; nor is a
+        scenario whose steps so far are all right. Returns the rating
+        recorded, or None when nothing was.
         """
         pending = self._pending
-        if pending is None or pending.verdict is None or not pending.verdict.correct:
+        if pending is None:
+            return None
+        if pending.verdict is None:
+            return self._settle_steps(pending)
+        if not pending.verdict.correct:
+            return None
+        if pending.presented.question.kind is Kind.RECALL:
             return None
         rating = min(Rating.GOOD, self.max_rating)
         self._record(rating)
         return rating
+
+    @property
+    def unsaid(self) -> bool:
+        """A wrong step of an unfinished scenario is waiting: leaving records it as Again."""
+        pending = self._pending
+        return (pending is not None and pending.verdict is None
+                and any(not step.correct for step in pending.parts))
+
+    def _steps_said(self, pending: _Pending) -> None:
+        """The verdict, response and time of a scenario left at its current step."""
+        question = pending.presented.question
+        pending.verdict = scenario_verdict(question, pending.parts, pending.part_responses)
+        pending.response = " | ".join(pending.part_responses)
+        pending.duration_ms = int((time.monotonic() - pending.started) * 1000)
+
+    def _settle_steps(self, pending: _Pending) -> Rating | None:
+        """An unfinished scenario with a wrong step: Again, logged as the steps answered."""
+        if not self.unsaid:
+            return None
+        self._steps_said(pending)
+        self._record(Rating.AGAIN)
+        return Rating.AGAIN
+
+    def _hold_steps(self, pending: _Pending) -> None:
+        """Keep the steps answered, a wrong one among them, as the Again leaving would
+        record, so a killed app loses them no more than a right answer (``store.held``)."""
+        self._steps_said(pending)
+        answer = self._answer(pending, Rating.AGAIN, self.service.now())
+        pending.verdict = pending.response = pending.duration_ms = None
+        before, pending.held_id = pending.held_id, self.service.hold_answer(answer)
+        if before is not None:
+            self.service.release_answer(before)
 
     def _grade_part(self, pending: _Pending,
                     response: str) -> Outcome | tuple[Verdict, PartVerdict]:
@@ -285,6 +332,8 @@ class StudySession:
         pending.parts.append(step)
         pending.part_responses.append(response)
         left = len(question.parts) - index - 1
+        if left and self.unsaid and not self.practice:
+            self._hold_steps(pending)
         if left:
             return Outcome(step.verdict, recorded=False, needs_rating=False, part=step,
                            parts_left=left)
@@ -517,6 +566,8 @@ class StudySession:
         if self._pending is not None:
             pending = self._pending
             self._pending = None
+            if pending.held_id is not None:  # an unfinished scenario's steps: asked again
+                self.service.release_answer(pending.held_id)
             self._unshow(pending.item, pending.first)
             self.queue.main.insert(0, pending.item)
         self._unshow(item, first)

@@ -54,6 +54,29 @@ def test_a_recall_card_is_shown_then_rated_in_the_browser(
     page.close()
 
 
+def test_a_recall_card_shown_then_its_tab_closed_records_nothing(
+        tmp_path: Path, serve: Callable[..., Served], browser: Any) -> None:
+    """Closing the tab is no rating: nothing is recorded and the card stays due."""
+    from test_serve_in_browser import running
+
+    deck = write_recall_deck(tmp_path)
+    cli(tmp_path, "deck", "add", str(deck))
+    cli(tmp_path, "deck", "disable", "post-intro")
+    server = serve()
+    page, screen = open_tab(browser, server.url)
+    screen.wait_for("Reviewed today")
+    screen.press("Enter")
+    screen.wait_for("Study this post")
+    screen.press("s")
+    screen.wait_for("[1/", "Name the three axes")
+    screen.press("Enter")  # show the answer
+    screen.wait_for("Answer: data, tensor and pipeline", "Easy")
+    apps = server.app_pids()
+    page.close()  # closing the tab ends its app process
+    wait_until(lambda: not any(running(pid) for pid in apps), timeout=30)
+    assert review_rows(server.db) == []
+
+
 def test_a_card_image_opens_in_a_tab_of_the_browser_face(
         tmp_path: Path, serve: Callable[..., Served], browser: Any) -> None:
     deck = write_pictures_deck(tmp_path)

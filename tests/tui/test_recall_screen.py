@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from recall_decks import RECALL_DECK, write_recall_deck
 from textual.pilot import Pilot
 from textual.widgets import Button, Input
@@ -89,3 +90,29 @@ async def test_the_show_answer_button_reveals_the_answer(
         await click_when_drawn(pilot, screen.query_one("#rate-good", Button))
         await wait_until(pilot, lambda: bool(ratings(db_path)))
         assert ratings(db_path) == [(3, 1)]
+
+
+@pytest.mark.parametrize("leave", ["ctrl+q", "exit", "escape"])
+async def test_leaving_a_shown_answer_unrated_records_nothing(
+        app_factory: Callable[..., StudyApp], tmp_path: Path, db_path: Path,
+        leave: str) -> None:
+    """ctrl+q, a closed tab (ExitApp) or Esc after "Show answer": nothing was said about
+    the card, so nothing is recorded and it stays due (Anki does the same)."""
+    deck = write_recall_deck(tmp_path)
+    async with asking(app_factory, deck) as (pilot, screen):
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.phase == "feedback")
+        if leave == "exit":
+            pilot.app.exit()
+        else:
+            await pilot.press(leave)
+        if leave == "escape":
+            await wait_until(pilot, lambda: any(
+                "Not rated, so nothing was recorded" in n.message
+                for n in pilot.app._notifications))
+            await wait_until(pilot, lambda: not isinstance(pilot.app.screen, QuestionScreen))
+    assert ratings(db_path) == []
+    with sqlite3.connect(db_path) as db:
+        assert list(db.execute("SELECT * FROM held_answers")) == []
+    async with asking(app_factory, deck) as (_, screen):  # still due: asked again
+        assert screen.presented is not None and screen.presented.card_key == "axes"

@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, cast
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
 from tui_helpers import answer, right_answer, wait_until
@@ -177,3 +178,39 @@ async def test_a_steps_method_is_shown_whole_and_in_sight_at_80x24(
         assert retry.size.width <= card.scrollable_content_region.width
         assert retry.size.height >= 2  # wrapped, not cut
         assert card.scrollable_content_region.contains_region(retry.region)  # in sight
+
+
+@pytest.mark.parametrize("leave", ["ctrl+q", "exit", "escape"])
+async def test_a_scenario_left_after_a_wrong_step_is_again_with_its_steps(
+        app_factory: AppFactory, tmp_path: Path, db_path: Path, leave: str) -> None:
+    """ctrl+q, a closed tab (ExitApp) or Esc between the steps, one of them wrong: the
+    steps answered are recorded as Again, with their answers and slips."""
+    async with scenario_asked(app_factory, tmp_path) as (pilot, screen, q):
+        kv = q.parts[1].question.answer
+        assert isinstance(kv, float)
+        await answer_steps(pilot, screen, q, [right_answer(q.parts[0].question),
+                                              f"{kv / 2:.5g} GB"])  # counted K only
+        assert logs(db_path) == []
+        if leave == "exit":
+            pilot.app.exit()
+        else:
+            await pilot.press(leave)
+        if leave == "escape":
+            await wait_until(pilot, lambda: any(
+                "The steps you answered were recorded as Again" in n.message
+                for n in pilot.app._notifications))
+    [(rating, correct, _, params)] = logs(db_path)
+    assert (rating, correct) == (1, 0)
+    steps = json.loads(params)["parts"]
+    assert [s["correct"] for s in steps] == [True, False]
+    assert steps[1]["slips"] == ["kv_pair"]
+
+
+async def test_a_scenario_left_after_right_steps_only_records_nothing(
+        app_factory: AppFactory, tmp_path: Path, db_path: Path) -> None:
+    async with scenario_asked(app_factory, tmp_path) as (pilot, screen, q):
+        await answer_steps(pilot, screen, q, [right_answer(p.question) for p in q.parts[:2]])
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(pilot.app.screen, QuestionScreen))
+        assert not any("recorded" in n.message for n in pilot.app._notifications)
+    assert logs(db_path) == []

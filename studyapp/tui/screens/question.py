@@ -199,11 +199,9 @@ class QuestionScreen(StudyScreen):
         """The summary replaces this screen; with nothing answered, straight home."""
         if self.phase == "done":
             return
-        waiting = (self.phase == "feedback" and self.outcome is not None
-                   and self.outcome.needs_rating)
         self.phase = "done"
         session = self.session
-        if session is not None and waiting:
+        if session is not None and self.presented is not None:  # left mid-question
             self.settle_then_finish(session)
             return
         if session is None or self.answered == 0:
@@ -215,13 +213,24 @@ class QuestionScreen(StudyScreen):
 
     @work(exclusive=True, group="settle", exit_on_error=False)
     async def settle_then_finish(self, session: StudySession) -> None:
-        """Leaving with a right answer not yet rated: it is recorded as Enter would, and said."""
+        """Leaving mid-question records what the learner said, and says so: a right answer
+        not yet rated as Enter would, a scenario's steps with a wrong one as Again; a
+        self-graded card shown but not rated is not recorded (it stays due)."""
+        presented, outcome = self.presented, self.outcome
         rating = await self.study_app.backend.call(lambda service: session.settle())
-        if rating is not None:
+        if rating is not None and outcome is None:  # a scenario left between its steps
+            self.app.notify(self.tr("tui.question.settled_steps"), markup=False)
+        elif rating is not None:
             self.app.notify(self.tr("tui.question.settled",
                                     rating=self.tr(f"tui.rating.{rating.name.lower()}")),
                             markup=False)
+        elif (outcome is not None and outcome.needs_rating and presented is not None
+              and presented.question.kind is Kind.RECALL):
+            self.app.notify(self.tr("tui.question.unrated"), markup=False)
         self.answered = session.answered
+        if self.answered == 0:
+            self.dismiss(None)
+            return
         self.summarise(session)
 
     @work(exclusive=True, group="summary", exit_on_error=False)
