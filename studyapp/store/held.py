@@ -91,10 +91,14 @@ def hold_answer(store: Store, profile_id: int, answer: Answer, now: datetime) ->
         return row.id
 
 
-def release_answer(store: Store, held_id: int) -> None:
-    """Forget a held answer that will not be recorded (a practice answer, a skipped card)."""
+def release_answer(store: Store, held_id: int, profile_id: int | None = None) -> None:
+    """Forget a held answer that will not be recorded (a practice answer, a skipped card);
+    with ``profile_id``, only if it is that profile's."""
+    released = delete(HeldAnswer).where(HeldAnswer.id == held_id)
+    if profile_id is not None:
+        released = released.where(HeldAnswer.profile_id == profile_id)
     with store.transaction() as session:
-        session.execute(delete(HeldAnswer).where(HeldAnswer.id == held_id))
+        session.execute(released)
 
 
 def abandoned_answers(store: Store, profile_id: int, now: datetime) -> list[Answer]:
@@ -306,7 +310,7 @@ class KeptAnswers:
         """
         with self._locked() as content:
             for held_id in list(content["released"]):
-                release_answer(store, held_id)
+                release_answer(store, held_id, profile_id)
                 content["released"].remove(held_id)
                 self._write(content)
             now = datetime.now().astimezone()

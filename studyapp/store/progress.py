@@ -357,7 +357,8 @@ _ANSWERED_CARD = select(*_ROW_COLUMNS).where(
 _NEW_CARD = insert(CardState)
 _CHANGED_CARD = update(CardState).where(CardState.id == bindparam("card_id"))
 _NEW_LOG = insert(ReviewLog)
-_RELEASED = delete(HeldAnswer).where(HeldAnswer.id == bindparam("held"))
+_RELEASED = delete(HeldAnswer).where(HeldAnswer.id == bindparam("held"),
+                                     HeldAnswer.profile_id == bindparam("profile"))
 _LOGGED = select(ReviewLog.id).where(ReviewLog.profile_id == bindparam("profile"),
                                      ReviewLog.uid == bindparam("uid"))
 
@@ -376,7 +377,7 @@ def _record(store: Store, profile_id: int, answer: Answer, state_for: StateFor |
                                                    "uid": answer.uid}).scalar()
             if logged_before is not None:
                 if answer.held_id is not None:
-                    conn.execute(_RELEASED, {"held": answer.held_id})
+                    conn.execute(_RELEASED, {"held": answer.held_id, "profile": profile_id})
                 return int(logged_before)
         found = conn.execute(_ANSWERED_CARD, {"profile": profile_id, "deck": answer.deck_id,
                                               "card": answer.card_key}).first()
@@ -412,7 +413,7 @@ def _record(store: Store, profile_id: int, answer: Answer, state_for: StateFor |
         assert logged.inserted_primary_key is not None
         log_id: int = logged.inserted_primary_key[0]
         if answer.held_id is not None:
-            conn.execute(_RELEASED, {"held": answer.held_id})
+            conn.execute(_RELEASED, {"held": answer.held_id, "profile": profile_id})
         return log_id
 
 

@@ -802,7 +802,7 @@ class StudyService:
             self._kept.drop(-held_id)
             return
         try:
-            self._reach(lambda _: release_answer(self.store, held_id))
+            self._reach(lambda _: release_answer(self.store, held_id, self.profile.id))
         except ServerAway:
             self._kept.release_later(held_id)
 
@@ -899,12 +899,15 @@ class StudyService:
         from studyapp.store import ServerAway
 
         try:
-            return self.store.reach(work)
+            result = self.store.reach(work)
         except ServerAway:
             if not self._told_away:
                 self._told_away = True
                 self._notices.append(t("study.server_away", self.config.lang))
             raise
+        if self._told_away and not self._kept:  # back, with nothing kept: a later outage
+            self._told_away = False           # is said again
+        return result
 
     def _or_while_away(self, work: Callable[[], T], meanwhile: T) -> T:
         """``work()``, or ``meanwhile`` when the server is away."""

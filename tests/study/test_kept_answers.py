@@ -235,3 +235,46 @@ def test_kept_answers_belong_to_one_database_and_profile() -> None:
     assert kept_answers_path(url, "ana") != kept_answers_path(
         "postgresql+psycopg://ana:secret@db.example/other", "ana")
     assert "secret" not in str(kept_answers_path(url, "ana"))
+
+
+def held_rows(url: str) -> int:
+    from sqlalchemy import func, select
+
+    from studyapp.store.models import HeldAnswer
+
+    store = open_store(url)
+    try:
+        with store.sessions() as s:
+            return int(s.execute(select(func.count()).select_from(HeldAnswer)).scalar_one())
+    finally:
+        store.close()
+
+
+def test_a_right_answer_skipped_while_away_is_released_and_never_recorded(
+        tmp_path: Path, deck: Path, _isolated_home: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    svc, server = open_service(url, deck, [NOW])
+    try:
+        session = svc.start(SessionKind.DECK, deck="kept")
+        presented = session.next()
+        assert presented is not None
+        n = int(re.search(r"(\d+) × 7", presented.question.prompt).group(1))  # type: ignore[union-attr]
+        assert session.submit(str(n * 7)).needs_rating  # held in the database
+        assert held_rows(url) == 1
+        server.away = True
+        session.skip()  # not to be recorded: released when the server is back
+        presented = session.next()
+        assert presented is not None
+        n = int(re.search(r"(\d+) × 7", presented.question.prompt).group(1))  # type: ignore[union-attr]
+        assert session.submit(str(n * 7)).needs_rating  # held on this machine
+        session.skip()
+        [kept] = kept_files(_isolated_home)
+        assert json.loads(kept.read_text())["answers"] == []
+        assert json.loads(kept.read_text())["released"] != []
+        server.away = False
+        answer(session, right=False)
+    finally:
+        svc.close()
+    assert held_rows(url) == 0
+    assert logged(url) == (1, 0)  # only the answer given after the skips
+    assert kept_files(_isolated_home) == []
