@@ -80,6 +80,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+
 def deck_files(lang: str) -> list[DeckRow]:
     """Every deck file found, loaded or broken (it reads YAML: run it off the event loop)."""
     from studyapp import locations
@@ -788,7 +789,7 @@ class StudyService:
             held_id = self._reach(lambda _: hold_answer(self.store, self.profile.id, stored,
                                                         answer.reviewed_at))
         except ServerAway:
-            held_id = -self._kept.keep(stored, answer.reviewed_at, waiting=True)
+            held_id = -self._keep(stored, answer.reviewed_at, waiting=True)
         self._held_uids[held_id] = uid
         return held_id
 
@@ -830,7 +831,7 @@ class StudyService:
                 self.store, self.profile.id, stored, state_for, maybe_recorded=attempt > 0))
         except ServerAway:
             if kept_id is None or not self._kept.rated(kept_id, stored):
-                kept_id = self._kept.keep(stored, answer.reviewed_at)
+                kept_id = self._keep(stored, answer.reviewed_at)
             return -kept_id, self._offline_review(answer)
         if kept_id is not None:
             self._kept.drop(kept_id)
@@ -892,6 +893,13 @@ class StudyService:
 
         return KeptAnswers(kept_answers_path(self.config.url, self.config.profile),
                            display_url(self.config.url), self.config.profile)
+
+    def _keep(self, stored: Answer, at: datetime, *, waiting: bool = False) -> int:
+        """Keep an answer on this machine; its local id (an emptied file starts ids again,
+        so an id sent before no longer names that answer here)."""
+        kept_id = self._kept.keep(stored, at, waiting=waiting)
+        self._sent_as.pop(kept_id, None)
+        return kept_id
 
     def _reach(self, work: Callable[[int], T]) -> T:
         """``work(attempt)``, retried while the server's connection is lost; ``ServerAway``
