@@ -346,10 +346,13 @@ class StudyService:
         from studyapp.store.progress import learning_due_times  # SQLAlchemy: on first use
 
         now = self.now()
-        live = self._active_keys
-        stored: list[tuple[tuple[str, str], datetime]] = self._or_while_away(
-            lambda: learning_due_times(self.store, self.profile.id, now), [])
-        times = [due for key, due in stored if key in live]
+
+        def read() -> list[datetime]:
+            live = self._active_keys  # the decks studied: read from the database once
+            return [due for key, due in learning_due_times(self.store, self.profile.id, now)
+                    if key in live]
+
+        times: list[datetime] = self._or_while_away(read, [])
         soon = sum(1 for due in times if due <= now + SOON)
         return ComingBack(soon, times[0] if times else None, now)
 

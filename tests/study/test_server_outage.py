@@ -188,6 +188,7 @@ class Plain:
         self.seen += out
         assert self.proc.returncode == 0, err.decode(errors="replace")
         assert b"Traceback" not in err, err.decode(errors="replace")
+        assert b"database error" not in err, err.decode(errors="replace")
         return self.seen.decode()
 
 
@@ -230,3 +231,39 @@ def test_a_plain_session_survives_the_server_stopping_and_loses_no_answer(
         engine.dispose()
     assert logged == learner.given  # every answer, once, in the order given
     assert held == 0
+
+
+def test_a_session_ended_while_the_server_is_away_sends_its_answers_next_time(
+        cluster: Cluster, tmp_path: Path) -> None:
+    deck = tmp_path / "outage.yaml"
+    deck.write_text(DECK, encoding="utf-8")
+    home = tmp_path / "home"
+    learner = Plain(cluster.url, deck, home, limit=4)
+    learner.answer(right=True)
+    learner.read_until(QUESTION, move_on=False)
+    cluster.stop()
+    for right in (False, True, False):
+        learner.answer(right=right)
+    shown = learner.end()  # ends while the server is still away: no error, a notice
+    assert t("study.kept_left", "en", count=3) in shown
+    assert "database error" not in shown
+    assert len(list(home.rglob("kept-answers/*.json"))) == 1
+
+    cluster.start()
+    again = Plain(cluster.url, deck, home, limit=1)
+    again.read_until(QUESTION, move_on=False)
+    assert t("study.kept_sent", "en", count=3) in again.seen.decode()
+    again.answer(right=True)
+    again.end()
+    assert not list(home.rglob("kept-answers/*.json"))
+
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(cluster.url)
+    try:
+        with engine.connect() as conn:
+            logged = conn.execute(text(
+                "SELECT correct FROM review_logs ORDER BY reviewed_at, id")).scalars().all()
+    finally:
+        engine.dispose()
+    assert logged == learner.given + again.given
