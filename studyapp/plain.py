@@ -161,7 +161,11 @@ def run_plain(session: StudySession, *, stdin: TextIO | None = None,
             return None
         return typed_answer(line)  # answers, ratings and "!" read the same however pasted
 
-    _loop(session, say, read, lang)
+    say(*(visible(notice) for notice in session.notices()))  # answers kept earlier, sent
+    try:
+        _loop(session, say, read, lang)
+    finally:
+        say(*(visible(notice) for notice in session.finish()))
     say("")
     if not session.practice and session.answered:
         from studyapp.study import coming_back_text
@@ -178,6 +182,7 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
     """Ask until the session runs out of questions or the input ends."""
     while True:
         presented = session.next()
+        say(*(visible(notice) for notice in session.notices()))
         if presented is None:
             if session.answered == 0:
                 say(*_nothing_to_study(session, lang))
@@ -201,6 +206,7 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
                     say(t("plain.overruled", lang))
                 continue
             outcome = session.submit(_normalise_truefalse(presented.question, line))
+            say(*(visible(notice) for notice in session.notices()))
             verdict = outcome.verdict
             if verdict.correct is None:
                 say(visible(verdict.message))
@@ -263,6 +269,7 @@ def _ask_steps(session: StudySession, question: Question, say: Callable[..., Non
                         t("plain.rate_capped_step", lang))
                 continue
             outcome = session.submit(line)
+            say(*(visible(notice) for notice in session.notices()))
             if outcome.verdict.retry:
                 say(visible(outcome.verdict.message))
                 continue
@@ -304,9 +311,9 @@ def _rate(session: StudySession, outcome: Outcome, say: Callable[..., None],
     """Ask for a rating of a right answer (or of a self-graded card); False when input ends."""
     offered = [r for r in Rating if r <= outcome.max_rating]
     default = min(Rating.GOOD, outcome.max_rating)
-    options = "  ".join(
-        f"{r.value}={rating_name(r, lang, recall=recall)} "
-        f"({format_interval(outcome.intervals[r], lang)})"
+    options = "  ".join(  # no intervals while the server is away and the card unknown
+        f"{r.value}={rating_name(r, lang, recall=recall)}"
+        + (f" ({format_interval(outcome.intervals[r], lang)})" if r in outcome.intervals else "")
         for r in offered)
     default_name = rating_name(default, lang, recall=recall)
     say(t("anki.recall.rate" if recall else "plain.rate", lang, options=options,

@@ -6,10 +6,13 @@ Nothing outside this package imports SQLAlchemy.
 from studyapp.store.database import (
     HEAD,
     REVISIONS,
+    Reconnect,
+    ServerAway,
     Store,
     StoreError,
     describe_database_error,
     open_store,
 )
 
-__all__ = ["HEAD", "REVISIONS", "Store", "StoreError", "describe_database_error", "open_store"]
+__all__ = ["HEAD", "REVISIONS", "Reconnect", "ServerAway", "Store", "StoreError",
+           "describe_database_error", "open_store"]

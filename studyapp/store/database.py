@@ -18,15 +18,22 @@ import shutil
 import sqlite3
 import stat
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
+from sqlalchemy.exc import (
+    ArgumentError,
+    DBAPIError,
+    InterfaceError,
+    NoSuchModuleError,
+    OperationalError,
+)
 from sqlalchemy.orm import Session, sessionmaker
 
 # The newest revision this code knows, and every earlier one (oldest first).
@@ -52,10 +59,79 @@ MIGRATION_SPACE_FACTOR = 4.7
 kept before it, tables rebuilt beside the old ones (SQLite's ALTER TABLE copies them into
 ``_alembic_tmp_*`` tables), and the write-ahead log that holds them until the end."""
 TEMPORARY_TABLE_PREFIX = "_alembic_tmp_"
+RETRY_DELAYS: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0)
+"""Waits between tries of a call whose server connection was lost (under 4 s in all):
+a server restarting comes back within them; a longer outage is then said once."""
+PROBE_EVERY = 5.0
+"""While the server is away, a call tries it again once this many seconds have passed
+(in between, it is known to be away and no call waits for it)."""
+CONNECT_TIMEOUT_S = 10
+"""How long a connection to a server may take before it counts as away."""
+
+T = TypeVar("T")
 
 
 class StoreError(Exception):
     """The database cannot be used as it is; the message says why and what to do."""
+
+
+class ServerAway(StoreError):
+    """The database server cannot be reached, even after retrying with backoff."""
+
+
+def connection_lost(exc: BaseException) -> bool:
+    """Whether a server database error is the connection going away (worth a fresh try).
+
+    A refused or dropped connection, a server shutting down or starting up are
+    the driver's OperationalError (or InterfaceError on a closed connection);
+    a wrong query or a broken constraint is not, and is never retried.
+    """
+    if not isinstance(exc, DBAPIError):
+        return False
+    return exc.connection_invalidated or isinstance(exc, (OperationalError, InterfaceError))
+
+
+@dataclass
+class Reconnect:
+    """Retries a unit of work whose connection was lost, each time in a fresh transaction.
+
+    ``run(work)`` calls ``work(attempt)``; the work is one whole transaction, so
+    a try that failed left nothing behind, except when the commit reached the
+    server and its reply did not: ``attempt > 0`` tells the work to check for
+    that (an answer looks for its uid). After the last wait the server counts
+    as away: until ``probe_every`` seconds pass, calls fail at once, then one
+    call tries it again. The clock and sleep are injected for tests.
+    """
+
+    delays: tuple[float, ...] = RETRY_DELAYS
+    probe_every: float = PROBE_EVERY
+    sleep: Callable[[float], None] = time.sleep
+    clock: Callable[[], float] = time.monotonic
+    away: bool = False
+    tried_at: float = 0.0
+    reason: str = ""
+
+    def run(self, work: Callable[[int], T]) -> T:
+        if self.away and self.clock() - self.tried_at < self.probe_every:
+            raise ServerAway(self.reason)
+        waits = () if self.away else self.delays
+        attempt = 0
+        while True:
+            try:
+                result = work(attempt)
+            except DBAPIError as exc:
+                if not connection_lost(exc):
+                    raise
+                if attempt >= len(waits):
+                    self.away = True
+                    self.tried_at = self.clock()
+                    self.reason = describe_database_error(exc) or type(exc).__name__
+                    raise ServerAway(self.reason) from exc
+                self.sleep(waits[attempt])
+                attempt += 1
+            else:
+                self.away = False
+                return result
 
 
 def _say_waiting() -> None:
@@ -92,6 +168,7 @@ class Store:
     write_engine: Engine | None = None
     read_only: str | None = None  # why nothing can be written, when that is so
     notice: LockNotice = field(default_factory=LockNotice)
+    reconnect: Reconnect = field(default_factory=Reconnect)
 
     def __post_init__(self) -> None:
         self._writer = sessionmaker(self.write_engine or self.engine, expire_on_commit=False)
@@ -104,6 +181,13 @@ class Store:
                              f"still work")
         with self._writer.begin() as session:
             yield session
+
+    def reach(self, work: Callable[[int], T]) -> T:
+        """``work(attempt)`` (one whole transaction), retried while a server's connection
+        is lost; ``ServerAway`` when it stays lost. SQLite has no server: run once."""
+        if self.is_sqlite:
+            return work(0)
+        return self.reconnect.run(work)
 
     def on_lock_wait(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` when a write has to wait for another process's lock."""
@@ -259,7 +343,10 @@ def make_engine(url: str, *, immediate: bool = False, notice: LockNotice | None 
             event.listen(engine, "connect", _autocommit_driver)
             event.listen(engine, "begin", _begin_immediate)
         return engine
-    return create_engine(parsed, pool_pre_ping=True)
+    # a connection checked out after the server restarted is tested and replaced
+    # (pool_pre_ping); one to a server that does not answer gives up in time
+    timeout = {} if "connect_timeout" in parsed.query else {"connect_timeout": CONNECT_TIMEOUT_S}
+    return create_engine(parsed, pool_pre_ping=True, connect_args=timeout)
 
 
 def current_revision(engine: Engine) -> str | None:

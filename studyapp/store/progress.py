@@ -120,6 +120,7 @@ class Answer:
     overridden: bool = False  # graded wrong, then "I was right"
     looked_at_post: bool = False  # the post was open while answering
     held_id: int | None = None  # its held copy (store.held), removed in the same transaction
+    uid: str | None = None  # the review log's uid: a retried or resent answer is written once
 
 
 def _row(card: CardState) -> CardRow:
@@ -333,19 +334,21 @@ StateFor = Callable[[CardRow | None], NewState]
 
 
 def record_answer(store: Store, profile_id: int, answer: Answer,
-                  state_for: StateFor | None = None) -> int:
+                  state_for: StateFor | None = None, *, maybe_recorded: bool = False) -> int:
     """Write the card state and its review log in one transaction; return the log id.
 
     With ``state_for``, the new state is computed from the card as read inside
     this write transaction (SQLite's BEGIN IMMEDIATE, a row lock on
     PostgreSQL), so two processes answering the same card never both build on
-    the same old state.
+    the same old state. ``maybe_recorded``: an earlier try of this answer (its
+    ``uid``) may have been committed before the connection was lost; then the
+    log already written is its id and nothing is written twice.
     """
     try:
-        return _record(store, profile_id, answer, state_for)
+        return _record(store, profile_id, answer, state_for, maybe_recorded)
     except IntegrityError:
         # another process stored this card's first answer at the same moment
-        return _record(store, profile_id, answer, state_for)
+        return _record(store, profile_id, answer, state_for, maybe_recorded)
 
 
 _ANSWERED_CARD = select(*_ROW_COLUMNS).where(
@@ -354,10 +357,14 @@ _ANSWERED_CARD = select(*_ROW_COLUMNS).where(
 _NEW_CARD = insert(CardState)
 _CHANGED_CARD = update(CardState).where(CardState.id == bindparam("card_id"))
 _NEW_LOG = insert(ReviewLog)
-_RELEASED = delete(HeldAnswer).where(HeldAnswer.id == bindparam("held"))
+_RELEASED = delete(HeldAnswer).where(HeldAnswer.id == bindparam("held"),
+                                     HeldAnswer.profile_id == bindparam("profile"))
+_LOGGED = select(ReviewLog.id).where(ReviewLog.profile_id == bindparam("profile"),
+                                     ReviewLog.uid == bindparam("uid"))
 
 
-def _record(store: Store, profile_id: int, answer: Answer, state_for: StateFor | None) -> int:
+def _record(store: Store, profile_id: int, answer: Answer, state_for: StateFor | None,
+            maybe_recorded: bool = False) -> int:
     """One answer in three statements (read the card, write it, add the log).
 
     Core statements built once, not ORM objects and flushes: an answer's
@@ -365,6 +372,13 @@ def _record(store: Store, profile_id: int, answer: Answer, state_for: StateFor |
     """
     with store.transaction() as session:
         conn = session.connection()
+        if maybe_recorded and answer.uid:
+            logged_before = conn.execute(_LOGGED, {"profile": profile_id,
+                                                   "uid": answer.uid}).scalar()
+            if logged_before is not None:
+                if answer.held_id is not None:
+                    conn.execute(_RELEASED, {"held": answer.held_id, "profile": profile_id})
+                return int(logged_before)
         found = conn.execute(_ANSWERED_CARD, {"profile": profile_id, "deck": answer.deck_id,
                                               "card": answer.card_key}).first()
         card = CardRow(*tuple(found)) if found is not None else None
@@ -393,12 +407,13 @@ def _record(store: Store, profile_id: int, answer: Answer, state_for: StateFor |
             "previous": card.as_json() if card else None, "seed": answer.seed,
             "params": dict(answer.params) if answer.params is not None else None,
             "prompt": answer.prompt, "response": answer.response,
-            "expected": answer.expected, "lang": answer.lang, "uid": uuid.uuid4().hex,
+            "expected": answer.expected, "lang": answer.lang,
+            "uid": answer.uid or uuid.uuid4().hex,
             "overridden": answer.overridden, "looked_at_post": answer.looked_at_post})
         assert logged.inserted_primary_key is not None
         log_id: int = logged.inserted_primary_key[0]
         if answer.held_id is not None:
-            conn.execute(_RELEASED, {"held": answer.held_id})
+            conn.execute(_RELEASED, {"held": answer.held_id, "profile": profile_id})
         return log_id
 
 

@@ -55,7 +55,7 @@ def record_abandoned(store: Store, profile_id: int, scheduler: Scheduler,
     recorded = []
     for answer in abandoned_answers(store, profile_id, now):
         state_for = reviewed_state(scheduler, Rating(answer.rating), answer.reviewed_at, [])
-        record_answer(store, profile_id, answer, state_for)
+        record_answer(store, profile_id, answer, state_for, maybe_recorded=True)
         recorded.append(answer.prompt or f"{answer.deck_id}/{answer.card_key}")
     return recorded
 

@@ -95,6 +95,14 @@ class SessionHost(Protocol):
         """The profile's learning cards due within the hour, and the soonest."""
         ...
 
+    def send_kept_answers(self, *, finishing: bool = False) -> None:
+        """Answers kept on this machine while the server was away, sent if it is back."""
+        ...
+
+    def take_notices(self) -> list[str]:
+        """One-line notices not said yet (the server away, kept answers sent), once."""
+        ...
+
     # what a face holding only the session reads (the plain loop)
 
     @property

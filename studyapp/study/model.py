@@ -219,6 +219,7 @@ class Advance(NamedTuple):
     can_undo: bool
     answered: int
     correct: int
+    notices: tuple[str, ...] = ()  # one line each (the server away, kept answers sent)
 
 
 class Response(NamedTuple):
@@ -226,6 +227,7 @@ class Response(NamedTuple):
 
     outcome: Outcome
     can_undo: bool
+    notices: tuple[str, ...] = ()  # one line each (the server away, kept answers sent)
 
 
 @dataclass(frozen=True)
@@ -264,6 +266,8 @@ class SessionTally:
     words as home and stats (not only this session's)."""
     time_studied_ms: int = 0
     """Time spent answering, summed as progress and ``stats`` sum it."""
+    notices: tuple[str, ...] = ()
+    """Kept answers sent at the end, or still kept on this machine: one line each."""
 
 
 class PostOffer(NamedTuple):

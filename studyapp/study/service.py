@@ -6,13 +6,14 @@ import contextlib
 import gc
 import heapq
 import sys
+import uuid
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from studyapp.catalog import UnknownIdError
 from studyapp.catalog.posts import POST_SLUGS, list_posts
@@ -59,13 +60,15 @@ from studyapp.study.model import (
     SessionMix,
     StudyConfig,
 )
+from studyapp.study.outage import kept_answers_path
 from studyapp.study.queue import queue_item
 from studyapp.study.session import StudySession
 
 if TYPE_CHECKING:
     from studyapp.decks.media import CardImages
     from studyapp.store import Store
-    from studyapp.store.cards import CardRef
+    from studyapp.store.cards import CardRef, StoredCard
+    from studyapp.store.held import KeptAnswers
     from studyapp.store.progress import (
         Answer,
         CardRow,
@@ -76,6 +79,9 @@ if TYPE_CHECKING:
     )
     from studyapp.study.host import CardKey
     from studyapp.study.model import AnsweredCard
+
+T = TypeVar("T")
+
 
 def deck_files(lang: str) -> list[DeckRow]:
     """Every deck file found, loaded or broken (it reads YAML: run it off the event loop)."""
@@ -119,6 +125,17 @@ class StudyService:
         self.recovered: list[str] = []
         """Prompts of right answers a stopped app left unrated, recorded when the profile
         opened (as Enter would have); the faces say so once."""
+        self._notices: list[str] = []
+        """One-line notices for the faces (the server away, kept answers sent), said once."""
+        self._told_away = False
+        self._held_uids: dict[int, str] = {}
+        """Held answer id → the uid its recorded answer will carry (written once)."""
+        self._sent_as: dict[int, int] = {}
+        """Kept answer (local id) → its review log once sent: undo still finds it."""
+        self._known: dict[tuple[str, str], Memory] = {}
+        """Cards' states as last read or written, for the ratings' intervals while away."""
+        self._offline: dict[tuple[str, str], Memory] = {}
+        """Cards answered while the server was away: their state until the answers are sent."""
 
     # -- resources, opened on first use ---------------------------------
 
@@ -164,6 +181,7 @@ class StudyService:
             self._profile = ensure_profile(self.store, self.config.profile,
                                            SchedulerSettings().to_dict(), self.now())
             if not self.read_only:
+                self._send_kept_at_open()  # before abandoned held copies of the same answers
                 self._record_abandoned_answers(self._profile.id)
         return self._profile
 
@@ -216,10 +234,14 @@ class StudyService:
         return self.config.clock()
 
     def close(self) -> None:
-        """Close the store; a right answer still waiting for its rating is recorded first."""
+        """Close the store; a right answer still waiting for its rating is recorded first
+        (kept on this machine when the server is away, and sent when it is back)."""
         for session in list(self._sessions):
             with contextlib.suppress(Exception):  # closing must not fail on a failed write
                 session.settle()
+        if self._store is not None and self._profile is not None:
+            with contextlib.suppress(Exception):
+                self.send_kept_answers()
         if self._store is not None:
             self._store.close()
             self._store = None
@@ -334,9 +356,13 @@ class StudyService:
         from studyapp.store.progress import learning_due_times  # SQLAlchemy: on first use
 
         now = self.now()
-        live = self._active_keys
-        times = [due for key, due in learning_due_times(self.store, self.profile.id, now)
-                 if key in live]
+
+        def read() -> list[datetime]:
+            live = self._active_keys  # the decks studied: read from the database once
+            return [due for key, due in learning_due_times(self.store, self.profile.id, now)
+                    if key in live]
+
+        times: list[datetime] = self._or_while_away(read, [])
         soon = sum(1 for due in times if due <= now + SOON)
         return ComingBack(soon, times[0] if times else None, now)
 
@@ -714,20 +740,35 @@ class StudyService:
     # -- what a session records (``SessionHost``) -------------------------------
 
     def card_flags(self) -> dict[CardKey, int]:
-        """The learner's flags (1–4) on the profile's cards; unflagged cards are absent."""
+        """The learner's flags (1–4) on the profile's cards; unflagged cards are absent
+        (none while the server is away)."""
         from studyapp.store.cards import stored_cards  # SQLAlchemy: on first use
 
-        cards = stored_cards(self.store, self.profile.id)
+        cards: dict[CardKey, StoredCard] = self._or_while_away(
+            lambda: stored_cards(self.store, self.profile.id), {})
         return {key: card.flag for key, card in cards.items() if card.flag}
 
     def intervals(self, deck_id: str, card_key: str) -> dict[Rating, timedelta]:
-        """The next interval each rating would give the card now."""
+        """The next interval each rating would give the card now.
+
+        While the server is away, from the card's state as last known here;
+        none when it was never read (the faces then show the ratings alone).
+        """
+        from studyapp.store import ServerAway
         from studyapp.store.progress import card_state  # SQLAlchemy: on first use
 
-        row = card_state(self.store, self.profile.id, deck_id, card_key)
-        return self.scheduler.preview(self._memory(row), self.now())
+        key = (deck_id, card_key)
+        try:
+            row = self._reach(lambda _: card_state(self.store, self.profile.id, deck_id,
+                                                   card_key))
+        except ServerAway:
+            known = self._offline.get(key) or self._known.get(key)
+            return {} if known is None else self.scheduler.preview(known, self.now())
+        memory = self._offline.get(key) or self._memory(row)
+        self._known[key] = memory
+        return self.scheduler.preview(memory, self.now())
 
-    def _stored(self, answer: AnsweredCard) -> Answer:
+    def _stored(self, answer: AnsweredCard, uid: str | None = None) -> Answer:
         """The store's record of ``answer`` (its new state computed when it is written)."""
         from studyapp.store.progress import Answer  # SQLAlchemy: on first use
 
@@ -739,46 +780,99 @@ class StudyService:
             seed=question.seed, params=answer.params, prompt=question.prompt,
             response=answer.response, expected=answer.expected, lang=answer.lang,
             overridden=answer.overridden, looked_at_post=answer.looked_at_post,
-            held_id=answer.held_id,
+            held_id=answer.held_id, uid=uid or self._held_uids.pop(answer.held_id or 0, None)
+            or uuid.uuid4().hex,
         )
 
     def hold_answer(self, answer: AnsweredCard) -> int:
-        """Keep a right answer until it is rated (no way out loses it); the held copy's id."""
+        """Keep a right answer until it is rated (no way out loses it); the held copy's id.
+
+        While the server is away it is kept on this machine (a negative id).
+        """
+        from studyapp.store import ServerAway
         from studyapp.store.held import hold_answer  # SQLAlchemy: on first use
 
-        return hold_answer(self.store, self.profile.id, self._stored(answer), answer.reviewed_at)
+        uid = uuid.uuid4().hex
+        stored = self._stored(replace(answer, held_id=None), uid)
+        try:
+            held_id = self._reach(lambda _: hold_answer(self.store, self.profile.id, stored,
+                                                        answer.reviewed_at))
+        except ServerAway:
+            held_id = -self._keep(stored, answer.reviewed_at, waiting=True)
+        self._held_uids[held_id] = uid
+        return held_id
 
     def release_answer(self, held_id: int) -> None:
         """Forget a held answer that will not be recorded (a skipped card)."""
+        from studyapp.store import ServerAway
         from studyapp.store.held import release_answer  # SQLAlchemy: on first use
 
-        release_answer(self.store, held_id)
+        self._held_uids.pop(held_id, None)
+        if held_id < 0:
+            self._kept.drop(-held_id)
+            return
+        try:
+            self._reach(lambda _: release_answer(self.store, held_id, self.profile.id))
+        except ServerAway:
+            self._kept.release_later(held_id)
 
     def record_answer(self, answer: AnsweredCard) -> tuple[int, Memory]:
         """Schedule and record one answer in one transaction: its log id and the new state.
 
         The state is computed from the card as read inside the write, so two
         processes answering the same card never both build on the same state.
+        A lost connection is retried; while the server stays away the answer is
+        kept on this machine (a negative log id) and sent, after any kept
+        before it, when it is back.
         """
+        from studyapp.store import ServerAway
         from studyapp.store.progress import record_answer  # SQLAlchemy: on first use
 
+        kept_id = -answer.held_id if answer.held_id is not None and answer.held_id < 0 else None
+        stored = self._stored(answer)
+        if kept_id is not None:
+            stored = replace(stored, held_id=None)
         reviewed: list[Memory] = []
         state_for = self._reviewed(answer.rating, answer.reviewed_at, reviewed)
-        log_id = record_answer(self.store, self.profile.id, self._stored(answer), state_for)
+        try:
+            self.send_kept_answers()  # what was kept goes first: the answers stay in order
+            log_id = self._reach(lambda attempt: record_answer(
+                self.store, self.profile.id, stored, state_for, maybe_recorded=attempt > 0))
+        except ServerAway:
+            if kept_id is None or not self._kept.rated(kept_id, stored):
+                kept_id = self._keep(stored, answer.reviewed_at)
+            return -kept_id, self._offline_review(answer)
+        if kept_id is not None:
+            self._kept.drop(kept_id)
+        self._known[(answer.deck_id, answer.card_key)] = reviewed[0]
         return log_id, reviewed[0]
 
     def undo_answer(self, log_id: int) -> bool:
-        """Take back a recorded answer: its log is removed and the card restored."""
+        """Take back a recorded answer: its log is removed and the card restored.
+
+        A kept answer not sent yet is dropped from this machine; an answer in the
+        database cannot be taken back while the server is away (False).
+        """
+        from studyapp.store import ServerAway
         from studyapp.store.progress import undo_answer  # SQLAlchemy: on first use
 
-        return undo_answer(self.store, self.profile.id, log_id)
+        if log_id < 0:
+            sent = self._sent_as.get(-log_id)
+            if sent is None:
+                return self._kept.drop(-log_id)
+            log_id = sent
+        try:
+            return self._reach(lambda _: undo_answer(self.store, self.profile.id, log_id))
+        except ServerAway:
+            return False
 
     def bury_for_today(self, keys: set[CardKey]) -> None:
-        """Keep these cards out of every queue until the next study day."""
+        """Keep these cards out of every queue until the next study day (while the server
+        is away, only the sitting's queue leaves them out)."""
         from studyapp.store.progress import bury_cards  # SQLAlchemy: on first use
 
         _, end = day_bounds(self.now(), self.settings.day_rollover_hour)
-        bury_cards(self.store, self.profile.id, keys, end)
+        self._or_while_away(lambda: bury_cards(self.store, self.profile.id, keys, end), None)
 
     def put_off_today(self, keys: set[CardKey]) -> None:
         """Keep these cards out of every queue until the next study day, a new card too
@@ -786,15 +880,124 @@ class StudyService:
         from studyapp.store.cards import Mark, mark_cards  # SQLAlchemy: on first use
 
         _, end = day_bounds(self.now(), self.settings.day_rollover_hour)
-        mark_cards(self.store, self.profile.id, self._card_refs(keys), Mark.BURY,
-                   now=self.now(), buried_until=end)
+        refs = self._card_refs(keys)
+        self._or_while_away(lambda: mark_cards(self.store, self.profile.id, refs, Mark.BURY,
+                                               now=self.now(), buried_until=end), None)
 
     def unbury(self, keys: Iterable[CardKey]) -> None:
         """Bring buried cards back today (cards of no loaded deck are left as they are)."""
         from studyapp.store.cards import Mark, mark_cards  # SQLAlchemy: on first use
 
-        mark_cards(self.store, self.profile.id, self._card_refs(keys), Mark.UNBURY,
-                   now=self.now())
+        refs = self._card_refs(keys)
+        self._or_while_away(lambda: mark_cards(self.store, self.profile.id, refs,
+                                               Mark.UNBURY, now=self.now()), None)
+
+    # -- when the server of a class database goes away ---------------------------
+
+    @cached_property
+    def _kept(self) -> KeptAnswers:
+        """Answers kept on this machine while the server is away (this database, profile)."""
+        from studyapp.store.database import display_url
+        from studyapp.store.held import KeptAnswers
+
+        return KeptAnswers(kept_answers_path(self.config.url, self.config.profile),
+                           display_url(self.config.url), self.config.profile)
+
+    def _keep(self, stored: Answer, at: datetime, *, waiting: bool = False) -> int:
+        """Keep an answer on this machine; its local id (an emptied file starts ids again,
+        so an id sent before no longer names that answer here)."""
+        kept_id = self._kept.keep(stored, at, waiting=waiting)
+        self._sent_as.pop(kept_id, None)
+        return kept_id
+
+    def _reach(self, work: Callable[[int], T]) -> T:
+        """``work(attempt)``, retried while the server's connection is lost; ``ServerAway``
+        (said once per outage) when it stays lost."""
+        from studyapp.store import ServerAway
+
+        try:
+            result = self.store.reach(work)
+        except ServerAway:
+            if not self._told_away:
+                self._told_away = True
+                self._notices.append(t("study.server_away", self.config.lang))
+            raise
+        if self._told_away and not self._kept:  # back, with nothing kept: a later outage
+            self._told_away = False           # is said again
+        return result
+
+    def _or_while_away(self, work: Callable[[], T], meanwhile: T) -> T:
+        """``work()``, or ``meanwhile`` when the server is away."""
+        from studyapp.store import ServerAway
+
+        try:
+            return self._reach(lambda _: work())
+        except ServerAway:
+            return meanwhile
+
+    def _offline_review(self, answer: AnsweredCard) -> Memory:
+        """The card's state after an answer kept while away, for this sitting's queue.
+
+        From the state last known here; a card never read comes back in the
+        sitting after Again and leaves it otherwise. The stored state is
+        computed when the answer is sent, from the card as stored then.
+        """
+        key = (answer.deck_id, answer.card_key)
+        before = self._offline.get(key) or self._known.get(key)
+        if before is None:
+            if answer.rating is not Rating.AGAIN:
+                return Memory(card_id=1, stage=CardStage.REVIEW)
+            before = Memory(card_id=1)
+        after = self.scheduler.review(before, answer.rating, answer.reviewed_at)
+        self._offline[key] = after
+        return after
+
+    def send_kept_answers(self, *, finishing: bool = False) -> None:
+        """Answers kept on this machine while the server was away are written now, oldest
+        first, when it is back; a notice says how many. ``ServerAway`` while it is not
+        (``finishing``: a notice says how many are still kept, and nothing is raised)."""
+        from studyapp.store import ServerAway
+        from studyapp.store.held import KeptFileError
+
+        if not self._kept:  # nothing was kept: no file
+            return
+        lang = self.config.lang
+        sent: dict[int, int] = {}
+        try:
+            self._reach(lambda _: self._kept.send(self.store, self.profile.id,
+                                                  self._state_of, sent))
+        except KeptFileError as exc:
+            self._notices.append(t("study.kept_unreadable", lang, problem=str(exc)))
+        except ServerAway:
+            if not finishing:
+                raise
+            left = self._kept.ready()
+            if left:
+                self._notices.append(t("study.kept_left_one" if left == 1 else "study.kept_left",
+                                       lang, count=left))
+        finally:
+            if sent:
+                self._sent_as.update(sent)
+                self._offline.clear()
+                self._told_away = False
+                self._notices.append(t("study.kept_sent_one" if len(sent) == 1
+                                       else "study.kept_sent", lang, count=len(sent)))
+
+    def _send_kept_at_open(self) -> None:
+        """Answers an earlier run kept while the server was away: sent when the profile opens."""
+        from studyapp.store import ServerAway
+
+        with contextlib.suppress(ServerAway):
+            self.send_kept_answers()
+
+    def _state_of(self, answer: Answer) -> StateFor:
+        """How a kept answer's card state is computed inside its write."""
+        return self._reviewed(Rating(answer.rating), answer.reviewed_at, [])
+
+    def take_notices(self) -> list[str]:
+        """The notices not said yet (the server away, kept answers sent), once."""
+        notices, self._notices = self._notices, []
+        return notices
 
     def _card_refs(self, keys: Iterable[CardKey]) -> list[CardRef]:
         """The store's references to these cards (cards of no loaded deck left out)."""
@@ -812,12 +1015,16 @@ class StudyService:
         """The stored due times of these cards (suspended and never answered ones left out)."""
         from studyapp.store.progress import card_state  # SQLAlchemy: on first use
 
-        times = []
-        for deck_id, card_key in keys:
-            row = card_state(self.store, self.profile.id, deck_id, card_key)
-            if row is not None and not row.suspended:
-                times.append(row.due)
-        return times
+        def read() -> list[datetime]:
+            times = []
+            for deck_id, card_key in keys:
+                row = card_state(self.store, self.profile.id, deck_id, card_key)
+                if row is not None and not row.suspended:
+                    times.append(row.due)
+            return times
+
+        keys = list(keys)
+        return self._or_while_away(read, [])
 
     # -- what the faces ask for, one call per screen event ----------------------
 

@@ -603,19 +603,32 @@ class StudySession:
         if first is not None and not first(self):
             return None
         presented = self.next()
-        return Advance(presented, self.can_undo, self.answered, self.correct)
+        return Advance(presented, self.can_undo, self.answered, self.correct,
+                       self.notices())
 
     def respond(self, response: str) -> Response:
         """Submit an answer: what it did, and whether undo may now take it back."""
         outcome = self.submit(response)
-        return Response(outcome, self.can_undo)
+        return Response(outcome, self.can_undo, self.notices())
+
+    def notices(self) -> tuple[str, ...]:
+        """What the service has to say since the last call (the server away, answers sent)."""
+        return tuple(self.service.take_notices())
+
+    def finish(self) -> tuple[str, ...]:
+        """The sitting is over: answers kept while the server was away are sent if it is
+        back; the notices not said yet (how many were sent, or are still kept)."""
+        if not self.practice:
+            self.service.send_kept_answers(finishing=True)
+        return self.notices()
 
     def tally(self, lang: str) -> SessionTally:
         """The summary of the sitting: counts, time, and when its cards come back."""
+        notices = self.finish()
         waits = () if self.practice else self.comes_back()
         text = None if self.practice else coming_back_text(self.service.coming_back(), lang)
         return SessionTally(self.answered, self.correct, self.elapsed, waits, self.practice,
-                            text, self.time_studied_ms)
+                            text, self.time_studied_ms, notices + self.notices())
 
 
 def asked(question: Question) -> tuple[str, frozenset[str]]:

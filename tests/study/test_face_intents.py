@@ -133,8 +133,9 @@ def test_one_call_per_intent_returns_the_counts_the_screen_shows(svc: StudyServi
     advanced = session.advance()
     assert advanced is not None and advanced.presented is not None
     assert (advanced.can_undo, advanced.answered, advanced.correct) == (False, 0, 0)
-    outcome, can_undo = session.respond(right_answer(advanced.presented.question))
+    outcome, can_undo, notices = session.respond(right_answer(advanced.presented.question))
     assert outcome.needs_rating and can_undo is False  # nothing recorded yet
+    assert notices == ()  # nothing to say: the database is there
 
     def good(s: StudySession) -> bool:
         s.rate(Rating.GOOD)

@@ -184,7 +184,8 @@ class QuestionScreen(StudyScreen):
         advanced = await self.study_app.backend.call(lambda _: session.advance(first))
         if advanced is None:
             return False
-        presented, can_undo, self.answered, self.correct = advanced
+        presented, can_undo, self.answered, self.correct, notices = advanced
+        self.tell(notices)
         self.can_undo = can_undo
         self.presented = presented
         self.outcome = None
@@ -240,7 +241,13 @@ class QuestionScreen(StudyScreen):
 
         lang = self.lang
         result = await self.study_app.backend.call(lambda _: session.tally(lang))
+        self.tell(result.notices)
         self.app.switch_screen(SummaryScreen(result))
+
+    def tell(self, notices: tuple[str, ...]) -> None:
+        """The service's one-line notices (the class database away, answers sent)."""
+        for notice in notices:
+            self.app.notify(notice, markup=False, timeout=8)
 
     @contextmanager
     def working(self) -> Iterator[None]:
@@ -258,8 +265,9 @@ class QuestionScreen(StudyScreen):
         if session is None or self.phase != "asking" or self.busy:
             return
         with self.working():
-            outcome, can_undo = await self.study_app.backend.call(
+            outcome, can_undo, notices = await self.study_app.backend.call(
                 lambda _: session.respond(response))
+            self.tell(notices)
             verdict = outcome.verdict
             if verdict.correct is None:
                 self.show_retry(verdict.message)

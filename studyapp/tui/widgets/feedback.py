@@ -102,11 +102,12 @@ class AnswerBar(Vertical):
             button = self.query_one(f"#rate-{rating.name.lower()}", Button)
             offered = outcome.needs_rating and rating <= outcome.max_rating
             if offered:
-                interval = format_interval(outcome.intervals[rating], lang)
+                interval = (format_interval(outcome.intervals[rating], lang)
+                            if rating in outcome.intervals else "")  # unknown: server away
                 name = t("tui.rating.guessed" if rating is Rating.AGAIN and not recall
                          else f"tui.rating.{rating.name.lower()}", lang)
                 button.label = Content.assemble((f"{int(rating)} ", "bold"), name,
-                                                (f" {interval}", "dim"))
+                                                (f" {interval}" if interval else "", "dim"))
                 # A new label does not lay the row out again by itself: "10m" after
                 # "6m" would wrap the interval onto a line the button does not show.
                 button.refresh(layout=True)
