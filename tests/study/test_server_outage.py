@@ -140,10 +140,11 @@ class Plain:
     """``studyapp study --plain`` in a child process, read as a learner reads it."""
 
     def __init__(self, url: str, deck: Path, home: Path, limit: int) -> None:
+        # the URL (with its password) in the environment: --db refuses a password
         env = os.environ | {"STUDYAPP_HOME": str(home), "PYTHONUNBUFFERED": "1",
-                            "PYTHONPATH": str(Path(__file__).parents[2])}
+                            "PYTHONPATH": str(Path(__file__).parents[2]), "STUDYAPP_DB": url}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "studyapp", "--db", url, "--lang", "en", "study", "--plain",
+            [sys.executable, "-m", "studyapp", "--lang", "en", "study", "--plain",
              "--deck", str(deck), "--limit", str(limit)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self.seen = b""
