@@ -142,8 +142,16 @@ class StudyService:
         if self._profile is None:
             from studyapp.store.progress import ensure_profile  # SQLAlchemy: on first use
 
-            self._profile = ensure_profile(self.store, self.config.profile,
-                                           SchedulerSettings().to_dict(), self.now())
+            try:
+                self._profile = ensure_profile(self.store, self.config.profile,
+                                               SchedulerSettings().to_dict(), self.now())
+            except Exception as exc:
+                from studyapp.study.roles import profile_refusal
+
+                refused = profile_refusal(self.store, exc, self.config.profile)
+                if refused is None:
+                    raise
+                raise refused from None
             if not self.read_only:
                 self._record_abandoned_answers(self._profile.id)
         return self._profile
