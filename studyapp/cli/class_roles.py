@@ -116,7 +116,8 @@ def db_upgrade(ctx: click.Context, no_backup: bool, db_url: str | None) -> None:
         click.echo(t("db.upgrade.current", lang, revision=done.after))
         return
     if done.backup is not None:
-        click.echo(t("db.upgrade.backup", lang, path=str(done.backup)))
+        key = "db.upgrade.backup" if done.dumped else "db.upgrade.copy"
+        click.echo(t(key, lang, path=str(done.backup)))
     elif done.before is not None:
         click.echo(t("db.upgrade.no_backup", lang))
     click.echo(t("db.upgrade.done", lang, before=done.before or "—", after=done.after))

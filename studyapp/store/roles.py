@@ -243,6 +243,16 @@ def _secure_table(conn: Connection, roles: ClassRoles, table: str, per_profile: 
         conn.exec_driver_sql(f"GRANT INSERT, UPDATE, DELETE ON {name} TO {instructors}")
 
 
+def login_url(url: str, login: str) -> str:
+    """The database's URL for ``login``, without a password: what the owner hands out."""
+    from sqlalchemy.engine import URL, make_url
+
+    parsed = make_url(url)
+    return URL.create(parsed.drivername, username=login, host=parsed.host, port=parsed.port,
+                      database=parsed.database, query=parsed.query).render_as_string(
+                          hide_password=False)
+
+
 def class_is_set_up(engine: Engine) -> bool:
     """Whether ``setup_class`` has run on this database (its roles exist)."""
     if engine.dialect.name != "postgresql":
@@ -293,4 +303,5 @@ def add_login(engine: Engine, login: str, profile: str, password: str, *,
 
 
 __all__ = ["ClassRoles", "ClassSetupError", "Denial", "Standing", "add_login",
-           "class_is_set_up", "denial", "login_profile", "roles_for", "setup_class", "standing"]
+           "class_is_set_up", "denial", "login_profile", "login_url", "roles_for",
+           "setup_class", "standing"]

@@ -44,6 +44,7 @@ class Upgrade:
     after: str
     backup: Path | None
     class_roles: bool = False  # the class's grants and policies were laid again
+    dumped: bool = False  # the backup is a pg_dump archive (else a copy of the SQLite file)
 
 
 def _by_hand(url: str, schema: str) -> str:
@@ -137,7 +138,8 @@ def upgrade_database(url: str, backup_folder: Path, *, backup: bool = True) -> U
         relaid = class_is_set_up(engine)
         if relaid:
             setup_class(engine)  # a new table gets the class's grants and policies
-        return Upgrade(before=before, after=HEAD, backup=copy, class_roles=relaid)
+        return Upgrade(before=before, after=HEAD, backup=copy, class_roles=relaid,
+                       dumped=copy is not None)
     finally:
         engine.dispose()
 

@@ -24,6 +24,7 @@ from studyapp.store.roles import (
     add_login,
     denial,
     login_profile,
+    login_url,
     setup_class,
     standing,
 )
@@ -126,14 +127,8 @@ def add_member(url: str, login: str, profile: str | None, password: str | None, 
     finally:
         store.close()
     group = roles.instructors if instructor else roles.students
-    from sqlalchemy.engine import URL, make_url
-
-    parsed = make_url(url)
-    theirs = URL.create(parsed.drivername, username=login, host=parsed.host, port=parsed.port,
-                        database=parsed.database, query=parsed.query).render_as_string(
-                            hide_password=False)
     return NewLogin(login=login, profile=profile_name, group=group, password=chosen,
-                    generated=password is None, url=theirs)
+                    generated=password is None, url=login_url(url, login))
 
 
 def backups_folder() -> Path:
