@@ -199,6 +199,10 @@ def setup_class(engine: Engine) -> ClassRoles:
         schema = conn.execute(text("SELECT current_schema()")).scalar()
         conn.exec_driver_sql(f"GRANT CONNECT ON DATABASE {_q(conn, str(database))} TO {both}")
         conn.exec_driver_sql(f"GRANT USAGE ON SCHEMA {_q(conn, str(schema))} TO {both}")
+        # before PostgreSQL 15 every login may create objects in the public schema, such as
+        # a function the owner's queries would then find; a class's schema allows none
+        # (a warning, not an error, where the owner does not own the schema)
+        conn.exec_driver_sql(f"REVOKE CREATE ON SCHEMA {_q(conn, str(schema))} FROM PUBLIC")
         conn.exec_driver_sql(f"CREATE TABLE IF NOT EXISTS {LOGINS_TABLE} ("
                              f"login varchar(63) PRIMARY KEY, "
                              f"profile varchar(100) NOT NULL UNIQUE)")
