@@ -348,3 +348,28 @@ def test_only_the_owner_upgrades_the_class_schema_and_the_roles_hold_after(
     assert code == 0, err
     code, out, err = classroom.run("ben", "--profile", "ana", "stats")
     _one_refusal(code, out, err, "permission denied: this login studies only as the profile ben")
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_app_words_a_refusal_as_the_command_line_does(lang: str) -> None:
+    from psycopg import errors
+    from sqlalchemy.exc import ProgrammingError
+
+    from studyapp.i18n import t
+    from studyapp.study.roles import PermissionRefused
+    from studyapp.tui.screens.message import describe_error
+
+    raw = ProgrammingError("UPDATE published_decks", {}, errors.InsufficientPrivilege(
+        "permission denied for table published_decks"))
+    assert describe_error(raw, lang) == (False, t("study.denied.decks", lang))
+    assert describe_failure(raw, lang) == t("study.denied.decks", lang)
+    rows = ProgrammingError("INSERT", {}, errors.InsufficientPrivilege(
+        'new row violates row-level security policy for table "card_states"'))
+    assert describe_failure(rows, lang) == t("study.denied.rows", lang)
+    refused = PermissionRefused("profile", asked="ana", own="ben")
+    fatal, line = describe_error(refused, lang)
+    assert fatal and line == t("study.denied.profile", lang, asked="ana", own="ben")
+    assert "ben" in line and "ana" in line
+    other = ProgrammingError("SELECT", {}, errors.UndefinedTable('relation "x" does not exist'))
+    assert describe_failure(other, lang) != t("study.denied.other", lang, detail="")
+    assert "permission" not in (describe_failure(other, lang) or "")
