@@ -341,6 +341,10 @@ def _cannot_open(url: str, path: Path | None, original: BaseException) -> StoreE
     text = str(original).strip().splitlines()[0] if str(original).strip() else type(
         original).__name__
     where = str(path) if path is not None else display_url(url)
+    if getattr(original, "sqlstate", None) == "42501":  # a login outside a class's roles
+        return StoreError(f"permission denied: this login cannot read studyapp's tables in "
+                          f"{where} ({text}); ask the database's owner for a login of the "
+                          f"class (studyapp class add-student)")
     if path is not None and ("not a database" in text or "malformed" in text):
         return StoreError(f"{path} is not a usable SQLite database ({text}); it was left "
                           f"untouched. Move it aside or choose another database with --db.")
@@ -395,6 +399,18 @@ def older_schema_error(where: str, revision: str) -> StoreError:
                       f"after a backup, with: studyapp --db URL db upgrade")
 
 
+def _check_schema_access(engine: Engine) -> None:
+    """An empty-looking PostgreSQL database may only be one this login cannot see into."""
+    if engine.dialect.name != "postgresql":
+        return
+    with engine.connect() as conn:
+        schema, user = conn.execute(text("SELECT current_schema(), current_user")).one()
+    if schema is None:
+        raise StoreError(f"the login {user} has no access to any schema on its search path in "
+                         f"this database, so it sees no studyapp tables: ask the database's "
+                         f"owner for a login of the class (studyapp class add-student)")
+
+
 def open_store(url: str, *, migrate_to: str = HEAD, upgrade: bool | None = None) -> Store:
     """Check the database, migrate it when due, and return it ready to use.
 
@@ -430,6 +446,8 @@ def open_store(url: str, *, migrate_to: str = HEAD, upgrade: bool | None = None)
         revision = current_revision(engine)
         if revision is not None and revision not in REVISIONS:
             raise newer_schema_error(engine, str(path or display_url(url)), revision)
+        if revision is None and path is None:
+            _check_schema_access(engine)
         if upgrade is None:
             upgrade = path is not None
         if revision is not None and revision != migrate_to and not upgrade:

@@ -32,6 +32,8 @@ POLICY_OWN = "studyapp_own_rows"
 POLICY_READ_ALL = "studyapp_instructors_read"
 POLICY_LOGIN = "studyapp_own_login"
 INSUFFICIENT_PRIVILEGE = "42501"
+SETUP_LOCK = 7410292
+"""The advisory lock ``setup_class`` holds (the store's migration lock is 7410291)."""
 LOGIN_NAME = re.compile(r"[a-z][a-z0-9_]{0,62}")
 """A login name needs no quoting anywhere: lower case letters, digits and underscores."""
 DECK_TABLES = frozenset({"published_decks", "deck_versions"})
@@ -128,12 +130,18 @@ def login_profile(engine: Engine) -> str | None:
     """The profile the connected login is bound to, or None (no class, or not bound)."""
     if engine.dialect.name != "postgresql":
         return None
-    with engine.connect() as conn:
-        if conn.execute(text("SELECT to_regclass(:t)"), {"t": LOGINS_TABLE}).scalar() is None:
-            return None
-        profile = conn.execute(text(f"SELECT profile FROM {LOGINS_TABLE} "
-                                    f"WHERE login = current_user")).scalar()
-        return None if profile is None else str(profile)
+    try:
+        with engine.connect() as conn:
+            if conn.execute(text("SELECT to_regclass(:t)"),
+                            {"t": LOGINS_TABLE}).scalar() is None:
+                return None
+            profile = conn.execute(text(f"SELECT profile FROM {LOGINS_TABLE} "
+                                        f"WHERE login = current_user")).scalar()
+    except DBAPIError as exc:
+        if denial(exc) is None:
+            raise
+        return None  # a login outside the class may not even read the logins
+    return None if profile is None else str(profile)
 
 
 def denial(exc: BaseException) -> Denial | None:
@@ -184,6 +192,9 @@ def setup_class(engine: Engine) -> ClassRoles:
     """Create (or bring up to date) the class's roles, grants and row-level policies."""
     _require_postgres(engine)
     with engine.begin() as conn:
+        # one setup at a time per database: two at once would take the catalog's locks in
+        # different orders and one would die of a deadlock
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SETUP_LOCK})
         tables = _tables(conn)
         if "profiles" not in tables:
             raise ClassSetupError("the database has no studyapp tables yet: open it once "
@@ -197,7 +208,13 @@ def setup_class(engine: Engine) -> ClassRoles:
         both = f"{_q(conn, roles.instructors)}, {_q(conn, roles.students)}"
         database = conn.execute(text("SELECT current_database()")).scalar()
         schema = conn.execute(text("SELECT current_schema()")).scalar()
-        conn.exec_driver_sql(f"GRANT CONNECT ON DATABASE {_q(conn, str(database))} TO {both}")
+        try:
+            with conn.begin_nested():  # every login may connect unless the server says not
+                conn.exec_driver_sql(f"GRANT CONNECT ON DATABASE {_q(conn, str(database))} "
+                                     f"TO {both}")
+        except DBAPIError as exc:
+            if denial(exc) is None:
+                raise
         conn.exec_driver_sql(f"GRANT USAGE ON SCHEMA {_q(conn, str(schema))} TO {both}")
         # before PostgreSQL 15 every login may create objects in the public schema, such as
         # a function the owner's queries would then find; a class's schema allows none
@@ -279,6 +296,7 @@ def add_login(engine: Engine, login: str, profile: str, password: str, *,
         raise ClassSetupError(f"{login!r} cannot be a login: use 1 to 63 lower case letters, "
                               f"digits and underscores, starting with a letter")
     with engine.begin() as conn:
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SETUP_LOCK})
         roles = roles_for(conn)
         if not _existing_roles(conn, [roles.instructors, roles.students]):
             raise ClassSetupError("this database has no class yet: run `studyapp class setup` "

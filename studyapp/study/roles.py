@@ -81,7 +81,8 @@ def check_report_allowed(store: Store) -> None:
     """
     who, _ = standing(store.engine)
     if who in ("student", "outsider"):
-        raise PermissionRefused("report", own=login_profile(store.engine) or "—")
+        own = login_profile(store.engine)
+        raise PermissionRefused("report", own=own) if own else PermissionRefused("report_only")
 
 
 def set_up(url: str) -> ClassRoles:

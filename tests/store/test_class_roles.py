@@ -373,3 +373,25 @@ def test_the_app_words_a_refusal_as_the_command_line_does(lang: str) -> None:
     other = ProgrammingError("SELECT", {}, errors.UndefinedTable('relation "x" does not exist'))
     assert describe_failure(other, lang) != t("study.denied.other", lang, detail="")
     assert "permission" not in (describe_failure(other, lang) or "")
+
+
+@pytest.mark.postgres
+def test_a_login_outside_the_class_reads_nothing(classroom: Class) -> None:
+    login = f"{classroom.logins['ben']}_out"
+    schema = str(make_url(classroom.owner).query["options"]).removeprefix("-csearch_path=")
+    pg_admin(f"CREATE ROLE {login} LOGIN PASSWORD '{PASSWORD}'")
+    try:
+        classroom.urls["out"] = _login_url(classroom.owner, login)
+        code, out, err = classroom.run("out", "--profile", "ana", "stats")
+        _one_refusal(code, out, err, f"the login {login} has no access to any schema")
+        pg_admin(f"GRANT USAGE ON SCHEMA {schema} TO {login}")  # as public is to every login
+        code, out, err = classroom.run("out", "--profile", "ana", "stats")
+        _one_refusal(code, out, err, "permission denied: this login cannot read studyapp's "
+                                     "tables in")
+        code, out, err = classroom.run("out", "class", "report")
+        _one_refusal(code, out, err, "permission denied: this login cannot read studyapp's "
+                                     "tables in")
+        assert "ana" not in out
+    finally:
+        pg_admin(f"REVOKE ALL ON SCHEMA {schema} FROM {login}")
+        _drop_roles([login])
