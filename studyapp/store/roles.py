@@ -175,7 +175,7 @@ def _check_owner(conn: Connection, *, creates_roles: bool = True) -> None:
         "ON c.oid = to_regclass('profiles') WHERE r.rolname = current_user")).one()
     if not owner[0]:
         raise ClassSetupError("only the database's owner (the login that created its tables) "
-                              "can set up a class")
+                              "can set up a class and add its logins")
     if creates_roles and not owner[1]:
         raise ClassSetupError("the database's owner needs the CREATEROLE attribute to make the "
                               "class's roles and logins (ALTER ROLE <owner> CREATEROLE, as a "

@@ -73,6 +73,24 @@ def profile_refusal(store: Store, exc: BaseException, asked: str) -> PermissionR
     return PermissionRefused("profile", asked=asked, own=own)
 
 
+def foreign_profile(store: Store, asked: str, lang: str) -> str | None:
+    """Why this login may read but not write the profile ``asked``, or None when it may write.
+
+    An instructor's login reads every student's rows (their stats are useful to
+    see) and writes only its own; the server would drop such writes silently,
+    so the store is told up front and refuses them in words.
+    """
+    if store.is_sqlite:
+        return None
+    who, _ = standing(store.engine)
+    if who == "owner":
+        return None
+    own = login_profile(store.engine)
+    if own == asked:
+        return None
+    return t("study.denied.read_only", lang, asked=asked, own=own or "—")
+
+
 def check_report_allowed(store: Store) -> None:
     """Refuse the class report to a login that is not an instructor (or the owner).
 
@@ -143,5 +161,5 @@ def upgrade(url: str, *, backup: bool) -> Upgrade:
 
 
 __all__ = ["NewLogin", "PermissionRefused", "Upgrade", "add_member", "backups_folder",
-           "check_report_allowed", "new_password", "profile_refusal", "refusal", "set_up",
-           "upgrade"]
+           "check_report_allowed", "foreign_profile", "new_password", "profile_refusal",
+           "refusal", "set_up", "upgrade"]

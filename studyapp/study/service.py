@@ -152,6 +152,11 @@ class StudyService:
                 if refused is None:
                     raise
                 raise refused from None
+            from studyapp.study.roles import foreign_profile
+
+            reason = foreign_profile(self.store, self.config.profile, self.config.lang)
+            if reason is not None:  # an instructor looking at a student: reads, never writes
+                self.store.read_only = reason
             if not self.read_only:
                 self._record_abandoned_answers(self._profile.id)
         return self._profile

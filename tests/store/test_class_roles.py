@@ -395,3 +395,20 @@ def test_a_login_outside_the_class_reads_nothing(classroom: Class) -> None:
     finally:
         pg_admin(f"REVOKE ALL ON SCHEMA {schema} FROM {login}")
         _drop_roles([login])
+
+
+@pytest.mark.postgres
+def test_an_instructor_reads_a_students_profile_but_never_writes_it(classroom: Class) -> None:
+    before = _everything(classroom.owner)
+    code, out, err = classroom.run("prof", "--profile", "ana", "stats", "--json")
+    assert code == 0, err
+    assert '"reviews": 2' in out  # ana's two answers, read by her instructor
+    for action in ("--suspend", "--reset"):
+        code, out, err = classroom.run("prof", "--profile", "ana", "cards", action,
+                                       "deck:course-kv")
+        _one_refusal(code, out, err, "permission denied: this login reads the profile ana but "
+                                     "writes only its own (prof)")
+    code, out, err = classroom.run("prof", "--profile", "ana", "study", "--plain",
+                                   "--deck", "course-kv", stdin="yes\n\n")
+    assert "Answers will not be recorded: permission denied" in out, (out, err)
+    assert _everything(classroom.owner) == before
