@@ -202,6 +202,11 @@ def setup_class(engine: Engine) -> ClassRoles:
         roles = roles_for(conn)
         existing = _existing_roles(conn, [roles.instructors, roles.students])
         _check_owner(conn, creates_roles=len(existing) < 2)
+        logins = conn.execute(text("SELECT rolname FROM pg_roles WHERE rolname = ANY(:names) "
+                                   "AND (rolcanlogin OR rolsuper)"), {"names": sorted(existing)})
+        for (taken,) in logins:  # a group role someone could log in as would be theirs
+            raise ClassSetupError(f"the role {taken} exists and can log in, so it cannot be "
+                                  f"this class's group role; rename or drop it first")
         for name in (roles.instructors, roles.students):
             if name not in existing:
                 conn.exec_driver_sql(f"CREATE ROLE {_q(conn, name)} NOLOGIN")

@@ -412,3 +412,26 @@ def test_an_instructor_reads_a_students_profile_but_never_writes_it(classroom: C
                                    "--deck", "course-kv", stdin="yes\n\n")
     assert "Answers will not be recorded: permission denied" in out, (out, err)
     assert _everything(classroom.owner) == before
+
+
+@pytest.mark.postgres
+def test_setup_refuses_a_group_role_someone_can_log_in_as(tmp_path: Path) -> None:
+    from studyapp.store.roles import roles_for
+
+    if not PG_URL:
+        pytest.skip("STUDYAPP_TEST_PG is not set")
+    if not _can_create_roles():
+        pytest.skip("the STUDYAPP_TEST_PG login lacks CREATEROLE, which a class's owner needs")
+    with fresh_pg_schema() as url:
+        open_store(url).close()
+        engine = create_engine(url)
+        with engine.connect() as conn:
+            students = roles_for(conn).students
+        engine.dispose()
+        pg_admin(f"CREATE ROLE {students} LOGIN PASSWORD '{PASSWORD}'")
+        try:
+            room = Class(owner=url, urls={}, logins={}, home=tmp_path)
+            code, out, err = room.run("owner", "class", "setup")
+            _one_refusal(code, out, err, f"the role {students} exists and can log in")
+        finally:
+            _drop_roles([students, students.replace("_students", "_instructors")])
