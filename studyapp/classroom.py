@@ -715,6 +715,10 @@ def class_report_for(service: ClassSource, files: Sequence[Path] = (), *, top: i
                      ) -> tuple[ClassReport, tuple[str, ...]]:
     """The report over the service's database, or over ``files`` when given, and the
     posts in catalogue order (the report's columns)."""
+    if not files:
+        from studyapp.study.roles import check_report_allowed
+
+        check_report_allowed(service.store)
     totals = deck_card_totals(service)
     if files:
         report = class_report_from_files(list(files), totals, service.now(), top=top,

@@ -47,6 +47,7 @@ COMMANDS: dict[str, str] = {
     "catalog": "catalog:catalog",
     "cards": "cards:cards_cmd",
     "class": "classroom:class_group",
+    "db": "class_roles:db_group",
     "deck": "deck:deck",
     "export": "progress:export_cmd",
     "generate": "generate:generate",
@@ -134,7 +135,7 @@ def _one_line(exc: Exception, lang: str = "en") -> str | None:
     # the service stays out of --help and the app's start; a failed command has it loaded
     from studyapp.study import describe_failure
 
-    described = describe_failure(exc)
+    described = describe_failure(exc, lang)
     if described is not None:
         return described
     if isinstance(exc, OSError):

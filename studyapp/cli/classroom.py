@@ -232,3 +232,14 @@ def _heading(title: str) -> Text:
 
     return Text("\n" + title, style="bold")
 
+
+
+def _role_commands() -> None:
+    """``class setup``, ``add-student`` and ``add-instructor`` live in ``class_roles``."""
+    from studyapp.cli.class_roles import class_add_instructor, class_add_student, class_setup
+
+    for command in (class_setup, class_add_student, class_add_instructor):
+        class_group.add_command(command)
+
+
+_role_commands()

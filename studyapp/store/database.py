@@ -495,6 +495,7 @@ def migrate(engine: Engine, target: str = HEAD) -> None:
     with engine.begin() as conn:  # one transaction: all of the upgrade or none of it
         config.attributes["connection"] = conn
         command.upgrade(config, target)
+        note_version(conn)
 
 
 @contextmanager
@@ -555,6 +556,10 @@ def _cannot_open(url: str, path: Path | None, original: BaseException) -> StoreE
     text = str(original).strip().splitlines()[0] if str(original).strip() else type(
         original).__name__
     where = str(path) if path is not None else display_url(url)
+    if getattr(original, "sqlstate", None) == "42501":  # a login outside a class's roles
+        return StoreError(f"permission denied: this login cannot read studyapp's tables in "
+                          f"{where} ({text}); ask the database's owner for a login of the "
+                          f"class (studyapp class add-student)")
     if path is not None and ("not a database" in text or "malformed" in text):
         return StoreError(f"{path} is not a usable SQLite database ({text}); it was left "
                           f"untouched. Move it aside or choose another database with --db.")
@@ -574,8 +579,75 @@ def _backup_before_upgrade(path: Path, revision: str, needed: int) -> Path:
                          f"{why}; it was left untouched") from None
 
 
-def open_store(url: str, *, migrate_to: str = HEAD) -> Store:
-    """Check the database, migrate it when due, and return it ready to use."""
+def studyapp_version() -> str | None:
+    """The installed studyapp's version, as a schema's note names it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("studyapp")
+    except PackageNotFoundError:  # pragma: no cover - run from a tree never installed
+        return None
+
+
+def _written_by(engine: Engine) -> str | None:
+    """The studyapp version a PostgreSQL schema's note names (``note_version``), if any."""
+    if engine.dialect.name != "postgresql":
+        return None
+    try:
+        with engine.connect() as conn:
+            note = conn.execute(text(
+                "SELECT obj_description(to_regclass('alembic_version'), 'pg_class')")).scalar()
+    except DBAPIError:
+        return None
+    found = re.fullmatch(r"studyapp ([0-9][0-9A-Za-z.+-]{0,40})", str(note or ""))
+    return found.group(1) if found else None
+
+
+def note_version(conn: Any) -> None:
+    """Write the migrating studyapp's version on the schema (PostgreSQL), so an older
+    client can say which version to install instead of only "newer"."""
+    found = studyapp_version()
+    if conn.dialect.name == "postgresql" and found and re.fullmatch(r"[0-9A-Za-z.+-]+", found):
+        conn.exec_driver_sql(f"COMMENT ON TABLE alembic_version IS 'studyapp {found}'")
+
+
+def newer_schema_error(engine: Engine, where: str, revision: str) -> StoreError:
+    """The refusal of a schema this studyapp does not know, naming the version to install."""
+    wrote = _written_by(engine)
+    install = (f"install studyapp {wrote} or newer (pip install 'studyapp>={wrote}')"
+               if wrote else "upgrade studyapp to open it")
+    return StoreError(f"the database {where} was written by a newer version of studyapp "
+                      f"(schema {revision}); it was left untouched: {install}")
+
+
+def older_schema_error(where: str, revision: str) -> StoreError:
+    """A shared database is never upgraded by whoever opens it first: its owner does it."""
+    return StoreError(f"the database {where} has an older schema ({revision}) than this "
+                      f"studyapp uses ({HEAD}); it was left untouched. Its owner upgrades it, "
+                      f"after a backup, with: studyapp --db URL db upgrade")
+
+
+def _check_schema_access(engine: Engine) -> None:
+    """An empty-looking PostgreSQL database may only be one this login cannot see into."""
+    if engine.dialect.name != "postgresql":
+        return
+    with engine.connect() as conn:
+        schema, user = conn.execute(text("SELECT current_schema(), current_user")).one()
+    if schema is None:
+        raise StoreError(f"the login {user} has no access to any schema on its search path in "
+                         f"this database, so it sees no studyapp tables: ask the database's "
+                         f"owner for a login of the class (studyapp class add-student)")
+
+
+def open_store(url: str, *, migrate_to: str = HEAD, upgrade: bool | None = None) -> Store:
+    """Check the database, migrate it when due, and return it ready to use.
+
+    A SQLite file is one learner's: it is backed up and upgraded when opened.
+    A PostgreSQL database is shared: an older schema is refused with the
+    command that upgrades it (``db upgrade``, which passes ``upgrade=True``),
+    so no client changes the schema under its classmates. An empty database
+    is created either way.
+    """
     _parse(url)
     path = _sqlite_file(url)
     notice = LockNotice()
@@ -601,11 +673,13 @@ def open_store(url: str, *, migrate_to: str = HEAD) -> Store:
     try:
         revision = current_revision(engine)
         if revision is not None and revision not in REVISIONS:
-            raise StoreError(
-                f"the database {path or display_url(url)} was written by a newer version of "
-                f"studyapp (schema {revision}); it was left untouched. Upgrade studyapp to "
-                f"open it."
-            )
+            raise newer_schema_error(engine, str(path or display_url(url)), revision)
+        if revision is None and path is None:
+            _check_schema_access(engine)
+        if upgrade is None:
+            upgrade = path is not None
+        if revision is not None and revision != migrate_to and not upgrade:
+            raise older_schema_error(display_url(url), revision)
         if revision != migrate_to:
             with _migration_lock(engine, path):
                 revision = current_revision(engine)  # another process may have migrated

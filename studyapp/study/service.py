@@ -178,8 +178,21 @@ class StudyService:
         if self._profile is None:
             from studyapp.store.progress import ensure_profile  # SQLAlchemy: on first use
 
-            self._profile = ensure_profile(self.store, self.config.profile,
-                                           SchedulerSettings().to_dict(), self.now())
+            try:
+                self._profile = ensure_profile(self.store, self.config.profile,
+                                               SchedulerSettings().to_dict(), self.now())
+            except Exception as exc:
+                from studyapp.study.roles import profile_refusal
+
+                refused = profile_refusal(self.store, exc, self.config.profile)
+                if refused is None:
+                    raise
+                raise refused from None
+            from studyapp.study.roles import foreign_profile
+
+            reason = foreign_profile(self.store, self.config.profile, self.config.lang)
+            if reason is not None:  # an instructor looking at a student: reads, never writes
+                self.store.read_only = reason
             if not self.read_only:
                 self._send_kept_at_open()  # before abandoned held copies of the same answers
                 self._record_abandoned_answers(self._profile.id)

@@ -96,8 +96,10 @@ def coming_back_text(coming: ComingBack | None, lang: str) -> str | None:
     return t(key, lang, count=coming.within_hour, wait=wait)
 
 
-def describe_failure(exc: BaseException) -> str | None:
-    """One line for a database failure met after opening (corrupt page, lost server), or None."""
+def describe_failure(exc: BaseException, lang: str = "en") -> str | None:
+    """One line for a database failure met after opening (corrupt page, lost server, a
+    permission the class's roles do not give), or None."""
     from studyapp.store import describe_database_error  # SQLAlchemy: loaded on failure only
+    from studyapp.study.roles import refusal
 
-    return describe_database_error(exc)
+    return refusal(exc, lang) or describe_database_error(exc)

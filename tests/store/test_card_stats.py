@@ -116,7 +116,8 @@ def test_downgrade_drops_them_and_the_upgrade_backfills(db_url: str) -> None:
             assert "stability_before" not in columns
     finally:
         store.close()
-    store = open_store(db_url)  # upgrades again, backfilling from the logs
+    store = open_store(db_url, upgrade=True)  # upgrades again (as `db upgrade` does on
+    # PostgreSQL), backfilling from the logs
     try:
         assert sorted(summary(store).values()) == [(1, 1, 7000, 1, 1), (3, 2, 9000, 1, 1)]
         assert summary(store) == from_logs(store)

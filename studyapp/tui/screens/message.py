@@ -25,6 +25,12 @@ def describe_error(error: BaseException | None, lang: str) -> tuple[bool, str]:
     name = type(error).__name__
     module = type(error).__module__
     detail = str(error) or name
+    if name == "PermissionRefused" or module.startswith("sqlalchemy"):
+        from studyapp.study.roles import refusal  # the store: loaded on failure only
+
+        refused = refusal(error, lang)  # what a class's roles do not allow this login
+        if refused is not None:  # fatal when the profile itself is not this login's
+            return getattr(error, "key", "") in ("profile", "no_profile"), refused
     if name == "StoreError" or module.startswith(("sqlalchemy", "sqlite3", "alembic")):
         return True, t("tui.error.database", lang, detail=detail)
     if name == "DeckError" and callable(render := getattr(error, "render", None)):
