@@ -25,7 +25,8 @@ def pg_schema_url(schema: str) -> str:
     from sqlalchemy.engine import make_url
 
     assert PG_URL
-    return make_url(PG_URL).set(password=None).update_query_dict(
+    # URL.set(password=None) keeps the password (None means "unchanged" there)
+    return make_url(PG_URL)._replace(password=None).update_query_dict(
         {"options": f"-csearch_path={schema}"}).render_as_string(hide_password=False)
 
 

@@ -67,9 +67,10 @@ class Class:
     def run(self, who: str, *args: str, lang: str = "en", stdin: str | None = None
             ) -> tuple[int, str, str]:
         url = self.owner if who == "owner" else self.urls[who]
-        result = CliRunner().invoke(main, ["--lang", lang, "--db", url, *args], input=stdin,
+        # the URL in the environment, as a student gets it: --db refuses a password
+        result = CliRunner().invoke(main, ["--lang", lang, *args], input=stdin,
                                     env={"STUDYAPP_HOME": str(self.home / who),
-                                         "STUDYAPP_DB": None})
+                                         "STUDYAPP_DB": url})
         assert result.exception is None or isinstance(result.exception, SystemExit), \
             result.exception
         return result.exit_code, result.stdout, result.stderr
@@ -180,14 +181,17 @@ def test_a_student_cannot_replace_the_instructors_published_deck(classroom: Clas
     before = _everything(classroom.owner)
     hostile = tmp_path / "one-card.yaml"
     hostile.write_text(ONE_CARD, encoding="utf-8")
-    code, out, err = classroom.run("ben", "--profile", "ben", "deck", "publish", str(hostile))
+    # --replaces: the version check passes, so only the database's roles stand in the way
+    code, out, err = classroom.run("ben", "--profile", "ben", "deck", "publish", str(hostile),
+                                   "--replaces", "1")
     _one_refusal(code, out, err,
                  "permission denied: only the class's instructors can publish or unpublish decks")
     after = _everything(classroom.owner)
     assert after["published_decks"] == before["published_decks"]
     assert "fact-2" in after["published_decks"][0][2]  # still the instructor's three cards
     # the instructor's own publish of the same change goes through
-    code, out, err = classroom.run("prof", "--profile", "prof", "deck", "publish", str(hostile))
+    code, out, err = classroom.run("prof", "--profile", "prof", "deck", "publish", str(hostile),
+                                   "--replaces", "1")
     assert code == 0, err
     assert "version 2 (1 cards)" in out or "version 2 (1 card)" in out, out
 
