@@ -41,3 +41,20 @@ def write_deck(folder: Path, cards: int = 30, deck_id: str = "store-drill") -> P
     path = folder / f"{deck_id}.yaml"
     path.write_text("".join(lines), encoding="utf-8")
     return path
+
+
+def course_deck(cards: int, deck: str = "course-kv") -> str:
+    """A course deck of ``cards`` true/false facts (``fact-0``...), as an instructor writes
+    one to publish for a class."""
+    return f"""\
+deck: {deck}
+title: KV course
+language: en
+post: hbm-kv-cache
+cards:
+""" + "".join(f"""\
+  - id: fact-{n}
+    type: truefalse
+    prompt: "KV fact {n} holds."
+    answer: true
+""" for n in range(cards))

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
-from store_answers import answer
+from store_answers import answer, course_deck
 
 from studyapp.cli import main
 from studyapp.store import open_store
@@ -30,18 +30,7 @@ from studyapp.study import describe_failure
 
 NOW = datetime.now(UTC)
 PASSWORD = "a-long-test-password"
-COURSE = """\
-deck: course-kv
-title: KV course
-language: en
-post: hbm-kv-cache
-cards:
-""" + "".join(f"""\
-  - id: fact-{n}
-    type: truefalse
-    prompt: "KV fact {n} holds."
-    answer: true
-""" for n in range(3))
+COURSE = course_deck(3)
 ONE_CARD = """\
 deck: course-kv
 title: KV course, replaced

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 from sqlalchemy import text
+from store_answers import course_deck
 from test_card_stats import downgrade
 
 from studyapp.classroom import PublishRefused, deck_history, publish_deck_file
@@ -28,18 +29,7 @@ from studyapp.study import StudyConfig, StudyService
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
-COURSE = """\
-deck: course-kv
-title: KV course
-language: en
-post: hbm-kv-cache
-cards:
-""" + "".join(f"""\
-  - id: fact-{n}
-    type: truefalse
-    prompt: "KV fact {n} holds."
-    answer: true
-""" for n in range(3))
+COURSE = course_deck(3)
 
 
 def _cli(home: Path, url: str, *args: str, lang: str = "en", profile: str = "ana") -> Result:
@@ -208,7 +198,7 @@ def test_the_versions_published_before_are_carried_over(db_url: str, tmp_path: P
                          {"c": COURSE, "at": NOW})
     finally:
         store.close()
-    store = open_store(db_url)  # upgrades, carrying version 9 over
+    store = open_store(db_url, upgrade=True)  # as db upgrade does: version 9 carried over
     try:
         assert current_revision(store.engine) == "0011_deck_versions"
         carried = db.latest_version(store, "course-kv")

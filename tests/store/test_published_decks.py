@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from store_answers import answer
+from store_answers import answer, course_deck
 
 from studyapp.classroom import class_report_for
 from studyapp.cli import main
@@ -17,18 +17,7 @@ from studyapp.study import StudyConfig, StudyService
 
 NOW = datetime.now(UTC)
 
-COURSE = """\
-deck: course-kv
-title: KV course
-language: en
-post: hbm-kv-cache
-cards:
-""" + "".join(f"""\
-  - id: fact-{n}
-    type: truefalse
-    prompt: "KV fact {n} holds."
-    answer: true
-""" for n in range(4))
+COURSE = course_deck(4)
 
 
 def _service(url: str, home: Path, name: str, monkeypatch: pytest.MonkeyPatch) -> StudyService:
