@@ -6,6 +6,7 @@ Nothing outside this package imports SQLAlchemy.
 from studyapp.store.database import (
     HEAD,
     REVISIONS,
+    DatabaseFailure,
     Reconnect,
     ServerAway,
     Store,
@@ -14,5 +15,5 @@ from studyapp.store.database import (
     open_store,
 )
 
-__all__ = ["HEAD", "REVISIONS", "Reconnect", "ServerAway", "Store", "StoreError",
+__all__ = ["HEAD", "REVISIONS", "DatabaseFailure", "Reconnect", "ServerAway", "Store", "StoreError",
            "describe_database_error", "open_store"]

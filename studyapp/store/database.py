@@ -33,6 +33,7 @@ from sqlalchemy.exc import (
     InterfaceError,
     NoSuchModuleError,
     OperationalError,
+    SQLAlchemyError,
 )
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -69,6 +70,11 @@ CONNECT_TIMEOUT_S = 10
 """How long a connection to a server may take before it counts as away."""
 
 T = TypeVar("T")
+
+
+DatabaseFailure = SQLAlchemyError
+"""Any failure of the database or its driver, for callers above the store that only need to
+know one happened (they never import SQLAlchemy themselves)."""
 
 
 class StoreError(Exception):

@@ -67,9 +67,7 @@ def record_abandoned_in(store: Store, now: datetime) -> None:
     A reader that may not write (a read-only file, a role without the right)
     reads what is stored: the student's next opening records them.
     """
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from studyapp.store import StoreError
+    from studyapp.store import DatabaseFailure, StoreError
     from studyapp.store.classroom import profile_settings
     from studyapp.store.held import holding_profiles
 
@@ -78,7 +76,7 @@ def record_abandoned_in(store: Store, now: datetime) -> None:
     try:
         holding = holding_profiles(store)
         settings = profile_settings(store) if holding else {}
-    except SQLAlchemyError:
+    except DatabaseFailure:
         return
     for profile_id in sorted(holding):
         try:
@@ -87,7 +85,7 @@ def record_abandoned_in(store: Store, now: datetime) -> None:
             continue
         try:
             record_abandoned(store, profile_id, scheduler, now)
-        except (SQLAlchemyError, StoreError):
+        except (DatabaseFailure, StoreError):
             return
 
 
