@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import sqlite3
+import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from studyapp.locations import sqlite_url
+from studyapp.store import open_store
 from studyapp.store.progress import Answer, NewState
+
+FIRST_SCHEMA = "0001_initial"
 
 
 def answer(deck: str, card: str, at: datetime, *, post: str = "intro", stage: int = 2,
@@ -58,3 +64,27 @@ cards:
     prompt: "KV fact {n} holds."
     answer: true
 """ for n in range(cards))
+
+
+def old_database(path: Path, reviews: int, *, prompt_words: int = 8) -> None:
+    """A database at the first schema revision (``FIRST_SCHEMA``): one profile, 200 cards
+    and ``reviews`` answers whose prompts repeat ``prompt_words`` words, checkpointed so
+    the file holds them all. What the upgrade tests migrate."""
+    open_store(sqlite_url(path), migrate_to=FIRST_SCHEMA).close()
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("INSERT INTO profiles (id, name, created_at, settings) "
+                     "VALUES (1, 'ana', '2026-01-01 00:00:00', '{}')")
+        conn.executemany(
+            "INSERT INTO card_states (id, profile_id, deck_id, card_key, post, state, due, "
+            "reps, lapses, suspended, leech, created_at) VALUES (?, 1, 'd', ?, 'intro', 2, "
+            "'2026-01-02 00:00:00', 1, 0, 0, 0, '2026-01-01 00:00:00')",
+            [(n, f"c{n}") for n in range(1, 201)])
+        conn.executemany(
+            "INSERT INTO review_logs (profile_id, card_id, reviewed_at, rating, correct, "
+            "duration_ms, state_before, prompt, uid) VALUES (1, ?, '2026-01-01 00:00:00', 3, "
+            "1, 4000, 2, ?, ?)",
+            [(1 + n % 200, f"prompt {n} " * prompt_words, uuid.uuid4().hex)
+             for n in range(reviews)])
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()

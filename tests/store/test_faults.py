@@ -16,10 +16,10 @@ import sqlite3
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import pytest
+from store_answers import FIRST_SCHEMA, old_database
 
 from studyapp.store import HEAD, open_store
 from studyapp.store.database import current_revision
@@ -29,7 +29,7 @@ TRIALS = 50
 OPEN = ("import sys; import alembic.command; from studyapp.store import open_store; "
         "import studyapp.store.backup; print('ready', flush=True); "
         "open_store(sys.argv[1]).close()")
-OLD = "0001_initial"
+OLD = FIRST_SCHEMA
 REVIEWS = 20_000
 
 
@@ -61,22 +61,7 @@ def _kill_after(url: str, delay: float) -> None:
 
 def _old_database(path: Path) -> int:
     """A database at the first schema revision with REVIEWS answers; returns their count."""
-    open_store(f"sqlite:///{path}", migrate_to=OLD).close()
-    conn = sqlite3.connect(path)
-    with conn:
-        conn.execute("INSERT INTO profiles (id, name, created_at, settings) "
-                     "VALUES (1, 'ana', '2026-01-01 00:00:00', '{}')")
-        conn.executemany(
-            "INSERT INTO card_states (id, profile_id, deck_id, card_key, post, state, due, "
-            "reps, lapses, suspended, leech, created_at) VALUES (?, 1, 'd', ?, 'intro', 2, "
-            "'2026-01-02 00:00:00', 1, 0, 0, 0, '2026-01-01 00:00:00')",
-            [(n, f"c{n}") for n in range(1, 201)])
-        conn.executemany(
-            "INSERT INTO review_logs (profile_id, card_id, reviewed_at, rating, correct, "
-            "duration_ms, state_before, prompt, uid) VALUES (1, ?, '2026-01-01 00:00:00', 3, "
-            "1, 4000, 2, ?, ?)",
-            [(1 + n % 200, f"prompt {n} " * 8, uuid.uuid4().hex) for n in range(REVIEWS)])
-    conn.close()
+    old_database(path, REVIEWS)
     return REVIEWS
 
 

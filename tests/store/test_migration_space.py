@@ -13,38 +13,22 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import store_answers
 
 from studyapp.locations import sqlite_url
 from studyapp.store import HEAD, StoreError, database, open_store
 from studyapp.store.database import MIGRATION_SPACE_FACTOR, current_revision
 
-OLD = "0001_initial"
+OLD = store_answers.FIRST_SCHEMA
 
 
 def old_database(path: Path, reviews: int) -> None:
-    """A database at the first schema revision with ``reviews`` answers."""
-    open_store(sqlite_url(path), migrate_to=OLD).close()
-    conn = sqlite3.connect(path)
-    with conn:
-        conn.execute("INSERT INTO profiles (id, name, created_at, settings) "
-                     "VALUES (1, 'ana', '2026-01-01 00:00:00', '{}')")
-        conn.executemany(
-            "INSERT INTO card_states (id, profile_id, deck_id, card_key, post, state, due, "
-            "reps, lapses, suspended, leech, created_at) VALUES (?, 1, 'd', ?, 'intro', 2, "
-            "'2026-01-02 00:00:00', 1, 0, 0, 0, '2026-01-01 00:00:00')",
-            [(n, f"c{n}") for n in range(1, 201)])
-        conn.executemany(
-            "INSERT INTO review_logs (profile_id, card_id, reviewed_at, rating, correct, "
-            "duration_ms, state_before, prompt, uid) VALUES (1, ?, '2026-01-01 00:00:00', 3, "
-            "1, 4000, 2, ?, ?)",
-            [(1 + n % 200, f"prompt {n} " * 12, uuid.uuid4().hex) for n in range(reviews)])
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.close()
+    """A database at the first schema revision with ``reviews`` long answers."""
+    store_answers.old_database(path, reviews, prompt_words=12)
 
 
 def contents(path: Path) -> tuple[object, ...]:
