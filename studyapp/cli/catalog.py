@@ -137,12 +137,12 @@ def catalog_show(ctx: click.Context, entry_id: str, as_json: bool) -> None:
 def _memory_reading(entry: object) -> dict[str, object] | None:
     """How a chip's capacity is read: the figure every fit uses, in bytes and its basis."""
     from studyapp.catalog.models import Accelerator
+    from studyapp.cli.calc_inputs import memory_basis
 
     if not isinstance(entry, Accelerator):
         return None
-    basis = ("driver-total" if entry.driver_memory_mib is not None
-             else "vendor-gib" if entry.memory_unit == "GiB" else "vendor-gb")
-    return {"bytes": entry.memory_bytes, "gb": entry.memory_bytes / 1e9, "basis": basis,
+    return {"bytes": entry.memory_bytes, "gb": entry.memory_bytes / 1e9,
+            "basis": memory_basis(entry),
             "driver_mib": entry.driver_memory_mib}
 
 
