@@ -20,11 +20,12 @@ from pydantic import ValidationError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from studyapp import locations
+from studyapp.catalog.entry import Entry
 from studyapp.catalog.errors import UnknownIdError
+from studyapp.catalog.measurements import Measurement
 from studyapp.catalog.models import (
     Accelerator,
     CatalogFile,
-    Entry,
     Interconnect,
     Model,
     System,
@@ -40,6 +41,8 @@ except ImportError:  # pragma: no cover - pure-Python PyYAML
 E = TypeVar("E", bound=Entry)
 
 SHIPPED_FILES = ("hardware.yaml", "models.yaml")
+MEASUREMENTS_FILE = "measurements.yaml"
+"""Published measurements: shipped beside the others, optional in a copied catalog folder."""
 USER_FILE = "catalog.yaml"
 TABLES = ("accelerators", "interconnects", "systems", "models")
 MAX_FILE_BYTES = 5_000_000
@@ -89,6 +92,12 @@ class Catalog:
     pools: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Default chip pools of the families that compare many (``pools:``)."""
     files: tuple[Path, ...] = ()
+    measurements: tuple[Measurement, ...] = ()
+    """Published measurements of the chips (``measurements.yaml``), in file order."""
+
+    def measured(self, entry_id: str) -> list[Measurement]:
+        """The published measurements of one chip or system."""
+        return [m for m in self.measurements if entry_id in (m.chip, m.system)]
 
     def table(self, name: str) -> Table[Entry]:
         """A table by its YAML key (``from: accelerators`` in a deck)."""
@@ -259,6 +268,18 @@ def cross_check(files: Sequence[tuple[Path, CatalogFile]]) -> list[Finding]:
                     seen[(table, entry.id)] = path
                     ids[table].add(entry.id)
 
+    measured: dict[str, Path] = {}
+    for path, data in files:
+        for i, measurement in enumerate(data.measurements):
+            if measurement.id in measured:
+                findings.append(Finding(
+                    path, ("measurements", i, "id"),
+                    f"duplicate measurement id {measurement.id!r} (first in "
+                    f"{measured[measurement.id]})", "duplicate_id",
+                    (("kind", "measurement"), ("id", measurement.id),
+                     ("first", str(measured[measurement.id])))))
+            measured.setdefault(measurement.id, path)
+
     def unknown(path: Path, loc: Loc, table: str, wanted: str) -> None:
         if wanted not in ids[table]:
             close = UnknownIdError(table[:-1], wanted, sorted(ids[table])).close
@@ -279,6 +300,11 @@ def cross_check(files: Sequence[tuple[Path, CatalogFile]]) -> list[Finding]:
         for pool, chips in data.pools.items():
             for j, chip in enumerate(chips):
                 unknown(path, ("pools", pool, j), "accelerators", chip)
+        for i, measurement in enumerate(data.measurements):
+            if measurement.chip is not None:
+                unknown(path, ("measurements", i, "chip"), "accelerators", measurement.chip)
+            if measurement.system is not None:
+                unknown(path, ("measurements", i, "system"), "systems", measurement.system)
     for path, data in files:
         findings.extend(Finding(path, odd.loc, odd.message, odd.key, odd.fields)
                         for odd in plausibility(data))
@@ -325,12 +351,15 @@ def build(paths: Sequence[Path]) -> Catalog:
         post_chips={post: frozenset(chips) for post, chips in posts.items()},
         pools={pool: tuple(chips) for pool, chips in pools.items()},
         files=tuple(path for path, _ in loaded),
+        measurements=tuple(m for _, data in loaded for m in data.measurements),
     )
 
 
 def load_catalog_from(folder: Path, user_file: Path | None = None) -> Catalog:
     """Parse and validate hardware.yaml and models.yaml in ``folder`` (and ``user_file``)."""
     paths = [folder / name for name in SHIPPED_FILES]
+    if (folder / MEASUREMENTS_FILE).exists():
+        paths.append(folder / MEASUREMENTS_FILE)
     if user_file is not None and user_file.exists():
         paths.append(user_file)
     return build(paths)

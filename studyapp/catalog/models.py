@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, HttpUrl, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from studyapp.catalog.entry import Entry
+from studyapp.catalog.measurements import Measurement
 
 LARGEST = 1e9
 """No catalog figure is this large (in its field's unit): a bigger one is a typo."""
@@ -24,25 +27,6 @@ DEFAULT_SPARSITY = 2.0
 
 DEFAULT_FP4_PER_FP8 = 2.0
 """Dense FP4 is at most twice dense FP8 (half the bits), unless a chip says otherwise."""
-
-
-class Entry(BaseModel):
-    """Every catalog entry has an id, a display name and sources."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")
-    name: str
-    sources: list[HttpUrl] = Field(min_length=1)
-    note: str | None = None
-
-    @field_validator("sources")
-    @classmethod
-    def _http_only(cls, value: list[HttpUrl]) -> list[HttpUrl]:
-        for url in value:
-            if url.scheme not in ("http", "https"):
-                raise ValueError(f"source {url} is not an http(s) URL")
-        return value
 
 
 Vendor = Literal["nvidia", "amd", "google", "aws", "intel"]
@@ -286,6 +270,7 @@ class CatalogFile(BaseModel):
     interconnects: list[Interconnect] = []
     systems: list[System] = []
     models: list[Model] = []
+    measurements: list[Measurement] = []
     posts: dict[str, list[str]] = {}
     pools: dict[PoolName, list[str]] = {}
 

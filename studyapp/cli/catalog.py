@@ -57,7 +57,7 @@ def catalog_validate(ctx: click.Context, file: Path) -> None:
     click.echo(catalog_message(
         "valid", path=str(file), accelerators=len(data.accelerators),
         interconnects=len(data.interconnects), systems=len(data.systems),
-        models=len(data.models)).render(lang))
+        models=len(data.models), measurements=len(data.measurements)).render(lang))
 
 
 @catalog.command("path")

@@ -17,7 +17,8 @@ from studyapp.catalog import (
     load_catalog,
     load_catalog_from,
 )
-from studyapp.catalog.models import DEFAULT_FP4_PER_FP8, Entry
+from studyapp.catalog.entry import Entry
+from studyapp.catalog.models import DEFAULT_FP4_PER_FP8
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"
 

@@ -18,7 +18,7 @@ from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from studyapp.catalog import Table
-from studyapp.catalog.models import Entry
+from studyapp.catalog.entry import Entry
 from studyapp.questions.generators.context import GenerateFn
 from studyapp.questions.model import Kind, Question
 
