@@ -2,7 +2,8 @@
 
 Field names are a fixed contract (docs/architecture.md). Units are in the names:
 ``memory_gb`` is the capacity as the vendor prints it, read in ``memory_unit``
-(HBM "GB" are binary, GiB; see ``Accelerator.memory_bytes``),
+(a GiB on Hopper, Blackwell and MI300, decimal on Blackwell Ultra; the driver
+total decides, see ``Accelerator.memory_bytes``),
 ``memory_bandwidth_tb_s`` is 10^12 bytes/s,
 ``*_tflops`` are dense (never sparse) 10^12 FLOP/s, ``scale_up_gb_s`` is
 per chip with both directions summed.
@@ -56,8 +57,9 @@ class Accelerator(Entry):
     sparse_headline_tflops: dict[Literal["bf16", "fp8", "fp4"], float] | None = None
     """The vendor's printed "with sparsity" figures by precision (never used as dense)."""
     memory_unit: MemoryUnit = "GiB"
-    """The unit ``memory_gb`` is really in: HBM is built in binary sizes, so a vendor's
-    HBM "GB" is a GiB (the default for HBM); other memory types default to 10^9 bytes."""
+    """The unit ``memory_gb`` is really in, as the driver total shows: a GiB on Hopper,
+    Blackwell and MI300 (the default for HBM), decimal on Blackwell Ultra (B300's
+    288 GB: nvidia-smi 275,040 MiB = 288.4 GB); other memory types default to 10^9 bytes."""
     driver_memory_mib: int | None = Field(default=None, gt=0)
     """Total memory as the driver reports it (nvidia-smi, rocm-smi) in MiB, where published."""
 

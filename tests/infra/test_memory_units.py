@@ -38,11 +38,19 @@ def test_h100_80gb_reads_as_79_6_gib_not_74_5() -> None:
     assert gpu.memory_gb == 80 and gpu.memory_unit == "GiB"  # as NVIDIA prints it
 
 
-def test_every_hbm_chip_reads_its_gb_as_gib() -> None:
+def test_each_hbm_chip_reads_its_gb_in_the_unit_its_driver_total_shows() -> None:
+    """Binary on Hopper, Blackwell and MI300, decimal on Blackwell Ultra: the stated
+    unit is the reading of the vendor's figure nearest the driver total."""
     for gpu in load_catalog().accelerators:
-        if gpu.memory_type.upper().startswith("HBM"):
-            assert gpu.memory_unit == "GiB", gpu.id
-            assert gpu.nominal_memory_bytes == gpu.memory_gb * 2**30
+        if not gpu.memory_type.upper().startswith("HBM"):
+            continue
+        unit = 2**30 if gpu.memory_unit == "GiB" else 1e9
+        assert gpu.nominal_memory_bytes == gpu.memory_gb * unit
+        if gpu.driver_memory_mib is None:
+            continue
+        driver = gpu.driver_memory_mib * 2**20
+        other = 1e9 if gpu.memory_unit == "GiB" else 2**30
+        assert abs(gpu.memory_gb * unit - driver) < abs(gpu.memory_gb * other - driver), gpu.id
 
 
 def test_tpu_and_trainium_print_gib_and_are_not_converted_twice() -> None:
