@@ -29,6 +29,9 @@ DEFAULT_SPARSITY = 2.0
 DEFAULT_FP4_PER_FP8 = 2.0
 """Dense FP4 is at most twice dense FP8 (half the bits), unless a chip says otherwise."""
 
+DEFAULT_FP8_PER_BF16 = 2.0
+"""Dense FP8 is at most twice dense BF16, unless a chip says otherwise."""
+
 
 Vendor = Literal["nvidia", "amd", "google", "aws", "intel"]
 MemoryUnit = Literal["GiB", "GB"]
@@ -111,6 +114,10 @@ class Accelerator(Entry):
     Blackwell Ultra prints 20 PF FP4 with sparsity over 15 PF dense: 4/3, not 2."""
     fp4_per_fp8: float | None = Field(default=None, gt=0, le=16)
     """Dense FP4 over dense FP8 where it is not at most 2 (Blackwell Ultra: 3)."""
+    fp8_per_bf16: float | None = Field(default=None, gt=0, le=16)
+    """Dense FP8 over dense BF16 where it is over 2: Trainium3 runs MXFP8 at 2,517 TFLOPS
+    and BF16 at 671 (3.75), so a bigger jump there is the chip, not a sparse figure (the
+    shipped catalog states it; a learner's catalog may leave it out)."""
     scale_up_peers: int | None = Field(default=None, gt=0, le=1024)
     """A point-to-point mesh (Infinity Fabric, Gaudi's on-chip RoCE): ``scale_up_gb_s`` is
     split evenly over links to this many peers, so a group of n chips reaches only
@@ -139,6 +146,10 @@ class Accelerator(Entry):
                 raise ValueError(
                     f"{precision} with sparsity {printed:g} is not {factor:g} x dense {dense:g};"
                     f" give sparsity_factor.{precision} if the vendor's ratio differs")
+        if self.fp8_dense_tflops is not None and self.fp8_per_bf16 is not None and abs(
+                self.fp8_dense_tflops - self.fp8_per_bf16 * self.bf16_dense_tflops
+        ) > 0.01 * self.fp8_dense_tflops:
+            raise ValueError(f"fp8_per_bf16 {self.fp8_per_bf16:g} does not match fp8 / bf16 dense")
         if self.fp4_dense_tflops is not None and self.fp8_dense_tflops is not None:
             ratio = self.fp4_per_fp8 or DEFAULT_FP4_PER_FP8
             if self.fp4_dense_tflops > ratio * self.fp8_dense_tflops * 1.001:

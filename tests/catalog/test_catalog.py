@@ -197,11 +197,16 @@ def test_lower_precision_is_never_slower(catalog: Catalog) -> None:
 
 
 def test_dense_figures_are_not_sparse_headlines(catalog: Catalog) -> None:
-    """FP8 is at most 2x BF16 and FP4 at most its chip's FP4/FP8 ratio (2 unless the chip
-    says, as Blackwell Ultra's 3 does): a bigger jump means a sparse figure slipped in."""
+    """FP8 is at most its chip's FP8/BF16 ratio (2 unless the chip says, as Trainium3's
+    MXFP8 3.75 does) and FP4 at most its chip's FP4/FP8 ratio (2 unless the chip says, as
+    Blackwell Ultra's 3 does): a bigger jump means a sparse figure slipped in."""
     for acc in catalog.accelerators:
         if acc.fp8_dense_tflops is not None:
-            assert acc.fp8_dense_tflops <= 2 * acc.bf16_dense_tflops * 1.001, acc.id
+            wide = acc.fp8_per_bf16 or 2
+            assert acc.fp8_dense_tflops <= wide * acc.bf16_dense_tflops * 1.001, acc.id
+            if acc.fp8_per_bf16 is not None:  # an exception is stated only where it holds
+                assert acc.fp8_dense_tflops > 2 * acc.bf16_dense_tflops, acc.id
+                assert acc.note and "FP8" in acc.note, acc.id
         if acc.fp4_dense_tflops is not None and acc.fp8_dense_tflops is not None:
             ratio = acc.fp4_per_fp8 or DEFAULT_FP4_PER_FP8
             assert acc.fp4_dense_tflops <= ratio * acc.fp8_dense_tflops * 1.001, acc.id

@@ -129,6 +129,9 @@ systems:
     "fp4-over-twice-fp8": (CHIP.replace("    scale_up: NVLink\n",
                                         "    fp4_dense_tflops: 3000\n    scale_up: NVLink\n"),
                            "fp4_per_fp8"),
+    "fp8-ratio-not-the-figures": (CHIP.replace("    scale_up: NVLink\n",
+                                               "    fp8_per_bf16: 3\n    scale_up: NVLink\n"),
+                                  "fp8_per_bf16"),
 }
 
 
@@ -175,6 +178,7 @@ def test_schema_names_every_field() -> None:
     assert code == 0
     schema = json.loads(out)
     accelerator = schema["$defs"]["Accelerator"]["properties"]
-    wanted = {"fp4_dense_tflops", "sparsity_factor", "fp4_per_fp8", "name_pattern"}
+    wanted = {"fp4_dense_tflops", "sparsity_factor", "fp4_per_fp8", "fp8_per_bf16",
+              "name_pattern"}
     assert wanted <= set(accelerator)
     assert {"accelerators", "models", "posts", "pools"} <= set(schema["properties"])

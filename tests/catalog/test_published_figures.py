@@ -31,6 +31,12 @@ class Published(NamedTuple):
 
 P = Published
 
+TRAINIUM3 = (
+    "https://awsdocs-neuron.readthedocs-hosted.com/en/v2.29.1/_sources/about-neuron/arch/neuron-hardware/trainium3.rst"
+)
+"""AWS Neuron's Trainium3 page (December 2025): the MXFP8/MXFP4 and BF16 rates, HBM, NeuronLink."""
+TRN3 = "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/about-neuron/arch/neuron-hardware/trn3-arch.html"
+
 FIGURES: list[Published] = [
     # ---- NVIDIA A100 / H100 / H200
     P("accelerators", "a100-80gb", "bf16_dense_tflops", 312, "TFLOPS",
@@ -134,6 +140,12 @@ FIGURES: list[Published] = [
       "https://docs.cloud.google.com/tpu/docs/ironwood-performance"),
     P("accelerators", "tpu-v7", "memory_gb", 192, "GiB",
       "https://docs.cloud.google.com/tpu/docs/tpu7x?authuser=101", rel=1e-4),
+    P("accelerators", "tpu-v7", "memory_bandwidth_tb_s", 7.38, "TB/s",
+      "https://docs.cloud.google.com/tpu/docs/tpu7x"),  # table: 7380 GBps
+    P("accelerators", "tpu-v7", "scale_up_gb_s", 1200, "GB/s",
+      "https://docs.cloud.google.com/tpu/docs/tpu7x"),  # bidirectional ICI per chip
+    P("interconnects", "tpu-ici-v7", "bandwidth_gb_s", 1200, "GB/s",
+      "https://docs.cloud.google.com/tpu/docs/tpu7x"),
     # ---- AWS Trainium
     P("accelerators", "trainium1", "bf16_dense_tflops", 190, "TFLOPS",
       "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/general/arch/neuron-hardware/trainium.html"),
@@ -153,6 +165,15 @@ FIGURES: list[Published] = [
       "https://github.com/aws-neuron/aws-neuron-sdk/blob/master/about-neuron/arch/neuron-hardware/trainium2.rst"),
     P("accelerators", "trainium2", "scale_up_gb_s", 1280, "GB/s",
       "https://github.com/aws-neuron/aws-neuron-sdk/blob/master/about-neuron/arch/neuron-hardware/trainium2.rst"),
+    P("accelerators", "trainium3", "bf16_dense_tflops", 671, "TFLOPS", TRAINIUM3),
+    P("accelerators", "trainium3", "fp8_dense_tflops", 2517, "TFLOPS", TRAINIUM3),  # MXFP8
+    P("accelerators", "trainium3", "fp4_dense_tflops", 2517, "TFLOPS", TRAINIUM3),  # MXFP4
+    P("accelerators", "trainium3", "memory_gb", 144, "GiB", TRAINIUM3, rel=1e-4),
+    P("accelerators", "trainium3", "memory_bandwidth_tb_s", 4.9, "TB/s", TRAINIUM3),
+    P("accelerators", "trainium3", "scale_up_gb_s", 2560, "GB/s", TRAINIUM3),
+    P("interconnects", "neuronlink-v4", "bandwidth_gb_s", 2560, "GB/s", TRAINIUM3),
+    P("systems", "trn3-ultraserver-64", "gpus", 64, "chips", TRN3),
+    P("systems", "trn3-ultraserver-144", "gpus", 144, "chips", TRN3),
     # ---- Intel Gaudi
     P("accelerators", "gaudi2", "bf16_dense_tflops", 432, "TFLOPS",
       "https://www.sgpjbg.com/baogao/465025.html"),
@@ -376,3 +397,24 @@ def test_blackwell_ultra_breaks_the_old_fp4_rules(catalog: Catalog, chip: str) -
     assert entry.sparsity("fp4") == pytest.approx(4 / 3, rel=1e-3)
     assert entry.sparsity("fp8") == 2
     assert entry.fp4_dense_tflops / entry.bf16_dense_tflops == 6
+
+
+@pytest.mark.parametrize(("system", "pflops_mxfp8", "hbm_tb_s", "hbm_tb"), [
+    # AWS "Amazon EC2 Trn3 Architecture": Gen1 161 PF dense MXFP8, 314 TB/s, "9TB";
+    # Gen2 362 PF, 706 TB/s, "20TB"
+    # (https://awsdocs-neuron.readthedocs-hosted.com/en/latest/about-neuron/arch/neuron-hardware/trn3-arch.html)
+    ("trn3-ultraserver-64", 161, 314, 9),
+    ("trn3-ultraserver-144", 362, 706, 20),
+])
+def test_trn3_ultraserver_totals_are_aws_printed_ones(catalog: Catalog, system: str,
+                                                      pflops_mxfp8: float, hbm_tb_s: float,
+                                                      hbm_tb: float) -> None:
+    """The UltraServer figures AWS prints are chips × the Trainium3 figures (rounded)."""
+    box = catalog.systems[system]
+    chip = catalog.accelerators[box.accelerator]
+    assert chip.fp8_dense_tflops is not None
+    assert box.gpus * chip.fp8_dense_tflops / 1000 == pytest.approx(pflops_mxfp8, abs=0.5)
+    assert box.gpus * chip.memory_bandwidth_tb_s == pytest.approx(hbm_tb_s, abs=0.5)
+    assert box.total_memory_gb == box.gpus * chip.memory_gb  # GiB, as the chip figure
+    assert int(box.total_memory_gb / 1024) == hbm_tb  # AWS's "TB" here: TiB, truncated
+    assert box.aggregate_scale_up_gb_s == box.gpus * (chip.scale_up_gb_s or 0)
