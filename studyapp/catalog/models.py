@@ -198,6 +198,10 @@ class System(Entry):
     aggregate_scale_up_gb_s: float | None = Field(default=None, gt=0, le=LARGEST)
     nvlink_domain: int | None = None
     cpus: str | None = None
+    nics_per_node: int | None = Field(default=None, gt=0, le=LARGEST)
+    """Network cards of the node's compute (east-west) fabric; NCCL opens a ring per card."""
+    nic_gbit_s: float | None = Field(default=None, gt=0, le=LARGEST)
+    """Each of those cards' line rate in Gb/s per direction (400 for NDR / ConnectX-7)."""
 
 
 Attention = Literal["mha", "gqa", "mla"]

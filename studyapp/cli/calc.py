@@ -196,29 +196,55 @@ def calc_checkpoint(ctx: click.Context, /, **kw: Any) -> None:
 @calc.command("allreduce")
 @click.option("--size-gb", type=click.FloatRange(min=0, min_open=True), required=True,
               help="Data each GPU reduces, in GB.")
-@click.option("--gpus", type=click.IntRange(min=1), required=True)
+@click.option("--gpus", type=click.IntRange(min=1),
+              help="GPUs in all (default: --nodes × --gpus-per-node).")
 @click.option("--link", metavar="ID", help="Interconnect id (its per-direction bandwidth).")
 @click.option("--bandwidth-gb-s", type=click.FloatRange(min=0, min_open=True),
               help="Per-direction bandwidth in GB/s instead of --link.")
+@click.option("--system", "system_id", metavar="ID",
+              help="System id: its GPUs per node, scale-up link and network cards.")
+@click.option("--nodes", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Nodes the GPUs are spread over.")
+@click.option("--gpus-per-node", type=click.IntRange(min=1), help="GPUs in each node.")
+@click.option("--cards-per-node", type=click.IntRange(min=1),
+              help="Network cards per node; NCCL opens one ring per card.")
+@click.option("--card-gbit-s", type=click.FloatRange(min=0, min_open=True),
+              help="Each card's line rate in Gb/s (400 for NDR).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def calc_allreduce(ctx: click.Context, /, **kw: Any) -> None:
-    """Ring all-reduce time: 2(n-1)/n · S / B, B per direction."""
+    """All-reduce time, α–β: latency + 2(n-1)/n · S / bus bandwidth, B per direction."""
+    nodes, per_node = kw["nodes"], kw["gpus_per_node"]
+    link_id, cards, card_gbit = kw["link"], kw["cards_per_node"], kw["card_gbit_s"]
+    if kw["system_id"]:
+        # an unknown id ends as one line in the user's language (LazyGroup)
+        system = catalog.load_catalog().systems[kw["system_id"]]
+        per_node, link_id = per_node or system.gpus, link_id or system.interconnect
+        cards, card_gbit = cards or system.nics_per_node, card_gbit or system.nic_gbit_s
+    gpus = kw["gpus"] or (nodes * per_node if per_node else None)
+    if gpus is None:
+        fail("give --gpus N, or --nodes and --gpus-per-node (or --system ID)")
+    if gpus % nodes or (per_node and gpus != nodes * per_node):
+        fail(f"{gpus} GPUs do not split evenly into {nodes} nodes"
+             + (f" of {per_node}" if per_node else ""))
+    if nodes > 1 and not (cards and card_gbit):
+        fail("an all-reduce across nodes needs --cards-per-node and --card-gbit-s "
+             "(or --system ID)")
     bandwidth = kw["bandwidth_gb_s"] * 1e9 if kw["bandwidth_gb_s"] else None
     mesh_links = None
-    if kw["link"]:
-        # an unknown id ends as one line in the user's language (LazyGroup)
-        link = catalog.load_catalog().interconnects[kw["link"]]
+    if link_id:
+        link = catalog.load_catalog().interconnects[link_id]
         if bandwidth is None:
             bandwidth = per_direction(link.bandwidth_gb_s * 1e9, link.direction)
             if link.peers and link.per_peer_gb_s:  # a full mesh: n − 1 links at most
-                bandwidth = mesh_bandwidth(bandwidth, link.peers, kw["gpus"])
-                mesh_links = min(max(kw["gpus"] - 1, 1), link.peers)
+                bandwidth = mesh_bandwidth(bandwidth, link.peers, gpus // nodes)
+                mesh_links = min(max(gpus // nodes - 1, 1), link.peers)
     if bandwidth is None:
         fail("give --link ID or --bandwidth-gb-s")
-    report = allreduce_report(size_bytes=kw["size_gb"] * 1e9, gpus=kw["gpus"],
-                              bandwidth_bytes_s=bandwidth, link=kw["link"],
-                              mesh_links=mesh_links)
+    report = allreduce_report(size_bytes=kw["size_gb"] * 1e9, gpus=gpus,
+                              bandwidth_bytes_s=bandwidth, link=link_id,
+                              mesh_links=mesh_links, nodes=nodes,
+                              cards_per_node=cards, card_gbit_s=card_gbit)
     _print_report(ctx, report, kw["as_json"])
 
 
@@ -255,7 +281,7 @@ def calc_cost(ctx: click.Context, /, **kw: Any) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def calc_tp(ctx: click.Context, /, **kw: Any) -> None:
-    """Tensor-parallel all-reduce bytes and time per decode step (2 per layer, ring)."""
+    """Tensor-parallel all-reduce time per decode step, α–β (2 per layer: latency + bytes)."""
     cat = catalog.load_catalog()
     layers, hidden, label = kw["layers"], kw["hidden_size"], "custom"
     if kw["model_id"]:

@@ -12,6 +12,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from studyapp.infra.collectives import (
+    allreduce_time,
+    bus_bandwidth,
+    network_bus_bandwidth,
+    ring_factor,
+    scale_up_efficiency,
+)
 from studyapp.infra.compute import (
     decode,
     decode_flops,
@@ -29,12 +36,7 @@ from studyapp.infra.memory import (
     kv_cache_bytes,
     weights_bytes,
 )
-from studyapp.infra.network import (
-    TP_ALLREDUCES_PER_LAYER,
-    ring_allreduce_seconds,
-    tp_allreduce_bytes,
-    tp_decode_seconds,
-)
+from studyapp.infra.network import TP_ALLREDUCES_PER_LAYER, tp_allreduce_bytes
 from studyapp.infra.storage import CHECKPOINT_BYTES_PER_PARAM, checkpoint_bytes, transfer_seconds
 from studyapp.infra.units import GB, dtype_bytes
 
@@ -337,19 +339,43 @@ def checkpoint_report(*, params: float, bytes_per_param: float = CHECKPOINT_BYTE
 
 
 def allreduce_report(*, size_bytes: float, gpus: int, bandwidth_bytes_s: float,
-                     link: str | None, mesh_links: int | None = None) -> dict[str, Any]:
-    """Ring all-reduce time, bandwidth term only, at a per-direction bandwidth
-    (``mesh_links``: how many links of a full mesh the group uses at once)."""
+                     link: str | None, mesh_links: int | None = None, nodes: int = 1,
+                     cards_per_node: int | None = None, card_gbit_s: float | None = None,
+                     efficiency: float | None = None) -> dict[str, Any]:
+    """All-reduce time as NCCL runs it, α–β: one call's latency plus 2(n-1)/n · S over the
+    bus bandwidth (``bandwidth_bytes_s`` is the scale-up link's per-direction rate;
+    ``mesh_links``: how many links of a full mesh the group uses at once; across
+    ``nodes`` one ring per network card, so the cards of a node add up)."""
+    eff = scale_up_efficiency(link) if efficiency is None else efficiency
+    card_one_way = (card_gbit_s or 0.0) * 1e9 / 8
+    bus = bus_bandwidth(bandwidth_bytes_s, nodes=nodes, cards=cards_per_node or 0,
+                        card_one_way=card_one_way, scale_up_eff=eff)
+    network = (network_bus_bandwidth(cards_per_node or 0, card_one_way)
+               if nodes > 1 else None)
+    time = allreduce_time(size_bytes, gpus, bus, nodes=nodes)
     return {
-        "seconds": ring_allreduce_seconds(size_bytes, gpus, bandwidth_bytes_s),
-        "algorithm": "ring",
+        "seconds": time.seconds,
+        "algorithm": "mesh" if mesh_links else "ring",
         "size_gb": gb(size_bytes),
         "gpus": gpus,
         "bandwidth_gb_s": bandwidth_bytes_s / GB,
         "bandwidth_direction": "per-direction",
         "link": link,
         "mesh_links": mesh_links,
-        "bytes_sent_per_gpu": 2 * (gpus - 1) / gpus * size_bytes if gpus > 1 else 0.0,
+        "bytes_sent_per_gpu": ring_factor(gpus) * size_bytes,
+        "nodes": nodes,
+        "gpus_per_node": gpus // nodes,
+        "cards_per_node": cards_per_node if nodes > 1 else None,
+        "card_gbit_s": card_gbit_s if nodes > 1 else None,
+        "scale_up_efficiency": eff,
+        "network_bus_bandwidth_gb_s": None if network is None else network / GB,
+        "bus_bandwidth_gb_s": bus / GB,
+        "bottleneck": ("network" if network is not None and network < bandwidth_bytes_s * eff
+                       else "scale-up"),
+        "latency_us": time.latency_s * 1e6,
+        "latency_seconds": time.latency_seconds,
+        "bandwidth_seconds": time.bandwidth_seconds,
+        "dominant": time.dominant,
     }
 
 
@@ -372,22 +398,22 @@ def cost_report(*, gpu_hour_usd: float, tokens_per_s: float, gpus: int) -> dict[
 def tp_report(*, layers: int, hidden_size: int, batch: int, dtype: str, tp: int,
               bandwidth_bytes_s: float, link: str | None, model: str,
               mesh_links: int | None = None) -> dict[str, Any]:
-    """Tensor-parallel all-reduce traffic and time of one decode step.
+    """Tensor-parallel all-reduce traffic and time of one decode step, α–β.
 
-    Two all-reduces per layer of batch × hidden × bytes each, ring over the scale-up
-    link at its per-direction bandwidth; bandwidth term only (latency not counted)."""
+    Two all-reduces per layer of batch × hidden × bytes each inside the node: each call
+    costs its latency (a few µs, published for 8 H100) plus its ring bytes at the bus
+    bandwidth NCCL reaches on the scale-up link. At batch 1 the latency dominates."""
     size = tp_allreduce_bytes(batch, hidden_size, dtype_bytes(dtype))
     count = TP_ALLREDUCES_PER_LAYER * layers
-    seconds = tp_decode_seconds(layers, hidden_size, batch, dtype_bytes(dtype), tp,
-                                bandwidth_bytes_s)
-    sent = 2 * (tp - 1) / tp * size * count if tp > 1 else 0.0
+    eff = scale_up_efficiency(link)
+    time = allreduce_time(size, tp, bandwidth_bytes_s * eff, calls=count)
     return {
-        "comm_seconds_per_step": seconds,
-        "comm_ms_per_step": seconds * 1e3,
+        "comm_seconds_per_step": time.seconds,
+        "comm_ms_per_step": time.seconds * 1e3,
         "allreduces_per_step": count,
         "allreduce_bytes": size,
-        "bytes_per_step_per_gpu": sent,
-        "algorithm": "ring",
+        "bytes_per_step_per_gpu": ring_factor(tp) * size * count,
+        "algorithm": "mesh" if mesh_links else "ring",
         "tp": tp,
         "layers": layers,
         "hidden_size": hidden_size,
@@ -398,4 +424,10 @@ def tp_report(*, layers: int, hidden_size: int, batch: int, dtype: str, tp: int,
         "link": link,
         "mesh_links": mesh_links,
         "model": model,
+        "scale_up_efficiency": eff,
+        "bus_bandwidth_gb_s": bandwidth_bytes_s * eff / GB,
+        "latency_us": time.latency_s * 1e6,
+        "latency_ms_per_step": time.latency_seconds * 1e3,
+        "bandwidth_ms_per_step": time.bandwidth_seconds * 1e3,
+        "dominant": time.dominant,
     }

@@ -50,8 +50,11 @@ def test_tp_decode_step_llama_70b_on_8_h100() -> None:
     assert report["allreduces_per_step"] == 160  # 2 × 80 layers
     assert report["allreduce_bytes"] == 8192 * 2  # batch 1 × hidden 8192 × BF16
     assert report["bandwidth_gb_s"] == 450  # NVLink 4, per direction
-    expected = 160 * 2 * 7 / 8 * 16_384 / 450e9
-    assert report["comm_seconds_per_step"] == pytest.approx(expected)
+    # the bandwidth term at the ~370 GB/s NCCL reaches on NVLink 4
+    # (https://github.com/NVIDIA/nccl-tests/issues/212), the latency term on top
+    expected = 160 * 2 * 7 / 8 * 16_384 / 370e9
+    assert report["bandwidth_ms_per_step"] == pytest.approx(expected * 1e3)
+    assert report["comm_seconds_per_step"] > expected
     assert report["bytes_per_step_per_gpu"] == pytest.approx(160 * 2 * 7 / 8 * 16_384)
 
 
