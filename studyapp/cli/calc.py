@@ -27,8 +27,9 @@ from studyapp.infra.calc import (
     tp_report,
     train_report,
 )
+from studyapp.infra.memory import ACTIVATION_PEAK_BYTES, NON_TORCH_BYTES
 from studyapp.infra.network import mesh_bandwidth, per_direction
-from studyapp.numbers import format_count, format_figure
+from studyapp.numbers import format_count, format_figure, format_number
 
 DTYPES = ["fp32", "fp16", "bf16", "fp8", "int8", "fp4", "int4"]
 
@@ -91,19 +92,47 @@ def calc() -> None:
 @click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--gpus", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--usable-fraction", type=click.FloatRange(0, 1, min_open=True), default=0.9,
-              show_default=True, help="Share of memory left for weights and KV cache.")
+              show_default=True,
+              help="vLLM's gpu_memory_utilization: the share of memory the engine may use.")
+@click.option("--activation-peak-gib", type=click.FloatRange(min=0),
+              default=ACTIVATION_PEAK_BYTES / 2**30, show_default=True,
+              help="Activation peak per device that comes out of the budget "
+                   "(vLLM's start-up log; default measured for Llama 3 8B on an H100).")
+@click.option("--non-torch-gib", type=click.FloatRange(min=0),
+              default=NON_TORCH_BYTES / 2**30, show_default=True,
+              help="Memory outside PyTorch per device (CUDA runtime, NCCL) that comes out "
+                   "of the budget.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
-    """Does a model (weights + KV cache) fit on N devices?"""
+    """Does a model (weights + KV cache) fit on N devices, and how many tokens of KV cache
+    are left, as vLLM's start-up log counts them?"""
     model = resolve_model(kw, need_shape=kw["context"] > 0)
     _flag_context(ctx, model, kw["context"])
     resolve_dtypes(kw, model)
     device = resolve_device(kw, "memory")
+    assert device.memory_bytes is not None
+    activation, non_torch = kw["activation_peak_gib"] * 2**30, kw["non_torch_gib"] * 2**30
+    if device.memory_bytes * kw["usable_fraction"] <= activation + non_torch:
+        from studyapp.i18n import t
+
+        lang = current_settings(ctx).lang
+        fail(t("calc.budget_too_small", lang, fraction=kw["usable_fraction"],
+               memory=format_figure(device.memory_bytes / 1e9, lang),
+               runtime=format_figure((activation + non_torch) / 1e9, lang)))
     report = fit_report(model, device, dtype=kw["dtype"], kv_dtype=kw["kv_dtype"],
                         context=kw["context"], batch=kw["batch"], gpus=kw["gpus"],
-                        usable_fraction=kw["usable_fraction"])
+                        usable_fraction=kw["usable_fraction"], activation_peak_bytes=activation,
+                        non_torch_bytes=non_torch)
     _print_report(ctx, report, kw["as_json"])
+    if not kw["as_json"] and report["max_concurrency"] is not None:
+        from studyapp.i18n import t
+
+        lang = current_settings(ctx).lang
+        click.echo(t("calc.kv_capacity", lang,
+                     tokens=format_count(report["kv_cache_tokens"], lang),
+                     request=format_count(report["concurrency_tokens"], lang),
+                     concurrency=format_number(report["max_concurrency"], lang, 9)))
 
 
 @calc.command("kv")

@@ -29,11 +29,15 @@ from studyapp.infra.compute import (
     training_seconds,
 )
 from studyapp.infra.memory import (
+    ACTIVATION_PEAK_BYTES,
     DEFAULT_USABLE_FRACTION,
+    NON_TORCH_BYTES,
     KVShape,
     fit,
     kv_bytes_per_token,
     kv_cache_bytes,
+    kv_cache_tokens,
+    max_concurrency,
     weights_bytes,
 )
 from studyapp.infra.network import TP_ALLREDUCES_PER_LAYER, tp_allreduce_bytes
@@ -168,20 +172,32 @@ class DeviceInput:
 
 def fit_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: str | None,
                context: int, batch: int, gpus: int,
-               usable_fraction: float = DEFAULT_USABLE_FRACTION) -> dict[str, Any]:
-    """Weights + KV cache for context × batch against gpus × memory × usable fraction.
+               usable_fraction: float = DEFAULT_USABLE_FRACTION,
+               activation_peak_bytes: float = ACTIVATION_PEAK_BYTES,
+               non_torch_bytes: float = NON_TORCH_BYTES) -> dict[str, Any]:
+    """Weights + KV cache for context × batch against vLLM's budget: gpus × (memory ×
+    utilization − activation peak − non-torch memory).
 
-    At context 0 only the weights count, so a model given by its parameter count alone
-    (no KV shape) is enough."""
+    Like vLLM's start-up log it also says what the KV cache gets once the weights are in:
+    its size in tokens and how many requests of ``context`` tokens (the model's own
+    context length at 0) it holds at once. At context 0 only the weights count, so a
+    model given by its parameter count alone (no KV shape) is enough."""
     assert model.params is not None and (model.shape is not None or context == 0)
     assert device.memory_bytes is not None
     kvd = kv_dtype or dtype
     shape = model.shape or _NO_KV
     tokens = model.kv_tokens(context)  # a sliding window caps the cache
     weights, basis = model.weights_in(dtype)
+    runtime = activation_peak_bytes + non_torch_bytes
     result = fit(model.params, dtype, shape, device.memory_bytes, context=tokens,
                  batch=batch, kv_dtype=kvd, devices=gpus, usable_fraction=usable_fraction,
-                 weights=weights)
+                 weights=weights, runtime_bytes=runtime)
+    kv_room = result.available_bytes - result.weights_bytes
+    per_token = kv_bytes_per_token(model.shape, kvd) if model.shape else None
+    request = context or model.context_length or 0
+    cache_tokens = kv_cache_tokens(kv_room, per_token) if per_token else None
+    concurrency = (round(max_concurrency(cache_tokens, model.kv_tokens(request)), 2)
+                   if cache_tokens is not None and request else None)
     return {
         "fits": result.fits,
         "weights_gb": gb(result.weights_bytes),
@@ -211,6 +227,15 @@ def fit_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: 
         "kv_cache_bytes": result.kv_cache_bytes,
         "required_bytes": result.required_bytes,
         "available_bytes": result.available_bytes,
+        "budget_gb": gb(device.memory_bytes * usable_fraction * gpus),
+        "activation_peak_gb": gb(activation_peak_bytes),
+        "non_torch_gb": gb(non_torch_bytes),
+        "runtime_gb_per_device": gb(runtime),
+        "kv_cache_room_gb": gb(kv_room),
+        "kv_cache_room_bytes": kv_room,
+        "kv_cache_tokens": cache_tokens,
+        "concurrency_tokens": request or None,
+        "max_concurrency": concurrency,
     }
 
 

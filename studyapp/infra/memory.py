@@ -4,6 +4,17 @@ All sizes in bytes. KV cache per token: GQA/MHA keep a key and a value per
 layer and KV head, ``2 * layers * kv_heads * head_dim * bytes``; MLA keeps one
 compressed latent plus the decoupled RoPE key per layer,
 ``layers * (kv_lora_rank + qk_rope_head_dim) * bytes`` (DeepSeek-V2/V3 paper).
+
+The serving budget is vLLM's: ``total × gpu_memory_utilization`` is all the engine may
+use, and the weights, the activation peak of its profile run and the memory allocated
+outside PyTorch all come out of it before the KV cache gets the rest
+(``Worker.determine_available_memory`` in vllm/v1/worker/gpu_worker.py:
+``available_kv_cache_memory = requested_memory - non_kv_cache_memory``, with
+``requested_memory = total_memory * gpu_memory_utilization``; the start-up log line
+"the current vLLM instance can use total_gpu_memory (X GiB) x gpu_memory_utilization
+(0.90) = Y GiB; model weights take …; non_torch_memory takes …; PyTorch activation peak
+memory takes …; the rest of the memory reserved for KV Cache is …",
+https://github.com/vllm-project/vllm/pull/12126).
 """
 
 from __future__ import annotations
@@ -14,9 +25,24 @@ from dataclasses import dataclass
 from studyapp.infra.units import dtype_bytes
 
 DEFAULT_USABLE_FRACTION = 0.9
-"""Usable memory, one meaning everywhere: the fraction of the total the driver reports that
-a serving engine gives its weights and KV cache. vLLM's ``gpu_memory_utilization`` defaults
-to 0.9 (https://docs.vllm.ai/en/latest/configuration/engine_args.html)."""
+"""The budget, one meaning everywhere: the fraction of the total the driver reports that a
+serving engine may use at all. vLLM's ``gpu_memory_utilization`` defaults to 0.9
+(https://docs.vllm.ai/en/latest/configuration/engine_args.html)."""
+
+GIB = 2.0**30
+ACTIVATION_PEAK_BYTES = 1.26 * GIB
+"""PyTorch activation peak of vLLM's profile run (a forward pass of max_num_batched_tokens
+dummy tokens), as measured for Meta-Llama-3-8B on one H100 80GB with default settings:
+"PyTorch activation peak memory 1.26GiB" (https://github.com/vllm-project/vllm/pull/10511).
+A measurement of one model, used for every model: the engine measures its own at start-up."""
+NON_TORCH_BYTES = 1.79 * GIB
+"""Memory allocated outside PyTorch during that profile run (CUDA runtime, NCCL, cuBLAS
+workspaces), same log: "non_torch_memory 1.79GiB" (https://github.com/vllm-project/vllm/pull/10511)."""
+RUNTIME_BYTES = ACTIVATION_PEAK_BYTES + NON_TORCH_BYTES
+"""What the budget keeps back on each device before weights and KV cache: 3.05 GiB."""
+KV_BLOCK_TOKENS = 16
+"""vLLM's default KV cache block size in tokens; the cache is whole blocks
+(https://docs.vllm.ai/en/latest/configuration/engine_args.html, ``--block-size``)."""
 
 
 @dataclass(frozen=True)
@@ -56,19 +82,66 @@ def kv_cache_bytes(shape: KVShape, dtype: str, tokens: float, batch: int = 1) ->
     return kv_bytes_per_token(shape, dtype) * tokens * batch
 
 
+@dataclass(frozen=True)
+class ServingBudget:
+    """One device's memory as vLLM splits it at start-up."""
+
+    total_bytes: float
+    utilization: float
+    weights_bytes: float
+    activation_peak_bytes: float = ACTIVATION_PEAK_BYTES
+    non_torch_bytes: float = NON_TORCH_BYTES
+
+    @property
+    def budget_bytes(self) -> float:
+        """total × gpu_memory_utilization: all the engine may use."""
+        return self.total_bytes * self.utilization
+
+    @property
+    def runtime_bytes(self) -> float:
+        return self.activation_peak_bytes + self.non_torch_bytes
+
+    @property
+    def kv_cache_bytes(self) -> float:
+        """The rest, reserved for the KV cache (negative: vLLM refuses to start)."""
+        return self.budget_bytes - self.weights_bytes - self.runtime_bytes
+
+
 def usable_bytes(memory_bytes: float, devices: int = 1,
-                 usable_fraction: float = DEFAULT_USABLE_FRACTION) -> float:
-    """The share of the reported total a serving engine gives weights and KV cache."""
-    return memory_bytes * devices * usable_fraction
+                 usable_fraction: float = DEFAULT_USABLE_FRACTION,
+                 runtime_bytes: float = RUNTIME_BYTES) -> float:
+    """What weights and KV cache get on ``devices`` devices: each device's budget
+    (total × utilization) less the activation peak and non-torch memory."""
+    return devices * (memory_bytes * usable_fraction - runtime_bytes)
 
 
 def min_devices(required: float, memory_bytes: float,
-                usable_fraction: float = DEFAULT_USABLE_FRACTION) -> int:
-    """Fewest devices whose usable memory holds ``required`` bytes."""
-    per_device = memory_bytes * usable_fraction
+                usable_fraction: float = DEFAULT_USABLE_FRACTION,
+                runtime_bytes: float = RUNTIME_BYTES) -> int:
+    """Fewest devices whose usable memory holds ``required`` bytes; 0 when the runtime
+    takes a device's whole budget (no number of them holds anything)."""
+    per_device = usable_bytes(memory_bytes, 1, usable_fraction, runtime_bytes)
     if required <= 0:
         return 1
+    if per_device <= 0:
+        return 0
     return max(1, math.ceil(required / per_device - 1e-12))
+
+
+def kv_cache_tokens(kv_bytes: float, bytes_per_token: float,
+                    block_tokens: int = KV_BLOCK_TOKENS) -> int:
+    """Tokens the KV cache holds, in whole blocks as vLLM allocates it
+    (``num_blocks = available // (block bytes)``; "GPU KV cache size: N tokens" is
+    num_blocks × block_size, vllm/v1/core/kv_cache_utils.py)."""
+    if kv_bytes <= 0:
+        return 0
+    return int(kv_bytes // (bytes_per_token * block_tokens)) * block_tokens
+
+
+def max_concurrency(cache_tokens: float, tokens_per_request: float) -> float:
+    """Requests of ``tokens_per_request`` the cache holds at once: vLLM's "Maximum
+    concurrency for N tokens per request: X×" = cache tokens / N (kv_cache_utils.py)."""
+    return cache_tokens / tokens_per_request if tokens_per_request > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -93,9 +166,10 @@ class Fit:
 
 def fit(params: float, dtype: str, shape: KVShape, memory_bytes: float, *,
         context: float = 0, batch: int = 1, kv_dtype: str | None = None, devices: int = 1,
-        usable_fraction: float = DEFAULT_USABLE_FRACTION, weights: float | None = None) -> Fit:
+        usable_fraction: float = DEFAULT_USABLE_FRACTION, weights: float | None = None,
+        runtime_bytes: float = RUNTIME_BYTES) -> Fit:
     """Weights in ``dtype`` (or ``weights`` bytes, a published checkpoint's size) plus KV
-    cache for context × batch against usable memory."""
+    cache for context × batch against usable memory (the budget less the runtime)."""
     w = weights if weights is not None else weights_bytes(params, dtype)
     kv = kv_cache_bytes(shape, kv_dtype or dtype, context, batch)
     need = w + kv
@@ -103,9 +177,9 @@ def fit(params: float, dtype: str, shape: KVShape, memory_bytes: float, *,
         weights_bytes=w,
         kv_cache_bytes=kv,
         required_bytes=need,
-        available_bytes=usable_bytes(memory_bytes, devices, usable_fraction),
+        available_bytes=usable_bytes(memory_bytes, devices, usable_fraction, runtime_bytes),
         devices=devices,
-        min_devices=min_devices(need, memory_bytes, usable_fraction),
+        min_devices=min_devices(need, memory_bytes, usable_fraction, runtime_bytes),
     )
 
 

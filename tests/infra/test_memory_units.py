@@ -71,7 +71,8 @@ def test_llama_70b_bf16_weights_fit_an_h200_at_usable_fraction_1() -> None:
 
 def test_calc_fit_json_says_how_memory_is_read() -> None:
     out = CliRunner().invoke(main, ["calc", "fit", "--model", "llama-3.1-70b", "--gpu",
-                                    "h200-sxm", "--usable-fraction", "1", "--json"])
+                                    "h200-sxm", "--usable-fraction", "1", "--json",
+                                    "--activation-peak-gib", "0", "--non-torch-gib", "0"])
     assert out.exit_code == 0, out.output
     report = json.loads(out.output)
     assert report["fits"] is True
@@ -84,19 +85,24 @@ def test_calc_fit_json_says_how_memory_is_read() -> None:
 
 def test_explicit_memory_in_gib() -> None:
     out = CliRunner().invoke(main, ["calc", "fit", "--params", "70.55e9", "--memory-gib", "141",
-                                    "--usable-fraction", "1", "--json"])
+                                    "--usable-fraction", "1", "--json",
+                                    "--activation-peak-gib", "0", "--non-torch-gib", "0"])
     assert out.exit_code == 0, out.output
     assert json.loads(out.output)["available_bytes"] == 141 * 2**30
 
 
 def test_usable_is_the_serving_engine_share_of_the_reported_total() -> None:
     """vLLM's gpu_memory_utilization defaults to 0.9 of total GPU memory
-    (https://docs.vllm.ai/en/latest/configuration/engine_args.html)."""
+    (https://docs.vllm.ai/en/latest/configuration/engine_args.html); the activation peak
+    (1.26 GiB) and non-torch memory (1.79 GiB) come out of it
+    (https://github.com/vllm-project/vllm/pull/10511)."""
     from studyapp.infra import DEFAULT_USABLE_FRACTION, usable_bytes
 
     gpu = load_catalog().accelerators["h200-sxm"]
     assert DEFAULT_USABLE_FRACTION == 0.9
-    assert usable_bytes(gpu.memory_bytes) / 1e9 == pytest.approx(135.68, abs=0.01)
+    assert usable_bytes(gpu.memory_bytes, runtime_bytes=0) / 1e9 == pytest.approx(135.68,
+                                                                                   abs=0.01)
+    assert usable_bytes(gpu.memory_bytes) / 1e9 == pytest.approx(135.68 - 3.275, abs=0.01)
 
 
 def test_the_h200_capacity_card_asks_for_capacity_not_usable() -> None:

@@ -142,8 +142,13 @@ def _required(g: Given) -> float:
 
 
 def _usable(g: Given) -> float:
-    """The usable fraction of the capacity, in 10^9-byte GB of the reported total."""
-    return g["total_gb"] * 1e9 * g.get("usable", 0.9)
+    """What weights and KV cache get of the stated capacity (10^9-byte GB of the reported
+    total): the calculator's budget, total × utilization less the stated runtime."""
+    from studyapp.infra import RUNTIME_BYTES, usable_bytes
+
+    return usable_bytes(g["total_gb"] * 1e9, usable_fraction=g.get("usable", 0.9),
+                        runtime_bytes=g["runtime_gb"] * 1e9 if "runtime_gb" in g
+                        else RUNTIME_BYTES)
 
 
 def _total(g: Given, q: Question) -> float:

@@ -38,7 +38,7 @@ def _total(chip: Accelerator, gpus: int, quantity: str) -> tuple[float, str, flo
     if quantity == "memory":
         if chip.memory_unit == "GiB":
             return chip.memory_gb * gpus, "GiB", chip.memory_gb, "GiB"
-        return usable_bytes(chip.nominal_memory_bytes, gpus, 1.0) / TB, "TB", chip.memory_gb, "GB"
+        return chip.nominal_memory_bytes * gpus / TB, "TB", chip.memory_gb, "GB"
     if quantity == "bandwidth":
         return (chip.bandwidth_bytes_s * gpus / TB, "TB/s", chip.memory_bandwidth_tb_s,
                 "TB/s")
