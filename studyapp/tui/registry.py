@@ -5,7 +5,7 @@ screen entries and the help screen's sections are all made from ``SCREENS``.
 A screen's class is named by its import path and imported when first
 opened, so start-up loads only the home screen. Adding a screen: its module
 under ``tui/screens/``, its strings in ``content/i18n/tui.*.yaml``, its test,
-and one ``Screen(...)`` line here (``tests/tui/test_registry.py`` fails when
+and one ``ScreenEntry(...)`` line here (``tests/tui/test_registry.py`` fails when
 a screen class is missing or listed twice).
 
 This module imports nothing from the screens, so any of them may read it.
@@ -38,7 +38,7 @@ class AppKey:
 
 
 @dataclass(frozen=True)
-class Screen:
+class ScreenEntry:
     """One screen of the app."""
 
     id: str
@@ -79,33 +79,33 @@ class KeyedWidget:
 
 _S = "studyapp.tui.screens."
 
-SCREENS: tuple[Screen, ...] = (
-    Screen("home", _S + "home:HomeScreen", help="tui.help.home"),
-    Screen("post", _S + "post:PostScreen", help="tui.help.post"),
-    Screen("course", _S + "course:CourseScreen", help="tui.help.course"),
-    Screen("question", _S + "question:QuestionScreen", help="tui.help.question"),
-    Screen("summary", _S + "summary:SummaryScreen", help="tui.help.summary"),
-    Screen("calculator", _S + "calculator:CalculatorScreen", help="tui.help.calculator",
-           palette="tui.cmd.calculator", palette_rank=10),
-    Screen("decks", _S + "decks:DecksScreen", help="tui.help.decks",
-           palette="tui.cmd.decks", palette_rank=20),
-    Screen("browser", _S + "browser:BrowserScreen", help="tui.help.browser",
-           palette="tui.cmd.browser", palette_rank=40, single=True,
-           key=AppKey("b", "tui.key.browser", show=False)),
-    Screen("progress", _S + "progress:ProgressScreen", help="tui.help.progress",
-           palette="tui.cmd.progress", palette_rank=30),
-    Screen("post_cards", _S + "post_cards:PostCardsScreen", help="tui.help.post_cards"),
-    Screen("card_detail", _S + "card_detail:CardDetailScreen", help="tui.help.card_detail"),
-    Screen("class_report", _S + "class_report:ClassReportScreen", help="tui.help.class_report",
-           palette="tui.cmd.class_report", palette_rank=50, single=True),
-    Screen("glossary", _S + "glossary:GlossaryScreen", palette="tui.cmd.glossary",
-           palette_rank=60, single=True),
-    Screen("settings", _S + "settings:SettingsScreen", help="tui.help.settings",
-           palette="tui.cmd.settings", palette_rank=100),
-    Screen("help", _S + "help:HelpScreen", palette="tui.cmd.help", palette_rank=110,
-           single=True, key=AppKey("f1,question_mark", "tui.key.help", after="app.quit")),
-    Screen("error", _S + "message:ErrorScreen"),
-    Screen("confirm", _S + "message:ConfirmScreen"),
+SCREENS: tuple[ScreenEntry, ...] = (
+    ScreenEntry("home", _S + "home:HomeScreen", help="tui.help.home"),
+    ScreenEntry("post", _S + "post:PostScreen", help="tui.help.post"),
+    ScreenEntry("course", _S + "course:CourseScreen", help="tui.help.course"),
+    ScreenEntry("question", _S + "question:QuestionScreen", help="tui.help.question"),
+    ScreenEntry("summary", _S + "summary:SummaryScreen", help="tui.help.summary"),
+    ScreenEntry("calculator", _S + "calculator:CalculatorScreen", help="tui.help.calculator",
+                palette="tui.cmd.calculator", palette_rank=10),
+    ScreenEntry("decks", _S + "decks:DecksScreen", help="tui.help.decks",
+                palette="tui.cmd.decks", palette_rank=20),
+    ScreenEntry("browser", _S + "browser:BrowserScreen", help="tui.help.browser",
+                palette="tui.cmd.browser", palette_rank=40, single=True,
+                key=AppKey("b", "tui.key.browser", show=False)),
+    ScreenEntry("progress", _S + "progress:ProgressScreen", help="tui.help.progress",
+                palette="tui.cmd.progress", palette_rank=30),
+    ScreenEntry("post_cards", _S + "post_cards:PostCardsScreen", help="tui.help.post_cards"),
+    ScreenEntry("card_detail", _S + "card_detail:CardDetailScreen", help="tui.help.card_detail"),
+    ScreenEntry("class_report", _S + "class_report:ClassReportScreen", help="tui.help.class_report",
+                palette="tui.cmd.class_report", palette_rank=50, single=True),
+    ScreenEntry("glossary", _S + "glossary:GlossaryScreen", palette="tui.cmd.glossary",
+                palette_rank=60, single=True),
+    ScreenEntry("settings", _S + "settings:SettingsScreen", help="tui.help.settings",
+                palette="tui.cmd.settings", palette_rank=100),
+    ScreenEntry("help", _S + "help:HelpScreen", palette="tui.cmd.help", palette_rank=110,
+                single=True, key=AppKey("f1,question_mark", "tui.key.help", after="app.quit")),
+    ScreenEntry("error", _S + "message:ErrorScreen"),
+    ScreenEntry("confirm", _S + "message:ConfirmScreen"),
 )
 """In the order of the help screen's sections."""
 
@@ -117,7 +117,7 @@ EVERYWHERE = "tui.help.everywhere"
 """Title of the help section of the app's own keys."""
 
 
-def screen(screen_id: str) -> Screen:
+def screen(screen_id: str) -> ScreenEntry:
     """The entry of ``screen_id`` (KeyError for an unknown id)."""
     for entry in SCREENS:
         if entry.id == screen_id:
@@ -143,7 +143,7 @@ def app_bindings(own: Sequence[Binding]) -> list[BindingType]:
     return shown
 
 
-def palette_entries(*, after_screen_commands: bool) -> Iterator[Screen]:
+def palette_entries(*, after_screen_commands: bool) -> Iterator[ScreenEntry]:
     """Screens with a palette entry, in palette order, before or after the
     current screen's own commands."""
     entries = sorted((e for e in SCREENS if e.palette is not None), key=lambda e: e.palette_rank)
@@ -190,6 +190,6 @@ def install_actions(app_class: type[Any]) -> type[Any]:
     return app_class
 
 
-__all__ = ["EVERYWHERE", "KEYED_WIDGETS", "SCREENS", "AppKey", "KeyedWidget", "Screen",
+__all__ = ["EVERYWHERE", "KEYED_WIDGETS", "SCREENS", "AppKey", "KeyedWidget", "ScreenEntry",
            "app_bindings", "help_sections", "install_actions", "load_path", "palette_entries",
            "screen"]
