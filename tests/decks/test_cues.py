@@ -3,9 +3,8 @@
 Measured over every built-in deck (posts and examples) and every generator
 family that asks a choice, in both languages:
 
-- the right option is the longest no more often than chance (the mean of
-  1/k over the cards) plus 10 points, over all choice cards and over those
-  whose options are all 20+ characters (where length shows most);
+- where the right option sits by length, figures and grammatical number is
+  measured against chance in ``test_option_cues.py``;
 - no qualifier (a parenthesis, a unit, words such as "both directions" or
   "de altura") is said only by the right option;
 - no card's prompt or explanation holds another card's expected answer in
@@ -67,18 +66,6 @@ def generated_choices(lang: str) -> Iterator[tuple[str, list[str], int]]:
                 question = family.generate(seed, lang, options)
                 choices = list(question.choices)
                 yield f"{name}#{seed}", choices, choices.index(str(question.answer))
-
-
-@pytest.mark.parametrize("lang", LANGS)
-@pytest.mark.parametrize("source", [authored_choices, generated_choices])
-def test_the_right_option_is_not_the_longest_more_often_than_chance(source, lang) -> None:
-    cards = list(source(lang))
-    assert cards
-    overall = longest_rate((options, right) for _, options, right in cards)
-    assert not overall.too_high, (lang, overall)
-    long = longest_rate((options, right) for _, options, right in cards
-                        if all(len(o) >= 20 for o in options))
-    assert not long.too_high, (lang, long)
 
 
 @pytest.mark.parametrize("lang", LANGS)
