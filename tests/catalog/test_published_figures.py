@@ -437,3 +437,14 @@ def test_mi355x_dense_peaks_are_its_cus_times_clock(catalog: Catalog) -> None:
     assert chip.fp8_dense_tflops == pytest.approx(fp8, abs=0.5)
     assert chip.bf16_dense_tflops == pytest.approx(fp8 / 2, abs=0.5)
     assert chip.fp4_dense_tflops == pytest.approx(fp8 * 2, abs=0.5)
+
+
+def test_trainium3_mx_rates_are_read_as_fp8_and_fp4(catalog: Catalog) -> None:
+    """AWS gives one rate for MXFP8 and MXFP4 (2,517 TFLOPS) and 671 for BF16/FP16/TF32
+    (TRAINIUM3 page): the calculator reads MX rates under fp8 and fp4, int8 and int4 alike,
+    and the FP8/BF16 jump of 3.75 is stated, not taken for a sparse figure."""
+    chip = catalog.accelerators["trainium3"]
+    assert [chip.dense_tflops(d) for d in ("bf16", "fp16", "fp8", "int8", "fp4", "int4")] == [
+        671, 671, 2517, 2517, 2517, 2517]
+    assert chip.fp8_per_bf16 == pytest.approx(2517 / 671, rel=1e-3)
+    assert chip.sparsity("bf16") == pytest.approx(2517 / 671, rel=1e-3)  # not 2:4
