@@ -104,6 +104,16 @@ def test_gemma3_counts_local_and_global_layers_apart() -> None:
     assert model_from_hf_config(listed).sliding_window_layers == 24  # layer_types win
 
 
+def test_gemma3_parameters_are_the_reports() -> None:
+    """Gemma 3 report, Table 1: 27B has 25,600M non-embedding parameters (and a 417M vision
+    encoder, not counted here). Each layer: attention 5,376 x 32 x 128 x 2 plus K and V of
+    16 x 128, q/k norms, four RMSNorms, a gated MLP of 21,504; tied embeddings."""
+    counted = count_params(GEMMA3_27B)
+    embedding = 262208 * 5376
+    assert counted.total - embedding == pytest.approx(25_600e6, rel=1e-4)
+    assert counted.total == counted.active  # dense
+
+
 def test_gemma3_kv_at_long_context_keeps_local_layers_to_the_window() -> None:
     """At 128K tokens: 10 global layers keep 131,072 tokens, 52 local layers 1,024; each
     token-layer is 2 x 16 KV heads x 128 x 2 B = 8,192 B. 10 x 131,072 x 8,192 B = 10 GiB
