@@ -161,3 +161,10 @@ def test_indexer_key_shrinks_what_fits() -> None:
     assert max_tokens_that_fit(free, with_indexer, "bf16") == free // (61 * 1284)
     assert max_tokens_that_fit(free, with_indexer, "bf16") < max_tokens_that_fit(
         free, without, "bf16")
+
+
+def test_an_indexer_needs_mla() -> None:
+    """The indexer's key sits beside an MLA latent; on a GQA model it is a slip."""
+    read = model_from_hf_config(GEMMA3_1B, model_id="gemma-3-1b")
+    with pytest.raises(ValueError, match="index_head_dim"):
+        type(read).model_validate({**read.model_dump(), "index_head_dim": 128})
