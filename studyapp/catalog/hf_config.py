@@ -1,11 +1,12 @@
 """A Hugging Face ``config.json`` read into a catalog ``Model``: study your own model.
 
 Reads the decoder shape of the architectures the calculator knows: Llama, Mistral,
-Mixtral, Qwen2, Qwen3, Qwen3-MoE, DeepSeek-V3 and Kimi K2 (MLA), gpt-oss (alternating
-sliding window) and Llama 4 (its ``text_config``). Parameter counts are summed from the
-config's matrix shapes (embeddings, attention, MLP or experts, norms), total and active
-per token; multi-token-prediction layers (DeepSeek's ``num_nextn_predict_layers``) and
-vision towers are not counted.
+Mixtral, Qwen2, Qwen3, Qwen3-MoE, DeepSeek-V3 and Kimi K2 (MLA), DeepSeek-V3.2 (MLA plus
+the lightning indexer's key), gpt-oss (alternating sliding window), Gemma 3 (five local
+sliding-window layers to one global) and Llama 4 (its ``text_config``). Parameter
+counts are summed from the config's matrix shapes (embeddings, attention, MLP or experts,
+norms), total and active per token; multi-token-prediction layers (DeepSeek's
+``num_nextn_predict_layers``) and vision towers are not counted.
 """
 
 from __future__ import annotations
@@ -19,8 +20,20 @@ from studyapp.catalog.models import Model
 from studyapp.files import FileRefused, read_regular
 
 KNOWN = ("llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v3",
-         "kimi_k2", "gpt_oss", "llama4_text")
-"""``model_type`` values read (``llama4`` and other wrappers: their ``text_config``)."""
+         "deepseek_v32", "kimi_k2", "gpt_oss", "gemma3_text", "llama4_text")
+"""``model_type`` values read (``llama4``, ``gemma3`` and other wrappers: their
+``text_config``)."""
+
+DEEPSEEK = ("deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2")
+"""DeepSeek-style mixtures of experts: dense first layers, shared experts, biased router."""
+
+GEMMA3_DEFAULTS: dict[str, Any] = {
+    "vocab_size": 262_208, "max_position_embeddings": 131_072, "head_dim": 256,
+    "sliding_window": 4096, "sliding_window_pattern": 6, "tie_word_embeddings": True,
+}
+"""What ``Gemma3TextConfig`` assumes for a key a published config leaves out (Gemma 3 27B's
+config.json gives neither its vocabulary nor its context): transformers,
+src/transformers/models/gemma3/configuration_gemma3.py."""
 
 MAX_BYTES = 2_000_000
 
@@ -80,8 +93,23 @@ def text_config(config: dict[str, Any]) -> dict[str, Any]:
     if isinstance(inner, dict):
         merged = {k: v for k, v in config.items() if k != "text_config"}
         merged.update(inner)
-        return merged
+        config = merged
+    if config.get("model_type") == "gemma3_text":
+        config = {**GEMMA3_DEFAULTS, **config}
     return config
+
+
+def gemma3_layer_types(cfg: dict[str, Any], layers: int) -> list[str]:
+    """Gemma 3's layers: ``layer_types`` where the config lists them, else every
+    ``sliding_window_pattern``-th layer global (6: five local, then one global), as
+    ``Gemma3TextConfig`` builds them."""
+    types = cfg.get("layer_types")
+    if isinstance(types, list) and len(types) == layers:
+        return [str(t) for t in types]
+    pattern = cfg.get("sliding_window_pattern") or GEMMA3_DEFAULTS["sliding_window_pattern"]
+    pattern = pattern if isinstance(pattern, int) and pattern > 0 else 6
+    return ["sliding_attention" if (i + 1) % pattern else "full_attention"
+            for i in range(layers)]
 
 
 def _is_mla(cfg: dict[str, Any]) -> bool:
@@ -107,7 +135,7 @@ def _moe_layers(cfg: dict[str, Any], layers: int) -> list[bool]:
     kind = cfg.get("model_type")
     if _experts(cfg) is None:
         return [False] * layers
-    if kind in ("deepseek_v3", "kimi_k2", "deepseek_v2"):
+    if kind in DEEPSEEK:
         first_dense = int(cfg.get("first_k_dense_replace") or 0)
         freq = int(cfg.get("moe_layer_freq") or 1)
         return [i >= first_dense and i % freq == 0 for i in range(layers)]
@@ -134,6 +162,8 @@ def count_params(config: dict[str, Any], path: Path | str = "config.json") -> Pa
     vocab = _int(cfg, "vocab_size", path)
     kv_heads = _int(cfg, "num_key_value_heads", path, heads)
     embed = vocab * hidden * (1 if cfg.get("tie_word_embeddings") else 2)
+    norms = 2  # per layer: before attention and before the MLP
+
     if _is_mla(cfg):
         rank = _int(cfg, "kv_lora_rank", path)
         rope = _int(cfg, "qk_rope_head_dim", path)
@@ -144,14 +174,23 @@ def count_params(config: dict[str, Any], path: Path | str = "config.json") -> Pa
         q = hidden * q_rank + q_rank + q_rank * q_out if q_rank else hidden * q_out
         attn = q + hidden * (rank + rope) + rank + rank * heads * (nope + v_dim) \
             + heads * v_dim * hidden
+        if cfg.get("index_head_dim") and cfg.get("index_n_heads") and q_rank:
+            # DeepSeek-V3.2's lightning indexer: queries from the query latent, one key and
+            # per-head weights from the hidden state, a LayerNorm (weight and bias) on the key
+            index_dim = _int(cfg, "index_head_dim", path)
+            index_heads = _int(cfg, "index_n_heads", path)
+            attn += q_rank * index_heads * index_dim + hidden * index_dim + 2 * index_dim \
+                + hidden * index_heads
     else:
         head_dim = _int(cfg, "head_dim", path, hidden // heads)
         q_dim, kv_dim = heads * head_dim, kv_heads * head_dim
         attn = hidden * q_dim + 2 * hidden * kv_dim + q_dim * hidden
         if cfg.get("attention_bias") or kind == "qwen2":
             attn += q_dim + 2 * kv_dim + (hidden if cfg.get("attention_bias") else 0)
-        if kind in ("qwen3", "qwen3_moe"):
+        if kind in ("qwen3", "qwen3_moe", "gemma3_text"):
             attn += 2 * head_dim  # q_norm and k_norm
+        if kind == "gemma3_text":
+            norms = 4  # and after attention and after the MLP
         if kind == "gpt_oss":
             attn += heads  # attention sinks
     experts = _experts(cfg) or 0
@@ -164,15 +203,15 @@ def count_params(config: dict[str, Any], path: Path | str = "config.json") -> Pa
         router = hidden * experts + experts
     else:
         one_expert = 3 * hidden * expert_inter
-        router = hidden * experts + (experts if kind in ("deepseek_v3", "kimi_k2") else 0)
+        router = hidden * experts + (experts if kind in DEEPSEEK else 0)
     shared = 0
-    if kind in ("deepseek_v3", "kimi_k2"):
+    if kind in DEEPSEEK:
         shared = int(cfg.get("n_shared_experts") or 0) * 3 * hidden * expert_inter
     elif kind == "llama4_text":
         shared = 3 * hidden * inter
     total = active = embed + hidden  # final norm
     for routed in _moe_layers(cfg, layers):
-        base = attn + 2 * hidden
+        base = attn + norms * hidden
         if routed:
             total += base + router + shared + experts * one_expert
             active += base + router + shared + per_token * one_expert
@@ -241,6 +280,9 @@ def model_from_hf_config(config: dict[str, Any], *, path: Path | str = "config.j
                       head_dim=_int(cfg, "v_head_dim", path),
                       kv_lora_rank=_int(cfg, "kv_lora_rank", path),
                       qk_rope_head_dim=_int(cfg, "qk_rope_head_dim", path))
+        if cfg.get("index_head_dim"):  # DeepSeek-V3.2: the indexer caches its own key
+            fields.update(index_head_dim=_int(cfg, "index_head_dim", path),
+                          index_n_heads=_int(cfg, "index_n_heads", path))
     elif fields["kv_heads"] == heads:
         fields["attention"] = "mha"
     window = cfg.get("sliding_window")
@@ -250,6 +292,10 @@ def model_from_hf_config(config: dict[str, Any], *, path: Path | str = "config.j
         types = cfg.get("layer_types")
         if "sliding_window_layers" in Model.model_fields and isinstance(types, list):
             fields["sliding_window_layers"] = sum(t == "sliding_attention" for t in types)
+    if kind == "gemma3_text" and "sliding_window" in fields:
+        # Gemma 3: local layers keep the window, every sixth (global) layer keeps everything
+        types = gemma3_layer_types(cfg, fields["layers"])
+        fields["sliding_window_layers"] = types.count("sliding_attention") or None
     chunk = cfg.get("attention_chunk_size")
     rope_layers = cfg.get("no_rope_layers")
     if isinstance(chunk, int) and chunk > 0 and isinstance(rope_layers, list):

@@ -221,6 +221,12 @@ class Model(Entry):
     attention: Attention
     kv_lora_rank: int | None = Field(default=None, gt=0, le=LARGEST)
     qk_rope_head_dim: int | None = Field(default=None, gt=0, le=LARGEST)
+    index_head_dim: int | None = Field(default=None, gt=0, le=LARGEST)
+    """DeepSeek sparse attention (V3.2): the lightning indexer's key width; every token keeps
+    one such key per layer beside its MLA latent (config ``index_head_dim``)."""
+    index_n_heads: int | None = Field(default=None, gt=0, le=LARGEST)
+    """DeepSeek sparse attention: the indexer's query heads (config ``index_n_heads``); they
+    share the one cached key, so they add parameters, not KV cache."""
     vocab_size: int | None = Field(default=None, gt=0, le=LARGEST)
     year: int | None = None
     family: str | None = None
@@ -241,6 +247,8 @@ class Model(Entry):
             raise ValueError(
                 f"model {self.id}: attention mla needs kv_lora_rank and qk_rope_head_dim"
             )
+        if self.index_head_dim is not None and self.attention != "mla":
+            raise ValueError(f"model {self.id}: index_head_dim (DeepSeek's indexer) needs mla")
         if (self.experts is None) != (self.experts_per_token is None):
             raise ValueError(f"model {self.id}: experts and experts_per_token go together")
         if self.experts and self.experts_per_token and self.experts_per_token > self.experts:

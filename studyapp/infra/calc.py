@@ -261,6 +261,7 @@ def kv_report(model: ModelInput, *, dtype: str, tokens: int, batch: int) -> dict
         "attention": model.attention,
         "model": model.label,
         "values_per_token": model.shape.values_per_token(),
+        "index_bytes_per_token": model.shape.layers * model.shape.index_bytes_per_layer(),
     }
 
 

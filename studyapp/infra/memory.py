@@ -15,6 +15,10 @@ outside PyTorch all come out of it before the KV cache gets the rest
 (0.90) = Y GiB; model weights take …; non_torch_memory takes …; PyTorch activation peak
 memory takes …; the rest of the memory reserved for KV Cache is …",
 https://github.com/vllm-project/vllm/pull/12126).
+
+DeepSeek-V3.2's sparse attention adds, per layer and token, the lightning indexer's
+own key (``index_head_dim`` values, one key shared by all indexer heads), which the
+indexer keeps in FP8 with one FP32 scale per 128 values whatever the KV dtype.
 """
 
 from __future__ import annotations
@@ -45,6 +49,12 @@ KV_BLOCK_TOKENS = 16
 (https://docs.vllm.ai/en/latest/configuration/engine_args.html, ``--block-size``)."""
 
 
+INDEX_KEY_BYTES_PER_VALUE = 1 + 4 / 128
+"""The lightning indexer's key cache: FP8 values plus one FP32 scale per block of 128
+(DeepSeek-V3.2-Exp inference/model.py, ``Indexer.k_cache`` float8_e4m3fn and
+``k_scale_cache`` float32 of head_dim // 128): 132 bytes for a 128-wide key."""
+
+
 @dataclass(frozen=True)
 class KVShape:
     """What the KV cache of one token depends on."""
@@ -54,10 +64,16 @@ class KVShape:
     head_dim: int = 0
     kv_lora_rank: int | None = None
     qk_rope_head_dim: int | None = None
+    index_head_dim: int | None = None
+    """DeepSeek sparse attention: the width of the lightning indexer's per-token key."""
 
     @property
     def is_mla(self) -> bool:
         return self.kv_lora_rank is not None
+
+    def index_bytes_per_layer(self) -> float:
+        """Bytes one token adds to one layer's indexer key cache (0 without an indexer)."""
+        return (self.index_head_dim or 0) * INDEX_KEY_BYTES_PER_VALUE
 
     def values_per_token(self) -> int:
         """Numbers stored per token across all layers."""
@@ -72,8 +88,10 @@ def weights_bytes(params: float, dtype: str) -> float:
 
 
 def kv_bytes_per_token(shape: KVShape, dtype: str) -> float:
-    """KV cache bytes one token keeps in every layer."""
-    return shape.values_per_token() * dtype_bytes(dtype)
+    """KV cache bytes one token keeps in every layer: its K and V (or MLA latent) in
+    ``dtype``, plus the indexer's FP8 key where the model has one."""
+    return (shape.values_per_token() * dtype_bytes(dtype)
+            + shape.layers * shape.index_bytes_per_layer())
 
 
 def kv_cache_bytes(shape: KVShape, dtype: str, tokens: float, batch: int = 1) -> float:

@@ -15,7 +15,8 @@ def kv_shape(model: Model) -> KVShape:
     """The KV cache shape a model's config implies (MLA when it has a latent rank)."""
     if model.attention == "mla":
         return KVShape(layers=model.layers, kv_lora_rank=model.kv_lora_rank,
-                       qk_rope_head_dim=model.qk_rope_head_dim)
+                       qk_rope_head_dim=model.qk_rope_head_dim,
+                       index_head_dim=model.index_head_dim)
     return KVShape(layers=model.layers, kv_heads=model.kv_heads, head_dim=model.head_dim)
 
 

@@ -20,7 +20,7 @@ CONTENT = Path(__file__).resolve().parents[2] / "content"
 CONFIGS = Path(__file__).resolve().parent / "hf_configs"
 
 NEW = ["gpt-oss-120b", "gpt-oss-20b", "llama-4-scout", "llama-4-maverick", "qwen3-235b-a22b",
-       "qwen3-32b", "deepseek-v3.1", "kimi-k2"]
+       "qwen3-32b", "deepseek-v3.1", "kimi-k2", "deepseek-v3.2", "gemma-3-27b"]
 
 # KV cache bytes per token in BF16, worked by hand from each config.json:
 # GQA 2 (K and V) x layers x KV heads x head dim x 2 bytes; MLA layers x (latent + RoPE key) x 2.
@@ -33,6 +33,10 @@ KV_PER_TOKEN = {
     "qwen3-32b": 2 * 64 * 8 * 128 * 2,
     "deepseek-v3.1": 61 * (512 + 64) * 2,  # 70,272
     "kimi-k2": 61 * (512 + 64) * 2,
+    # DeepSeek-V3.2: the MLA latent in BF16 plus the indexer's 128-wide FP8 key and its FP32
+    # scale (DeepSeek-V3.2-Exp inference/model.py, Indexer.k_cache / k_scale_cache)
+    "deepseek-v3.2": 61 * ((512 + 64) * 2 + 128 + 4),  # 78,324
+    "gemma-3-27b": 2 * 62 * 16 * 128 * 2,  # 507,904 (before the 1,024-token window)
 }
 
 # How far the catalog's published total may sit from the config's shapes: Llama 4's card
@@ -64,7 +68,8 @@ def test_shape_is_the_configs(catalog: Catalog, model_id: str) -> None:
     read = model_from_hf_config(_config(model_id), model_id=model_id)
     for name in ("layers", "hidden_size", "heads", "kv_heads", "head_dim", "context_length",
                  "vocab_size", "attention", "kv_lora_rank", "qk_rope_head_dim", "experts",
-                 "experts_per_token"):
+                 "experts_per_token", "index_head_dim", "index_n_heads", "sliding_window",
+                 "sliding_window_layers"):
         assert getattr(entry, name) == getattr(read, name), name
     assert any(f"{model_id.split('-')[0]}" in str(s).lower() or "huggingface" in str(s)
                for s in entry.sources)
@@ -78,7 +83,7 @@ def test_parameter_count_is_the_configs(catalog: Catalog, model_id: str) -> None
     counted = count_params(config)
     rel = TOTAL_REL.get(model_id, 1e-3)
     assert entry.params_b == pytest.approx(counted.total / 1e9, rel=rel)
-    if model_id == "qwen3-32b":  # dense: every parameter is active
+    if entry.experts is None:  # dense: every parameter is active
         assert entry.active_params_b is None and counted.active == counted.total
         return
     assert entry.active_params_b is not None
@@ -133,7 +138,8 @@ def run(*args: str) -> str:
     return result.output
 
 
-@pytest.mark.parametrize("model_id", ["gpt-oss-120b", "kimi-k2", "qwen3-235b-a22b"])
+@pytest.mark.parametrize("model_id", ["gpt-oss-120b", "kimi-k2", "qwen3-235b-a22b",
+                                      "deepseek-v3.2", "gemma-3-27b"])
 def test_new_models_reach_the_calculator(model_id: str) -> None:
     per_token = KV_PER_TOKEN[model_id]
     assert f"{per_token}" in run("calc", "kv", "--model", model_id, "--context", "4096")
@@ -146,9 +152,12 @@ def test_new_models_reach_the_calculator(model_id: str) -> None:
     ("kv-cache-per-token", "models=kimi-k2"),
     ("weights-size", "models=gpt-oss-120b"),
     ("training-days", "models=llama-4-maverick"),
+    ("kv-cache-per-token", "models=deepseek-v3.2"),
+    ("fits-on-gpu", "models=gemma-3-27b"),
 ])
 def test_new_models_reach_the_generators(family: str, option: str) -> None:
     out = run("generate", family, "--option", option, "--count", "2")
     name = {"kimi-k2": "Kimi K2", "gpt-oss-120b": "gpt-oss-120b",
-            "llama-4-maverick": "Llama 4 Maverick"}[option.split("=")[1]]
+            "llama-4-maverick": "Llama 4 Maverick", "deepseek-v3.2": "DeepSeek-V3.2",
+            "gemma-3-27b": "Gemma 3 27B"}[option.split("=")[1]]
     assert name in out

@@ -108,7 +108,13 @@ FIGURES: list[Published] = [
     P("accelerators", "mi355x", "memory_bandwidth_tb_s", 8, "TB/s",
       "https://www.tomshardware.com/pc-components/gpus/amds-instinct-mi355x-accelerator-will-consume-1-400-watts"),
     P("accelerators", "mi355x", "fp8_dense_tflops", 5000, "TFLOPS",
-      "https://www.world-today-news.com/?p=7253162"),
+      "https://www.world-today-news.com/?p=7253162", rel=0.01),  # "five petaflops", rounded
+    # AMD MI355X brochure: "MXFP4 10.1 PF" (dense; the FP8 "10.1 PF" beside it is sparse)
+    P("accelerators", "mi355x", "fp4_dense_tflops", 10100, "TFLOPS",
+      "https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/product-briefs/"
+      "amd-instinct-mi355x-gpu-brochure.pdf", rel=0.005),
+    P("accelerators", "mi355x", "bf16_dense_tflops", 2500, "TFLOPS",
+      "https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html", rel=0.01),
     # ---- Google TPU
     P("accelerators", "tpu-v5e", "bf16_dense_tflops", 197, "TFLOPS",
       "https://docs.cloud.google.com/tpu/docs/v5e"),
@@ -418,3 +424,27 @@ def test_trn3_ultraserver_totals_are_aws_printed_ones(catalog: Catalog, system: 
     assert box.total_memory_gb == box.gpus * chip.memory_gb  # GiB, as the chip figure
     assert int(box.total_memory_gb / 1024) == hbm_tb  # AWS's "TB" here: TiB, truncated
     assert box.aggregate_scale_up_gb_s == box.gpus * (chip.scale_up_gb_s or 0)
+
+
+def test_mi355x_dense_peaks_are_its_cus_times_clock(catalog: Catalog) -> None:
+    """MI355X dense peaks from its parts: 256 CUs (ROCm GPU specs), 8,192 FP8 FLOPs per
+    CU per clock (ISSCC 2026, twice MI300X's 4,096), 2.4 GHz peak engine clock (Hot Chips
+    2025): 5,033 TFLOPS FP8, BF16 half, MXFP4 twice - AMD's rounded 2.5 / 5.0 / 10.1 PF.
+    https://rocm.docs.amd.com/en/7.13.0-preview/reference/gpu-specs.html
+    https://www.world-today-news.com/?p=7253162"""
+    chip = catalog.accelerators["mi355x"]
+    fp8 = 256 * 8192 * 2.4e9 / 1e12
+    assert chip.fp8_dense_tflops == pytest.approx(fp8, abs=0.5)
+    assert chip.bf16_dense_tflops == pytest.approx(fp8 / 2, abs=0.5)
+    assert chip.fp4_dense_tflops == pytest.approx(fp8 * 2, abs=0.5)
+
+
+def test_trainium3_mx_rates_are_read_as_fp8_and_fp4(catalog: Catalog) -> None:
+    """AWS gives one rate for MXFP8 and MXFP4 (2,517 TFLOPS) and 671 for BF16/FP16/TF32
+    (TRAINIUM3 page): the calculator reads MX rates under fp8 and fp4, int8 and int4 alike,
+    and the FP8/BF16 jump of 3.75 is stated, not taken for a sparse figure."""
+    chip = catalog.accelerators["trainium3"]
+    assert [chip.dense_tflops(d) for d in ("bf16", "fp16", "fp8", "int8", "fp4", "int4")] == [
+        671, 671, 2517, 2517, 2517, 2517]
+    assert chip.fp8_per_bf16 == pytest.approx(2517 / 671, rel=1e-3)
+    assert chip.sparsity("bf16") == pytest.approx(2517 / 671, rel=1e-3)  # not 2:4

@@ -123,8 +123,8 @@ def _one_way(g: Given) -> float:
 def _kv_per_token(g: Given) -> float:
     if "kv_kb" in g:
         return g["kv_kb"] * 1e3
-    if "rank" in g:
-        return g["layers"] * (g["rank"] + g["rope"]) * g["kv_bytes"]
+    if "rank" in g:  # MLA, plus the sparse-attention indexer's key where there is one
+        return g["layers"] * ((g["rank"] + g["rope"]) * g["kv_bytes"] + g.get("index_bytes", 0))
     return 2 * g["layers"] * g["kv_heads"] * g["head_dim"] * g["kv_bytes"]
 
 

@@ -20,6 +20,7 @@ from studyapp.infra.units import GB
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.context import DrawContext, GenerateFn, drawn
 from studyapp.questions.generators.drawing import (
+    DrawError,
     apart,
     draw_until,
     entries,
@@ -193,6 +194,8 @@ def dense_vs_sparse(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     precisions = [p for p in ("bf16", "fp8", "fp4")  # where "with sparsity" is 2x (2:4)
                   if p in headlines and getattr(chip, f"{p}_dense_tflops")
                   and chip.sparsity(p) == 2]
+    if not precisions:  # Trainium prints one "sparse" figure that is not 2:4 of the dense one
+        raise DrawError(f"dense-vs-sparse: {chip.id} prints no 2:4 sparse figure")
     precision = rng.choice(precisions)
     dense = float(getattr(chip, f"{precision}_dense_tflops"))
     sparse = float(headlines[precision])  # as the vendor prints it

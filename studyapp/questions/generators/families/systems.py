@@ -177,8 +177,10 @@ NVL72_RACK_TOTALS = Family(
 )
 TRAINIUM_SERVER_TOTALS = Family(
     name="trainium-server-totals", post="trainium", kind=Kind.NUMERIC,
-    description={"es": "Totales de una instancia Trn2 (16 Trainium2 unidos por NeuronLink)",
-                 "en": "Trn2 instance totals (16 Trainium2 joined by NeuronLink)"},
+    description={"es": "Totales de una instancia Trn2 (16 Trainium2) o un Trn3 UltraServer "
+                       "(64 o 144 Trainium3) unidos por NeuronLink",
+                 "en": "Totals of a Trn2 instance (16 Trainium2) or a Trn3 UltraServer "
+                       "(64 or 144 Trainium3) joined by NeuronLink"},
     generate=system_totals(lambda s: s.post == "trainium", units=(1, 2, 4, 8)),
     options={"systems": _SYSTEMS, "quantities": _QUANTITIES, "units": "instances counted"},
     slips=SYSTEM_SLIPS,

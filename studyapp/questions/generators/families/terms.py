@@ -41,6 +41,10 @@ def kv_formula(model: Model, kv_dtype: str, ctx: DrawContext) -> str:
         "per_token": ctx.num(per_token, 6),
         "per_token_kb": ctx.shown(per_token / KB),
     }
+    if model.attention == "mla" and model.index_head_dim:
+        return ctx.t("gen.kv.formula_mla_indexer", rank=model.kv_lora_rank,
+                     rope=model.qk_rope_head_dim, index_dim=model.index_head_dim,
+                     index_bytes=ctx.num(kv_shape(model).index_bytes_per_layer()), **fields)
     if model.attention == "mla":
         return ctx.t("gen.kv.formula_mla", rank=model.kv_lora_rank,
                      rope=model.qk_rope_head_dim, **fields)
@@ -112,10 +116,18 @@ def kv_shape_fields(model: Model, kv_dtype: str, ctx: DrawContext) -> tuple[str,
     common = {"model": model_label(model.name), "layers": ctx.num(model.layers),
               "dtype": dtype_name(kv_dtype), "bytes_word": ctx.bytes_per(kv_bytes)}
     if model.attention == "mla":
+        given = {"layers": model.layers, "rank": float(model.kv_lora_rank or 0),
+                 "rope": float(model.qk_rope_head_dim or 0), "kv_bytes": kv_bytes}
+        if model.index_head_dim:  # DeepSeek-V3.2: the indexer's FP8 key, a fixed size
+            index_bytes = kv_shape(model).index_bytes_per_layer()
+            text = ctx.t("gen.kv.shape_mla_indexer", rank=ctx.num(model.kv_lora_rank or 0),
+                         rope=ctx.num(model.qk_rope_head_dim or 0),
+                         index_dim=ctx.num(model.index_head_dim),
+                         index_bytes=ctx.num(index_bytes), **common)
+            return text, {**given, "index_bytes": index_bytes}
         text = ctx.t("gen.kv.shape_mla", rank=ctx.num(model.kv_lora_rank or 0),
                      rope=ctx.num(model.qk_rope_head_dim or 0), **common)
-        return text, {"layers": model.layers, "rank": float(model.kv_lora_rank or 0),
-                      "rope": float(model.qk_rope_head_dim or 0), "kv_bytes": kv_bytes}
+        return text, given
     text = ctx.t("gen.kv.shape_gqa", attention=model.attention.upper(),
                  kv_heads=ctx.num(model.kv_heads), head_dim=ctx.num(model.head_dim), **common)
     return text, {"layers": model.layers, "kv_heads": model.kv_heads,
