@@ -16,6 +16,7 @@ from studyapp.infra import dtype_bytes, kv_bytes_per_token
 from studyapp.infra.shapes import kv_shape
 from studyapp.questions.generators import registered_families
 from studyapp.questions.generators.audit import states
+from studyapp.questions.generators.families.scenarios import dense_flops
 from studyapp.questions.generators.families.terms import RUNTIME_GB, capacity_gb
 from studyapp.questions.model import Question
 
@@ -41,6 +42,7 @@ def _figures(q: Question) -> dict[str, float]:
         figures.update(active_b=model.active_params_b or model.params_b,
                        users=float(q.params["users"]),
                        bandwidth_tb_s=chip.memory_bandwidth_tb_s,
+                       tflops=dense_flops(chip, kv_dtype) / 1e12,
                        weight_bytes=dtype_bytes(kv_dtype))
     else:
         figures["weight_bytes"] = dtype_bytes(str(q.params["weights_dtype"]))
