@@ -8,7 +8,8 @@ compressed latent plus the decoupled RoPE key per layer,
 The serving budget is vLLM's: ``total × gpu_memory_utilization`` is all the engine may
 use, and the weights, the activation peak of its profile run and the memory allocated
 outside PyTorch all come out of it before the KV cache gets the rest
-(``Worker.determine_available_memory`` in vllm/v1/worker/gpu_worker.py:
+(``Worker.determine_available_memory``,
+https://github.com/vllm-project/vllm/blob/main/vllm/v1/worker/gpu_worker.py:
 ``available_kv_cache_memory = requested_memory - non_kv_cache_memory``, with
 ``requested_memory = total_memory * gpu_memory_utilization``; the start-up log line
 "the current vLLM instance can use total_gpu_memory (X GiB) x gpu_memory_utilization
@@ -30,8 +31,11 @@ from studyapp.infra.units import dtype_bytes
 
 DEFAULT_USABLE_FRACTION = 0.9
 """The budget, one meaning everywhere: the fraction of the total the driver reports that a
-serving engine may use at all. vLLM's ``gpu_memory_utilization`` defaults to 0.9
-(https://docs.vllm.ai/en/latest/configuration/engine_args.html)."""
+serving engine may use at all. vLLM's ``gpu_memory_utilization`` has defaulted to 0.9
+(https://docs.vllm.ai/en/latest/configuration/engine_args.html), the value of every
+start-up log the tests check; its newest ``CacheConfig`` raises it to 0.92
+(https://docs.vllm.ai/en/stable/api/vllm/config/cache/), which ``--usable-fraction``
+reproduces."""
 
 GIB = 2.0**30
 ACTIVATION_PEAK_BYTES = 1.26 * GIB
@@ -45,8 +49,8 @@ workspaces), same log: "non_torch_memory 1.79GiB" (https://github.com/vllm-proje
 RUNTIME_BYTES = ACTIVATION_PEAK_BYTES + NON_TORCH_BYTES
 """What the budget keeps back on each device before weights and KV cache: 3.05 GiB."""
 KV_BLOCK_TOKENS = 16
-"""vLLM's default KV cache block size in tokens; the cache is whole blocks
-(https://docs.vllm.ai/en/latest/configuration/engine_args.html, ``--block-size``)."""
+"""vLLM's default KV cache block size in tokens (``CacheConfig.DEFAULT_BLOCK_SIZE``,
+https://docs.vllm.ai/en/stable/api/vllm/config/cache/); the cache is whole blocks."""
 
 
 INDEX_KEY_BYTES_PER_VALUE = 1 + 4 / 128

@@ -286,15 +286,22 @@ def test_the_setup_states_the_capacity_its_answers_use(family: str, lang: str) -
     said only "141 GB, 90% usable" would make 8 × 141 × 0.9 = 1,015 GB the learner's
     figure against the 1,085 GB the answer uses: 7% off, outside the 2% tolerance."""
     from studyapp.questions.generators.context import DrawContext
-    from studyapp.questions.generators.families.terms import capacity_fields, capacity_gb
+    from studyapp.questions.generators.families.terms import (
+        RUNTIME_GB,
+        capacity_fields,
+        capacity_gb,
+    )
 
     cat = load_catalog()
     for seed in range(30):
         q = registered_families()[family].generate(seed, lang, {})
         chip = cat.accelerators[q.params["gpu"]]
-        assert capacity_fields(chip, DrawContext(seed, lang))["capacity"] in q.prompt
+        ctx = DrawContext(seed, lang)
+        assert capacity_fields(chip, ctx)["capacity"] in q.prompt
         assert "90" in q.prompt
-        stated = capacity_gb(chip) * GB * 0.9  # what a learner reads off the prompt
+        # vLLM's budget less its activation peak and non-torch memory, as the setup says
+        assert ctx.num(RUNTIME_GB, 4) in q.prompt
+        stated = (capacity_gb(chip) * 0.9 - RUNTIME_GB) * GB  # what a learner reads off it
         a = answers(q)
         if family == "scenario-long-context":
             system = cat.systems[q.params["system"]]

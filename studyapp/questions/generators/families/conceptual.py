@@ -27,7 +27,7 @@ from studyapp.questions.generators.drawing import (
     shuffled_choices,
     values,
 )
-from studyapp.questions.generators.families.terms import capacity_gb
+from studyapp.questions.generators.families.terms import budget_fields, capacity_gb
 from studyapp.questions.generators.wording import join_steps, model_label
 from studyapp.questions.model import Kind, Question
 
@@ -309,6 +309,7 @@ def bottleneck_from_numbers(ctx: DrawContext, options: Mapping[str, Any]) -> Que
               "weights_gb": ctx.num(d["weights"] / GB, 4), "kv_gb": ctx.num(d["kv"] / GB, 4),
               "need_gb": ctx.num((d["weights"] + d["kv"]) / GB, 4),
               "usable_gb": ctx.num(d["usable"] / GB, 4), "tokens": ctx.num(d["tokens"]),
+              **budget_fields(ctx), "budget": ctx.t("gen.budget.phrase", **budget_fields(ctx)),
               "intensity": ctx.num(d["intensity"], 3), "ridge": ctx.num(d["ridge"], 3)}
     binds = d["binds"]
     one = "_one" if d["batch"] == 1 else ""  # "one sequence", never "1 sequences"
@@ -358,7 +359,7 @@ def bottleneck_scenario(ctx: DrawContext, options: Mapping[str, Any]) -> Questio
     fields = {"gpu": chip.name, "model": model_label(model.name),
               "params_b": ctx.num(model.params_b, 5),
               "memory_gb": ctx.num(chip.memory_gb, 5), "usable_gb": ctx.num(usable / GB, 4),
-              "total_gb": ctx.num(capacity_gb(chip), 6),
+              "total_gb": ctx.num(capacity_gb(chip), 6), **budget_fields(ctx),
               "weights_gb": ctx.num(weights / GB, 4),
               "bandwidth": ctx.num(chip.memory_bandwidth_tb_s, 4),
               "tokens_s": ctx.num(chip.bandwidth_bytes_s / weights, 3),

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from studyapp.catalog import load_catalog
-from studyapp.catalog.models import Accelerator
+from studyapp.catalog.models import Accelerator, Model
 from studyapp.infra import (
     dtype_bytes,
     forward_flops,
@@ -171,11 +171,16 @@ def prefill_time(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """A prompt is compute-bound: 2·N·T FLOPs at a fraction of dense peak."""
     rng = random.Random(ctx.seed)
     catalog = load_catalog()
-    chip = rng.choice(entries(catalog.accelerators, options, "gpus"))
     models = entries(catalog.models, options, "models")
-    # the model's BF16 weights fit on the one chip the prefill runs on
-    model = rng.choice([m for m in models if weights_bytes(m.params, "bf16")
-                        <= usable_bytes(chip.memory_bytes)] or models)
+
+    def fitting(chip: Accelerator) -> list[Model]:
+        """The models whose BF16 weights fit on the one chip the prefill runs on."""
+        return [m for m in models
+                if weights_bytes(m.params, "bf16") <= usable_bytes(chip.memory_bytes)]
+
+    chips = entries(catalog.accelerators, options, "gpus")
+    chip = rng.choice([c for c in chips if fitting(c)] or chips)
+    model = rng.choice(fitting(chip) or models)
     prompts = [int(p) for p in values(options, "prompts", PROMPTS)]
     tokens = int(rng.choice([p for p in prompts if p <= model.context_length] or [min(prompts)]))
     utilisation = float(rng.choice(values(options, "utilisations", UTILISATIONS)))

@@ -42,7 +42,12 @@ from studyapp.infra.units import GB, TFLOPS
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.context import DrawContext, DrawFn, drawn
 from studyapp.questions.generators.drawing import draw_until, entries, values
-from studyapp.questions.generators.families.terms import capacity_fields, model_phrase
+from studyapp.questions.generators.families.terms import (
+    capacity_fields,
+    kv_formula,
+    kv_shape_fields,
+    model_phrase,
+)
 from studyapp.questions.generators.slips import FORWARD_ONLY, KV_PAIR, MFU_LEFT_OUT, SPARSE_TIME
 from studyapp.questions.generators.wording import label
 from studyapp.questions.model import Kind, Question, Slip, Tolerance
@@ -248,8 +253,12 @@ def serving(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 "users": ctx.num(users), "context": ctx.num(context),
                 "params_b": ctx.num(model.params_b, 5),
                 "per_token": ctx.num(env["kv_per_token"], 6),
+                "shape": kv_shape_fields(model, dtype, ctx)[0],
+                "bytes_word": ctx.bytes_per(dtype_bytes(dtype)),
+                "kv_formula": kv_formula(model, dtype, ctx),
                 **capacity_fields(chip, ctx),
-                "usable_gb": ctx.shown(chip.memory_bytes * 0.9 / GB),
+                "usable_gb": ctx.shown(usable_bytes(chip.memory_bytes) / GB),
+                "ratio": ctx.num(env["total"] * GB / usable_bytes(chip.memory_bytes), 4),
                 "bandwidth": ctx.num(chip.memory_bandwidth_tb_s, 4),
                 "tflops": ctx.num(env["flops"] / TFLOPS, 5),
                 "active_b": ctx.num(env["active"] / 1e9, 5),
@@ -311,8 +320,14 @@ def long_context(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 "gpu": label(chip.name), "node_gpus": ctx.num(system.gpus),
                 "context": ctx.num(context), "wdtype": str(env["weights_dtype"]).upper(),
                 "per_token": ctx.num(env["kv_per_token"], 6),
+                "shape": kv_shape_fields(model, "bf16", ctx)[0],
+                "kv_formula": kv_formula(model, "bf16", ctx),
+                "params_b": ctx.num(model.params_b, 5),
+                "wbytes": ctx.num(dtype_bytes(str(env["weights_dtype"]))),
+                "wbytes_word": ctx.bytes_per(dtype_bytes(str(env["weights_dtype"]))),
                 **capacity_fields(chip, ctx),
-                "usable_gb": ctx.shown(env["usable"] / GB),
+                "per_gpu_gb": ctx.num(usable_bytes(chip.memory_bytes) / GB, 4),
+                "usable_gb": ctx.num(env["usable"] / GB, 4),
                 "weights_gb": ctx.shown(env["weights_bytes"] / GB),
                 "batch": ctx.num(env["batch"]), "fp8_batch": ctx.num(env["fp8_batch"]),
                 "fp8_kv": ctx.shown(env["kv_seq"] / 2),
@@ -379,7 +394,7 @@ def training(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 "rate": ctx.sci(env["flops_per_gpu"] * gpus * mfu, 4),
                 "seconds": ctx.sci(env["days"] * 86400, 4),
                 **capacity_fields(chip, ctx),
-                "usable_gb": ctx.shown(chip.memory_bytes * 0.9 / GB),
+                "usable_gb": ctx.shown(usable_bytes(chip.memory_bytes) / GB),
                 "min_gpus": ctx.num(env["min_gpus"]),
                 **_gb(env, ctx, "days", "state", "per_gpu")}
 
@@ -581,7 +596,7 @@ def cost(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 "params_b": ctx.num(model.params_b, 5),
                 "kv_total": ctx.shown(env["kv_total"]), "price": ctx.num(price),
                 **capacity_fields(chip, ctx),
-                "usable_gb": ctx.shown(chip.memory_bytes * 0.9 / GB),
+                "usable_gb": ctx.shown(usable_bytes(chip.memory_bytes) / GB),
                 "bandwidth": ctx.num(chip.memory_bandwidth_tb_s, 4),
                 "tflops": ctx.num(env["flops"] / TFLOPS, 5),
                 "active_b": ctx.num(env["active"] / 1e9, 5),

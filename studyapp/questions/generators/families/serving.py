@@ -43,7 +43,9 @@ from studyapp.questions.generators.families.terms import (
     CONTEXTS,
     GPU_IDS,
     MODEL_IDS,
+    RUNTIME_GB,
     SERVE_DTYPES,
+    budget_convention,
     capacity_fields,
     capacity_gb,
     contexts_within,
@@ -128,7 +130,8 @@ def serve_given(d: ServeDraw) -> dict[str, float]:
     """The figures a serving question states: they decide weights + KV against usable HBM."""
     given = {"params_b": d.model.params_b, "bytes": dtype_bytes(d.dtype),
              "kv_kb": kv_kb(d.model, d.dtype), "context": d.context, "batch": d.batch,
-             "total_gb": capacity_gb(d.gpu), "usable": DEFAULT_USABLE_FRACTION}
+             "total_gb": capacity_gb(d.gpu), "usable": DEFAULT_USABLE_FRACTION,
+             "runtime_gb": RUNTIME_GB}
     if d.windowed:  # the audit recomputes the kept tokens from what the prompt states
         assert d.model.sliding_window and d.model.sliding_window_layers
         given.update(window=d.model.sliding_window, window_layers=d.model.sliding_window_layers,
@@ -166,7 +169,8 @@ def serve_fields(d: ServeDraw, ctx: DrawContext) -> dict[str, str]:
 
 
 def fits_on_gpu(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
-    """Weights + KV cache against 90% of one GPU's HBM, kept at least 10% from the line."""
+    """Weights + KV cache against vLLM's budget on one GPU (90% of it less the activation
+    peak and non-torch memory), kept at least 10% from the line."""
     rng = random.Random(ctx.seed)
     draw = _serve_drawer(options, "fits-on-gpu")
     want = rng.random() < 0.5
@@ -199,7 +203,7 @@ def fits_on_gpu(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         ctx.t("gen.fit.available_step", **fields),
         verdict,
         "" if ok else ctx.t("gen.fit.borderline"),
-        ctx.t("gen.convention.gb_usable"),
+        budget_convention(ctx),
     )
     return ctx.question(
         kind=Kind.TRUEFALSE, prompt=ctx.t("gen.fit.prompt", **fields), explanation=explanation,
@@ -240,7 +244,7 @@ def min_gpus(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         ctx.t("gen.min.step", **fields),
         "" if ok else ctx.t("gen.fit.borderline"),
         ctx.t("gen.min.note"),
-        ctx.t("gen.convention.gb_usable"),
+        budget_convention(ctx),
     )
     return ctx.question(
         kind=Kind.NUMERIC, prompt=ctx.t("gen.min.prompt", **fields), explanation=explanation,
@@ -325,7 +329,7 @@ def max_context(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         kv_formula(model, dtype, ctx),
         ctx.t(f"{key}_step", **fields),
         cap,
-        ctx.t("gen.convention.gb_usable"),
+        budget_convention(ctx),
     )
     return ctx.question(
         kind=Kind.NUMERIC, prompt=ctx.t(f"{key}_prompt", **fields), explanation=explanation,
@@ -336,6 +340,7 @@ def max_context(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 "context": context if what == "batch" else None,
                 "usable_fraction": DEFAULT_USABLE_FRACTION,
                 "given": {"total_gb": capacity_gb(gpu), "usable": DEFAULT_USABLE_FRACTION,
+                          "runtime_gb": RUNTIME_GB,
                           "params_b": model.params_b, "bytes": dtype_bytes(dtype),
                           "kv_kb": per_token / KB,
                           **({"batch": batch} if what == "context" else {"context": context})}},

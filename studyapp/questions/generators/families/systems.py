@@ -18,7 +18,13 @@ from studyapp.infra.units import GB, TB, TFLOPS
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.context import DrawContext, GenerateFn, drawn
 from studyapp.questions.generators.drawing import entries, values
-from studyapp.questions.generators.families.terms import capacity_fields, capacity_gb, model_phrase
+from studyapp.questions.generators.families.terms import (
+    RUNTIME_GB,
+    budget_convention,
+    capacity_fields,
+    capacity_gb,
+    model_phrase,
+)
 from studyapp.questions.generators.slips import SYSTEM_SLIPS
 from studyapp.questions.generators.wording import (
     join_steps,
@@ -130,12 +136,12 @@ def tpu_pod(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         return ctx.question(
             kind=Kind.NUMERIC, prompt=ctx.t("gen.pod.prompt_chips", **fields),
             explanation=join_steps(ctx.t("gen.pod.explain_chips", **fields),
-                                   ctx.t("gen.pod.why"), ctx.t("gen.convention.gb_usable")),
+                                   ctx.t("gen.pod.why"), budget_convention(ctx)),
             answer=float(count), unit=None, tolerance=Tolerance(relative=None, absolute=0),
             params={"gpu": chip.id, "model": model.id, "dtype": "bf16",
                     "usable_fraction": 0.9, "pod_chips": pod, "ask": variant,
                     "given": {"params_b": model.params_b, "total_gb": capacity_gb(chip),
-                              "usable": 0.9}},
+                              "usable": 0.9, "runtime_gb": RUNTIME_GB}},
         )
     quantity = "memory" if variant == "memory" else "bf16"
     total, unit, per_chip, per_unit = _total(chip, pod, quantity)

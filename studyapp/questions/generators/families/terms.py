@@ -7,7 +7,15 @@ from typing import Any
 
 from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Accelerator, Model
-from studyapp.infra import dtype_bytes, kv_bytes_per_token
+from studyapp.infra import (
+    ACTIVATION_PEAK_BYTES,
+    DEFAULT_USABLE_FRACTION,
+    NON_TORCH_BYTES,
+    RUNTIME_BYTES,
+    dtype_bytes,
+    kv_bytes_per_token,
+    usable_bytes,
+)
 from studyapp.infra.shapes import kv_shape
 from studyapp.infra.units import KB
 from studyapp.questions.generators.context import DrawContext
@@ -72,9 +80,31 @@ def capacity_gb(chip: Accelerator) -> float:
     return float(f"{chip.memory_bytes / 1e9:.6g}")
 
 
+RUNTIME_GB = RUNTIME_BYTES / 1e9
+"""vLLM's activation peak + non-torch memory per device in GB (questions write 3.275)."""
+
+
+def budget_fields(ctx: DrawContext) -> dict[str, str]:
+    """The serving budget's figures as every fit question words them: vLLM's
+    gpu_memory_utilization, and the activation peak and non-torch memory it takes out."""
+    return {"fraction": ctx.num(DEFAULT_USABLE_FRACTION),
+            "fraction_pct": ctx.num(DEFAULT_USABLE_FRACTION * 100),
+            "runtime_gb": ctx.num(RUNTIME_GB, 4),
+            "activation_gib": ctx.num(ACTIVATION_PEAK_BYTES / 2**30, 3),
+            "non_torch_gib": ctx.num(NON_TORCH_BYTES / 2**30, 3),
+            "runtime_gib": ctx.num(RUNTIME_BYTES / 2**30, 3)}
+
+
+def budget_convention(ctx: DrawContext) -> str:
+    """The explanation's closing note: units, and the budget as vLLM splits it."""
+    return ctx.t("gen.convention.gb_usable", **budget_fields(ctx))
+
+
 def capacity_fields(chip: Accelerator, ctx: DrawContext) -> dict[str, str]:
     """``memory_gb`` as the vendor prints it, ``total_gb`` in 10^9 bytes, and ``capacity``:
-    the phrase that says how one becomes the other (HBM "GB" are GiB)."""
+    the phrase that says how one becomes the other (HBM "GB" are GiB). ``budget`` says how
+    a serving engine splits it: ``budget_gb`` = total × utilization, less ``runtime_gb``
+    leaves ``room_gb`` for weights and KV cache."""
     fields = {"memory_gb": ctx.num(chip.memory_gb, 5),
               "total_gb": ctx.num(capacity_gb(chip), 6),
               "memory_type": chip.memory_type}
@@ -85,7 +115,11 @@ def capacity_fields(chip: Accelerator, ctx: DrawContext) -> dict[str, str]:
         fields["driver_mib"] = ctx.num(chip.driver_memory_mib, 9)
     else:
         key = "gen.mem.capacity_binary"
-    return {**fields, "capacity": ctx.t(key, **fields)}
+    budget = budget_fields(ctx)
+    return {**fields, **budget, "capacity": ctx.t(key, **fields),
+            "budget": ctx.t("gen.budget.phrase", **budget),
+            "budget_gb": ctx.num(capacity_gb(chip) * DEFAULT_USABLE_FRACTION, 4),
+            "room_gb": ctx.num(usable_bytes(chip.memory_bytes) / 1e9, 4)}
 
 
 def has_dtype(chip: Accelerator, dtype: str) -> bool:

@@ -29,7 +29,13 @@ from studyapp.infra.units import GB, TB, TFLOPS
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.context import DrawContext, drawn
 from studyapp.questions.generators.drawing import draw_until, entries, values
-from studyapp.questions.generators.families.terms import capacity_fields, capacity_gb, model_phrase
+from studyapp.questions.generators.families.terms import (
+    RUNTIME_GB,
+    budget_convention,
+    capacity_fields,
+    capacity_gb,
+    model_phrase,
+)
 from studyapp.questions.generators.slips import SPARSE_TIME, WEIGHTS_ONLY_CHECKPOINT
 from studyapp.questions.generators.wording import join_steps, label, significant
 from studyapp.questions.model import Kind, Question, Tolerance
@@ -127,13 +133,14 @@ def _fewest_gpus(rng: random.Random, ctx: DrawContext, models: list[Model],
         kind=Kind.NUMERIC, prompt=ctx.t("gen.trainmem.prompt_fewest", **fields),
         explanation=join_steps(ctx.t("gen.trainmem.bytes"),
                                ctx.t("gen.trainmem.explain_fewest", **fields),
-                               ctx.t("gen.trainmem.why"), ctx.t("gen.convention.gb")),
+                               ctx.t("gen.trainmem.why"), budget_convention(ctx)),
         answer=float(count), unit=None, tolerance=Tolerance(absolute=0),
         params={"model": model.id, "params": model.params, "zero_stage": 3, "ask": "fewest",
                 "gpu": gpu.id, "bytes_per_param": ADAM_MIXED_BYTES_PER_PARAM,
                 "given": {"params_b": model.params_b, "w_bytes": 2.0, "g_bytes": 2.0,
                           "o_bytes": ADAM_MIXED_BYTES_PER_PARAM - 4.0,
-                          "total_gb": capacity_gb(gpu), "usable": 0.9}},
+                          "total_gb": capacity_gb(gpu), "usable": 0.9,
+                          "runtime_gb": RUNTIME_GB}},
     )
 
 
@@ -175,7 +182,7 @@ def training_memory(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         explanation=join_steps(ctx.t("gen.trainmem.bytes"),
                                ctx.t(f"gen.trainmem.zero{stage}", **fields),
                                ctx.t("gen.trainmem.explain", **fields),
-                               ctx.t("gen.trainmem.why"), ctx.t("gen.convention.gb")),
+                               ctx.t("gen.trainmem.why"), budget_convention(ctx)),
         answer=significant(per_device / GB), unit="GB", tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "params": model.params, "zero_stage": stage,
                 "devices": devices, "gpu": gpu.id, "bytes_per_param": ADAM_MIXED_BYTES_PER_PARAM,
