@@ -36,8 +36,14 @@ from studyapp.infra import (
     weights_bytes,
     young_daly_interval,
 )
-from studyapp.infra.collectives import network_bus_bandwidth
-from studyapp.infra.network import mesh_bandwidth
+from studyapp.infra.collectives import (
+    SCALE_UP_LATENCY_S,
+    allreduce_time,
+    bus_bandwidth,
+    network_bus_bandwidth,
+    scale_up_efficiency,
+)
+from studyapp.infra.network import mesh_bandwidth, tp_allreduce_bytes
 from studyapp.infra.shapes import kv_shape
 from studyapp.questions.generators import registered_families
 from studyapp.questions.generators.drawing import instance_seed
@@ -81,6 +87,13 @@ def _fit(p: Mapping[str, Any]) -> Any:
         tokens = (windowed + (m.layers - m.sliding_window_layers) * tokens) / m.layers
     return fit(m.params, p["dtype"], kv_shape(m), g.memory_bytes, context=tokens,
                batch=p["batch"])
+
+
+def _tp_bus(gpu_id: str) -> float:
+    """NCCL's bus bandwidth on the chip's NVLink: its per-direction rate × the nccl-tests share."""
+    chip = load_catalog().accelerators[gpu_id]
+    return bus_bandwidth((chip.scale_up_gb_s or 0) * GB / 2,
+                         scale_up_eff=scale_up_efficiency(chip.scale_up))
 
 
 def _allreduce_bandwidth(p: dict[str, Any]) -> float:
@@ -167,6 +180,10 @@ NUMERIC: dict[str, Callable[[Mapping[str, Any]], float]] = {
     "bits-vs-bytes": lambda p: p["gbit_s"] * 1e9 / 8 * p["ports"],
     "ring-allreduce": lambda p: ring_allreduce_seconds(p["size_bytes"], p["gpus"],
                                                        _allreduce_bandwidth(p)),
+    "tp-allreduce": lambda p: allreduce_time(
+        tp_allreduce_bytes(p["batch"], load_catalog().models[p["model"]].hidden_size, 2),
+        p["tp"], _tp_bus(p["gpu"]), calls=2 * load_catalog().models[p["model"]].layers,
+        latency_s=SCALE_UP_LATENCY_S).seconds,
     "gaudi-ethernet": lambda p: (p["port_gbit_s"] * 1e9 / 8 * p["ports"] * p["chips"]
                                  * (2 if p["both_ways"] else 1)),
     "hgx-node-totals": _system_total,

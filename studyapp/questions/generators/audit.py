@@ -191,6 +191,10 @@ RECOMPUTE: dict[str, Callable[[Given, Question], float]] = {
     "link-transfer": lambda g, q: _time(g["size_gb"] / _one_way(g), q),
     "bits-vs-bytes": lambda g, q: g["gbit"] / 8 * g.get("count", 1),
     "ring-allreduce": lambda g, q: _ring_allreduce(g, q),
+    # two all-reduces per layer, each its latency plus 2(n−1)/n × batch × hidden × 2 B
+    "tp-allreduce": lambda g, q: 2 * g["layers"] * (
+        g["latency_us"] * 1e-3
+        + 2 * (g["tp"] - 1) / g["tp"] * g["batch"] * g["hidden"] * 2 / (g["bus_gb_s"] * 1e6)),
     "gaudi-ethernet": lambda g, q: g["count"] * g["gbit"] / 8 * g.get("chips", 1)
     * (2 if q.params.get("both_ways") else 1),
     "hgx-node-totals": _total,
