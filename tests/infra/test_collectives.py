@@ -151,3 +151,19 @@ def test_alpha_beta_terms_add() -> None:
     assert time.bandwidth_seconds == pytest.approx(10 * 2 * 7 / 8 * 1e6 / 370e9)
     assert time.seconds == pytest.approx(time.latency_seconds + time.bandwidth_seconds)
     assert allreduce_time(1e6, 1, 370 * GB).seconds == 0.0  # one GPU: nothing to reduce
+
+
+def test_spanish_text_names_the_terms_and_the_one_that_dominates() -> None:
+    out = CliRunner().invoke(main, ["--lang", "es", "calc", "tp", "--model", "llama-3.1-70b",
+                                    "--tp", "8", "--gpu", "h100-sxm"])
+    assert out.exit_code == 0, out.output
+    assert "término de latencia por paso (ms)" in out.output
+    assert "latencia\n" in out.output.split("término dominante")[1]
+    out = CliRunner().invoke(main, ["--lang", "es", "calc", "allreduce", "--size-gb", "10",
+                                    "--system", "hgx-h100", "--nodes", "2",
+                                    "--cards-per-node", "1"])
+    assert out.exit_code == 0, out.output
+    assert "tarjetas de red\n" in out.output.split("enlace más lento")[1]
+    out = CliRunner().invoke(main, ["--lang", "es", "calc", "allreduce", "--size-gb", "10",
+                                    "--gpus", "8", "--link", "infinity-fabric-mi300"])
+    assert "malla" in out.output.split("algoritmo")[1].splitlines()[0]
