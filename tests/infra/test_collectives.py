@@ -167,3 +167,14 @@ def test_spanish_text_names_the_terms_and_the_one_that_dominates() -> None:
     out = CliRunner().invoke(main, ["--lang", "es", "calc", "allreduce", "--size-gb", "10",
                                     "--gpus", "8", "--link", "infinity-fabric-mi300"])
     assert "malla" in out.output.split("algoritmo")[1].splitlines()[0]
+
+
+def test_a_gaudi_box_is_a_mesh_of_its_ethernet_ports() -> None:
+    # HLS-3: 21 of each Gaudi 3's 200 Gb/s ports go to its 7 peers, 3 each: 21 × 25 GB/s =
+    # 525 GB/s each way per chip (https://docs.habana.ai/en/latest/Management_and_Monitoring/
+    # Network_Configuration/index.html)
+    box = _calc("allreduce", "--size-gb", "10", "--system", "hls-gaudi3")
+    assert box["algorithm"] == "mesh" and box["mesh_links"] == 7
+    assert box["bandwidth_gb_s"] == pytest.approx(21 * 25)
+    pair = _calc("allreduce", "--size-gb", "10", "--system", "hls-gaudi3", "--gpus", "2")
+    assert pair["mesh_links"] == 1 and pair["bandwidth_gb_s"] == pytest.approx(3 * 25)

@@ -216,7 +216,11 @@ def ring_allreduce(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     rng = random.Random(ctx.seed)
     catalog = load_catalog()
     model = rng.choice(entries(catalog.models, options, "models"))
-    link = rng.choice(transfer_links(options))
+    links_known = [link for link in transfer_links(options)
+                   if link.kind != "scale-up" or link.id in PER_LINK_KNOWN]
+    if not links_known:  # a torus (ICI, NeuronLink): its per-neighbour split is not listed
+        raise LookupError("ring-allreduce needs NVLink, Infinity Fabric or a network card")
+    link = rng.choice(links_known)
     count, nodes, cards = _ring_shape(link, rng, options)
     size = model.params * 2
     mesh = bool(link.per_peer_gb_s and link.peers)
