@@ -18,8 +18,9 @@ SCALE_UP_BUS_EFFICIENCY = 370 / 450
 (about 20 % protocol overhead, NVIDIA's NCCL maintainers,
 https://github.com/NVIDIA/nccl-tests/issues/212); A800 gets ~160 of its 200 GB/s
 (https://github.com/NVIDIA/nccl/issues/412). NVLink SHARP (NVLS) on 8 H100 reaches ~480 GB/s
-of bus bandwidth for an all-reduce alone (https://github.com/NVIDIA/nccl-tests/issues/290);
-the ring figure is the one every collective and every NVLink generation reaches."""
+of bus bandwidth for an all-reduce alone (https://github.com/NVIDIA/nccl-tests/issues/290),
+8 B200 830 GB/s or more of NVLink 5's 900 (https://github.com/NVIDIA/nccl/issues/1807); the
+ring share is the one every collective reaches, so the model leaves NVLS out."""
 
 CARD_BUS_EFFICIENCY = 47 / 50
 """Bus bandwidth per network card: 46–48 GB/s per NDR 400 Gb/s card (50 GB/s)
