@@ -19,6 +19,7 @@ from studyapp.infra.collectives import (
     SCALE_UP_BUS_EFFICIENCY,
     allreduce_time,
     bus_bandwidth,
+    collective_time,
     scale_up_efficiency,
 )
 
@@ -186,3 +187,15 @@ def test_b200_ring_model_stays_below_what_nvls_measures() -> None:
     # without NVLS, so it must come out below that, and within 15 %
     bus = bus_bandwidth(900 * GB, scale_up_eff=scale_up_efficiency("nvlink-5"))
     assert 830 * GB * 0.85 <= bus < 830 * GB
+
+
+@pytest.mark.parametrize(("kind", "factor"), [
+    # nccl-tests' bus bandwidth factors for n ranks
+    # (https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md)
+    ("all-reduce", 2 * 7 / 8), ("reduce-scatter", 7 / 8), ("all-gather", 7 / 8),
+    ("all-to-all", 7 / 8), ("broadcast", 1.0), ("reduce", 1.0),
+])
+def test_every_collective_moves_its_nccl_tests_factor(kind: str, factor: float) -> None:
+    time = collective_time(kind, 1e9, 8, 370 * GB, calls=3, latency_s=10e-6)
+    assert time.bandwidth_seconds == pytest.approx(3 * factor * 1e9 / 370e9)
+    assert time.seconds == pytest.approx(30e-6 + time.bandwidth_seconds)
