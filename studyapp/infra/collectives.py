@@ -30,7 +30,9 @@ CARD_BUS_EFFICIENCY = 47 / 50
 SCALE_UP_LATENCY_S = 10.1e-6
 """One small all-reduce inside an 8-GPU H100 node: 0.0101 ms for 512 bytes at TP 8 (vLLM's
 custom all-reduce; SGLang's own 0.0059 ms, both 0.006–0.012 ms up to 32 KB),
-https://github.com/sgl-project/sglang/pull/2904."""
+https://github.com/sgl-project/sglang/pull/2904. AMD measures the same range for a 2 KB
+all-reduce at TP 4 (7.18 µs, https://github.com/sgl-project/sglang/pull/6619), so the figure
+stands for any scale-up link the catalog has no measurement of."""
 
 SCALE_OUT_LATENCY_S = 47e-6
 """One small all-reduce across two 8-GPU nodes on NDR InfiniBand (ConnectX-7, NCCL 2.21):
