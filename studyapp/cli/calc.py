@@ -9,6 +9,7 @@ import click
 from studyapp import catalog
 from studyapp.cli import current_settings, echo_json, fail
 from studyapp.cli.calc_inputs import (
+    allreduce_scale_up,
     count_option,
     device_options,
     model_options,
@@ -248,7 +249,11 @@ def calc_allreduce(ctx: click.Context, /, **kw: Any) -> None:
     if kw["system_id"]:
         # an unknown id ends as one line in the user's language (LazyGroup)
         system = catalog.load_catalog().systems[kw["system_id"]]
-        per_node, link_id = per_node or system.gpus, link_id or system.interconnect
+        if not (per_node or kw["gpus"]):
+            per_node = system.gpus
+        if (per_node or kw["gpus"] // nodes) > system.gpus:
+            fail(f"a {system.id} node has {system.gpus} GPUs; give --nodes for more")
+        link_id = link_id or system.interconnect
         cards, card_gbit = cards or system.nics_per_node, card_gbit or system.nic_gbit_s
     gpus = kw["gpus"] or (nodes * per_node if per_node else None)
     if gpus is None:
@@ -259,15 +264,9 @@ def calc_allreduce(ctx: click.Context, /, **kw: Any) -> None:
     if nodes > 1 and not (cards and card_gbit):
         fail("an all-reduce across nodes needs --cards-per-node and --card-gbit-s "
              "(or --system ID)")
-    bandwidth = kw["bandwidth_gb_s"] * 1e9 if kw["bandwidth_gb_s"] else None
-    mesh_links = None
-    if link_id:
-        link = catalog.load_catalog().interconnects[link_id]
-        if bandwidth is None:
-            bandwidth = per_direction(link.bandwidth_gb_s * 1e9, link.direction)
-            if link.peers and link.per_peer_gb_s:  # a full mesh: n − 1 links at most
-                bandwidth = mesh_bandwidth(bandwidth, link.peers, gpus // nodes)
-                mesh_links = min(max(gpus // nodes - 1, 1), link.peers)
+    bandwidth, mesh_links = allreduce_scale_up(link_id, kw["system_id"], gpus // nodes)
+    if kw["bandwidth_gb_s"]:
+        bandwidth, mesh_links = kw["bandwidth_gb_s"] * 1e9, None
     if bandwidth is None:
         fail("give --link ID or --bandwidth-gb-s")
     report = allreduce_report(size_bytes=kw["size_gb"] * 1e9, gpus=gpus,

@@ -15,6 +15,7 @@ from studyapp import catalog
 from studyapp.cli import current_settings, fail
 from studyapp.infra.calc import DeviceInput, ModelInput, parse_count
 from studyapp.infra.memory import KVShape
+from studyapp.infra.network import mesh_bandwidth, per_direction
 from studyapp.infra.shapes import model_input
 
 
@@ -170,3 +171,26 @@ def memory_basis(gpu: Any) -> str:
     if gpu.driver_memory_mib is not None:
         return "driver-total"
     return "vendor-gib" if gpu.memory_unit == "GiB" else "vendor-gb"
+
+
+def allreduce_scale_up(link_id: str | None, system_id: str | None,
+                       gpus: int) -> tuple[float | None, int | None]:
+    """(per-direction bytes/s, mesh links used at once) of the link inside one node.
+
+    A full mesh (Infinity Fabric) gives a group of ``gpus`` n − 1 of its links; a Gaudi box
+    whose chips are joined by their own Ethernet ports (HLS-3: 21 ports per chip to its
+    7 peers) is a mesh too, at the system's scale-up total per chip."""
+    cat = catalog.load_catalog()
+    system = cat.systems[system_id] if system_id else None
+    if not link_id:
+        return None, None
+    link = cat.interconnects[link_id]  # an unknown id ends as one line (LazyGroup)
+    if link.peers and link.per_peer_gb_s:  # a full mesh: n − 1 links at most
+        total = per_direction(link.bandwidth_gb_s * 1e9, link.direction)
+        return mesh_bandwidth(total, link.peers, gpus), min(max(gpus - 1, 1), link.peers)
+    if (system and link.kind == "scale-out" and system.aggregate_scale_up_gb_s
+            and link_id == system.interconnect):
+        peers = system.gpus - 1
+        total = system.aggregate_scale_up_gb_s * 1e9 / system.gpus / 2
+        return mesh_bandwidth(total, peers, gpus), min(max(gpus - 1, 1), peers)
+    return per_direction(link.bandwidth_gb_s * 1e9, link.direction), None

@@ -18,8 +18,9 @@ SCALE_UP_BUS_EFFICIENCY = 370 / 450
 (about 20 % protocol overhead, NVIDIA's NCCL maintainers,
 https://github.com/NVIDIA/nccl-tests/issues/212); A800 gets ~160 of its 200 GB/s
 (https://github.com/NVIDIA/nccl/issues/412). NVLink SHARP (NVLS) on 8 H100 reaches ~480 GB/s
-of bus bandwidth for an all-reduce alone (https://github.com/NVIDIA/nccl-tests/issues/290);
-the ring figure is the one every collective and every NVLink generation reaches."""
+of bus bandwidth for an all-reduce alone (https://github.com/NVIDIA/nccl-tests/issues/290),
+8 B200 830 GB/s or more of NVLink 5's 900 (https://github.com/NVIDIA/nccl/issues/1807); the
+ring share is the one every collective reaches, so the model leaves NVLS out."""
 
 CARD_BUS_EFFICIENCY = 47 / 50
 """Bus bandwidth per network card: 46–48 GB/s per NDR 400 Gb/s card (50 GB/s)
@@ -29,7 +30,9 @@ CARD_BUS_EFFICIENCY = 47 / 50
 SCALE_UP_LATENCY_S = 10.1e-6
 """One small all-reduce inside an 8-GPU H100 node: 0.0101 ms for 512 bytes at TP 8 (vLLM's
 custom all-reduce; SGLang's own 0.0059 ms, both 0.006–0.012 ms up to 32 KB),
-https://github.com/sgl-project/sglang/pull/2904."""
+https://github.com/sgl-project/sglang/pull/2904. AMD measures the same range for a 2 KB
+all-reduce at TP 4 (7.18 µs, https://github.com/sgl-project/sglang/pull/6619), so the figure
+stands for any scale-up link the catalog has no measurement of."""
 
 SCALE_OUT_LATENCY_S = 47e-6
 """One small all-reduce across two 8-GPU nodes on NDR InfiniBand (ConnectX-7, NCCL 2.21):
@@ -47,7 +50,23 @@ def scale_up_efficiency(link_id: str | None) -> float:
 
 def ring_factor(devices: int) -> float:
     """Share of the data each device sends in a ring all-reduce: 2(n − 1)/n."""
-    return 2.0 * (devices - 1) / devices if devices > 1 else 0.0
+    return bus_factor("all-reduce", devices)
+
+
+BUS_FACTORS = {"all-reduce": 2.0, "reduce-scatter": 1.0, "all-gather": 1.0, "all-to-all": 1.0}
+"""busbw = algbw × factor × (n − 1)/n for these; broadcast and reduce send the data once
+(factor 1 whatever n): nccl-tests' definitions,
+https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md."""
+ROOTED = ("broadcast", "reduce")
+
+
+def bus_factor(kind: str, devices: int) -> float:
+    """How many times its size each device moves in collective ``kind`` over ``devices``."""
+    if devices < 2:
+        return 0.0
+    if kind in ROOTED:
+        return 1.0
+    return BUS_FACTORS[kind] * (devices - 1) / devices
 
 
 def network_bus_bandwidth(cards: int, card_one_way: float,
@@ -81,6 +100,7 @@ class CollectiveTime:
     devices: int
     bus_bytes_s: float
     latency_s: float
+    kind: str = "all-reduce"
 
     @property
     def latency_seconds(self) -> float:
@@ -88,7 +108,8 @@ class CollectiveTime:
 
     @property
     def bandwidth_seconds(self) -> float:
-        return self.calls * ring_factor(self.devices) * self.size_bytes / self.bus_bytes_s
+        return (self.calls * bus_factor(self.kind, self.devices) * self.size_bytes
+                / self.bus_bytes_s)
 
     @property
     def seconds(self) -> float:
@@ -100,10 +121,20 @@ class CollectiveTime:
         return "latency" if self.latency_seconds > self.bandwidth_seconds else "bandwidth"
 
 
-def allreduce_time(size_bytes: float, devices: int, bus_bytes_s: float, *, nodes: int = 1,
-                   calls: int = 1, latency_s: float | None = None) -> CollectiveTime:
-    """All-reduce time, α–β: the latency of a call inside a node or across nodes, by default."""
+def collective_time(kind: str, size_bytes: float, devices: int, bus_bytes_s: float, *,
+                    nodes: int = 1, calls: int = 1,
+                    latency_s: float | None = None) -> CollectiveTime:
+    """Any collective, α–β: ``calls`` × latency + calls × factor × size / bus bandwidth. The
+    latency is the published small-message time inside a node or across nodes by default;
+    the all-reduce measurements stand in for the other collectives."""
     if latency_s is None:
         latency_s = SCALE_UP_LATENCY_S if nodes <= 1 else SCALE_OUT_LATENCY_S
     return CollectiveTime(calls=calls, size_bytes=size_bytes, devices=devices,
-                          bus_bytes_s=bus_bytes_s, latency_s=latency_s)
+                          bus_bytes_s=bus_bytes_s, latency_s=latency_s, kind=kind)
+
+
+def allreduce_time(size_bytes: float, devices: int, bus_bytes_s: float, *, nodes: int = 1,
+                   calls: int = 1, latency_s: float | None = None) -> CollectiveTime:
+    """All-reduce time, α–β (``collective_time`` of an all-reduce)."""
+    return collective_time("all-reduce", size_bytes, devices, bus_bytes_s, nodes=nodes,
+                           calls=calls, latency_s=latency_s)

@@ -36,6 +36,14 @@ from studyapp.infra import (
     weights_bytes,
     young_daly_interval,
 )
+from studyapp.infra.collectives import (
+    SCALE_UP_LATENCY_S,
+    allreduce_time,
+    bus_bandwidth,
+    network_bus_bandwidth,
+    scale_up_efficiency,
+)
+from studyapp.infra.network import mesh_bandwidth, tp_allreduce_bytes
 from studyapp.infra.shapes import kv_shape
 from studyapp.questions.generators import registered_families
 from studyapp.questions.generators.drawing import instance_seed
@@ -79,6 +87,24 @@ def _fit(p: Mapping[str, Any]) -> Any:
         tokens = (windowed + (m.layers - m.sliding_window_layers) * tokens) / m.layers
     return fit(m.params, p["dtype"], kv_shape(m), g.memory_bytes, context=tokens,
                batch=p["batch"])
+
+
+def _tp_bus(gpu_id: str) -> float:
+    """NCCL's bus bandwidth on the chip's NVLink: its per-direction rate × the nccl-tests share."""
+    chip = load_catalog().accelerators[gpu_id]
+    return bus_bandwidth((chip.scale_up_gb_s or 0) * GB / 2,
+                         scale_up_eff=scale_up_efficiency(chip.scale_up))
+
+
+def _allreduce_bandwidth(p: dict[str, Any]) -> float:
+    """A full mesh (Infinity Fabric) uses n − 1 of its links at once; across nodes NCCL runs
+    one ring per network card, so a node's cards add up; otherwise one link."""
+    link = load_catalog().interconnects[p["link"]]
+    if link.per_peer_gb_s and link.peers:
+        return mesh_bandwidth(_one_way(p["link"]) * link.peers, link.peers, p["gpus"])
+    if p["nodes"] > 1:
+        return network_bus_bandwidth(p["cards"], _one_way(p["link"]), card_efficiency=1.0)
+    return _one_way(p["link"])
 
 
 def _one_way(link_id: str) -> float:
@@ -152,9 +178,12 @@ NUMERIC: dict[str, Callable[[Mapping[str, Any]], float]] = {
         p["checkpoint_seconds"], cluster_mtbf_seconds(p["device_mtbf_hours"] * 3600, p["gpus"])),
     "link-transfer": lambda p: transfer_seconds(p["size_gb"] * GB, _one_way(p["link"])),
     "bits-vs-bytes": lambda p: p["gbit_s"] * 1e9 / 8 * p["ports"],
-    # a full mesh (Infinity Fabric) runs the collective over every link to the group at once
     "ring-allreduce": lambda p: ring_allreduce_seconds(p["size_bytes"], p["gpus"],
-                                                       _one_way(p["link"]) * p.get("links", 1)),
+                                                       _allreduce_bandwidth(p)),
+    "tp-allreduce": lambda p: allreduce_time(
+        tp_allreduce_bytes(p["batch"], load_catalog().models[p["model"]].hidden_size, 2),
+        p["tp"], _tp_bus(p["gpu"]), calls=2 * load_catalog().models[p["model"]].layers,
+        latency_s=SCALE_UP_LATENCY_S).seconds,
     "gaudi-ethernet": lambda p: (p["port_gbit_s"] * 1e9 / 8 * p["ports"] * p["chips"]
                                  * (2 if p["both_ways"] else 1)),
     "hgx-node-totals": _system_total,

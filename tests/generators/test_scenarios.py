@@ -20,13 +20,13 @@ from studyapp.infra import (
     fit,
     kv_cache_bytes,
     per_direction,
-    ring_allreduce_seconds,
     training_flops,
     training_memory_bytes,
     training_seconds,
     weights_bytes,
     young_daly_interval,
 )
+from studyapp.infra.collectives import allreduce_time, bus_bandwidth, scale_up_efficiency
 from studyapp.infra.memory import min_devices
 from studyapp.infra.shapes import kv_shape
 from studyapp.questions.generators import registered_families
@@ -135,20 +135,32 @@ def test_checkpoint_steps_match_the_calculator(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_allreduce_steps_match_the_calculator(seed: int) -> None:
+    """Inside the node over NVLink, across nodes one ring per card: NCCL's α–β time."""
     q = registered_families()["scenario-allreduce"].generate(seed, "en", {})
     p, a, cat = q.params, answers(q), load_catalog()
     grads = weights_bytes(cat.models[p["model"]].params, "bf16")
     system = cat.systems[p["system"]]
-    link, ib = cat.interconnects[p["link"]], cat.interconnects[p["ib"]]
-    nvlink = ring_allreduce_seconds(grads, system.gpus,
-                                    per_direction(link.bandwidth_gb_s, link.direction) * GB)
-    over_ib = ring_allreduce_seconds(grads, system.gpus * p["nodes"],
-                                     per_direction(ib.bandwidth_gb_s, ib.direction) * GB)
+    link, card = cat.interconnects[p["link"]], cat.interconnects[p["ib"]]
+    nvlink = per_direction(link.bandwidth_gb_s, link.direction) * GB
+    inside_bus = bus_bandwidth(nvlink, scale_up_eff=scale_up_efficiency(link.id))
+    across_bus = bus_bandwidth(nvlink, nodes=p["nodes"], cards=p["cards"],
+                               card_one_way=(card.gbit_s or 0) * GB / 8,
+                               scale_up_eff=scale_up_efficiency(link.id))
+    inside = allreduce_time(grads, system.gpus, inside_bus).seconds
+    across = allreduce_time(grads, system.gpus * p["nodes"], across_bus,
+                            nodes=p["nodes"]).seconds
+    assert p["cards"] in (1, system.nics_per_node)
     assert a["grads"] == approx(grads / GB)
-    assert a["nvlink"] == approx(nvlink * 1e3)
-    assert a["ib"] == approx(over_ib * 1e3)
-    assert a["ratio"] == approx(over_ib / nvlink)
-    assert a["dominates"] == "InfiniBand across nodes"
+    assert a["nvlink"] == approx(inside * 1e3)
+    assert a["ib"] == approx(across * 1e3)
+    assert a["ratio"] == approx(across / inside)
+    network_sets_pace = across_bus < inside_bus
+    assert a["dominates"] == ("InfiniBand, the network cards" if network_sets_pace
+                              else "NVLink, the scale-up link")
+    if p["cards"] == 1:  # one card per node: the network dominates by far
+        assert network_sets_pace and a["ratio"] > 5
+    elif system.id in ("hgx-h100", "hgx-h200"):  # 8 NDR cards match NVLink 4
+        assert a["ratio"] < 1.5
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -195,9 +195,11 @@ RECOMPUTE: dict[str, Callable[[Given, Question], float]] = {
         2 * g["write_s"] * g["device_hours"] * 3600 / g["count"]) / 60,
     "link-transfer": lambda g, q: _time(g["size_gb"] / _one_way(g), q),
     "bits-vs-bytes": lambda g, q: g["gbit"] / 8 * g.get("count", 1),
-    "ring-allreduce": lambda g, q: _time(
-        2 * (g["count"] - 1) / g["count"] * g["params_b"] * 2
-        / (_one_way(g) * q.params.get("links", 1)), q),  # a mesh: n − 1 links at once
+    "ring-allreduce": lambda g, q: _ring_allreduce(g, q),
+    # two all-reduces per layer, each its latency plus 2(n−1)/n × batch × hidden × 2 B
+    "tp-allreduce": lambda g, q: 2 * g["layers"] * (
+        g["latency_us"] * 1e-3
+        + 2 * (g["tp"] - 1) / g["tp"] * g["batch"] * g["hidden"] * 2 / (g["bus_gb_s"] * 1e6)),
     "gaudi-ethernet": lambda g, q: g["count"] * g["gbit"] / 8 * g.get("chips", 1)
     * (2 if q.params.get("both_ways") else 1),
     "hgx-node-totals": _total,
@@ -208,6 +210,15 @@ RECOMPUTE: dict[str, Callable[[Given, Question], float]] = {
 }
 """Each family's answer from the figures its prompt states (in the answer's unit;
 for yes/no kinds the deciding ratio, whose side of 1 is the answer)."""
+
+
+def _ring_allreduce(g: Given, q: Question) -> float:
+    """2(n−1)/n × gradients over what each GPU sends per direction: one link inside a
+    scale-up domain, n − 1 links of a full mesh at once, or every card of a node across
+    nodes (one ring per card)."""
+    n = g["count"] if "count" in g else g["nodes"] * g["node_gpus"]
+    links = min(n - 1, g["peers"]) if "peers" in g else g.get("cards", 1)
+    return _time(2 * (n - 1) / n * g["params_b"] * 2 / (_one_way(g) * links), q)
 
 
 def _zero_bytes(g: Given) -> float:

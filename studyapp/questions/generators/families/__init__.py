@@ -23,6 +23,7 @@ from studyapp.questions.generators.families import (
     scenarios,
     serving,
     systems,
+    tensor_parallel,
     training,
 )
 
@@ -50,6 +51,7 @@ FAMILIES: tuple[Family, ...] = (
     network.LINK_TRANSFER,
     network.BITS_VS_BYTES,
     network.RING_ALLREDUCE,
+    tensor_parallel.TP_ALLREDUCE,
     network.GAUDI_ETHERNET,
     systems.HGX_NODE_TOTALS,
     systems.NVL72_RACK_TOTALS,
@@ -67,6 +69,5 @@ for _family in FAMILIES:
 
 __all__ = [
     "FAMILIES", "accelerators", "conceptual", "memory", "network", "roofline", "scenarios",
-    "serving",
-    "systems", "training",
+    "serving", "systems", "tensor_parallel", "training",
 ]

@@ -13,6 +13,8 @@ from typing import Any
 from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Interconnect
 from studyapp.infra import per_direction, ring_allreduce_seconds, transfer_seconds
+from studyapp.infra.collectives import network_bus_bandwidth
+from studyapp.infra.network import mesh_bandwidth
 from studyapp.infra.units import GB, gbit_to_bytes_per_s
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.context import DrawContext, drawn
@@ -27,7 +29,7 @@ from studyapp.questions.generators.slips import (
     RING_FACTOR,
 )
 from studyapp.questions.generators.wording import join_steps, label, significant
-from studyapp.questions.model import Kind, Question, Tolerance
+from studyapp.questions.model import Kind, Question, Slip, Tolerance
 
 SIZES_GB = (1, 2, 5, 10, 16, 40, 100, 140)
 
@@ -153,64 +155,116 @@ def bits_vs_bytes(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 
 GPU_COUNTS = (2, 4, 8, 16, 64, 256)
 
-RING_DOMAIN = {"nvlink-3": 16, "nvlink-4": 256, "nvlink-5": 72,
-               "infinity-fabric-mi300": 8, "infinity-fabric-mi350": 8,
-               "tpu-ici-v5e": 256, "tpu-ici-v6e": 256, "tpu-ici-v5p": 8960, "tpu-ici-v7": 9216,
-               "neuronlink-v2": 16, "neuronlink-v3": 64}
-"""Most chips one scale-up link joins (HGX A100 16, NVLink Switch System 256, NVL72,
-8-GPU AMD platforms, TPU pods, Trn1 instance, Trn2 UltraServer); a ring over more
-has to leave the link. Scale-out networks have no such cap."""
+NODE_GPUS = 8
+"""GPUs per node across the network: an HGX or Instinct platform board."""
+NODE_COUNTS = (2, 4, 8, 32)
+CARDS_PER_NODE = (1, 8, 8)
+"""Network cards per node: one per GPU (HGX's 2-8-9-400 design), or a single card, the
+case where the network dominates; an ``ports`` option draws others (4 HDR cards...)."""
+
+RING_DOMAIN = {"nvlink-3": 8, "nvlink-4": 8, "nvlink-5": 72,
+               "infinity-fabric-mi300": 8, "infinity-fabric-mi350": 8}
+"""Most GPUs one scale-up domain joins, where the catalog has no system for the link: 8 on
+an HGX A100 board (https://www.nvidia.com/en-us/data-center/hgx/). Otherwise the largest
+system of the catalog on that link (``scale_up_domain``): HGX H100 8, GB200 NVL72 72."""
 
 FABRIC_NAMES = {"nvlink": "NVLink", "infinity-fabric": "Infinity Fabric", "tpu-ici": "ICI",
                 "neuronlink": "NeuronLink"}
 """The fabric a scale-up link belongs to, by the start of its id."""
 
 
-def ring_why(link: Interconnect, ctx: DrawContext) -> str:
-    """Why the slowest link sets the ring's pace, said of the fabric the ring runs on."""
+ONE_CARD_TIME = Slip("one_port", lambda p: float(p["cards"])
+                     if p.get("nodes", 1) > 1 and p["cards"] > 1 else None)
+"""Across nodes, one card's bandwidth for the node's: the time comes out cards times longer."""
+
+
+def scale_up_domain(link: Interconnect) -> int:
+    """Most GPUs a ring over ``link`` can join: its largest system in the catalog."""
+    sizes = [s.nvlink_domain or s.gpus for s in load_catalog().systems
+             if s.interconnect == link.id]
+    return max(sizes) if sizes else RING_DOMAIN.get(link.id, NODE_GPUS)
+
+
+def ring_why(link: Interconnect, ctx: DrawContext, cards: int = 1) -> str:
+    """Why the slowest link sets the pace, said of the fabric the collective runs on."""
     if link.kind != "scale-up":
-        return ctx.t("gen.ring.why_network")
+        return ctx.t("gen.ring.why_one_card" if cards == 1 else "gen.ring.why_network")
     fabric = next(name for prefix, name in FABRIC_NAMES.items() if link.id.startswith(prefix))
     if fabric == "NVLink":
-        return ctx.t("gen.ring.why_nvlink")
-    return ctx.t("gen.ring.why_mesh", fabric=fabric,
-                 domain=ctx.num(RING_DOMAIN[link.id]))
+        return ctx.t("gen.ring.why_nvlink", domain=ctx.num(scale_up_domain(link)))
+    return ctx.t("gen.ring.why_mesh", fabric=fabric, domain=ctx.num(scale_up_domain(link)))
+
+
+def _ring_shape(link: Interconnect, rng: random.Random,
+                options: Mapping[str, Any]) -> tuple[int, int, int]:
+    """(GPUs, nodes, cards per node): inside one scale-up domain, or whole nodes."""
+    counts = [int(c) for c in values(options, "gpu_counts", GPU_COUNTS)]
+    if link.kind == "scale-up":
+        domain = scale_up_domain(link)
+        within = [c for c in counts if 2 <= c <= domain]
+        return rng.choice(within or [min(domain, NODE_GPUS)]), 1, 0
+    whole = [c // NODE_GPUS for c in counts if c % NODE_GPUS == 0 and c > NODE_GPUS]
+    nodes = rng.choice(whole if "gpu_counts" in options and whole else list(NODE_COUNTS))
+    cards = int(rng.choice(values(options, "ports", CARDS_PER_NODE)))
+    return nodes * NODE_GPUS, nodes, cards
 
 
 def ring_allreduce(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
-    """BF16 gradients through a ring: 2(n-1)/n · S / B per direction."""
+    """BF16 gradients all-reduced, bandwidth term 2(n-1)/n · S / B per direction: a ring
+    inside one scale-up domain, a full mesh (n − 1 links at once), or across nodes with one
+    ring per network card (a node's cards add up)."""
     rng = random.Random(ctx.seed)
     catalog = load_catalog()
     model = rng.choice(entries(catalog.models, options, "models"))
-    link = rng.choice(transfer_links(options))
-    counts = [int(c) for c in values(options, "gpu_counts", GPU_COUNTS)]
-    within = [c for c in counts if c <= RING_DOMAIN.get(link.id, c)]
-    count = rng.choice(within or counts)
+    links_known = [link for link in transfer_links(options)
+                   if link.kind != "scale-up" or link.id in PER_LINK_KNOWN]
+    if not links_known:  # a torus (ICI, NeuronLink): its per-neighbour split is not listed
+        raise LookupError("ring-allreduce needs NVLink, Infinity Fabric or a network card")
+    link = rng.choice(links_known)
+    count, nodes, cards = _ring_shape(link, rng, options)
     size = model.params * 2
-    # on a fully connected mesh (Infinity Fabric) each chip is linked to every other chip
-    # of the group at once, so the collective runs over n − 1 links in parallel, not one
-    links = min(count - 1, link.peers or 1) if link.per_peer_gb_s else 1
-    bandwidth = _one_way(link) * links
+    mesh = bool(link.per_peer_gb_s and link.peers)
+    if mesh:  # each chip reaches every other over its own link: n − 1 of them at once
+        links = min(count - 1, link.peers or 1)
+        bandwidth = mesh_bandwidth(_one_way(link) * (link.peers or 1), link.peers or 1, count)
+    elif nodes > 1:  # one ring per card: the node's cards add up
+        links = cards
+        bandwidth = network_bus_bandwidth(cards, _one_way(link), card_efficiency=1.0)
+    else:
+        links, bandwidth = 1, _one_way(link)
     seconds = ring_allreduce_seconds(size, count, bandwidth)
     value, unit, word = _time_unit(seconds, ctx)
-    mesh = (ctx.t("gen.ring.mesh_links", links=ctx.num(links),
-                  half=ctx.num(_one_way(link) / GB, 4), bw=ctx.num(bandwidth / GB, 4))
-            if links > 1 else "")
     fields = {**link_fields(link, ctx), "model": model_phrase(model, ctx),
               "params_b": ctx.num(model.params_b, 5), "size_gb": ctx.num(size / GB, 4),
               "count": ctx.num(count), "factor": ctx.num(2 * (count - 1) / count, 4),
+              "nodes": ctx.num(nodes), "node_gpus": ctx.num(NODE_GPUS),
+              "cards": ctx.num(cards), "links": ctx.num(links),
+              "half": ctx.num(_one_way(link) / GB, 4), "bw": ctx.num(bandwidth / GB, 4),
               "one_way_gb": ctx.num(bandwidth / GB, 4),
               "sent_gb": ctx.num(2 * (count - 1) / count * size / GB, 4),
               "unit": unit, "word": word, "answer": ctx.shown(value)}
+    if nodes > 1:
+        fields["card_count"] = ctx.t("gen.ring.cards_one" if cards == 1
+                                     else "gen.ring.cards_many", **fields)
+    prompt = ("gen.ring.prompt_mesh" if mesh else "gen.ring.prompt_nodes" if nodes > 1
+              else "gen.ring.prompt")
+    step = (ctx.t("gen.ring.mesh_links", **fields) if mesh and links > 1
+            else ctx.t("gen.ring.cards_step", **fields) if nodes > 1 and cards > 1 else "")
+    given: dict[str, float] = {"params_b": model.params_b, **link_given(link)}
+    given.update({"nodes": nodes, "node_gpus": NODE_GPUS} if nodes > 1 else {"count": count})
+    if nodes > 1 and cards > 1:  # "one card" is written as a word
+        given["cards"] = cards
+    if mesh:
+        given["peers"] = link.peers or 1
     return ctx.question(
-        kind=Kind.NUMERIC, prompt=ctx.t("gen.ring.prompt", **fields),
-        explanation=join_steps(ctx.t("gen.ring.size", **fields), fields["link_step"], mesh,
-                               ctx.t("gen.ring.explain", **fields), ring_why(link, ctx),
-                               ctx.t("gen.convention.gb")),
+        kind=Kind.NUMERIC, prompt=ctx.t(prompt, **fields),
+        explanation=join_steps(ctx.t("gen.ring.size", **fields), fields["link_step"], step,
+                               ctx.t("gen.ring.explain", **fields),
+                               ring_why(link, ctx, cards), ctx.t("gen.convention.gb")),
         answer=significant(value), unit=unit, tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "size_bytes": size, "gpus": count, "link": link.id,
-                "bandwidth_bytes_s": bandwidth, "links": links,
-                "given": {"params_b": model.params_b, "count": count, **link_given(link)}},
+                "bandwidth_bytes_s": bandwidth, "links": links, "nodes": nodes,
+                "cards": cards, "algorithm": "mesh" if mesh else "ring", "given": given},
     )
 
 
@@ -291,8 +345,9 @@ RING_ALLREDUCE = Family(
     description={"es": "Tiempo de un all-reduce en anillo de los gradientes BF16",
                  "en": "Ring all-reduce time for BF16 gradients"},
     generate=drawn(ring_allreduce),
-    options={"models": "model ids", "links": "interconnect ids", "gpu_counts": "ring sizes"},
-    slips=(RING_FACTOR, BOTH_WAYS_TIME, BF16_AS_PARAMS),
+    options={"models": "model ids", "links": "interconnect ids", "gpu_counts": "GPU counts",
+             "ports": "network cards per node (across nodes)"},
+    slips=(RING_FACTOR, BOTH_WAYS_TIME, BF16_AS_PARAMS, ONE_CARD_TIME),
 )
 GAUDI_ETHERNET = Family(
     name="gaudi-ethernet", post="gaudi", kind=Kind.NUMERIC,

@@ -25,8 +25,6 @@ from studyapp.infra import (
     dtype_bytes,
     kv_bytes_per_token,
     min_devices,
-    per_direction,
-    ring_allreduce_seconds,
     training_flops,
     training_memory_bytes,
     training_seconds,
@@ -42,6 +40,11 @@ from studyapp.infra.units import GB, TFLOPS
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.context import DrawContext, DrawFn, drawn
 from studyapp.questions.generators.drawing import draw_until, entries, values
+from studyapp.questions.generators.families.gradient_exchange import (
+    ALLREDUCE_STEPS,
+    exchange_fields,
+    shared_params,
+)
 from studyapp.questions.generators.families.terms import (
     capacity_fields,
     kv_formula,
@@ -80,8 +83,6 @@ NODES = (2, 4, 8, 16, 32)
 GPU_HOUR_DOLLARS = (2.0, 2.5, 3.0, 4.0, 6.0)
 """Hypothetical rental prices the prompt states (a parameter of the problem, not a quote)."""
 GRADIENT_DTYPE = "bf16"
-NODE_NIC = {"hgx-h100": ("ib-ndr",), "hgx-h200": ("ib-ndr",), "hgx-b200": ("ib-ndr", "ib-xdr")}
-"""One InfiniBand port per GPU: ConnectX-7 (NDR) on Hopper nodes, ConnectX-7 or -8 on B200."""
 
 
 # --- shared arithmetic ------------------------------------------------------
@@ -468,63 +469,61 @@ def _links(ctx: DrawContext) -> tuple[str, str]:
     return ctx.t("scen.link.nvlink"), ctx.t("scen.link.infiniband")
 
 
-ALLREDUCE_STEPS = (
-    Step("grads", lambda e: weights_bytes(e["params"], GRADIENT_DTYPE) / GB, "GB",
-         slips=(WEIGHT_BYTES,)),
-    Step("nvlink", lambda e: ring_allreduce_seconds(e["grads"] * GB, e["node_gpus"],
-                                                    e["nvlink_bw"]) * 1e3, "ms",
-         uses=("grads",), slips=(Slip("per_direction", 0.5),)),
-    Step("ib", lambda e: ring_allreduce_seconds(e["grads"] * GB, e["all_gpus"],
-                                                e["ib_bw"]) * 1e3, "ms", uses=("grads",),
-         slips=(Slip("bits", 1 / 8),)),
-    Step("ratio", lambda e: e["ib"] / e["nvlink"], "x", uses=("nvlink", "ib")),
-    Step("dominates", lambda e: e["link_words"][0 if e["nvlink"] > e["ib"] else 1],
-         uses=("nvlink", "ib")),
-)
+def _node_systems(options: Mapping[str, Any]) -> list[System]:
+    """Nodes whose network cards the catalog lists, joined by NVLink."""
+    return [s for s in _systems(options) if s.nics_per_node and s.nic_gbit_s
+            and (s.interconnect or "").startswith("nvlink")]
 
 
 def allreduce(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
-    """All-reduce the gradients inside a node over NVLink, then across nodes over InfiniBand."""
+    """All-reduce the gradients inside a node over NVLink, then across nodes, as NCCL runs
+    them: one ring per network card, α–β time (``gradient_exchange``)."""
     from dataclasses import replace
 
     rng = random.Random(ctx.seed)
     catalog = load_catalog()
-    systems = _systems(options)
+    systems = _node_systems(options) or _node_systems({})
     models = _models(options, TRAIN_MODELS)
-
-    def draw(rng: random.Random) -> tuple[System, Model, int, str]:
-        system = rng.choice(systems)
-        nics = [n for n in NODE_NIC.get(system.id, ("ib-ndr",)) if n in catalog.interconnects]
-        return system, rng.choice(models), rng.choice(NODES), rng.choice(nics)
-
-    d = draw(rng)
-    system, model, nodes, nic = d
-    chip = catalog.accelerators[system.accelerator]
+    system, model, nodes = rng.choice(systems), rng.choice(models), rng.choice(NODES)
+    full = system.nics_per_node or 1
+    cards = rng.choice((full, full, 1))  # one card per node: the case the network dominates
     link = catalog.interconnects[system.interconnect or "nvlink-4"]
-    ib = catalog.interconnects[nic]
-    shared = {"params": model.params, "node_gpus": system.gpus,
-              "all_gpus": system.gpus * nodes,
-              "nvlink_bw": per_direction(link.bandwidth_gb_s, link.direction) * GB,
-              "ib_bw": per_direction(ib.bandwidth_gb_s, ib.direction) * GB,
-              "link_words": _links(ctx)}
+    card = next(i for i in catalog.interconnects.by_id.values()
+                if i.kind == "scale-out" and i.id.startswith("ib-")
+                and i.gbit_s == system.nic_gbit_s)
+    chip = catalog.accelerators[system.accelerator]
+    shared = shared_params(system, link, card, cards, nodes, model.params, _links(ctx))
     steps = (*ALLREDUCE_STEPS[:-1], replace(ALLREDUCE_STEPS[-1], choices=_links(ctx)))
 
     def fields(env: Mapping[str, Any]) -> dict[str, str]:
-        return {"model": model_phrase(model, ctx), "system": label(system.name),
-                "gpu": label(chip.name), "node_gpus": ctx.num(system.gpus),
-                "nodes": ctx.num(nodes), "all_gpus": ctx.num(system.gpus * nodes),
-                "link": label(link.name), "link_gb_s": ctx.num(link.bandwidth_gb_s),
-                "nvlink_bw": ctx.num(env["nvlink_bw"] / GB),
-                "ib_name": label(ib.name), "ib_gbit": ctx.num(ib.gbit_s or ib.bandwidth_gb_s * 8),
-                "ib_bw": ctx.num(env["ib_bw"] / GB),
-                "node_factor": ctx.num(2 * (system.gpus - 1) / system.gpus, 4),
-                "all_factor": ctx.num(2 * (system.gpus * nodes - 1) / (system.gpus * nodes), 4),
-                "params_b": ctx.num(model.params_b, 5), "dominates": str(env["dominates"]),
-                **_gb(env, ctx, "grads", "nvlink", "ib", "ratio")}
+        x = exchange_fields(env)
+        words = {"model": model_phrase(model, ctx), "system": label(system.name),
+                 "gpu": label(chip.name), "node_gpus": ctx.num(system.gpus),
+                 "nodes": ctx.num(nodes), "all_gpus": ctx.num(system.gpus * nodes),
+                 "link": label(link.name), "link_gb_s": ctx.num(link.bandwidth_gb_s),
+                 "nvlink_bw": ctx.num(env["nvlink_bw"] / GB),
+                 "ib_name": label(card.name), "ib_gbit": ctx.num(system.nic_gbit_s or 0),
+                 "cards": ctx.num(cards), "card_gb_s": ctx.num(x["card_gb_s"], 4),
+                 "eff_pct": ctx.num(x["eff"] * 100, 3),
+                 "card_eff_pct": ctx.num(x["card_eff"] * 100, 3),
+                 "nvlink_bus": ctx.num(x["nvlink_bus"], 3), "net_bus": ctx.num(x["net_bus"], 3),
+                 "bus": ctx.num(x["bus"], 3), "lat_in": ctx.num(x["lat_in"], 3),
+                 "lat_out": ctx.num(x["lat_out"], 3),
+                 "node_factor": ctx.num(2 * (system.gpus - 1) / system.gpus, 4),
+                 "all_factor": ctx.num(2 * (system.gpus * nodes - 1) / (system.gpus * nodes), 4),
+                 "params_b": ctx.num(model.params_b, 5), "dominates": str(env["dominates"]),
+                 **_gb(env, ctx, "grads", "nvlink", "ib", "ratio")}
+        words["card_count"] = ctx.t("scen.allreduce.cards_one" if cards == 1
+                                    else "scen.allreduce.cards_many", **words)
+        words["one_card_ratio"] = ctx.num(x["one_card_ratio"], 3)
+        why = ("why_nvlink" if not x["network_bound"]
+               else "why_one_card" if cards == 1 else "why_network")
+        words["why"] = ctx.t(f"scen.allreduce.{why}", **words)
+        return words
 
     return _scenario(ctx, texts="allreduce", steps=steps, shared=shared, fields=fields,
                      params={"system": system.id, "model": model.id, "nodes": nodes,
-                             "link": link.id, "ib": ib.id})
+                             "link": link.id, "ib": card.id, "cards": cards})
 
 
 # --- scenario-cost ----------------------------------------------------------
