@@ -40,6 +40,9 @@ class Step:
     tolerance: Tolerance = field(default_factory=lambda: Tolerance(relative=0.02))
     choices: tuple[str, ...] = ()
     slips: tuple[Slip, ...] = ()
+    like: str = ""
+    """The one-step family this step computes as: it declares that family's slips, so a
+    step names the same slips as the card that asks it alone."""
 
 
 def run_chain(steps: Sequence[Step], shared: Mapping[str, Any]) -> dict[str, Any]:

@@ -93,17 +93,17 @@ def test_one_wrong_step_is_again_and_the_log_keeps_its_slip(tmp_path: Path) -> N
     kv = q.parts[1].question.answer
     assert isinstance(kv, float)
     session.submit(right(q, 0))
-    second = session.submit(f"{kv / 2:.5g} GB")  # counted K only
+    second = session.submit(f"{kv * 1000:.5g} GB")  # MB written as GB
     assert second.part is not None and second.part.correct is False
-    assert "kv_pair" in second.part.verdict.slips
+    assert "prefix" in second.part.verdict.slips
     outcome = submit_right_from(session, q, 2)
     assert outcome.recorded and not outcome.needs_rating
     assert outcome.verdict.correct is False
     [(rating, correct, _, params)] = logs(tmp_path)
     assert (rating, correct) == (int(Rating.AGAIN), 0)
     steps = json.loads(params)[SCENARIO_PARTS]
-    assert steps[1]["correct"] is False and steps[1]["slips"] == ["kv_pair"]
-    assert steps[1]["response"] == f"{kv / 2:.5g} GB"
+    assert steps[1]["correct"] is False and steps[1]["slips"] == ["prefix"]
+    assert steps[1]["response"] == f"{kv * 1000:.5g} GB"
     svc.close()
 
 
@@ -215,7 +215,7 @@ def test_stats_card_lists_each_step_of_a_scenario_answer(tmp_path: Path) -> None
     kv = q.parts[1].question.answer
     assert isinstance(kv, float)
     session.submit(right(q, 0))
-    session.submit(f"{kv / 2:.5g} GB")  # counted K only: the kv_pair slip
+    session.submit(f"{kv * 1000:.5g} GB")  # MB written as GB: the prefix slip
     submit_right_from(session, q, 2)
     svc.close()
     url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
@@ -228,10 +228,10 @@ def test_stats_card_lists_each_step_of_a_scenario_answer(tmp_path: Path) -> None
     assert len(steps) == len(q.parts)
     assert steps[0].startswith("1. weights: ") and steps[0].endswith("✓")
     assert steps[1].startswith("2. kv_user: ") and " GB ✗ (expected " in steps[1]
-    assert steps[1].endswith("slip: kv_pair")
+    assert steps[1].endswith("slip: prefix")
     result = runner.invoke(main, ["--db", url, "--profile", "ana", "stats", "--card",
                                   "scenario-drill/serve", "--json"])
     assert result.exit_code == 0, result.output
     [last] = json.loads(result.output)["last"]
     assert [s["correct"] for s in last["params"][SCENARIO_PARTS]][:2] == [True, False]
-    assert last["params"][SCENARIO_PARTS][1]["slips"] == ["kv_pair"]
+    assert last["params"][SCENARIO_PARTS][1]["slips"] == ["prefix"]

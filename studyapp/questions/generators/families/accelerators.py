@@ -307,7 +307,7 @@ DECODE_CEILING = Family(
                  "en": "Batch-1 decode tokens/s ceiling (bandwidth / weights)"},
     generate=drawn(decode_ceiling),
     options={"models": "model ids (default: dense models)", "gpus": GPU_IDS, "dtypes": "dtypes"},
-    slips=(dtype_size("dtype"),),
+    slips=dtype_size("dtype"),
 )
 
 DECODE_COMPARE = Family(

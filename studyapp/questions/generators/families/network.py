@@ -25,6 +25,7 @@ from studyapp.questions.generators.slips import (
     BOTH_WAYS_TIME,
     ONE_PORT,
     RING_FACTOR,
+    RING_HALF,
 )
 from studyapp.questions.generators.wording import join_steps, label, significant
 from studyapp.questions.model import Kind, Question, Tolerance
@@ -292,7 +293,7 @@ RING_ALLREDUCE = Family(
                  "en": "Ring all-reduce time for BF16 gradients"},
     generate=drawn(ring_allreduce),
     options={"models": "model ids", "links": "interconnect ids", "gpu_counts": "ring sizes"},
-    slips=(RING_FACTOR, BOTH_WAYS_TIME, BF16_AS_PARAMS),
+    slips=(RING_FACTOR, RING_HALF, BOTH_WAYS_TIME, BF16_AS_PARAMS),
 )
 GAUDI_ETHERNET = Family(
     name="gaudi-ethernet", post="gaudi", kind=Kind.NUMERIC,

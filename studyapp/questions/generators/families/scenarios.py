@@ -42,14 +42,25 @@ from studyapp.infra.units import GB, TFLOPS
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.context import DrawContext, DrawFn, drawn
 from studyapp.questions.generators.drawing import draw_until, entries, values
+from studyapp.questions.generators.families.memory import (
+    KV_CACHE_PER_TOKEN,
+    WEIGHTS_SIZE,
+)
 from studyapp.questions.generators.families.terms import capacity_fields, model_phrase
-from studyapp.questions.generators.slips import FORWARD_ONLY, KV_PAIR, MFU_LEFT_OUT, SPARSE_TIME
+from studyapp.questions.generators.families.training import CHECKPOINT_WRITE, TRAINING_DAYS
+from studyapp.questions.generators.slips import FORWARD_ONLY, RING_HALF, ring_factor_of
 from studyapp.questions.generators.wording import label
 from studyapp.questions.model import Kind, Question, Slip, Tolerance
 from studyapp.questions.scenario import Step, build_parts, run_chain, worked_chain
 
-WEIGHT_BYTES = Slip("dtype_bytes", 2.0, symmetric=True)
-"""Weights or gradients counted at one byte a parameter for two (BF16), or two for one (FP8)."""
+
+def like(family: Family, step: Step) -> Step:
+    """``step`` declaring the slips of ``family``, the one-step card that computes the same
+    (its shared params carry the names those slips read: ``dtype``, ``kv_dtype``...)."""
+    from dataclasses import replace
+
+    return replace(step, like=family.name, slips=(*family.slips, *step.slips))
+
 EXACT = Tolerance(relative=None, absolute=0.0)
 """A count of GPUs or sequences: right or not."""
 RATE = Tolerance(relative=0.03)
@@ -178,10 +189,10 @@ def _bound(e: Mapping[str, Any]) -> str:
 
 
 SERVING_STEPS = (
-    Step("weights", lambda e: weights_bytes(e["params"], e["dtype"]) / GB, "GB",
-         slips=(WEIGHT_BYTES,)),
-    Step("kv_user", lambda e: e["kv_per_token"] * e["context"] / GB, "GB",
-         slips=(KV_PAIR,)),
+    like(WEIGHTS_SIZE, Step("weights", lambda e: weights_bytes(e["params"], e["dtype"]) / GB,
+                            "GB")),
+    like(KV_CACHE_PER_TOKEN, Step("kv_user", lambda e: e["kv_per_token"] * e["context"] / GB,
+                                  "GB")),
     Step("total", lambda e: e["weights"] + e["users"] * e["kv_user"], "GB",
          uses=("weights", "kv_user")),
     Step("gpus", lambda e: tensor_parallel(e["total"], e["memory_bytes"]), "GPUs",
@@ -222,7 +233,7 @@ def serving(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         system, model, dtype, users, context = d
         chip = catalog.accelerators[system.accelerator]
         return {"params": model.params, "dtype": dtype, "users": users, "context": context,
-                "attention": model.attention,
+                "attention": model.attention, "kv_dtype": dtype, "model": model.id,
                 "kv_per_token": kv_bytes_per_token(kv_shape(model), dtype),
                 "memory_bytes": chip.memory_bytes, "bandwidth": chip.bandwidth_bytes_s,
                 "flops": dense_flops(chip, dtype), "active": active_params(model),
@@ -266,7 +277,8 @@ def serving(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 # --- scenario-long-context --------------------------------------------------
 
 LONG_STEPS = (
-    Step("kv_seq", lambda e: e["kv_per_token"] * e["context"] / GB, "GB", slips=(KV_PAIR,)),
+    like(KV_CACHE_PER_TOKEN, Step("kv_seq", lambda e: e["kv_per_token"] * e["context"] / GB,
+                                  "GB")),
     Step("free", lambda e: (e["usable"] - e["weights_bytes"]) / GB, "GB"),
     Step("batch", lambda e: float(math.floor(e["free"] / e["kv_seq"] + 1e-9)), "sequences",
          uses=("kv_seq", "free"), tolerance=EXACT),
@@ -293,6 +305,7 @@ def long_context(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         chip = catalog.accelerators[system.accelerator]
         dtype = "fp8" if model.params_b > 200 else "bf16"
         return {"context": context, "weights_dtype": dtype, "attention": model.attention,
+                "kv_dtype": "bf16", "model": model.id,
                 "kv_per_token": kv_bytes_per_token(kv_shape(model), "bf16"),
                 "weights_bytes": weights_bytes(model.params, dtype),
                 "usable": usable_bytes(chip.memory_bytes, system.gpus)}
@@ -329,9 +342,8 @@ def long_context(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 TRAINING_STEPS = (
     Step("flops", lambda e: training_flops(e["active"], e["tokens"]), "FLOP",
          slips=(FORWARD_ONLY,)),
-    Step("days", lambda e: training_seconds(e["flops"], e["flops_per_gpu"], e["gpus"],
-                                            e["mfu"]) / 86400, "days", uses=("flops",),
-         slips=(SPARSE_TIME, MFU_LEFT_OUT)),
+    like(TRAINING_DAYS, Step("days", lambda e: training_seconds(
+        e["flops"], e["flops_per_gpu"], e["gpus"], e["mfu"]) / 86400, "days", uses=("flops",))),
     Step("state", lambda e: training_memory_bytes(e["params"], ADAM_MIXED_BYTES_PER_PARAM)
          / GB, "GB"),
     Step("per_gpu", lambda e: e["state"] / e["dp"], "GB", uses=("state",)),
@@ -355,6 +367,7 @@ def training(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     def shared_of(d: tuple[Model, Accelerator, float, int, float, int]) -> dict[str, Any]:
         model, chip, tokens, gpus, mfu, dp = d
         return {"params": model.params, "active": active_params(model), "tokens": tokens,
+                "model": model.id,
                 "flops_per_gpu": chip.bf16_dense_tflops * TFLOPS, "gpus": gpus, "mfu": mfu,
                 "dp": dp, "memory_bytes": chip.memory_bytes}
 
@@ -400,7 +413,8 @@ def _lost_hours(e: Mapping[str, Any]) -> float:
 
 
 CHECKPOINT_STEPS = (
-    Step("size", lambda e: checkpoint_bytes(e["params"], CHECKPOINT_BYTES_PER_PARAM) / GB, "GB"),
+    like(CHECKPOINT_WRITE, Step("size", lambda e: checkpoint_bytes(
+        e["params"], CHECKPOINT_BYTES_PER_PARAM) / GB, "GB")),
     Step("write", lambda e: transfer_seconds(e["size"] * GB, e["write_gb_s"] * GB), "s",
          uses=("size",)),
     Step("mtbf", lambda e: cluster_mtbf_seconds(e["device_hours"] * 3600, e["gpus"]) / 3600,
@@ -421,7 +435,8 @@ def checkpointing(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 float(rng.choice(GPU_MTBF_HOURS)))
 
     def shared_of(d: tuple[Model, float, int, float]) -> dict[str, Any]:
-        return {"params": d[0].params, "write_gb_s": d[1], "gpus": d[2], "device_hours": d[3]}
+        return {"params": d[0].params, "write_gb_s": d[1], "gpus": d[2], "device_hours": d[3],
+                "bytes_per_param": CHECKPOINT_BYTES_PER_PARAM}
 
     def plausible(d: tuple[Model, float, int, float]) -> bool:
         env = run_chain(CHECKPOINT_STEPS, shared_of(d))
@@ -454,14 +469,15 @@ def _links(ctx: DrawContext) -> tuple[str, str]:
 
 
 ALLREDUCE_STEPS = (
-    Step("grads", lambda e: weights_bytes(e["params"], GRADIENT_DTYPE) / GB, "GB",
-         slips=(WEIGHT_BYTES,)),
+    like(WEIGHTS_SIZE, Step("grads", lambda e: weights_bytes(e["params"], e["dtype"]) / GB,
+                            "GB")),
     Step("nvlink", lambda e: ring_allreduce_seconds(e["grads"] * GB, e["node_gpus"],
                                                     e["nvlink_bw"]) * 1e3, "ms",
-         uses=("grads",), slips=(Slip("per_direction", 0.5),)),
+         uses=("grads",), slips=(Slip("per_direction", 0.5), RING_HALF,
+                                 Slip("ring_factor", ring_factor_of("node_gpus")))),
     Step("ib", lambda e: ring_allreduce_seconds(e["grads"] * GB, e["all_gpus"],
                                                 e["ib_bw"]) * 1e3, "ms", uses=("grads",),
-         slips=(Slip("bits", 1 / 8),)),
+         slips=(Slip("bits", 1 / 8), RING_HALF, Slip("ring_factor", ring_factor_of("all_gpus")))),
     Step("ratio", lambda e: e["ib"] / e["nvlink"], "x", uses=("nvlink", "ib")),
     Step("dominates", lambda e: e["link_words"][0 if e["nvlink"] > e["ib"] else 1],
          uses=("nvlink", "ib")),
@@ -487,7 +503,8 @@ def allreduce(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     chip = catalog.accelerators[system.accelerator]
     link = catalog.interconnects[system.interconnect or "nvlink-4"]
     ib = catalog.interconnects[nic]
-    shared = {"params": model.params, "node_gpus": system.gpus,
+    shared = {"params": model.params, "node_gpus": system.gpus, "dtype": GRADIENT_DTYPE,
+              "model": model.id,
               "all_gpus": system.gpus * nodes,
               "nvlink_bw": per_direction(link.bandwidth_gb_s, link.direction) * GB,
               "ib_bw": per_direction(ib.bandwidth_gb_s, ib.direction) * GB,
@@ -523,8 +540,8 @@ def _cost_step(e: Mapping[str, Any]) -> float:
 
 
 COST_STEPS = (
-    Step("weights", lambda e: weights_bytes(e["params"], e["dtype"]) / GB, "GB",
-         slips=(WEIGHT_BYTES,)),
+    like(WEIGHTS_SIZE, Step("weights", lambda e: weights_bytes(e["params"], e["dtype"]) / GB,
+                            "GB")),
     Step("gpus", lambda e: tensor_parallel(e["weights"] + e["kv_total"], e["memory_bytes"]),
          "GPUs", uses=("weights",), tolerance=EXACT),
     Step("throughput", _cost_step, "tokens/s", uses=("weights", "gpus"), tolerance=RATE),
@@ -554,7 +571,7 @@ def cost(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         chip = catalog.accelerators[system.accelerator]
         kv = kv_bytes_per_token(kv_shape(model), dtype) * context * batch
         return {"params": model.params, "dtype": dtype, "batch": batch, "context": context,
-                "kv_total": kv / GB, "memory_bytes": chip.memory_bytes,
+                "model": model.id, "kv_total": kv / GB, "memory_bytes": chip.memory_bytes,
                 "bandwidth": chip.bandwidth_bytes_s, "flops": dense_flops(chip, dtype),
                 "active": active_params(model), "price": price}
 
