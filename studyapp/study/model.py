@@ -341,6 +341,10 @@ class ProgressView:
 SCENARIO_PARTS = "parts"
 """Key in a review log's params: a scenario's steps, each with its answer, verdict and slips."""
 
+SCENARIO_OUTCOME = "steps_outcome"
+"""Key in a finished scenario's params: what its steps said (``pass``, ``hard``, ``again``),
+the wrong steps and the one-step families they compute as, to bring back sooner."""
+
 SHOWN_CHOICES = "shown_choices"
 """Key in a review log's params: the choices in the order the learner saw them."""
 

@@ -12,13 +12,20 @@ from typing import TYPE_CHECKING, Any, cast
 
 from studyapp.questions.grading import Verdict, grade
 from studyapp.questions.model import Kind, Question
-from studyapp.questions.scenario import PartVerdict, grade_part, scenario_verdict
+from studyapp.questions.scenario import (
+    HARD,
+    PartVerdict,
+    grade_part,
+    scenario_verdict,
+    step_outcome,
+)
 from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import CardStage, Rating
 from studyapp.study.model import (
     ANSWER_SLIPS,
     LEARNING_STAGES,
     PICKED_CHOICE,
+    SCENARIO_OUTCOME,
     SCENARIO_PARTS,
     SHOWN_CHOICES,
     Advance,
@@ -58,6 +65,8 @@ class _Pending:
     part_responses: list[str] = field(default_factory=list)
     hinted: set[int] = field(default_factory=set)
     """Steps whose method the learner looked at (each caps the rating at Hard)."""
+    step_missed: bool = False
+    """A finished scenario passed with a step wrong: rated Hard at most."""
 
 
 @dataclass
@@ -226,6 +235,8 @@ class StudySession:
                 return step
             verdict, part = step
             response = " | ".join(pending.part_responses)
+            question = pending.presented.question
+            pending.step_missed = step_outcome(question, pending.parts).rating == HARD
         else:
             verdict = grade(pending.presented.question, response)
             if verdict.correct is None:
@@ -319,8 +330,9 @@ class StudySession:
                     response: str) -> Outcome | tuple[Verdict, PartVerdict]:
         """One step of a scenario: an Outcome while steps remain, else the whole verdict.
 
-        A scenario is one card: nothing is recorded until its last step, then all
-        steps right is a pass (the learner rates it) and any step wrong is Again.
+        A scenario is one card: nothing is recorded until its last step; then the
+        steps judge it (``scenario.step_outcome``): all right, the learner rates it; one
+        step in a few wrong, Hard at most; half the steps or more wrong, Again.
         """
         question = pending.presented.question
         index = len(pending.parts)
@@ -369,7 +381,8 @@ class StudySession:
     def max_rating(self) -> Rating:
         """Hard once the learner opened the post while the question was asked."""
         pending = self._pending
-        return Rating.HARD if pending is not None and pending.looked_at_post else Rating.EASY
+        capped = pending is not None and (pending.looked_at_post or pending.step_missed)
+        return Rating.HARD if capped else Rating.EASY
 
     def look_at_post(self) -> bool:
         """The learner opened the post before answering: this answer is rated Hard at best.
@@ -468,6 +481,8 @@ class StudySession:
             params = {**params, SCENARIO_PARTS: [
                 step.record(text)
                 for step, text in zip(pending.parts, pending.part_responses, strict=True)]}
+            if len(pending.parts) == len(question.parts):
+                params[SCENARIO_OUTCOME] = step_outcome(question, pending.parts).record()
         return AnsweredCard(presented.deck_id, presented.card_key, question, rating,
                             bool(pending.verdict.correct), now, pending.response,
                             pending.verdict.expected, pending.duration_ms, params, self.lang,

@@ -284,7 +284,9 @@ LONG_STEPS = (
          uses=("kv_seq", "free"), tolerance=EXACT),
     Step("fp8_batch", lambda e: float(math.floor(
         e["free"] / (e["kv_seq"] * dtype_bytes("fp8") / dtype_bytes("bf16")) + 1e-9)),
-         "sequences", uses=("kv_seq", "free"), tolerance=EXACT),
+         "sequences", uses=("kv_seq", "free"), tolerance=EXACT,
+         # the BF16 batch, already rounded down, doubled: as the step's method reads
+         rounding=lambda e: 2.0 * float(e["batch"])),
 )
 
 
