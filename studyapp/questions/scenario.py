@@ -83,6 +83,7 @@ def build_parts(steps: Sequence[Step], shared: Mapping[str, Any], *, post: str =
                                 explanation=solutions.get(step.name, ""), answer=str(value),
                                 choices=step.choices, family=family, seed=seed, lang=lang)
         else:
+            _check_like(step, env)
             question = Question(kind=Kind.NUMERIC, post=post, prompt=prompts[step.name],
                                 explanation=solutions.get(step.name, ""),
                                 answer=_rounded(float(value)), unit=step.unit,
@@ -97,6 +98,20 @@ def build_parts(steps: Sequence[Step], shared: Mapping[str, Any], *, post: str =
                           solution=solutions.get(step.name, ""), like=step.like,
                           rounding=rounding))
     return tuple(parts), env
+
+
+def _check_like(step: Step, env: Mapping[str, Any]) -> None:
+    """A step that computes as a one-step family has the params that family's slips read:
+    a missing one would silently drop a slip the family names."""
+    if not step.like:
+        return
+    for slip in step.slips:
+        if callable(slip.ratio):
+            try:
+                slip.ratio(env)
+            except KeyError as exc:
+                raise KeyError(f"step {step.name!r} computes as {step.like!r} but lacks "
+                               f"{exc.args[0]!r}, which its slip {slip.key!r} reads") from None
 
 
 def _rounded(value: float, digits: int = 6) -> float:
