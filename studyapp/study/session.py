@@ -21,6 +21,7 @@ from studyapp.questions.scenario import (
 )
 from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import CardStage, Rating
+from studyapp.study.draws import kept_seed
 from studyapp.study.model import (
     ANSWER_SLIPS,
     LEARNING_STAGES,
@@ -105,6 +106,8 @@ class StudySession:
         self.limit = limit
         self.lang = lang
         self.rng = random.Random(seed)
+        self._seeds: dict[tuple[str, str], int] = {}
+        """The draw seed each card was last shown with this sitting."""
         self._prompts: set[tuple[str, frozenset[str]]] = set()
         """Prompts asked this sitting: a drawn card is not asked with the same numbers twice."""
         self.answered = 0
@@ -187,9 +190,11 @@ class StudySession:
                 spec = self.service.card(item.deck_id, item.card_key)
             except NoSuchItem:
                 continue
+            kept = kept_seed(item, spec, self._seeds, self.service)
+            seed = seed if kept is None else kept  # a fact being learnt keeps its numbers
             try:
                 question = showing(spec, seed, self.lang)
-                for _ in range(REDRAWS if spec.is_template else 0):
+                for _ in range(REDRAWS if spec.is_template and kept is None else 0):
                     if asked(question) not in self._prompts:
                         break
                     seed = self.rng.randrange(2**31)  # asked already this sitting: other numbers
@@ -198,6 +203,7 @@ class StudySession:
                 self.service.card_failed(item.deck_id, item.card_key, exc)
                 continue
             self._prompts.add(asked(question))
+            self._seeds[item.key] = seed
             first = not self._is_return(item)
             if first:
                 self.reached += 1
