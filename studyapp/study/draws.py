@@ -5,12 +5,13 @@ numbers at every showing, so the learner practises the computation, not one
 answer. A card that tests a fact (which memory a chip uses) keeps the chip it
 is being learnt on while it is in learning or relearning (a lapse puts it
 there): asking about eight chips in nine showings teaches none of them. Its
-family says which (``Family.teaches``).
+family says which (``Family.teaches``). A scenario step missed brings its
+one-step family's cards forward in the sitting (``bring_forward``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from studyapp.catalog.errors import UnknownIdError
@@ -44,4 +45,12 @@ def kept_seed(item: QueueItem, spec: CardSpec, shown: Mapping[tuple[str, str], i
     return host.last_seed(item.deck_id, item.card_key)
 
 
-__all__ = ["kept_seed", "tests_a_fact"]
+def bring_forward(main: list[QueueItem], families: Sequence[str]) -> list[QueueItem]:
+    """The main queue with the cards of ``families`` first (in their order): a scenario step
+    missed brings its one-step family's cards sooner in the same sitting."""
+    wanted = set(families)
+    ahead = [item for item in main if item.template in wanted]
+    return [*ahead, *(item for item in main if item.template not in wanted)]
+
+
+__all__ = ["bring_forward", "kept_seed", "tests_a_fact"]

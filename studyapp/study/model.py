@@ -203,6 +203,8 @@ class Outcome:
     intervals: dict[Rating, timedelta] = field(default_factory=dict)
     max_rating: Rating = Rating.EASY
     """The best rating offered: Hard once the post was opened during the question."""
+    capped_by_step: bool = False
+    """Hard is the best rating because a scenario step went wrong (not the post opened)."""
     can_overrule: bool = False
     """A wrong verdict the learner may overrule ("I was right")."""
     part: PartVerdict | None = None

@@ -21,7 +21,7 @@ from studyapp.questions.scenario import (
 )
 from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import CardStage, Rating
-from studyapp.study.draws import kept_seed
+from studyapp.study.draws import bring_forward, kept_seed
 from studyapp.study.model import (
     ANSWER_SLIPS,
     LEARNING_STAGES,
@@ -68,6 +68,8 @@ class _Pending:
     """Steps whose method the learner looked at (each caps the rating at Hard)."""
     step_missed: bool = False
     """A finished scenario passed with a step wrong: rated Hard at most."""
+    weak: tuple[str, ...] = ()
+    """The one-step families of a finished scenario's wrong steps: asked sooner."""
 
 
 @dataclass
@@ -242,7 +244,8 @@ class StudySession:
             verdict, part = step
             response = " | ".join(pending.part_responses)
             question = pending.presented.question
-            pending.step_missed = step_outcome(question, pending.parts).rating == HARD
+            said = step_outcome(question, pending.parts)
+            pending.step_missed, pending.weak = said.rating == HARD, said.weak
         else:
             verdict = grade(pending.presented.question, response)
             if verdict.correct is None:
@@ -267,7 +270,8 @@ class StudySession:
         if pending.presented.question.kind is not Kind.RECALL:  # a recall says nothing yet
             self._hold(pending)
         return Outcome(verdict, recorded=False, needs_rating=True,
-                       intervals=intervals, max_rating=self.max_rating, part=part)
+                       intervals=intervals, max_rating=self.max_rating, part=part,
+                       capped_by_step=pending.step_missed and not pending.looked_at_post)
 
     def _hold(self, pending: _Pending) -> None:
         """Keep the right answer in the store until it is rated, so no way out loses it."""
@@ -517,6 +521,8 @@ class StudySession:
         else:
             self.queue.drop({pending.item.key})
         self._bury_siblings(pending.item, self._last_log, pending.presented.question)
+        if pending.weak:  # a step's own kind of card comes next in this sitting
+            self.queue.main = bring_forward(self.queue.main, pending.weak)
 
     def _bury_siblings(self, item: QueueItem, log_id: int, question: Question) -> None:
         """Cards sharing this one's fact wait until the next study day (not those in learning).
