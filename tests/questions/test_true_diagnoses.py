@@ -15,8 +15,9 @@ from collections.abc import Iterator
 import pytest
 
 from studyapp.i18n import t
+from studyapp.questions.diagnosis import slip_candidates
 from studyapp.questions.generators import Family, registered_families
-from studyapp.questions.grading import Verdict, grade, slip_candidates
+from studyapp.questions.grading import Verdict, grade
 from studyapp.questions.model import Kind, Question, Tolerance
 from studyapp.questions.scenario import grade_part
 
