@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -58,8 +58,13 @@ def deck_schema() -> None:
 @click.option("--card", "card_id", default=None, metavar="ID", help="Only this card.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Draw seed: the numbers and choice order of a study showing with this seed.")
+@click.option("--try", "tries", multiple=True, metavar="CARD=ANSWER",
+              help="Grade ANSWER to CARD as study would: the verdict and the slip named "
+                   "(a scenario's steps separated by |; repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="With --try: print the verdicts as JSON.")
 @click.pass_context
-def deck_preview(ctx: click.Context, file: str, card_id: str | None, seed: int) -> None:
+def deck_preview(ctx: click.Context, file: str, card_id: str | None, seed: int,
+                 tries: tuple[str, ...], as_json: bool) -> None:
     """Show a deck's cards as questions, with answers and explanations.
 
     With --seed S each card appears as study shows it when it draws seed S
@@ -76,6 +81,9 @@ def deck_preview(ctx: click.Context, file: str, card_id: str | None, seed: int) 
     lang = current_settings(ctx).lang
     try:
         loaded = load_deck(file)
+        if tries:
+            _try_cards(loaded, file, tries, seed, as_json, lang)
+            return
         lines = preview_lines(loaded, lang, seed, card_id)
     except DeckError as exc:
         for problem in exc.problems:
@@ -85,6 +93,35 @@ def deck_preview(ctx: click.Context, file: str, card_id: str | None, seed: int) 
         fail(_no_card_text(file, card_id or "", [card.id for card in loaded.cards], lang))
     for line in lines:
         click.echo(line)
+
+
+def _try_cards(loaded: Any, file: str, tries: tuple[str, ...], seed: int, as_json: bool,
+               lang: str) -> None:
+    """``deck preview --try CARD=ANSWER``: each answer graded as study grades it."""
+    from studyapp.cli.generate import tried_lines
+    from studyapp.questions.trying import try_answer
+    from studyapp.study.session import showing
+
+    results = []
+    for pair in tries:
+        card_id, sep, answer = pair.partition("=")
+        if not sep or not card_id.strip():
+            fail(f"--try takes CARD=ANSWER, not {pair!r}", code=2)
+        try:
+            card = loaded.card(card_id.strip())
+        except KeyError:
+            fail(_no_card_text(file, card_id.strip(), [c.id for c in loaded.cards], lang))
+        question = showing(card, seed, lang)
+        results.append((card.id, question, try_answer(question, answer.strip())))
+    if as_json:
+        echo_json([{"card": card_id, "seed": seed, "try": tried.record()}
+                   for card_id, _, tried in results])
+        return
+    for card_id, question, tried in results:
+        click.echo(f"[{card_id}] {question.prompt}")
+        for line in tried_lines(tried, lang):
+            click.echo(line)
+        click.echo("")
 
 
 @deck.command("add")

@@ -77,10 +77,16 @@ def _option_pairs(pairs: tuple[str, ...]) -> dict[str, Any]:
                    "or --deck files): topic, balance, figures stated, answers re-computed.")
 @click.option("--deck", "deck_paths", multiple=True, type=click.Path(dir_okay=False),
               help="With --audit: a deck file whose generated cards to audit (repeatable).")
+@click.option("--try", "tried", default=None, metavar="ANSWER",
+              help="Grade ANSWER to each instance as a study session would: the verdict and "
+                   "the slip named (a scenario's steps separated by |).")
+@click.option("--part", "part_number", type=click.IntRange(min=1), default=None,
+              help="With --try: grade ANSWER as scenario step K alone.")
 @click.pass_context
 def generate(ctx: click.Context, family: str | None, list_families: bool, list_options: bool,
              seed: int | None, count: int, option_pairs: tuple[str, ...], as_json: bool,
-             lang: str | None, audit: bool, deck_paths: tuple[str, ...]) -> None:
+             lang: str | None, audit: bool, deck_paths: tuple[str, ...], tried: str | None,
+             part_number: int | None) -> None:
     """Generated questions: list the families, or draw instances of one."""
     # loaded when the command runs, so that --help stays fast
     from studyapp.catalog import UnknownIdError
@@ -129,6 +135,11 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, list_o
     except (UnknownIdError, LookupError, ValueError) as exc:
         fail(user_error_text(exc, lang))
     records = [as_record(q) for q in questions]
+    if part_number is not None and tried is None:
+        fail(t("gen.try.part_alone", lang), code=2)
+    if tried is not None:
+        _grade_tries(questions, records, tried, part_number, as_json, lang)
+        return
     if as_json:
         echo_json(records)
         return
@@ -162,6 +173,49 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, list_o
         click.echo(f"{t('gen.cli.answer', lang)}: {answer}{tolerance}")
         click.echo(record["explanation"])
         click.echo("")
+
+
+def _grade_tries(questions: list[Question], records: list[dict[str, Any]], tried: str,
+                 part: int | None, as_json: bool, lang: str) -> None:
+    """``generate FAMILY --try ANSWER``: each instance's record with its ``try`` verdict."""
+    from studyapp.questions.trying import TryError, try_answer
+
+    try:
+        results = [try_answer(q, tried, part) for q in questions]
+    except TryError as exc:
+        fail(str(exc), code=2)
+    if as_json:
+        echo_json([{**record, "try": result.record()}
+                   for record, result in zip(records, results, strict=True)])
+        return
+    for number, (record, result) in enumerate(zip(records, results, strict=True), 1):
+        click.echo(f"[{number}/{len(records)}] {record['family']} (seed {record['seed']})")
+        click.echo(record["prompt"])
+        if result.part is not None:
+            step = questions[number - 1].parts[result.part - 1]
+            click.echo(f"  {result.part}. {step.question.prompt}")
+        for line in tried_lines(result, lang):
+            click.echo(line)
+        click.echo("")
+
+
+def tried_lines(result: Any, lang: str) -> list[str]:
+    """A tried answer as text: each step's verdict and slip, then the card's."""
+    from studyapp.i18n import t
+
+    def verdict_line(label: str, verdict: Any) -> str:
+        state = ("retry" if verdict.correct is None else
+                 "right" if verdict.correct else "wrong")
+        slip = (" · " + t("gen.try.slip", lang, slip=", ".join(verdict.slips))
+                if verdict.slips else "")
+        return f"{label}{t(f'gen.try.{state}', lang)}{slip}: {verdict.message}"
+
+    lines = [verdict_line(f"  {n}. ", step.verdict)
+             for n, step in enumerate(result.parts, 1)]
+    lines.append(verdict_line(f"{t('gen.try.verdict', lang)}: ", result.verdict))
+    if result.outcome is not None:
+        lines.append(t(f"gen.try.outcome.{result.outcome.rating}", lang))
+    return lines
 
 
 def shown_tolerance(question: Question, lang: str) -> str:

@@ -24,18 +24,17 @@ import unicodedata
 from dataclasses import dataclass
 
 from studyapp.i18n import t
+from studyapp.questions.diagnosis import Target, diagnose, target_of, unit_scale
 from studyapp.questions.formatting import format_number, format_quantity
-from studyapp.questions.model import DEFAULT_TOLERANCE, Kind, Question, Slip, Tolerance
+from studyapp.questions.model import DEFAULT_TOLERANCE, Kind, Question
 from studyapp.questions.units import (
     COUNT,
     AmbiguousUnit,
     Quantity,
-    Unit,
     UnitError,
     UnknownUnit,
     UnparsableAnswer,
     parse_quantity,
-    resolve_unit,
 )
 from studyapp.text import typed_answer
 
@@ -107,7 +106,7 @@ def expected_display(question: Question) -> str:
 
 def numeric_value(question: Question, response: str) -> float | None:
     """A numeric answer as a number in the question's unit (None when it cannot be read)."""
-    target = _target(question)
+    target = target_of(question)
     text = typed_answer(response)
     return _reads_as(text, target, question.lang) if text else None
 
@@ -146,57 +145,21 @@ def _fold(text: str) -> str:
 # ---------------------------------------------------------------- numeric
 
 
-@dataclass(frozen=True)
-class _Target:
-    """What a numeric question asks for: its unit (or a counted noun) and value."""
-
-    unit: str | None
-    dimension: str
-    factor: float
-    value: float
-    tolerance: Tolerance
-
-
-def _unit_scale(unit: str | None) -> tuple[str, float]:
-    """The dimension and factor of a question's unit (a count for none or a counted noun)."""
-    dimension, factor = COUNT, 1.0
-    if unit is not None:
-        try:
-            resolved: Unit = resolve_unit(unit)
-            dimension, factor = resolved.dimension, resolved.factor
-        except AmbiguousUnit as exc:
-            # A deck should not use an ambiguous unit; read it as its first meaning.
-            resolved = resolve_unit(exc.candidates[0])
-            dimension, factor = resolved.dimension, resolved.factor
-        except UnknownUnit:
-            pass  # a counted noun such as "GPUs" or "layers"
-    return dimension, factor
-
-
 def value_in_unit(unit: str | None, response: str, lang: str) -> float | None:
     """A typed answer as a number in ``unit``, as grading reads it (None when it cannot be
     read or is in another dimension): the class report counts "163.84" and "0.16384 MB"
     on a KB card as one answer."""
-    target = _Target(unit or None, *_unit_scale(unit or None), math.nan, DEFAULT_TOLERANCE)
+    target = Target(unit or None, *unit_scale(unit or None), math.nan, DEFAULT_TOLERANCE)
     text = typed_answer(response)
     return _reads_as(text, target, lang) if text else None
 
 
-def _target(question: Question) -> _Target:
-    unit = question.unit or None
-    dimension, factor = _unit_scale(unit)
-    answer = question.answer
-    value = float(answer) if isinstance(answer, int | float) else math.nan
-    tolerance = question.tolerance or DEFAULT_TOLERANCE
-    return _Target(unit, dimension, factor, value, tolerance)
-
-
-def _in_target_unit(q: Quantity, target: _Target) -> float:
+def _in_target_unit(q: Quantity, target: Target) -> float:
     """A bare number is already in the question's unit."""
     return q.number if q.dimension is None else q.in_unit(target.factor)
 
 
-def _reads_as(text: str, target: _Target, lang: str) -> float | None:
+def _reads_as(text: str, target: Target, lang: str) -> float | None:
     try:
         q = parse_quantity(text, lang, target.dimension)
     except UnitError:
@@ -208,7 +171,7 @@ def _reads_as(text: str, target: _Target, lang: str) -> float | None:
 
 def _expected_numeric(question: Question) -> tuple[str, int]:
     """The expected value with the fewest figures (at least 3) that still grade correct."""
-    target = _target(question)
+    target = target_of(question)
     if not math.isfinite(target.value):
         return str(question.answer), 3
     for suffix in (True, False):  # 70B params, or 7e10 params when a suffix loses precision
@@ -228,7 +191,7 @@ def _dimension_name(dimension: str | None, lang: str) -> str:
 
 def _grade_numeric(question: Question, text: str) -> Verdict:
     lang = question.lang
-    target = _target(question)
+    target = target_of(question)
     example = format_quantity(12.5, target.unit, lang)
     try:
         q = parse_quantity(text, lang, target.dimension)
@@ -279,15 +242,14 @@ def _grade_numeric(question: Question, text: str) -> Verdict:
         given_text = f"{own} ({given_text})"
     slips: tuple[tuple[str, str], ...] = ()
     if not correct:
-        slips = _diagnose(question, given_value, target)
-    # several slips can leave the same factor (K/V and BF16 both ×2): name each
-    hint = f" {t('grading.or_slip', lang)} ".join(message for _, message in slips)
+        slips = diagnose(question, given_value, target)
+    hint = " ".join(message for _, message in slips)
     return _judged(question, correct, given_text, expected_text, hint,
-                   tuple(key for key, _ in slips))
+                   tuple(key for key, _ in slips if key))
 
 
 def _given_numeric(
-    value: float, target: _Target, lang: str, sig: int, expected: str, correct: bool
+    value: float, target: Target, lang: str, sig: int, expected: str, correct: bool
 ) -> str:
     """The answer in the question's unit, with enough figures to differ from a wrong expected."""
     sig = max(sig, 4)
@@ -296,65 +258,6 @@ def _given_numeric(
         sig += 1
         shown = format_quantity(value, target.unit, lang, sig)
     return shown
-
-
-def _close(ratio: float, factor: float) -> bool:
-    return abs(ratio / factor - 1) < 0.005
-
-
-def _factor_text(ratio: float, lang: str) -> str:
-    """How far off, always as a factor above 1 (×2 whether doubled or halved)."""
-    return format_number(max(ratio, 1 / ratio), lang, 4, grouping=False)
-
-
-def _slip_matches(slip: Slip, given: float, target: _Target) -> float | None:
-    """The ratio by which ``given`` shows ``slip`` (the slipped value within tolerance)."""
-    assert not callable(slip.ratio)
-    ratio = slip.ratio
-    if not math.isfinite(ratio) or ratio <= 0 or _close(ratio, 1.0):
-        return None
-    for r in (ratio, 1 / ratio) if slip.symmetric else (ratio,):
-        slipped = target.value * r
-        if target.tolerance.accepts(slipped, given) or _close(given / slipped, 1.0):
-            return r
-    return None
-
-
-def _generic_slips(given: float, expected: float) -> list[tuple[str, float]]:
-    """Slips any numeric answer can show: the sign, bits for bytes, a unit prefix, binary units."""
-    if _close(given / expected, -1.0):  # b - a answered as a - b
-        return [("sign", -1.0)]
-    ratio = abs(given / expected)
-    if _close(ratio, 8) or _close(ratio, 1 / 8):
-        return [("bits", ratio)]
-    for k in (1, 2, 3, 4):
-        for f in (1000.0**k, 1000.0**-k):
-            if _close(ratio, f):
-                return [("prefix", ratio)]
-    for k, key in ((3, "binary"), (1, "kib"), (2, "binary"), (4, "binary")):
-        f = 1.024**k
-        if _close(ratio, f) or _close(ratio, 1 / f):
-            return [(key, ratio)]
-    return []
-
-
-def _diagnose(question: Question, given: float, target: _Target) -> tuple[tuple[str, str], ...]:
-    """The slips a wrong number shows, as (key, message): the family's own, else generic."""
-    expected = target.value
-    if not (math.isfinite(given) and math.isfinite(expected)) or given == 0 or expected == 0:
-        return ()
-    lang = question.lang
-    found: list[tuple[str, float]] = []
-    for slip in question.slips:
-        ratio = _slip_matches(slip, given, target)
-        if ratio is not None and slip.key not in (key for key, _ in found):
-            found.append((slip.key, ratio))
-    if not found:
-        found = _generic_slips(given, expected)
-    own = {slip.key: slip.message for slip in question.slips if slip.message}
-    return tuple((key, own.get(key) or t(f"grading.slip.{key}", lang,
-                                         factor=_factor_text(ratio, lang)))
-                 for key, ratio in found)
 
 
 # ---------------------------------------------------------------- choice

@@ -101,6 +101,10 @@ class Part:
     recompute: Recompute | None = field(default=None, compare=False)
     method: str = ""
     solution: str = ""
+    like: str = ""
+    """The one-step family this step computes as (its slips; brought back when it is missed)."""
+    rounding: Recompute | None = field(default=None, compare=False)
+    """The value a rounding rule the step states also gives, from the earlier values."""
 
 
 @dataclass(frozen=True)

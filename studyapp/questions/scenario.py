@@ -40,6 +40,12 @@ class Step:
     tolerance: Tolerance = field(default_factory=lambda: Tolerance(relative=0.02))
     choices: tuple[str, ...] = ()
     slips: tuple[Slip, ...] = ()
+    like: str = ""
+    """The one-step family this step computes as: it declares that family's slips, so a
+    step names the same slips as the card that asks it alone."""
+    rounding: Compute | None = None
+    """The value a rounding rule the step states also gives (floor, then double: 138 where
+    the exact floor is 139): accepted, with a note."""
 
 
 def run_chain(steps: Sequence[Step], shared: Mapping[str, Any]) -> dict[str, Any]:
@@ -77,6 +83,7 @@ def build_parts(steps: Sequence[Step], shared: Mapping[str, Any], *, post: str =
                                 explanation=solutions.get(step.name, ""), answer=str(value),
                                 choices=step.choices, family=family, seed=seed, lang=lang)
         else:
+            _check_like(step, env)
             question = Question(kind=Kind.NUMERIC, post=post, prompt=prompts[step.name],
                                 explanation=solutions.get(step.name, ""),
                                 answer=_rounded(float(value)), unit=step.unit,
@@ -84,10 +91,27 @@ def build_parts(steps: Sequence[Step], shared: Mapping[str, Any], *, post: str =
                                 lang=lang, slips=tuple(
                                     s for s in (slip.resolve(env) for slip in step.slips)
                                     if s is not None))
+        rounding = None if step.rounding is None else _recompute(
+            replace(step, compute=step.rounding), env)
         parts.append(Part(name=step.name, question=question, uses=step.uses,
                           recompute=recompute, method=methods.get(step.name, ""),
-                          solution=solutions.get(step.name, "")))
+                          solution=solutions.get(step.name, ""), like=step.like,
+                          rounding=rounding))
     return tuple(parts), env
+
+
+def _check_like(step: Step, env: Mapping[str, Any]) -> None:
+    """A step that computes as a one-step family has the params that family's slips read:
+    a missing one would silently drop a slip the family names."""
+    if not step.like:
+        return
+    for slip in step.slips:
+        if callable(slip.ratio):
+            try:
+                slip.ratio(env)
+            except KeyError as exc:
+                raise KeyError(f"step {step.name!r} computes as {step.like!r} but lacks "
+                               f"{exc.args[0]!r}, which its slip {slip.key!r} reads") from None
 
 
 def _rounded(value: float, digits: int = 6) -> float:
@@ -113,6 +137,10 @@ class PartVerdict:
     value: Value | None = None
     carried: bool = False
     hinted: bool = False
+    rounded: bool = False
+    """Right by the step's stated rounding rule, not its exact value."""
+    like: str = ""
+    """The one-step family the step computes as (empty for a deck's own step)."""
 
     @property
     def correct(self) -> bool | None:
@@ -127,7 +155,8 @@ class PartVerdict:
         return {"name": self.name, "response": response, "given": self.verdict.given,
                 "expected": self.verdict.expected, "correct": bool(self.verdict.correct),
                 "carried": self.carried, "slips": list(self.verdict.slips),
-                "hint": self.hinted}
+                "hint": self.hinted, "rounded": self.rounded,
+                **({"family": self.like} if self.like else {})}
 
 
 def learner_value(part: Part, response: str, verdict: Verdict) -> Value | None:
@@ -150,6 +179,41 @@ def _same(a: Any, b: Any) -> bool:
 def grade_part(question: Question, index: int, response: str,
                earlier: Sequence[PartVerdict], *, hinted: bool = False) -> PartVerdict:
     """Grade step ``index`` of a scenario, given the learner's verdicts on the steps before."""
+    step = _grade_part(question, index, response, earlier, hinted=hinted)
+    part = question.parts[index]
+    if part.like:
+        step = replace(step, like=part.like)
+    if step.correct is False and part.rounding is not None:
+        return _by_rounding(question, index, response, earlier, step)
+    return step
+
+
+def _mine(question: Question, earlier: Sequence[PartVerdict]) -> dict[str, Any]:
+    return {p.name: v.value for p, v in zip(question.parts, earlier, strict=False)
+            if v.value is not None}
+
+
+def _by_rounding(question: Question, index: int, response: str,
+                 earlier: Sequence[PartVerdict], step: PartVerdict) -> PartVerdict:
+    """A wrong step that the step's own rounding rule gives (floor, then double) is right,
+    with a note saying which figure the exact rule gives."""
+    part = question.parts[index]
+    assert part.rounding is not None
+    try:
+        value = part.rounding(_mine(question, earlier))
+    except (ArithmeticError, ValueError, TypeError, KeyError):
+        return step
+    again = grade(replace(part.question, answer=value), response)
+    if not again.correct:
+        return step
+    note = t("grading.rounding_rule", question.lang, given=again.given,
+             expected=step.verdict.expected)
+    verdict = replace(again, message=note, expected=step.verdict.expected)
+    return replace(step, verdict=verdict, rounded=True)
+
+
+def _grade_part(question: Question, index: int, response: str,
+                earlier: Sequence[PartVerdict], *, hinted: bool = False) -> PartVerdict:
     part = question.parts[index]
     verdict = grade(part.question, response)
     if verdict.correct is None:
@@ -189,12 +253,19 @@ def grade_part(question: Question, index: int, response: str,
 
 def scenario_verdict(question: Question, parts: Sequence[PartVerdict],
                      responses: Sequence[str]) -> Verdict:
-    """The whole scenario: right only when every step is right against the true values."""
+    """The whole scenario: right when every step is right against the true values, or when
+    only one step in a few is wrong (``step_outcome``: then rated Hard at most)."""
     lang = question.lang
     right = sum(1 for p in parts if p.correct and not p.carried)
-    correct = right == len(question.parts)
-    key = "grading.scenario_right" if correct else "grading.scenario_wrong"
+    every = right == len(question.parts)
+    outcome = step_outcome(question, parts) if len(parts) == len(question.parts) else None
+    correct = every or (outcome is not None and outcome.rating == HARD)
+    key = "grading.scenario_right" if every else "grading.scenario_wrong"
     message = t(key, lang, right=right, total=len(question.parts))
+    if outcome is not None and outcome.rating == HARD:
+        numbers = [str(n) for n, part in enumerate(question.parts, 1)
+                   if part.name in outcome.wrong]
+        message += " " + t("grading.scenario_hard", lang, steps=", ".join(numbers))
     carried = sum(1 for p in parts if p.carried)
     if carried:
         message += " " + t("grading.scenario_carried", lang, count=carried)
@@ -204,6 +275,46 @@ def scenario_verdict(question: Question, parts: Sequence[PartVerdict],
                    slips=tuple(s for p in parts for s in p.verdict.slips))
 
 
+AGAIN, HARD, PASS = "again", "hard", "pass"
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """What the steps say about the card: ``pass`` (every step right: the learner rates it),
+    ``hard`` (one step wrong, or fewer than half: Hard at most) or ``again`` (half the steps
+    or more wrong). ``wrong`` names the wrong steps; ``weak`` the one-step families they
+    compute as, to bring back sooner."""
+
+    rating: str
+    wrong: tuple[str, ...] = ()
+    weak: tuple[str, ...] = ()
+    rounded: tuple[str, ...] = ()
+
+    def record(self) -> dict[str, Any]:
+        return {"rating": self.rating, "wrong": list(self.wrong), "weak": list(self.weak),
+                "rounded": list(self.rounded)}
+
+
+def step_outcome(question: Question, parts: Sequence[PartVerdict]) -> StepOutcome:
+    """Judge a finished scenario by its steps, each graded on its own.
+
+    A step right from the learner's own wrong earlier answer (carried) is a right method:
+    only the step that went wrong counts against the card.
+    """
+    wrong = tuple(p.name for p in parts if not p.correct and not p.carried)
+    weak = tuple(dict.fromkeys(p.like for p in parts
+                               if not p.correct and not p.carried and p.like))
+    rounded = tuple(p.name for p in parts if p.rounded)
+    total = len(question.parts)
+    if not wrong:
+        rating = PASS
+    elif 2 * len(wrong) >= total:
+        rating = AGAIN
+    else:
+        rating = HARD
+    return StepOutcome(rating, wrong, weak, rounded)
+
+
 def worked_chain(question: Question) -> str:
     """The worked solution of the whole chain, one numbered step a line."""
     lines = [f"{n}. {part.solution}" for n, part in enumerate(question.parts, 1)
@@ -211,5 +322,6 @@ def worked_chain(question: Question) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["PartVerdict", "Step", "build_parts", "grade_part", "learner_value", "run_chain",
-           "scenario_verdict", "worked_chain"]
+__all__ = ["AGAIN", "HARD", "PASS", "PartVerdict", "Step", "StepOutcome", "build_parts",
+           "grade_part", "learner_value", "run_chain", "scenario_verdict", "step_outcome",
+           "worked_chain"]

@@ -329,6 +329,17 @@ def card_state(store: Store, profile_id: int, deck_id: str, card_key: str) -> Ca
         return _row(card) if card else None
 
 
+def last_seed(store: Store, profile_id: int, deck_id: str, card_key: str) -> int | None:
+    """The draw seed of the card's last recorded showing (None when never answered)."""
+    with store.sessions() as session:
+        seed = session.scalar(
+            select(ReviewLog.seed).join(CardState, ReviewLog.card_id == CardState.id)
+            .where(CardState.profile_id == profile_id, CardState.deck_id == deck_id,
+                   CardState.card_key == card_key)
+            .order_by(ReviewLog.reviewed_at.desc(), ReviewLog.id.desc()).limit(1))
+        return None if seed is None else int(seed)
+
+
 StateFor = Callable[[CardRow | None], NewState]
 """The card's new state from its stored state (None for a card never answered)."""
 

@@ -87,6 +87,10 @@ class SessionHost(Protocol):
         """Bring buried cards back today."""
         ...
 
+    def last_seed(self, deck_id: str, card_key: str) -> int | None:
+        """The draw seed of the card's last recorded showing (a fact card shows it again)."""
+        ...
+
     def due_times(self, keys: Iterable[CardKey]) -> list[datetime]:
         """The stored due times of these cards (suspended and never answered ones left out)."""
         ...

@@ -203,6 +203,8 @@ class Outcome:
     intervals: dict[Rating, timedelta] = field(default_factory=dict)
     max_rating: Rating = Rating.EASY
     """The best rating offered: Hard once the post was opened during the question."""
+    capped_by_step: bool = False
+    """Hard is the best rating because a scenario step went wrong (not the post opened)."""
     can_overrule: bool = False
     """A wrong verdict the learner may overrule ("I was right")."""
     part: PartVerdict | None = None
@@ -340,6 +342,10 @@ class ProgressView:
 
 SCENARIO_PARTS = "parts"
 """Key in a review log's params: a scenario's steps, each with its answer, verdict and slips."""
+
+SCENARIO_OUTCOME = "steps_outcome"
+"""Key in a finished scenario's params: what its steps said (``pass``, ``hard``, ``again``),
+the wrong steps and the one-step families they compute as, to bring back sooner."""
 
 SHOWN_CHOICES = "shown_choices"
 """Key in a review log's params: the choices in the order the learner saw them."""

@@ -1024,6 +1024,14 @@ class StudyService:
                                     getattr(card.spec, "generator", None)))
         return refs
 
+    def last_seed(self, deck_id: str, card_key: str) -> int | None:
+        """The draw seed of the card's last recorded showing (None: never answered, or the
+        server away)."""
+        from studyapp.store.progress import last_seed  # SQLAlchemy: on first use
+
+        return self._or_while_away(
+            lambda: last_seed(self.store, self.profile.id, deck_id, card_key), None)
+
     def due_times(self, keys: Iterable[CardKey]) -> list[datetime]:
         """The stored due times of these cards (suspended and never answered ones left out)."""
         from studyapp.store.progress import card_state  # SQLAlchemy: on first use

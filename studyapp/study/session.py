@@ -12,13 +12,21 @@ from typing import TYPE_CHECKING, Any, cast
 
 from studyapp.questions.grading import Verdict, grade
 from studyapp.questions.model import Kind, Question
-from studyapp.questions.scenario import PartVerdict, grade_part, scenario_verdict
+from studyapp.questions.scenario import (
+    HARD,
+    PartVerdict,
+    grade_part,
+    scenario_verdict,
+    step_outcome,
+)
 from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import CardStage, Rating
+from studyapp.study.draws import bring_forward, kept_seed
 from studyapp.study.model import (
     ANSWER_SLIPS,
     LEARNING_STAGES,
     PICKED_CHOICE,
+    SCENARIO_OUTCOME,
     SCENARIO_PARTS,
     SHOWN_CHOICES,
     Advance,
@@ -58,6 +66,10 @@ class _Pending:
     part_responses: list[str] = field(default_factory=list)
     hinted: set[int] = field(default_factory=set)
     """Steps whose method the learner looked at (each caps the rating at Hard)."""
+    step_missed: bool = False
+    """A finished scenario passed with a step wrong: rated Hard at most."""
+    weak: tuple[str, ...] = ()
+    """The one-step families of a finished scenario's wrong steps: asked sooner."""
 
 
 @dataclass
@@ -96,6 +108,8 @@ class StudySession:
         self.limit = limit
         self.lang = lang
         self.rng = random.Random(seed)
+        self._seeds: dict[tuple[str, str], int] = {}
+        """The draw seed each card was last shown with this sitting."""
         self._prompts: set[tuple[str, frozenset[str]]] = set()
         """Prompts asked this sitting: a drawn card is not asked with the same numbers twice."""
         self.answered = 0
@@ -178,9 +192,11 @@ class StudySession:
                 spec = self.service.card(item.deck_id, item.card_key)
             except NoSuchItem:
                 continue
+            kept = kept_seed(item, spec, self._seeds, self.service)
+            seed = seed if kept is None else kept  # a fact being learnt keeps its numbers
             try:
                 question = showing(spec, seed, self.lang)
-                for _ in range(REDRAWS if spec.is_template else 0):
+                for _ in range(REDRAWS if spec.is_template and kept is None else 0):
                     if asked(question) not in self._prompts:
                         break
                     seed = self.rng.randrange(2**31)  # asked already this sitting: other numbers
@@ -189,6 +205,7 @@ class StudySession:
                 self.service.card_failed(item.deck_id, item.card_key, exc)
                 continue
             self._prompts.add(asked(question))
+            self._seeds[item.key] = seed
             first = not self._is_return(item)
             if first:
                 self.reached += 1
@@ -226,6 +243,9 @@ class StudySession:
                 return step
             verdict, part = step
             response = " | ".join(pending.part_responses)
+            question = pending.presented.question
+            said = step_outcome(question, pending.parts)
+            pending.step_missed, pending.weak = said.rating == HARD, said.weak
         else:
             verdict = grade(pending.presented.question, response)
             if verdict.correct is None:
@@ -250,7 +270,8 @@ class StudySession:
         if pending.presented.question.kind is not Kind.RECALL:  # a recall says nothing yet
             self._hold(pending)
         return Outcome(verdict, recorded=False, needs_rating=True,
-                       intervals=intervals, max_rating=self.max_rating, part=part)
+                       intervals=intervals, max_rating=self.max_rating, part=part,
+                       capped_by_step=pending.step_missed and not pending.looked_at_post)
 
     def _hold(self, pending: _Pending) -> None:
         """Keep the right answer in the store until it is rated, so no way out loses it."""
@@ -319,8 +340,9 @@ class StudySession:
                     response: str) -> Outcome | tuple[Verdict, PartVerdict]:
         """One step of a scenario: an Outcome while steps remain, else the whole verdict.
 
-        A scenario is one card: nothing is recorded until its last step, then all
-        steps right is a pass (the learner rates it) and any step wrong is Again.
+        A scenario is one card: nothing is recorded until its last step; then the
+        steps judge it (``scenario.step_outcome``): all right, the learner rates it; one
+        step in a few wrong, Hard at most; half the steps or more wrong, Again.
         """
         question = pending.presented.question
         index = len(pending.parts)
@@ -369,7 +391,8 @@ class StudySession:
     def max_rating(self) -> Rating:
         """Hard once the learner opened the post while the question was asked."""
         pending = self._pending
-        return Rating.HARD if pending is not None and pending.looked_at_post else Rating.EASY
+        capped = pending is not None and (pending.looked_at_post or pending.step_missed)
+        return Rating.HARD if capped else Rating.EASY
 
     def look_at_post(self) -> bool:
         """The learner opened the post before answering: this answer is rated Hard at best.
@@ -468,6 +491,8 @@ class StudySession:
             params = {**params, SCENARIO_PARTS: [
                 step.record(text)
                 for step, text in zip(pending.parts, pending.part_responses, strict=True)]}
+            if len(pending.parts) == len(question.parts):
+                params[SCENARIO_OUTCOME] = step_outcome(question, pending.parts).record()
         return AnsweredCard(presented.deck_id, presented.card_key, question, rating,
                             bool(pending.verdict.correct), now, pending.response,
                             pending.verdict.expected, pending.duration_ms, params, self.lang,
@@ -496,6 +521,8 @@ class StudySession:
         else:
             self.queue.drop({pending.item.key})
         self._bury_siblings(pending.item, self._last_log, pending.presented.question)
+        if pending.weak:  # a step's own kind of card comes next in this sitting
+            self.queue.main = bring_forward(self.queue.main, pending.weak)
 
     def _bury_siblings(self, item: QueueItem, log_id: int, question: Question) -> None:
         """Cards sharing this one's fact wait until the next study day (not those in learning).

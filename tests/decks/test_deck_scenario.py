@@ -100,7 +100,7 @@ def test_unknown_slips_and_too_few_steps(tmp_path: Path) -> None:
     bad = GOOD.replace("key: dtype_bytes", "key: dtype_byte")
     with pytest.raises(DeckError) as caught:
         load_deck(write(tmp_path, bad))
-    assert "unknown slip 'dtype_byte'; did you mean 'dtype_bytes'?" in \
+    assert "unknown slip 'dtype_byte'; did you mean 'dtype_bytes'" in \
         caught.value.problems[0].render("en")
     short = GOOD[: GOOD.index("      - name: gpus")]
     with pytest.raises(DeckError) as caught:

@@ -13,6 +13,7 @@ import pytest
 
 from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Accelerator
+from studyapp.i18n import t
 from studyapp.infra import (
     checkpoint_bytes,
     cluster_mtbf_seconds,
@@ -264,9 +265,17 @@ def test_all_steps_right_pass_and_slips_are_named() -> None:
     assert all(p.correct for p in done)
     assert scenario_verdict(q, done, []).correct
     kv = q.parts[1].question.answer
-    assert isinstance(kv, float)
+    assert isinstance(kv, float) and q.params["dtype"] == "bf16"
+    # K only and one byte a BF16 value both halve the cache: how far off, no cause named
     slip = grade_part(q, 1, f"{kv / 2:.5g}", done[:1])
-    assert slip.correct is False and "kv_pair" in slip.verdict.slips
+    assert slip.correct is False and slip.verdict.slips == ()
+    assert slip.verdict.message.endswith(t("grading.off.times_low", "en", factor="2"))
+    fp8 = next(q for q in (_serving(seed) for seed in range(40)) if q.params["dtype"] == "fp8")
+    kv = fp8.parts[1].question.answer
+    assert isinstance(kv, float)
+    assert grade_part(fp8, 1, f"{kv / 2:.5g}", []).verdict.slips == ("kv_pair",)
+    # the FP8 cache sized at BF16's two bytes: named in the step as in kv-cache-per-token
+    assert grade_part(fp8, 1, f"{kv * 2:.5g}", []).verdict.slips == ("dtype_bf16",)
 
 
 def test_a_step_in_the_wrong_unit_is_asked_again() -> None:
@@ -386,7 +395,8 @@ def test_training_steps_name_the_forward_pass_and_the_mfu_slips() -> None:
                                               ("scenario-allreduce", "grads")])
 def test_weights_at_the_wrong_bytes_a_parameter_are_named(family: str, step: str) -> None:
     """Llama-3.1-405B in BF16 is 811.7 GB (405.85e9 × 2 B); 405.85 GB is one byte a
-    parameter, the data type's size slip, in every scenario that asks for weights."""
+    parameter, the data type's size slip, in every scenario that asks for weights; FP8
+    weights at two bytes each are the BF16 slip."""
     for seed in range(5):
         q = registered_families()[family].generate(seed, "en", {})
         index = [p.name for p in q.parts].index(step)
@@ -394,8 +404,12 @@ def test_weights_at_the_wrong_bytes_a_parameter_are_named(family: str, step: str
         assert isinstance(part.answer, float)
         half = grade_part(q, index, f"{part.answer / 2:.5g} GB", [])
         double = grade_part(q, index, f"{part.answer * 2:.5g} GB", [])
-        for slipped in (half, double):
-            assert slipped.correct is False and slipped.verdict.slips == ("dtype_bytes",)
+        dtype = q.params.get("dtype", "bf16")
+        assert half.correct is False and double.correct is False
+        if dtype == "bf16":
+            assert half.verdict.slips == ("dtype_bytes",) and double.verdict.slips == ()
+        else:
+            assert half.verdict.slips == () and double.verdict.slips == ("dtype_bf16",)
 
 
 def test_the_cost_throughput_step_works_the_memory_and_compute_times() -> None:
@@ -418,7 +432,8 @@ def test_a_step_right_from_two_wrong_inputs_names_both_in_the_plural() -> None:
     size, write, mtbf = (float(a[k]) for k in ("size", "write", "mtbf"))  # type: ignore[arg-type]
     done = [grade_part(q, 0, f"{size:.6g}", [])]
     done.append(grade_part(q, 1, f"{write * 8:.5g} s", done))
-    assert done[1].verdict.slips == ("bits",)
+    # a time is not measured in bytes: no unit slip is read into it, only how far off
+    assert done[1].verdict.slips == () and "×8 too large" in done[1].verdict.message
     done.append(grade_part(q, 2, f"{mtbf:.6g}", done))
     tau = math.sqrt(2 * done[1].value * mtbf * 3600)  # type: ignore[operator]
     done.append(grade_part(q, 3, f"{tau / 60:.5g}", done))

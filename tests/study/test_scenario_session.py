@@ -10,6 +10,7 @@ from pathlib import Path
 from studyapp.questions.model import Kind, Question
 from studyapp.srs import Rating
 from studyapp.study import (
+    SCENARIO_OUTCOME,
     SCENARIO_PARTS,
     Outcome,
     SessionKind,
@@ -88,22 +89,28 @@ def test_all_steps_right_is_one_pass_the_learner_rates(tmp_path: Path) -> None:
     svc.close()
 
 
-def test_one_wrong_step_is_again_and_the_log_keeps_its_slip(tmp_path: Path) -> None:
+def test_one_wrong_step_passes_at_hard_and_the_log_keeps_its_slip(tmp_path: Path) -> None:
+    """One step of six wrong: the card passes, Hard at most, and the log names the step and
+    the one-step family it computes as (kv-cache-per-token), to bring back sooner."""
     svc, session, q = scenario_session(tmp_path)
     kv = q.parts[1].question.answer
     assert isinstance(kv, float)
     session.submit(right(q, 0))
-    second = session.submit(f"{kv / 2:.5g} GB")  # counted K only
+    second = session.submit(f"{kv * 1000:.5g} GB")  # MB written as GB
     assert second.part is not None and second.part.correct is False
-    assert "kv_pair" in second.part.verdict.slips
+    assert "prefix" in second.part.verdict.slips
     outcome = submit_right_from(session, q, 2)
-    assert outcome.recorded and not outcome.needs_rating
-    assert outcome.verdict.correct is False
+    assert not outcome.recorded and outcome.needs_rating
+    assert outcome.verdict.correct is True and outcome.max_rating is Rating.HARD
+    session.rate(Rating.GOOD)
     [(rating, correct, _, params)] = logs(tmp_path)
-    assert (rating, correct) == (int(Rating.AGAIN), 0)
+    assert (rating, correct) == (int(Rating.HARD), 1)
+    said = json.loads(params)[SCENARIO_OUTCOME]
+    assert said == {"rating": "hard", "wrong": ["kv_user"], "weak": ["kv-cache-per-token"],
+                    "rounded": []}
     steps = json.loads(params)[SCENARIO_PARTS]
-    assert steps[1]["correct"] is False and steps[1]["slips"] == ["kv_pair"]
-    assert steps[1]["response"] == f"{kv / 2:.5g} GB"
+    assert steps[1]["correct"] is False and steps[1]["slips"] == ["prefix"]
+    assert steps[1]["response"] == f"{kv * 1000:.5g} GB"
     svc.close()
 
 
@@ -172,9 +179,10 @@ def test_plain_mode_asks_a_whole_scenario_line_by_line(tmp_path: Path) -> None:
     assert "Method: Total = weights + users × KV per user." in text
     assert "Worked solution:" in text and "\n1. Weights = " in text
     assert f"{len(q.parts) - 2} of {len(q.parts)} steps right." in text
-    assert text.rstrip().endswith("session: 1 answered, 0 correct")
+    # one step wrong, the next right from it: the card passes, Hard at most
+    assert text.rstrip().endswith("session: 1 answered, 1 correct")
     [(rating, correct, looked, params)] = logs(tmp_path)
-    assert (rating, correct, looked) == (int(Rating.AGAIN), 0, 1)
+    assert (rating, correct, looked) == (int(Rating.HARD), 1, 1)
     # card history, stats --card and the card screen list the steps from the log
     from studyapp.study.text import logged_parts
 
@@ -215,7 +223,7 @@ def test_stats_card_lists_each_step_of_a_scenario_answer(tmp_path: Path) -> None
     kv = q.parts[1].question.answer
     assert isinstance(kv, float)
     session.submit(right(q, 0))
-    session.submit(f"{kv / 2:.5g} GB")  # counted K only: the kv_pair slip
+    session.submit(f"{kv * 1000:.5g} GB")  # MB written as GB: the prefix slip
     submit_right_from(session, q, 2)
     svc.close()
     url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
@@ -228,10 +236,10 @@ def test_stats_card_lists_each_step_of_a_scenario_answer(tmp_path: Path) -> None
     assert len(steps) == len(q.parts)
     assert steps[0].startswith("1. weights: ") and steps[0].endswith("✓")
     assert steps[1].startswith("2. kv_user: ") and " GB ✗ (expected " in steps[1]
-    assert steps[1].endswith("slip: kv_pair")
+    assert steps[1].endswith("slip: prefix")
     result = runner.invoke(main, ["--db", url, "--profile", "ana", "stats", "--card",
                                   "scenario-drill/serve", "--json"])
     assert result.exit_code == 0, result.output
     [last] = json.loads(result.output)["last"]
     assert [s["correct"] for s in last["params"][SCENARIO_PARTS]][:2] == [True, False]
-    assert last["params"][SCENARIO_PARTS][1]["slips"] == ["kv_pair"]
+    assert last["params"][SCENARIO_PARTS][1]["slips"] == ["prefix"]

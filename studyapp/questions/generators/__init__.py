@@ -43,7 +43,13 @@ class Family:
     """Likely slips next to the formula; grading names them when an answer shows one."""
     conversion: bool = False
     """The family asks to convert a quantity the prompt gives (bits → bytes, GB → GiB)."""
+    teaches: str = "method"
+    """``fact`` (which memory a chip uses: the card keeps its chip while it is being learnt
+    or relearnt) or ``method`` (a computation: new numbers at every showing)."""
 
+
+FACT, METHOD = "fact", "method"
+"""What a family's cards test (``Family.teaches``)."""
 
 _REGISTRY: dict[str, Family] = {}
 
@@ -75,6 +81,8 @@ def register(family: Family) -> Family:
     and are redrawn while the prompt gives the answer away."""
     if family.name in _REGISTRY:
         raise ValueError(f"family {family.name!r} registered twice")
+    if family.teaches not in (FACT, METHOD):
+        raise ValueError(f"family {family.name!r} teaches {family.teaches!r}: fact or method")
     family = replace(family, generate=without_echo(_declaring(family)))
     _REGISTRY[family.name] = family
     return family
@@ -100,5 +108,5 @@ def get_family(name: str) -> Family:
     return table[name]
 
 
-__all__ = ["DrawContext", "DrawFn", "Family", "GenerateFn", "drawn", "get_family", "register",
-           "registered_families"]
+__all__ = ["FACT", "METHOD", "DrawContext", "DrawFn", "Family", "GenerateFn", "drawn",
+           "get_family", "register", "registered_families"]

@@ -19,9 +19,11 @@ from studyapp.questions.model import Slip
 GIB_PER_GB = GIB / GB  # 1.073741824
 
 
-def dtype_size(param: str) -> Slip:
-    """Values counted as bytes (or bytes per value wrong): off by the dtype's size, either way."""
-    return Slip("dtype_bytes", lambda p: dtype_bytes(str(p[param])), symmetric=True)
+def dtype_size(param: str) -> tuple[Slip, Slip]:
+    """The two ways a data type's size goes wrong: values counted as bytes (one byte each:
+    ×1/b), and every type sized as BF16's 2 bytes (FP8's cache at ×2)."""
+    return (Slip("dtype_bytes", lambda p: 1 / dtype_bytes(str(p[param]))),
+            Slip("dtype_bf16", lambda p: 2 / dtype_bytes(str(p[param]))))
 
 
 def _kv_pair(params: Mapping[str, Any]) -> float | None:
@@ -80,13 +82,19 @@ GIB_WRONG_WAY = Slip(
 """Multiplied by 1.074 where dividing was right, or the reverse."""
 
 
-def _ring_factor(params: Mapping[str, Any]) -> float:
-    n = int(params["gpus"])
-    return n / (2 * (n - 1))
+def ring_factor_of(count: str) -> Any:
+    """The ring slip's ratio for a ring of ``params[count]`` chips: n / (2(n-1))."""
+    def ratio(params: Mapping[str, Any]) -> float:
+        n = int(params[count])
+        return n / (2 * (n - 1))
+    return ratio
 
 
-RING_FACTOR = Slip("ring_factor", _ring_factor)
+RING_FACTOR = Slip("ring_factor", ring_factor_of("gpus"))
 """The gradients sent once instead of 2(n-1)/n times."""
+
+RING_HALF = Slip("ring_half", 0.5)
+"""(n-1)/n for 2(n-1)/n: the reduce-scatter without the all-gather, the ×2 forgotten."""
 
 BF16_AS_PARAMS = Slip("dtype_bytes", 0.5)
 """BF16 gradients sized as one byte per parameter."""
@@ -147,3 +155,17 @@ KV_LEFT_OUT = Slip("kv_left_out", _kv_left_out)
 WEIGHTS_ONLY_CHECKPOINT = Slip(
     "weights_only_checkpoint", lambda p: 2.0 / float(p["bytes_per_param"]))
 """A checkpoint sized as BF16 weights (2 bytes per parameter) instead of the full state."""
+
+
+def _moe_share(params: Mapping[str, Any]) -> float | None:
+    """A mixture of experts' active parameters over its total (None for a dense model)."""
+    model = load_catalog().models[str(params["model"])]
+    active = model.active_params_b
+    return active / model.params_b if active and active < model.params_b else None
+
+
+MOE_ACTIVE_WEIGHTS = Slip("moe_active", _moe_share)
+"""A mixture of experts' weights sized from its active parameters: every expert is stored."""
+
+MOE_TOTAL_COMPUTE = Slip("moe_total", lambda p: None if (s := _moe_share(p)) is None else 1 / s)
+"""Compute counted over every expert: each token only runs the active parameters."""

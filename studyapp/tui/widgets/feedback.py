@@ -113,8 +113,10 @@ class AnswerBar(Vertical):
                 button.refresh(layout=True)
             button.display = offered
         self.query_one("#continue", Button).display = not outcome.needs_rating
-        self.query_one("#rating-capped", Label).display = (
-            outcome.needs_rating and outcome.max_rating < Rating.GOOD)
+        capped = self.query_one("#rating-capped", Label)
+        capped.update(t("tui.question.capped_by_step" if outcome.capped_by_step
+                        else "tui.question.capped", lang))
+        capped.display = outcome.needs_rating and outcome.max_rating < Rating.GOOD
         self.display = True
         if not outcome.needs_rating:
             return self.query_one("#continue", Button)

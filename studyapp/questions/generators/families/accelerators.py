@@ -23,7 +23,7 @@ from studyapp.infra import (
     weights_bytes,
 )
 from studyapp.infra.units import GB
-from studyapp.questions.generators import Family
+from studyapp.questions.generators import FACT, Family
 from studyapp.questions.generators.context import DrawContext, drawn
 from studyapp.questions.generators.drawing import (
     MARGIN,
@@ -307,7 +307,7 @@ DECODE_CEILING = Family(
                  "en": "Batch-1 decode tokens/s ceiling (bandwidth / weights)"},
     generate=drawn(decode_ceiling),
     options={"models": "model ids (default: dense models)", "gpus": GPU_IDS, "dtypes": "dtypes"},
-    slips=(dtype_size("dtype"),),
+    slips=dtype_size("dtype"),
 )
 
 DECODE_COMPARE = Family(
@@ -321,6 +321,7 @@ DECODE_COMPARE = Family(
 
 LOW_PRECISION_SPEEDUP = Family(
     name="low-precision-speedup", post="blackwell", kind=Kind.CHOICE,
+    teaches=FACT,  # a fact about a chip: kept while it is learnt
     description={"es": "Aceleración de FP8 o FP4 frente a BF16 (y chips sin cifra)",
                  "en": "FP8 or FP4 speed-up over BF16 (and chips without a figure)"},
     generate=drawn(low_precision_speedup), options={"gpus": GPU_IDS, "precisions": "fp8, fp4"},
@@ -328,6 +329,7 @@ LOW_PRECISION_SPEEDUP = Family(
 
 PERF_PER_WATT = Family(
     name="perf-per-watt", post="gaudi", kind=Kind.CHOICE,
+    teaches=FACT,  # a fact about a chip: kept while it is learnt
     description={"es": "Qué chip rinde más por vatio (TFLOPS/W o GB/s por W)",
                  "en": "Which chip does the most per watt (TFLOPS/W or GB/s per W)"},
     generate=drawn(perf_per_watt),

@@ -17,7 +17,7 @@ from studyapp.infra import kv_bytes_per_token, usable_bytes, weights_bytes
 from studyapp.infra.compute import ridge_point
 from studyapp.infra.shapes import kv_shape
 from studyapp.infra.units import GB
-from studyapp.questions.generators import Family
+from studyapp.questions.generators import FACT, Family
 from studyapp.questions.generators.context import DrawContext, GenerateFn, drawn
 from studyapp.questions.generators.drawing import (
     DrawError,
@@ -376,6 +376,7 @@ def bottleneck_scenario(ctx: DrawContext, options: Mapping[str, Any]) -> Questio
 
 CHIP_RANKING = Family(
     name="chip-ranking", post="mi350", kind=Kind.CHOICE,
+    teaches=FACT,  # a fact about a chip: kept while it is learnt
     description={"es": "Qué chip tiene más HBM, ancho de banda, TFLOPS o escalado entre cuatro",
                  "en": "Which of four chips has the most HBM, bandwidth, TFLOPS or scale-up"},
     generate=drawn(chip_ranking), options={"gpus": "accelerator ids", "metrics": METRICS,
@@ -383,11 +384,13 @@ CHIP_RANKING = Family(
 )
 MEMORY_TYPE = Family(
     name="memory-type", post="hbm-kv-cache", kind=Kind.CHOICE,
+    teaches=FACT,  # a fact about a chip: kept while it is learnt
     description={"es": "Qué tipo de memoria lleva un chip", "en": "Which memory type a chip uses"},
     generate=drawn(memory_type), options={"gpus": "accelerator ids"},
 )
 SCALE_UP_FABRIC = Family(
     name="scale-up-fabric", post="trainium", kind=Kind.CHOICE,
+    teaches=FACT,  # a fact about a chip: kept while it is learnt
     description={"es": "Con qué tecnología escala cada fabricante dentro del nodo o pod",
                  "en": "Which technology each vendor uses to scale up"},
     generate=vendor_fact("fabric", FABRICS),
@@ -395,6 +398,7 @@ SCALE_UP_FABRIC = Family(
 )
 SOFTWARE_STACK = Family(
     name="software-stack", post="tpu", kind=Kind.CHOICE,
+    teaches=FACT,  # a fact about a chip: kept while it is learnt
     description={"es": "Con qué pila de software se programa cada chip",
                  "en": "Which software stack programs each chip"},
     generate=vendor_fact("stack", STACKS),
@@ -402,6 +406,7 @@ SOFTWARE_STACK = Family(
 )
 DENSE_VS_SPARSE = Family(
     name="dense-vs-sparse", post="blackwell", kind=Kind.CHOICE,
+    teaches=FACT,  # a fact about a chip: kept while it is learnt
     description={"es": "Cifra densa a partir de la cifra «con dispersión» de la hoja de datos",
                  "en": "The dense figure behind a datasheet's 'with sparsity' headline"},
     generate=drawn(dense_vs_sparse), options={"gpus": "accelerator ids"},

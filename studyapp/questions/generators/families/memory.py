@@ -31,7 +31,13 @@ from studyapp.questions.generators.families.terms import (
     model_fields,
     moe_note,
 )
-from studyapp.questions.generators.slips import GIB_SAME_NUMBER, GIB_WRONG_WAY, KV_PAIR, dtype_size
+from studyapp.questions.generators.slips import (
+    GIB_SAME_NUMBER,
+    GIB_WRONG_WAY,
+    KV_PAIR,
+    MOE_ACTIVE_WEIGHTS,
+    dtype_size,
+)
 from studyapp.questions.generators.wording import (
     join_steps,
     label,
@@ -202,7 +208,7 @@ WEIGHTS_SIZE = Family(
     description={"es": "Tamaño de los pesos de un modelo en un tipo de dato (GB)",
                  "en": "Size of a model's weights in a dtype (GB)"},
     generate=drawn(weights_size), options={"models": MODEL_IDS, "dtypes": "weight dtypes"},
-    slips=(dtype_size("dtype"),),
+    slips=(*dtype_size("dtype"), MOE_ACTIVE_WEIGHTS),
 )
 
 KV_CACHE_PER_TOKEN = Family(
@@ -210,7 +216,7 @@ KV_CACHE_PER_TOKEN = Family(
     description={"es": "KV cache por token (GQA, MHA o MLA) en KB",
                  "en": "KV cache per token (GQA, MHA or MLA) in KB"},
     generate=drawn(kv_cache_per_token), options={"models": MODEL_IDS, "dtypes": "KV cache dtypes"},
-    slips=(KV_PAIR, dtype_size("kv_dtype")),
+    slips=(KV_PAIR, *dtype_size("kv_dtype")),
 )
 
 KV_CACHE_TOTAL = Family(
@@ -220,7 +226,7 @@ KV_CACHE_TOTAL = Family(
     generate=drawn(kv_cache_total),
     options={"models": MODEL_IDS, "dtypes": "KV cache dtypes", "contexts": "context lengths",
              "batches": "batch sizes"},
-    slips=(KV_PAIR, dtype_size("kv_dtype")),
+    slips=(KV_PAIR, *dtype_size("kv_dtype")),
 )
 
 GB_VS_GIB = Family(

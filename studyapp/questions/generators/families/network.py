@@ -27,6 +27,7 @@ from studyapp.questions.generators.slips import (
     BOTH_WAYS_TIME,
     ONE_PORT,
     RING_FACTOR,
+    RING_HALF,
 )
 from studyapp.questions.generators.wording import join_steps, label, significant
 from studyapp.questions.model import Kind, Question, Slip, Tolerance
@@ -347,7 +348,7 @@ RING_ALLREDUCE = Family(
     generate=drawn(ring_allreduce),
     options={"models": "model ids", "links": "interconnect ids", "gpu_counts": "GPU counts",
              "ports": "network cards per node (across nodes)"},
-    slips=(RING_FACTOR, BOTH_WAYS_TIME, BF16_AS_PARAMS, ONE_CARD_TIME),
+    slips=(RING_FACTOR, RING_HALF, BOTH_WAYS_TIME, BF16_AS_PARAMS, ONE_CARD_TIME),
 )
 GAUDI_ETHERNET = Family(
     name="gaudi-ethernet", post="gaudi", kind=Kind.NUMERIC,

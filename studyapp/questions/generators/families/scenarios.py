@@ -45,19 +45,32 @@ from studyapp.questions.generators.families.gradient_exchange import (
     exchange_fields,
     shared_params,
 )
+from studyapp.questions.generators.families.memory import (
+    KV_CACHE_PER_TOKEN,
+    WEIGHTS_SIZE,
+)
 from studyapp.questions.generators.families.terms import (
     capacity_fields,
     kv_formula,
     kv_shape_fields,
     model_phrase,
 )
-from studyapp.questions.generators.slips import FORWARD_ONLY, KV_PAIR, MFU_LEFT_OUT, SPARSE_TIME
+from studyapp.questions.generators.families.training import CHECKPOINT_WRITE, TRAINING_DAYS
+from studyapp.questions.generators.slips import (
+    FORWARD_ONLY,
+)
 from studyapp.questions.generators.wording import label
-from studyapp.questions.model import Kind, Question, Slip, Tolerance
+from studyapp.questions.model import Kind, Question, Tolerance
 from studyapp.questions.scenario import Step, build_parts, run_chain, worked_chain
 
-WEIGHT_BYTES = Slip("dtype_bytes", 2.0, symmetric=True)
-"""Weights or gradients counted at one byte a parameter for two (BF16), or two for one (FP8)."""
+
+def like(family: Family, step: Step) -> Step:
+    """``step`` declaring the slips of ``family``, the one-step card that computes the same
+    (its shared params carry the names those slips read: ``dtype``, ``kv_dtype``...)."""
+    from dataclasses import replace
+
+    return replace(step, like=family.name, slips=(*family.slips, *step.slips))
+
 EXACT = Tolerance(relative=None, absolute=0.0)
 """A count of GPUs or sequences: right or not."""
 RATE = Tolerance(relative=0.03)
@@ -184,10 +197,10 @@ def _bound(e: Mapping[str, Any]) -> str:
 
 
 SERVING_STEPS = (
-    Step("weights", lambda e: weights_bytes(e["params"], e["dtype"]) / GB, "GB",
-         slips=(WEIGHT_BYTES,)),
-    Step("kv_user", lambda e: e["kv_per_token"] * e["context"] / GB, "GB",
-         slips=(KV_PAIR,)),
+    like(WEIGHTS_SIZE, Step("weights", lambda e: weights_bytes(e["params"], e["dtype"]) / GB,
+                            "GB")),
+    like(KV_CACHE_PER_TOKEN, Step("kv_user", lambda e: e["kv_per_token"] * e["context"] / GB,
+                                  "GB")),
     Step("total", lambda e: e["weights"] + e["users"] * e["kv_user"], "GB",
          uses=("weights", "kv_user")),
     Step("gpus", lambda e: tensor_parallel(e["total"], e["memory_bytes"]), "GPUs",
@@ -228,7 +241,7 @@ def serving(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         system, model, dtype, users, context = d
         chip = catalog.accelerators[system.accelerator]
         return {"params": model.params, "dtype": dtype, "users": users, "context": context,
-                "attention": model.attention,
+                "attention": model.attention, "kv_dtype": dtype, "model": model.id,
                 "kv_per_token": kv_bytes_per_token(kv_shape(model), dtype),
                 "memory_bytes": chip.memory_bytes, "bandwidth": chip.bandwidth_bytes_s,
                 "flops": dense_flops(chip, dtype), "active": active_params(model),
@@ -276,13 +289,16 @@ def serving(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 # --- scenario-long-context --------------------------------------------------
 
 LONG_STEPS = (
-    Step("kv_seq", lambda e: e["kv_per_token"] * e["context"] / GB, "GB", slips=(KV_PAIR,)),
+    like(KV_CACHE_PER_TOKEN, Step("kv_seq", lambda e: e["kv_per_token"] * e["context"] / GB,
+                                  "GB")),
     Step("free", lambda e: (e["usable"] - e["weights_bytes"]) / GB, "GB"),
     Step("batch", lambda e: float(math.floor(e["free"] / e["kv_seq"] + 1e-9)), "sequences",
          uses=("kv_seq", "free"), tolerance=EXACT),
     Step("fp8_batch", lambda e: float(math.floor(
         e["free"] / (e["kv_seq"] * dtype_bytes("fp8") / dtype_bytes("bf16")) + 1e-9)),
-         "sequences", uses=("kv_seq", "free"), tolerance=EXACT),
+         "sequences", uses=("kv_seq", "free"), tolerance=EXACT,
+         # the BF16 batch, already rounded down, doubled: as the step's method reads
+         rounding=lambda e: 2.0 * float(e["batch"])),
 )
 
 
@@ -303,6 +319,7 @@ def long_context(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         chip = catalog.accelerators[system.accelerator]
         dtype = "fp8" if model.params_b > 200 else "bf16"
         return {"context": context, "weights_dtype": dtype, "attention": model.attention,
+                "kv_dtype": "bf16", "model": model.id,
                 "kv_per_token": kv_bytes_per_token(kv_shape(model), "bf16"),
                 "weights_bytes": weights_bytes(model.params, dtype),
                 "usable": usable_bytes(chip.memory_bytes, system.gpus)}
@@ -345,9 +362,8 @@ def long_context(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 TRAINING_STEPS = (
     Step("flops", lambda e: training_flops(e["active"], e["tokens"]), "FLOP",
          slips=(FORWARD_ONLY,)),
-    Step("days", lambda e: training_seconds(e["flops"], e["flops_per_gpu"], e["gpus"],
-                                            e["mfu"]) / 86400, "days", uses=("flops",),
-         slips=(SPARSE_TIME, MFU_LEFT_OUT)),
+    like(TRAINING_DAYS, Step("days", lambda e: training_seconds(
+        e["flops"], e["flops_per_gpu"], e["gpus"], e["mfu"]) / 86400, "days", uses=("flops",))),
     Step("state", lambda e: training_memory_bytes(e["params"], ADAM_MIXED_BYTES_PER_PARAM)
          / GB, "GB"),
     Step("per_gpu", lambda e: e["state"] / e["dp"], "GB", uses=("state",)),
@@ -371,6 +387,7 @@ def training(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     def shared_of(d: tuple[Model, Accelerator, float, int, float, int]) -> dict[str, Any]:
         model, chip, tokens, gpus, mfu, dp = d
         return {"params": model.params, "active": active_params(model), "tokens": tokens,
+                "model": model.id,
                 "flops_per_gpu": chip.bf16_dense_tflops * TFLOPS, "gpus": gpus, "mfu": mfu,
                 "dp": dp, "memory_bytes": chip.memory_bytes}
 
@@ -416,7 +433,8 @@ def _lost_hours(e: Mapping[str, Any]) -> float:
 
 
 CHECKPOINT_STEPS = (
-    Step("size", lambda e: checkpoint_bytes(e["params"], CHECKPOINT_BYTES_PER_PARAM) / GB, "GB"),
+    like(CHECKPOINT_WRITE, Step("size", lambda e: checkpoint_bytes(
+        e["params"], CHECKPOINT_BYTES_PER_PARAM) / GB, "GB")),
     Step("write", lambda e: transfer_seconds(e["size"] * GB, e["write_gb_s"] * GB), "s",
          uses=("size",)),
     Step("mtbf", lambda e: cluster_mtbf_seconds(e["device_hours"] * 3600, e["gpus"]) / 3600,
@@ -437,7 +455,8 @@ def checkpointing(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 float(rng.choice(GPU_MTBF_HOURS)))
 
     def shared_of(d: tuple[Model, float, int, float]) -> dict[str, Any]:
-        return {"params": d[0].params, "write_gb_s": d[1], "gpus": d[2], "device_hours": d[3]}
+        return {"params": d[0].params, "write_gb_s": d[1], "gpus": d[2], "device_hours": d[3],
+                "bytes_per_param": CHECKPOINT_BYTES_PER_PARAM}
 
     def plausible(d: tuple[Model, float, int, float]) -> bool:
         env = run_chain(CHECKPOINT_STEPS, shared_of(d))
@@ -537,8 +556,8 @@ def _cost_step(e: Mapping[str, Any]) -> float:
 
 
 COST_STEPS = (
-    Step("weights", lambda e: weights_bytes(e["params"], e["dtype"]) / GB, "GB",
-         slips=(WEIGHT_BYTES,)),
+    like(WEIGHTS_SIZE, Step("weights", lambda e: weights_bytes(e["params"], e["dtype"]) / GB,
+                            "GB")),
     Step("gpus", lambda e: tensor_parallel(e["weights"] + e["kv_total"], e["memory_bytes"]),
          "GPUs", uses=("weights",), tolerance=EXACT),
     Step("throughput", _cost_step, "tokens/s", uses=("weights", "gpus"), tolerance=RATE),
@@ -568,7 +587,7 @@ def cost(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         chip = catalog.accelerators[system.accelerator]
         kv = kv_bytes_per_token(kv_shape(model), dtype) * context * batch
         return {"params": model.params, "dtype": dtype, "batch": batch, "context": context,
-                "kv_total": kv / GB, "memory_bytes": chip.memory_bytes,
+                "model": model.id, "kv_total": kv / GB, "memory_bytes": chip.memory_bytes,
                 "bandwidth": chip.bandwidth_bytes_s, "flops": dense_flops(chip, dtype),
                 "active": active_params(model), "price": price}
 

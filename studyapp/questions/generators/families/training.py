@@ -36,7 +36,13 @@ from studyapp.questions.generators.families.terms import (
     capacity_gb,
     model_phrase,
 )
-from studyapp.questions.generators.slips import SPARSE_TIME, WEIGHTS_ONLY_CHECKPOINT
+from studyapp.questions.generators.slips import (
+    FORWARD_ONLY,
+    MFU_LEFT_OUT,
+    MOE_TOTAL_COMPUTE,
+    SPARSE_TIME,
+    WEIGHTS_ONLY_CHECKPOINT,
+)
 from studyapp.questions.generators.wording import join_steps, label, significant
 from studyapp.questions.model import Kind, Question, Tolerance
 
@@ -276,7 +282,7 @@ TRAINING_DAYS = Family(
     generate=drawn(training_days),
     options={"models": "model ids", "gpus": "accelerator ids", "tokens": "training tokens",
              "gpu_counts": "cluster sizes", "mfus": "model FLOPs utilisations"},
-    slips=(SPARSE_TIME,),
+    slips=(SPARSE_TIME, FORWARD_ONLY, MFU_LEFT_OUT, MOE_TOTAL_COMPUTE),
 )
 TRAINING_MEMORY = Family(
     name="training-memory", post="hgx", kind=Kind.NUMERIC,
