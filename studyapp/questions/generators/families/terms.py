@@ -70,15 +70,16 @@ def capacity_gb(chip: Accelerator) -> float:
 
 def capacity_fields(chip: Accelerator, ctx: DrawContext) -> dict[str, str]:
     """``memory_gb`` as the vendor prints it, ``total_gb`` in 10^9 bytes, and ``capacity``:
-    the phrase that says how one becomes the other (HBM "GB" are GiB)."""
+    the phrase that says how one becomes the other (the driver's total where one is
+    published, else the vendor's figure in its real unit)."""
     fields = {"memory_gb": ctx.num(chip.memory_gb, 5),
               "total_gb": ctx.num(capacity_gb(chip), 6),
               "memory_type": chip.memory_type}
-    if chip.memory_unit == "GB":
-        key = "gen.mem.capacity_decimal"
-    elif chip.driver_memory_mib is not None:
+    if chip.driver_memory_mib is not None:
         key = "gen.mem.capacity_driver"
         fields["driver_mib"] = ctx.num(chip.driver_memory_mib, 9)
+    elif chip.memory_unit == "GB":
+        key = "gen.mem.capacity_decimal"
     else:
         key = "gen.mem.capacity_binary"
     return {**fields, "capacity": ctx.t(key, **fields)}
