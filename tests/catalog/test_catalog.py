@@ -200,7 +200,9 @@ def test_dense_figures_are_not_sparse_headlines(catalog: Catalog) -> None:
     says, as Blackwell Ultra's 3 does): a bigger jump means a sparse figure slipped in."""
     for acc in catalog.accelerators:
         if acc.fp8_dense_tflops is not None:
-            assert acc.fp8_dense_tflops <= 2 * acc.bf16_dense_tflops * 1.001, acc.id
+            # 0.2% for vendors' rounding: Gaudi 2's 865 FP8 against its 432 BF16 TFLOPS
+            # (https://arxiv.org/abs/2503.09975; Intel's article for 432)
+            assert acc.fp8_dense_tflops <= 2 * acc.bf16_dense_tflops * 1.002, acc.id
         if acc.fp4_dense_tflops is not None and acc.fp8_dense_tflops is not None:
             ratio = acc.fp4_per_fp8 or DEFAULT_FP4_PER_FP8
             assert acc.fp4_dense_tflops <= ratio * acc.fp8_dense_tflops * 1.001, acc.id

@@ -86,9 +86,10 @@ def capacity_fields(chip: Accelerator, ctx: DrawContext) -> dict[str, str]:
 
 
 def has_dtype(chip: Accelerator, dtype: str) -> bool:
-    """FP8 and FP4 only on chips with such units (Gaudi 2 runs FP8 without a published rate)."""
+    """FP8 and FP4 only on chips with a rate for them (Gaudi 2's FP8 rate is estimated,
+    and labelled where a question writes it)."""
     if dtype in ("fp8", "int8"):
-        return chip.fp8_dense_tflops is not None or chip.id == "gaudi2"
+        return chip.fp8_dense_tflops is not None
     if dtype in ("fp4", "int4"):
         return chip.fp4_dense_tflops is not None
     return True
