@@ -135,7 +135,8 @@ def label_figures(question: Question, drawn: tuple[Entry, ...] = ()) -> Question
     parts = tuple(dataclasses.replace(part, question=label_figures(part.question,
                                                                    tuple(entries)))
                   for part in question.parts)
-    flagged, facts = flagged_figures(entries)
+    flagged, facts = (flagged_figures(entries) if any(e.status for e in entries)
+                      else ([], []))  # most draws: nothing but published figures
     if not flagged:
         return question if parts == question.parts else dataclasses.replace(question,
                                                                              parts=parts)
