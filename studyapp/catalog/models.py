@@ -33,6 +33,7 @@ DEFAULT_FP8_PER_BF16 = 2.0
 """Dense FP8 is at most twice dense BF16, unless a chip says otherwise."""
 
 
+
 Vendor = Literal["nvidia", "amd", "google", "aws", "intel"]
 MemoryUnit = Literal["GiB", "GB"]
 MEMORY_UNIT_BYTES: dict[str, float] = {"GiB": 2.0**30, "GB": 1e9}

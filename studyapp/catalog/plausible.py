@@ -29,10 +29,16 @@ ACCELERATOR_RANGES: dict[str, tuple[float, float, str]] = {
     "fp4_dense_tflops": (20, 100_000, "TFLOPS"),
     "tdp_w": (50, 3_000, "W"),
     "scale_up_gb_s": (16, 20_000, "GB/s"),
+    "driver_memory_mib": (8_192, 1_048_576, "MiB"),
 }
 INTERCONNECT_RANGES: dict[str, tuple[float, float, str]] = {
     "bandwidth_gb_s": (1, 20_000, "GB/s"),
+    "per_peer_gb_s": (1, 20_000, "GB/s"),
+    "gbit_s": (1, 3_200, "Gb/s"),  # a port: 100 GbE to 1.6 Tb/s today, 3.2 Tb/s announced
 }
+DRIVER_SHARE = (0.85, 1.05)
+"""A driver total is this share of the vendor's figure, read in GiB or in GB: it keeps a
+little back (H100 79.6 of 80 GiB), never reports a tenth of it (a MiB/GB slip)."""
 MODEL_RANGES: dict[str, tuple[float, float, str]] = {
     "params_b": (0.01, 20_000, "B"),
     "layers": (1, 1_000, ""),
@@ -85,6 +91,17 @@ def plausibility(data: CatalogFile) -> list[Implausible]:
 
     for i, chip in enumerate(data.accelerators):
         check("accelerators", i, chip, ACCELERATOR_RANGES)
+        if chip.driver_memory_mib is not None:
+            driver = chip.driver_memory_mib * 2**20
+            low, high = DRIVER_SHARE
+            if not any(low <= driver / (chip.memory_gb * unit) <= high for unit in (1e9, 2**30)):
+                findings.append(Implausible(
+                    ("accelerators", i, "driver_memory_mib"),
+                    f"driver_memory_mib {chip.driver_memory_mib} MiB ({driver / 1e9:.4g} GB) is"
+                    f" not the {chip.memory_gb:g} GB the vendor prints, in GB or in GiB",
+                    "driver_total", (("mib", str(chip.driver_memory_mib)),
+                                     ("gb", f"{driver / 1e9:.4g}"),
+                                     ("memory_gb", f"{chip.memory_gb:g}"))))
         for precision, printed in (chip.sparse_headline_tflops or {}).items():
             dense = getattr(chip, f"{precision}_dense_tflops")
             if dense is not None and printed < dense:

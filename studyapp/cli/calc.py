@@ -12,6 +12,7 @@ from studyapp.cli.calc_inputs import (
     allreduce_scale_up,
     count_option,
     device_options,
+    figure_status,
     model_options,
     resolve_device,
     resolve_dtypes,
@@ -55,11 +56,20 @@ def _print_report(ctx: click.Context, report: dict[str, Any], as_json: bool,
             shown = format_figure(value, lang)
         elif isinstance(value, int):  # "8192" in English as always; "327 680" in Spanish
             shown = format_count(value, lang, grouping=False)
+        elif isinstance(value, dict):  # figure_status: field -> status, in words
+            shown = ", ".join(f"{k} ({t(f'catalog.status.{v}', lang)})"
+                              for k, v in value.items())
         elif isinstance(value, str) and f"calc.value.{value}" in strings(lang):
             shown = t(f"calc.value.{value}", lang)  # a word such as "ring", not an id
         else:
             shown = "-" if value is None else str(value)
         click.echo(f"{t(names[key], lang):<{width}}  {shown}")
+
+
+def _with_status(report: dict[str, Any], status: dict[str, str]) -> dict[str, Any]:
+    """The report, with ``figure_status`` (field -> announced or estimated) when it used a
+    catalog figure that is not published or measured."""
+    return {**report, "figure_status": status} if status else report
 
 
 def _flag_context(ctx: click.Context, model: ModelInput, tokens: int) -> None:
@@ -125,7 +135,8 @@ def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
                         context=kw["context"], batch=kw["batch"], gpus=kw["gpus"],
                         usable_fraction=kw["usable_fraction"], activation_peak_bytes=activation,
                         non_torch_bytes=non_torch)
-    _print_report(ctx, report, kw["as_json"])
+    _print_report(ctx, _with_status(report, figure_status(kw, device, "memory")),
+                  kw["as_json"])
     if not kw["as_json"] and report["max_concurrency"] is not None:
         from studyapp.i18n import t
 
@@ -178,7 +189,8 @@ def calc_decode(ctx: click.Context, /, **kw: Any) -> None:
     report = decode_report(model, device, dtype=kw["dtype"], kv_dtype=kw["kv_dtype"],
                            batch=kw["batch"], context=kw["context"], gpus=kw["gpus"],
                            mfu=kw["mfu"])
-    _print_report(ctx, report, kw["as_json"])
+    _print_report(ctx, _with_status(report, figure_status(kw, device, "bandwidth", "flops")),
+                  kw["as_json"])
 
 
 @calc.command("train")
@@ -201,7 +213,8 @@ def calc_train(ctx: click.Context, /, **kw: Any) -> None:
     assert device.flops is not None  # resolve_device fails for the user without it
     report = train_report(params=params, tokens=tokens, flops_per_device=device.flops,
                           gpus=kw["gpus"], mfu=kw["mfu"])
-    _print_report(ctx, report, kw["as_json"])
+    _print_report(ctx, _with_status(report, figure_status(kw, device, "flops")),
+                  kw["as_json"])
 
 
 @calc.command("checkpoint")

@@ -18,6 +18,10 @@ from studyapp.infra.memory import KVShape
 from studyapp.infra.network import mesh_bandwidth, per_direction
 from studyapp.infra.shapes import model_input
 
+WEIGHT_ONLY = ("fp8", "int8", "fp4", "int4")
+"""Weights a chip without their units still serves (weight-only quantisation): read in
+their own bytes, computed at the BF16 rate, and the report says so."""
+
 
 def model_options(f: Any) -> Any:
     """--model ID, or an explicit shape for a model outside the catalog."""
@@ -147,22 +151,48 @@ def resolve_device(kw: dict[str, Any], need: str) -> DeviceInput:
         if flops is None:
             dtype = kw.get("dtype") or "bf16"
             tflops = gpu.dense_tflops(dtype)
-            if tflops is None and need == "flops":  # a run in that precision: no such rate
+            if tflops is None and dtype in WEIGHT_ONLY and need != "flops":
+                # narrower weights dequantised to BF16: that rate, and the report says so
+                tflops, compute_dtype = gpu.bf16_dense_tflops, "bf16"
+            if tflops is None and need != "memory":
+                # a run in a precision the chip has no rate for, or weights wider than
+                # BF16 (FP32 is not computed at the BF16 rate): refused, naming both
                 from studyapp.i18n import t  # the message tables: only on this error
 
                 lang = current_settings(click.get_current_context()).lang
                 fail(t("calc.no_rate", lang, chip=gpu.name, dtype=dtype,
                        rates=", ".join(d for d in ("bf16", "fp8", "fp4")
                                        if gpu.dense_tflops(d) is not None)))
-            if tflops is None:  # weights stored in it, computed at the BF16 rate, said so
-                tflops, compute_dtype = gpu.bf16_dense_tflops, "bf16"
-            flops = tflops * 1e12
+            flops = tflops * 1e12 if tflops is not None else None  # a fit uses no rate
     figures = {"memory": (memory, "--memory-gb"), "bandwidth": (bandwidth, "--bandwidth-tb-s"),
                "flops": (flops, "--tflops")}
     value, option = figures[need]
     if value is None:
         fail(f"give --gpu ID or {option}")
     return DeviceInput(label, memory, bandwidth, flops, basis, driver_mib, compute_dtype)
+
+
+RATE_FIELDS = {"bf16": "bf16_dense_tflops", "fp16": "bf16_dense_tflops",
+               "fp8": "fp8_dense_tflops", "int8": "fp8_dense_tflops",
+               "fp4": "fp4_dense_tflops", "int4": "fp4_dense_tflops"}
+
+
+def figure_status(kw: dict[str, Any], device: DeviceInput, *uses: str) -> dict[str, str]:
+    """The catalog figures a report used that are announced or estimated, by field (empty
+    for explicit numbers and for published or measured figures), so no estimate is used
+    in silence. ``uses``: 'memory', 'bandwidth', 'flops'."""
+    if not kw.get("gpu_id"):
+        return {}
+    gpu = catalog.load_catalog().accelerators[kw["gpu_id"]]
+    fields = []
+    if "memory" in uses and not (kw.get("memory_gb") or kw.get("memory_gib")):
+        fields.append("driver_memory_mib" if gpu.driver_memory_mib is not None else "memory_gb")
+    if "bandwidth" in uses and not kw.get("bandwidth_tb_s"):
+        fields.append("memory_bandwidth_tb_s")
+    if "flops" in uses and not kw.get("tflops") and device.flops is not None:
+        rate = device.compute_dtype or kw.get("dtype") or "bf16"
+        fields.append(RATE_FIELDS.get(rate, "bf16_dense_tflops"))
+    return {f: gpu.figure_status(f) for f in fields if not gpu.is_fact(f)}
 
 
 def memory_basis(gpu: Any) -> str:

@@ -122,16 +122,18 @@ def catalog_show(ctx: click.Context, entry_id: str, as_json: bool) -> None:
         known = [i for name in KIND_OF_TABLE for i in getattr(shown, name).ids()]
         raise UnknownIdError("catalog entry", entry_id, known)
     kind, entry = found[0]
-    figures = entry.model_dump(mode="json", exclude={"id", "name", "sources", "note"},
+    figures = entry.model_dump(mode="json", exclude={"id", "name", "sources", "note", "status"},
                                exclude_none=True)
+    status = {key: entry.figure_status(key) for key, value in figures.items()
+              if _is_figure(value)}
     memory = _memory_reading(entry)
     if as_json:
         echo_json({"id": entry.id, "kind": kind, "name": entry.name, "figures": figures,
-                   **({"memory": memory} if memory else {}),
+                   "status": status, **({"memory": memory} if memory else {}),
                    "note": entry.note, "sources": [str(url) for url in entry.sources]})
         return
-    _print_entry(current_settings(ctx).lang, kind, entry.name, entry.id, figures, memory,
-                 entry.note, [str(url) for url in entry.sources])
+    _print_entry(current_settings(ctx).lang, kind, entry.name, entry.id, figures, status,
+                 memory, entry.note, [str(url) for url in entry.sources])
 
 
 def _memory_reading(entry: object) -> dict[str, object] | None:
@@ -147,11 +149,12 @@ def _memory_reading(entry: object) -> dict[str, object] | None:
 
 
 def _print_entry(lang: str, kind: str, name: str, entry_id: str, figures: dict[str, object],
-                 memory: dict[str, object] | None, note: str | None,
+                 status: dict[str, str], memory: dict[str, object] | None, note: str | None,
                  sources: list[str]) -> None:
-    """An entry as a reader scans it: name, figures one a line, memory basis, note, sources."""
+    """An entry as a reader scans it: name, figures one a line with their status (published,
+    measured, announced, estimated), memory basis, note, sources."""
     from studyapp.i18n import t
-    from studyapp.numbers import format_figure
+    from studyapp.numbers import format_number
 
     click.echo(f"{one_line(name)} ({t(f'catalog.kind.{kind}', lang)} {entry_id})")
     width = max((len(key) for key in figures), default=0)
@@ -159,17 +162,25 @@ def _print_entry(lang: str, kind: str, name: str, entry_id: str, figures: dict[s
         shown = (", ".join(f"{k}: {_plain(v)}" for k, v in value.items())
                  if isinstance(value, dict) else
                  ", ".join(map(_plain, value)) if isinstance(value, list) else _plain(value))
-        click.echo(f"  {key:<{width}}  {one_line(shown)}")
+        label = f"  ({t(f'catalog.status.{status[key]}', lang)})" if key in status else ""
+        click.echo(f"  {key:<{width}}  {one_line(shown)}{label}")
     if memory is not None:
         gb = memory["gb"]
         assert isinstance(gb, float)
-        click.echo(t(f"catalog.show.memory.{memory['basis']}", lang,
-                     gb=format_figure(gb, lang), mib=memory["driver_mib"]))
+        click.echo(t(f"catalog.show.memory.{memory['basis']}", lang,  # 288.4, not 288
+                     gb=format_number(gb, lang, 4), mib=memory["driver_mib"]))
     if note:
         click.echo(t("catalog.show.note", lang, note=one_line(note)))
     click.echo(t("catalog.show.sources", lang))
     for url in sources:
         click.echo(f"  {one_line(url)}")
+
+
+def _is_figure(value: object) -> bool:
+    """A number, or numbers by precision: what has a status (published, measured...)."""
+    if isinstance(value, dict):
+        return bool(value) and all(_is_figure(v) for v in value.values())
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _plain(value: object) -> str:

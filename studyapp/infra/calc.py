@@ -155,8 +155,9 @@ class DeviceInput:
     """An accelerator from the catalog or from explicit numbers.
 
     ``memory_bytes`` is the capacity fits use: the driver-reported total where the
-    catalog has one, else the vendor's figure read in its real unit (HBM "GB" are GiB);
-    ``memory_basis`` says which, in one line."""
+    catalog has one, else the vendor's figure read in its real unit (``memory_unit``:
+    GiB on Hopper, Blackwell and MI300, GB on Blackwell Ultra); ``memory_basis`` says
+    which, in one line."""
 
     label: str
     memory_bytes: float | None

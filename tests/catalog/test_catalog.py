@@ -202,8 +202,10 @@ def test_dense_figures_are_not_sparse_headlines(catalog: Catalog) -> None:
     Blackwell Ultra's 3 does): a bigger jump means a sparse figure slipped in."""
     for acc in catalog.accelerators:
         if acc.fp8_dense_tflops is not None:
+            # 0.2% for vendors' rounding: Gaudi 2's 865 FP8 against its 432 BF16 TFLOPS
+            # (https://arxiv.org/abs/2503.09975; Intel's article for 432)
             wide = acc.fp8_per_bf16 or 2
-            assert acc.fp8_dense_tflops <= wide * acc.bf16_dense_tflops * 1.001, acc.id
+            assert acc.fp8_dense_tflops <= wide * acc.bf16_dense_tflops * 1.002, acc.id
             if acc.fp8_per_bf16 is not None:  # an exception is stated only where it holds
                 assert acc.fp8_dense_tflops > 2 * acc.bf16_dense_tflops, acc.id
                 assert acc.note and "FP8" in acc.note, acc.id

@@ -148,6 +148,7 @@ NUMERIC: dict[str, Callable[[Mapping[str, Any]], float]] = {
     "weights-size": lambda p: weights_bytes(p["params"], p["dtype"]),
     "gb-vs-gib": lambda p: (p["size_gb"] * GB if p["direction"] == "gb-to-gib"
                             else p["given"]["mib"] * 2**20 if p["direction"] == "mib-to-gib"
+                            else p["given"]["mib_gb"] * 2**20 if p["direction"] == "mib-to-gb"
                             else p["size_gib"] * 2**30),
     "kv-cache-per-token": lambda p: kv_bytes_per_token(kv_shape(_model(p)), p["kv_dtype"]),
     "kv-cache-total": lambda p: kv_cache_bytes(kv_shape(_model(p)), p["kv_dtype"],

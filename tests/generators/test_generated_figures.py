@@ -45,6 +45,23 @@ def test_h200_141_gb_of_hbm_is_141_gib() -> None:
     assert {"gib-to-gb", "mib-to-gib"} <= seen
 
 
+def test_b300_288_gb_is_decimal_as_its_driver_total_shows() -> None:
+    """Blackwell Ultra breaks the Hopper rule: nvidia-smi reports 275,040 MiB = 288.4 GB on
+    a B300 (https://github.com/simone-chen/aiconfigurator/blob/84ba8996240b8e7b2d95f2c194aaae6842008d9e/src/aiconfigurator/systems/b300_sxm.yaml),
+    so the 288 GB are decimal, and the family never reads them as 309.2 GB."""
+    seen = set()
+    for seed in range(60):
+        for lang in ("en", "es"):
+            q = get_family("gb-vs-gib").generate(seed, lang, {"gpus": ["b300"]})
+            seen.add(q.params["direction"])
+            assert q.params.get("gpu") in (None, "b300")
+            if q.params["direction"] == "mib-to-gb":
+                assert q.answer == pytest.approx(288.4, abs=0.05)
+                assert ("275,040 MiB" if lang == "en" else "275\xa0040 MiB") in q.prompt
+                assert ("309.2" if lang == "en" else "309,2") in q.explanation
+    assert "mib-to-gb" in seen and "gib-to-gb" in seen
+
+
 def test_70b_bf16_does_not_fit_on_one_h200() -> None:
     """The headline: 141.1 GB of BF16 weights against 90% of the 150.755 GB nvidia-smi reports."""
     options = {"models": ["llama-3.1-70b"], "gpus": ["h200-sxm"], "dtypes": ["bf16"]}

@@ -73,3 +73,24 @@ def test_rates_the_catalog_does_not_publish_are_none() -> None:
     assert [a100.dense_tflops(d) for d in ("fp8", "int8", "fp4", "int4")] == [None] * 4
     assert a100.dense_tflops("fp16") == a100.dense_tflops("bf16") == 312
     assert chips["h100-sxm"].dense_tflops("fp32") is None  # FP32 is not the BF16 rate
+
+
+def test_weights_wider_than_bf16_are_not_computed_at_the_bf16_rate() -> None:
+    # No FP32 rate is in the catalog for any chip (the H100's FP32 is not its 989 BF16
+    # TFLOPS, https://www.nvidia.com/en-us/data-center/h100/): a decode in FP32 is refused
+    for chip, name in (("a100-80gb", "A100"), ("h100-sxm", "H100")):
+        code, out, err = run("calc", "decode", "--model", "llama-3.1-8b", "--gpu", chip,
+                             "--dtype", "fp32")
+        assert code == 1 and out == ""
+        assert name in err and "fp32" in err and "--tflops" in err
+        assert len(err.strip().splitlines()) == 1
+    code, out, _ = run("calc", "decode", "--model", "llama-3.1-8b", "--gpu", "h100-sxm",
+                       "--dtype", "fp32", "--tflops", "67", "--json")
+    assert code == 0 and json.loads(out)["tflops"] == 67
+
+
+def test_a_fit_needs_no_rate() -> None:
+    code, out, _ = run("calc", "fit", "--model", "llama-3.1-8b", "--gpu", "a100-80gb",
+                       "--dtype", "fp32", "--json")
+    assert code == 0
+    assert json.loads(out)["weights_gb"] == pytest.approx(32.1, rel=0.01)  # 4 bytes a parameter

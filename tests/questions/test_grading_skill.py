@@ -58,8 +58,12 @@ def test_gb_vs_gib_echo_is_sent_back_in_both_directions() -> None:
     directions = set()
     for question in instances(family, "en", 30):
         directions.add(question.params["direction"])
-        if question.params["direction"] == "mib-to-gib":  # a driver's MiB to GiB
+        if question.params["direction"] in ("mib-to-gib", "mib-to-gb"):  # a driver's MiB
             assert grade(question, typed(float(question.answer), question.unit)).correct
+            mib = question.params["given"].get("mib") or question.params["given"]["mib_gb"]
+            verdict = grade(question, f"{mib:.0f} MiB")
+            assert verdict.correct is None and verdict.message == (
+                f"Answer in {question.unit}: converting is the question.")
             continue
         given_unit = "GB" if question.unit == "GiB" else "GiB"
         given = (question.params["size_gb"] if given_unit == "GB"

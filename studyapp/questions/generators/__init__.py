@@ -21,6 +21,7 @@ from typing import Any
 from studyapp.catalog.errors import UnknownIdError
 from studyapp.questions.generators.context import DrawContext, DrawFn, GenerateFn, drawn
 from studyapp.questions.generators.drawing import without_echo
+from studyapp.questions.generators.figures import label_figures
 from studyapp.questions.model import Kind, Question, Slip
 
 
@@ -56,12 +57,13 @@ _REGISTRY: dict[str, Family] = {}
 
 def _declaring(family: Family) -> GenerateFn:
     """``generate`` whose questions (and a scenario's steps) carry the family's name and
-    post, and the family's slips and conversion flag."""
+    post, the family's slips and conversion flag, and a label on each announced or
+    estimated figure they write (``figures.label_figures``)."""
     generate = family.generate
     name, post = family.name, family.post
 
     def generate_declared(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
-        question = generate(seed, lang, options)
+        question = label_figures(generate(seed, lang, options))
         slips = tuple(s for s in (slip.resolve(question.params) for slip in family.slips)
                       if s is not None)
         parts = tuple(

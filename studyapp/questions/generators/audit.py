@@ -167,7 +167,9 @@ def _max_context(g: Given, q: Question) -> float:
 RECOMPUTE: dict[str, Callable[[Given, Question], float]] = {
     "weights-size": lambda g, q: g["params_b"] * g["bytes"],
     "gb-vs-gib": lambda g, q: (g["gb"] * 1e9 / GiB if "gb" in g
-                               else g["mib"] / 1024 if "mib" in g else g["gib"] * GiB / 1e9),
+                               else g["mib"] / 1024 if "mib" in g
+                               else g["mib_gb"] * 2**20 / 1e9 if "mib_gb" in g
+                               else g["gib"] * GiB / 1e9),
     "kv-cache-per-token": lambda g, q: _kv_per_token(g) / 1e3,
     "kv-cache-total": lambda g, q: _kv_per_token(g) * g["context"] * g["batch"] / 1e9,
     "fits-on-gpu": lambda g, q: _required(g) / _usable(g),

@@ -86,6 +86,12 @@ def entries(table: Table[E], options: Mapping[str, Any], key: str,
     return found
 
 
+def factual(entry: Entry, *fields: str) -> bool:
+    """Every figure in ``fields`` of ``entry`` may be the answer of a fact question: it is
+    published or measured, never only announced or estimated (docs/architecture.md)."""
+    return all(entry.is_fact(field) for field in fields)
+
+
 def values(options: Mapping[str, Any], key: str, default: Sequence[T]) -> list[Any]:
     """Option ``key`` as a list, else ``default``."""
     given = option_list(options, key)
@@ -150,17 +156,22 @@ _NUMBER = {
 }
 
 
-def prompt_numbers(text: str, lang: str) -> list[float]:
-    """Numbers written in a text, read the way ``lang`` writes them."""
+def number_spans(text: str, lang: str) -> list[tuple[int, int, float]]:
+    """Each number written in a text, read the way ``lang`` writes them: (start, end, value)."""
     found = []
     for match in _NUMBER["es" if lang == "es" else "en"].finditer(text):
         raw = re.sub(r"[\u00a0\u202f ]", "", match.group(0))
         raw = raw.replace(",", ".") if lang == "es" else raw.replace(",", "")
         try:
-            found.append(float(raw))
+            found.append((match.start(), match.end(), float(raw)))
         except ValueError:
             continue
     return found
+
+
+def prompt_numbers(text: str, lang: str) -> list[float]:
+    """Numbers written in a text, read the way ``lang`` writes them."""
+    return [value for _, _, value in number_spans(text, lang)]
 
 
 def echoes(question: Question) -> bool:

@@ -30,6 +30,7 @@ from studyapp.questions.generators.drawing import (
     apart,
     draw_until,
     entries,
+    factual,
     shuffled_choices,
     values,
 )
@@ -168,8 +169,9 @@ SPEEDUPS = (1.0, 2.0, 4.0)
 LACKS_FP8 = ("a100-80gb", "tpu-v5e")
 """Chips without FP8 matrix units (Ampere; TPU v5e runs INT8 instead).
 
-Other chips with no dense FP8 figure in the catalog (Gaudi 2) do run FP8, only
-without an official number, so "no figure" would teach that they cannot.
+A chip with no dense FP8 figure that does run FP8 is never asked as lacking it, so
+"no figure" never teaches that it cannot; Gaudi 2's FP8 figure is estimated, so it is
+not asked as a fact either (``drawing.factual``).
 """
 
 LOWP_PROMPTS = (2048, 8192, 32768)
@@ -197,6 +199,10 @@ def low_precision_speedup(ctx: DrawContext, options: Mapping[str, Any]) -> Quest
         return rng.choice(chips), rng.choice(precisions)
 
     def usable(d: tuple[Accelerator, str]) -> bool:
+        low_field = f"{'fp8' if d[1] in ('fp8', 'int8') else 'fp4'}_dense_tflops"
+        if not factual(d[0], "bf16_dense_tflops") or (
+                getattr(d[0], low_field) is not None and not factual(d[0], low_field)):
+            return False  # the speed-up is asked as a fact
         b = lowp_speedup(*d)
         if d[1] == "fp4" and b is None:
             return d[0].vendor in ("nvidia", "amd")  # their older parts simply lack FP4
@@ -271,7 +277,9 @@ def perf_per_watt(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     def clear(d: tuple[list[Accelerator], str]) -> bool:
         scores = sorted((per_watt(c, d[1]) for c in d[0]), reverse=True)
         names = {c.name for c in d[0]}
-        return len(scores) >= 2 and len(names) == len(d[0]) and apart(scores[0], scores[1])
+        figure = "bf16_dense_tflops" if d[1] == "tflops" else "memory_bandwidth_tb_s"
+        return (len(scores) >= 2 and len(names) == len(d[0]) and apart(scores[0], scores[1])
+                and all(factual(c, figure, "tdp_w") for c in d[0]))  # asked as a fact
 
     (group, metric) = draw_until(rng, draw, clear, "perf-per-watt")
     best = max(group, key=lambda c: per_watt(c, metric))

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from studyapp.catalog import load_catalog
-from studyapp.catalog.models import Accelerator, Model
+from studyapp.catalog.models import Accelerator, Model, Precision
 from studyapp.infra import kv_bytes_per_token, usable_bytes, weights_bytes
 from studyapp.infra.compute import ridge_point
 from studyapp.infra.shapes import kv_shape
@@ -24,6 +24,7 @@ from studyapp.questions.generators.drawing import (
     apart,
     draw_until,
     entries,
+    factual,
     shuffled_choices,
     values,
 )
@@ -67,6 +68,7 @@ def chip_ranking(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     def clear(d: tuple[list[Accelerator], str]) -> bool:
         scores = sorted((_metric(c, d[1]) for c in d[0]), reverse=True)
         return (len(scores) >= 2 and scores[-1] > 0
+                and all(factual(c, d[1]) for c in d[0])  # a ranking is asked as a fact
                 and len({choice_label(c.name) for c in d[0]}) == len(d[0])
                 and apart(scores[0], scores[1]))
 
@@ -98,7 +100,7 @@ def memory_type(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Which HBM generation a chip carries (chips listed only as "HBM" are skipped)."""
     rng = random.Random(ctx.seed)
     chips = entries(load_catalog().accelerators, options, "gpus",
-                    keep=lambda c: c.memory_type.upper() != "HBM")
+                    keep=lambda c: c.memory_type.upper() != "HBM" and factual(c, "memory_type"))
     chip = rng.choice(chips)
     catalog_types = sorted({c.memory_type for c in load_catalog().accelerators
                             if c.memory_type.upper() != "HBM"})
@@ -189,13 +191,23 @@ def dense_vs_sparse(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     rng = random.Random(ctx.seed)
     chips = entries(load_catalog().accelerators, options, "gpus",
                     keep=lambda c: c.vendor in ("nvidia", "amd") and bool(c.sparse_headline_tflops))
-    chip = rng.choice([c for c in chips if c.sparse_headline_tflops] or chips)
+
+    def askable(chip: Accelerator) -> list[Precision]:
+        """Precisions whose "with sparsity" is 2x (2:4) and whose figures are facts."""
+        headlines = chip.sparse_headline_tflops or {}
+        order: tuple[Precision, ...] = ("bf16", "fp8", "fp4")
+        return [p for p in order
+                if p in headlines and getattr(chip, f"{p}_dense_tflops")
+                and chip.sparsity(p) == 2
+                and factual(chip, f"{p}_dense_tflops", "sparse_headline_tflops")]
+
+    pool = [c for c in chips if askable(c)]
+    if not pool:
+        raise DrawError("dense-vs-sparse: no chip among these has published dense and"
+                        " sparse figures to ask")
+    chip = rng.choice(pool)
     headlines = chip.sparse_headline_tflops or {}
-    precisions = [p for p in ("bf16", "fp8", "fp4")  # where "with sparsity" is 2x (2:4)
-                  if p in headlines and getattr(chip, f"{p}_dense_tflops")
-                  and chip.sparsity(p) == 2]
-    if not precisions:  # Trainium prints one "sparse" figure that is not 2:4 of the dense one
-        raise DrawError(f"dense-vs-sparse: {chip.id} prints no 2:4 sparse figure")
+    precisions = askable(chip)
     precision = rng.choice(precisions)
     dense = float(getattr(chip, f"{precision}_dense_tflops"))
     sparse = float(headlines[precision])  # as the vendor prints it

@@ -75,14 +75,34 @@ def weights_size(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 
 # --- gb-vs-gib ------------------------------------------------------------
 
+
+def _decimal_hbm(ctx: DrawContext, gpu: Any) -> Question:
+    """Blackwell Ultra: the vendor's HBM "GB" is decimal, and the driver's MiB say so."""
+    mib = float(gpu.driver_memory_mib or 0)
+    gb = mib * MIB / GB
+    fields = {"gpu": label(gpu.name), "mib": ctx.num(mib, 9), "gb": ctx.shown(gb),
+              "memory_gb": ctx.num(gpu.memory_gb, 5), "memory_type": gpu.memory_type,
+              "gib": ctx.num(mib / 1024, 4),
+              "gib_reading": ctx.num(gpu.memory_gb * GIB / GB, 4)}
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t("gen.gib.decimal_prompt", **fields),
+        explanation=join_steps(ctx.t("gen.gib.decimal_explain", **fields),
+                               ctx.t("gen.gib.why")),
+        answer=significant(gb), unit="GB", tolerance=Tolerance(relative=0.005),
+        params={"gpu": gpu.id, "direction": "mib-to-gb", "given": {"mib_gb": mib}},
+    )
+
+
+MIB = GIB / 1024
 GIB_SIZES = (16, 24, 32, 48, 64, 80, 96, 128, 144, 192, 256, 288)
 WEIGHT_SIZES_GB = (14.5, 16.1, 141.1, 145.4, 810.0, 1342.0)
 """Weights in decimal GB (parameters × bytes) a learner converts to the GiB tools print."""
 
 
 def gb_vs_gib(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
-    """The true story: a vendor's HBM "GB" is a GiB (HBM is built in binary sizes), the
-    driver reports MiB, weights are decimal GB (parameters × bytes)."""
+    """The true story: a vendor's HBM "GB" is a GiB on Hopper, Blackwell and MI300 and
+    decimal on Blackwell Ultra, as the driver's total (MiB) shows; weights are decimal GB
+    (parameters × bytes)."""
     rng = random.Random(ctx.seed)
     catalog = load_catalog()
     ratio = ctx.num(GIB / GB, 10)
@@ -108,6 +128,10 @@ def gb_vs_gib(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
             params={"gpu": gpu.id, "size_gib": gib, "direction": "gib-to-gb",
                     "given": {"gib": gib}},
         )
+    decimal = [g for g in entries(catalog.accelerators, options, "gpus")
+               if g.memory_unit == "GB" and g.driver_memory_mib is not None]
+    if decimal and 0.45 <= roll < 0.55:
+        return _decimal_hbm(ctx, rng.choice(decimal))
     drivers = [g for g in hbm if g.driver_memory_mib is not None]
     if drivers and roll < 0.65:
         gpu = rng.choice(drivers)

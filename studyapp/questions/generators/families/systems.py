@@ -39,8 +39,9 @@ QUANTITIES = ("memory", "bandwidth", "scale_up", "bf16")
 def _total(chip: Accelerator, gpus: int, quantity: str) -> tuple[float, str, float, str]:
     """(total in the question's unit, unit, per-chip figure, the per-chip figure's unit).
 
-    Memory is counted in its real unit: a vendor's HBM "GB" is a GiB, so HBM totals are
-    in GiB; other memory in TB of 10^12 bytes."""
+    Memory is counted in its real unit: where a vendor's HBM "GB" is a GiB (Hopper,
+    Blackwell, MI300) totals are in GiB; decimal figures (Blackwell Ultra, other memory)
+    in TB of 10^12 bytes."""
     if quantity == "memory":
         if chip.memory_unit == "GiB":
             return chip.memory_gb * gpus, "GiB", chip.memory_gb, "GiB"
@@ -82,7 +83,7 @@ def system_totals(keep: Callable[[System], bool], units: tuple[int, ...] = (1,))
         note = ""
         if quantity == "scale_up":
             note = ctx.t("gen.sys.scale_up_note", **fields)
-        elif quantity == "memory" and how_many == 1:
+        elif quantity == "memory" and how_many == 1 and chip.memory_unit == "GiB":
             note = ctx.t("gen.sys.memory_note", listed=ctx.num(system.total_memory_gb, 6))
         key = "memory_gib" if unit == "GiB" else quantity
         return ctx.question(

@@ -102,17 +102,18 @@ def budget_convention(ctx: DrawContext) -> str:
 
 def capacity_fields(chip: Accelerator, ctx: DrawContext) -> dict[str, str]:
     """``memory_gb`` as the vendor prints it, ``total_gb`` in 10^9 bytes, and ``capacity``:
-    the phrase that says how one becomes the other (HBM "GB" are GiB). ``budget`` says how
+    the phrase that says how one becomes the other (the driver's total where one is
+    published, else the vendor's figure in its real unit). ``budget`` says how
     a serving engine splits it: ``budget_gb`` = total × utilization, less ``runtime_gb``
     leaves ``room_gb`` for weights and KV cache."""
     fields = {"memory_gb": ctx.num(chip.memory_gb, 5),
               "total_gb": ctx.num(capacity_gb(chip), 6),
               "memory_type": chip.memory_type}
-    if chip.memory_unit == "GB":
-        key = "gen.mem.capacity_decimal"
-    elif chip.driver_memory_mib is not None:
+    if chip.driver_memory_mib is not None:
         key = "gen.mem.capacity_driver"
         fields["driver_mib"] = ctx.num(chip.driver_memory_mib, 9)
+    elif chip.memory_unit == "GB":
+        key = "gen.mem.capacity_decimal"
     else:
         key = "gen.mem.capacity_binary"
     budget = budget_fields(ctx)
@@ -123,9 +124,10 @@ def capacity_fields(chip: Accelerator, ctx: DrawContext) -> dict[str, str]:
 
 
 def has_dtype(chip: Accelerator, dtype: str) -> bool:
-    """FP8 and FP4 only on chips with such units (Gaudi 2 runs FP8 without a published rate)."""
+    """FP8 and FP4 only on chips with a rate for them (Gaudi 2's FP8 rate is estimated,
+    and labelled where a question writes it)."""
     if dtype in ("fp8", "int8"):
-        return chip.fp8_dense_tflops is not None or chip.id == "gaudi2"
+        return chip.fp8_dense_tflops is not None
     if dtype in ("fp4", "int4"):
         return chip.fp4_dense_tflops is not None
     return True

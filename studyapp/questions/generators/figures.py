@@ -1,0 +1,148 @@
+"""Figure status in the questions: announced and estimated figures say so where shown.
+
+The catalog marks each figure published (the default), measured, announced or
+estimated (``Entry.status``). A question may use an announced or estimated figure
+as a given, but every place its prompt or explanation writes it carries the label
+"(announced)" / "(anunciado)"; and no family asks one as the answer of a fact
+question (``drawing.factual`` keeps them out of those draws). Labelling happens
+here, once, for every registered family's questions (``generators._declaring``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from studyapp.catalog import load_catalog
+from studyapp.catalog.entry import Entry
+from studyapp.catalog.models import System
+from studyapp.i18n import t
+from studyapp.questions.generators.drawing import number_spans
+from studyapp.questions.model import Question
+
+MATCH = 5e-4
+"""A written number is the figure when within this relative distance (rounding to
+four or five significant figures)."""
+
+
+@dataclass(frozen=True)
+class Flagged:
+    """One figure a question may show that is not a fact: where it is from, its status."""
+
+    entry: Entry
+    field: str
+    value: float
+    status: str
+
+
+def _ids(value: Any) -> Iterator[str]:
+    """Every string in a question's params, however nested (ids of what it drew)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _ids(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _ids(item)
+
+
+def drawn_entries(params: dict[str, Any]) -> list[Entry]:
+    """The catalog entries a question's params name, with each system's accelerator."""
+    catalog = load_catalog()
+    tables = (catalog.accelerators, catalog.interconnects, catalog.systems, catalog.models)
+    found: dict[str, Entry] = {}
+    for text in _ids(params):
+        for table in tables:
+            if text in table and text not in found:
+                entry: Entry = table[text]
+                found[text] = entry
+                if isinstance(entry, System) and entry.accelerator in catalog.accelerators:
+                    found.setdefault(entry.accelerator, catalog.accelerators[entry.accelerator])
+    return list(found.values())
+
+
+def _numbers(entry: Entry) -> Iterator[tuple[str, float]]:
+    for field in type(entry).model_fields:
+        value = getattr(entry, field)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            yield field, float(value)
+
+
+def flagged_figures(entries: list[Entry]) -> tuple[list[Flagged], list[float]]:
+    """The announced and estimated figures of ``entries``, and the values of their facts
+    (a value two figures share needs the entry's name in its label)."""
+    flagged: list[Flagged] = []
+    facts: list[float] = []
+    for entry in entries:
+        for field, value in _numbers(entry):
+            if entry.is_fact(field):
+                facts.append(value)
+            else:
+                flagged.append(Flagged(entry, field, value, entry.figure_status(field)))
+    return flagged, facts
+
+
+def _short(name: str) -> str:
+    return name.split(" (", 1)[0].strip() or name
+
+
+def label_text(text: str, lang: str, flagged: list[Flagged], facts: list[float]) -> str:
+    """``text`` with "(announced)" after each number that is a flagged figure; where a fact
+    of another drawn entry has the same value, the label names the entry."""
+    if not flagged or not text:
+        return text
+    out: list[str] = []
+    last = 0
+    for start, end, value in number_spans(text, lang):
+        if start > 0 and text[start - 1].isalpha():
+            continue  # a digit inside a name (TPU7x, H100)
+        hits = [f for f in flagged if math.isclose(value, f.value, rel_tol=MATCH)]
+        if not hits:
+            continue
+        unit_end = end
+        rest = text[end:]
+        for unit in (" TB/s", " GB/s", " GB", " TFLOPS", " W", " MiB", " GiB"):
+            if rest.startswith(unit):
+                unit_end = end + len(unit)
+                break
+        labels = []
+        shared = any(math.isclose(value, v, rel_tol=MATCH) for v in facts) or len(
+            {f.entry.id for f in hits}) > 1
+        for hit in hits:
+            status = t(f"gen.status.{hit.status}", lang)
+            label = (t("gen.status.label_for", lang, status=status, name=_short(hit.entry.name))
+                     if shared else t("gen.status.label", lang, status=status))
+            if label not in labels:
+                labels.append(label)
+        already = text[unit_end:unit_end + 40]
+        if any(already.startswith(" " + label) for label in labels):
+            continue
+        out.append(text[last:unit_end])
+        out.append(" " + " ".join(labels))
+        last = unit_end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def label_figures(question: Question, drawn: tuple[Entry, ...] = ()) -> Question:
+    """The question with its announced and estimated figures labelled where written, in
+    its prompt and explanation and in a scenario's steps (which see the whole scenario's
+    draws too)."""
+    entries = list(drawn) + [e for e in drawn_entries(dict(question.params)) if e not in drawn]
+    parts = tuple(dataclasses.replace(part, question=label_figures(part.question,
+                                                                   tuple(entries)))
+                  for part in question.parts)
+    flagged, facts = (flagged_figures(entries) if any(e.status for e in entries)
+                      else ([], []))  # most draws: nothing but published figures
+    if not flagged:
+        return question if parts == question.parts else dataclasses.replace(question,
+                                                                             parts=parts)
+    return dataclasses.replace(
+        question,
+        prompt=label_text(question.prompt, question.lang, flagged, facts),
+        explanation=label_text(question.explanation, question.lang, flagged, facts),
+        parts=parts)
