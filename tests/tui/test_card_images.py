@@ -23,7 +23,7 @@ async def test_ctrl_g_opens_the_named_image(app_factory: Callable[..., StudyApp]
                          and app.screen.phase == "asking")
         screen = app.screen
         assert isinstance(screen, QuestionScreen)
-        assert screen.check_action("show_image", ())
+        assert screen.check_action("aid", ())
         await pilot.press("ctrl+g")
         await wait_until(pilot, lambda: bool(opened))
         assert opened == [(tmp_path / "pictures.media" / "h100.png").resolve().as_uri()]
