@@ -11,19 +11,32 @@ import io
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from studyapp.study import Presented
     from studyapp.tui.screens.base import StudyScreen
 
 
-async def open_card_images(screen: StudyScreen, deck_id: str, card_key: str,
+def card_texts(presented: Presented | None, *, graded: bool) -> list[str]:
+    """The card text on screen: the prompt, and once graded its solution too."""
+    if presented is None:
+        return []
+    question = presented.question
+    if graded:
+        return [question.prompt, str(question.answer), question.explanation]
+    return [question.prompt]
+
+
+async def open_card_images(screen: StudyScreen, presented: Presented | None,
                            texts: list[str]) -> None:
-    """Open every image ``texts`` name, telling the learner what was opened or why not."""
+    """Open every image ``texts`` (the card's text on screen) name, telling the learner
+    what was opened or why not."""
     from studyapp.decks.media import named_images
 
     app, tr = screen.app, screen.tr
     names = named_images(texts)
-    if not names:
+    if presented is None or not names:
         app.notify(tr("anki.image.none"))
         return
+    deck_id, card_key = presented.deck_id, presented.card_key
     found = await screen.study_app.backend.call(
         lambda service: service.card_images(deck_id, card_key, texts))
     for name, why in found.refused:

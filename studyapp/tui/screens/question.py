@@ -36,6 +36,7 @@ from textual.widget import Widget
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import Rating
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.screens.card_images import card_texts, open_card_images
 from studyapp.tui.screens.question_card import QuestionCard, QuestionHead
 from studyapp.tui.screens.question_flow import (
     CHOICE_LETTERS,
@@ -278,7 +279,7 @@ class QuestionScreen(StudyScreen):
             await self.show_next()
 
     @work(group="session", exit_on_error=False)
-    async def overrule(self) -> None:
+    async def action_overrule(self) -> None:
         """"I was right": the wrong verdict becomes a right answer rated Hard."""
         session, outcome = self.session, self.outcome
         if session is None or outcome is None or not outcome.can_overrule or self.busy:
@@ -316,7 +317,7 @@ class QuestionScreen(StudyScreen):
             self.app.notify(self.tr("tui.question.method_caps"))
 
     @work(group="session", exit_on_error=False)
-    async def undo(self) -> None:
+    async def action_undo(self) -> None:
         session = self.session
         if session is None or self.busy:
             return
@@ -447,32 +448,13 @@ class QuestionScreen(StudyScreen):
         else:
             self.show_image()
 
-    def action_overrule(self) -> None:
-        self.overrule()
-
     def shown_texts(self) -> list[str]:
-        """The card text on screen: the prompt, and after the answer its solution too."""
-        presented = self.presented
-        if presented is None:
-            return []
-        question = presented.question
-        if self.phase is Phase.FEEDBACK:
-            return [question.prompt, str(question.answer), question.explanation]
-        return [question.prompt]
+        return card_texts(self.presented, graded=self.phase is Phase.FEEDBACK)
 
     @work(group="image", exit_on_error=False)
     async def show_image(self) -> None:
         """Open the images the card names (``[image: NAME]``) from the deck's media folder."""
-        from studyapp.tui.screens.card_images import open_card_images
-
-        presented = self.presented
-        if presented is None:
-            self.app.notify(self.tr("anki.image.none"))
-            return
-        await open_card_images(self, presented.deck_id, presented.card_key, self.shown_texts())
-
-    def action_undo(self) -> None:
-        self.undo()
+        await open_card_images(self, self.presented, self.shown_texts())
 
     def typed(self) -> AnswerField | None:
         """The answer field while it holds text."""
