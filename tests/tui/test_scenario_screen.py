@@ -17,7 +17,7 @@ from typing import Any, cast
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
-from tui_helpers import answer, right_answer, wait_until
+from tui_helpers import answer, footer_label, right_answer, wait_until
 
 from studyapp.questions.model import Kind, Question
 from studyapp.tui.app import StudyApp
@@ -86,6 +86,7 @@ async def test_a_whole_scenario_with_a_wrong_step(app_factory: AppFactory, tmp_p
         assert f"{mine} GB" in screen.card.steps.text and "Not quite" in screen.card.steps.text
         await answer(pilot, right_answer(q.parts[1].question), Kind.NUMERIC)
         await wait_until(pilot, lambda: screen.card.step == 2)
+        assert footer_label(screen, "ctrl+g") == "Step method"
         await pilot.press("ctrl+g")  # this step's method
         await wait_until(pilot, lambda: "Method: Total = weights" in text_of(screen.card.retry))
         total = mine + q.params["users"] * kv
