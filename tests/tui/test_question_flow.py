@@ -107,3 +107,15 @@ def test_an_action_the_flow_does_not_know_is_left_to_the_screen() -> None:
     assert allowed("escape", KeyState(Phase.LOADING))
     assert allowed("show_post", KeyState(Phase.ASKING, has_card=True))
     assert not allowed("show_post", KeyState(Phase.LOADING))
+
+
+def test_the_flow_loads_without_textual() -> None:
+    """The phases and keys are plain Python: importing them starts no part of Textual."""
+    import subprocess
+    import sys
+
+    probe = ("import sys, studyapp.tui.screens.question_flow; "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.strip() == "[]"

@@ -64,7 +64,8 @@ class QuestionScreen(StudyScreen):
     CSS_PATH = Path(__file__).parent / "question.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "show_post", "tui.key.show_post", id="question.post"),
-        Binding("ctrl+g", "aid", "tui.key.aid", id="question.image"),  # its id before
+        # one key, two aids (question_flow.aid); the id keeps remaps of the image key working
+        Binding("ctrl+g", "aid", "tui.key.aid", id="question.image"),
         Binding("ctrl+z", "undo", "tui.key.undo", id="question.undo"),
         Binding("escape", "escape", "tui.key.end", id="question.end"),
         Binding("i,exclamation_mark", "overrule", "tui.key.overrule", id="question.overrule"),
