@@ -25,7 +25,8 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from studyapp.anki.from_anki import AnkiCard, AnkiCollection, Conversion, NoteType
+from studyapp.anki.anki_cards import Conversion
+from studyapp.anki.anki_collection import AnkiCard, AnkiCollection, NoteType
 from studyapp.store.progress_files import Export, ImportResult, Replay, validate_record
 
 if TYPE_CHECKING:

@@ -39,7 +39,7 @@ def serve_cmd(ctx: click.Context, host: str, port: int, token_file: Path | None,
     as this profile.
     """
     from studyapp.i18n import t
-    from studyapp.tui.serve import TOKEN_ENV, door_token, is_loopback
+    from studyapp.tui.serve_door import TOKEN_ENV, door_token, is_loopback
 
     settings = current_settings(ctx)
     lang = settings.lang
@@ -92,7 +92,7 @@ def serve_cmd(ctx: click.Context, host: str, port: int, token_file: Path | None,
 def _given_token(token_file: Path | None, lang: str) -> str | None:
     """The owner's token: the file's first line, else ``STUDYAPP_TOKEN``, else none."""
     from studyapp.i18n import t
-    from studyapp.tui.serve import TOKEN_ENV
+    from studyapp.tui.serve_door import TOKEN_ENV
 
     if token_file is None:
         value = os.environ.get(TOKEN_ENV, "")

@@ -1,47 +1,39 @@
-"""The deck and its cards: shapes, ids, generators, formulas over sampled params."""
+"""The deck and its cards: shapes, ids, generators, formulas over sampled params.
+
+The sampling itself is ``formula_sampling``; a scenario's steps are
+``scenario_check``; the fields every card shares are ``field_checks``.
+"""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Hashable, Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import Field, TypeAdapter, ValidationError
 
-from studyapp.decks.field_checks import (
-    MAX_FORMULA_CHECKS,
-    FieldChecks,
-    check_combinations,
-    combination_count,
-    sample_combinations,
-)
-from studyapp.decks.formula import (
-    EntryView,
-    Formula,
-    FormulaError,
-    Value,
-    format_value,
-    parse_formula,
-    parse_template,
-    render,
+from studyapp.decks.field_checks import MAX_FORMULA_CHECKS
+from studyapp.decks.formula import EntryView, Formula, FormulaError, parse_formula
+from studyapp.decks.formula_sampling import (
+    GENERATOR_CHECK_SEEDS,
+    TextAt,
+    checks_needed,
+    localized,
+    sample_key,
+    sample_problems,
+    variants,
 )
 from studyapp.decks.model import (
     AuthoredSlip,
     CardSpec,
     Deck,
     DeckSource,
-    Localized,
     ParamSpec,
-    PartSpec,
-    bool_words,
-    numeric_answer,
-    truth,
 )
 from studyapp.decks.problems import Message, Problem, as_written, problem_message
+from studyapp.decks.scenario_check import ScenarioChecks
 from studyapp.decks.schema import (
-    ByLanguage,
     CardModel,
     ChoiceCard,
     DeckFile,
@@ -55,7 +47,6 @@ from studyapp.decks.schema import (
 from studyapp.decks.schema_errors import schema_problems, suggest
 from studyapp.decks.yaml_source import PathKey, SourceMap
 
-GENERATOR_CHECK_SEEDS = (0, 1, 2)
 _CARD_ADAPTER: TypeAdapter[Any] = TypeAdapter(CardModel)
 
 
@@ -77,27 +68,7 @@ class _DeckHeader(DeckFile):
     cards: list[Any] = Field(min_length=1)  # type: ignore[assignment]
 
 
-@dataclass(frozen=True)
-class _TextAt:
-    """One language's text of a field, and where it is written."""
-
-    lang: str
-    text: str
-    path: PathKey
-
-
-def _variants(value: str | ByLanguage, path: PathKey, language: str) -> list[_TextAt]:
-    if isinstance(value, str):
-        return [_TextAt(language, value, path)]
-    found = [(lang, getattr(value, lang)) for lang in ("es", "en")]
-    return [_TextAt(lang, text, (*path, lang)) for lang, text in found if text is not None]
-
-
-def _localized(value: str | ByLanguage, language: str) -> Localized:
-    return {v.lang: v.text for v in _variants(value, (), language)}
-
-
-class DeckCheck(FieldChecks):
+class DeckCheck(ScenarioChecks):
     """All the checks for one parsed file; collects problems, builds the Deck."""
 
     def __init__(self, path: Path, data: Any, source_map: SourceMap, source: DeckSource) -> None:
@@ -107,15 +78,6 @@ class DeckCheck(FieldChecks):
         """Each card left out for its problems: its id and its first problem."""
         self._checks = 0  # formula evaluations the sampling needs, counted before it runs
         self._over = False
-
-    def text_formulas(self, variant: _TextAt) -> tuple[Formula, ...]:
-        """The ``{...}`` formulas of one text, or none when its braces do not parse
-        (reported at the text, so every text is read and each problem said once)."""
-        try:
-            return tuple(parse_template(variant.text).formulas)
-        except FormulaError as exc:
-            self.at(variant.path, exc.message)
-            return ()
 
     def run(self, *, skip_failing_cards: bool = False) -> Deck | None:
         """The deck, or None when anything has a problem.
@@ -161,15 +123,15 @@ class DeckCheck(FieldChecks):
             return None
         return Deck(
             id=header.deck,
-            title=_localized(header.title, header.language),
+            title=localized(header.title, header.language),
             language=header.language,
             post=header.post,
             cards=tuple(cards),
             path=self.path,
             source=self.source,
-            course=None if header.course is None else _localized(header.course, header.language),
+            course=None if header.course is None else localized(header.course, header.language),
             summary=(None if header.summary is None
-                     else _localized(header.summary, header.language)),
+                     else localized(header.summary, header.language)),
         )
 
     def check_card_ids(self, raw_cards: list[Any]) -> None:
@@ -299,20 +261,20 @@ class DeckCheck(FieldChecks):
                         hint=suggest(field_name, entry.field_names())))
 
         # every text field with {...}, by language
-        texts: list[tuple[_TextAt, bool]] = []
-        texts += [(v, False) for v in _variants(model.prompt, (*path, "prompt"), language)]
+        texts: list[tuple[TextAt, bool]] = []
+        texts += [(v, False) for v in variants(model.prompt, (*path, "prompt"), language)]
         if model.explanation is not None:
-            expl = _variants(model.explanation, (*path, "explanation"), language)
+            expl = variants(model.explanation, (*path, "explanation"), language)
             texts += [(v, True) for v in expl]
         if isinstance(model, ChoiceCard):
             for i, choice in enumerate(model.choices):
-                texts += [(v, False) for v in _variants(choice, (*path, "choices", i), language)]
+                texts += [(v, False) for v in variants(choice, (*path, "choices", i), language)]
         texts += [(v, False) for v in self.feedback_texts(model, path, language)]
         if isinstance(model, TextCard | RecallCard):
-            texts += [(v, False) for v in _variants(model.answer, (*path, "answer"), language)]
+            texts += [(v, False) for v in variants(model.answer, (*path, "answer"), language)]
         if isinstance(model, TextCard):
             for i, accepted in enumerate(model.accept):
-                texts += [(v, False) for v in _variants(accepted, (*path, "accept", i), language)]
+                texts += [(v, False) for v in variants(accepted, (*path, "accept", i), language)]
         for variant, answer_known in texts:
             for formula in self.text_formulas(variant):
                 check_formula(formula, variant.path, answer_known)
@@ -339,7 +301,7 @@ class DeckCheck(FieldChecks):
                         signed=signed)
         if isinstance(model, ChoiceCard):
             answer = self.choice_answer(model, path, language)
-            extra["choices"] = tuple(_localized(c, language) for c in model.choices)
+            extra["choices"] = tuple(localized(c, language) for c in model.choices)
         elif isinstance(model, NumericCard):
             answer = model.answer
             extra["signed"] = model.signed
@@ -348,9 +310,9 @@ class DeckCheck(FieldChecks):
         elif isinstance(model, TrueFalseCard):
             answer = model.answer
         else:
-            answer = _localized(model.answer, language)
+            answer = localized(model.answer, language)
             if isinstance(model, TextCard):
-                extra["accept"] = tuple(_localized(a, language) for a in model.accept)
+                extra["accept"] = tuple(localized(a, language) for a in model.accept)
         extra.update(self.authored_feedback(model, path, language, check_formula))
         if isinstance(model, NumericCard):
             extra["unit"] = self.unit(model.unit, (*path, "unit"))
@@ -360,24 +322,24 @@ class DeckCheck(FieldChecks):
             return None
         return CardSpec(
             type=model.type,
-            prompt=_localized(model.prompt, language),
+            prompt=localized(model.prompt, language),
             explanation=None if model.explanation is None
-            else _localized(model.explanation, language),
+            else localized(model.explanation, language),
             answer=answer,
             params=params,
             **extra,
             **common,
         )
-    def feedback_texts(self, model: Any, path: PathKey, language: str) -> list[_TextAt]:
+    def feedback_texts(self, model: Any, path: PathKey, language: str) -> list[TextAt]:
         """The messages of a numeric card's ``slips`` and a choice card's ``feedback``."""
-        found: list[_TextAt] = []
+        found: list[TextAt] = []
         if isinstance(model, NumericCard):
             for i, slip in enumerate(model.slips):
-                found += _variants(slip.message, (*path, "slips", i, "message"), language)
+                found += variants(slip.message, (*path, "slips", i, "message"), language)
         if isinstance(model, ChoiceCard):
             for i, note in enumerate(model.feedback):
                 if note is not None:
-                    found += _variants(note, (*path, "feedback", i), language)
+                    found += variants(note, (*path, "feedback", i), language)
         return found
 
     def authored_feedback(self, model: Any, path: PathKey, language: str,
@@ -398,115 +360,19 @@ class DeckCheck(FieldChecks):
                     except FormulaError as exc:
                         self.at((*where, "answer"), exc.message)
                 slips.append(AuthoredSlip(slip.name, slip.answer,
-                                          _localized(slip.message, language)))
+                                          localized(slip.message, language)))
             return {"slips": tuple(slips)}
         if isinstance(model, ChoiceCard) and model.feedback:
             if len(model.feedback) != len(model.choices):
                 self.at((*path, "feedback"), problem_message(
                     "feedback_count", count=len(model.feedback), choices=len(model.choices)))
-            return {"feedback": tuple(None if note is None else _localized(note, language)
+            return {"feedback": tuple(None if note is None else localized(note, language)
                                       for note in model.feedback)}
         return {}
 
-    def scenario(self, model: ScenarioCard, path: PathKey, language: str,
-                 common: dict[str, Any]) -> CardSpec | None:
-        """A scenario's steps: names, formulas over params and earlier steps, units, slips.
-
-        Each problem is reported where it is written (a step's ``answer``,
-        ``prompt``, ``unit``...); then the whole chain is computed over sampled
-        params, and the first step that fails is named at its ``answer``.
-        """
-        from studyapp.questions.model import Slip
-
-        before = len(self.problems)
-        params = self.params(model.params, (*path, "params"))
-        declared = set(model.params)
-        broken = declared - set(params)
-        slip_keys = _slip_keys()
-
-        def check_names(formula: Formula, where: PathKey, known: set[str]) -> None:
-            for name in sorted(formula.names - known - broken):
-                listed = ", ".join(sorted(known)) or problem_message("none")
-                self.at(where, problem_message("unknown_name", name=name,
-                                               hint=suggest(name, known),
-                                               formula=formula.source, params=listed))
-
-        def check_texts(value: str | ByLanguage | None, where: PathKey, known: set[str]) -> None:
-            if value is None:
-                return
-            for variant in _variants(value, where, language):
-                for formula in self.text_formulas(variant):
-                    check_names(formula, variant.path, known)
-
-        check_texts(model.prompt, (*path, "prompt"), declared)
-        check_texts(model.explanation, (*path, "explanation"), declared)
-        names_so_far: list[str] = []
-        all_names = declared | {p.name for p in model.parts}
-        parts: list[PartSpec] = []
-        for i, raw in enumerate(model.parts):
-            where: PathKey = (*path, "parts", i)
-            if raw.name in declared or raw.name in names_so_far or raw.name == "answer":
-                self.at((*where, "name"), problem_message("part_name_taken", name=raw.name))
-            check_texts(raw.prompt, (*where, "prompt"), declared)
-            check_texts(raw.method, (*where, "method"), declared)
-            check_texts(raw.explanation, (*where, "explanation"), all_names | {"answer"})
-            if isinstance(raw.answer, str):
-                try:
-                    check_names(parse_formula(raw.answer), (*where, "answer"),
-                                declared | set(names_so_far))
-                except FormulaError as exc:
-                    self.at((*where, "answer"), exc.message)
-            else:
-                self.check_number(raw.answer, (*where, "answer"), signed=raw.signed)
-            unit = self.unit(raw.unit, (*where, "unit"))
-            tolerance = self.tolerance(raw.tolerance, unit, (*where, "tolerance"))
-            slips = []
-            for k, slip in enumerate(raw.slips):
-                if slip.key not in slip_keys:
-                    self.at((*where, "slips", k, "key"), problem_message(
-                        "unknown_slip", key=slip.key, hint=suggest(slip.key, slip_keys),
-                        keys=", ".join(sorted(slip_keys))))
-                elif not 0 < slip.factor < float("inf") or slip.factor == 1:
-                    self.at((*where, "slips", k, "factor"), problem_message("slip_factor"))
-                else:
-                    slips.append(Slip(slip.key, float(slip.factor), slip.symmetric))
-            names_so_far.append(raw.name)
-            parts.append(PartSpec(
-                name=raw.name, prompt=_localized(raw.prompt, language), answer=raw.answer,
-                unit=unit, tolerance=tolerance,
-                explanation=None if raw.explanation is None
-                else _localized(raw.explanation, language),
-                method=None if raw.method is None else _localized(raw.method, language),
-                slips=tuple(slips), signed=raw.signed))
-        if len(self.problems) != before:
-            return None
-        spec = CardSpec(type="scenario", prompt=_localized(model.prompt, language),
-                        explanation=None if model.explanation is None
-                        else _localized(model.explanation, language),
-                        params=params, parts=tuple(parts), **common)
-        for names in sample_combinations(params):
-            env: dict[str, Value] = dict(names)
-            for i, part in enumerate(parts):
-                try:
-                    env[part.name] = numeric_answer(part.answer, env, signed=part.signed)
-                except FormulaError as exc:
-                    drawn = ", ".join(f"{k}={format_value(v)}" for k, v in names.items())
-                    self.at((*path, "parts", i, "answer"), problem_message(
-                        "with_values", detail=exc.message, values=drawn)
-                        if drawn else exc.message)
-                    return None
-        for seed, lang in itertools.product(GENERATOR_CHECK_SEEDS, ("en", "es")):
-            try:
-                spec.instantiate(seed, lang)
-            except Exception as exc:  # a text that cannot render with some draw
-                self.at(path, problem_message("card_fails", id=model.id,
-                                              detail=as_written(str(exc))))
-                return None
-        return spec
-
     def choice_answer(self, model: ChoiceCard, path: PathKey, language: str) -> int | None:
         where: PathKey = (*path, "answer")
-        options = [_localized(c, language) for c in model.choices]
+        options = [localized(c, language) for c in model.choices]
         for lang in ("es", "en"):
             seen: dict[str, int] = {}
             for i, choice in enumerate(options):
@@ -537,7 +403,7 @@ class DeckCheck(FieldChecks):
         answer_source: Any,
         params: Mapping[str, ParamSpec],
         path: PathKey,
-        texts: list[_TextAt],
+        texts: list[TextAt],
         *,
         signed: bool = False,
     ) -> None:
@@ -548,10 +414,10 @@ class DeckCheck(FieldChecks):
         at each card's own position.
         """
         kind = "numeric-signed" if signed and card_type == "numeric" else card_type
-        key = _sample_key(kind, answer_source, params, path, texts)
+        key = sample_key(kind, answer_source, params, path, texts)
         found = self._sampled.get(key) if key is not None else None
         if found is None:
-            needed = _checks_needed(kind, answer_source, params, path, texts)
+            needed = checks_needed(kind, answer_source, params, path, texts)
             self._checks += needed
             if self._checks > MAX_FORMULA_CHECKS:
                 if not self._over:  # said once, at the card that crosses the limit
@@ -560,128 +426,11 @@ class DeckCheck(FieldChecks):
                         "too_many_checks", card=needed, total=self._checks,
                         limit=MAX_FORMULA_CHECKS))
                 return
-            found = _sample_problems(kind, answer_source, params, path, texts)
+            found = sample_problems(kind, answer_source, params, path, texts)
             if key is not None:
                 self._sampled[key] = found
         for where, message in found:
             self.at((*path, *where), message)
-
-
-def _slip_keys() -> list[str]:
-    """The slips grading can name (``grading.slip.<key>`` in the strings)."""
-    from studyapp.i18n import strings
-
-    prefix = "grading.slip."
-    return sorted(k.removeprefix(prefix) for k in strings("en") if k.startswith(prefix))
-
-
-def _exact(value: Any) -> Any:
-    """A value with its type, so 1, 1.0 and true never stand for each other in a key."""
-    return (type(value), value)
-
-
-def _sample_key(card_type: str, answer_source: Any, params: Mapping[str, ParamSpec],
-                path: PathKey, texts: list[_TextAt]) -> Hashable | None:
-    """What the sampled outcome depends on; None when some part cannot be a key."""
-    key = (
-        card_type, _exact(answer_source),
-        tuple((name, spec.kind, _exact(spec.start), _exact(spec.stop), _exact(spec.step),
-               spec.integral, tuple(_exact(v) for v in spec.values))
-              for name, spec in params.items()),
-        tuple((text.path[len(path):], text.lang, text.text) for text in texts),
-    )
-    try:
-        hash(key)
-    except TypeError:  # a list or mapping among picked values
-        return None
-    return key
-
-
-def _checks_needed(card_type: str, answer_source: Any, params: Mapping[str, ParamSpec],
-                   path: PathKey, texts: list[_TextAt]) -> int:
-    """How many formula evaluations ``_sample_problems`` makes for these arguments."""
-
-    def over(used: frozenset[str]) -> int:
-        return combination_count({n: spec for n, spec in params.items() if n in used})
-
-    answer_names: frozenset[str] = frozenset()
-    total = 0
-    if isinstance(answer_source, str) and card_type in ("numeric", "numeric-signed",
-                                                        "truefalse"):
-        try:
-            answer_names = parse_formula(answer_source).names
-        except FormulaError:
-            return 0
-        total += over(answer_names)
-    for text in texts:
-        try:
-            used = frozenset(n for f in parse_template(text.text).formulas for n in f.names)
-        except FormulaError:
-            continue
-        if text.path[len(path)] == "explanation" and "answer" in used:
-            used = used | answer_names
-        total += over(used)
-    return total
-
-
-def _sample_problems(card_type: str, answer_source: Any, params: Mapping[str, ParamSpec],
-                     path: PathKey, texts: list[_TextAt]) -> list[tuple[PathKey, Message]]:
-    """(place within the card, message) of the first failing combination of each formula."""
-    found: list[tuple[PathKey, Message]] = []
-    seen: set[PathKey] = set()
-
-    def report(where: PathKey, exc: FormulaError, names: Mapping[str, Value]) -> None:
-        if where in seen:  # the first failing combination says enough
-            return
-        seen.add(where)
-        drawn = ", ".join(f"{k}={format_value(v)}" for k, v in names.items()
-                          if k != "answer")  # fmt: skip
-        found.append((where, problem_message("with_values", detail=exc.message, values=drawn)
-                      if drawn else exc.message))
-
-    words = {lang: bool_words(lang) for lang in {text.lang for text in texts}}
-    answer_names: frozenset[str] = frozenset()
-    if isinstance(answer_source, str) and card_type in ("numeric", "numeric-signed",
-                                                        "truefalse"):
-        answer_names = parse_formula(answer_source).names
-
-    def answer_for(names: Mapping[str, Value]) -> Value | None:
-        if card_type in ("numeric", "numeric-signed"):
-            return numeric_answer(answer_source, names, signed=card_type == "numeric-signed")
-        if card_type == "truefalse":
-            return truth(answer_source, names)
-        return None
-
-    def over(used: frozenset[str]) -> Iterator[dict[str, Value]]:
-        return check_combinations({n: spec for n, spec in params.items() if n in used})
-
-    answer_failed = False
-    for names in over(answer_names):
-        try:
-            answer_for(names)
-        except FormulaError as exc:
-            report(("answer",), exc, names)
-            answer_failed = True
-            break
-    for text in texts:
-        used = frozenset(n for f in parse_template(text.text).formulas for n in f.names)
-        explains = text.path[len(path)] == "explanation"
-        if explains and "answer" in used:
-            used = used | answer_names
-        for names in over(used):
-            bound: dict[str, Value] = dict(names)
-            if explains:
-                try:
-                    answer = None if answer_failed else answer_for(names)
-                except FormulaError:
-                    answer = None
-                bound["answer"] = answer if answer is not None else ""
-            try:
-                render(text.text, bound, words[text.lang], text.lang)
-            except FormulaError as exc:
-                report(text.path[len(path):], exc, names)
-                break
-    return found
 
 
 def _without_unknown_keys(error: ValidationError, raw: Any) -> Any:

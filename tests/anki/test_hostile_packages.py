@@ -184,13 +184,13 @@ def test_a_deck_the_app_would_refuse_is_never_written(tmp_path: Path) -> None:
 
 def test_the_size_limit_is_said_in_mib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """200 MiB once read '210 MB'; the limit and the size are both in MiB."""
-    import studyapp.anki.from_anki as from_anki
+    import studyapp.anki.anki_collection as anki_collection
 
     deck = genanki.Deck(2059400115, "Large")
     deck.add_note(genanki.Note(model=genanki.BASIC_MODEL, fields=["Q?", "a" * 3 * 2**20]))
     path = tmp_path / "large.apkg"
     genanki.Package(deck).write_to_file(str(path))
-    monkeypatch.setattr(from_anki, "MAX_COLLECTION_BYTES", 2 * 2**20)
+    monkeypatch.setattr(anki_collection, "MAX_COLLECTION_BYTES", 2 * 2**20)
     with pytest.raises(AnkiPackageError, match=r"is 3 MiB unpacked; the limit is 2 MiB$"):
         convert_package(path, language="en")
 

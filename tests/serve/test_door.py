@@ -14,20 +14,19 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import make_mocked_request
 
-import studyapp.tui.serve as serve_module
-from studyapp.tui.serve import (
+import studyapp.tui.serve_door as door_module
+from studyapp.tui.serve import share_url
+from studyapp.tui.serve_door import (
     MIN_TOKEN_CHARS,
     Door,
     Throttle,
-    app_command,
-    app_environment,
     client_key,
     derived_key,
     door_token,
     is_loopback,
     loopback_peer_uid,
-    share_url,
 )
+from studyapp.tui.serve_session import app_command, app_environment
 
 TOKEN = "s3cret-token-of-the-class"
 PORT = 8000
@@ -159,7 +158,7 @@ def test_tokens_are_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch) -
         compared.append((a, b))
         return real(a, b)
 
-    monkeypatch.setattr(serve_module.hmac, "compare_digest", spy)
+    monkeypatch.setattr(door_module.hmac, "compare_digest", spy)
     door = Door(TOKEN, PORT)
     assert door.refusal(request("/?token=guess-of-the-class")) == "token"
     assert (b"guess-of-the-class", TOKEN.encode()) in compared
@@ -245,7 +244,7 @@ def test_the_users_connection_is_found_in_the_kernels_table(
         "   9: 0100007F:C350 0100007F:1F40 06 00000000:00000000 03:00000000 00000000 0 0 0\n"
         "   1: 0100007F:C350 0100007F:1F40 01 00000000:00000000 00:00000000 00000000 1001 0 2\n"
         "   2: 0100007F:1F40 0100007F:C350 01 00000000:00000000 00:00000000 00000000 0 0 3\n")
-    monkeypatch.setattr(serve_module, "PROC_NET_TCP", (table,))
+    monkeypatch.setattr(door_module, "PROC_NET_TCP", (table,))
     assert loopback_peer_uid(("127.0.0.1", 50000), ("127.0.0.1", 8000)) == 1001
     assert loopback_peer_uid(("127.0.0.1", 50001), ("127.0.0.1", 8000)) is None
 
@@ -255,7 +254,7 @@ async def test_on_loopback_one_users_wrong_tokens_never_lock_out_another(
     """Every local user comes from 127.0.0.1: the kernel's owner of the connection tells
     them apart (here port 40000 is another user's, every other port the owner's)."""
     owners = {40000: 1001}
-    monkeypatch.setattr(serve_module, "loopback_peer_uid",
+    monkeypatch.setattr(door_module, "loopback_peer_uid",
                         lambda peer, server: owners.get(peer[1], 0))
     door = Door(TOKEN, PORT)
     for n in range(Throttle.FREE_TRIES + 2):

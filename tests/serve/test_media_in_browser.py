@@ -242,7 +242,7 @@ def test_the_media_headers_alone_keep_a_hostile_file_from_running(
     """The hostile files do run when served bare (so the beacon would tell), and do not
     with ``MEDIA_HEADERS``, even under their own content types: the sandbox holds should
     a non-image ever get past the byte checks."""
-    from studyapp.tui.serve import MEDIA_HEADERS
+    from studyapp.tui.serve_http import MEDIA_HEADERS
 
     beacon_url, asked = beacon
     page = browser.new_page()

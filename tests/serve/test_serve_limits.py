@@ -23,15 +23,15 @@ import aiohttp
 import pytest
 from serve_processes import child_pids, interrupt
 
-from studyapp.tui.serve import (
+from studyapp.tui.serve import share_url
+from studyapp.tui.serve_http import PrintableFormatter
+from studyapp.tui.serve_session import (
     INPUT_BYTES_PER_S,
     MAX_COLUMNS,
     MAX_INPUT_BYTES,
     MAX_ROWS,
     InputAllowance,
-    PrintableFormatter,
     default_max_sessions,
-    share_url,
     window_size,
 )
 

@@ -20,7 +20,7 @@ import pytest
 from backends import PG_URL
 from serve_processes import child_pids, interrupt
 
-from studyapp.tui.serve import Throttle, derived_key
+from studyapp.tui.serve_door import Throttle, derived_key
 
 pytestmark = pytest.mark.slow
 

@@ -12,7 +12,8 @@ from aiohttp.test_utils import TestClient, TestServer
 from media_samples import RASTER, html, svg
 from recall_decks import PNG
 
-from studyapp.tui.serve import MEDIA_HEADERS, StudyServer
+from studyapp.tui.serve import StudyServer
+from studyapp.tui.serve_http import MEDIA_HEADERS
 
 
 class FakeApp:

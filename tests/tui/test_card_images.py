@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from recall_decks import write_pictures_deck
-from tui_helpers import wait_until
+from tui_helpers import footer_label, wait_until
 
 from studyapp.tui.app import StudyApp
 from studyapp.tui.screens.question import QuestionScreen
@@ -23,7 +23,8 @@ async def test_ctrl_g_opens_the_named_image(app_factory: Callable[..., StudyApp]
                          and app.screen.phase == "asking")
         screen = app.screen
         assert isinstance(screen, QuestionScreen)
-        assert screen.check_action("show_image", ())
+        assert screen.check_action("aid", ())
+        assert footer_label(screen, "ctrl+g") == "Image"  # one key, named for what it does
         await pilot.press("ctrl+g")
         await wait_until(pilot, lambda: bool(opened))
         assert opened == [(tmp_path / "pictures.media" / "h100.png").resolve().as_uri()]

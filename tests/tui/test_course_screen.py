@@ -65,7 +65,7 @@ async def test_home_lists_the_course_and_its_summary_comes_first(
                          and app.screen.presented is not None)
         question = app.screen
         assert isinstance(question, QuestionScreen)
-        assert "Serving LLMs, week 1 · true or false" in str(question.line.render())
+        assert "Serving LLMs, week 1 · true or false" in str(question.head.line.render())
         await pilot.press("ctrl+o")
         await wait_until(pilot, lambda: isinstance(app.screen, CourseScreen))
         assert not app.screen.check_action("study", ())  # from a question: only back

@@ -65,9 +65,66 @@ def test_the_app_has_an_action_for_every_screen_it_opens() -> None:
 
 
 def test_app_keys_keep_their_order() -> None:
-    """The help screen and the footer list the app's keys in this order."""
-    ids = [b.id for b in StudyApp.BINDINGS if isinstance(b, Binding)]
-    assert ids == ["app.quit", "app.help", "app.screenshot", "app.theme", "app.browser"]
+    """The help screen and the footer list the app's keys in this order: each screen's key,
+    as its registry entry gives it, right after the binding it names (or last)."""
+    bindings = [b for b in StudyApp.BINDINGS if isinstance(b, Binding)]
+    ids = [b.id for b in bindings]
+    keyed = [entry for entry in registry.SCREENS if entry.key is not None]
+    assert keyed, "no screen has an app key: this test checks nothing"
+    placed_last = [f"app.{entry.id}" for entry in keyed
+                   if entry.key is not None and entry.key.after is None]
+    for entry in keyed:
+        key = entry.key
+        assert key is not None
+        binding_id = f"app.{entry.id}"
+        assert ids.count(binding_id) == 1, binding_id
+        binding = bindings[ids.index(binding_id)]
+        assert (binding.key, binding.action, binding.description, binding.show) == (
+            key.keys, entry.id, key.label, key.show)
+        at = ids.index(binding_id)
+        if key.after is None:
+            assert ids[at:] == placed_last[placed_last.index(binding_id):]
+        else:
+            anchor = ids.index(key.after)
+            between = ids[anchor + 1:at]
+            assert all(registry.screen(i.removeprefix("app.")).key.after == key.after
+                       for i in between), (binding_id, between)
+    own = [i for i in ids if i not in {f"app.{entry.id}" for entry in keyed}]
+    assert own and all(i and i.startswith("app.") for i in own)
+
+
+def test_the_palette_offers_the_registered_screens_in_rank_order(
+        app_factory: AppFactory) -> None:
+    """The palette's screen entries are the registry's, ranked, those from 100 after the
+    current screen's own commands (none here: the app's screen has no rows)."""
+    app = app_factory()
+    titles = [command.title for command in app.get_system_commands(Screen())]
+    ranked = sorted((e for e in registry.SCREENS if e.palette is not None),
+                    key=lambda e: e.palette_rank)
+    assert ranked, "no screen has a palette entry: this test checks nothing"
+    wanted = [app.tr(e.palette) for e in ranked if e.palette is not None]
+    shown = [title for title in titles if title in wanted]
+    assert shown == wanted
+    before = [app.tr(e.palette) for e in ranked if e.palette and e.palette_rank < 100]
+    after = [app.tr(e.palette) for e in ranked if e.palette and e.palette_rank >= 100]
+    if before and after:
+        assert titles.index(before[-1]) < titles.index(after[0])
+
+
+def test_no_screen_binds_a_key_twice() -> None:
+    """One key, one binding on each screen (and on the app): a second binding of the same
+    key hides behind the first, or wins by state where nobody can see which."""
+    classes = [StudyApp, *(entry.load() for entry in registry.SCREENS),
+               *(registry.load_path(widget.path) for widget in registry.KEYED_WIDGETS)]
+    for cls in classes:
+        seen: dict[str, str] = {}
+        for binding in cls.BINDINGS:
+            if not isinstance(binding, Binding):
+                continue
+            for key in (k.strip() for k in binding.key.split(",")):
+                assert key not in seen, (
+                    f"{cls.__name__} binds {key!r} to {seen[key]} and to {binding.action}")
+                seen[key] = binding.action
 
 
 def test_every_palette_title_exists_in_both_languages() -> None:

@@ -17,7 +17,7 @@ from typing import Any, cast
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
-from tui_helpers import answer, right_answer, wait_until
+from tui_helpers import answer, footer_label, right_answer, wait_until
 
 from studyapp.questions.model import Kind, Question
 from studyapp.tui.app import StudyApp
@@ -69,43 +69,44 @@ async def answer_steps(pilot: Pilot[Any], screen: QuestionScreen, question: Ques
     for i, response in enumerate(responses, start):
         await answer(pilot, response, question.parts[i].question.kind)
         if i < len(question.parts) - 1:
-            await wait_until(pilot, lambda i=i: screen.step == i + 1)  # type: ignore[misc]
+            await wait_until(pilot, lambda i=i: screen.card.step == i + 1)  # type: ignore[misc]
 
 
 async def test_a_whole_scenario_with_a_wrong_step(app_factory: AppFactory, tmp_path: Path,
                                                   db_path: Path) -> None:
     async with scenario_asked(app_factory, tmp_path) as (pilot, screen, q):
         assert q.kind is Kind.SCENARIO
-        assert "Step 1/6:" in text_of(screen.step_prompt)
+        assert "Step 1/6:" in text_of(screen.card.step_prompt)
         weights = q.parts[0].question.answer
         kv = q.parts[1].question.answer
         assert isinstance(weights, float) and isinstance(kv, float)
         mine = round(weights * 3)
         await answer(pilot, f"{mine} GB", Kind.NUMERIC)
-        await wait_until(pilot, lambda: screen.step == 1)
-        assert f"{mine} GB" in screen.steps.text and "Not quite" in screen.steps.text
+        await wait_until(pilot, lambda: screen.card.step == 1)
+        assert f"{mine} GB" in screen.card.steps.text and "Not quite" in screen.card.steps.text
         await answer(pilot, right_answer(q.parts[1].question), Kind.NUMERIC)
-        await wait_until(pilot, lambda: screen.step == 2)
+        await wait_until(pilot, lambda: screen.card.step == 2)
+        assert footer_label(screen, "ctrl+g") == "Step method"
         await pilot.press("ctrl+g")  # this step's method
-        await wait_until(pilot, lambda: "Method: Total = weights" in text_of(screen.retry))
+        await wait_until(pilot, lambda: "Method: Total = weights" in text_of(screen.card.retry))
         total = mine + q.params["users"] * kv
         await answer(pilot, f"{total:.5g}", Kind.NUMERIC)
-        await wait_until(pilot, lambda: screen.step == 3)
-        assert f"Right from your {mine} GB; the true value was" in screen.steps.text
+        await wait_until(pilot, lambda: screen.card.step == 3)
+        assert f"Right from your {mine} GB; the true value was" in screen.card.steps.text
         await answer_steps(pilot, screen, q, [right_answer(p.question) for p in q.parts[3:]],
                            start=3)
         await wait_until(pilot, lambda: screen.phase == "feedback")
         # one step of six wrong (the third is right from it): the card passes, Hard at most
         assert screen.outcome is not None and screen.outcome.verdict.correct is True
         assert screen.outcome.needs_rating and screen.outcome.max_rating == 2
-        assert "1. Weights = " in text_of(screen.feedback.query_one("#explanation", Static))
+        assert "1. Weights = " in text_of(screen.card.feedback.query_one("#explanation", Static))
         # no empty "your answer / expected" block: the steps above compare each answer
-        assert not screen.feedback.query_one("#comparison", Static).display
-        steps = screen.steps.text
+        assert not screen.card.feedback.query_one("#comparison", Static).display
+        steps = screen.card.steps.text
         assert all(f"{n}. " in steps for n in range(1, len(q.parts) + 1))
         # a long verdict wraps under its own text (a hanging indent), never back to the margin
         left = screen.card.scrollable_content_region.x
-        texts = list(screen.steps.query(".step-text"))
+        texts = list(screen.card.steps.query(".step-text"))
         assert len(texts) == 2 * len(q.parts)
         assert all(t.region.x == left + 3 for t in texts[0::2])  # after "1. "
         assert all(t.region.x == left + 5 for t in texts[1::2])  # after "   ✓ "
@@ -177,9 +178,9 @@ async def test_a_steps_method_is_shown_whole_and_in_sight_at_80x24(
         await pilot.press("ctrl+g")
         method = q.parts[4].method
         assert len(method) > 100  # longer than a line of the card
-        await wait_until(pilot, lambda: method in " ".join(text_of(screen.retry).split()))
+        await wait_until(pilot, lambda: method in " ".join(text_of(screen.card.retry).split()))
         await pilot.pause(0.2)
-        card, retry = screen.card, screen.retry
+        card, retry = screen.card, screen.card.retry
         assert retry.size.width <= card.scrollable_content_region.width
         assert retry.size.height >= 2  # wrapped, not cut
         assert card.scrollable_content_region.contains_region(retry.region)  # in sight

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widget import Widget
 
 from studyapp.questions.model import Kind, Question
@@ -85,6 +86,12 @@ async def answer(pilot: Pilot[Any], text: str, kind: Kind) -> None:
     else:
         await pilot.press(*text)
         await pilot.press("enter")
+
+
+def footer_label(screen: Screen[Any], key: str) -> str | None:
+    """The label the footer gives ``key`` on ``screen`` now (None: not bound there)."""
+    active = screen.active_bindings.get(key)
+    return None if active is None else active.binding.description
 
 
 def review_rows(db_path: Path) -> list[tuple[str, str, int, int, str | None]]:

@@ -3,11 +3,12 @@ localised key labels."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import events, on
-from textual.binding import ActiveBinding
+from textual.binding import ActiveBinding, Binding
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Static
@@ -23,16 +24,21 @@ _BUILTIN_LABELS = {"palette": "tui.key.palette", "Quit": "tui.key.quit",
                    "Dismiss menu": "tui.key.dismiss_menu"}  # Select's open list
 
 
-def localise_bindings(bindings: dict[str, ActiveBinding], lang: str) -> dict[str, ActiveBinding]:
-    """Binding descriptions are i18n keys (``tui.key.*``); show them translated."""
+def localise_bindings(bindings: dict[str, ActiveBinding], lang: str,
+                      label: Callable[[Binding], str] | None = None) -> dict[str, ActiveBinding]:
+    """Binding descriptions are i18n keys (``tui.key.*``); show them translated.
+
+    ``label(binding)`` gives the key to show where it depends on the screen's state."""
     shown: dict[str, ActiveBinding] = {}
     for key, active in bindings.items():
         binding = active.binding
-        description = binding.description
+        description = binding.description if label is None else label(binding)
         key_name = description if description.startswith("tui.") else _BUILTIN_LABELS.get(
             description)
         if key_name:
             binding = replace(binding, description=t(key_name, lang))
+        elif description != binding.description:
+            binding = replace(binding, description=description)
         shown[key] = ActiveBinding(active.node, binding, active.enabled, active.tooltip)
     return shown
 
@@ -99,9 +105,15 @@ class Localised:
     def tr(self, key: str, **fields: Any) -> str:
         return t(key, self.lang, **fields)
 
+    def binding_label(self, binding: Binding) -> str:
+        """The label of ``binding`` in the footer now: its description, an i18n key
+        (a screen whose one key does two things by state says which)."""
+        return binding.description
+
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
-        shown = localise_bindings(super().active_bindings, self.lang)  # type: ignore[misc]
+        shown = localise_bindings(super().active_bindings,  # type: ignore[misc]
+                                  self.lang, self.binding_label)
         app = self.app  # type: ignore[attr-defined]
         return fit_footer(shown, app.size.width, app.get_key_display,
                           app.COMMAND_PALETTE_BINDING, compact=self.COMPACT_FOOTER)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Button, Label, Static
 
 from studyapp.i18n import t
@@ -72,8 +73,19 @@ class FeedbackView(Vertical):
 class AnswerBar(Vertical):
     """The ratings with their next intervals (Enter = Good), or Continue after a wrong answer.
 
-    Docked under the card, so it stays in sight however long the explanation.
+    Docked under the card, so it stays in sight however long the explanation. A pressed
+    button comes out as ``Rated`` or ``Continued``.
     """
+
+    class Rated(Message):
+        """The learner rated the answer."""
+
+        def __init__(self, rating: Rating) -> None:
+            super().__init__()
+            self.rating = rating
+
+    class Continued(Message):
+        """The learner moved on from an answer that takes no rating."""
 
     def __init__(self, lang: str) -> None:
         super().__init__(id="answer-bar")
@@ -122,6 +134,14 @@ class AnswerBar(Vertical):
             return self.query_one("#continue", Button)
         best = "#rate-good" if outcome.max_rating >= Rating.GOOD else "#rate-hard"
         return self.query_one(best, Button)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        button = event.button.id or ""
+        if button == "continue":
+            self.post_message(self.Continued())
+        elif button.startswith("rate-"):
+            self.post_message(self.Rated(Rating[button.removeprefix("rate-").upper()]))
 
     def offered(self) -> list[str]:
         """Ids of the buttons on show, left to right."""
