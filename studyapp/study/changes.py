@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import Flag, auto
-from functools import cache, cached_property
+from functools import cached_property
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -48,14 +48,20 @@ def cached_until(stale_on: Changes) -> Callable[[Callable[[Any], T]], CachedUnti
     return wrap
 
 
-@cache
+_DECLARED: dict[type, dict[str, Changes]] = {}
+"""Each class's caches, worked out once (classes are made once)."""
+
+
 def caches_of(cls: type) -> dict[str, Changes]:
     """Every cache ``cls`` declares (its bases' too), by name, with what makes it stale."""
-    found: dict[str, Changes] = {}  # (classes are made once: worked out once per class)
-    for klass in reversed(cls.__mro__):
-        for name, attr in vars(klass).items():
-            if isinstance(attr, CachedUntil):
-                found[name] = attr.stale_on
+    found = _DECLARED.get(cls)
+    if found is None:
+        found = {}
+        for klass in reversed(cls.__mro__):
+            for name, attr in vars(klass).items():
+                if isinstance(attr, CachedUntil):
+                    found[name] = attr.stale_on
+        _DECLARED[cls] = found
     return found
 
 
