@@ -70,9 +70,10 @@ class StudyService:
                                        streak=self._streak)
 
     def changed(self, changes: Changes) -> None:
-        """An operation changed these: every part drops the caches they make stale."""
-        for part in (self, self.index, self.answering, self.planner, self.overviews):
-            forget(part, changes)
+        """An operation changed these: the service and every part it holds drop the caches
+        they make stale (a part added later is found the same way)."""
+        for owner in (self, *vars(self).values()):
+            forget(owner, changes)
 
     # -- resources, opened on first use ---------------------------------
 
