@@ -16,15 +16,15 @@ BEING_SPLIT = {
     # Modules being split now, each with its size today as a ceiling: the test fails
     # if one grows, and an entry goes when its module is under the limit. The list
     # is meant to end empty.
-    "anki/from_anki.py": 1070,
-    "tui/serve.py": 816,
-    "decks/deck_check.py": 715,
-    "tui/screens/question.py": 695,
-    "questions/generators/families/scenarios.py": 640,
-    "questions/generators/audit.py": 520,
+    "studyapp/anki/from_anki.py": 1070,
+    "studyapp/tui/serve.py": 816,
+    "studyapp/decks/deck_check.py": 715,
+    "studyapp/tui/screens/question.py": 695,
+    "studyapp/questions/generators/families/scenarios.py": 640,
+    "studyapp/questions/generators/audit.py": 520,
 }
 
-ROOT = Path(studyapp.__file__).parent
+PACKAGE = Path(studyapp.__file__).parent
 
 
 def lines_of(path: Path) -> int:
@@ -33,15 +33,15 @@ def lines_of(path: Path) -> int:
 
 
 def module_sizes() -> dict[str, int]:
-    return {path.relative_to(ROOT).as_posix(): lines_of(path)
-            for path in sorted(ROOT.rglob("*.py"))}
+    return {path.relative_to(PACKAGE.parent).as_posix(): lines_of(path)
+            for path in sorted(PACKAGE.rglob("*.py"))}
 
 
 def test_no_module_is_over_the_limit() -> None:
     over = {name: size for name, size in module_sizes().items()
             if size > BEING_SPLIT.get(name, LIMIT)}
     assert not over, "modules over their limit (lines): " + ", ".join(
-        f"studyapp/{name} {size} > {BEING_SPLIT.get(name, LIMIT)}"
+        f"{name} {size} > {BEING_SPLIT.get(name, LIMIT)}"
         for name, size in sorted(over.items()))
 
 
