@@ -22,7 +22,7 @@ from studyapp.srs.scheduler import Memory, Rating, Scheduler, SchedulerSettings
 from studyapp.study.answering import Answering
 from studyapp.study.changes import Changes, cached_until, forget
 from studyapp.study.held import memory_of, record_abandoned
-from studyapp.study.index import CardIndex, deck_files
+from studyapp.study.index import CardIndex
 from studyapp.study.model import (
     ComingBack,
     CourseView,
@@ -37,7 +37,7 @@ from studyapp.study.model import (
     StudyConfig,
 )
 from studyapp.study.overview import StudyOverview
-from studyapp.study.planning import SPARE_NEW, SessionPlanner
+from studyapp.study.planning import SessionPlanner
 from studyapp.study.session import StudySession
 
 if TYPE_CHECKING:
@@ -48,8 +48,6 @@ if TYPE_CHECKING:
     from studyapp.study.cards import CardSelection, CurriculumCard
     from studyapp.study.host import CardKey
     from studyapp.study.model import AnsweredCard
-
-__all__ = ["SPARE_NEW", "StudyService", "deck_files"]
 
 
 class StudyService:
