@@ -1,17 +1,22 @@
-"""One sitting: ask, grade, rate, record, undo."""
+"""One sitting: ask, grade, rate, record, undo.
+
+Recording and undo are in ``session_records`` (``SessionRecords``, which
+``StudySession`` extends); a card's showing (its draw, its choices' order,
+what its answer logs) in ``showing``, whose names are importable from here too.
+"""
 
 from __future__ import annotations
 
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from dataclasses import replace
+from datetime import timedelta
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 from studyapp.questions.grading import Verdict, grade
-from studyapp.questions.model import Kind, Question
+from studyapp.questions.model import Kind
 from studyapp.questions.scenario import (
     HARD,
     PartVerdict,
@@ -20,17 +25,11 @@ from studyapp.questions.scenario import (
     step_outcome,
 )
 from studyapp.srs.queue import QueueItem, SessionQueue
-from studyapp.srs.scheduler import CardStage, Rating
-from studyapp.study.draws import bring_forward, kept_seed
+from studyapp.srs.scheduler import Rating
+from studyapp.study.draws import kept_seed
 from studyapp.study.model import (
-    ANSWER_SLIPS,
     LEARNING_STAGES,
-    PICKED_CHOICE,
-    SCENARIO_OUTCOME,
-    SCENARIO_PARTS,
-    SHOWN_CHOICES,
     Advance,
-    AnsweredCard,
     NoSuchItem,
     Outcome,
     Presented,
@@ -38,53 +37,24 @@ from studyapp.study.model import (
     SessionKind,
     SessionTally,
 )
+from studyapp.study.session_records import SessionRecords, _Overrulable, _Pending
+from studyapp.study.showing import asked, showing, shuffle_choices
 from studyapp.study.text import coming_back_text
 from studyapp.text import typed_answer
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from studyapp.decks import CardSpec
     from studyapp.study.host import SessionHost
 
 
-@dataclass
-class _Pending:
-    presented: Presented
-    item: QueueItem
-    first: bool  # the first showing of a planned card (counted in n)
-    started: float
-    draws: object = None  # the session's random state before this showing was drawn
-    response: str | None = None
-    verdict: Verdict | None = None
-    looked_at_post: bool = False
-    duration_ms: int | None = None
-    held_id: int | None = None
-    """A right answer's copy in the store (``store.held``) until its rating is recorded."""
-    parts: list[PartVerdict] = field(default_factory=list)
-    """A scenario's steps graded so far, in order."""
-    part_responses: list[str] = field(default_factory=list)
-    hinted: set[int] = field(default_factory=set)
-    """Steps whose method the learner looked at (each caps the rating at Hard)."""
-    step_missed: bool = False
-    """A finished scenario passed with a step wrong: rated Hard at most."""
-    weak: tuple[str, ...] = ()
-    """The one-step families of a finished scenario's wrong steps: asked sooner."""
-
-
-@dataclass
-class _Overrulable:
-    """The last wrong answer, kept so the learner can say "I was right"."""
-
-    pending: _Pending
-    log_id: int | None
-
+__all__ = ["REDRAWS", "StudySession", "asked", "showing", "shuffle_choices"]
 
 REDRAWS = 20
 """Fresh draws a card gets when its numbers repeat a prompt already asked this sitting."""
 
 
-class StudySession:
+class StudySession(SessionRecords):
     """One sitting: ask, grade, rate, record; every answer committed at once.
 
     After each answer the next card is chosen as Anki does (``SessionQueue``):
@@ -141,10 +111,6 @@ class StudySession:
         """Time spent answering, question shown to answer given, summed over this
         session's answers: the measure progress and ``stats`` call time studied."""
         self._overrulable: _Overrulable | None = None
-
-    @property
-    def practice(self) -> bool:
-        return self.kind is SessionKind.PRACTICE
 
     @cached_property
     def _flags(self) -> dict[tuple[str, str], int]:
@@ -464,162 +430,6 @@ class StudySession:
             pending.verdict = replace(pending.verdict, correct=False)  # forgot: a lapse
         self._record(min(rating, self.max_rating))
 
-    def _unshow(self, item: QueueItem, first: bool) -> None:
-        if first:
-            self.reached -= 1
-            self._shown.discard(item.key)
-
-    def skip(self) -> None:
-        """Put the pending question back at the end of the queue, unrecorded."""
-        pending = self._pending
-        if pending is None:
-            return
-        self._pending = None
-        if pending.held_id is not None:
-            self.service.release_answer(pending.held_id)
-        self._unshow(pending.item, pending.first)
-        self.queue.main.append(pending.item)
-
-    def _answer(self, pending: _Pending, rating: Rating, now: datetime, *,
-                overridden: bool = False) -> AnsweredCard:
-        """What the service records for ``pending`` answered with ``rating`` at ``now``."""
-        assert pending.verdict is not None
-        presented = pending.presented
-        question = presented.question
-        params = {**_logged_params(question), **_wrong_answer_notes(question, pending.verdict)}
-        if pending.parts:  # a scenario logs each step's answer, verdict and slip
-            params = {**params, SCENARIO_PARTS: [
-                step.record(text)
-                for step, text in zip(pending.parts, pending.part_responses, strict=True)]}
-            if len(pending.parts) == len(question.parts):
-                params[SCENARIO_OUTCOME] = step_outcome(question, pending.parts).record()
-        return AnsweredCard(presented.deck_id, presented.card_key, question, rating,
-                            bool(pending.verdict.correct), now, pending.response,
-                            pending.verdict.expected, pending.duration_ms, params, self.lang,
-                            overridden, pending.looked_at_post, pending.held_id)
-
-    def _record(self, rating: Rating, *, overridden: bool = False) -> None:
-        pending = self._pending
-        assert pending is not None and pending.verdict is not None
-        correct = bool(pending.verdict.correct)
-        self.answered += 1
-        self.correct += int(correct)
-        spent = pending.duration_ms or 0
-        self.time_studied_ms += spent
-        self._pending = None
-        self._last = pending.item.key
-        if self.practice:
-            self._history.append((pending.item, None, correct, pending.first, spent))
-            self._draws.append(pending.draws)
-            return
-        answer = self._answer(pending, rating, self.service.now(), overridden=overridden)
-        self._last_log, after = self.service.record_answer(answer)
-        self._history.append((pending.item, self._last_log, correct, pending.first, spent))
-        self._draws.append(pending.draws)
-        if after.stage in LEARNING_STAGES and after.due is not None:
-            self.queue.requeue(pending.item._replace(stage=after.stage), after.due)
-        else:
-            self.queue.drop({pending.item.key})
-        self._bury_siblings(pending.item, self._last_log, pending.presented.question)
-        if pending.weak:  # a step's own kind of card comes next in this sitting
-            self.queue.main = bring_forward(self.queue.main, pending.weak)
-
-    def _bury_siblings(self, item: QueueItem, log_id: int, question: Question) -> None:
-        """Cards sharing this one's fact wait until the next study day (not those in learning).
-
-        So do new written cards whose answer a drawn question has just stated (its chip's
-        "141 GB", in the prompt or the worked solution): the numbers come first, the
-        written card on the same figure another day.
-        """
-        siblings = self.service.siblings(item.deck_id, item.card_key)
-        if item.generated:
-            stated = self.service.given_away(item.deck_id,
-                                             (question.prompt, question.explanation), self.lang)
-            put_off = {i.key for i in self.queue.main
-                       if i.key in stated and i.stage is CardStage.NEW}
-            if put_off:
-                self.service.put_off_today(put_off)  # never answered: no row to bury yet
-                siblings |= put_off
-        siblings -= {i.key for i in self.queue.learning}
-        if not siblings:
-            return
-        self.service.bury_for_today(siblings)
-        dropped = [i for i in self.queue.main if i.key in siblings]
-        before = len(self.queue.main)
-        self.queue.drop(siblings)
-        self._buried_by[log_id] = (siblings, dropped)
-        lost = before - len(self.queue.main)  # the reserve may have filled some places
-        if lost:
-            self._lost_by[log_id] = lost
-            self._recount(-lost)
-
-    def _recount(self, change: int) -> None:
-        """N of ``[n/N]`` follows the cards the sitting can still show (never below n)."""
-        self._available += change
-        available = min(self._available, self.limit) if self.limit else self._available
-        self.total = max(self.reached, available)
-
-    def _unbury_siblings(self, log_id: int) -> None:
-        """Undo of an answer: the siblings it buried are back today, and in this session."""
-        siblings, dropped = self._buried_by.pop(log_id, (set(), []))
-        self._recount(self._lost_by.pop(log_id, 0))
-        if not siblings:
-            return
-        self.service.unbury(sorted(siblings))
-        waiting = {i.key for i in self.queue}
-        self.queue.main.extend(i for i in dropped if i.key not in waiting)
-
-    @property
-    def can_undo(self) -> bool:
-        return bool(self._history) and (self._pending is None
-                                        or self._pending.verdict is None)
-
-    def undo(self) -> bool:
-        """Take back the last recorded answer: its card state and log are restored."""
-        if not self._history:
-            return False
-        self._overrulable = None
-        item, log_id, correct, first, spent = self._history[-1]
-        if log_id is not None and not self.service.undo_answer(log_id):
-            return False
-        self._history.pop()
-        draws = self._draws.pop()
-        if log_id is not None:
-            self._unbury_siblings(log_id)
-        self.answered -= 1
-        self.time_studied_ms -= spent
-        self.correct -= int(correct)
-        self.queue.drop({item.key})
-        if self._pending is not None:
-            pending = self._pending
-            self._pending = None
-            if pending.held_id is not None:  # an unfinished scenario's steps: asked again
-                self.service.release_answer(pending.held_id)
-            self._unshow(pending.item, pending.first)
-            self.queue.main.insert(0, pending.item)
-        self._unshow(item, first)
-        if item.stage in LEARNING_STAGES and not first:
-            self.queue.learning.insert(0, item)  # due again now: asked next
-        else:
-            self.queue.main.insert(0, item)
-        if draws is not None:  # the same instance and choice order as when it was answered
-            state, prompts = cast("tuple[Any, frozenset[tuple[str, frozenset[str]]]]", draws)
-            self.rng.setstate(state)
-            self._prompts = set(prompts)  # the prompts asked before it, as then
-        self._last = None
-        return True
-
-    @property
-    def elapsed(self) -> timedelta:
-        return self.service.now() - self.started_at
-
-    def comes_back(self) -> tuple[timedelta, ...]:
-        """How long until each card answered in this session is due (stored due times)."""
-        now = self.service.now()
-        keys = dict.fromkeys(entry[0].key for entry in self._history if entry[1])
-        return tuple(sorted(max(timedelta(0), due - now)
-                            for due in self.service.due_times(keys)))
-
     # -- one call per intent: what a face sends to the service thread -----------
 
     def advance(self, first: Callable[[StudySession], object] | None = None) -> Advance | None:
@@ -656,65 +466,3 @@ class StudySession:
         text = None if self.practice else coming_back_text(self.service.coming_back(), lang)
         return SessionTally(self.answered, self.correct, self.elapsed, waits, self.practice,
                             text, self.time_studied_ms, notices + self.notices())
-
-
-def asked(question: Question) -> tuple[str, frozenset[str]]:
-    """What makes two showings the same question: the prompt and the set of choices."""
-    return question.prompt, frozenset(question.choices)
-
-
-def showing(card: CardSpec, seed: int, lang: str) -> Question:
-    """The question shown for ``card`` with draw seed ``seed``: its parameters and choice order.
-
-    ``seed`` is stored with the answer, so ``deck preview --seed`` shows a past
-    showing again through this same function.
-    """
-    return shuffle_choices(card.instantiate(seed, lang), seed)
-
-
-def shuffle_choices(question: Question, seed: int | None) -> Question:
-    """The choices in a fresh order for this showing, so the position is never the memory.
-
-    The answer is kept by its text, so grading is unchanged; the order shown
-    is stored with the answer (``SHOWN_CHOICES``) and replayed from there.
-    """
-    if question.kind is not Kind.CHOICE or len(question.choices) < 2:
-        return question
-    choices = list(question.choices)
-    random.Random(f"choices/{seed}").shuffle(choices)
-    return replace(question, choices=tuple(choices))
-
-
-def _logged_params(question: Question) -> Any:
-    """Params as stored with an answer, plus the choices in the order shown."""
-    params = _jsonable(question.params)
-    if question.kind is Kind.CHOICE:
-        params = {**params, SHOWN_CHOICES: list(question.choices)}
-    return params
-
-
-def _wrong_answer_notes(question: Question, verdict: Verdict) -> dict[str, Any]:
-    """What a wrong answer showed, kept with it for the class report's item analysis:
-    its named slips and, for a choice card, the text of the choice picked."""
-    if verdict.correct:
-        return {}
-    notes: dict[str, Any] = {}
-    if verdict.slips:
-        notes[ANSWER_SLIPS] = list(verdict.slips)
-    if question.kind is Kind.CHOICE:
-        letter, sep, text = verdict.given.partition(") ")
-        if sep and len(letter) == 1 and text in question.choices:
-            notes[PICKED_CHOICE] = text
-    return notes
-
-
-def _jsonable(value: Any) -> Any:
-    """Params as plain JSON (catalog entries by id, numbers as numbers)."""
-    if isinstance(value, dict) or hasattr(value, "items"):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    entry_id = getattr(value, "id", None)
-    return str(entry_id) if entry_id is not None else str(value)

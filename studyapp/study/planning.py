@@ -1,0 +1,245 @@
+"""Session planning: today's limits and the queue a session over a post or deck asks.
+
+Learning cards by due time, then reviews (the least likely recalled first) and
+new cards within the day's limits, one card per fact. Reads the card index and
+the database; it caches nothing of its own.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from studyapp.srs.calendar import day_bounds, study_day
+from studyapp.srs.queue import (
+    DEFAULT_NEW_CARD_ORDER,
+    QueueItem,
+    SessionQueue,
+    build_queue,
+    gather_new,
+    interleave_templates_only,
+    new_card_order,
+)
+from studyapp.srs.scheduler import CardStage
+from studyapp.study.cards import CurriculumCard, sibling_answered
+from studyapp.study.model import SessionKind, SessionMix
+from studyapp.study.queue import queue_item
+
+if TYPE_CHECKING:
+    from studyapp.store.progress import CardRow, DueReview, QueueRow
+    from studyapp.study.ground import StudyGround
+    from studyapp.study.index import CardIndex
+
+
+SPARE_NEW = 8
+"""New cards planned past today's limit, to take the place of new cards a sitting puts off
+a day (a written card whose answer a drawn question stated): the day still gets its limit."""
+
+
+class SessionPlanner:
+    """Today's limits, and what a session of each kind would ask now."""
+
+    def __init__(self, ground: StudyGround, index: CardIndex) -> None:
+        self._ground = ground
+        self._index = index
+
+    # -- the study day and its limits -------------------------------------------
+
+    @property
+    def learn_ahead(self) -> timedelta:
+        return timedelta(minutes=self._ground.settings.learn_ahead_min)
+
+    def today(self) -> str:
+        """The current study day as an ISO date (the day rolls over at the profile's hour)."""
+        return study_day(self._ground.now(), self._ground.settings.day_rollover_hour).isoformat()
+
+    def new_limit_today(self) -> int:
+        """Today's new-card limit, raised by "study more" for today only."""
+        settings = self._ground.settings
+        extra = settings.extra_new if settings.extra_new_day == self.today() else 0
+        return settings.new_per_day + extra
+
+    def study_more_new(self, count: int) -> int:
+        """Anki's custom study: raise today's new-card limit by ``count``; the new limit."""
+        day = self.today()
+        settings = self._ground.settings
+        extra = settings.extra_new if settings.extra_new_day == day else 0
+        self._ground.update_settings(extra_new_day=day, extra_new=extra + max(0, count))
+        return self.new_limit_today()
+
+    def limits_left(self) -> tuple[int, int]:
+        """New cards and reviews today's limits still allow."""
+        from studyapp.store.progress import answered_between  # SQLAlchemy: on first use
+
+        ground = self._ground
+        start, end = day_bounds(ground.now(), ground.settings.day_rollover_hour)
+        new_done, reviews_done = answered_between(ground.store, ground.profile.id, start, end)
+        return (max(0, self.new_limit_today() - new_done),
+                max(0, ground.settings.reviews_per_day - reviews_done))
+
+    def facts_answered(self, start: datetime, end: datetime) -> dict[str, set[tuple[str, str]]]:
+        """Facts of the cards answered in [start, end), with those cards: their siblings
+        are buried (a card is not its own sibling: reset, it may come back new)."""
+        from studyapp.store.progress import answered_keys_between  # SQLAlchemy: on first use
+
+        cards = self._index.by_key
+        facts: dict[str, set[tuple[str, str]]] = {}
+        for key in answered_keys_between(self._ground.store, self._ground.profile.id,
+                                         start, end):
+            card = cards.get(key)
+            if card is not None and card.fact:
+                facts.setdefault(card.fact, set()).add(key)
+        return facts
+
+    # -- queues ---------------------------------------------------------------
+
+    def _item(self, card: CurriculumCard, row: CardRow | QueueRow | None, now: datetime,
+              retrievability: float | None = None) -> QueueItem:
+        if row is not None and retrievability is None:
+            retrievability = self._ground.scheduler.recall_probability(row.stability,
+                                                                       row.last_review, now)
+        return queue_item(card, row, retrievability or 0.0)
+
+    def plan(self, kind: SessionKind, *, post: str | None = None, deck: str | None = None,
+             limit: int | None = None) -> list[QueueItem]:
+        """The cards a session will ask: learning cards (by due time), then the main queue."""
+        queue = self.session_queue(kind, post=post, deck=deck, limit=limit)
+        return [*queue.learning, *queue.main]
+
+    def session_queue(self, kind: SessionKind, *, post: str | None = None,
+                      deck: str | None = None, limit: int | None = None) -> SessionQueue:
+        """Today's learning cards, and the reviews and new cards within the daily limits.
+
+        One card per fact: a sibling of a card answered today, or of one
+        already in the queue, waits for another day (Anki buries siblings).
+        """
+        from studyapp.decks.loader import collector_paused
+
+        # thousands of short-lived row tuples, none in a cycle (reference counting
+        # frees them): the collector's passes over them took a fifth of the time
+        with collector_paused():
+            return self._session_queue(kind, post, deck, limit)
+
+    def _session_queue(self, kind: SessionKind, post: str | None, deck: str | None,
+                       limit: int | None) -> SessionQueue:
+        ground = self._ground
+        now = ground.now()
+        start, end = day_bounds(now, ground.settings.day_rollover_hour)
+        selection = self._index.session_cards(deck, post)
+        if kind is SessionKind.PRACTICE:
+            from studyapp.store.progress import card_states  # SQLAlchemy: on first use
+
+            rows = card_states(ground.store, ground.profile.id)
+            hidden = {key for key, r in rows.items()
+                      if r.suspended or (r.buried_until is not None and r.buried_until > now)}
+            items = [self._item(c, rows.get(c.key), now) for c in selection.cards
+                     if c.key not in hidden]
+            items.sort(key=lambda i: (i.stage != CardStage.NEW, i.retrievability, i.order))
+            planned = interleave_templates_only(items)
+            return SessionQueue(planned[:limit] if limit else planned, [], cutoff=end)
+        from studyapp.store.progress import QueueRow, due_cards, not_new_keys, stored_time
+
+        new_left, reviews_left = self.limits_left()
+        if kind is SessionKind.REVIEW:
+            new_left = 0
+        due = due_cards(ground.store, ground.profile.id, end, now, with_reviews=reviews_left > 0)
+        answered = self.facts_answered(start, end)
+        by_key = selection.by_key
+        recall = ground.scheduler.recall_curve(now)
+        learning = [self._item(card, row, now, recall(row.stability, row.last_review))
+                    for key, row in due.learning.items()
+                    if (card := by_key.get(key)) is not None]
+        # (recall, curriculum order, card, row, last review): the order is unique, so ties
+        # end there
+        due_reviews: list[tuple[float, tuple[int, int, int], CurriculumCard, DueReview,
+                                datetime | None]] = []
+        if reviews_left > 0:
+            for row in due.reviews:
+                card = by_key.get((row.deck_id, row.card_key))
+                if card is None or (answered and sibling_answered(card, answered)):
+                    continue
+                last = None if row.last_review is None else stored_time(row.last_review)
+                due_reviews.append((recall(row.stability, last), card.order, card, row, last))
+        taken = {i.fact for i in learning if i.fact}  # facts already in this queue
+        # only today's allowance of reviews, the least likely to be recalled first
+        reviews = []
+        for retrievability, _, card, row, last in heapq.nsmallest(reviews_left, due_reviews):
+            if card.fact and card.fact in taken:
+                continue
+            if card.fact:
+                taken.add(card.fact)
+            stored = QueueRow(CardStage.REVIEW, False, row.stability, stored_time(row.due), last)
+            reviews.append(self._item(card, stored, now, retrievability))
+        # only the new cards today's limit allows, in curriculum order
+        new: list[QueueItem] = []
+        unseen = (selection.keys.difference(not_new_keys(ground.store, ground.profile.id, now))
+                  if new_left > 0 else frozenset())
+        for card in self.gathered(selection.in_order(unseen)):
+            if len(new) >= new_left + SPARE_NEW:
+                break
+            if (card.fact and card.fact in taken) or sibling_answered(card, answered):
+                continue
+            if card.fact:
+                taken.add(card.fact)
+            new.append(self._item(card, None, now))
+        new, spare = new[:new_left], new[new_left:]
+        main = build_queue([], reviews, new, reviews_left=reviews_left, new_left=new_left,
+                           interleave_posts=post is None, new_gathered=True)
+        # past the limits: what takes the place of a card put off a day in the sitting
+        reserve = (main[limit:] if limit else []) + spare
+        return SessionQueue(main[:limit] if limit else main, learning, cutoff=end,
+                            reserve=reserve)
+
+    def next_session_mix(self, post: str) -> SessionMix:
+        """What a post's next session holds: new and due cards, generated and authored."""
+        new = [0, 0]
+        due = [0, 0]
+        for item in self.plan(SessionKind.POST, post=post):
+            (new if item.stage is CardStage.NEW else due)[0 if item.generated else 1] += 1
+        return SessionMix(new_generated=new[0], new_authored=new[1],
+                          due_generated=due[0], due_authored=due[1])
+
+    @property
+    def new_card_order(self) -> str:
+        """The profile's new-card order (``NEW_CARD_ORDERS``; mixed if unreadable)."""
+        try:
+            return new_card_order(self._ground.settings.new_card_order)
+        except ValueError:
+            return DEFAULT_NEW_CARD_ORDER
+
+    def gathered(self, cards: Iterable[CurriculumCard]) -> list[CurriculumCard]:
+        """New cards (given in curriculum order) in the order the profile gathers them."""
+        return gather_new(list(cards), self.new_card_order,
+                          generated=lambda c: c.generated, group=lambda c: c.post_order,
+                          fact=lambda c: c.fact, key=lambda c: f"{c.deck.id}/{c.spec.id}",
+                          salt=self._ground.profile.name)
+
+    def continue_choice(self, last: str | None,
+                        posts: list[str]) -> tuple[str, str] | None:
+        """What "continue" opens: ("post", slug) or ("review", ""); ("wait", ISO time) when
+        only learning steps due later today wait; None when nothing does.
+
+        A card counts as waiting when a session would ask it now: a review due
+        today, a learning card due within the learn-ahead limit, a new card within
+        today's limit. Cards due later today wait, so the header's count and the
+        session never disagree about an empty session.
+        """
+        soon = self._ground.now() + self.learn_ahead
+
+        def due(item: QueueItem) -> bool:
+            return item.stage is CardStage.REVIEW or (
+                item.stage is not CardStage.NEW and (item.due is None or item.due <= soon))
+
+        if last and any(due(i) for i in self.plan(SessionKind.POST, post=last)):
+            return ("post", last)
+        if any(due(i) for i in self.plan(SessionKind.REVIEW)):
+            return ("review", "")
+        for slug in ([last] if last else []) + [p for p in posts if p != last]:
+            if any(i.stage is CardStage.NEW for i in self.plan(SessionKind.POST, post=slug)):
+                return ("post", slug)
+        later = [i.due for i in self.plan(SessionKind.REVIEW) if i.due is not None]
+        if later:  # learning steps due later today: say when, not that nothing is left
+            return ("wait", min(later).isoformat())
+        return None
