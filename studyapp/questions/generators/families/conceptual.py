@@ -22,8 +22,8 @@ from studyapp.questions.generators.context import DrawContext, GenerateFn, drawn
 from studyapp.questions.generators.drawing import (
     apart,
     draw_until,
-    redraw,
     entries,
+    redraw,
     shuffled_choices,
     values,
 )
