@@ -34,6 +34,7 @@ from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studyapp.catalog.posts import list_posts
+from studyapp.i18n import unit_label
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import Rating
 from studyapp.study import numbered_choice
@@ -443,7 +444,8 @@ class QuestionScreen(StudyScreen):
             focus = choices
         else:
             if question.kind is Kind.NUMERIC:
-                hint = (self.tr("tui.question.hint_numeric", unit=question.unit)
+                hint = (self.tr("tui.question.hint_numeric",
+                                unit=unit_label(question.unit, self.lang))
                         if question.unit else self.tr("tui.question.hint_number"))
                 field.placeholder = self.tr("tui.question.placeholder_numeric",
                                             example=f"140 {question.unit or ''}".strip())
