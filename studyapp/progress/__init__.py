@@ -36,10 +36,13 @@ from studyapp.progress.recall import (
 )
 from studyapp.progress.sources import ComingBackCounts, OverviewCounts, PostCounts, ProgressSource
 from studyapp.progress.stats import (
+    AUTHORED,
     FORECAST_DAYS,
     HEATMAP_DAYS,
+    MASTERY_DEFINITION,
     RETENTION_DAYS,
     CardLine,
+    FamilyStats,
     LearnerStats,
     PostStats,
     card_drilldown,
@@ -52,9 +55,11 @@ from studyapp.store.progress_files import ImportResult
 from studyapp.store.stats import CardDetail, LogLine
 
 __all__ = [
+    "AUTHORED",
     "FORECAST_DAYS",
     "HEATMAP_DAYS",
     "LAPSE_WEIGHT",
+    "MASTERY_DEFINITION",
     "MASTERY_RETRIEVABILITY",
     "RETENTION_DAYS",
     "SHADES",
@@ -63,6 +68,7 @@ __all__ = [
     "CardDetail",
     "CardLine",
     "ComingBackCounts",
+    "FamilyStats",
     "ImportResult",
     "LearnerStats",
     "LogLine",

@@ -139,11 +139,11 @@ async def test_suspend_a_leech_and_resume_it(app_factory: AppFactory, db_path: P
         key = (card.deck_id, card.card_key)
         await pilot.press("x")
         await wait_until(pilot, lambda: key in screen.suspended)
-        assert "suspended" in str(leeches.get_cell_at((0, 5)))
+        assert "suspended" in str(leeches.get_cell_at((0, 3)))
         assert suspended_in_db(db_path, *key)
         await pilot.press("x")
         await wait_until(pilot, lambda: key not in screen.suspended)
-        assert "suspended" not in str(leeches.get_cell_at((0, 5)))
+        assert "suspended" not in str(leeches.get_cell_at((0, 3)))
         assert not suspended_in_db(db_path, *key)
         assert leeches.cursor_row == 0
 
@@ -388,3 +388,32 @@ async def test_layout_fits_small_terminals_and_resizes(app_factory: AppFactory, 
         assert max(len(line) for line in lines) <= heatmap.size.width
         forecast = str(screen.query_one(DueForecast).render()).splitlines()
         assert max(len(line) for line in forecast) <= screen.query_one(DueForecast).size.width
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+async def test_weak_cards_read_as_prompts_at_80_columns(app_factory: AppFactory, db_path: Path,
+                                                        lang: str) -> None:
+    """Each weak card is the prompt it last showed, cut to fit, never "deck/card-id"; the
+    table needs no sideways scroll at 80 columns; the mastery line says what mastery is,
+    and the families table shows the same mastered share as stats."""
+    make_history(db_path, days=60, skill=0.5)
+    app = app_factory(lang=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_progress(pilot)
+        assert screen.stats is not None and screen.stats.weakest
+        weakest = table(app, "#weakest-table")
+        for row, line in enumerate(screen.stats.weakest):
+            shown = str(weakest.get_cell_at((row, 0)))
+            assert line.prompt and " ".join(line.prompt.split()).startswith(shown.rstrip("…"))
+            assert f"{line.deck_id}/" not in shown
+        assert weakest.virtual_size.width <= 80 - 2  # the screen's padding
+        ordered = [(-c.lapses, c.accuracy or 0.0) for c in screen.stats.weakest]
+        assert ordered == sorted(ordered)
+        means = str(screen.query_one("#mastery-means", Static).render())
+        assert "21" in means and ("90%" in means or "90 %" in means)
+        families = table(app, "#families-table")
+        for row, family in enumerate(screen.stats.families):
+            assert str(families.get_cell_at((row, 3))) == percent(family.mastery)
+        posts = table(app, "#progress-table")
+        for row, post in enumerate(screen.stats.posts):
+            assert str(posts.get_cell_at((row, 4))) == percent(post.mastery)
