@@ -31,6 +31,32 @@ AUTHORED = "authored"
 """The family name ``stats --json`` gives cards written in a deck (no generator)."""
 
 
+def mastery_share(mastered: int, total: int) -> float:
+    """Mastered cards over all the cards studied (new ones too): the one mastery figure
+    of home, the post screen, the progress screen and ``stats``."""
+    return min(1.0, mastered / total) if total else 0.0
+
+
+def mastered_per_place(service: ProgressSource,
+                       places: dict[tuple[str, str], tuple[str | None, str]] | None = None
+                       ) -> tuple[dict[str, int], dict[str, int]]:
+    """Mastered cards per post and per deck (``store.stats.mastered_card``), counted
+    once for every screen that shows mastery."""
+    settings, now = service.settings, service.now()
+    places = service.mastery_places() if places is None else places
+    keys = db.mastered_keys(service.store, (service.profile.id,), now, mastery_age(settings),
+                            day_end=day_bounds(now, settings.day_rollover_hour)[1],
+                            deck_ids={deck for _, deck in places.values()})
+    return count_mastered(keys[service.profile.id], places)
+
+
+def post_mastery(service: ProgressSource, slug: str) -> float:
+    """One post's mastery, as the progress screen shows it (the post screen's line)."""
+    total = next((p.total for p in service.overview(with_streak=False).posts
+                  if p.slug == slug), 0)
+    return mastery_share(mastered_per_place(service)[0].get(slug, 0), total)
+
+
 @dataclass(frozen=True)
 class PostStats:
     """One post's line: deck counts from the overview, mastery and accuracy from the store."""
@@ -50,7 +76,7 @@ class PostStats:
 
     @property
     def mastery(self) -> float:
-        return min(1.0, self.mastered / self.total) if self.total else 0.0
+        return mastery_share(self.mastered, self.total)
 
     @property
     def accuracy(self) -> float | None:
@@ -70,7 +96,7 @@ class DeckStats:
 
     @property
     def mastery(self) -> float:
-        return min(1.0, self.mastered / self.total) if self.total else 0.0
+        return mastery_share(self.mastered, self.total)
 
 
 @dataclass(frozen=True)
@@ -314,9 +340,7 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
         families_job = pool.submit(family_lines, service)
         today_job = pool.submit(db.window, store, profile.id, today_start, today_end)
         places = service.mastery_places()
-        mastered_job = pool.submit(db.mastered_keys, store, (profile.id,), now,
-                                   mastery_age(settings), day_end=today_end,
-                                   deck_ids={deck for _, deck in places.values()})
+        mastered_job = pool.submit(mastered_per_place, service, places)
         overview = service.overview(with_streak=False)
         tallies = tallies_job.result()
         retention = retention_job.result()
@@ -326,8 +350,7 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
         leeches = leeches_job.result()
         families = families_job.result()
         today_totals = today_job.result()
-        post_mastered, deck_mastered = count_mastered(mastered_job.result()[profile.id],
-                                                      places)
+        post_mastered, deck_mastered = mastered_job.result()
     totals = db.Totals(reviews=sum(t.reviews for t in tallies.values()),
                        correct=sum(t.correct for t in tallies.values()),
                        cards_seen=sum(t.seen for t in tallies.values()),

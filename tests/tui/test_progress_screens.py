@@ -417,3 +417,33 @@ async def test_weak_cards_read_as_prompts_at_80_columns(app_factory: AppFactory,
         posts = table(app, "#progress-table")
         for row, post in enumerate(screen.stats.posts):
             assert str(posts.get_cell_at((row, 4))) == percent(post.mastery)
+
+
+async def test_home_post_and_progress_show_one_mastery(app_factory: AppFactory,
+                                                       db_path: Path) -> None:
+    """The figure on a post's home line, on the post screen and on the progress screen is
+    the same number: ``progress.mastery_share`` of ``progress.mastered_per_place``."""
+    from studyapp.tui.screens.post import PostScreen
+    from studyapp.tui.widgets.post_row import PostRow
+
+    make_history(db_path, days=60, skill=0.9)
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen)
+                         and app.screen.overview is not None)
+        row = app.screen.query_one("#post-h200", PostRow)
+        await wait_until(pilot, lambda: row.mastered is not None)
+        on_home = row.mastery_text()
+        assert on_home and on_home in row.counts_text()
+        screen = await open_progress(pilot)
+        assert screen.stats is not None
+        h200 = next(p for p in screen.stats.posts if p.slug == "h200")
+        assert h200.review > 0
+        assert percent(h200.mastery) == on_home
+        row_index = [p.slug for p in screen.stats.posts].index("h200")
+        assert str(table(app, "#progress-table").get_cell_at((row_index, 4))) == on_home
+        app.open_post("h200")
+        await wait_until(pilot, lambda: isinstance(app.screen, PostScreen)
+                         and bool(app.screen.query("#post-mastery"))
+                         and "%" in str(app.screen.query_one("#post-mastery").render()))
+        assert str(app.screen.query_one("#post-mastery").render()) == f"Mastery {on_home}"
