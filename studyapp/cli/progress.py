@@ -40,7 +40,7 @@ def _comes_back(data: Any, lang: str) -> str:
     return coming_back_text(coming, lang) or "—"
 
 
-CARD_TEXT_WIDTH = 50
+CARD_TEXT_WIDTH = 40
 """A weak card's prompt is cut here, so its table fits 80 columns."""
 
 
@@ -122,8 +122,7 @@ def _print_stats(data: Any, lang: str) -> None:
             continue
         cards_table = Table(show_edge=False)
         for key in ("card", "lapses", "accuracy", "stability"):
-            cards_table.add_column(label[key], no_wrap=key == "card",
-                                   overflow="ellipsis" if key == "card" else "fold",
+            cards_table.add_column(label[key], no_wrap=True, overflow="ellipsis",
                                    max_width=CARD_TEXT_WIDTH if key == "card" else None)
         for c in cards:
             stability = "—" if c.stability is None else f"{c.stability:.1f} d"
