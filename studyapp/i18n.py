@@ -20,7 +20,7 @@ try:  # the C loader is much faster; both are safe loaders
 except ImportError:  # pragma: no cover - PyYAML without libyaml
     from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
 
-__all__ = ["LANGS", "default_lang", "field_labels", "i18n_dir", "strings", "t"]
+__all__ = ["LANGS", "default_lang", "field_labels", "i18n_dir", "strings", "t", "unit_label"]
 
 
 def i18n_dir() -> Path:
@@ -46,6 +46,13 @@ def t(key: str, lang: str, /, **fields: object) -> str:
     if text is None:
         text = strings("en").get(key, key)
     return text.format(**fields) if fields else text
+
+
+def unit_label(unit: str, lang: str) -> str:
+    """A unit as a sentence names it: "GB" stays "GB", a ratio's "x" is "times (×)"
+    ("Answer in x" reads as a variable). ``unit.say.<unit>`` keys, else the unit."""
+    key = f"unit.say.{unit}"
+    return t(key, lang) if key in strings(lang) or key in strings("en") else unit
 
 
 def field_labels(lang: str) -> dict[str, str]:

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from studyapp.i18n import t
+from studyapp.i18n import t, unit_label
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import Rating, format_interval
 from studyapp.study import CourseView, Outcome, Presented, StudySession, numbered_choice
@@ -46,9 +46,10 @@ def render_question(presented: Presented, lang: str) -> list[str]:
     elif q.kind is Kind.SCENARIO:
         lines.append(t("plain.hint.scenario", lang, count=len(q.parts)))
     elif q.kind is Kind.NUMERIC and q.conversion and q.unit:
-        lines.append(t("plain.hint.conversion", lang, unit=q.unit))
+        lines.append(t("plain.hint.conversion", lang, unit=unit_label(q.unit, lang)))
     elif q.kind is Kind.NUMERIC:
-        lines.append(t("plain.hint.numeric", lang, unit=q.unit or "-"))
+        unit = unit_label(q.unit, lang) if q.unit else "-"
+        lines.append(t("plain.hint.numeric", lang, unit=unit))
     elif q.kind is Kind.RECALL:
         lines.append(t("anki.recall.hint_plain", lang))
     else:

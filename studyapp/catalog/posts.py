@@ -273,6 +273,17 @@ def _spanish_digits(text: str) -> str:
     return f"{sign}{whole}{',' + frac if dot else ''}"
 
 
+def shown_value(field: str, value: object, lang: str) -> str:
+    """A cell in the post's language: a word the catalog keeps in English as an id
+    ("bidirectional") is read through ``value.<field>.<word>``; numbers are formatted."""
+    if isinstance(value, str):
+        from studyapp.i18n import strings
+
+        key = f"value.{field}.{value}"
+        return strings(lang).get(key) or strings("en").get(key) or value
+    return format_value(value, lang)
+
+
 def figures_rows(
     post: Post,
     catalog: Catalog | None = None,
@@ -303,6 +314,6 @@ def figures_rows(
         for field in figures.fields:
             if field not in known:
                 raise UnknownIdError(f"{figures.table} field", field, list(known))
-            row.append(format_value(getattr(entry, field), post.lang))
+            row.append(shown_value(field, getattr(entry, field), post.lang))
         rows.append(row)
     return rows

@@ -40,6 +40,10 @@ def _comes_back(data: Any, lang: str) -> str:
     return coming_back_text(coming, lang) or "—"
 
 
+CARD_TEXT_WIDTH = 40
+"""A weak card's prompt is cut here, so its table fits 80 columns."""
+
+
 def _print_stats(data: Any, lang: str) -> None:
     """Rich tables for a terminal; every text from decks or posts is escaped."""
     # loaded when the command runs, so that --help stays fast
@@ -47,14 +51,15 @@ def _print_stats(data: Any, lang: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from studyapp.i18n import strings
+    from studyapp.i18n import strings, t
+    from studyapp.progress import AUTHORED, MASTERY_DEFINITION
+    from studyapp.text import visible
 
     label = {k[len("stats."):]: v for k, v in strings(lang).items() if k.startswith("stats.")}
     console = Console(highlight=False)
     retention = (f"{pct(data.retention_30d)} ({label['young']} {pct(data.retention_young)}, "
                  f"{label['mature']} {pct(data.retention_mature)}; "
                  f"{label['desired']} {pct(data.desired_retention)})")
-    from studyapp.text import visible
 
     summary = Table.grid(padding=(0, 2))
     for key, value in [
@@ -77,6 +82,18 @@ def _print_stats(data: Any, lang: str) -> None:
         table.add_row(Text(visible(p.title)), str(p.new), str(p.learning), str(p.review),
                       str(p.due), pct(p.mastery), pct(p.accuracy))
     console.print(table)
+    console.print(Text(t("tui.stats.mastery_means", lang,
+                         days=round(MASTERY_DEFINITION["stability_days_at_least"]))))
+    if data.families:
+        families = Table(title=None, show_edge=False)
+        families.add_column(t("tui.stats.col.family", lang))
+        for key in ("seen", "mastered", "mastery"):
+            families.add_column(t(f"tui.stats.col.{key}", lang), justify="right")
+        for f in data.families:
+            name = t("tui.stats.family_authored", lang) if f.family == AUTHORED else f.family
+            families.add_row(Text(visible(name)), str(f.seen), str(f.mastered), pct(f.mastery))
+        console.print(Text(t("tui.stats.families", lang), style="bold"))
+        console.print(families)
     own = [d for d in data.decks if d.kind != "post"]  # a post deck is its post's line
     if own:  # mastery per deck too: a course deck's cards may span several posts
         decks = Table(title=None, show_edge=False)
@@ -86,7 +103,6 @@ def _print_stats(data: Any, lang: str) -> None:
         for d in own:
             decks.add_row(Text(visible(d.title)), str(d.total), pct(d.mastery))
         console.print(decks)
-    from studyapp.i18n import t
     from studyapp.progress import calendar_lines, forecast_lines
 
     weekdays = t("tui.stats.weekdays", lang).split(",")
@@ -105,13 +121,14 @@ def _print_stats(data: Any, lang: str) -> None:
             console.print(Text(label["none"]))
             continue
         cards_table = Table(show_edge=False)
-        for key in ("card", "post", "lapses", "accuracy", "stability", "recall"):
-            cards_table.add_column(label[key])
+        for key in ("card", "lapses", "accuracy", "stability"):
+            cards_table.add_column(label[key], no_wrap=True, overflow="ellipsis",
+                                   max_width=CARD_TEXT_WIDTH if key == "card" else None)
         for c in cards:
             stability = "—" if c.stability is None else f"{c.stability:.1f} d"
-            cards_table.add_row(Text(visible(f"{c.deck_id}/{c.card_key}")), Text(visible(c.post)),
-                                str(c.lapses),
-                                pct(c.accuracy), stability, pct(c.retrievability))
+            shown = " ".join(c.prompt.split()) if c.prompt else f"{c.deck_id}/{c.card_key}"
+            cards_table.add_row(Text(visible(shown)), str(c.lapses), pct(c.accuracy),
+                                stability)
         console.print(cards_table)
 
 

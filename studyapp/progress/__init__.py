@@ -36,14 +36,20 @@ from studyapp.progress.recall import (
 )
 from studyapp.progress.sources import ComingBackCounts, OverviewCounts, PostCounts, ProgressSource
 from studyapp.progress.stats import (
+    AUTHORED,
     FORECAST_DAYS,
     HEATMAP_DAYS,
+    MASTERY_DEFINITION,
     RETENTION_DAYS,
     CardLine,
+    FamilyStats,
     LearnerStats,
     PostStats,
     card_drilldown,
     learner_stats,
+    mastered_per_place,
+    mastery_share,
+    post_mastery,
     streak_days,
     weakest_lines,
 )
@@ -52,9 +58,11 @@ from studyapp.store.progress_files import ImportResult
 from studyapp.store.stats import CardDetail, LogLine
 
 __all__ = [
+    "AUTHORED",
     "FORECAST_DAYS",
     "HEATMAP_DAYS",
     "LAPSE_WEIGHT",
+    "MASTERY_DEFINITION",
     "MASTERY_RETRIEVABILITY",
     "RETENTION_DAYS",
     "SHADES",
@@ -63,6 +71,7 @@ __all__ = [
     "CardDetail",
     "CardLine",
     "ComingBackCounts",
+    "FamilyStats",
     "ImportResult",
     "LearnerStats",
     "LogLine",
@@ -83,8 +92,11 @@ __all__ = [
     "import_file",
     "is_package",
     "learner_stats",
+    "mastered_per_place",
     "mastery_age",
     "mastery_places",
+    "mastery_share",
+    "post_mastery",
     "retrievability",
     "round_or_none",
     "streak_days",

@@ -8,25 +8,53 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from studyapp.progress.recall import (
+    MASTERY_RETRIEVABILITY,
     count_mastered,
     day_boundaries,
     mastery_age,
     retrievability,
     round_or_none,
     study_day_shift,
-    weakness_scorer,
 )
 from studyapp.progress.sources import ProgressSource
 from studyapp.srs.calendar import day_bounds, elapsed_days, study_day
 from studyapp.srs.scheduler import SchedulerSettings
 from studyapp.store import stats as db
 from studyapp.store.retention import true_retention
-from studyapp.store.stats import CardDetail, CardScore
+from studyapp.store.stats import MATURE_DAYS, CardDetail, CardScore
 
 HEATMAP_DAYS = 180
 FORECAST_DAYS = 30
 RETENTION_DAYS = 30
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+AUTHORED = "authored"
+"""The family name ``stats --json`` gives cards written in a deck (no generator)."""
+
+
+def mastery_share(mastered: int, total: int) -> float:
+    """Mastered cards over all the cards studied (new ones too): the one mastery figure
+    of home, the post screen, the progress screen and ``stats``."""
+    return min(1.0, mastered / total) if total else 0.0
+
+
+def mastered_per_place(service: ProgressSource,
+                       places: dict[tuple[str, str], tuple[str | None, str]] | None = None
+                       ) -> tuple[dict[str, int], dict[str, int]]:
+    """Mastered cards per post and per deck (``store.stats.mastered_card``), counted
+    once for every screen that shows mastery."""
+    settings, now = service.settings, service.now()
+    places = service.mastery_places() if places is None else places
+    keys = db.mastered_keys(service.store, (service.profile.id,), now, mastery_age(settings),
+                            day_end=day_bounds(now, settings.day_rollover_hour)[1],
+                            deck_ids={deck for _, deck in places.values()})
+    return count_mastered(keys[service.profile.id], places)
+
+
+def post_mastery(service: ProgressSource, slug: str) -> float:
+    """One post's mastery, as the progress screen shows it (the post screen's line)."""
+    total = next((p.total for p in service.overview(with_streak=False).posts
+                  if p.slug == slug), 0)
+    return mastery_share(mastered_per_place(service)[0].get(slug, 0), total)
 
 
 @dataclass(frozen=True)
@@ -48,7 +76,7 @@ class PostStats:
 
     @property
     def mastery(self) -> float:
-        return min(1.0, self.mastered / self.total) if self.total else 0.0
+        return mastery_share(self.mastered, self.total)
 
     @property
     def accuracy(self) -> float | None:
@@ -68,7 +96,7 @@ class DeckStats:
 
     @property
     def mastery(self) -> float:
-        return min(1.0, self.mastered / self.total) if self.total else 0.0
+        return mastery_share(self.mastered, self.total)
 
 
 @dataclass(frozen=True)
@@ -89,6 +117,28 @@ class CardLine:
     due: datetime
     leech: bool
     suspended: bool = False
+    prompt: str | None = None
+    """The prompt the card showed at its latest answer (untrusted text: shown, never read)."""
+
+
+@dataclass(frozen=True)
+class FamilyStats:
+    """Mastery of one question family (``authored`` for cards written in a deck), over
+    the cards of it seen so far."""
+
+    family: str
+    seen: int
+    mastered: int
+
+    @property
+    def mastery(self) -> float:
+        return min(1.0, self.mastered / self.seen) if self.seen else 0.0
+
+
+MASTERY_DEFINITION = {"recall_at_least": MASTERY_RETRIEVABILITY,
+                      "stability_days_at_least": MATURE_DAYS}
+"""What "mastered" means on every screen and in ``stats --json``: a review card you would
+recall now with probability 0.9 or more, whose memory is mature (stability 21+ days)."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +172,8 @@ class LearnerStats:
     """Learning cards due within the hour, and seconds until the soonest (stored due)."""
     decks: tuple[DeckStats, ...] = ()
     """Mastery per studied deck, beside the mastery per post."""
+    families: tuple[FamilyStats, ...] = ()
+    """Mastery per question family, over the cards seen."""
 
     @property
     def accuracy(self) -> float | None:
@@ -165,6 +217,9 @@ class LearnerStats:
             "due_forecast": {d.isoformat(): n for d, n in self.due_forecast},
             "weakest": [_card_json(c) for c in self.weakest],
             "leeches": [_card_json(c) for c in self.leeches],
+            "mastery_definition": dict(MASTERY_DEFINITION),
+            "families": {f.family: {"seen": f.seen, "mastered": f.mastered,
+                                    "mastery": round(f.mastery, 4)} for f in self.families},
         }
 
 
@@ -175,29 +230,50 @@ def _card_json(card: CardLine) -> dict[str, Any]:
             "stability_days": round_or_none(card.stability, 2),
             "difficulty": round_or_none(card.difficulty, 2),
             "retrievability": round_or_none(card.retrievability), "due": card.due.isoformat(),
-            "leech": card.leech}
+            "leech": card.leech, "prompt": card.prompt}
 
 
 
-def _card_line(score: CardScore, settings: SchedulerSettings, now: datetime) -> CardLine:
+def _card_line(score: CardScore, settings: SchedulerSettings, now: datetime,
+               prompts: dict[int, str] | None = None) -> CardLine:
     card = score.card
     elapsed = (elapsed_days(card.last_review, now, settings.day_rollover_hour)
                if card.last_review else 0)
     return CardLine(card.deck_id, card.card_key, card.post, card.family, card.stage,
                     card.lapses, score.reviews, score.accuracy, card.stability,
                     card.difficulty, retrievability(settings, card.stability, elapsed),
-                    card.due, card.leech, card.suspended)
+                    card.due, card.leech, card.suspended, (prompts or {}).get(card.id))
+
+
+def _card_lines(service: ProgressSource, scores: list[CardScore]) -> tuple[CardLine, ...]:
+    """Lines with the prompt each card last showed (the id says little to a learner)."""
+    from studyapp.store import weak_cards
+
+    prompts = weak_cards.last_prompts(service.store, [s.card.id for s in scores])
+    return tuple(_card_line(s, service.settings, service.now(), prompts) for s in scores)
+
+
+def family_lines(service: ProgressSource) -> tuple[FamilyStats, ...]:
+    """Mastery per question family, most cards seen first."""
+    from studyapp.store import weak_cards
+
+    settings, now = service.settings, service.now()
+    found = weak_cards.family_mastery(service.store, service.profile.id, now,
+                                      mastery_age(settings),
+                                      day_bounds(now, settings.day_rollover_hour)[1])
+    lines = [FamilyStats(family or AUTHORED, seen, mastered)
+             for family, (seen, mastered) in found.items()]
+    return tuple(sorted(lines, key=lambda f: (-f.seen, f.family)))
 
 
 def weakest_lines(service: ProgressSource, top: int = 10) -> tuple[CardLine, ...]:
-    """The cards with the lowest recall now or the most lapses (never one at 100%)."""
-    from studyapp.store import stats as db
+    """The cards with the weakest record: most lapses, then lowest accuracy, then highest
+    difficulty (``store.weak_cards.weakness_key``); a card never lapsed nor missed is not one."""
 
-    settings, now = service.settings, service.now()
-    scores = db.weakest_cards(service.store, service.profile.id, top,
-                              weakness_scorer(settings), now,
-                              day_end=day_bounds(now, settings.day_rollover_hour)[1])
-    return tuple(_card_line(s, settings, now) for s in scores)
+    from studyapp.store import weak_cards
+
+    return _card_lines(service, weak_cards.weakest_by_record(service.store,
+                                                             service.profile.id, top))
 
 
 def _streak(service: ProgressSource, today: date, recent: list[int], rollover: int) -> int:
@@ -261,11 +337,10 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
         forecast_job = pool.submit(db.due_per_bucket, store, profile.id,
                                    [_EPOCH, *forecast_bounds[1:]])
         leeches_job = pool.submit(db.leeches, store, profile.id, max(top, 50))
+        families_job = pool.submit(family_lines, service)
         today_job = pool.submit(db.window, store, profile.id, today_start, today_end)
         places = service.mastery_places()
-        mastered_job = pool.submit(db.mastered_keys, store, (profile.id,), now,
-                                   mastery_age(settings), day_end=today_end,
-                                   deck_ids={deck for _, deck in places.values()})
+        mastered_job = pool.submit(mastered_per_place, service, places)
         overview = service.overview(with_streak=False)
         tallies = tallies_job.result()
         retention = retention_job.result()
@@ -273,9 +348,9 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
         weakest = weakest_job.result()
         forecast = forecast_job.result()
         leeches = leeches_job.result()
+        families = families_job.result()
         today_totals = today_job.result()
-        post_mastered, deck_mastered = count_mastered(mastered_job.result()[profile.id],
-                                                      places)
+        post_mastered, deck_mastered = mastered_job.result()
     totals = db.Totals(reviews=sum(t.reviews for t in tallies.values()),
                        correct=sum(t.correct for t in tallies.values()),
                        cards_seen=sum(t.seen for t in tallies.values()),
@@ -288,7 +363,7 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
                                post.review, post.due, post_mastered.get(post.slug, 0),
                                tally.reviews,
                                tally.correct, tally.duration_ms, tally.leeches))
-    leech_lines = tuple(_card_line(s, settings, now) for s in leeches)
+    leech_lines = _card_lines(service, leeches)
     return LearnerStats(
         profile=profile.name, generated_at=now, today=today,
         reviews_total=totals.reviews, correct_total=totals.correct,
@@ -309,6 +384,7 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
                            if coming and coming.next_in is not None else None),
         decks=tuple(DeckStats(deck_id, title, total, deck_mastered.get(deck_id, 0), kind)
                     for deck_id, title, total, kind in overview.deck_totals),
+        families=families,
     )
 
 

@@ -39,10 +39,14 @@ class Tolerance:
         rel = self.relative or 0.0
         return abs(given - expected) <= abs(expected) * rel * (1 + 1e-9) + 1e-300
 
-    def describe(self) -> str:
+    def describe(self, lang: str = "en") -> str:
+        """``±0.5%`` in English, ``±0,5 %`` in Spanish (decimal comma, space before %)."""
+        from studyapp.numbers import format_number
+
         if self.absolute is not None:
-            return f"±{self.absolute:g}"
-        return f"±{(self.relative or 0.0) * 100:g}%"
+            return f"±{format_number(self.absolute, lang, sig=6)}"
+        figure = format_number((self.relative or 0.0) * 100, lang, sig=6)
+        return f"±{figure} %" if lang == "es" else f"±{figure}%"
 
 
 DEFAULT_TOLERANCE = Tolerance()

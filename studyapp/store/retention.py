@@ -17,10 +17,7 @@ from sqlalchemy import and_, case, func, or_, select, union_all
 
 from studyapp.store.database import Store
 from studyapp.store.models import ReviewLog
-from studyapp.store.stats import REVIEW, _int, _true, day_key
-
-MATURE_DAYS = 21.0
-"""A card whose stability is at least this many days counts as mature (as in Anki)."""
+from studyapp.store.stats import MATURE_DAYS, REVIEW, _int, _true, day_key
 
 
 @dataclass(frozen=True)

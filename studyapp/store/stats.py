@@ -231,16 +231,23 @@ def post_tallies(store: Store, profile_id: int) -> dict[str, PostTally]:
     return {post: PostTally(post, **values) for post, values in found.items()}
 
 
+MATURE_DAYS = 21.0
+"""A card whose stability is at least this many days counts as mature (as in Anki): true
+retention splits young from mature cards by it, and mastery asks for it."""
+
+
 def mastered_card(bind: Session | Connection, now: datetime, mastery_age: float = 1.0,
                   day_end: datetime | None = None) -> ColumnElement[bool]:
-    """A card state is mastered: a review card (not suspended) whose age, days since its
-    last review (whole study days with ``day_end``), is at most ``mastery_age`` times its
-    stability."""
+    """A card state is mastered: a review card (not suspended) that would still be recalled
+    with probability 0.9 or more now (its age, days since its last review, whole study days
+    with ``day_end``, is at most ``mastery_age`` times its stability) and whose memory is
+    mature (stability of ``MATURE_DAYS`` or more). Recall alone would call a card answered
+    yesterday with a stability of a day mastered."""
     age = (age_days(bind, CardState.last_review, now) if day_end is None
            else study_days_to(bind, CardState.last_review, day_end))
     return and_(CardState.state == REVIEW, CardState.suspended.is_(False),
                 CardState.stability.is_not(None), CardState.last_review.is_not(None),
-                age <= CardState.stability * mastery_age)
+                CardState.stability >= MATURE_DAYS, age <= CardState.stability * mastery_age)
 
 
 def mastered_keys(store: Store, profile_ids: Collection[int], now: datetime,
@@ -487,7 +494,7 @@ def overdue_by_profile(store: Store, now: datetime) -> dict[int, int]:
 
 
 __all__ = [
-    "CardDetail", "CardScore", "LogLine", "PostTally", "Totals",
+    "MATURE_DAYS", "CardDetail", "CardScore", "LogLine", "PostTally", "Totals",
     "age_days", "card_detail", "day_key", "due_per_bucket", "find_profile",
     "first_review_before", "leeches", "list_profiles", "overdue_by_profile", "post_tallies",
     "review_cards", "reviews_per_bucket", "totals", "weakest_cards",

@@ -30,7 +30,7 @@ def _answer_text(question: Question, lang: str) -> str:
     if question.kind is Kind.CHOICE:
         return numbered_choice(question, expected_display(question))
     if question.kind is Kind.NUMERIC and isinstance(question.answer, float):
-        tolerance = f" ({question.tolerance.describe()})" if question.tolerance else ""
+        tolerance = f" ({question.tolerance.describe(lang)})" if question.tolerance else ""
         return f"{expected_display(question)}{tolerance}"
     return str(question.answer)
 

@@ -23,6 +23,7 @@ from studyapp.catalog.posts import (
     load_post,
     parse_post,
     post_path,
+    shown_value,
 )
 
 # docs/architecture.md, "Posts (slugs are fixed)": order, slug, section.
@@ -271,7 +272,9 @@ def test_figures_rows_are_catalog_values(slug: str) -> None:
         entry = table[entry_id]
         assert row[0] == entry.name
         for field, shown in zip(figures.fields, row[1:], strict=True):
-            assert shown == format_value(getattr(entry, field), "es")
+            assert shown == shown_value(field, getattr(entry, field), "es")
+            if not isinstance(getattr(entry, field), str):
+                assert shown == format_value(getattr(entry, field), "es")
         assert any(cell != "-" for cell in row[1:]), f"{slug}: {entry_id} has no figures"
 
 
@@ -348,3 +351,12 @@ def test_prose_figures_equal_catalog(slug: str, table: str, entry_id: str, field
             re.search(r"(?<![\w.,])" + re.escape(form) + r"(?![\w]|[.,]\d)", body)
             for form in forms
         ), f"{slug}.{lang}.md should state {table}/{entry_id}/{field} = {forms[0]}"
+
+
+def test_a_catalog_word_is_shown_in_the_posts_language() -> None:
+    """The NVLink table's "Counted" column: the catalog keeps the id, the reader reads it."""
+    assert shown_value("direction", "bidirectional", "es") == "ambos sentidos"
+    assert shown_value("direction", "per-direction", "es") == "por sentido"
+    assert shown_value("direction", "per-direction", "en") == "per direction"
+    assert shown_value("memory_type", "HBM3e", "es") == "HBM3e"  # a name stays a name
+    assert shown_value("memory_gb", 141.0, "es") == format_value(141.0, "es")

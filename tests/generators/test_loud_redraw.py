@@ -58,7 +58,7 @@ def test_fp4_at_six_times_bf16_is_answered_six_times(fixture_catalog: Any) -> No
     for seed in range(10):
         q = family.generate(seed, "en", {"gpus": ["fixture-fp4x6"], "precisions": ["fp4"]})
         assert q.params["speedup"] == 6.0
-        assert q.answer == "About 6×: 6 times as fast"
+        assert q.answer == "About 6×: 6 times the BF16 rate"
         assert "15,000 / 2,500 = 6×" in q.explanation
         assert not str(q.answer).startswith("None")
         assert CHOICE_RECOMPUTE["low-precision-speedup"](q)
@@ -125,5 +125,5 @@ def test_audit_flags_a_wrong_choice_answer(monkeypatch: pytest.MonkeyPatch) -> N
     family = get_family("low-precision-speedup")
     q = family.generate(0, "en", {"gpus": ["b200"], "precisions": ["fp4"]})
     assert CHOICE_RECOMPUTE["low-precision-speedup"](q)
-    wrong = q.__class__(**{**q.__dict__, "answer": "None: it has no FP4 matrix units"})
+    wrong = q.__class__(**{**q.__dict__, "answer": "None: no FP4 matrix units"})
     assert not CHOICE_RECOMPUTE["low-precision-speedup"](wrong)

@@ -139,11 +139,11 @@ async def test_suspend_a_leech_and_resume_it(app_factory: AppFactory, db_path: P
         key = (card.deck_id, card.card_key)
         await pilot.press("x")
         await wait_until(pilot, lambda: key in screen.suspended)
-        assert "suspended" in str(leeches.get_cell_at((0, 5)))
+        assert "suspended" in str(leeches.get_cell_at((0, 3)))
         assert suspended_in_db(db_path, *key)
         await pilot.press("x")
         await wait_until(pilot, lambda: key not in screen.suspended)
-        assert "suspended" not in str(leeches.get_cell_at((0, 5)))
+        assert "suspended" not in str(leeches.get_cell_at((0, 3)))
         assert not suspended_in_db(db_path, *key)
         assert leeches.cursor_row == 0
 
@@ -388,3 +388,62 @@ async def test_layout_fits_small_terminals_and_resizes(app_factory: AppFactory, 
         assert max(len(line) for line in lines) <= heatmap.size.width
         forecast = str(screen.query_one(DueForecast).render()).splitlines()
         assert max(len(line) for line in forecast) <= screen.query_one(DueForecast).size.width
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+async def test_weak_cards_read_as_prompts_at_80_columns(app_factory: AppFactory, db_path: Path,
+                                                        lang: str) -> None:
+    """Each weak card is the prompt it last showed, cut to fit, never "deck/card-id"; the
+    table needs no sideways scroll at 80 columns; the mastery line says what mastery is,
+    and the families table shows the same mastered share as stats."""
+    make_history(db_path, days=60, skill=0.5)
+    app = app_factory(lang=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_progress(pilot)
+        assert screen.stats is not None and screen.stats.weakest
+        weakest = table(app, "#weakest-table")
+        for row, line in enumerate(screen.stats.weakest):
+            shown = str(weakest.get_cell_at((row, 0)))
+            assert line.prompt and " ".join(line.prompt.split()).startswith(shown.rstrip("…"))
+            assert f"{line.deck_id}/" not in shown
+        assert weakest.virtual_size.width <= 80 - 2  # the screen's padding
+        ordered = [(-c.lapses, c.accuracy or 0.0) for c in screen.stats.weakest]
+        assert ordered == sorted(ordered)
+        means = str(screen.query_one("#mastery-means", Static).render())
+        assert "21" in means and ("90%" in means or "90 %" in means)
+        families = table(app, "#families-table")
+        for row, family in enumerate(screen.stats.families):
+            assert str(families.get_cell_at((row, 3))) == percent(family.mastery)
+        posts = table(app, "#progress-table")
+        for row, post in enumerate(screen.stats.posts):
+            assert str(posts.get_cell_at((row, 4))) == percent(post.mastery)
+
+
+async def test_home_post_and_progress_show_one_mastery(app_factory: AppFactory,
+                                                       db_path: Path) -> None:
+    """The figure on a post's home line, on the post screen and on the progress screen is
+    the same number: ``progress.mastery_share`` of ``progress.mastered_per_place``."""
+    from studyapp.tui.screens.post import PostScreen
+    from studyapp.tui.widgets.post_row import PostRow
+
+    make_history(db_path, days=60, skill=0.9)
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen)
+                         and app.screen.overview is not None)
+        row = app.screen.query_one("#post-h200", PostRow)
+        await wait_until(pilot, lambda: row.mastered is not None)
+        on_home = row.mastery_text()
+        assert on_home and on_home in row.counts_text()
+        screen = await open_progress(pilot)
+        assert screen.stats is not None
+        h200 = next(p for p in screen.stats.posts if p.slug == "h200")
+        assert h200.review > 0
+        assert percent(h200.mastery) == on_home
+        row_index = [p.slug for p in screen.stats.posts].index("h200")
+        assert str(table(app, "#progress-table").get_cell_at((row_index, 4))) == on_home
+        app.open_post("h200")
+        await wait_until(pilot, lambda: isinstance(app.screen, PostScreen)
+                         and bool(app.screen.query("#post-mastery"))
+                         and "%" in str(app.screen.query_one("#post-mastery").render()))
+        assert str(app.screen.query_one("#post-mastery").render()) == f"Mastery {on_home}"

@@ -112,6 +112,15 @@ class HomeScreen(StudyScreen):
             self.notify(self.tr("tui.home.recovered", prompt=fit(visible(prompt), 80)),
                         markup=False, timeout=12)
         self.post_message(OverviewLoaded(overview))
+        from studyapp.progress import mastered_per_place
+
+        per_post, per_deck = await self.study_app.backend.call(mastered_per_place)
+        for progress in overview.posts:
+            for row in self.query(f"#post-{progress.slug}").results(PostRow):
+                row.show_mastered(per_post.get(progress.slug, 0))
+        for course in overview.courses:
+            for row in self.query(f"#course-{course.deck_id}").results(PostRow):
+                row.show_mastered(per_deck.get(course.deck_id, 0))
         from studyapp.tuning import saved_exam_plan
 
         plan = await self.study_app.backend.call(saved_exam_plan)

@@ -131,6 +131,7 @@ class PostScreen(StudyScreen):
         post = load_post(self.slug, self.lang)
         with Horizontal(id="post-head"):
             yield Label(Content(post.title), id="post-heading")
+            yield Label("", id="post-mastery")
             yield Label(self.tr(f"tui.section.{post.section}"), id="post-section")
         if self.then_study:
             yield Label(self.tr("tui.post.read_first"), id="read-first")
@@ -149,9 +150,22 @@ class PostScreen(StudyScreen):
         super().on_mount()
         self.query_one("#post-body").focus()
         self.load_figures()
+        self.load_mastery()
         self.remember_reading()
         if not self.from_question and not self.practice:
             self.load_offer()
+
+    @work(exclusive=True, group="mastery", exit_on_error=False)
+    async def load_mastery(self) -> None:
+        """The post's mastery, the figure home and the progress screen show, and its meaning."""
+        from studyapp.progress import MASTERY_DEFINITION, post_mastery
+
+        slug = self.slug
+        share = await self.study_app.backend.call(lambda service: post_mastery(service, slug))
+        label = self.query_one("#post-mastery", Label)
+        label.update(self.tr("tui.post.mastery", mastery=f"{share:.0%}"))
+        label.tooltip = self.tr("tui.home.mastery_tip", mastery=f"{share:.0%}",
+                                days=round(MASTERY_DEFINITION["stability_days_at_least"]))
 
     @work(exclusive=True, group="offer", exit_on_error=False)
     async def load_offer(self) -> None:

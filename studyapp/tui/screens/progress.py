@@ -20,6 +20,7 @@ from textual.markup import escape
 from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Label, Static
 
+from studyapp.progress import AUTHORED, MASTERY_DEFINITION
 from studyapp.text import visible
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.card_detail import CardDetailScreen
@@ -28,6 +29,8 @@ from studyapp.tui.screens.progress_format import (
     CSS,
     card_name,
     card_state_text,
+    card_text,
+    card_text_width,
     days_text,
     duration,
     percent,
@@ -82,6 +85,13 @@ class ProgressScreen(StudyScreen):
         with VerticalScroll(id="progress-body"):
             yield Static(tr("tui.stats.loading"), id="stats-summary", markup=False)
             yield RowTable(id="progress-table")
+            yield Static(tr("tui.stats.mastery_means",
+                            days=round(MASTERY_DEFINITION["stability_days_at_least"])),
+                         id="mastery-means", classes="hint", markup=False)
+            yield Label(tr("tui.stats.families"), classes="subheading")
+            families = RowTable(id="families-table")
+            families.can_focus = False  # read, not acted on: Tab goes on to the heat map
+            yield families
             yield Label("", id="heatmap-title", classes="subheading", markup=False)
             yield ReviewHeatmap(weekdays=tr("tui.stats.weekdays").split(","),
                                 months=tr("tui.stats.months").split(","),
@@ -126,6 +136,7 @@ class ProgressScreen(StudyScreen):
         self.suspended = set(view.suspended)
         self.query_one("#stats-summary", Static).update(self.summary_text(stats))
         self.fill_posts(stats)
+        self.fill_families(stats)
         heat = stats.reviews_per_day
         self.query_one("#heatmap-title", Label).update(self.tr(
             "tui.stats.heatmap", total=sum(n for _, n in heat),
@@ -181,17 +192,32 @@ class ProgressScreen(StudyScreen):
         if table.row_count:
             table.move_cursor(row=min(row, table.row_count - 1), animate=False)
 
+    def fill_families(self, stats: LearnerStats) -> None:
+        """Mastery per question family, over the cards of it seen so far."""
+        table: DataTable[object] = self.query_one("#families-table", DataTable)
+        table.clear(columns=True)
+        for column in ("family", "seen", "mastered", "mastery"):
+            table.add_column(Text(self.tr(f"tui.stats.col.{column}")), key=column)
+        for family in stats.families:
+            name = (self.tr("tui.stats.family_authored") if family.family == AUTHORED
+                    else family.family)
+            table.add_row(plain(name, 28), family.seen, family.mastered,
+                          percent(family.mastery), key=family.family)
+        table.display = bool(stats.families)
+
     def fill_cards(self, table_id: str, lines: list[CardLine]) -> None:
+        """The card column shows the prompt the learner last saw, cut to what fits 80
+        columns beside lapses, accuracy and state (the deck and card id say little)."""
         table: DataTable[object] = self.query_one(f"#{table_id}", DataTable)
         row = table.cursor_row
         self.card_lines[table_id] = lines
         table.clear(columns=True)
-        for column in ("card", "post", "lapses", "accuracy", "recall", "state"):
+        for column in ("card", "lapses", "accuracy", "state"):
             table.add_column(Text(self.tr(f"tui.stats.col.{column}")), key=column)
+        width = card_text_width(self.size.width or 80)
         for line in lines:
-            table.add_row(plain(card_name(line.deck_id, line.card_key), 19),
-                          plain(line.post, 10), line.lapses, percent(line.accuracy),
-                          percent(line.retrievability), self.state_cell(line))
+            table.add_row(plain(card_text(line), width), line.lapses, percent(line.accuracy),
+                          self.state_cell(line))
         table.display = bool(lines)
         self.query_one(f"#{table_id.replace('-table', '-none')}").display = not lines
         if table.row_count:
@@ -299,7 +325,8 @@ class ProgressScreen(StudyScreen):
         for table_id in CARD_TABLES:
             table: DataTable[object] = self.query_one(f"#{table_id}", DataTable)
             for index, line in enumerate(self.card_lines[table_id]):
-                table.update_cell_at(Coordinate(index, 5), self.state_cell(line),
+                table.update_cell_at(Coordinate(index, table.get_column_index("state")),
+                                     self.state_cell(line),
                                      update_width=True)
 
     def action_class_report(self) -> None:

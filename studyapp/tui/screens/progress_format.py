@@ -13,6 +13,7 @@ from textual.geometry import Region
 from textual.widgets import DataTable
 
 from studyapp.i18n import t
+from studyapp.progress import CardLine
 
 CSS = Path(__file__).parent / "progress.tcss"
 LEECH_MARK = "⚑"
@@ -41,6 +42,23 @@ def days_text(days: int, lang: str) -> str:
 
 def card_name(deck_id: str, card_key: str) -> str:
     return f"{deck_id}/{card_key}"
+
+
+CARD_COLUMNS_BESIDE = 40
+"""What the weak-card tables give the other columns (lapses, accuracy, state, gaps)."""
+
+
+def card_text_width(screen_width: int) -> int:
+    """The prompt column of the weak-card tables: the rest of the screen, 20 to 70."""
+    return max(20, min(70, screen_width - CARD_COLUMNS_BESIDE))
+
+
+def card_text(line: CardLine) -> str:
+    """A weak card as a learner knows it: the prompt it last showed, on one line (its id
+    when it has none stored)."""
+    if line.prompt:
+        return " ".join(line.prompt.split())
+    return card_name(line.deck_id, line.card_key)
 
 
 def card_state_text(stage: int, suspended: bool, leech: bool, lang: str) -> str:

@@ -137,7 +137,7 @@ class QuestionCard(VerticalScroll):
             hint = choices.offer(question, self.tr)
             focus = choices
         else:
-            hint = field.expect(question, self.tr)
+            hint = field.expect(question, self.tr, self.lang)
             focus = field
         if step:
             hint += "  " + self.tr("tui.question.hint_method")

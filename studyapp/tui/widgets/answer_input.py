@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.widgets import Button, Input, OptionList
 from textual.widgets.option_list import Option
 
+from studyapp.i18n import unit_label
 from studyapp.questions.model import Kind, Question
 from studyapp.tui.text import plain
 
@@ -94,13 +95,15 @@ class AnswerField(Input):
         self.takes_empty = False
         """A self-graded card: Enter with nothing typed shows the answer."""
 
-    def expect(self, question: Question, tr: Translate) -> str:
-        """Ready the field for ``question`` (a typed kind); returns its hint line."""
+    def expect(self, question: Question, tr: Translate, lang: str = "en") -> str:
+        """Ready the field for ``question`` (a typed kind); returns its hint line, the unit
+        named in the learner's language."""
         self.takes_empty = question.kind is Kind.RECALL
         if question.kind is Kind.NUMERIC:
             self.placeholder = tr("tui.question.placeholder_numeric",
                                   example=f"140 {question.unit or ''}".strip())
-            return (tr("tui.question.hint_numeric", unit=question.unit) if question.unit
+            return (tr("tui.question.hint_numeric", unit=unit_label(question.unit, lang))
+                    if question.unit
                     else tr("tui.question.hint_number"))
         if question.kind is Kind.RECALL:  # self-graded: Enter shows the answer
             self.placeholder = tr("anki.recall.placeholder")

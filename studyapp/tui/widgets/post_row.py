@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from studyapp.tui.post_index import PostHeading
 
 BAR_WIDTH = 10
-COUNTS_WIDTH = 18
+COUNTS_WIDTH = 23
 
 
 class PostRow(Widget, can_focus=True):
@@ -39,12 +39,31 @@ class PostRow(Widget, can_focus=True):
         self.slug = post.slug
         self.lang = lang
         self.progress: PostProgress | CourseProgress | None = None
+        self.mastered: int | None = None
+        """Mastered cards (``progress.mastered_per_place``), once counted."""
 
     def show_progress(self, progress: PostProgress | CourseProgress) -> None:
         """Fill in the bar and counts from the service's overview."""
         self.progress = progress
         self.set_class(progress.due > 0, "-due")
         self.refresh()
+
+    def show_mastered(self, mastered: int) -> None:
+        """The mastery figure the progress screen shows for this post, and what it means."""
+        from studyapp.progress import MASTERY_DEFINITION
+
+        self.mastered = mastered
+        if self.progress is not None:
+            self.tooltip = t("tui.home.mastery_tip", self.lang, mastery=self.mastery_text(),
+                             days=round(MASTERY_DEFINITION["stability_days_at_least"]))
+        self.refresh()
+
+    def mastery_text(self) -> str:
+        from studyapp.progress import mastery_share
+
+        if self.progress is None or self.mastered is None:
+            return ""
+        return f"{mastery_share(self.mastered, self.progress.total):.0%}"
 
     def counts_text(self) -> str:
         progress = self.progress
@@ -54,17 +73,21 @@ class PostRow(Widget, can_focus=True):
             return t("tui.home.no_cards", self.lang)
         # new cards held back as siblings are not offered today: not counted as new
         new = progress.new - progress.held
-        return t("tui.home.counts_one_new" if new == 1 else "tui.home.counts", self.lang,
-                 new=new, due=progress.due)
+        counts = t("tui.home.counts_one_new" if new == 1 else "tui.home.counts", self.lang,
+                   new=new, due=progress.due)
+        mastery = self.mastery_text()
+        return f"{mastery} · {counts}" if mastery else counts
 
     def bar(self, width: int) -> Content:
         progress = self.progress
         rest = "$text-disabled"
         if progress is None or progress.total == 0:
             return Content("─" * width).stylize(rest)
-        done = round(progress.review / progress.total * width)
-        learning = min(width - done, round((progress.review + progress.learning)
-                                           / progress.total * width) - done)
+        # green: mastered (once counted; the review cards until then); amber: seen, not yet
+        mastered = progress.review if self.mastered is None else self.mastered
+        done = min(width, round(mastered / progress.total * width))
+        learning = max(0, min(width - done, round((progress.review + progress.learning)
+                                                  / progress.total * width) - done))
         return Content.assemble(
             Content("█" * done).stylize("$success"),
             Content("█" * learning).stylize("$warning"),

@@ -25,6 +25,7 @@ from studyapp.questions.generators.drawing import (
     draw_until,
     entries,
     factual,
+    redraw,
     shuffled_choices,
     values,
 )
@@ -37,6 +38,10 @@ from studyapp.questions.model import Kind, Question
 METRICS = ("memory_gb", "memory_bandwidth_tb_s", "bf16_dense_tflops", "scale_up_gb_s")
 METRIC_UNITS = {"memory_gb": "GB", "memory_bandwidth_tb_s": "TB/s",
                 "bf16_dense_tflops": "TFLOPS", "scale_up_gb_s": "GB/s"}
+
+
+PLACE_ATTEMPTS = 400
+"""Draws tried for a group where the winner's name takes the drawn place by length."""
 
 
 def _metric(chip: Accelerator, metric: str) -> float:
@@ -72,7 +77,22 @@ def chip_ranking(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 and len({choice_label(c.name) for c in d[0]}) == len(d[0])
                 and apart(scores[0], scores[1]))
 
-    (group, metric) = draw_until(rng, draw, clear, "chip-ranking")
+    # Newer chips carry shorter names ("NVIDIA B300" against "NVIDIA A100 80GB SXM") and
+    # usually win: left to chance the shortest name would be right two times in three.
+    # Which place the winner's name takes by length is drawn first, and the group is
+    # drawn (every chip in it a real, wrong contender) until the winner takes it.
+    place = rng.randrange(4)
+
+    def placed(d: tuple[list[Accelerator], str]) -> bool:
+        if not clear(d):
+            return False
+        best = max(d[0], key=lambda c: _metric(c, d[1]))
+        size = len(choice_label(best.name))
+        return sum(len(choice_label(c.name)) > size for c in d[0]) == place
+
+    (group, metric), ok = redraw(rng, draw, placed, PLACE_ATTEMPTS)
+    if not ok:
+        (group, metric) = draw_until(rng, draw, clear, "chip-ranking")
     best = max(group, key=lambda c: _metric(c, metric))
     unit = METRIC_UNITS[metric]
     lines = [ctx.t("gen.rank.line", gpu=c.name, value=ctx.num(_metric(c, metric), 5),
@@ -135,6 +155,13 @@ def _label(kind: str, vendor: str, ctx: DrawContext) -> str:
     return ctx.t(f"gen.{kind}.{vendor}")
 
 
+def _by_vendor(rng: random.Random, chips: list[Accelerator]) -> Accelerator:
+    """A vendor drawn evenly, then one of its chips: drawn chip by chip, NVIDIA's many
+    parts would make "CUDA" and "NVLink" the answer most of the time, a cue of its own."""
+    vendor = rng.choice(sorted({c.vendor for c in chips}))
+    return rng.choice([c for c in chips if c.vendor == vendor])
+
+
 def vendor_fact(kind: str, table: Mapping[str, str]) -> GenerateFn:
     """A choice among the five vendors' answers, the right one read from the chip's entry."""
 
@@ -156,11 +183,11 @@ def vendor_fact(kind: str, table: Mapping[str, str]) -> GenerateFn:
             # the post's own chip sets the scene; the question asks about another vendor's
             anchor = rng.choice(anchors)
             others_pool = [c for c in pool if c.vendor != anchor.vendor] or pool
-            chip = rng.choice(others_pool)
+            chip = _by_vendor(rng, others_pool)
             prefix = ctx.t(f"gen.{kind}.anchor", anchor=anchor.name,
                            answer=_label(kind, anchor.vendor, ctx)) + " "
         else:
-            chip = rng.choice(anchors or pool)
+            chip = _by_vendor(rng, anchors or pool)
         correct = _label(kind, chip.vendor, ctx)
         others = [_label(kind, vendor, ctx) for vendor in table if vendor != chip.vendor]
         fields = {"gpu": chip.name, "vendor": chip.vendor, "listed": getattr(chip, field) or "",
@@ -184,9 +211,9 @@ def dense_vs_sparse(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     Tensor Core rates "with sparsity" (2:4 structured sparsity doubles them) in a footnote.
 
     The line lists every precision the chip has; the choices are the dense figure
-    asked for and, from the same line, other precisions' dense and headline figures
-    (the asked precision's own headline most of the time), so the right figure is
-    sometimes the smallest of the four, sometimes the largest.
+    asked for and wrong figures from the same line (the headline, other precisions'
+    figures) or from a halving done twice or undone, as many below it as above it
+    on average, so the right figure's place (and its length) tells nothing.
     """
     rng = random.Random(ctx.seed)
     chips = entries(load_catalog().accelerators, options, "gpus",
@@ -220,22 +247,34 @@ def dense_vs_sparse(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     figures |= {float(headlines[p]) for p in precisions}
     others = sorted(figures - {dense, sparse})
     rng.shuffle(others)
-    if rng.random() < 0.75:  # the asked precision's own headline, and the halving undone
-        wrong = [sparse, *others, dense / 2, sparse * 2]
-    else:  # the halving done twice, on this figure or another
-        wrong = [*others, dense / 2, *(v / 2 for v in others), sparse]
-    wrong += [sparse * 2, dense / 4]  # a chip with one precision: still four
+    # Above the dense figure: the headline itself, other precisions' larger figures, the
+    # headline doubled again. Below: the halving done twice (on this figure or another),
+    # other precisions' smaller figures. How many wrong figures sit below is drawn
+    # uniformly, so the right one is the smallest, largest or in between alike.
+    above = [sparse, *(v for v in others if v > dense), sparse * 2, sparse * 4]
+    below = [*(v for v in others if v < dense), dense / 2, *(v / 2 for v in others if v < dense),
+             dense / 4]
     correct = ctx.num(dense, 5) + " TFLOPS"
     # halves written like the catalog's figures, to as many decimals as the answer
     decimals = 0 if dense.is_integer() else len(repr(dense).split(".")[1])
-    distractors = [ctx.num(v if v in figures else round(v, decimals), 9) + " TFLOPS"
-                   for v in wrong]
+
+    def shown(value: float) -> str:
+        return ctx.num(value if value in figures else round(value, decimals), 9) + " TFLOPS"
+
+    def fresh(values: list[float], seen: set[str]) -> list[str]:
+        texts: list[str] = []
+        for value in values:
+            text = shown(value)
+            if text.casefold() not in seen:
+                seen.add(text.casefold())
+                texts.append(text)
+        return texts
+
     seen = {correct.casefold()}
-    picked: list[str] = []
-    for text in distractors:
-        if text.casefold() not in seen and len(picked) < 3:
-            seen.add(text.casefold())
-            picked.append(text)
+    lower, higher = fresh(below, seen), fresh(above, seen)
+    under = rng.randint(0, 3)
+    picked = lower[:under] + higher[: 3 - under]
+    picked += [t for t in lower[under:] + higher[3 - under:] if t not in picked][: 3 - len(picked)]
     choices = [correct, *picked]
     rng.shuffle(choices)
     return ctx.question(
@@ -334,7 +373,9 @@ def bottleneck_from_numbers(ctx: DrawContext, options: Mapping[str, Any]) -> Que
                         f"{one if d['phase'] == 'decode' else ''}", **fields),
                   ctx.t(f"gen.neck.n_{binds}", **fields)]
     correct = ctx.t(f"gen.neck.res_{binds}")
-    others = [ctx.t(f"gen.neck.res_{r}") for r in (*BINDS, "network")]
+    # the fourth is a limit a one-chip serving pass never meets, a different one each time
+    beyond = rng.choice(("network", "storage", "scale_up"))
+    others = [ctx.t(f"gen.neck.res_{r}") for r in (*BINDS, beyond)]
     return ctx.question(
         kind=Kind.CHOICE, prompt=ctx.t(f"gen.neck.n_prompt_{d['phase']}{one}", **fields),
         explanation=join_steps(*steps),
