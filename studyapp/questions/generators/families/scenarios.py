@@ -8,38 +8,26 @@ from the catalog until the answer is a real deployment, computes every step
 with ``studyapp.infra`` and writes the worked chain; grading marks a step
 also against the learner's own earlier answers (error carried forward).
 """
-
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from studyapp.catalog import load_catalog
-from studyapp.catalog.models import Accelerator, Model, System
+from studyapp.catalog.models import Model, System
 from studyapp.infra import (
-    checkpoint_bytes,
-    cluster_mtbf_seconds,
-    decode,
     dtype_bytes,
     kv_bytes_per_token,
-    min_devices,
-    training_flops,
-    training_memory_bytes,
-    training_seconds,
-    transfer_seconds,
     usable_bytes,
     weights_bytes,
-    young_daly_interval,
 )
-from studyapp.infra.compute import ADAM_MIXED_BYTES_PER_PARAM, decode_flops
 from studyapp.infra.shapes import kv_shape
-from studyapp.infra.storage import CHECKPOINT_BYTES_PER_PARAM
 from studyapp.infra.units import GB, TFLOPS
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.context import DrawContext, DrawFn, drawn
-from studyapp.questions.generators.drawing import draw_until, entries, values
+from studyapp.questions.generators.drawing import draw_until, values
 from studyapp.questions.generators.families.gradient_exchange import (
     ALLREDUCE_STEPS,
     exchange_fields,
@@ -49,137 +37,55 @@ from studyapp.questions.generators.families.memory import (
     KV_CACHE_PER_TOKEN,
     WEIGHTS_SIZE,
 )
+from studyapp.questions.generators.families.scenario_kit import (
+    CLUSTERS,
+    DATA_PARALLEL,
+    EXACT,
+    GPU_HOUR_DOLLARS,
+    GPU_MTBF_HOURS,
+    GRADIENT_DTYPE,
+    LONG_CONTEXTS,
+    MFUS,
+    NODE_SYSTEMS,
+    NODES,
+    RATE,
+    SERVE_CONTEXTS,
+    SERVE_MODELS,
+    TENSOR_PARALLEL,
+    TOKENS,
+    TRAIN_GPUS,
+    TRAIN_MODELS,
+    USERS,
+    WRITE_GB_S,
+    _gb,
+    _models,
+    _scenario,
+    _systems,
+    active_params,
+    decode_step_seconds,
+    dense_flops,
+    dollars_per_million_tokens,
+    like,
+    tensor_parallel,
+)
 from studyapp.questions.generators.families.terms import (
     capacity_fields,
     kv_formula,
     kv_shape_fields,
     model_phrase,
 )
-from studyapp.questions.generators.families.training import CHECKPOINT_WRITE, TRAINING_DAYS
-from studyapp.questions.generators.slips import (
-    FORWARD_ONLY,
-)
+from studyapp.questions.generators.families.training_scenarios import checkpointing, training
 from studyapp.questions.generators.wording import label
-from studyapp.questions.model import Kind, Question, Tolerance
-from studyapp.questions.scenario import Step, build_parts, run_chain, worked_chain
+from studyapp.questions.model import Kind, Question
+from studyapp.questions.scenario import Step, run_chain
 
-
-def like(family: Family, step: Step) -> Step:
-    """``step`` declaring the slips of ``family``, the one-step card that computes the same
-    (its shared params carry the names those slips read: ``dtype``, ``kv_dtype``...)."""
-    from dataclasses import replace
-
-    return replace(step, like=family.name, slips=(*family.slips, *step.slips))
-
-EXACT = Tolerance(relative=None, absolute=0.0)
-"""A count of GPUs or sequences: right or not."""
-RATE = Tolerance(relative=0.03)
-"""A rate built on earlier rounded steps: a little more room than a single step."""
-TENSOR_PARALLEL = (1, 2, 4, 8)
-NODE_SYSTEMS = ("hgx-h100", "hgx-h200", "hgx-b200")
-SERVE_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "qwen2.5-72b", "mixtral-8x7b", "llama-2-70b",
-                "llama-3.1-405b")
-USERS = (8, 16, 32, 64, 128)
-SERVE_CONTEXTS = (2048, 4096, 8192, 16384, 32768)
-LONG_CONTEXTS = (32768, 65536, 131072)
-TRAIN_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "qwen2.5-72b", "llama-3.1-405b",
-                "gpt-3-175b", "mixtral-8x7b")
-TRAIN_GPUS = ("a100-80gb", "h100-sxm", "h200-sxm", "b200", "mi300x", "mi355x", "tpu-v5p",
-              "trainium2", "gaudi3")
-TOKENS = (0.3e12, 1e12, 2e12, 5e12, 15e12)
-CLUSTERS = (256, 512, 1024, 2048, 4096, 8192, 16384)
-MFUS = (0.3, 0.35, 0.4, 0.5)
-DATA_PARALLEL = (8, 16, 32, 64)
-WRITE_GB_S = (10, 20, 50, 100, 200, 500)
-GPU_MTBF_HOURS = (25_000, 50_000, 100_000)
-NODES = (2, 4, 8, 16, 32)
-GPU_HOUR_DOLLARS = (2.0, 2.5, 3.0, 4.0, 6.0)
-"""Hypothetical rental prices the prompt states (a parameter of the problem, not a quote)."""
-GRADIENT_DTYPE = "bf16"
-
-
-# --- shared arithmetic ------------------------------------------------------
-
-
-def tensor_parallel(total_gb: float, memory_bytes: float) -> float:
-    """Fewest GPUs in a tensor-parallel group (a power of two) whose usable memory holds it."""
-    need = min_devices(total_gb * GB, memory_bytes)
-    return float(2 ** math.ceil(math.log2(need)))
-
-
-def decode_step_seconds(bytes_read: float, bandwidth: float, active_params: float,
-                        batch: int, flops: float) -> tuple[float, float]:
-    """(memory time, compute time) of one decode step over a tensor-parallel group.
-
-    Both through ``infra.decode`` (the calculator's model): memory time, and compute
-    time 2 × active params × batch over the group's dense FLOP/s. The step takes the
-    larger.
-    """
-    step = decode(bytes_read, 0.0, bandwidth, batch,
-                  flops_per_step=decode_flops(active_params, batch), flops=flops)
-    return step.memory_seconds, step.compute_seconds or 0.0
-
-
-def dollars_per_million_tokens(dollars_per_hour: float, tokens_per_s: float) -> float:
-    """What a million generated tokens cost at a rental price and a throughput."""
-    return dollars_per_hour / (tokens_per_s * 3600.0) * 1e6
-
-
-def dense_flops(chip: Accelerator, dtype: str) -> float:
-    """The chip's dense FLOP/s for the dtype (FP8 rate for 1-byte weights, BF16 otherwise)."""
-    if dtype_bytes(dtype) <= 1 and chip.fp8_dense_tflops:
-        return chip.fp8_dense_tflops * TFLOPS
-    return chip.bf16_dense_tflops * TFLOPS
-
-
-def active_params(model: Model) -> float:
-    return (model.active_params_b or model.params_b) * 1e9
-
-
-# --- building the question ---------------------------------------------------
-
-Fields = Callable[[Mapping[str, Any]], dict[str, str]]
-
-
-def _scenario(ctx: DrawContext, *, texts: str, steps: Sequence[Step],
-              shared: Mapping[str, Any], fields: Fields, params: Mapping[str, Any]) -> Question:
-    """A scenario question: texts ``scen.<texts>.*`` filled with the true chain's figures."""
-    env = run_chain(steps, shared)
-    words = fields(env)
-    key = f"scen.{texts}"
-    prompts = {s.name: ctx.t(f"{key}.{s.name}", **words) for s in steps}
-    methods = {s.name: ctx.t(f"{key}.{s.name}.method", **words) for s in steps}
-    solutions = {s.name: ctx.t(f"{key}.{s.name}.solution", **words) for s in steps}
-    parts, _ = build_parts(steps, shared, seed=ctx.seed, lang=ctx.lang,
-                           prompts=prompts, methods=methods, solutions=solutions)
-    question = ctx.question(kind=Kind.SCENARIO, prompt=ctx.t(f"{key}.setup", **words),
-                            explanation="", answer=str(len(parts)), parts=parts,
-                            params={**params, "steps": {p.name: p.question.answer
-                                                        for p in parts
-                                                        if p.question.kind is Kind.NUMERIC}})
-    return _with_chain(question)
-
-
-def _with_chain(question: Question) -> Question:
-    from dataclasses import replace
-
-    return replace(question, explanation=worked_chain(question))
-
-
-def _systems(options: Mapping[str, Any]) -> list[System]:
-    catalog = load_catalog()
-    default = [s for s in NODE_SYSTEMS if s in catalog.systems]
-    return entries(catalog.systems, {"systems": default, **options}, "systems")
-
-
-def _models(options: Mapping[str, Any], default: Sequence[str]) -> list[Model]:
-    catalog = load_catalog()
-    known = [m for m in default if m in catalog.models]
-    return entries(catalog.models, {"models": known, **options}, "models")
-
-
-def _gb(env: Mapping[str, Any], ctx: DrawContext, *names: str) -> dict[str, str]:
-    return {name: ctx.shown(float(env[name])) for name in names}
+__all__ = [  # the pools and arithmetic other families and tests read from here
+    "CLUSTERS", "DATA_PARALLEL", "EXACT", "GPU_HOUR_DOLLARS", "GPU_MTBF_HOURS",
+    "GRADIENT_DTYPE", "LONG_CONTEXTS", "MFUS", "NODES", "NODE_SYSTEMS", "RATE", "SCENARIOS",
+    "SERVE_CONTEXTS", "SERVE_MODELS", "TENSOR_PARALLEL", "TOKENS", "TRAIN_GPUS",
+    "TRAIN_MODELS", "USERS", "WRITE_GB_S", "active_params", "decode_step_seconds",
+    "dense_flops", "dollars_per_million_tokens", "like", "tensor_parallel",
+]
 
 
 # --- scenario-serving -------------------------------------------------------
@@ -355,130 +261,6 @@ def long_context(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                      steps=LONG_STEPS, shared=shared, fields=fields,
                      params={"system": system.id, "gpu": chip.id, "model": model.id,
                              "context": context, "weights_dtype": shared["weights_dtype"]})
-
-
-# --- scenario-training ------------------------------------------------------
-
-TRAINING_STEPS = (
-    Step("flops", lambda e: training_flops(e["active"], e["tokens"]), "FLOP",
-         slips=(FORWARD_ONLY,)),
-    like(TRAINING_DAYS, Step("days", lambda e: training_seconds(
-        e["flops"], e["flops_per_gpu"], e["gpus"], e["mfu"]) / 86400, "days", uses=("flops",))),
-    Step("state", lambda e: training_memory_bytes(e["params"], ADAM_MIXED_BYTES_PER_PARAM)
-         / GB, "GB"),
-    Step("per_gpu", lambda e: e["state"] / e["dp"], "GB", uses=("state",)),
-    Step("min_gpus", lambda e: float(min_devices(e["state"] * GB, e["memory_bytes"])), "GPUs",
-         uses=("state",), tolerance=EXACT),
-)
-
-
-def training(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
-    """Train a model: 6·N·D, days on a cluster at an MFU, Adam state, ZeRO-3, fewest GPUs."""
-    rng = random.Random(ctx.seed)
-    catalog = load_catalog()
-    models = _models(options, TRAIN_MODELS)
-    default = [g for g in TRAIN_GPUS if g in catalog.accelerators]
-    chips = entries(catalog.accelerators, {"gpus": default, **options}, "gpus")
-
-    def draw(rng: random.Random) -> tuple[Model, Accelerator, float, int, float, int]:
-        return (rng.choice(models), rng.choice(chips), rng.choice(TOKENS), rng.choice(CLUSTERS),
-                rng.choice(MFUS), rng.choice(DATA_PARALLEL))
-
-    def shared_of(d: tuple[Model, Accelerator, float, int, float, int]) -> dict[str, Any]:
-        model, chip, tokens, gpus, mfu, dp = d
-        return {"params": model.params, "active": active_params(model), "tokens": tokens,
-                "model": model.id,
-                "flops_per_gpu": chip.bf16_dense_tflops * TFLOPS, "gpus": gpus, "mfu": mfu,
-                "dp": dp, "memory_bytes": chip.memory_bytes}
-
-    def plausible(d: tuple[Model, Accelerator, float, int, float, int]) -> bool:
-        env = run_chain(TRAINING_STEPS, shared_of(d))
-        # the ZeRO-3 group holds the state (a group too small "holds" more than the GPU
-        # has), and the cluster has that group
-        holds = env["per_gpu"] * GB <= usable_bytes(d[1].memory_bytes) and d[5] <= d[3]
-        return bool(1 <= env["days"] <= 365 and env["min_gpus"] >= 2 and holds)
-
-    d = draw_until(rng, draw, plausible, "scenario-training")
-    model, chip, tokens, gpus, mfu, dp = d
-    shared = shared_of(d)
-
-    def fields(env: Mapping[str, Any]) -> dict[str, str]:
-        return {"model": model_phrase(model, ctx), "gpu": label(chip.name),
-                "active_b": ctx.num(env["active"] / 1e9, 5),
-                "params_b": ctx.num(model.params_b, 5), "tokens": ctx.sci(tokens),
-                "count": ctx.num(gpus), "mfu": ctx.num(mfu * 100),
-                "tflops": ctx.num(chip.bf16_dense_tflops, 5), "dp": ctx.num(dp),
-                "flops": ctx.sci(env["flops"], 4),
-                "rate": ctx.sci(env["flops_per_gpu"] * gpus * mfu, 4),
-                "seconds": ctx.sci(env["days"] * 86400, 4),
-                **capacity_fields(chip, ctx),
-                "usable_gb": ctx.shown(usable_bytes(chip.memory_bytes) / GB),
-                "min_gpus": ctx.num(env["min_gpus"]),
-                **_gb(env, ctx, "days", "state", "per_gpu")}
-
-    return _scenario(ctx, texts="training",
-                     steps=TRAINING_STEPS, shared=shared, fields=fields,
-                     params={"model": model.id, "gpu": chip.id, "tokens": tokens, "gpus": gpus,
-                             "mfu": mfu, "data_parallel": dp})
-
-
-# --- scenario-checkpoint ----------------------------------------------------
-
-
-def _lost_hours(e: Mapping[str, Any]) -> float:
-    """Hours a day spent writing checkpoints plus, on average, half an interval redone per
-    failure: 24 × (C/τ + τ/(2·MTBF)), the waste Young's formula minimises."""
-    tau = float(e["interval"]) * 60
-    return 24.0 * (float(e["write"]) / tau + tau / (2 * float(e["mtbf"]) * 3600))
-
-
-CHECKPOINT_STEPS = (
-    like(CHECKPOINT_WRITE, Step("size", lambda e: checkpoint_bytes(
-        e["params"], CHECKPOINT_BYTES_PER_PARAM) / GB, "GB")),
-    Step("write", lambda e: transfer_seconds(e["size"] * GB, e["write_gb_s"] * GB), "s",
-         uses=("size",)),
-    Step("mtbf", lambda e: cluster_mtbf_seconds(e["device_hours"] * 3600, e["gpus"]) / 3600,
-         "h"),
-    Step("interval", lambda e: young_daly_interval(e["write"], e["mtbf"] * 3600) / 60, "min",
-         uses=("write", "mtbf")),
-    Step("lost", _lost_hours, "h", uses=("write", "mtbf", "interval"), tolerance=RATE),
-)
-
-
-def checkpointing(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
-    """Checkpoint a training run: size, write time, cluster MTBF, Young/Daly, hours lost a day."""
-    rng = random.Random(ctx.seed)
-    models = _models(options, TRAIN_MODELS)
-
-    def draw(rng: random.Random) -> tuple[Model, float, int, float]:
-        return (rng.choice(models), float(rng.choice(WRITE_GB_S)), rng.choice(CLUSTERS),
-                float(rng.choice(GPU_MTBF_HOURS)))
-
-    def shared_of(d: tuple[Model, float, int, float]) -> dict[str, Any]:
-        return {"params": d[0].params, "write_gb_s": d[1], "gpus": d[2], "device_hours": d[3],
-                "bytes_per_param": CHECKPOINT_BYTES_PER_PARAM}
-
-    def plausible(d: tuple[Model, float, int, float]) -> bool:
-        env = run_chain(CHECKPOINT_STEPS, shared_of(d))
-        return bool(5 <= env["write"] <= 0.1 * env["interval"] * 60 and env["lost"] < 6)
-
-    d = draw_until(rng, draw, plausible, "scenario-checkpoint")
-    model, bandwidth, gpus, device_hours = d
-    shared = shared_of(d)
-
-    def fields(env: Mapping[str, Any]) -> dict[str, str]:
-        return {"model": model_phrase(model, ctx), "params_b": ctx.num(model.params_b, 5),
-                "bytes": ctx.num(CHECKPOINT_BYTES_PER_PARAM), "write_gb_s": ctx.num(bandwidth),
-                "count": ctx.num(gpus), "device_hours": ctx.num(device_hours),
-                "mtbf_s": ctx.num(env["mtbf"] * 3600, 5),
-                "interval_s": ctx.num(env["interval"] * 60, 4),
-                "writing_h": ctx.shown(24 * env["write"] / (env["interval"] * 60)),
-                "rework_h": ctx.shown(24 * env["interval"] * 60 / (2 * env["mtbf"] * 3600)),
-                **_gb(env, ctx, "size", "write", "mtbf", "interval", "lost")}
-
-    return _scenario(ctx, texts="checkpoint", steps=CHECKPOINT_STEPS, shared=shared, fields=fields,
-                     params={"model": model.id, "write_gb_s": bandwidth, "gpus": gpus,
-                             "device_mtbf_hours": device_hours})
 
 
 # --- scenario-allreduce -----------------------------------------------------
