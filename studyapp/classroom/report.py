@@ -22,9 +22,9 @@ from studyapp.progress import count_mastered, mastery_age, mastery_places, round
 from studyapp.srs.scheduler import SchedulerSettings
 from studyapp.store import Store, open_store
 from studyapp.store import classroom as db
+from studyapp.store.mastery import mastered_keys
 from studyapp.store.progress import deck_choices, ensure_profile
 from studyapp.store.progress_files import import_progress, read_export
-from studyapp.store.stats import mastered_keys
 from studyapp.study.held import record_abandoned_in
 
 if TYPE_CHECKING:

@@ -20,8 +20,9 @@ from studyapp.progress.sources import ProgressSource
 from studyapp.srs.calendar import day_bounds, elapsed_days, study_day
 from studyapp.srs.scheduler import SchedulerSettings
 from studyapp.store import stats as db
+from studyapp.store.mastery import MATURE_DAYS, mastered_keys
 from studyapp.store.retention import true_retention
-from studyapp.store.stats import MATURE_DAYS, CardDetail, CardScore
+from studyapp.store.stats import CardDetail, CardScore
 
 HEATMAP_DAYS = 180
 FORECAST_DAYS = 30
@@ -40,11 +41,11 @@ def mastery_share(mastered: int, total: int) -> float:
 def mastered_per_place(service: ProgressSource,
                        places: dict[tuple[str, str], tuple[str | None, str]] | None = None
                        ) -> tuple[dict[str, int], dict[str, int]]:
-    """Mastered cards per post and per deck (``store.stats.mastered_card``), counted
+    """Mastered cards per post and per deck (``store.mastery.mastered_card``), counted
     once for every screen that shows mastery."""
     settings, now = service.settings, service.now()
     places = service.mastery_places() if places is None else places
-    keys = db.mastered_keys(service.store, (service.profile.id,), now, mastery_age(settings),
+    keys = mastered_keys(service.store, (service.profile.id,), now, mastery_age(settings),
                             day_end=day_bounds(now, settings.day_rollover_hour)[1],
                             deck_ids={deck for _, deck in places.values()})
     return count_mastered(keys[service.profile.id], places)

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from studyapp.deck_ids import is_deck_id
 from studyapp.store.database import Store
+from studyapp.store.mastery import REVIEW, mastered_card
 from studyapp.store.models import (
     CardStat,
     CardState,
@@ -26,7 +27,6 @@ from studyapp.store.models import (
     PublishedDeckVersion,
     ReviewLog,
 )
-from studyapp.store.stats import REVIEW, mastered_card
 
 
 @dataclass(frozen=True)

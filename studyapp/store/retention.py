@@ -16,8 +16,9 @@ from itertools import pairwise
 from sqlalchemy import and_, case, func, or_, select, union_all
 
 from studyapp.store.database import Store
+from studyapp.store.mastery import MATURE_DAYS, REVIEW
 from studyapp.store.models import ReviewLog
-from studyapp.store.stats import MATURE_DAYS, REVIEW, _int, _true, day_key
+from studyapp.store.stats import _int, _true, day_key
 
 
 @dataclass(frozen=True)

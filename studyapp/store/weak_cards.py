@@ -14,8 +14,9 @@ from datetime import datetime
 from sqlalchemy import and_, func, select
 
 from studyapp.store.database import Store
+from studyapp.store.mastery import mastered_card
 from studyapp.store.models import CardStat, CardState, ReviewLog
-from studyapp.store.stats import CardScore, _int, _scores, _true, mastered_card
+from studyapp.store.stats import CardScore, _int, _scores, _true
 
 
 def weakness_key(lapses: int, reviews: int, correct: int,
