@@ -22,17 +22,24 @@ def _tpu7x(**changes: Any) -> dict[str, Any]:
     return {**data, **changes}
 
 
-def test_tpu7x_figures_not_read_in_googles_docs_are_announced() -> None:
+def test_tpu7x_figures_from_googles_table_are_published() -> None:
     chip = load_catalog().accelerators["tpu-v7"]
-    # 7.37 TB/s: Google's launch blog, https://blog.google/products/google-cloud/ironwood-tpu-age-of-inference/
-    assert chip.memory_bandwidth_tb_s == 7.37
-    assert chip.figure_status("memory_bandwidth_tb_s") == "announced"
-    assert not chip.is_fact("memory_bandwidth_tb_s")
-    # 1.2 TB/s ICI per chip: Hot Chips 2025 coverage, https://mattfife.com/?p=15269
-    assert chip.figure_status("scale_up_gb_s") == "announced"
-    # 2,307 dense BF16 TFLOPS: Google's TPU7x table, https://docs.cloud.google.com/tpu/docs/tpu7x
+    # 7,380 GBps of HBM bandwidth and 2,307 dense BF16 TFLOPS: Google's TPU7x table,
+    # https://docs.cloud.google.com/tpu/docs/tpu7x (the launch blog said 7.37 TB/s)
+    assert chip.memory_bandwidth_tb_s == 7.38
+    assert chip.figure_status("memory_bandwidth_tb_s") == "published"
     assert chip.figure_status("bf16_dense_tflops") == "published"
     assert chip.is_fact("bf16_dense_tflops")
+
+
+def test_mi355x_infinity_fabric_not_read_in_amds_docs_is_announced() -> None:
+    chip = load_catalog().accelerators["mi355x"]
+    # ~1,075 GB/s of Infinity Fabric: AMD's datasheet figure, not re-read here
+    # (https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html)
+    assert chip.scale_up_gb_s == 1075
+    assert chip.figure_status("scale_up_gb_s") == "announced"
+    assert not chip.is_fact("scale_up_gb_s")
+    assert chip.is_fact("memory_bandwidth_tb_s")
 
 
 def test_a_driver_total_is_measured() -> None:
@@ -55,12 +62,12 @@ def test_a_status_must_name_a_figure_the_entry_gives(status: dict[str, str], wor
 
 def test_show_prints_each_figures_status_in_text_and_json() -> None:
     runner = CliRunner()
-    out = runner.invoke(main, ["--lang", "en", "catalog", "show", "tpu-v7"]).output
-    assert re.search(r"memory_bandwidth_tb_s +7\.37  \(announced\)\n", out), out
-    assert re.search(r"bf16_dense_tflops +2307  \(published\)\n", out), out
-    assert re.search(r"scale_up +ICI \(3D torus\)\n", out)  # a name, not a figure: no status
-    out = runner.invoke(main, ["--lang", "es", "catalog", "show", "tpu-v7"]).output
-    assert re.search(r"memory_bandwidth_tb_s +7,?\.?37  \(anunciado\)", out), out
+    out = runner.invoke(main, ["--lang", "en", "catalog", "show", "mi355x"]).output
+    assert re.search(r"scale_up_gb_s +1075  \(announced\)\n", out), out
+    assert re.search(r"memory_bandwidth_tb_s +8  \(published\)\n", out), out
+    assert re.search(r"scale_up +Infinity Fabric \(4th gen\)\n", out)  # a name: no status
+    out = runner.invoke(main, ["--lang", "es", "catalog", "show", "mi355x"]).output
+    assert re.search(r"scale_up_gb_s +1\.?075  \(anunciado\)", out), out
     shown = json.loads(runner.invoke(main, ["catalog", "show", "b300", "--json"]).output)
     assert shown["status"]["driver_memory_mib"] == "measured"
     assert shown["status"]["fp4_dense_tflops"] == "published"
@@ -102,8 +109,8 @@ def test_gaudi2_fp8_is_an_estimate_used_and_said() -> None:
     assert report["figure_status"] == {"fp8_dense_tflops": "estimated"}
     assert report["seconds"] == pytest.approx(6 * 7e9 * 1e12 / (865e12 * 0.4), rel=1e-9)
     text = CliRunner().invoke(main, ["--lang", "es", "calc", "decode", "--model", "llama-3.1-8b",
-                                     "--gpu", "tpu-v7"]).output
-    assert "memory_bandwidth_tb_s (anunciado)" in text
+                                     "--gpu", "gaudi2", "--dtype", "fp8"]).output
+    assert "fp8_dense_tflops (estimado)" in text
 
 
 def test_published_figures_add_no_status_to_calc() -> None:

@@ -10,15 +10,15 @@ from studyapp.questions.generators import get_family
 from studyapp.questions.generators.figures import drawn_entries, flagged_figures, label_text
 
 
-@pytest.mark.parametrize(("lang", "shown"), [("en", "7.37 TB/s (announced)"),
-                                             ("es", "7,37 TB/s (anunciado)")])
-def test_tpu7x_bandwidth_is_labelled_in_a_drawn_question(lang: str, shown: str) -> None:
-    # 7.37 TB/s: Google's launch blog, not re-read in Google's docs
-    # https://blog.google/products/google-cloud/ironwood-tpu-age-of-inference/
+@pytest.mark.parametrize(("lang", "shown"), [("en", "153.6 GB/s (announced)"),
+                                             ("es", "153,6 GB/s (anunciado)")])
+def test_an_announced_link_figure_is_labelled_in_a_drawn_question(lang: str, shown: str) -> None:
+    # 153.6 GB/s per Infinity Fabric link on MI350: AMD's product page, not re-read here
+    # (https://www.amd.com/en/products/accelerators/instinct/mi350.html)
     for seed in range(5):
-        q = get_family("decode-ceiling").generate(seed, lang, {"gpus": ["tpu-v7"]})
+        q = get_family("ring-allreduce").generate(seed, lang,
+                                                  {"links": ["infinity-fabric-mi350"]})
         assert shown in q.prompt
-        assert shown in q.explanation
         plain = shown.split(" (")[0]
         assert q.prompt.count(plain) == q.prompt.count(shown)  # every time it is written
 
@@ -31,14 +31,13 @@ def test_published_figures_carry_no_label() -> None:
 
 
 def test_a_value_a_published_figure_shares_names_the_chip() -> None:
-    # TPU v5p ICI 1,200 GB/s is published (https://docs.cloud.google.com/tpu/docs/v5p-training);
-    # TPU7x's 1,200 GB/s is from Hot Chips coverage (https://mattfife.com/?p=15269)
-    flagged, facts = flagged_figures(drawn_entries({"gpus": ["tpu-v7", "tpu-v5p"]}))
-    text = label_text("TPU7x: 1,200 GB/s; TPU v5p: 1,200 GB/s.", "en", flagged, facts)
-    assert text.count("1,200 GB/s (announced, Google TPU7x)") == 2
-    assert label_text("TPU7x (7.37 TB/s)", "en", flagged, facts) == (
-        "TPU7x (7.37 TB/s (announced))")
-    assert label_text("2 TPU7x chips", "en", flagged, facts) == "2 TPU7x chips"
+    # MI355X's 1,075 GB/s of Infinity Fabric is announced (AMD's figure, not re-read);
+    # the same number written for another drawn chip is labelled with the chip it belongs to
+    flagged, facts = flagged_figures(drawn_entries({"gpus": ["mi355x", "h100-sxm"]}))
+    text = label_text("MI355X: 1,075 GB/s; H100: 3.35 TB/s.", "en", flagged, facts)
+    assert "1,075 GB/s (announced" in text
+    assert "3.35 TB/s (" not in text
+    assert label_text("2 MI355X chips", "en", flagged, facts) == "2 MI355X chips"
 
 
 def test_chip_ranking_never_ranks_on_an_announced_figure() -> None:
