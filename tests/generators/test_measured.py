@@ -150,3 +150,14 @@ def test_a_wrong_prediction_carries_into_the_share() -> None:
     theory = grade_part(q, 0, "900", [])
     share = grade_part(q, 1, "53.3", [theory])
     assert not theory.correct and share.carried and not share.correct
+
+
+def test_the_right_cause_moves_among_the_choices() -> None:
+    """Every KV entry's cause is the engine's own memory: were the choices in one order,
+    the first would always be right."""
+    m = pool(KV)[0]
+    places = set()
+    for seed in range(20):
+        cause = question_of(KV, DrawContext(seed, "en"), m).parts[-1].question
+        places.add(cause.choices.index(str(cause.answer)))
+    assert len(places) >= 3

@@ -253,7 +253,9 @@ def question_of(family: Predict, ctx: DrawContext, m: Measurement) -> Question:
     """The predict-then-check scenario of one measurement: the family's steps, then the
     gap's cause among the family's causes."""
     causes = {c: ctx.t(f"scen.gap.{c}") for c in family.causes}
-    cause = Step("cause", _cause, choices=tuple(causes.values()))
+    order = list(causes.values())
+    random.Random(ctx.seed).shuffle(order)  # the right cause is not always in one place
+    cause = Step("cause", _cause, choices=tuple(order))
     steps = (*family.steps, cause)
     shared = {**family.shared(m), "gap": m.gap, "cause_words": causes}
     env = run_chain(steps, shared)
