@@ -176,13 +176,28 @@ def _fraction(m: Measurement) -> float:
     return float(value) if isinstance(value, int | float) else 0.0
 
 
+def _kv_dtype(m: Measurement) -> str:
+    """The KV cache in the weights' 16-bit type (the engines' default), else BF16 for
+    weights quantised below 16 bits."""
+    weights = str(m.setup["weights"])
+    return weights if weights in ("fp16", "bf16") else "bf16"
+
+
+def _placement(ctx: DrawContext, m: Measurement, tp: int) -> dict[str, str]:
+    gpu = label(_chip(m).name)
+    if tp == 1:
+        return {"placement": ctx.t("scen.measured-kv.on_one", gpu=gpu), "split": ""}
+    return {"placement": ctx.t("scen.measured-kv.on_many", gpu=gpu, tp=ctx.num(tp)),
+            "split": ctx.t("scen.measured-kv.split", tp=ctx.num(tp))}
+
+
 def _kv_shared(m: Measurement) -> Shared:
     cat = load_catalog()
     model = cat.models[str(m.setup["model"])]
     tp = int(m.setup.get("tensor_parallel", m.chips))
     return {"memory_gb": _chip(m).memory_bytes / GB, "fraction": _fraction(m), "tp": tp,
             "weights_gb": weights_bytes(model.params, str(m.setup["weights"])) / GB,
-            "kv_per_token": kv_bytes_per_token(kv_shape(model), "bf16"),
+            "kv_per_token": kv_bytes_per_token(kv_shape(model), _kv_dtype(m)),
             "measured": m.value}
 
 
@@ -198,9 +213,10 @@ KV = Predict(
                 uses=("free_gb",)),
            _efficiency("measured", "tokens")),
     fields=lambda ctx, m, e: {
-        "gpu": label(_chip(m).name), "tp": ctx.num(e["tp"]),
+        "gpu": label(_chip(m).name), "tp": ctx.num(e["tp"]), **_placement(ctx, m, e["tp"]),
         "model": model_phrase(load_catalog().models[str(m.setup["model"])], ctx),
-        "wdtype": str(m.setup["weights"]).upper(), "software": str(m.setup["software"]),
+        "wdtype": str(m.setup["weights"]).upper(), "kvdtype": _kv_dtype(m).upper(),
+        "software": str(m.setup["software"]),
         "memory_gb": ctx.num(e["memory_gb"], 5), "fraction": ctx.num(e["fraction"], 3),
         "weights_gb": ctx.num(e["weights_gb"], 5), "per_token": ctx.num(e["kv_per_token"], 6),
         "measured": ctx.num(m.value, 6)},
