@@ -27,8 +27,25 @@ MeasurementKind = Literal[
     "driver-memory",         # the total the driver reports (nvidia-smi, rocm-smi), MiB
     "kv-cache-memory",       # KV cache a serving engine allocates per GPU, GiB or GB
     "kv-cache-tokens",       # KV cache a serving engine reports, in tokens
+    "decode-throughput",     # tokens one stream generates per second, tokens/s
 ]
-MeasurementUnit = Literal["GB/s", "us", "TFLOPS", "MiB", "GiB", "GB", "tokens"]
+MeasurementUnit = Literal["GB/s", "us", "TFLOPS", "MiB", "GiB", "GB", "tokens", "tokens/s"]
+GapCause = Literal[
+    "none",                 # the measurement is the datasheet figure
+    "latency",              # a fixed start-up cost per operation dominates a small one
+    "protocol-overhead",    # headers, flow control and synchronisation take part of the link
+    "in-switch-reduction",  # NVLink SHARP reduces in the switch: bus bandwidth above line rate
+    "clock-under-load",     # the chip lowers its clock under a sustained load (power, heat)
+    "tile-quantization",    # shapes that do not fill whole tiles and waves of the chip
+    "software-stack",       # the library or its version leaves performance behind
+    "serving-memory",       # the engine keeps activations, graphs and non-torch memory aside
+    "reserved-memory",      # the driver and firmware keep part of the memory
+    "datasheet-rounding",   # the datasheet prints a round figure in another unit
+    "non-matmul-work",      # a training step also runs attention, norms, optimizer, comms
+    "step-overhead",        # a decode step also pays kernel launches, attention and sampling
+]
+"""Why a measurement differs from its datasheet figure: what the predict-then-check
+questions ask the learner to name."""
 
 UNIT_OF_KIND: dict[str, tuple[str, ...]] = {
     "allreduce-busbw": ("GB/s",),
@@ -40,6 +57,7 @@ UNIT_OF_KIND: dict[str, tuple[str, ...]] = {
     "driver-memory": ("MiB",),
     "kv-cache-memory": ("GiB", "GB"),
     "kv-cache-tokens": ("tokens",),
+    "decode-throughput": ("tokens/s",),
 }
 """The unit each kind is published in: a figure in another unit is a slip, not a choice."""
 
@@ -65,6 +83,8 @@ class Measurement(Entry):
     setup: Setup = Field(default_factory=dict)
     stated_by: Literal["measured", "maintainer"] = "measured"
     """``maintainer``: a figure a project's maintainers give as what a setup reaches."""
+    gap: GapCause | None = None
+    """The main cause of the gap to the datasheet figure (its justification in ``note``)."""
 
     @model_validator(mode="after")
     def _consistent(self) -> Measurement:

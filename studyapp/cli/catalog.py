@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from studyapp.cli import current_settings, echo_json
 from studyapp.text import one_line
+
+if TYPE_CHECKING:
+    from studyapp.catalog import Catalog
 
 
 @click.group()
@@ -127,13 +131,16 @@ def catalog_show(ctx: click.Context, entry_id: str, as_json: bool) -> None:
     status = {key: entry.figure_status(key) for key, value in figures.items()
               if _is_figure(value)}
     memory = _memory_reading(entry)
+    measured = _measurements(shown, entry.id)
     if as_json:
         echo_json({"id": entry.id, "kind": kind, "name": entry.name, "figures": figures,
                    "status": status, **({"memory": memory} if memory else {}),
-                   "note": entry.note, "sources": [str(url) for url in entry.sources]})
+                   "note": entry.note, "sources": [str(url) for url in entry.sources],
+                   "measurements": measured})
         return
     _print_entry(current_settings(ctx).lang, kind, entry.name, entry.id, figures, status,
                  memory, entry.note, [str(url) for url in entry.sources])
+    _print_measurements(current_settings(ctx).lang, measured)
 
 
 def _memory_reading(entry: object) -> dict[str, object] | None:
@@ -181,6 +188,45 @@ def _is_figure(value: object) -> bool:
     if isinstance(value, dict):
         return bool(value) and all(_is_figure(v) for v in value.values())
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _measurements(shown: Catalog, entry_id: str) -> list[dict[str, object]]:
+    """The published measurements of a chip or system, each beside the datasheet figure
+    it is read against (``efficiency``: measured ÷ theory)."""
+    return [{"id": m.id, "name": m.name, "kind": m.kind, "value": m.value, "unit": m.unit,
+             "theory": m.theory, "efficiency": m.efficiency, "chips": m.chips,
+             "nodes": m.nodes, "setup": dict(m.setup), "date": m.date.isoformat(),
+             "gap": m.gap, "stated_by": m.stated_by,
+             "sources": [str(url) for url in m.sources]}
+            for m in shown.measured(entry_id)]
+
+
+def _print_measurements(lang: str, measured: list[dict[str, object]]) -> None:
+    """One line a measurement: value, share of the datasheet, setup, date and source."""
+    from studyapp.i18n import t
+    from studyapp.numbers import format_figure
+
+    if not measured:
+        return
+    click.echo(t("catalog.show.measurements", lang))
+    for m in measured:
+        value, theory, efficiency = m["value"], m["theory"], m["efficiency"]
+        assert isinstance(value, float)
+        share = ""
+        if isinstance(theory, float) and isinstance(efficiency, float):
+            share = t("catalog.show.measured.share", lang,
+                      pct=format_figure(efficiency * 100, lang),
+                      theory=format_figure(theory, lang), unit=m["unit"])
+        setup = m["setup"]
+        assert isinstance(setup, dict) and isinstance(m["sources"], list)
+        scale = (t("catalog.show.measured.chip", lang) if m["chips"] == 1 else
+                 t("catalog.show.measured.chips", lang, chips=m["chips"]))
+        if m["nodes"] != 1:
+            scale += t("catalog.show.measured.nodes", lang, nodes=m["nodes"])
+        details = ", ".join([scale, *(f"{k}={_plain(v)}" for k, v in list(setup.items())[:4])])
+        click.echo(t("catalog.show.measured", lang, value=format_figure(value, lang),
+                     unit=m["unit"], share=share, kind=m["kind"], setup=one_line(details),
+                     date=m["date"], source=one_line(str(m["sources"][0]))))
 
 
 def _plain(value: object) -> str:

@@ -104,3 +104,63 @@ def test_efficiency_is_the_measurement_over_the_datasheet(measurement_id: str,
 
 def test_the_shipped_file_sits_beside_the_other_catalog_files() -> None:
     assert (content_dir() / "measurements.yaml").is_file()
+
+
+def test_the_catalog_holds_thirty_measurements_over_eight_chips_or_more() -> None:
+    measurements = load_catalog().measurements
+    assert len(measurements) >= 30
+    assert len({m.chip for m in measurements}) >= 8
+
+
+def test_every_measurement_read_against_a_datasheet_names_its_gap() -> None:
+    """The cause of the gap is what the predict-then-check questions ask; an entry with a
+    theory and no cause would leave them without an answer."""
+    for m in load_catalog().measurements:
+        if m.theory is not None:
+            assert m.gap is not None, m.id
+        if m.gap is not None and m.gap != "none":
+            assert m.note, f"{m.id}: a named gap says why in its note"
+
+
+def test_in_switch_reduction_only_where_the_measurement_beats_the_line_rate() -> None:
+    """NVLink SHARP lets bus bandwidth pass the one-way rate (476 of 450 GB/s, NVIDIA/
+    nccl-tests issue 290); a shortfall has another cause."""
+    for m in load_catalog().measurements:
+        if m.gap == "in-switch-reduction":
+            assert m.efficiency is not None and m.efficiency > 1, m.id
+        if m.gap == "protocol-overhead":
+            assert m.efficiency is not None and m.efficiency < 1, m.id
+
+
+def test_the_theory_is_the_catalogs_datasheet_figure() -> None:
+    """A matmul is read against the chip's dense peak for its dtype, a one-node all-reduce
+    against half its NVLink figure, a driver total against the memory in MiB."""
+    catalog = load_catalog()
+    for m in catalog.measurements:
+        chip = catalog.accelerators[str(m.chip)]
+        if m.kind == "matmul-tflops" and m.date.year >= 2026:
+            peak = chip.fp8_dense_tflops if m.setup["dtype"] == "fp8" else chip.bf16_dense_tflops
+            assert m.theory == peak, m.id
+        if m.kind == "allreduce-busbw" and m.nodes == 1 and m.theory is not None:
+            assert chip.scale_up_gb_s is not None and m.theory == chip.scale_up_gb_s / 2, m.id
+        if m.kind == "driver-memory":
+            assert chip.memory_unit == "GiB" and m.theory == chip.memory_gb * 1024, m.id
+            assert m.value == chip.driver_memory_mib, m.id
+
+
+def test_a_decode_rate_is_in_tokens_per_second(tmp_path: Path) -> None:
+    text = GOOD.format(kind="decode-throughput", chip="h100-sxm", value=52.85,
+                       unit="tokens/s")
+    code, out = _validate(tmp_path, text)
+    assert code == 0, out
+    code, out = _validate(tmp_path, GOOD.format(kind="decode-throughput", chip="h100-sxm",
+                                                value=52.85, unit="GB/s"))
+    assert code == 1 and "decode-throughput measurement is in tokens/s" in out
+
+
+def test_an_unknown_gap_cause_is_refused_at_its_line(tmp_path: Path) -> None:
+    text = GOOD.format(kind="allreduce-busbw", chip="h100-sxm", value=476,
+                       unit="GB/s") + "    gap: magic\n"
+    code, out = _validate(tmp_path, text)
+    assert code == 1
+    assert re.search(r"measurements\.yaml:12:\d+: expected 'none', .*got 'magic'", out), out

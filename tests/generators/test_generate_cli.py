@@ -68,7 +68,9 @@ def test_scenarios_listed_with_kind_scenario_and_their_parts_in_json() -> None:
     code, out, _ = run("generate", "--list", "--json")
     assert code == 0
     scenarios = [item for item in json.loads(out) if item["kind"] == "scenario"]
-    assert len(scenarios) >= 6 and all(s["name"].startswith("scenario-") for s in scenarios)
+    # planning scenarios, and the predict-then-check ones read against a measurement
+    assert len(scenarios) >= 6 and all(s["name"].startswith(("scenario-", "measured-"))
+                                       for s in scenarios)
     code, out, _ = run("--lang", "en", "generate", "scenario-serving", "--seed", "7", "--json")
     assert code == 0
     [instance] = json.loads(out)

@@ -24,6 +24,7 @@ from studyapp.questions.generators.drawing import (
     instance_seed,
     prompt_numbers,
 )
+from studyapp.questions.generators.families.measured import pool_size
 from studyapp.questions.grading import expected_display
 from studyapp.questions.model import Kind, Question
 
@@ -337,6 +338,9 @@ class Row:
     """A one-chip or one-precision pool: judged on its answers only, not on its spread."""
     refused: int = 0
     """Draws that raised because the pool leaves no sound question (loud, never wrong)."""
+    distinct_needed: int = MIN_DISTINCT
+    """Distinct questions the spread needs: fewer for a family that asks a short list of
+    published measurements, one question each."""
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -384,7 +388,9 @@ def measure(label: str, family: Family, options: Mapping[str, Any], post: str | 
                 raise
             refused += 1  # loud: no question at all rather than a wrong one
     row = Row(label=label, family=family.name, post=post, draws=draws, pool=pool,
-              refused=refused)
+              refused=refused,
+              distinct_needed=min(MIN_DISTINCT,
+                                  pool_size(family.name, options) or MIN_DISTINCT))
     if not questions:
         return row
     row.on_topic = _share([on_topic(q.prompt, post) for q in questions])
@@ -451,7 +457,7 @@ def _judge(row: Row, judge_topic: bool) -> None:
         p.append(f"true in {row.true_share:.0%} of draws")
     if row.non_trivial is not None and row.non_trivial < NON_TRIVIAL_MIN:
         p.append(f"non-trivial {row.non_trivial:.0%} < {NON_TRIVIAL_MIN:.0%}")
-    if row.distinct < MIN_DISTINCT:
+    if row.distinct < row.distinct_needed:
         p.append(f"{row.distinct} distinct questions in {DISTINCT_WINDOW} draws")
     if row.stated is not None and row.stated < 1:
         p.append(f"figures stated in {row.stated:.0%} of prompts")

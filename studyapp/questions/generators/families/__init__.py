@@ -2,7 +2,7 @@
 
 ``registered_families()`` lists them in this order (memory, serving, accelerators,
 roofline, conceptual, network, systems, training, then the
-scenarios); a new family goes here.
+scenarios and the predict-then-check families of ``measured``); a new family goes here.
 
 A family is a function ``draw(ctx, options) -> Question`` (``accelerators.decode_ceiling``
 is a good one to copy): ``random.Random(ctx.seed)`` for its draws, ``ctx.num``,
@@ -17,6 +17,7 @@ from studyapp.questions.generators import Family, register
 from studyapp.questions.generators.families import (
     accelerators,
     conceptual,
+    measured,
     memory,
     network,
     roofline,
@@ -62,12 +63,13 @@ FAMILIES: tuple[Family, ...] = (
     training.CHECKPOINT_WRITE,
     training.CHECKPOINT_INTERVAL,
     *scenarios.SCENARIOS,
+    *measured.MEASURED,
 )
 
 for _family in FAMILIES:
     register(_family)
 
 __all__ = [
-    "FAMILIES", "accelerators", "conceptual", "memory", "network", "roofline", "scenarios",
-    "serving", "systems", "tensor_parallel", "training",
+    "FAMILIES", "accelerators", "conceptual", "measured", "memory", "network", "roofline",
+    "scenarios", "serving", "systems", "tensor_parallel", "training",
 ]
