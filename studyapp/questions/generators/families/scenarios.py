@@ -323,6 +323,8 @@ def allreduce(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         why = ("why_nvlink" if not x["network_bound"]
                else "why_one_card" if cards == 1 else "why_network")
         words["why"] = ctx.t(f"scen.allreduce.{why}", **words)
+        if cards > 1 and link.id == "nvlink-4":  # measured with NVLS: nearer 1.3x than this
+            words["why"] += " " + ctx.t("scen.allreduce.nvls")
         return words
 
     return _scenario(ctx, texts="allreduce", steps=steps, shared=shared, fields=fields,
