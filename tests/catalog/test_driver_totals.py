@@ -57,13 +57,15 @@ def test_b300_288_gb_is_decimal_not_a_gib() -> None:
     assert gpu.nominal_memory_bytes == 288e9  # not 288 x 2^30 = 309.2 GB
 
 
-def test_h200_nvl_without_a_public_log_keeps_the_vendor_gib_with_its_basis() -> None:
-    # NVIDIA prints 141 GB for the NVL card as for the SXM part
-    # https://www.nvidia.com/en-us/data-center/h200/
+def test_h200_nvl_reads_the_h200s_driver_total_marked_estimated() -> None:
+    # the H200 SXM's nvidia-smi total, 143,771 MiB (https://github.com/sgl-project/sglang/issues/3196);
+    # the NVL card has the same 141 GB of HBM3e (https://www.nvidia.com/en-us/data-center/h200/)
     gpu = load_catalog().accelerators["h200-nvl"]
-    assert gpu.driver_memory_mib is None
-    assert memory_basis(gpu) == "vendor-gib"
-    assert gpu.memory_bytes == 141 * 2**30
+    assert gpu.driver_memory_mib == 143_771
+    assert gpu.figure_status("driver_memory_mib") == "estimated"
+    assert not gpu.is_fact("driver_memory_mib")
+    assert memory_basis(gpu) == "driver-total"
+    assert gpu.memory_bytes / 1e9 == pytest.approx(150.76, abs=0.01)  # not 141 GiB = 151.4 GB
 
 
 def test_qwen3_235b_fp8_on_one_b300_has_the_kv_room_of_the_driver_total() -> None:
