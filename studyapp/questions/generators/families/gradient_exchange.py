@@ -24,13 +24,10 @@ from studyapp.infra.collectives import (
     scale_up_efficiency,
 )
 from studyapp.infra.units import GB
+from studyapp.questions.generators.families.memory import WEIGHTS_SIZE
+from studyapp.questions.generators.families.scenario_kit import GRADIENT_DTYPE, like
 from studyapp.questions.model import Slip
 from studyapp.questions.scenario import Step
-
-GRADIENT_DTYPE = "bf16"
-
-WEIGHT_BYTES = Slip("dtype_bytes", 2.0, symmetric=True)
-"""Gradients counted at one byte a parameter for two (BF16)."""
 
 
 def node_bus(e: Mapping[str, Any]) -> float:
@@ -75,8 +72,9 @@ BITS_CARD = Slip("bits", lambda e: across_ms(e, card_bw=e["card_bw"] * 8) / e["i
 """The card's Gb/s read as GB/s."""
 
 ALLREDUCE_STEPS = (
-    Step("grads", lambda e: weights_bytes(e["params"], GRADIENT_DTYPE) / GB, "GB",
-         slips=(WEIGHT_BYTES,)),
+    # the gradients' size is the weights-size card's computation: it names the same slips
+    like(WEIGHTS_SIZE, Step("grads", lambda e: weights_bytes(e["params"], e["dtype"]) / GB,
+                            "GB")),
     Step("nvlink", inside_ms, "ms", uses=("grads",),
          slips=(Slip("per_direction", lambda e: inside_ms(e, 2 * node_bus(e)) / e["nvlink"]),)),
     Step("ib", across_ms, "ms", uses=("grads",), slips=(ONE_CARD, BITS_CARD)),
@@ -88,7 +86,8 @@ ALLREDUCE_STEPS = (
 def shared_params(system: System, link: Interconnect, card: Interconnect, cards: int,
                   nodes: int, params: float, link_words: tuple[str, str]) -> dict[str, Any]:
     """The figures the steps compute from (bandwidths in bytes/s each way)."""
-    return {"params": params, "node_gpus": system.gpus, "all_gpus": system.gpus * nodes,
+    return {"params": params, "dtype": GRADIENT_DTYPE,
+            "node_gpus": system.gpus, "all_gpus": system.gpus * nodes,
             "nodes": nodes, "cards": cards,
             "nvlink_bw": per_direction(link.bandwidth_gb_s, link.direction) * GB,
             "nvlink_eff": scale_up_efficiency(link.id),

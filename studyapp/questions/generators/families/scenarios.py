@@ -294,10 +294,8 @@ def allreduce(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 and i.gbit_s == system.nic_gbit_s)
     chip = catalog.accelerators[system.accelerator]
     shared = {**shared_params(system, link, card, cards, nodes, model.params, _links(ctx)),
-              "dtype": GRADIENT_DTYPE, "model": model.id}
-    # the gradients' size is the weights-size card's computation: it names the same slips
-    grads = like(WEIGHTS_SIZE, replace(ALLREDUCE_STEPS[0], slips=()))
-    steps = (grads, *ALLREDUCE_STEPS[1:-1], replace(ALLREDUCE_STEPS[-1], choices=_links(ctx)))
+              "model": model.id}
+    steps = (*ALLREDUCE_STEPS[:-1], replace(ALLREDUCE_STEPS[-1], choices=_links(ctx)))
 
     def fields(env: Mapping[str, Any]) -> dict[str, str]:
         x = exchange_fields(env)
