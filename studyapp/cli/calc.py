@@ -18,6 +18,15 @@ from studyapp.cli.calc_inputs import (
     resolve_dtypes,
     resolve_model,
 )
+from studyapp.cli.calc_measured import (
+    chosen_measurement,
+    explicit,
+    measured_efficiency,
+    measured_options,
+    print_measured,
+    t_calc,
+    with_measured,
+)
 from studyapp.infra.calc import (
     ModelInput,
     allreduce_report,
@@ -29,6 +38,7 @@ from studyapp.infra.calc import (
     tp_report,
     train_report,
 )
+from studyapp.infra.measured import CalcSetup
 from studyapp.infra.memory import ACTIVATION_PEAK_BYTES, NON_TORCH_BYTES
 from studyapp.infra.network import mesh_bandwidth, per_direction
 from studyapp.numbers import format_count, format_figure, format_number
@@ -47,6 +57,8 @@ def _print_report(ctx: click.Context, report: dict[str, Any], as_json: bool,
     from studyapp.i18n import strings, t
 
     lang = current_settings(ctx).lang
+    # the measurement has its own lines, after (print_measured)
+    report = {k: v for k, v in report.items() if k not in ("measured", "efficiency_from")}
     names = {k: (labels or {}).get(k, f"calc.{k}") for k in report}
     width = max(len(t(names[k], lang)) for k in report)
     for key, value in report.items():
@@ -113,6 +125,7 @@ def calc() -> None:
               default=NON_TORCH_BYTES / 2**30, show_default=True,
               help="Memory outside PyTorch per device (CUDA runtime, NCCL) that comes out "
                    "of the budget.")
+@measured_options(efficiency=False)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
@@ -135,6 +148,9 @@ def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
                         context=kw["context"], batch=kw["batch"], gpus=kw["gpus"],
                         usable_fraction=kw["usable_fraction"], activation_peak_bytes=activation,
                         non_torch_bytes=non_torch)
+    setup = CalcSetup("fit", kw["gpu_id"], dtype=kw["dtype"], model=model.label,
+                      gpus=kw["gpus"], batch=kw["batch"], context=kw["context"])
+    report = with_measured(report, chosen_measurement(ctx, kw, setup), None)
     _print_report(ctx, _with_status(report, figure_status(kw, device, "memory")),
                   kw["as_json"])
     if not kw["as_json"] and report["max_concurrency"] is not None:
@@ -145,6 +161,8 @@ def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
                      tokens=format_count(report["kv_cache_tokens"], lang),
                      request=format_count(report["concurrency_tokens"], lang),
                      concurrency=format_number(report["max_concurrency"], lang, 9)))
+    if not kw["as_json"]:
+        print_measured(ctx, report)
 
 
 @calc.command("kv")
@@ -178,6 +196,7 @@ def calc_kv(ctx: click.Context, /, **kw: Any) -> None:
               help="Weights, bandwidth and compute split over N devices.")
 @click.option("--mfu", type=click.FloatRange(0, 1, min_open=True), default=1.0,
               show_default=True, help="Share of the dense peak the step reaches.")
+@measured_options()
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def calc_decode(ctx: click.Context, /, **kw: Any) -> None:
@@ -186,11 +205,18 @@ def calc_decode(ctx: click.Context, /, **kw: Any) -> None:
     _flag_context(ctx, model, kw["context"])
     resolve_dtypes(kw, model)
     device = resolve_device(kw, "bandwidth")
+    setup = CalcSetup("decode", kw["gpu_id"], dtype=kw["dtype"], model=model.label,
+                      gpus=kw["gpus"], batch=kw["batch"], context=kw["context"])
+    chosen = chosen_measurement(ctx, kw, setup)
+    efficiency = measured_efficiency(kw, chosen)
     report = decode_report(model, device, dtype=kw["dtype"], kv_dtype=kw["kv_dtype"],
                            batch=kw["batch"], context=kw["context"], gpus=kw["gpus"],
-                           mfu=kw["mfu"])
+                           mfu=kw["mfu"], bandwidth_efficiency=efficiency or 1.0)
+    report = with_measured(report, chosen, efficiency)
     _print_report(ctx, _with_status(report, figure_status(kw, device, "bandwidth", "flops")),
                   kw["as_json"])
+    if not kw["as_json"]:
+        print_measured(ctx, report)
 
 
 @calc.command("train")
@@ -204,6 +230,7 @@ def calc_decode(ctx: click.Context, /, **kw: Any) -> None:
 @click.option("--gpus", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--mfu", type=click.FloatRange(0, 1, min_open=True), default=0.4,
               show_default=True, help="Model FLOPs utilisation.")
+@measured_options()
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def calc_train(ctx: click.Context, /, **kw: Any) -> None:
@@ -211,10 +238,18 @@ def calc_train(ctx: click.Context, /, **kw: Any) -> None:
     params, tokens = count_option("--params", kw["params"]), count_option("--tokens", kw["tokens"])
     device = resolve_device({**kw, "memory_gb": None, "bandwidth_tb_s": None}, "flops")
     assert device.flops is not None  # resolve_device fails for the user without it
+    setup = CalcSetup("train", kw["gpu_id"], dtype=kw["dtype"], gpus=kw["gpus"])
+    chosen = chosen_measurement(ctx, kw, setup)
+    efficiency = measured_efficiency(kw, chosen)
+    if efficiency is not None and explicit(ctx, "mfu"):
+        fail(t_calc(ctx, "calc.measured.mfu_and_measured"))
     report = train_report(params=params, tokens=tokens, flops_per_device=device.flops,
-                          gpus=kw["gpus"], mfu=kw["mfu"])
+                          gpus=kw["gpus"], mfu=efficiency or kw["mfu"])
+    report = with_measured(report, chosen, efficiency)
     _print_report(ctx, _with_status(report, figure_status(kw, device, "flops")),
                   kw["as_json"])
+    if not kw["as_json"]:
+        print_measured(ctx, report)
 
 
 @calc.command("checkpoint")
@@ -253,6 +288,10 @@ def calc_checkpoint(ctx: click.Context, /, **kw: Any) -> None:
               help="Network cards per node; NCCL opens one ring per card.")
 @click.option("--card-gbit-s", type=click.FloatRange(min=0, min_open=True),
               help="Each card's line rate in Gb/s (400 for NDR).")
+@click.option("--gpu", "gpu_id", metavar="ID",
+              help="The accelerator (default: the --system's), to set a published "
+                   "measurement beside the theory.")
+@measured_options()
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def calc_allreduce(ctx: click.Context, /, **kw: Any) -> None:
@@ -282,11 +321,22 @@ def calc_allreduce(ctx: click.Context, /, **kw: Any) -> None:
         bandwidth, mesh_links = kw["bandwidth_gb_s"] * 1e9, None
     if bandwidth is None:
         fail("give --link ID or --bandwidth-gb-s")
+    chip = kw["gpu_id"] or (catalog.load_catalog().systems[kw["system_id"]].accelerator
+                            if kw["system_id"] else None)
+    if kw["gpu_id"]:
+        catalog.load_catalog().accelerators[kw["gpu_id"]]  # an unknown id: one line
+    setup = CalcSetup("allreduce", chip, gpus=gpus, nodes=nodes)
+    chosen = chosen_measurement(ctx, kw, setup)
+    efficiency = measured_efficiency(kw, chosen)
     report = allreduce_report(size_bytes=kw["size_gb"] * 1e9, gpus=gpus,
                               bandwidth_bytes_s=bandwidth, link=link_id,
                               mesh_links=mesh_links, nodes=nodes,
-                              cards_per_node=cards, card_gbit_s=card_gbit)
+                              cards_per_node=cards, card_gbit_s=card_gbit,
+                              efficiency=efficiency)
+    report = with_measured(report, chosen, efficiency)
     _print_report(ctx, report, kw["as_json"])
+    if not kw["as_json"]:
+        print_measured(ctx, report)
 
 
 @calc.command("cost")

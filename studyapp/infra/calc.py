@@ -267,7 +267,8 @@ def kv_report(model: ModelInput, *, dtype: str, tokens: int, batch: int) -> dict
 
 
 def decode_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: str | None,
-                  batch: int, context: int, gpus: int, mfu: float = 1.0) -> dict[str, Any]:
+                  batch: int, context: int, gpus: int, mfu: float = 1.0,
+                  bandwidth_efficiency: float = 1.0) -> dict[str, Any]:
     """One decode step: the larger of memory time and compute time, and which bound holds.
 
     Memory time = (weights read + batch × KV tokens × KV bytes per token) / bandwidth;
@@ -275,7 +276,9 @@ def decode_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtyp
     experts reads its active parameters at batch 1 and more experts as the batch
     grows (the expected distinct experts its routers touch); a sliding-window model
     keeps at most its window of tokens. Without a compute peak only the memory time
-    is computed. At context 0 (the default) only the weights are read."""
+    is computed. At context 0 (the default) only the weights are read.
+    ``bandwidth_efficiency``: the share of the peak bandwidth a step streams at (a
+    measured run's, ``--efficiency measured``; 1 by default)."""
     assert model.params is not None and (model.shape is not None or context == 0)
     assert device.bandwidth_bytes_s is not None
     kvd = kv_dtype or dtype
@@ -286,7 +289,7 @@ def decode_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtyp
     w_read, basis = model.weights_in(dtype, read)
     tokens = model.kv_tokens(context)
     kv = kv_cache_bytes(model.shape, kvd, tokens, batch) if model.shape else 0.0
-    bandwidth = device.bandwidth_bytes_s * gpus
+    bandwidth = device.bandwidth_bytes_s * gpus * bandwidth_efficiency
     peak = device.flops * gpus if device.flops else None
     step = decode(w_read, kv, bandwidth, batch, flops_per_step=decode_flops(active, batch),
                   flops=peak, mfu=mfu)
@@ -316,7 +319,8 @@ def decode_report(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtyp
         "sliding_window_layers": model.sliding_window_layers,
         "bytes_per_step": step.bytes_per_step,
         "flops_per_step": step.flops_per_step,
-        "bandwidth_tb_s": bandwidth / 1e12,
+        "bandwidth_tb_s": device.bandwidth_bytes_s * gpus / 1e12,
+        "bandwidth_efficiency": bandwidth_efficiency,
         "tflops": device.flops / 1e12 if device.flops else None,
         "compute_dtype": device.compute_dtype or (dtype if device.flops else None),
         "mfu": mfu,
