@@ -21,8 +21,8 @@ from studyapp.infra.memory import (
     DEFAULT_USABLE_FRACTION,
     NON_TORCH_BYTES,
     ServingBudget,
-    kv_cache_bytes,
     kv_bytes_per_token,
+    kv_cache_bytes,
 )
 from studyapp.infra.units import GB
 
@@ -156,7 +156,7 @@ def memory_against_context(model: ModelInput, device: DeviceInput, *, dtype: str
     longest = max(model.context_length or 0, context, SHORTEST_CONTEXT * 2)
     contexts = _doubling(SHORTEST_CONTEXT, longest, context)
     per_token = kv_bytes_per_token(model.shape, kv_dtype) * batch / gpus
-    need = tuple((budget.weights_bytes + per_token * model.kv_tokens(c)) / GB
+    need = tuple((budget.weights_bytes + per_token * model.kv_tokens(int(c))) / GB
                  for c in contexts)
     weights = tuple(budget.weights_bytes / GB for _ in contexts)
     fits = budget.kv_cache_bytes // per_token if budget.kv_cache_bytes > 0 else 0
