@@ -27,6 +27,7 @@ from studyapp.cli.calc_measured import (
     t_calc,
     with_measured,
 )
+from studyapp.cli.calc_plot import decode_charts, fit_charts, plot_option, print_charts, with_charts
 from studyapp.infra.calc import (
     ModelInput,
     allreduce_report,
@@ -58,7 +59,8 @@ def _print_report(ctx: click.Context, report: dict[str, Any], as_json: bool,
 
     lang = current_settings(ctx).lang
     # the measurement has its own lines, after (print_measured)
-    report = {k: v for k, v in report.items() if k not in ("measured", "efficiency_from")}
+    report = {k: v for k, v in report.items()
+              if k not in ("measured", "efficiency_from", "charts")}
     names = {k: (labels or {}).get(k, f"calc.{k}") for k in report}
     width = max(len(t(names[k], lang)) for k in report)
     for key, value in report.items():
@@ -126,6 +128,7 @@ def calc() -> None:
               help="Memory outside PyTorch per device (CUDA runtime, NCCL) that comes out "
                    "of the budget.")
 @measured_options(efficiency=False)
+@plot_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
@@ -151,6 +154,10 @@ def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
     setup = CalcSetup("fit", kw["gpu_id"], dtype=kw["dtype"], model=model.label,
                       gpus=kw["gpus"], batch=kw["batch"], context=kw["context"])
     report = with_measured(report, chosen_measurement(ctx, kw, setup), None)
+    charts, missing = (fit_charts(model, device, kw, (activation, non_torch)) if kw["plot"]
+                       else ([], []))
+    if kw["plot"] and kw["as_json"]:
+        report = with_charts(report, charts)
     _print_report(ctx, _with_status(report, figure_status(kw, device, "memory")),
                   kw["as_json"])
     if not kw["as_json"] and report["max_concurrency"] is not None:
@@ -163,6 +170,8 @@ def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
                      concurrency=format_number(report["max_concurrency"], lang, 9)))
     if not kw["as_json"]:
         print_measured(ctx, report)
+        if kw["plot"]:
+            print_charts(ctx, charts, missing)
 
 
 @calc.command("kv")
@@ -197,6 +206,7 @@ def calc_kv(ctx: click.Context, /, **kw: Any) -> None:
 @click.option("--mfu", type=click.FloatRange(0, 1, min_open=True), default=1.0,
               show_default=True, help="Share of the dense peak the step reaches.")
 @measured_options()
+@plot_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def calc_decode(ctx: click.Context, /, **kw: Any) -> None:
@@ -213,10 +223,16 @@ def calc_decode(ctx: click.Context, /, **kw: Any) -> None:
                            batch=kw["batch"], context=kw["context"], gpus=kw["gpus"],
                            mfu=kw["mfu"], bandwidth_efficiency=efficiency or 1.0)
     report = with_measured(report, chosen, efficiency)
+    charts, missing = (decode_charts(model, device, kw, efficiency or 1.0) if kw["plot"]
+                       else ([], []))
+    if kw["plot"] and kw["as_json"]:
+        report = with_charts(report, charts)
     _print_report(ctx, _with_status(report, figure_status(kw, device, "bandwidth", "flops")),
                   kw["as_json"])
     if not kw["as_json"]:
         print_measured(ctx, report)
+        if kw["plot"]:
+            print_charts(ctx, charts, missing)
 
 
 @calc.command("train")

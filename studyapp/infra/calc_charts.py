@@ -119,7 +119,8 @@ def roofline(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: st
     return Chart("roofline", "FLOP/B", "TFLOPS", x_log=True, y_log=True,
                  series=(Series("roof", intensities, roof),), points=tuple(points),
                  levels=(Level("ridge", ridge, axis="x"),),
-                 facts={"ridge_flop_per_byte": ridge, "peak_tflops": peak / 1e12,
+                 facts={"chip": device.label, "model": model.label,
+                        "ridge_flop_per_byte": ridge, "peak_tflops": peak / 1e12,
                         "bandwidth_tb_s": bandwidth / 1e12, "batch": batch,
                         "context": context})
 
@@ -130,13 +131,14 @@ def _on_roof(name: str, intensity: float, peak: float, bandwidth: float) -> Poin
 
 
 def _budget(model: ModelInput, device: DeviceInput, dtype: str, gpus: int,
-            usable_fraction: float) -> ServingBudget:
-    """One device's memory as vLLM splits it, the weights spread over ``gpus``."""
+            usable_fraction: float, runtime: tuple[float, float] | None) -> ServingBudget:
+    """One device's memory as vLLM splits it, the weights spread over ``gpus``;
+    ``runtime``: (activation peak, non-torch) bytes, default vLLM's measured ones."""
     assert device.memory_bytes is not None
+    activation, non_torch = runtime or (ACTIVATION_PEAK_BYTES, NON_TORCH_BYTES)
     return ServingBudget(total_bytes=device.memory_bytes, utilization=usable_fraction,
                          weights_bytes=model.weights_in(dtype)[0] / gpus,
-                         activation_peak_bytes=ACTIVATION_PEAK_BYTES,
-                         non_torch_bytes=NON_TORCH_BYTES)
+                         activation_peak_bytes=activation, non_torch_bytes=non_torch)
 
 
 def _memory_levels(budget: ServingBudget) -> tuple[Level, ...]:
@@ -146,13 +148,14 @@ def _memory_levels(budget: ServingBudget) -> tuple[Level, ...]:
 
 def memory_against_context(model: ModelInput, device: DeviceInput, *, dtype: str,
                            kv_dtype: str, batch: int, context: int, gpus: int = 1,
-                           usable_fraction: float = DEFAULT_USABLE_FRACTION) -> Chart:
+                           usable_fraction: float = DEFAULT_USABLE_FRACTION,
+        runtime: tuple[float, float] | None = None) -> Chart:
     """Weights + KV cache per device (GB) as the context grows, at ``batch``, under the
     chip's budget line (what vLLM leaves weights and cache: memory × utilization less
     the activation peak and non-torch memory); ``facts`` has the longest context
     that fits."""
     assert model.shape is not None
-    budget = _budget(model, device, dtype, gpus, usable_fraction)
+    budget = _budget(model, device, dtype, gpus, usable_fraction, runtime)
     longest = max(model.context_length or 0, context, SHORTEST_CONTEXT * 2)
     contexts = _doubling(SHORTEST_CONTEXT, longest, context)
     per_token = kv_bytes_per_token(model.shape, kv_dtype) * batch / gpus
@@ -166,20 +169,25 @@ def memory_against_context(model: ModelInput, device: DeviceInput, *, dtype: str
                  points=(Point("chosen", context, _at(contexts, need, context)),)
                  if context else (),
                  levels=_memory_levels(budget),
-                 facts={"longest_context": int(fits) if model.sliding_window is None
+                 facts={"chip": device.label, "model": model.label,
+                        "longest_context": int(fits) if model.sliding_window is None
                         else None, "batch": batch, "gpus": gpus,
                         "kv_cache_room_gb": budget.kv_cache_bytes / GB})
 
 
 def memory_against_batch(model: ModelInput, device: DeviceInput, *, dtype: str,
                          kv_dtype: str, batch: int, context: int, gpus: int = 1,
-                         usable_fraction: float = DEFAULT_USABLE_FRACTION) -> Chart:
+                         usable_fraction: float = DEFAULT_USABLE_FRACTION,
+        runtime: tuple[float, float] | None = None) -> Chart:
     """Weights + KV cache per device (GB) as the batch grows at ``context`` tokens each,
     under the budget line; ``facts`` has the largest batch that fits."""
     assert model.shape is not None
-    budget = _budget(model, device, dtype, gpus, usable_fraction)
-    batches = tuple(float(b) for b in sorted({*BATCHES, batch}))
+    budget = _budget(model, device, dtype, gpus, usable_fraction, runtime)
     per_sequence = kv_cache_bytes(model.shape, kv_dtype, model.kv_tokens(context)) / gpus
+    fitting = budget.kv_cache_bytes / per_sequence if per_sequence > 0 else BATCHES[-1]
+    # the batches up to twice the largest that fits, so the budget line stays in sight
+    batches = tuple(float(b) for b in sorted({*(b for b in BATCHES if b <= max(2 * fitting, 8)),
+                                              batch}))
     need = tuple((budget.weights_bytes + per_sequence * b) / GB for b in batches)
     weights = tuple(budget.weights_bytes / GB for _ in batches)
     largest = (int(budget.kv_cache_bytes // per_sequence)
@@ -189,7 +197,8 @@ def memory_against_batch(model: ModelInput, device: DeviceInput, *, dtype: str,
                          Series("weights", batches, weights)),
                  points=(Point("chosen", batch, _at(batches, need, batch)),),
                  levels=_memory_levels(budget),
-                 facts={"largest_batch": largest, "context": context, "gpus": gpus,
+                 facts={"chip": device.label, "model": model.label,
+                        "largest_batch": largest, "context": context, "gpus": gpus,
                         "kv_cache_room_gb": budget.kv_cache_bytes / GB})
 
 
@@ -217,7 +226,8 @@ def throughput_against_batch(model: ModelInput, device: DeviceInput, *, dtype: s
     return Chart("throughput-batch", "batch", "tokens/s", x_log=True, y_log=True,
                  series=tuple(series),
                  points=(Point("chosen", batch, chosen["tokens_per_s"], chosen["bound"]),),
-                 facts={"first_compute_bound_batch": first, "context": context,
+                 facts={"chip": device.label, "model": model.label,
+                        "first_compute_bound_batch": first, "context": context,
                         "gpus": gpus, "bounds": [s["bound"] for s in steps]})
 
 
