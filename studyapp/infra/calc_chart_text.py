@@ -16,7 +16,7 @@ Words = Callable[..., str]
 
 KEY_FACT = {"memory-context": "longest_context", "memory-batch": "largest_batch",
             "throughput-batch": "first_compute_bound_batch"}
-"""The fact a chart's closing line states; when it is None the line says why instead."""
+"""The fact a chart's closing line states; when it is None or 0 the line says why instead."""
 
 TABLE_ROWS = 16
 """A series longer than this (the roofline's curve) is told by its levels and points."""
@@ -46,8 +46,9 @@ def chart_lines(chart: Chart, words: Words, lang: str) -> list[str]:
                             for s in table] for x in xs]
         widths = [max(len(head), *(len(row[i]) for row in rows)) for i, head in enumerate(heads)]
         lines.append("  ".join(h.ljust(w) for h, w in zip(heads, widths, strict=True)).rstrip())
-        lines += ["  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-                  for row in rows]
+        lines += ["  ".join([row[0].ljust(widths[0])]  # no leading blanks: text wraps them
+                            + [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)])
+                  .rstrip() for row in rows]
     for level in chart.levels:
         axis_unit = chart.y_unit if level.axis == "y" else chart.x_unit
         lines.append(words("calc.chart.level", name=words(f"calc.chart.series.{level.name}"),
@@ -59,7 +60,7 @@ def chart_lines(chart: Chart, words: Words, lang: str) -> list[str]:
                            y_unit=unit(chart.y_unit), bound=bound).rstrip())
     facts = {k: format_count(v, lang) if isinstance(v, int) and not isinstance(v, bool)
              else fig(v) if isinstance(v, float) else v for k, v in chart.facts.items()}
-    missing = KEY_FACT.get(chart.kind) and chart.facts.get(KEY_FACT[chart.kind]) is None
-    lines.append(words(f"calc.chart.{chart.kind}.{'note_none' if missing else 'note'}",
-                       **facts))
+    key_fact = chart.facts.get(KEY_FACT[chart.kind], 1) if chart.kind in KEY_FACT else 1
+    note = "note_none" if key_fact is None else "note_zero" if key_fact == 0 else "note"
+    lines.append(words(f"calc.chart.{chart.kind}.{note}", **facts))
     return lines

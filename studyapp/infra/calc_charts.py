@@ -101,8 +101,6 @@ def roofline(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: st
     assert device.flops is not None and device.bandwidth_bytes_s is not None
     peak, bandwidth = device.flops, device.bandwidth_bytes_s
     ridge = ridge_point(peak, bandwidth)
-    intensities = _geometric(1.0, max(ridge * 30, 1e4), 41)
-    roof = tuple(attainable_flops(i, peak, bandwidth) / 1e12 for i in intensities)
     step = decode_report(model, device, dtype=dtype, kv_dtype=kv_dtype, batch=batch,
                          context=context, gpus=1)
     points = [_on_roof("decode", step["flops_per_step"] / step["bytes_per_step"], peak,
@@ -116,6 +114,11 @@ def roofline(model: ModelInput, device: DeviceInput, *, dtype: str, kv_dtype: st
             model.shape, kv_dtype, model.kv_tokens(context), batch)
         points.append(_on_roof("prefill", forward_flops(active, tokens) / moved, peak,
                                bandwidth))
+    # from 1 FLOP/B to past the ridge and past every point, so the roof runs under each
+    low = min(1.0, *(p.x for p in points))
+    high = max(ridge * 30, 1e4, *(p.x * 1.5 for p in points))
+    intensities = _geometric(low, high, 41)
+    roof = tuple(attainable_flops(i, peak, bandwidth) / 1e12 for i in intensities)
     return Chart("roofline", "FLOP/B", "TFLOPS", x_log=True, y_log=True,
                  series=(Series("roof", intensities, roof),), points=tuple(points),
                  levels=(Level("ridge", ridge, axis="x"),),
@@ -164,8 +167,8 @@ def memory_against_context(model: ModelInput, device: DeviceInput, *, dtype: str
     weights = tuple(budget.weights_bytes / GB for _ in contexts)
     fits = budget.kv_cache_bytes // per_token if budget.kv_cache_bytes > 0 else 0
     return Chart("memory-context", "tokens", "GB", x_log=True, y_log=False,
-                 series=(Series("weights-kv", contexts, need),
-                         Series("weights", contexts, weights)),
+                 series=(Series("weights", contexts, weights),
+                         Series("weights-kv", contexts, need)),
                  points=(Point("chosen", context, _at(contexts, need, context)),)
                  if context else (),
                  levels=_memory_levels(budget),
@@ -193,8 +196,8 @@ def memory_against_batch(model: ModelInput, device: DeviceInput, *, dtype: str,
     largest = (int(budget.kv_cache_bytes // per_sequence)
                if per_sequence > 0 and budget.kv_cache_bytes > 0 else None)
     return Chart("memory-batch", "batch", "GB", x_log=True, y_log=False,
-                 series=(Series("weights-kv", batches, need),
-                         Series("weights", batches, weights)),
+                 series=(Series("weights", batches, weights),
+                         Series("weights-kv", batches, need)),
                  points=(Point("chosen", batch, _at(batches, need, batch)),),
                  levels=_memory_levels(budget),
                  facts={"chip": device.label, "model": model.label,

@@ -87,6 +87,7 @@ SCREENS: tuple[ScreenEntry, ...] = (
     ScreenEntry("summary", _S + "summary:SummaryScreen", help="tui.help.summary"),
     ScreenEntry("calculator", _S + "calculator:CalculatorScreen", help="tui.help.calculator",
                 palette="tui.cmd.calculator", palette_rank=10),
+    ScreenEntry("calc_charts", _S + "calc_charts:CalcChartsScreen", help="tui.help.calc_charts"),
     ScreenEntry("decks", _S + "decks:DecksScreen", help="tui.help.decks",
                 palette="tui.cmd.decks", palette_rank=20),
     ScreenEntry("browser", _S + "browser:BrowserScreen", help="tui.help.browser",

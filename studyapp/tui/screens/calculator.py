@@ -82,6 +82,7 @@ class CalculatorScreen(StudyScreen):
     CSS_PATH = Path(__file__).parent / "calculator.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "tui.key.back", id="calculator.back"),
+        Binding("g,ctrl+g", "charts", "tui.key.charts", id="calculator.charts"),
     ]
 
     def __init__(self) -> None:
@@ -280,3 +281,21 @@ class CalculatorScreen(StudyScreen):
 
     def action_back(self) -> None:
         self.dismiss(None)
+
+    def action_charts(self) -> None:
+        """The charts of what the form holds (a roofline, memory and tokens/s against
+        batch), over the whole screen; nothing while a field does not parse."""
+        inputs = self.read_inputs()
+        if self.catalog is None or inputs is None:
+            return
+        from studyapp.infra.shapes import model_input as model_input_of
+        from studyapp.tui.screens.calc_charts import ChartRequest
+
+        gpu = self.catalog.accelerators[inputs.gpu_id]
+        rate = gpu.dense_tflops(inputs.dtype)
+        tflops = rate if rate is not None else gpu.bf16_dense_tflops  # as the results say
+        device = DeviceInput(gpu.id, gpu.memory_bytes, gpu.bandwidth_bytes_s, tflops * 1e12,
+                             compute_dtype=None if rate is not None else "bf16")
+        self.study_app.open_screen("calc_charts", ChartRequest(
+            model_input_of(self.catalog.models[inputs.model_id]), device, inputs.dtype,
+            inputs.kv_dtype, inputs.batch, inputs.context, inputs.gpus))
