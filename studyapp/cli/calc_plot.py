@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import click
 
+from studyapp import catalog
 from studyapp.cli import current_settings
 from studyapp.infra.calc import DeviceInput, ModelInput
 from studyapp.infra.calc_charts import (
@@ -25,6 +26,7 @@ from studyapp.infra.calc_charts import (
     roofline,
     throughput_against_batch,
 )
+from studyapp.infra.measured import measured_marks
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -49,7 +51,9 @@ def fit_charts(model: ModelInput, device: DeviceInput, kw: dict[str, Any],
     args = {"dtype": kw["dtype"], "kv_dtype": kw["kv_dtype"], "batch": kw["batch"],
             "context": kw["context"], "gpus": kw["gpus"],
             "usable_fraction": kw["usable_fraction"], "runtime": runtime}
-    return [memory_against_context(model, device, **args),
+    measured = catalog.load_catalog().measurements
+    return [measured_marks(memory_against_context(model, device, **args), measured,
+                           dtype=kw["dtype"], gpus=kw["gpus"], batch=kw["batch"]),
             memory_against_batch(model, device, **args)], []
 
 
@@ -67,7 +71,9 @@ def decode_charts(model: ModelInput, device: DeviceInput, kw: dict[str, Any],
         model, device, dtype=kw["dtype"], kv_dtype=kw["kv_dtype"], batch=kw["batch"],
         context=kw["context"], gpus=kw["gpus"], mfu=kw["mfu"],
         bandwidth_efficiency=bandwidth_efficiency))
-    return charts, missing
+    measured = catalog.load_catalog().measurements
+    return [measured_marks(chart, measured, dtype=kw["dtype"], gpus=kw["gpus"])
+            for chart in charts], missing
 
 
 def with_charts(report: dict[str, Any], charts: list[Chart]) -> dict[str, Any]:

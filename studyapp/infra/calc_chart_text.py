@@ -58,6 +58,9 @@ def chart_lines(chart: Chart, words: Words, lang: str) -> list[str]:
         lines.append(words("calc.chart.point", name=words(f"calc.chart.series.{point.name}"),
                            x=fig(point.x), x_unit=unit(chart.x_unit), y=fig(point.y),
                            y_unit=unit(chart.y_unit), bound=bound).rstrip())
+    mark = chart.facts.get("measured")
+    if isinstance(mark, dict):
+        lines.append(words("calc.chart.measured_source", **mark))
     facts = {k: format_count(v, lang) if isinstance(v, int) and not isinstance(v, bool)
              else fig(v) if isinstance(v, float) else v for k, v in chart.facts.items()}
     key_fact = chart.facts.get(KEY_FACT[chart.kind], 1) if chart.kind in KEY_FACT else 1

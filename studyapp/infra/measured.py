@@ -12,8 +12,10 @@ Pure: reads catalog entries already loaded, no I/O.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
+
+from studyapp.infra.calc_charts import Chart, Level, Point
 
 if TYPE_CHECKING:  # the schema needs pydantic; this module only reads its fields
     from studyapp.catalog.measurements import Measurement
@@ -165,3 +167,40 @@ def setup_words(setup: CalcSetup) -> str:
     if setup.command == "allreduce" and setup.nodes > 1:
         parts.append(f"nodes={setup.nodes}")
     return ", ".join(parts)
+
+
+def measured_marks(chart: Chart, measurements: Sequence[Measurement], *, dtype: str,
+                   gpus: int = 1, batch: int = 1) -> Chart:
+    """``chart`` with what was measured on its setup marked beside the theory.
+
+    The roofline gets the best matmul a MAMF sweep reached on the chip in ``dtype``
+    (a level under the compute roof); tokens/s against batch, a serving engine's one
+    stream at its concurrency; memory against context, the context a serving engine's
+    KV cache holds at ``batch``. Each mark's measurement is in ``facts["measured"]``."""
+    chip, model = chart.facts.get("chip"), chart.facts.get("model")
+    found: Measurement | None = None
+    levels, points = list(chart.levels), list(chart.points)
+    if chart.kind == "roofline":
+        found = next((m for m in measurements if m.kind == "matmul-tflops" and m.chip == chip
+                      and m.setup.get("dtype") == dtype), None)
+        if found:
+            levels.append(Level("measured-matmul", found.value))
+    elif chart.kind == "throughput-batch":
+        found = pick(measurements, CalcSetup("decode", chip, dtype=dtype, model=model,
+                                             gpus=gpus, batch=1,
+                                             context=int(chart.facts.get("context", 0))))
+        if found:
+            streams = _setup_int(found, "concurrency", 1) or 1
+            points.append(Point("measured", streams, found.value * streams))
+    elif chart.kind == "memory-context":
+        found = next((m for m in matching(measurements, CalcSetup(
+            "fit", chip, dtype=dtype, model=model, gpus=gpus)) if m.kind == "kv-cache-tokens"),
+            None)
+        if found:
+            levels.append(Level("measured-kv-tokens", found.value / batch, axis="x"))
+    if found is None:
+        return chart
+    mark = {"id": found.id, "value": found.value, "unit": found.unit,
+            "source": str(found.sources[0]), "date": found.date.isoformat()}
+    return replace(chart, levels=tuple(levels), points=tuple(points),
+                   facts={**chart.facts, "measured": mark})

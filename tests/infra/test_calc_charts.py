@@ -132,3 +132,44 @@ def test_charts_are_json_data() -> None:
     assert data["kind"] == "memory-batch" and 3.0 in data["series"][1]["x"]
     assert {"x_unit", "y_unit", "x_log", "y_log", "series", "points", "levels",
             "facts"} <= data.keys()
+
+
+def test_the_charts_mark_what_was_measured_on_their_setup() -> None:
+    from studyapp.infra.measured import measured_marks
+
+    measurements = load_catalog().measurements
+    # mamf-finder on an H100 SXM, BF16: 792.1 TFLOPS of the 989 dense peak
+    # (https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md)
+    chart = measured_marks(roofline(model("llama-3.1-8b"), chip("h100-sxm"), dtype="bf16",
+                                    kv_dtype="bf16", batch=1, context=0),
+                           measurements, dtype="bf16")
+    levels = {level.name: level.value for level in chart.levels}
+    assert levels["measured-matmul"] == 792.1 < chart.facts["peak_tflops"]
+    # NVIDIA NIM 1.8.0, Llama 3.3 70B FP8 on 2 H100, one stream, 500 tokens in:
+    # 52.85 tokens/s (https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance)
+    fp8 = chip("h100-sxm", "fp8")
+    chart = measured_marks(throughput_against_batch(model("llama-3.1-70b"), fp8, dtype="fp8",
+                                                    kv_dtype="fp8", batch=1, context=500,
+                                                    gpus=2),
+                           measurements, dtype="fp8", gpus=2)
+    measured = [p for p in chart.points if p.name == "measured"]
+    assert [(p.x, p.y) for p in measured] == [(1, 52.85)]
+    assert chart.facts["measured"]["source"].startswith("https://docs.nvidia.com/nim/")
+    # vLLM, Llama 2 7B FP16 on one A100 80GB: 117,616 tokens of KV cache
+    # (https://github.com/vllm-project/vllm/pull/2031): the measured line sits at the
+    # computed limit
+    chart = measured_marks(memory_against_context(model("llama-2-7b"), chip("a100-80gb"),
+                                                  dtype="fp16", kv_dtype="fp16", batch=1,
+                                                  context=4096),
+                           measurements, dtype="fp16")
+    line = next(level for level in chart.levels if level.name == "measured-kv-tokens")
+    assert line.axis == "x" and line.value == 117_616
+    assert line.value == pytest.approx(chart.facts["longest_context"], rel=0.03)
+
+
+def test_a_setup_nobody_measured_is_left_as_it_was() -> None:
+    from studyapp.infra.measured import measured_marks
+
+    chart = throughput_against_batch(model("llama-3.1-8b"), chip("h200-sxm"), dtype="bf16",
+                                     kv_dtype="bf16", batch=1, context=0)
+    assert measured_marks(chart, load_catalog().measurements, dtype="bf16") is chart

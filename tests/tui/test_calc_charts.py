@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, Select
 from tui_helpers import wait_until
 
 from studyapp import locations
@@ -33,8 +33,15 @@ def fixed_decks_and_paths(monkeypatch: pytest.MonkeyPatch) -> None:
                         lambda: Path("~/.config/studyapp/tui.json"))
 
 
-def on_chart(step: int, theme: str = "textual-dark",
-             as_text: bool = False) -> Callable[[Pilot[Any]], Any]:
+MEASURED_SETUP = {"gpu": "h100-sxm", "dtype": "fp8", "kv_dtype": "fp8", "context": "500"}
+"""A setup NVIDIA measured: NIM 1.8.0, Llama 3.3 70B FP8 on 2 H100, one stream, 500
+tokens in: 52.85 tokens/s (https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance);
+mamf-finder's best FP8 matmul on an H100 SXM: 1,402.6 TFLOPS
+(https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md)."""
+
+
+def on_chart(step: int, theme: str = "textual-dark", as_text: bool = False,
+             form: dict[str, str] | None = None) -> Callable[[Pilot[Any]], Any]:
     """Open the calculator (Llama 3.1 70B on an H200, BF16, 8192 tokens: the form's
     defaults) with 2 GPUs and batch 4, press g, step ``step`` charts to the right."""
 
@@ -48,6 +55,11 @@ def on_chart(step: int, theme: str = "textual-dark",
                          and app.screen.catalog is not None)
         app.screen.query_one("#gpus", Input).value = "2"
         app.screen.query_one("#batch", Input).value = "4"
+        for name, value in (form or {}).items():
+            if name in ("gpu", "dtype", "kv_dtype"):
+                app.screen.query_one(f"#{name}", Select).value = value
+            else:
+                app.screen.query_one(f"#{name}", Input).value = value
         await pilot.pause()
         await pilot.press("g")
         await wait_until(pilot, lambda: isinstance(app.screen, CalcChartsScreen))
@@ -74,6 +86,24 @@ def test_each_chart_light(step: int, app_factory: AppFactory,
                           snap_compare: SnapCompare) -> None:
     assert snap_compare(app_factory(), terminal_size=SIZE,
                         run_before=on_chart(step, theme="textual-light"))
+
+
+@pytest.mark.parametrize("step", [0, 3], ids=["roofline", "throughput-batch"])
+def test_measured_beside_the_theory(step: int, app_factory: AppFactory,
+                                    snap_compare: SnapCompare) -> None:
+    run_before = on_chart(step, form={**MEASURED_SETUP, "batch": "1"})
+    assert snap_compare(app_factory(), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_the_measured_marks_are_the_published_figures(app_factory: AppFactory) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await on_chart(0, form={**MEASURED_SETUP, "batch": "1"})(pilot)
+        screen = app.screen
+        assert isinstance(screen, CalcChartsScreen)
+        roof, throughput = screen.charts[0], screen.charts[-1]
+        assert {lv.name: lv.value for lv in roof.levels}["measured-matmul"] == 1402.6
+        assert [(p.x, p.y) for p in throughput.points if p.name == "measured"] == [(1, 52.85)]
 
 
 def test_roofline_in_spanish(app_factory: AppFactory, snap_compare: SnapCompare) -> None:

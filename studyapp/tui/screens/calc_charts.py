@@ -9,8 +9,9 @@ chart as text instead (for a screen reader, or to read the figures).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -27,8 +28,12 @@ from studyapp.infra.calc_charts import (
     roofline,
     throughput_against_batch,
 )
+from studyapp.infra.measured import measured_marks
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.widgets.calc_plot import CalcPlot
+
+if TYPE_CHECKING:
+    from studyapp.catalog.measurements import Measurement
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,8 @@ class ChartRequest:
     batch: int
     context: int
     gpus: int
+    measurements: Sequence[Measurement] = ()
+    """Published measurements to mark beside the theory (the catalog's)."""
 
 
 def charts_for(request: ChartRequest) -> list[Chart]:
@@ -61,7 +68,8 @@ def charts_for(request: ChartRequest) -> list[Chart]:
     charts.append(throughput_against_batch(r.model, r.device, dtype=r.dtype,
                                            kv_dtype=r.kv_dtype, batch=r.batch,
                                            context=r.context, gpus=r.gpus))
-    return charts
+    return [measured_marks(chart, r.measurements, dtype=r.dtype, gpus=r.gpus, batch=r.batch)
+            for chart in charts]
 
 
 class CalcChartsScreen(StudyScreen):

@@ -298,4 +298,5 @@ class CalculatorScreen(StudyScreen):
                              compute_dtype=None if rate is not None else "bf16")
         self.study_app.open_screen("calc_charts", ChartRequest(
             model_input_of(self.catalog.models[inputs.model_id]), device, inputs.dtype,
-            inputs.kv_dtype, inputs.batch, inputs.context, inputs.gpus))
+            inputs.kv_dtype, inputs.batch, inputs.context, inputs.gpus,
+            self.catalog.measurements))

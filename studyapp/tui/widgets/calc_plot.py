@@ -93,12 +93,20 @@ class CalcPlot(PlotextPlot):
         self.redraw()
 
     def theme_colours(self) -> list[Colour]:
-        """The theme's own colours, so the lines read on its background, dark or light."""
+        """The theme's own colours, so the lines read on its background, dark or light;
+        each once (a theme may give its accent and warning one colour)."""
         from textual.color import Color
 
-        names = ("primary", "error", "success", "accent", "warning", "secondary")
+        names = ("primary", "error", "success", "warning", "accent", "foreground",
+                 "secondary")
         variables = self.app.theme_variables
-        return [Color.parse(variables[n]).rgb for n in names if n in variables]
+        colours: list[Colour] = []
+        for name in names:
+            if name in variables:
+                rgb = Color.parse(variables[name]).rgb
+                if rgb not in colours:
+                    colours.append(rgb)
+        return colours
 
     def redraw(self) -> None:
         if self.chart is None:
