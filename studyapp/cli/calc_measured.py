@@ -8,15 +8,17 @@ language.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from studyapp import catalog
-from studyapp.catalog.measurements import Measurement
 from studyapp.cli import current_settings, fail
 from studyapp.infra.measured import CalcSetup, matching, measured_entry, setup_words
 from studyapp.numbers import format_figure
+
+if TYPE_CHECKING:  # the schema needs pydantic, which --help never loads
+    from studyapp.catalog.measurements import Measurement
 
 F = TypeVar("F", bound=Callable[..., Any])
 
