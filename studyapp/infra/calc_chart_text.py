@@ -42,8 +42,13 @@ def chart_lines(chart: Chart, words: Words, lang: str) -> list[str]:
         xs = sorted({x for s in table for x in s.x})
         heads = [unit(chart.x_unit)] + [f"{words(f'calc.chart.series.{s.name}')} "
                                          f"({unit(chart.y_unit)})" for s in table]
-        rows = [[fig(x)] + [fig(dict(zip(s.x, s.y, strict=True)).get(x)) if x in s.x else ""
-                            for s in table] for x in xs]
+        # a series that starts where the one before it ends repeats that point only to
+        # join the drawn line (memory-bound into compute-bound): its column leaves it out
+        columns = [dict(zip(s.x[1:] if i and s.x[0] == table[i - 1].x[-1] else s.x,
+                            s.y[1:] if i and s.x[0] == table[i - 1].x[-1] else s.y,
+                            strict=True)) for i, s in enumerate(table)]
+        rows = [[fig(x)] + [fig(column[x]) if x in column else "" for column in columns]
+                for x in xs]
         widths = [max(len(head), *(len(row[i]) for row in rows)) for i, head in enumerate(heads)]
         lines.append("  ".join(h.ljust(w) for h, w in zip(heads, widths, strict=True)).rstrip())
         lines += ["  ".join([row[0].ljust(widths[0])]  # no leading blanks: text wraps them

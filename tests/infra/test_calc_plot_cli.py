@@ -87,3 +87,17 @@ def test_a_drawn_roofline_fits_80_columns_and_names_its_lines(
         assert words(f"calc.chart.series.{key}") in text
     assert "989" in text  # the compute roof: H100/H200 dense BF16 peak on the y axis
     assert isinstance(chart.series[0], Series)
+
+
+def test_the_table_gives_each_batch_under_the_bound_that_holds() -> None:
+    code, out, _ = run(*DECODE, "--plot")
+    assert code == 0
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()
+            if line[:1].isdigit()}
+    # Llama 3.1 8B on an H100 at context 0: memory-bound to 256, compute-bound from 512
+    assert len(rows["256"]) == 1 and len(rows["512"]) == 1
+    header = next(line for line in out.splitlines() if "compute-bound (" in line)
+    lines = {line.split()[0]: line for line in out.splitlines() if line[:1].isdigit()}
+    split = header.index("compute-bound")
+    assert lines["256"].rstrip()[-1:].isdigit() and len(lines["256"].rstrip()) <= split
+    assert len(lines["512"].rstrip()) > split  # in the compute-bound column
