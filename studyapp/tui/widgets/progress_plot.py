@@ -42,19 +42,33 @@ TERMINAL = Palette(lines=("blue", "magenta", "cyan", "green", "red"), good="gree
 """Basic terminal colours: the terminal shows each in its own theme, dark or light."""
 
 
-def theme_palette(variables: dict[str, str]) -> Palette:
+ON_DARK = ((230, 159, 0), (86, 180, 233), (204, 121, 167), (240, 228, 66))
+ON_LIGHT = ((213, 94, 0), (0, 114, 178), (204, 121, 167), (0, 158, 115))
+"""Lines beside the theme's primary colour, told apart by colour-blind readers too
+(Okabe and Ito's palette), the bright ones on a dark background, the deep ones on a
+light one."""
+
+
+def theme_palette(variables: dict[str, str], dark: bool = True) -> Palette:
     """The app theme's colours (``App.theme_variables``), so a chart reads in both themes."""
     from textual.color import Color as TextualColor
 
+    def parsed(name: str, fallback: str) -> TextualColor:
+        try:
+            return TextualColor.parse(variables.get(name) or fallback)
+        except ValueError:  # a relative colour such as "auto 60%"
+            return TextualColor.parse(fallback)
+
     def rgb(name: str, fallback: str) -> tuple[int, int, int]:
-        color = TextualColor.parse(variables.get(name) or fallback)
+        color = parsed(name, fallback)
         return (color.r, color.g, color.b)
 
-    return Palette(lines=(rgb("primary", "blue"), rgb("accent", "magenta"),
-                          rgb("secondary", "cyan"), rgb("warning", "yellow"),
-                          rgb("error", "red")),
+    # half way between the text and the background: visible, and quieter than the data
+    muted = parsed("foreground", "white").blend(parsed("surface", "black"), 0.5)
+
+    return Palette(lines=(rgb("primary", "blue"), *(ON_DARK if dark else ON_LIGHT)),
                    good=rgb("success", "green"), bad=rgb("error", "red"),
-                   muted=rgb("text-muted", "gray"))
+                   muted=(muted.r, muted.g, muted.b))
 
 
 def day_label(day: date, months: Sequence[str], lang: str) -> str:
@@ -171,7 +185,7 @@ class ProgressPlot(PlotextPlot):
         self.drawing: Drawing | None = None
 
     def on_mount(self) -> None:
-        super().on_mount()
+        # Textual runs PlotextPlot's own on_mount too (it registers the theme's background)
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.redraw())
 
     def show(self, drawing: Drawing | None) -> None:
@@ -182,7 +196,8 @@ class ProgressPlot(PlotextPlot):
         plt = self.plt
         plt.clear_figure()
         if self.drawing is not None:
-            self.drawing(plt, theme_palette(self.app.theme_variables))
+            self.drawing(plt, theme_palette(self.app.theme_variables,
+                                            self.app.current_theme.dark))
         self.refresh()
 
 
