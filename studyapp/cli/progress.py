@@ -206,7 +206,9 @@ def stats(ctx: click.Context, as_json: bool, card_ref: str | None, plot: bool,
                 _print_card(detail, settings.lang)
             return
         data = None if plot and not as_json else learner_stats(service)
-        series = progress_series(service) if plot or as_json else None
+        series = (progress_series(service, posts=None if data is None else
+                                  [(p.slug, p.title, p.total) for p in data.posts])
+                  if plot or as_json else None)
     finally:
         service.close()
     if as_json and data is not None:

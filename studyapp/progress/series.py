@@ -16,13 +16,13 @@ from datetime import date, datetime, timedelta
 from math import ceil
 from typing import Any
 
-from studyapp.progress.recall import mastery_age, round_or_none, study_day_shift
+from studyapp.progress.recall import mastery_age, round_or_none
 from studyapp.progress.sources import ProgressSource
 from studyapp.srs.calendar import day_start, local_zone, study_day
 from studyapp.srs.scheduler import Scheduler
 from studyapp.store import stats as db
 from studyapp.store.card_reads import CardRow
-from studyapp.store.series import CardAnswer, card_answers, mastered_at, retention_per_bucket
+from studyapp.store.series import CardAnswer, card_answers, mastered_at, retention_per_day
 
 DAILY_UP_TO = 35
 """A history shorter than this many days is shown per day; a longer one per week."""
@@ -124,6 +124,18 @@ def mastered_per_post(flags: Mapping[tuple[str, str], Iterable[int]],
     return found
 
 
+def per_period(days: Sequence[date], edges: Sequence[date],
+               per_day: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Day figures (``per_day[i]`` for ``days[i]``) summed over the periods ``edges``."""
+    sums = [(0, 0)] * (len(edges) - 1)
+    at = 0
+    for day, (counted, passed) in zip(days, per_day, strict=False):
+        while at + 1 < len(edges) - 1 and day >= edges[at + 1]:
+            at += 1
+        sums[at] = (sums[at][0] + counted, sums[at][1] + passed)
+    return sums
+
+
 def build_series(period: str, edges: Sequence[date], reviews: Sequence[int],
                  retention: Sequence[tuple[int, int]], posts: Sequence[tuple[str, str, int]],
                  mastered: Mapping[str, Sequence[int]]) -> ProgressSeries:
@@ -137,8 +149,12 @@ def build_series(period: str, edges: Sequence[date], reviews: Sequence[int],
         for slug, title, total in posts))
 
 
-def progress_series(service: ProgressSource, weeks: int = WEEKS) -> ProgressSeries:
-    """Reviews, true retention and mastery per post over time, for one profile."""
+def progress_series(service: ProgressSource, weeks: int = WEEKS,
+                    posts: Sequence[tuple[str, str, int]] | None = None) -> ProgressSeries:
+    """Reviews, true retention and mastery per post over time, for one profile.
+
+    ``posts``: (slug, title, cards now) of every post, when the caller has them
+    (``learner_stats`` does); else read from the study overview."""
     service.record_abandoned()
     store, profile, settings = service.store, service.profile, service.settings
     now, rollover, zone = service.now(), settings.day_rollover_hour, local_zone()
@@ -147,13 +163,15 @@ def progress_series(service: ProgressSource, weeks: int = WEEKS) -> ProgressSeri
                                    None if first is None else study_day(first, rollover, zone),
                                    weeks)
     bounds = [day_start(day, rollover, zone) for day in edges]
-    overview = service.overview(with_streak=False)
-    posts = [(p.slug, p.title, p.total) for p in overview.posts]
+    if posts is None:
+        posts = [(p.slug, p.title, p.total) for p in service.overview(with_streak=False).posts]
     if not bounds:
         return build_series(period, [], [], [], posts, {})
     reviews = db.reviews_per_bucket(store, profile.id, bounds)
-    retention = retention_per_bucket(store, profile.id, bounds,
-                                     study_day_shift(now, rollover))
+    days = [edges[0] + timedelta(days=n) for n in range((edges[-1] - edges[0]).days + 1)]
+    per_day = retention_per_day(store, profile.id,
+                                [day_start(day, rollover, zone) for day in days])
+    retention = per_period(days, edges, per_day)
     places = service.mastery_places()
     flags = mastered_at(store, profile.id, bounds[1:], mastery_age(settings),
                         deck_ids={deck for _, deck in places.values()})

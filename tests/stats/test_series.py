@@ -24,7 +24,7 @@ from studyapp.progress.series import (
 from studyapp.srs.calendar import day_start, study_day
 from studyapp.srs.scheduler import DEFAULT_PARAMETERS, Scheduler, SchedulerSettings
 from studyapp.store.card_reads import CardRow
-from studyapp.store.series import CardAnswer, mastered_at, retention_per_bucket
+from studyapp.store.series import CardAnswer, mastered_at, retention_per_day
 
 DAY = timedelta(days=1)
 
@@ -118,8 +118,7 @@ def test_retention_per_day_counts_each_cards_first_review_stage_answer(
         write(svc, "b", day2 + timedelta(minutes=10), rating=3, stability=4)  # relearning
         bounds = [day_start(study_day(d)) for d in (day1, day2, now)]
         bounds.append(day_start(study_day(now) + DAY))
-        shift = timedelta(hours=-4)  # UTC, rollover at 04:00
-        per_day = retention_per_bucket(svc.store, svc.profile.id, bounds, shift)
+        per_day = retention_per_day(svc.store, svc.profile.id, bounds)
     finally:
         svc.close()
     assert per_day == [(1, 1), (1, 0), (0, 0)]
@@ -270,3 +269,13 @@ def test_stats_plot_json_and_plain_show_the_same_history(tmp_path: Path) -> None
     table = runner.invoke(main, ["--db", url, "--profile", "ana", "--lang", "es", "stats",
                                  "--card", "hand/k", "--plot", "--plain"], env=env)
     assert "Otra vez" in table.output and "Recuerdo hoy" in table.output
+
+
+def test_days_add_up_into_their_weeks() -> None:
+    from studyapp.progress.series import per_period
+
+    edges = [date(2026, 5, 4), date(2026, 5, 11), date(2026, 5, 14)]
+    days = [date(2026, 5, 4) + timedelta(days=n) for n in range(11)]
+    per_day = [(n, n // 2) for n in range(10)]
+    assert per_period(days, edges, per_day) == [(0 + 1 + 2 + 3 + 4 + 5 + 6, 0 + 0 + 1 + 1 + 2 + 2 + 3),
+                                                (7 + 8 + 9, 3 + 4 + 4)]
