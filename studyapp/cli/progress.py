@@ -166,7 +166,8 @@ def _print_card(detail: Any, lang: str) -> None:
 @click.option("--plot", is_flag=True,
               help="Charts: reviews, retention and mastery over time (with --card: the "
                    "card's forgetting curve).")
-@click.option("--plain", is_flag=True, help="With --plot: the charts' figures as text tables.")
+@click.option("--plain", is_flag=True, help="The charts' figures as text tables (--plot "
+              "without drawing: screen readers, dumb terminals).")
 @click.pass_context
 def stats(ctx: click.Context, as_json: bool, card_ref: str | None, plot: bool,
           plain: bool) -> None:
@@ -174,6 +175,8 @@ def stats(ctx: click.Context, as_json: bool, card_ref: str | None, plot: bool,
     # loaded when the command runs, so that --help stays fast
     from studyapp.progress import card_drilldown, learner_stats
     from studyapp.progress.series import card_curve, progress_series
+
+    plot = plot or plain
 
     settings = current_settings(ctx)
     service = make_service(settings)

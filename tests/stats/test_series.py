@@ -257,7 +257,7 @@ def test_stats_plot_json_and_plain_show_the_same_history(tmp_path: Path) -> None
     assert "Reviews per day and true retention" in plot.output
     assert "Mastery per post, day by day" in plot.output
     assert "\x1b[" not in plot.output  # not a terminal: no colour codes
-    plain = runner.invoke(main, [*base, "--plot", "--plain"], env=env)
+    plain = runner.invoke(main, [*base, "--plain"], env=env)  # --plot implied
     assert plain.exit_code == 0 and "Day" in plain.output.splitlines()[1]
     assert f"{(now - 10 * DAY).date().isoformat()}" in plain.output
     card = [*base, "--card", "hand/k"]
