@@ -11,6 +11,7 @@ FSRS-6 with the profile's parameters, time in whole study days).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from math import ceil
@@ -163,19 +164,28 @@ def progress_series(service: ProgressSource, weeks: int = WEEKS,
                                    None if first is None else study_day(first, rollover, zone),
                                    weeks)
     bounds = [day_start(day, rollover, zone) for day in edges]
-    if posts is None:
-        posts = [(p.slug, p.title, p.total) for p in service.overview(with_streak=False).posts]
     if not bounds:
+        if posts is None:
+            posts = [(p.slug, p.title, p.total)
+                     for p in service.overview(with_streak=False).posts]
         return build_series(period, [], [], [], posts, {})
-    reviews = db.reviews_per_bucket(store, profile.id, bounds)
     days = [edges[0] + timedelta(days=n) for n in range((edges[-1] - edges[0]).days + 1)]
-    per_day = retention_per_day(store, profile.id,
-                                [day_start(day, rollover, zone) for day in days])
-    retention = per_period(days, edges, per_day)
     places = service.mastery_places()
-    flags = mastered_at(store, profile.id, bounds[1:], mastery_age(settings),
-                        deck_ids={deck for _, deck in places.values()})
-    return build_series(period, edges, reviews, retention, posts,
+    # independent reads, each on its own connection: the database works outside Python's
+    # lock (as learner_stats runs its aggregates), the heaviest first
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        mastered_job = pool.submit(mastered_at, store, profile.id, bounds[1:],
+                                   mastery_age(settings),
+                                   deck_ids={deck for _, deck in places.values()})
+        retention_job = pool.submit(retention_per_day, store, profile.id,
+                                    [day_start(day, rollover, zone) for day in days])
+        reviews_job = pool.submit(db.reviews_per_bucket, store, profile.id, bounds)
+        if posts is None:
+            posts = [(p.slug, p.title, p.total)
+                     for p in service.overview(with_streak=False).posts]
+        flags, per_day, reviews = (mastered_job.result(), retention_job.result(),
+                                   reviews_job.result())
+    return build_series(period, edges, reviews, per_period(days, edges, per_day), posts,
                         mastered_per_post(flags, places, len(bounds) - 1))
 
 
