@@ -277,5 +277,38 @@ def test_days_add_up_into_their_weeks() -> None:
     edges = [date(2026, 5, 4), date(2026, 5, 11), date(2026, 5, 14)]
     days = [date(2026, 5, 4) + timedelta(days=n) for n in range(11)]
     per_day = [(n, n // 2) for n in range(10)]
-    assert per_period(days, edges, per_day) == [(0 + 1 + 2 + 3 + 4 + 5 + 6, 0 + 0 + 1 + 1 + 2 + 2 + 3),
-                                                (7 + 8 + 9, 3 + 4 + 4)]
+    first_week = (0 + 1 + 2 + 3 + 4 + 5 + 6, 0 + 0 + 1 + 1 + 2 + 2 + 3)
+    assert per_period(days, edges, per_day) == [first_week, (7 + 8 + 9, 3 + 4 + 4)]
+
+
+def test_madrids_clock_change_keeps_days_and_mastery_whole(db_url: str,
+                                                           tmp_path: Path) -> None:
+    """Spain moves to summer time on 29 March 2026: the days around it are 23 hours long
+    or 24, and every answer still falls on its own study day; the last point is the
+    mastery the stats show."""
+    from zones import local_time_zone
+
+    now = datetime(2026, 4, 2, 10, 0, tzinfo=UTC)  # 12:00 in Madrid
+    with local_time_zone("Europe/Madrid"):
+        svc = service(db_url, Clock(now), write_hand_deck(tmp_path, ("x", "y")))
+        try:
+            write(svc, "x", datetime(2026, 3, 1, 9, tzinfo=UTC), stability=30)
+            # 02:30 UTC on the 29th is 04:30 summer time: the 29th's study day
+            write(svc, "x", datetime(2026, 3, 29, 2, 30, tzinfo=UTC), rating=1, stage=3,
+                  stability=2)
+            write(svc, "y", datetime(2026, 3, 28, 2, 30, tzinfo=UTC), stability=25)
+            series = progress_series(svc)
+            stats = learner_stats(svc)
+        finally:
+            svc.close()
+    assert series.period == "day" and series.points[0].start == date(2026, 3, 1)
+    by_day = {p.start: p for p in series.points}
+    assert by_day[date(2026, 3, 29)].counted == 1 and by_day[date(2026, 3, 29)].passed == 0
+    assert by_day[date(2026, 3, 28)].reviews == 0  # 03:30 winter time: the 27th's day
+    assert by_day[date(2026, 3, 27)].reviews == 1
+    h100 = next(p for p in series.posts if p.slug == "h100")
+    stats_h100 = next(p for p in stats.posts if p.slug == "h100")
+    assert h100.mastered[-1] == stats_h100.mastered == 1  # y; x lapsed
+    # x was mastered from its first answer until its lapse (30 days of stability)
+    assert h100.mastered[0] == 1
+    assert h100.mastered[series.points.index(by_day[date(2026, 3, 26)])] == 1
