@@ -96,6 +96,14 @@ class ProgressSeries:
     points: tuple[SeriesPoint, ...]
     posts: tuple[PostMastery, ...]
 
+    @property
+    def mastery_now(self) -> float | None:
+        """Mastered cards of every post over all their cards, at the last point."""
+        total = sum(post.total for post in self.posts)
+        if not self.points or not total:
+            return None
+        return sum(post.mastered[-1] for post in self.posts) / total
+
     def as_json(self) -> dict[str, Any]:
         return {
             "period": self.period,

@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Label, Static, TabbedContent, TabPane
 
 from studyapp.tui.screens.base import StudyScreen
-from studyapp.tui.screens.progress_format import CSS
+from studyapp.tui.screens.progress_format import CSS, percent
 from studyapp.tui.widgets.progress_plot import (
     Palette,
     ProgressPlot,
@@ -73,8 +73,10 @@ class ProgressChartsScreen(StudyScreen):
             return
         note = self.query_one("#charts-note", Static)
         tabs = self.query_one("#charts-tabs", TabbedContent)
-        note.update(self.tr("chart.none"))
-        note.display = not series.points
+        last = series.points[-1] if series.points else None
+        note.update(self.tr("chart.none") if last is None else self.tr(
+            f"chart.summary_{series.period}", reviews=last.reviews,
+            retention=percent(last.retention), mastery=percent(series.mastery_now)))
         tabs.display = bool(series.points)
         for name in CHARTS:
             tabs.get_tab(f"chart-{name}").label = self.tab_title(name)  # type: ignore[assignment]
