@@ -163,11 +163,20 @@ def _print_card(detail: Any, lang: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--card", "card_ref", metavar="DECK/CARD",
               help="One card: its state and latest answers with their parameters.")
+@click.option("--plot", is_flag=True,
+              help="Charts: reviews, retention and mastery over time (with --card: the "
+                   "card's forgetting curve).")
+@click.option("--plain", is_flag=True, help="The charts' figures as text tables (--plot "
+              "without drawing: screen readers, dumb terminals).")
 @click.pass_context
-def stats(ctx: click.Context, as_json: bool, card_ref: str | None) -> None:
+def stats(ctx: click.Context, as_json: bool, card_ref: str | None, plot: bool,
+          plain: bool) -> None:
     """Progress of one profile: posts, retention, calendar, forecast, weak cards."""
     # loaded when the command runs, so that --help stays fast
     from studyapp.progress import card_drilldown, learner_stats
+    from studyapp.progress.series import card_curve, progress_series
+
+    plot = plot or plain
 
     settings = current_settings(ctx)
     service = make_service(settings)
@@ -179,6 +188,12 @@ def stats(ctx: click.Context, as_json: bool, card_ref: str | None) -> None:
             detail = card_drilldown(service, deck_id, card_key, last=20)
             if detail is None:
                 fail(f"no answers stored for {card_ref} in profile {settings.profile!r}")
+            curve = card_curve(service, deck_id, card_key) if plot or as_json else None
+            if plot and not as_json and curve is not None:
+                from studyapp.cli.stats_plot import print_curve
+
+                print_curve(curve, settings.lang, plain, service.settings.desired_retention)
+                return
             if as_json:
                 echo_json({"card": {**detail.card.as_json(), "deck": detail.card.deck_id,
                                     "card": detail.card.card_key, "post": detail.card.post},
@@ -188,16 +203,24 @@ def stats(ctx: click.Context, as_json: bool, card_ref: str | None) -> None:
                                      "duration_ms": log.duration_ms, "seed": log.seed,
                                      "params": log.params, "prompt": log.prompt,
                                      "response": log.response, "expected": log.expected}
-                                    for log in detail.logs]})
+                                    for log in detail.logs],
+                           **({"curve": curve.as_json()} if curve is not None else {})})
             else:
                 _print_card(detail, settings.lang)
             return
-        data = learner_stats(service)
+        data = None if plot and not as_json else learner_stats(service)
+        series = (progress_series(service, posts=None if data is None else
+                                  [(p.slug, p.title, p.total) for p in data.posts])
+                  if plot or as_json else None)
     finally:
         service.close()
-    if as_json:
-        echo_json(data.as_json())
-    else:
+    if as_json and data is not None:
+        echo_json({**data.as_json(), **({"series": series.as_json()} if series else {})})
+    elif plot and series is not None:
+        from studyapp.cli.stats_plot import print_series
+
+        print_series(series, settings.lang, plain)
+    elif data is not None:
         _print_stats(data, settings.lang)
 
 

@@ -7,8 +7,8 @@ only through here and ``studyapp.study``; the store's plain result types they
 show are re-exported below. It needs the study service only as a
 ``ProgressSource`` (``sources``), so ``studyapp.study`` can use it without an
 import cycle. ``recall`` applies the forgetting curve, ``stats`` gathers the
-figures, ``charts`` draws them as text and ``files`` moves progress in and
-out of files.
+figures, ``series`` follows them over time (``series_text``: as text tables),
+``charts`` draws them as text and ``files`` moves progress in and out of files.
 """
 
 from studyapp.progress.charts import SHADES, calendar_lines, forecast_lines

@@ -24,9 +24,11 @@ from studyapp.text import visible
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.progress_format import CSS, card_name, card_state_text
 from studyapp.tui.text import plain
+from studyapp.tui.widgets.progress_plot import Palette, ProgressPlot, draw_curve
 
 if TYPE_CHECKING:
     from studyapp.progress import CardDetail, LogLine
+    from studyapp.progress.series import CardCurve
 
 RATINGS = {1: "tui.rating.again", 2: "tui.rating.hard", 3: "tui.rating.good",
            4: "tui.rating.easy"}
@@ -75,6 +77,9 @@ class CardDetailScreen(StudyScreen):
         self.deck_id = deck_id
         self.card_key = card_key
         self.detail: CardDetail | None = None
+        self.curve: CardCurve | None = None
+        """The card's forgetting curve, drawn under its facts."""
+        self.desired = 0.9
         self.loaded = False
 
     @property
@@ -86,6 +91,7 @@ class CardDetailScreen(StudyScreen):
                     markup=False)
         with VerticalScroll(id="card-body"):
             yield Static(self.tr("tui.stats.loading"), id="card-facts", markup=False)
+            yield ProgressPlot(id="card-curve")
             yield Label(self.tr("tui.card.answers"), classes="subheading")
             yield Static("", id="card-answers", markup=False)
         yield Footer()
@@ -100,8 +106,13 @@ class CardDetailScreen(StudyScreen):
         from studyapp.progress import card_drilldown
 
         deck_id, card_key = self.deck_id, self.card_key
+        from studyapp.progress.series import card_curve
+
         self.detail = await self.study_app.backend.call(
             lambda service: card_drilldown(service, deck_id, card_key, last=10))
+        self.curve, self.desired = await self.study_app.backend.call(
+            lambda service: (card_curve(service, deck_id, card_key),
+                             service.settings.desired_retention))
         self.loaded = True
         self.fill()
         self.refresh_bindings()
@@ -118,9 +129,25 @@ class CardDetailScreen(StudyScreen):
             answers.update("")
             return
         facts.update(self.facts_content(self.detail))
+        self.draw_curve()
         logs = self.detail.logs
         answers.update(Content("\n\n").join([self.answer_content(log) for log in logs])
                        if logs else Content(self.tr("tui.card.never")))
+
+    def draw_curve(self) -> None:
+        """Recall per study day from the card's answers, in the theme's colours."""
+        plot = self.query_one("#card-curve", ProgressPlot)
+        curve = self.curve
+        plot.display = curve is not None and bool(curve.points)
+        if curve is None or not curve.points:
+            plot.show(None)
+            return
+        months, lang, desired = self.tr("tui.stats.months").split(","), self.lang, self.desired
+
+        def drawing(plt: Any, palette: Palette) -> None:
+            draw_curve(plt, curve, self.tr, months, lang, palette, desired)
+
+        plot.show(drawing)
 
     def facts_content(self, detail: CardDetail) -> Content:
         card, tr = detail.card, self.tr

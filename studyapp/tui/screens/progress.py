@@ -61,6 +61,7 @@ class ProgressScreen(StudyScreen):
         Binding("enter", "open", "tui.key.open", id="progress.open"),
         Binding("x", "suspend", "tui.key.suspend", id="progress.suspend"),
         Binding("c", "class_report", "tui.key.class_report", id="progress.class_report"),
+        Binding("g", "charts", "tui.key.charts", id="progress.charts"),
         Binding("escape", "back", "tui.key.back", id="progress.back"),
     ]
 
@@ -331,6 +332,10 @@ class ProgressScreen(StudyScreen):
 
     def action_class_report(self) -> None:
         self.study_app.open_screen("class_report")
+
+    def action_charts(self) -> None:
+        """Reviews, retention and mastery over time (``progress_charts``)."""
+        self.study_app.open_screen("progress_charts")
 
     def action_back(self) -> None:
         self.dismiss(None)
