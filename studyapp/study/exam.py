@@ -19,12 +19,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from studyapp.i18n import t
+from studyapp.numbers import format_number
 from studyapp.questions.grading import Verdict, grade
 from studyapp.questions.misconceptions import misconception_of
 from studyapp.questions.model import Kind, Question
 from studyapp.questions.scenario import PartVerdict, grade_part
 from studyapp.study.cards import CurriculumCard
 from studyapp.study.showing import showing
+from studyapp.text import visible
 
 DEFAULT_COUNT = 20
 DEFAULT_MINUTES = 30.0
@@ -198,29 +201,40 @@ class ItemMark:
     expected: tuple[str, ...]
     slips: tuple[str, ...]
     """Slips the answer showed (a scenario's steps' too)."""
-    traps: tuple[str, ...]
-    """Slips the question set: what it could catch."""
+    traps: tuple[tuple[str, bool], ...]
+    """(misconception, avoided) for each trap met: a question or step that set it and was
+    answered right (avoided) or with its slip (caught). A blank or otherwise wrong answer
+    says nothing about the misconception."""
+
+
+def _traps(question: Question, verdict: Verdict | None) -> list[tuple[str, bool]]:
+    if verdict is None or verdict.correct is None:
+        return []
+    fell = {misconception_of(k).key for k in verdict.slips[:1]}
+    if verdict.correct:
+        return [(key, True) for key in dict.fromkeys(misconception_of(s.key).key
+                                                      for s in question.slips)]
+    return [(key, False) for key in fell]
 
 
 def _mark(item: ExamItem, answer: _Answer) -> ItemMark:
     q = item.question
-    traps = tuple(dict.fromkeys(s.key for s in q.slips))
     if q.kind is Kind.SCENARIO:
         steps = answer.steps
-        traps = tuple(dict.fromkeys(
-            traps + tuple(s.key for p in q.parts for s in p.question.slips)))
         right = sum(1 for s in steps if s.correct)
         credit = right / len(q.parts) if q.parts else 0.0
         slips = tuple(k for s in steps if not s.correct and not s.carried
                       for k in s.verdict.slips[:1])
-        return ItemMark(item, credit, bool(steps), tuple(answer.step_responses),
-                        tuple(s.verdict.expected for s in steps), slips, traps)
+        traps = [t for s in steps if not s.carried
+                 for t in _traps(q.parts[s.index].question, s.verdict)]
+        return ItemMark(item, credit, bool(steps), tuple(s.verdict.given for s in steps),
+                        tuple(s.verdict.expected for s in steps), slips, tuple(traps))
     verdict = answer.verdict
     if verdict is None:
-        return ItemMark(item, 0.0, False, (), (), (), traps)
+        return ItemMark(item, 0.0, False, (), (), (), ())
     credit = 1.0 if verdict.correct else 0.0
-    return ItemMark(item, credit, True, (answer.response or "",), (verdict.expected,),
-                    tuple(verdict.slips[:1]), traps)
+    return ItemMark(item, credit, True, (verdict.given,), (verdict.expected,),
+                    tuple(verdict.slips[:1]), tuple(_traps(q, verdict)))
 
 
 @dataclass(frozen=True)
@@ -262,16 +276,14 @@ class ExamResult:
         return [Score(p, credit[p], count[p]) for p in count]
 
     def by_misconception(self) -> list[Score]:
-        """Per misconception the paper tested: traps avoided over traps set, worst first."""
-        set_: dict[str, int] = defaultdict(int)
-        caught: dict[str, int] = defaultdict(int)
+        """Per misconception the paper met: traps avoided over traps met, worst first."""
+        met: dict[str, int] = defaultdict(int)
+        avoided: dict[str, int] = defaultdict(int)
         for m in self.marks:
-            tested = {misconception_of(k).key for k in m.traps}
-            fell = {misconception_of(k).key for k in m.slips}
-            for key in tested | fell:
-                set_[key] += 1
-                caught[key] += key in fell
-        scores = [Score(k, float(set_[k] - caught[k]), set_[k]) for k in set_]
+            for key, ok in m.traps:
+                met[key] += 1
+                avoided[key] += ok
+        scores = [Score(k, float(avoided[k]), met[k]) for k in met]
         scores.sort(key=lambda s: (s.share, s.key))
         return scores
 
@@ -286,7 +298,7 @@ class ExamResult:
             "posts": [{"post": s.key, "score": round(s.credit, 3), "out_of": s.out_of}
                       for s in self.by_post()],
             "misconceptions": [{"misconception": s.key, "avoided": round(s.credit),
-                                "set": s.out_of} for s in self.by_misconception()],
+                                "met": s.out_of} for s in self.by_misconception()],
             "questions": [{"deck": m.item.key[0], "card": m.item.key[1], "post": m.item.post,
                            "role": m.item.role, "seed": m.item.seed,
                            "prompt": m.item.question.prompt, "answered": m.answered,
@@ -297,7 +309,37 @@ class ExamResult:
         }
 
 
+def result_lines(result: ExamResult, lang: str) -> list[str]:
+    """The handed-in paper as text: the score, per post, per misconception, then each question."""
+    def pct(share: float) -> str:
+        return f"{format_number(share * 100, lang, 3)}%"
+
+    lines = [t("exam.result.score", lang, score=format_number(result.credit, lang, 3),
+               total=len(result.marks), share=pct(result.share)), "",
+             t("exam.result.posts", lang)]
+    lines += [f"  {s.key}: {format_number(s.credit, lang, 3)}/{s.out_of}"
+              for s in result.by_post()]
+    tested = result.by_misconception()
+    if tested:
+        lines += ["", t("exam.result.misconceptions", lang)]
+        lines += [t("exam.result.misconception", lang, name=misconception_of(s.key).name(lang),
+                    avoided=int(s.credit), met=s.out_of) for s in tested]
+    for n, mark in enumerate(result.marks, 1):
+        q = mark.item.question
+        lines += ["", f"[{n}/{len(result.marks)}] {visible(q.prompt)}"]
+        if not mark.answered:
+            lines.append(t("exam.result.blank", lang))
+        else:
+            lines.append(t("exam.result.answer", lang, given=visible(" · ".join(mark.responses)),
+                           expected=visible(" · ".join(mark.expected)),
+                           credit=format_number(mark.credit, lang, 2)))
+        if q.explanation:
+            lines += [t("plain.explanation", lang), visible(q.explanation)]
+    return lines
+
+
 __all__ = [
     "DEFAULT_COUNT", "DEFAULT_MINUTES", "FACT", "METHOD", "ROLES", "SCENARIO", "ExamItem",
-    "ExamResult", "ExamSheet", "ItemMark", "Score", "TimeUp", "draw_paper", "role_of",
+    "ExamResult", "ExamSheet", "ItemMark", "Score", "TimeUp", "draw_paper", "result_lines",
+    "role_of",
 ]
