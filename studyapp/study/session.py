@@ -26,6 +26,7 @@ from studyapp.questions.scenario import (
 )
 from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import Rating
+from studyapp.study.another import AnotherDraws
 from studyapp.study.draws import kept_seed
 from studyapp.study.model import (
     LEARNING_STAGES,
@@ -54,7 +55,7 @@ REDRAWS = 20
 """Fresh draws a card gets when its numbers repeat a prompt already asked this sitting."""
 
 
-class StudySession(SessionRecords):
+class StudySession(AnotherDraws, SessionRecords):
     """One sitting: ask, grade, rate, record; every answer committed at once.
 
     After each answer the next card is chosen as Anki does (``SessionQueue``):
@@ -143,8 +144,10 @@ class StudySession(SessionRecords):
 
     def next(self) -> Presented | None:
         """The next question, or None when the session is over."""
+        self._leave_extra()
         if self._pending is not None:
             return self._pending.presented
+        self._another_of = None
         if self.limit is not None and self.answered >= self.limit:
             return None
         now = self.service.now()
@@ -196,6 +199,8 @@ class StudySession(SessionRecords):
         if pending is None:
             raise RuntimeError("no question is waiting for an answer")
         response = typed_answer(response)  # as graded: what a paste left unseen is not kept
+        if pending.extra:
+            return self._submit_extra(pending, response)
         part: PartVerdict | None = None
         if pending.presented.question.kind is Kind.SCENARIO:
             remaining = len(pending.presented.question.parts) - len(pending.parts)
@@ -222,6 +227,8 @@ class StudySession(SessionRecords):
         self._overrulable = None
         if not verdict.correct:
             self._overrulable = _Overrulable(pending, None)
+        if not verdict.correct:
+            self._missed(pending)
         if self.practice:  # cramming: counted for the session, never scheduled
             self._record(Rating.GOOD if verdict.correct else Rating.AGAIN)
             return Outcome(verdict, recorded=False, needs_rating=False,
@@ -259,6 +266,9 @@ class StudySession(SessionRecords):
         """
         pending = self._pending
         if pending is None:
+            return None
+        if pending.extra:  # drawn again after a miss: practice, nothing to record
+            self._pending = None
             return None
         if pending.verdict is None:
             return self._settle_steps(pending)
