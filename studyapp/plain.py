@@ -210,6 +210,10 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
             line = read("> ")
             if line is None:
                 return
+            if line.strip() == ANOTHER and session.can_another:
+                presented = session.another()  # this question waits; the missed one again
+                say("", t("plain.another", lang), *render_question(presented, lang))
+                continue
             if line.strip() == "!" and session.can_overrule:
                 # "I was right" about the previous answer, typed at this prompt
                 if session.overrule():
@@ -236,6 +240,8 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
                 return
         elif outcome.can_overrule:
             say(t("plain.continue", lang))
+        if session.can_another:
+            say(t("plain.another_hint", lang, key=ANOTHER))
 
 
 def render_step(question: Question, index: int, lang: str) -> list[str]:
@@ -294,6 +300,9 @@ def _ask_steps(session: StudySession, question: Question, say: Callable[..., Non
         if outcome.parts_left == 0:
             return outcome
 
+
+ANOTHER = "+"
+"""Typed at the prompt after a miss on a method card: its family again with new numbers."""
 
 MORE_NEW = 10
 """New cards ``--more-new`` is suggested with, as many as the app's m key adds."""

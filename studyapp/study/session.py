@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from studyapp.questions.grading import Verdict, grade
-from studyapp.questions.model import Kind
+from studyapp.questions.model import Kind, Question
 from studyapp.questions.scenario import (
     HARD,
     PartVerdict,
@@ -81,6 +81,7 @@ class StudySession(AnotherDraws, SessionRecords):
         self.rng = random.Random(seed)
         self._seeds: dict[tuple[str, str], int] = {}
         """The draw seed each card was last shown with this sitting."""
+        self._set_aside: dict[tuple[str, str], tuple[Question, int]] = {}
         self._prompts: set[tuple[str, frozenset[str]]] = set()
         """Prompts asked this sitting: a drawn card is not asked with the same numbers twice."""
         self.answered = 0
@@ -147,7 +148,6 @@ class StudySession(AnotherDraws, SessionRecords):
         self._leave_extra()
         if self._pending is not None:
             return self._pending.presented
-        self._another_of = None
         if self.limit is not None and self.answered >= self.limit:
             return None
         now = self.service.now()
@@ -163,9 +163,12 @@ class StudySession(AnotherDraws, SessionRecords):
                 continue
             kept = kept_seed(item, spec, self._seeds, self.service)
             seed = seed if kept is None else kept  # a fact being learnt keeps its numbers
+            aside = self._set_aside.pop(item.key, None)  # shown before "another": the same
             try:
-                question = showing(spec, seed, self.lang)
-                for _ in range(REDRAWS if spec.is_template and kept is None else 0):
+                question = showing(spec, seed, self.lang) if aside is None else aside[0]
+                seed = seed if aside is None else aside[1]
+                for _ in range(REDRAWS if spec.is_template and kept is None and aside is None
+                               else 0):
                     if asked(question) not in self._prompts:
                         break
                     seed = self.rng.randrange(2**31)  # asked already this sitting: other numbers
@@ -227,8 +230,7 @@ class StudySession(AnotherDraws, SessionRecords):
         self._overrulable = None
         if not verdict.correct:
             self._overrulable = _Overrulable(pending, None)
-        if not verdict.correct:
-            self._missed(pending)
+        self._answered(pending)
         if self.practice:  # cramming: counted for the session, never scheduled
             self._record(Rating.GOOD if verdict.correct else Rating.AGAIN)
             return Outcome(verdict, recorded=False, needs_rating=False,

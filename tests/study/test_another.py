@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from studyapp.plain import run_plain
 from studyapp.questions.model import Kind, Question
 from studyapp.study import SessionKind, StudyConfig, StudyService, StudySession
 
@@ -87,8 +89,9 @@ def test_a_missed_method_card_comes_again_with_fresh_numbers(tmp_path: Path) -> 
     assert logs(tmp_path) == recorded  # nothing recorded or scheduled
     assert session.answered == 1 and session.extra_answered == 3 and session.extra_correct == 3
     following = session.next()
-    assert following is None or following.question.family != "kv-cache-per-token"
-    assert not session.can_another  # the session went on
+    assert following is not None and following.question.family != "kv-cache-per-token"
+    session.submit(right(following.question))
+    assert not session.can_another  # the session went on: answering ends the offer
     service.close()
 
 
@@ -114,6 +117,23 @@ def test_leaving_on_a_drawn_again_question_records_nothing(tmp_path: Path) -> No
     service.close()
 
 
+def test_the_next_question_not_answered_yet_waits_for_another(tmp_path: Path) -> None:
+    service, session = start(tmp_path)
+    missed = until(session, "kv-cache-per-token")
+    session.submit(wrong(missed))
+    following = session.next()  # plain mode shows the next question at once
+    assert following is not None and session.can_another
+    shown = session.shown
+    again = session.another()
+    assert again.question.family == "kv-cache-per-token" and session.shown == shown - 1
+    session.submit(right(again.question))
+    back = session.next()  # the question put back comes next, counted once
+    assert back is not None and back.card_key == following.card_key
+    assert back.question == following.question  # asked as it was shown
+    assert session.shown == shown
+    service.close()
+
+
 def test_undo_of_the_miss_ends_it(tmp_path: Path) -> None:
     service, session = start(tmp_path)
     missed = until(session, "kv-cache-per-token")
@@ -132,4 +152,25 @@ def test_in_practice_too(tmp_path: Path) -> None:
     again = session.another()
     assert session.submit(wrong(again.question)).verdict.correct is False
     assert session.extra_answered == 1 and session.extra_correct == 0
+    service.close()
+
+
+def test_plain_mode_takes_plus_for_another(tmp_path: Path) -> None:
+    deck = tmp_path / "drill.yaml"
+    deck.write_text(DECK.split("  - {id: memory")[0], encoding="utf-8")  # the method card only
+    url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    service = StudyService(StudyConfig(db_url=url, profile="ana", clock=lambda: NOW,
+                                       extra_decks=(deck,)))
+    session = service.start(SessionKind.DECK, deck="another-drill", seed=4)
+    first = session.next()
+    assert first is not None and first.question.family == "kv-cache-per-token"
+    out = io.StringIO()
+    # wrong, then "+" and a wrong answer to the new numbers, then input ends
+    run_plain(session, stdin=io.StringIO(f"{wrong(first.question)}\n+\n1\n"), stdout=out)
+    text = out.getvalue()
+    assert "Type + at the next > prompt" in text
+    assert "Another with new numbers (practice: not scheduled):" in text
+    assert text.count("Llama") >= 2 or text.count("KV") >= 2  # the new question was shown
+    assert session.extra_answered == 1 and session.answered == 1
+    assert logs(tmp_path) == 1  # the miss alone is recorded
     service.close()
