@@ -12,6 +12,7 @@ questions' units, which ``questions.formatting`` adds, load a table).
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_UP, Decimal
 
 #: U+202F NARROW NO-BREAK SPACE: a thin space that never wraps a number.
 THIN_SPACE = "\u202f"
@@ -36,6 +37,17 @@ def _group(digits: str, lang: str) -> str:
     return sep.join(parts)
 
 
+def round_significant(value: float, sig: int) -> float:
+    """``value`` to ``sig`` significant figures, halves away from zero, as the
+    learner rounds the number they read: 70.55 → 70.6, never the binary float's
+    70.5 (70.55 is stored as 70.5499…, so ``f"{70.55:.3g}"`` gives 70.5).
+    """
+    exact = Decimal(repr(value))
+    step = Decimal(1).scaleb(exact.adjusted() - sig + 1)
+    rounded = float(exact.quantize(step, rounding=ROUND_HALF_UP))
+    return rounded if math.isfinite(rounded) else value
+
+
 def format_number(value: float, lang: str, sig: int = 3, *, grouping: bool = True) -> str:
     """``value`` rounded to ``sig`` significant figures, trailing zeros dropped.
 
@@ -48,7 +60,7 @@ def format_number(value: float, lang: str, sig: int = 3, *, grouping: bool = Tru
     if value == 0:
         return "0"
     sig = max(1, min(sig, 17))
-    rounded = float(f"{value:.{sig}g}")
+    rounded = round_significant(value, sig)
     mark = "," if lang == "es" else "."
     magnitude = abs(rounded)
     if not (_POSITIONAL[0] <= magnitude < _POSITIONAL[1]):
@@ -80,9 +92,12 @@ def format_figure(value: float, lang: str, *, whole_from: float = 1000,
         return "0"
     magnitude = abs(value)
     if whole_from <= magnitude < scientific_from:
-        return format_number(round(value), lang, sig=17)
+        # to the unit, halves away from zero (2,500.5 → 2,501, not round()'s even 2,500)
+        return format_number(value, lang, sig=len(str(int(magnitude))))
     if 1e-3 <= magnitude < whole_from or (lang == "es" and magnitude < 1e-3):
         return format_number(value, lang)
+    if math.isfinite(value):
+        value = round_significant(value, 3)
     mantissa, _, power = f"{value:.3g}".partition("e")
     if lang != "es" or not power:  # not power: inf and nan, written as Python writes them
         return f"{value:.3g}"
@@ -97,4 +112,4 @@ def format_count(value: int, lang: str, *, grouping: bool = True) -> str:
     return f"{value:,}" if grouping else str(value)
 
 
-__all__ = ["THIN_SPACE", "format_count", "format_figure", "format_number"]
+__all__ = ["THIN_SPACE", "format_count", "format_figure", "format_number", "round_significant"]

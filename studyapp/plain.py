@@ -10,12 +10,21 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable
+from datetime import datetime
 from typing import TextIO
 
 from studyapp.i18n import t, unit_label
+from studyapp.numbers import format_number
 from studyapp.questions.model import Kind, Question
-from studyapp.srs.scheduler import Rating, format_interval
-from studyapp.study import CourseView, Outcome, Presented, StudySession, numbered_choice
+from studyapp.srs.scheduler import CardStage, Rating, format_interval
+from studyapp.study import (
+    CourseView,
+    Outcome,
+    Presented,
+    StudySession,
+    numbered_choice,
+)
+from studyapp.study.exam import ExamResult, ExamSheet, TimeUp, result_lines
 from studyapp.text import explains, tolerate_encodings, typed_answer, visible
 
 
@@ -201,6 +210,10 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
             line = read("> ")
             if line is None:
                 return
+            if line.strip() == ANOTHER and session.can_another:
+                presented = session.another()  # this question waits; the missed one again
+                say("", t("plain.another", lang), *render_question(presented, lang))
+                continue
             if line.strip() == "!" and session.can_overrule:
                 # "I was right" about the previous answer, typed at this prompt
                 if session.overrule():
@@ -227,6 +240,8 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
                 return
         elif outcome.can_overrule:
             say(t("plain.continue", lang))
+        if session.can_another:
+            say(t("plain.another_hint", lang, key=ANOTHER))
 
 
 def render_step(question: Question, index: int, lang: str) -> list[str]:
@@ -286,6 +301,9 @@ def _ask_steps(session: StudySession, question: Question, say: Callable[..., Non
             return outcome
 
 
+ANOTHER = "+"
+"""Typed at the prompt after a miss on a method card: its family again with new numbers."""
+
 MORE_NEW = 10
 """New cards ``--more-new`` is suggested with, as many as the app's m key adds."""
 
@@ -339,3 +357,71 @@ def _rate(session: StudySession, outcome: Outcome, say: Callable[..., None],
             session.rate(Rating(int(choice)))
             return True
         say(t("plain.rate_again", lang, last=offered[-1].value, default=default_name))
+
+
+# ---------------------------------------------------------------- mock exam
+
+
+def run_exam_plain(sheet: ExamSheet, now: Callable[[], datetime], lang: str, *,
+                   stdin: TextIO | None = None, stdout: TextIO | None = None) -> ExamResult:
+    """The paper line by line: no verdicts while it runs; an empty answer leaves a question
+    blank; the result, per post and per misconception, with every worked solution at the end.
+    """
+    tolerate_encodings()
+    inp, out = stdin or sys.stdin, stdout or sys.stdout
+
+    def say(*lines: str) -> None:
+        out.write("".join(line + "\n" for line in lines))
+        out.flush()
+
+    def read() -> str | None:
+        out.write("> ")
+        out.flush()
+        line = inp.readline()
+        return None if not line else typed_answer(line)
+
+    total = len(sheet.items)
+    say(t("exam.plain.start", lang, count=total, minutes=_minutes(sheet.minutes, lang)))
+    for index, item in enumerate(sheet.items):
+        left = sheet.left(now())
+        if left.total_seconds() <= 0:
+            say("", t("exam.time_up", lang))
+            break
+        q = item.question
+        presented = Presented(index + 1, total, item.key[0], item.key[1], q, CardStage.NEW,
+                              place=item.post)
+        say("", t("exam.plain.left", lang, left=_minutes(left.total_seconds() / 60, lang)),
+            *render_question(presented, lang))
+        if not _exam_answer(sheet, index, q, say, read, now, lang):
+            break
+    result = sheet.hand_in(now())
+    say("", *result_lines(result, lang))
+    return result
+
+
+def _exam_answer(sheet: ExamSheet, index: int, q: Question, say: Callable[..., None],
+                 read: Callable[[], str | None], now: Callable[[], datetime], lang: str) -> bool:
+    """One question (every step of a scenario); False when the input ended or time ran out."""
+    steps = len(q.parts) if q.kind is Kind.SCENARIO else 1
+    while sheet.step(index) < steps and not sheet.answered(index):
+        if q.kind is Kind.SCENARIO:
+            say(*render_step(q, sheet.step(index), lang)[:-1])  # no method hint in an exam
+        line = read()
+        if line is None:
+            return False
+        if not line.strip():
+            return True  # left blank: counted wrong at the end
+        try:
+            message = sheet.answer(index, _normalise_truefalse(
+                q.parts[sheet.step(index)].question if q.kind is Kind.SCENARIO else q, line),
+                now())
+        except TimeUp:
+            say(t("exam.time_up", lang))
+            return False
+        if message:
+            say(visible(message))
+    return True
+
+
+def _minutes(value: float, lang: str) -> str:
+    return format_number(max(value, 0.0), lang, 2)

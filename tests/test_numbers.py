@@ -82,3 +82,26 @@ def test_questions_write_the_same_numbers() -> None:
 def test_a_figure_reads_back_in_its_language(value: float, lang: str) -> None:
     shown = format_figure(value, lang)
     assert parse_quantity(shown, lang=lang).value == pytest.approx(value, rel=5e-3)
+
+
+@pytest.mark.parametrize(("value", "en", "es"), [
+    # Llama 3.1 70B has 70.55B parameters (its config); 1 byte each in FP8 is 70.55 GB,
+    # which a learner rounds to 70.6, while the binary float 70.5499… would give 70.5.
+    (70.55, "70.6", "70,6"),
+    (-70.55, "-70.6", "-70,6"),
+    (2.675, "2.68", "2,68"),
+    (0.1235, "0.124", "0,124"),
+])
+def test_halves_round_away_from_zero_as_read(value: float, en: str, es: str) -> None:
+    assert format_number(value, "en") == en
+    assert format_number(value, "es") == es
+
+
+def test_whole_figures_round_halves_up() -> None:
+    assert format_figure(2500.5, "en") == "2,501"
+    assert format_figure(4_425_000.0, "en") == "4.43e+06"
+
+
+def test_the_largest_float_is_written_not_refused() -> None:
+    assert format_number(1.7976931348623157e308, "en") == "1.8e308"
+    assert format_figure(-1.7976931348623157e308, "es") == "-1,8e308"

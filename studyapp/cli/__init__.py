@@ -49,6 +49,7 @@ COMMANDS: dict[str, str] = {
     "class": "classroom:class_group",
     "db": "class_roles:db_group",
     "deck": "deck:deck",
+    "exam": "exam:exam_cmd",
     "export": "progress:export_cmd",
     "generate": "generate:generate",
     "import": "progress:import_cmd",

@@ -345,11 +345,14 @@ _ARTICLES = {"en": frozenset({"a", "an", "the"}),
 _TYPO_MIN_LENGTH = 5
 
 
-def _fold_text(text: str, lang: str) -> str:
-    """A short answer without case, accents, spacing, punctuation or a leading article
-    (an accepted answer as a typed one: without zero-width characters)."""
+def _fold_text(text: str, lang: str, *, accents: bool = True) -> str:
+    """A short answer without case, spacing, punctuation or a leading article (an
+    accepted answer as a typed one: without zero-width characters); without its
+    accents and other diacritics too when ``accents`` is False."""
     decomposed = unicodedata.normalize("NFKD", typed_answer(text))
-    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    if not accents:
+        decomposed = "".join(c for c in decomposed if not unicodedata.combining(c))
+    plain = unicodedata.normalize("NFC", decomposed.casefold())
     words = ["".join(c for c in word if not unicodedata.category(c).startswith("P"))
              for word in plain.split()]
     words = [word for word in words if word]
@@ -380,16 +383,22 @@ def _typo_allowed(accepted: str) -> bool:
 
 
 def _grade_text(question: Question, text: str) -> Verdict:
+    """Right when the answer is an accepted one, diacritics included (``año`` is not
+    ``ano``, Vietnamese ``rẻ`` is not ``rè``); case, spacing and punctuation never
+    count. A long answer (five letters or more, no digits) one letter off, or off
+    only in its accents, is right with the spelling shown, as a typo."""
     lang = question.lang
-    accepted = {_fold_text(str(question.answer), lang),
-                *(_fold_text(a, lang) for a in question.accept)}
-    accepted.discard("")
+    answers = (str(question.answer), *question.accept)
+    accepted = {_fold_text(a, lang) for a in answers} - {""}
     given = _fold_text(text, lang)
     expected = expected_display(question)
     if given in accepted:
         return _judged(question, True, text, expected)
-    if not any(c.isdigit() for c in given) and any(
-            _typo_allowed(a) and _one_edit_apart(given, a) for a in accepted):
+    bare = _fold_text(text, lang, accents=False)
+    if not any(c.isdigit() for c in given) and (any(
+            _typo_allowed(a) and _one_edit_apart(given, a) for a in accepted) or any(
+            _typo_allowed(a) and bare == _fold_text(a, lang, accents=False)
+            for a in answers)):
         return Verdict(correct=True, message=t("grading.typo", lang, expected=expected),
                        given=text, expected=expected, typo=True)
     return _judged(question, False, text, expected)

@@ -191,6 +191,8 @@ class Presented:
     place: str = ""
     """Where the card belongs, for the header: its post's slug, or the title of the course
     deck (a deck with no post) it comes from."""
+    practice: bool = False
+    """Drawn again with fresh numbers after a miss ("another"): practice, never recorded."""
 
 
 @dataclass(frozen=True)

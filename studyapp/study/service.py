@@ -10,9 +10,10 @@ profile, its settings, the clock); an operation reports what it changed
 from __future__ import annotations
 
 import contextlib
+import random
 import sys
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import Memory, Rating, Scheduler, SchedulerSettings
 from studyapp.study.answering import Answering
 from studyapp.study.changes import Changes, cached_until, forget
+from studyapp.study.exam import ExamSheet, draw_paper
 from studyapp.study.held import memory_of, record_abandoned
 from studyapp.study.index import CardIndex
 from studyapp.study.model import (
@@ -394,6 +396,17 @@ class StudyService:
                                lang=lang or self.config.lang)
         self._sessions.add(session)
         return session
+
+    def exam(self, posts: Sequence[str], *, count: int, minutes: float,
+             seed: int | None = None, lang: str | None = None) -> ExamSheet:
+        """A mock exam over ``posts`` starting now: drawn across them, timed, graded at the end.
+
+        Nothing is recorded: the schedule stays as it is.
+        """
+        draw = seed if seed is not None else random.getrandbits(63)
+        items = draw_paper(self._cards, posts, count=count, seed=draw,
+                           lang=lang or self.config.lang)
+        return ExamSheet(items, self.now(), minutes)
 
     # -- what a session records (``SessionHost``, by ``answering``) ----------------------
 

@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from studyapp.questions.grading import Verdict, grade
-from studyapp.questions.model import Kind
+from studyapp.questions.model import Kind, Question
 from studyapp.questions.scenario import (
     HARD,
     PartVerdict,
@@ -26,6 +26,7 @@ from studyapp.questions.scenario import (
 )
 from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import Rating
+from studyapp.study.another import AnotherDraws
 from studyapp.study.draws import kept_seed
 from studyapp.study.model import (
     LEARNING_STAGES,
@@ -54,7 +55,7 @@ REDRAWS = 20
 """Fresh draws a card gets when its numbers repeat a prompt already asked this sitting."""
 
 
-class StudySession(SessionRecords):
+class StudySession(AnotherDraws, SessionRecords):
     """One sitting: ask, grade, rate, record; every answer committed at once.
 
     After each answer the next card is chosen as Anki does (``SessionQueue``):
@@ -80,6 +81,7 @@ class StudySession(SessionRecords):
         self.rng = random.Random(seed)
         self._seeds: dict[tuple[str, str], int] = {}
         """The draw seed each card was last shown with this sitting."""
+        self._set_aside: dict[tuple[str, str], tuple[Question, int]] = {}
         self._prompts: set[tuple[str, frozenset[str]]] = set()
         """Prompts asked this sitting: a drawn card is not asked with the same numbers twice."""
         self.answered = 0
@@ -143,6 +145,7 @@ class StudySession(SessionRecords):
 
     def next(self) -> Presented | None:
         """The next question, or None when the session is over."""
+        self._leave_extra()
         if self._pending is not None:
             return self._pending.presented
         if self.limit is not None and self.answered >= self.limit:
@@ -160,9 +163,12 @@ class StudySession(SessionRecords):
                 continue
             kept = kept_seed(item, spec, self._seeds, self.service)
             seed = seed if kept is None else kept  # a fact being learnt keeps its numbers
+            aside = self._set_aside.pop(item.key, None)  # shown before "another": the same
             try:
-                question = showing(spec, seed, self.lang)
-                for _ in range(REDRAWS if spec.is_template and kept is None else 0):
+                question = showing(spec, seed, self.lang) if aside is None else aside[0]
+                seed = seed if aside is None else aside[1]
+                for _ in range(REDRAWS if spec.is_template and kept is None and aside is None
+                               else 0):
                     if asked(question) not in self._prompts:
                         break
                     seed = self.rng.randrange(2**31)  # asked already this sitting: other numbers
@@ -196,6 +202,8 @@ class StudySession(SessionRecords):
         if pending is None:
             raise RuntimeError("no question is waiting for an answer")
         response = typed_answer(response)  # as graded: what a paste left unseen is not kept
+        if pending.extra:
+            return self._submit_extra(pending, response)
         part: PartVerdict | None = None
         if pending.presented.question.kind is Kind.SCENARIO:
             remaining = len(pending.presented.question.parts) - len(pending.parts)
@@ -222,6 +230,7 @@ class StudySession(SessionRecords):
         self._overrulable = None
         if not verdict.correct:
             self._overrulable = _Overrulable(pending, None)
+        self._answered(pending)
         if self.practice:  # cramming: counted for the session, never scheduled
             self._record(Rating.GOOD if verdict.correct else Rating.AGAIN)
             return Outcome(verdict, recorded=False, needs_rating=False,
@@ -259,6 +268,9 @@ class StudySession(SessionRecords):
         """
         pending = self._pending
         if pending is None:
+            return None
+        if pending.extra:  # drawn again after a miss: practice, nothing to record
+            self._pending = None
             return None
         if pending.verdict is None:
             return self._settle_steps(pending)

@@ -54,6 +54,8 @@ class _Pending:
     """A finished scenario passed with a step wrong: rated Hard at most."""
     weak: tuple[str, ...] = ()
     """The one-step families of a finished scenario's wrong steps: asked sooner."""
+    extra: bool = False
+    """Drawn again after a miss (``another``): graded, never recorded."""
 
 
 @dataclass
@@ -84,6 +86,7 @@ class SessionRecords:
     _shown: set[tuple[str, str]]
     _last: tuple[str, str] | None
     _pending: _Pending | None
+    _another_of: _Pending | None
     _last_log: int | None
     _history: list[tuple[QueueItem, int | None, bool, bool, int]]
     _draws: list[object]
@@ -210,6 +213,7 @@ class SessionRecords:
         if not self._history:
             return False
         self._overrulable = None
+        self._another_of = None
         item, log_id, correct, first, spent = self._history[-1]
         if log_id is not None and not self.service.undo_answer(log_id):
             return False

@@ -128,8 +128,11 @@ class StudyApp(App[None]):
             self.call_after_refresh(self._start_requested_session, request)
 
     def _start_requested_session(self, request: dict[str, Any]) -> None:
-        """``studyapp study ...`` opens the question screen over the home screen."""
-        if request.get("deck"):
+        """``studyapp study ...`` opens the question screen over the home screen
+        (``studyapp exam`` the exam screen)."""
+        if request.get("exam") is not None:
+            self.open_screen("exam", **request["exam"])
+        elif request.get("deck"):
             self.study_course(request["deck"], limit=request.get("limit"))
         elif request.get("post"):
             self.study_post(request["post"], limit=request.get("limit"),

@@ -97,6 +97,8 @@ SCREENS: tuple[ScreenEntry, ...] = (
                 palette="tui.cmd.progress", palette_rank=30),
     ScreenEntry("progress_charts", _S + "progress_charts:ProgressChartsScreen",
                 help="tui.help.progress_charts"),
+    ScreenEntry("exam", _S + "exam:ExamScreen", help="tui.help.exam",
+                palette="tui.cmd.exam", palette_rank=35, single=True),
     ScreenEntry("post_cards", _S + "post_cards:PostCardsScreen", help="tui.help.post_cards"),
     ScreenEntry("card_detail", _S + "card_detail:CardDetailScreen", help="tui.help.card_detail"),
     ScreenEntry("class_report", _S + "class_report:ClassReportScreen", help="tui.help.class_report",

@@ -315,7 +315,31 @@ def test_text(response: str, correct: bool) -> None:
 
 def test_text_accents_in_the_answer() -> None:
     q = text_question("Conmutación de paquetes")
-    assert grade(q, "conmutacion de paquetes").correct is True
+    assert grade(q, "Conmutación de paquetes").typo is False
+    missed = grade(q, "conmutacion de paquetes")  # a long answer off only in its accents
+    assert missed.correct is True and missed.typo is True
+    assert "Conmutación de paquetes" in missed.message
+
+
+@pytest.mark.parametrize(("answer", "typed"), [
+    ("año", "ano"),  # year, not anus
+    ("rẻ", "rè"),  # Vietnamese: cheap, not the other tone
+    ("está", "esta"),
+    ("NVLink / NVSwitch", "NVLink"),  # one half of an answer is not the answer
+])
+def test_diacritics_and_whole_answers_count(answer: str, typed: str) -> None:
+    assert grade(text_question(answer), typed).correct is False
+
+
+@pytest.mark.parametrize("typed", ["AÑO", " año ", "Año.", "el año"])
+def test_case_spacing_and_articles_do_not_count(typed: str) -> None:
+    verdict = grade(text_question("año"), typed)
+    assert verdict.correct is True and not verdict.typo
+
+
+def test_a_decomposed_accent_is_the_same_letter() -> None:
+    # "año" typed as n + U+0303 COMBINING TILDE (some keyboards) is still "año"
+    assert grade(text_question("año"), "an\u0303o").correct is True
 
 
 # ---------------------------------------------------------------- properties

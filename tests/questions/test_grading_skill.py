@@ -253,7 +253,7 @@ def _text(answer: str, *accept: str, lang: str = "en") -> Question:
     ("InfiniBand", "the InfiniBand", "en"),
     ("scale-up network", "a scale up network!", "en"),
     ("memoria HBM", "la memoria HBM", "es"),
-    ("memoria HBM", "Memória, HBM", "es"),
+    ("memoria HBM", "Memoria, HBM", "es"),
     ("HBM3e", "hbm 3E", "en"),
 ])
 def test_case_spacing_punctuation_and_articles_are_ignored(answer: str, given: str,
@@ -261,6 +261,12 @@ def test_case_spacing_punctuation_and_articles_are_ignored(answer: str, given: s
     verdict = grade(_text(answer, lang=lang), given)
     assert verdict.correct is True and not verdict.typo
     assert verdict.message == t("grading.correct", lang)
+
+
+def test_an_accent_off_is_a_typo_shown_not_ignored() -> None:
+    verdict = grade(_text("memoria HBM", lang="es"), "Memória, HBM")
+    assert verdict.correct is True and verdict.typo
+    assert "memoria HBM" in verdict.message
 
 
 @pytest.mark.parametrize(("answer", "given"), [

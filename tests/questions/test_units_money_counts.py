@@ -17,6 +17,7 @@ from studyapp.questions.units import (
     REQUESTS,
     TOKENS,
     USD,
+    USD_RATE,
     USERS,
     parse_quantity,
     resolve_unit,
@@ -103,3 +104,33 @@ def test_deck_validate_units_lists_them_in_the_learners_language(
 def test_deck_validate_without_paths_or_units_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["--lang", "en", "deck", "validate"])
     assert result.exit_code == 2
+
+
+# A GPU-hour price times the GPUs is dollars an hour (the cost scenario's fourth step).
+@pytest.mark.parametrize(("text", "lang"), [
+    ("6 USD/h", "en"), ("$6/h", "en"), ("6 $/h", "en"), ("$6 per hour", "en"),
+    ("$6 an hour", "en"), ("6 dollars an hour", "en"), ("0.1 $/min", "en"), ("$0.1/min", "en"),
+    ("6 dólares por hora", "es"), ("6 dólares a la hora", "es"), ("6 $/h", "es"),
+])
+def test_money_an_hour_is_a_rate(text: str, lang: str) -> None:
+    q = parse_quantity(text, lang, USD_RATE)
+    assert q.dimension == USD_RATE
+    assert q.value == pytest.approx(6 / 3600)
+
+
+@pytest.mark.parametrize("typed", ["$6", "6 $", "6 dollars", "6", "$6/h", "144 $/day"])
+def test_an_hourly_cost_in_dollars_takes_the_amount_or_the_rate(typed: str) -> None:
+    verdict = grade(numeric(6.0, "USD/h"), typed)
+    assert verdict.correct is True, verdict.message
+
+
+@pytest.mark.parametrize(("typed", "named"), [("6 €/h", "euros"), ("6 GB", "size"),
+                                              ("$6/GB", "")])
+def test_an_hourly_cost_in_other_units_is_asked_again(typed: str, named: str) -> None:
+    verdict = grade(numeric(6.0, "USD/h"), typed)
+    assert verdict.correct is None and verdict.retry
+    assert named in verdict.message
+
+
+def test_a_million_dollars_an_hour_keeps_its_multiplier() -> None:
+    assert parse_quantity("$3.5M/h", "en", USD_RATE).value == pytest.approx(3.5e6 / 3600)

@@ -18,10 +18,11 @@ from studyapp.tui import registry
 from studyapp.tui.app import StudyApp
 from studyapp.tui.screens.base import StudyModal, StudyScreen
 from studyapp.tui.screens.help import screens_with_keys
+from studyapp.tui.screens.question_leave import LeavingAQuestion
 
 AppFactory = Callable[..., StudyApp]
 
-BASES = {StudyScreen, StudyModal}
+BASES = {StudyScreen, StudyModal, LeavingAQuestion}
 """What screens are built on; not screens themselves."""
 
 

@@ -29,8 +29,10 @@ Unit rules (the case of a letter matters only where it must):
   ``dollars``), ``€`` (``EUR``, ``euros``), ``requests`` (and ``requests/s``),
   ``users``; ``tokens`` and ``params`` as above. Each currency is its own
   dimension (no exchange rate is assumed), and a currency symbol may come
-  before the number (``$3.5M``). ``64 users`` still answers a plain "how
-  many".
+  before the number (``$3.5M``). Money over time is a rate of its currency
+  (``$6/h``, ``6 USD/h``, ``6 dólares a la hora``), and a bare amount (``$6``)
+  answers a question that already names the period ("what does it cost an
+  hour, in dollars?"). ``64 users`` still answers a plain "how many".
 * Any other letter case is tried only when it leaves a single meaning
   (``MS`` = ``ms``, ``KW`` = ``kW``); ``mw`` (mW or MW) is refused.
 
@@ -50,9 +52,11 @@ from studyapp.questions.units.table import (
     BANDWIDTH,
     COUNT,
     COUNT_DIMENSIONS,
+    CURRENCY_OF_RATE,
     DIMENSIONS,
     ENERGY,
     EUR,
+    EUR_RATE,
     FLOP,
     FLOP_RATE,
     INTENSITY,
@@ -66,6 +70,7 @@ from studyapp.questions.units.table import (
     TOKEN_RATE,
     TOKENS,
     USD,
+    USD_RATE,
     USERS,
     Unit,
     UnitEntry,
@@ -77,9 +82,10 @@ from studyapp.questions.units.table import (
 )
 
 __all__ = [
-    "BANDWIDTH", "COUNT", "COUNT_DIMENSIONS", "DECIMAL_MARK", "DIMENSIONS", "ENERGY", "EUR",
-    "FLOP", "FLOP_RATE", "INTENSITY", "PARAMS", "POWER", "RATIO", "REQUESTS", "REQUEST_RATE",
-    "SIZE", "TIME", "TOKENS", "TOKEN_RATE", "USD", "USERS",
+    "BANDWIDTH", "COUNT", "COUNT_DIMENSIONS", "CURRENCY_OF_RATE", "DECIMAL_MARK", "DIMENSIONS",
+    "ENERGY", "EUR", "EUR_RATE", "FLOP", "FLOP_RATE", "INTENSITY", "PARAMS", "POWER", "RATIO",
+    "REQUESTS", "REQUEST_RATE", "SIZE", "TIME", "TOKENS", "TOKEN_RATE", "USD", "USD_RATE",
+    "USERS",
     "AmbiguousUnit", "DimensionMismatch", "Quantity", "Unit", "UnitEntry", "UnitError",
     "UnknownUnit", "UnparsableAnswer", "convert", "dimension_of", "multiplier_of",
     "parse_number", "parse_quantity", "resolve_unit", "unit_entries",

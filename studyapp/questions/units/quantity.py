@@ -13,6 +13,7 @@ from studyapp.questions.units.table import (
     COUNT_DIMENSIONS,
     COUNT_MULTIPLIERS,
     COUNTED_THINGS,
+    CURRENCY_OF_RATE,
     CURRENCY_PREFIXES,
     MULTIPLIER_RE,
     TIME,
@@ -90,6 +91,10 @@ def parse_quantity(text: str, lang: str, expect: str | None = None) -> Quantity:
     dimension = unit.dimension
     if expect == COUNT and dimension in COUNTED_THINGS:
         dimension = COUNT  # "64 users" answers "how many" as it always did
+    if expect is not None and CURRENCY_OF_RATE.get(expect) == dimension and unit.factor == 1.0:
+        # "$6" answers "what does it cost an hour, in dollars?": the question sets the
+        # period, so the amount is a number in the question's own unit
+        return _quantity(value, None, "", other, 1.0)
     return _quantity(value, dimension, rest, other, unit.factor)
 
 
@@ -98,12 +103,22 @@ _CURRENCY_FIRST = re.compile(
     + "|".join(re.escape(c) for c in CURRENCY_PREFIXES) + r")\s*(?P<rest>\d.*)", re.DOTALL)
 
 
+_PERIOD_RE = re.compile(r"\s*/|\s+(?:per|por|a la|an?|each|cada)\s", re.IGNORECASE)
+
+
 def _currency_last(text: str) -> str:
-    """``$3.5M`` is read as ``3.5M $``: a currency symbol may come before the number."""
+    """``$3.5M`` is read as ``3.5M $`` and ``$6/h`` as ``6 $/h``: a currency symbol
+    may come before the number, and a period after it belongs to the currency."""
     m = _CURRENCY_FIRST.fullmatch(text)
     if m is None:
         return text
-    return f"{m['sign']}{m['rest'].strip()} {m['symbol']}"
+    rest = m["rest"].strip()
+    period = _PERIOD_RE.search(rest)
+    if period is None:
+        return f"{m['sign']}{rest} {m['symbol']}"
+    head, tail = rest[: period.start()], rest[period.start():].lstrip()
+    joint = "" if tail.startswith("/") else " "
+    return f"{m['sign']}{head} {m['symbol']}{joint}{tail}"
 
 
 _COMPOUND_RE = re.compile(r"(?P<unit>[^\d\s,]+)\s*(?:,|and|y)?\s*(?P<more>\d.*)", re.DOTALL)

@@ -26,6 +26,8 @@ RATIO = "ratio"
 INTENSITY = "intensity"  # arithmetic intensity, FLOP per byte (roofline)
 USD = "usd"  # money: each currency is its own dimension (no exchange rate is assumed)
 EUR = "eur"
+USD_RATE = "usd_rate"  # money per unit of time: "$6/h", "€2 per hour"
+EUR_RATE = "eur_rate"
 REQUESTS = "requests"
 REQUEST_RATE = "request_rate"
 USERS = "users"
@@ -33,7 +35,7 @@ USERS = "users"
 DIMENSIONS = (
     SIZE, BANDWIDTH, TIME, FLOP, FLOP_RATE, POWER, ENERGY,
     TOKENS, TOKEN_RATE, PARAMS, COUNT, RATIO, INTENSITY,
-    USD, EUR, REQUESTS, REQUEST_RATE, USERS,
+    USD, EUR, REQUESTS, REQUEST_RATE, USERS, USD_RATE, EUR_RATE,
 )  # fmt: skip
 
 #: Dimensions whose numbers take count multipliers (70B, 1.5T, 3M, $2M).
@@ -47,7 +49,11 @@ COUNTED_THINGS = frozenset({REQUESTS, USERS})
 CURRENCY_PREFIXES = ("US$", "$", "€")
 
 #: numerator dimension / time → rate dimension.
-_RATES = {SIZE: BANDWIDTH, FLOP: FLOP_RATE, TOKENS: TOKEN_RATE, REQUESTS: REQUEST_RATE}
+_RATES = {SIZE: BANDWIDTH, FLOP: FLOP_RATE, TOKENS: TOKEN_RATE, REQUESTS: REQUEST_RATE,
+          USD: USD_RATE, EUR: EUR_RATE}
+
+#: a currency rate → its currency: "$6" answers "what does it cost an hour, in dollars?"
+CURRENCY_OF_RATE = {USD_RATE: USD, EUR_RATE: EUR}
 
 
 @dataclass(frozen=True)
@@ -228,7 +234,7 @@ MULTIPLIER_RE = re.compile(
     + r")(?:\s+de)?\s*(?P<rest>.*)",
     re.DOTALL,
 )
-_PER_RE = re.compile(r"\s+(?:per|por|each|cada)\s+", re.IGNORECASE)
+_PER_RE = re.compile(r"\s+(?:per|por|a la|an?|each|cada)\s+", re.IGNORECASE)
 _SPACES_RE = re.compile(r"\s+")
 
 

@@ -35,10 +35,10 @@ from textual.widget import Widget
 
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import Rating
-from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.card_images import card_texts, open_card_images
 from studyapp.tui.screens.question_card import QuestionCard, QuestionHead
 from studyapp.tui.screens.question_flow import (
+    ANOTHER_KEY,
     CHOICE_LETTERS,
     KeyState,
     Phase,
@@ -47,6 +47,7 @@ from studyapp.tui.screens.question_flow import (
     move,
     picked,
 )
+from studyapp.tui.screens.question_leave import LeavingAQuestion
 from studyapp.tui.widgets.answer_input import AnswerField, ChoiceList, RevealButton
 from studyapp.tui.widgets.feedback import AnswerBar
 from studyapp.tui.widgets.footer import SteadyFooter
@@ -58,7 +59,7 @@ NARROW = 70
 """Below this width the four rating buttons take two rows."""
 
 
-class QuestionScreen(StudyScreen):
+class QuestionScreen(LeavingAQuestion):
     """A study session: the service's ``StudySession`` driven from the keyboard."""
 
     CSS_PATH = Path(__file__).parent / "question.tcss"
@@ -98,6 +99,7 @@ class QuestionScreen(StudyScreen):
         self.presented: Presented | None = None
         self.outcome: Outcome | None = None
         self.busy = False
+        self.can_another = False
         self.answered = 0
         self.correct = 0
         self.looked_at_post = False
@@ -159,6 +161,7 @@ class QuestionScreen(StudyScreen):
         if self.phase is Phase.DONE:  # ended meanwhile: the summary is on its way
             return True
         presented, can_undo, self.answered, self.correct, notices = advanced
+        self.can_another = False
         self.tell(notices)
         self.can_undo = can_undo
         self.presented = presented
@@ -239,8 +242,8 @@ class QuestionScreen(StudyScreen):
         if session is None or self.phase is not Phase.ASKING or self.busy:
             return
         with self.working():
-            outcome, can_undo, notices = await self.study_app.backend.call(
-                lambda _: session.respond(response))
+            (outcome, can_undo, notices), self.can_another = await self.study_app.backend.call(
+                lambda _: (session.respond(response), session.can_another))
             self.tell(notices)
             if self.phase is not Phase.ASKING or self.presented is None:
                 return  # ended while the answer was graded
@@ -271,6 +274,18 @@ class QuestionScreen(StudyScreen):
                 return True
 
             await self.show_next(record)
+
+    @work(group="session", exit_on_error=False)
+    async def draw_another(self) -> None:
+        """``a`` after a miss on a method card: the same family with fresh numbers, practice."""
+        session = self.session
+        if session is None or self.busy or self.phase is not Phase.FEEDBACK:
+            return
+        with self.working():
+            presented = await self.study_app.backend.call(lambda _: session.another())
+            self.can_another = False
+            self.presented, self.outcome = presented, None
+            self.show_question(presented)
 
     @work(group="session", exit_on_error=False)
     async def next_question(self) -> None:
@@ -329,7 +344,7 @@ class QuestionScreen(StudyScreen):
     # -- what is on screen ---------------------------------------------------------
 
     def show_header(self, presented: Presented) -> None:
-        practice = self.session is not None and self.session.practice
+        practice = presented.practice or (self.session is not None and self.session.practice)
         self.head.show(presented, self.correct, self.answered, practice=practice)
 
     def show_question(self, presented: Presented) -> None:
@@ -364,7 +379,7 @@ class QuestionScreen(StudyScreen):
         self.go(Phase.FEEDBACK)
         recall = presented.question.kind is Kind.RECALL
         self.set_focus(self.bar.show(outcome, recall=recall), scroll_visible=False)
-        self.card.show_feedback(presented.question, outcome)
+        self.card.show_feedback(presented.question, outcome, another=self.can_another)
         self.refresh(layout=True, repaint=False)  # one layout of the screen, next frame
 
     # -- input -----------------------------------------------------------------------
@@ -408,7 +423,8 @@ class QuestionScreen(StudyScreen):
             scenario=presented is not None and presented.question.kind is Kind.SCENARIO,
             has_card=presented is not None, can_undo=self.can_undo,
             names_image=bool(named_images(self.shown_texts())),
-            graded=outcome is not None, can_overrule=outcome is not None and outcome.can_overrule)
+            graded=outcome is not None, can_overrule=outcome is not None and outcome.can_overrule,
+            can_another=self.can_another)
 
     def binding_label(self, binding: Binding) -> str:
         """ctrl+g reads "Step method" on a scenario's step, "Image" elsewhere."""
@@ -425,6 +441,8 @@ class QuestionScreen(StudyScreen):
             index = picked(key, self._kind())
             if index is not None:
                 self.choose(index)
+        elif self.phase is Phase.FEEDBACK and key == ANOTHER_KEY and self.can_another:
+            self.draw_another()
         elif self.phase is Phase.FEEDBACK and self.outcome is not None and key.isdigit():
             number = int(key)
             if self.outcome.needs_rating and 1 <= number <= self.outcome.max_rating:
@@ -456,41 +474,3 @@ class QuestionScreen(StudyScreen):
     async def show_image(self) -> None:
         """Open the images the card names (``[image: NAME]``) from the deck's media folder."""
         await open_card_images(self, self.presented, self.shown_texts())
-
-    def typed(self) -> AnswerField | None:
-        """The answer field while it holds text."""
-        return self.card.typed() if self.phase is Phase.ASKING else None
-
-    def action_escape(self) -> None:
-        """Esc clears a typed answer first; with nothing typed it ends the session."""
-        field = self.typed()
-        if field is not None:
-            field.value = ""
-            return
-        self.finish()
-
-    def confirm_quit(self) -> bool:
-        """ctrl+q with an answer typed asks first, as ending the session does; True if asked."""
-        if self.typed() is None:
-            return False
-        self.ask_first("tui.question.confirm_quit", "tui.question.confirm_quit_yes",
-                       self.app.exit)
-        return True
-
-    def action_end(self) -> None:
-        """Ending with an answer typed asks first; otherwise it just ends (answers are saved)."""
-        if self.typed() is None:
-            self.finish()
-            return
-        self.ask_first("tui.question.confirm_end", "tui.question.confirm_yes", self.finish)
-
-    def ask_first(self, question: str, yes: str, then: Callable[[], object]) -> None:
-        """A typed answer would be lost: ``then`` only once the learner says yes."""
-        from studyapp.tui.screens.message import ConfirmScreen
-
-        def confirmed(sure: bool | None) -> None:
-            if sure:
-                then()
-
-        self.app.push_screen(ConfirmScreen(self.tr(question), self.tr(yes),
-                                           self.tr("tui.question.confirm_no")), confirmed)

@@ -158,8 +158,10 @@ class QuestionCard(VerticalScroll):
         if shown:  # under a long scenario the card may end below the screen: bring it up
             self.call_after_refresh(self.retry.scroll_visible, animate=False)
 
-    def show_feedback(self, question: Question, outcome: Outcome) -> None:
-        """Hide the answer widgets and fill in the verdict (the ratings are the screen's)."""
+    def show_feedback(self, question: Question, outcome: Outcome, *,
+                      another: bool = False) -> None:
+        """Hide the answer widgets and fill in the verdict (the ratings are the screen's);
+        ``another``: say that ``a`` draws the missed family again."""
         verdict = outcome.verdict
         right = bool(verdict.correct)
         self.show_retry("", shown=False)  # a retry hint is moot once graded
@@ -167,6 +169,8 @@ class QuestionCard(VerticalScroll):
         mark = self.tr("tui.question.right") if right else self.tr("tui.question.wrong")
         if outcome.recorded and not right:
             mark += "  " + self.tr("tui.question.recorded_again")
+        if another:
+            mark += "  " + self.tr("tui.question.another_hint")
         if question.kind is Kind.SCENARIO:
             comparison = Content("")
             self.steps.display = True

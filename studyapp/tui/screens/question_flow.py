@@ -70,6 +70,8 @@ class KeyState:
     graded: bool = False
     """An outcome is on screen."""
     can_overrule: bool = False
+    can_another: bool = False
+    """A missed method card may be drawn again with fresh numbers (``a``)."""
 
 
 def allowed(action: str, state: KeyState, parameters: tuple[object, ...] = ()) -> bool:
@@ -87,12 +89,17 @@ def allowed(action: str, state: KeyState, parameters: tuple[object, ...] = ()) -
         key = str(parameters[0]) if parameters else ""
         if asking:
             return picked(key, state.kind) is not None
+        if feedback and key == ANOTHER_KEY:
+            return state.graded and state.can_another
         return feedback and state.graded and key.isdigit()  # a rating, or Continue
     return True
 
 
 CHOICE_LETTERS = "abcdef"
 """Letters that pick a choice (a choice question has at most nine, letters go to f)."""
+
+ANOTHER_KEY = "a"
+"""After a miss on a method card: the same family again with fresh numbers (practice)."""
 
 
 def picked(key: str, kind: Kind | None) -> int | None:
@@ -121,5 +128,6 @@ def aid(state: KeyState) -> str | None:
     return None
 
 
-__all__ = ["CHOICE_LETTERS", "MOVES", "KeyState", "Phase", "PhaseError", "aid", "allowed",
+__all__ = ["ANOTHER_KEY", "CHOICE_LETTERS", "MOVES", "KeyState", "Phase", "PhaseError", "aid",
+           "allowed",
            "can_move", "move", "picked"]
