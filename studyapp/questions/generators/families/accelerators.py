@@ -88,10 +88,12 @@ def decode_ceiling(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
               "step_ms": ctx.num(step.step_seconds * 1e3, 3),
               "compute_us": ctx.num((step.compute_seconds or 0) * 1e6, 3),
               "tflops": ctx.num(peak, 5),
+              "peak_precision": dtype_name(dtype if dense_tflops(chip, dtype) else "bf16"),
               "tokens_s": ctx.shown(step.tokens_per_s),
               "intensity": ctx.num(2 / dtype_bytes(dtype))}
     return ctx.question(
         kind=Kind.NUMERIC, prompt=ctx.t("gen.decode.prompt", **fields),
+        given=(ctx.t("gen.decode.given", **fields),),
         explanation=join_steps(ctx.t("gen.decode.moe_read", **fields)
                                if model.active_params_b else "",
                                ctx.t("gen.decode.explain", **fields),

@@ -283,7 +283,7 @@ def dense_vs_sparse(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                                ctx.t("gen.sparse.why")),
         answer=correct, choices=tuple(choices),
         params={"gpu": chip.id, "precision": precision, "dense_tflops": dense,
-                "sparse_tflops": sparse, "ask": "dense"},
+                "sparse_tflops": sparse, "ask": "dense", "given": {"sparse_tflops": sparse}},
     )
 
 
