@@ -316,6 +316,16 @@ def test_a_hidden_input_is_caught() -> None:
     assert problems(in_given_block) == []
 
 
+def test_the_posts_key_figures_count_as_given() -> None:
+    """The hbm-kv-cache session shows its key-figures table (Llama 3.1 70B: 80 layers) first;
+    the h100 one does not list the model."""
+    prompt = "Llama 3.1 70B keeps 8 KV heads of 128 in BF16. KV cache of 32,768 tokens, in GB?"
+    card = _card(prompt=prompt, explanation="2 × 80 × 8 × 128 × 2 B = 327,680 B.",
+                 params={"given": {"layers": 80.0}})
+    assert problems(replace(card, post="hbm-kv-cache")) == []
+    assert problems(card) != []
+
+
 def test_an_intermediate_used_before_it_is_derived_is_caught() -> None:
     """"516,096 B × 32,768 tokens" without saying where 516,096 comes from."""
     prompt = "126 layers, 8 KV heads of 128, BF16. KV cache of 32,768 tokens, in GB?"
