@@ -201,7 +201,8 @@ def measure(label: str, family: Family, options: Mapping[str, Any], post: str | 
                 recomputed.append(False)
         given: Mapping[str, float] = q.params.get("given") or {}
         if recompute is not None:
-            stated.append(bool(given) and all(states(q.prompt, v, lang) for v in given.values()))
+            before = "\n".join([*q.given, q.prompt])  # the Given block is stated too
+            stated.append(bool(given) and all(states(before, v, lang) for v in given.values()))
             try:
                 value = recompute(given, q)
             except (KeyError, ZeroDivisionError):
