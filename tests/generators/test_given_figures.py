@@ -219,18 +219,22 @@ from (3.275 GB = 1.26 + 1.79 GiB), it is not a step of the computation."""
 
 
 def worked_part(solution: str, item: Asked, lang: str) -> str:
-    """The lines of a solution up to the one that reaches the numeric answer: what follows
-    (where the figure stands against a measurement, why it matters) is commentary, not an
-    intermediate the answer is computed from. A scenario's choice step says why, computes
+    """The lines of a solution up to the first that works out the numeric answer ("= 85.9
+    GB"): what follows (the driver's reading, a measurement, why it matters) is commentary,
+    not an intermediate the answer is computed from. A scenario's choice step says why, computes
     nothing: left out whole; a choice card worked out from given figures is checked."""
     if item.kind is Kind.CHOICE and not item.worked:
         return ""
     if item.kind is not Kind.NUMERIC or not item.answer:
         return solution
     lines = solution.split("\n")
-    reached = [i for i, line in enumerate(lines)
-               if any(w.matches(item.answer[0]) for w in written_numbers(line, lang))]
-    return "\n".join(lines[:reached[-1] + 1]) if reached else solution
+    written = [[w for w in written_numbers(line, lang) if w.matches(item.answer[0])]
+               for line in lines]
+    worked_out = [i for i, (line, ws) in enumerate(zip(lines, written, strict=True))
+                  if any(_RESULT.search(line[:w.start]) for w in ws)]
+    reached = [i for i, ws in enumerate(written) if ws]  # "rounded up, is 6 GPUs"
+    end = worked_out[0] if worked_out else reached[-1] if reached else len(lines) - 1
+    return "\n".join(lines[:end + 1])
 
 
 def unexplained(item: Asked, lang: str) -> list[str]:
