@@ -176,7 +176,7 @@ def prompt_numbers(text: str, lang: str) -> list[float]:
 
 def echoes(question: Question, before: Iterable[str] = ()) -> bool:
     """A numeric answer that the card already writes before asking (its Given block, its
-    prompt, and ``before``: a scenario's setup and earlier steps): typing it back would
+    prompt, and ``before``: a scenario's Given block, for a step): typing it back would
     score."""
     if question.kind is not Kind.NUMERIC or not isinstance(question.answer, int | float):
         return False
