@@ -45,6 +45,9 @@ def render_question(presented: Presented, lang: str) -> list[str]:
              + t("plain.heading", lang, post=visible(presented.place or q.post),
                  kind=t(f"kind.{q.kind_name}", lang))
              + flag]
+    if q.given:
+        lines.append(t("plain.given", lang))
+        lines.extend(f"  - {visible(line)}" for line in q.given)
     lines.append(visible(q.prompt))
     if q.kind is Kind.CHOICE:
         for n, choice in enumerate(q.choices):

@@ -144,6 +144,10 @@ class Question:
     """A true/false question asked as a question ("Does it fit?"), not stated as a claim:
     its two answers read Yes and No rather than True and False."""
 
+    given: tuple[str, ...] = ()
+    """The card's Given block: lines of figures and conventions it states before it asks
+    (a model's shape, a chip's figures, the convention in force), shown above the prompt."""
+
     parts: tuple[Part, ...] = ()
     """A scenario's graded steps, in order (``kind`` is ``scenario``); empty otherwise."""
 

@@ -56,6 +56,32 @@ def run_chain(steps: Sequence[Step], shared: Mapping[str, Any]) -> dict[str, Any
     return env
 
 
+class _Reading(dict[str, Any]):
+    """A step's environment that notes every name its computation reads."""
+
+    def __init__(self, env: Mapping[str, Any]) -> None:
+        super().__init__(env)
+        self.read: list[str] = []
+
+    def __getitem__(self, key: str) -> Any:
+        self.read.append(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.read.append(key)
+        return super().get(key, default)
+
+
+def step_inputs(step: Step, env: Mapping[str, Any], shared: Mapping[str, Any]) -> dict[str, float]:
+    """The shared figures ``step`` computes from (earlier steps left out): what its prompt,
+    the scenario's setup or its worked solution must state for the learner."""
+    reading = _Reading(env)
+    step.compute(reading)
+    return {name: float(env[name]) for name in dict.fromkeys(reading.read)
+            if name in shared and isinstance(env[name], int | float)
+            and not isinstance(env[name], bool)}
+
+
 def _recompute(step: Step, env: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], Value]:
     before = dict(env)
 
@@ -75,20 +101,22 @@ def build_parts(steps: Sequence[Step], shared: Mapping[str, Any], *, post: str =
     env: dict[str, Any] = dict(shared)
     parts = []
     for step in steps:
+        inputs = step_inputs(step, env, shared)
         value = step.compute(env)
         recompute = _recompute(step, env)
         env[step.name] = value
         if step.choices:
             question = Question(kind=Kind.CHOICE, post=post, prompt=prompts[step.name],
                                 explanation=solutions.get(step.name, ""), answer=str(value),
-                                choices=step.choices, family=family, seed=seed, lang=lang)
+                                choices=step.choices, family=family, seed=seed, lang=lang,
+                                params={"inputs": inputs})
         else:
             _check_like(step, env)
             question = Question(kind=Kind.NUMERIC, post=post, prompt=prompts[step.name],
                                 explanation=solutions.get(step.name, ""),
                                 answer=_rounded(float(value)), unit=step.unit,
                                 tolerance=step.tolerance, family=family, seed=seed,
-                                lang=lang, slips=tuple(
+                                lang=lang, params={"inputs": inputs}, slips=tuple(
                                     s for s in (slip.resolve(env) for slip in step.slips)
                                     if s is not None))
         rounding = None if step.rounding is None else _recompute(

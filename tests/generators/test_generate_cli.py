@@ -103,3 +103,14 @@ def test_the_text_listing_writes_the_tolerance_as_the_reader_does() -> None:
     result = CliRunner().invoke(main, ["--lang", "es", "generate", "kv-cache-per-token",
                                        "--seed", "1", "--json"])
     assert json.loads(result.output)[0]["tolerance"] == "2%"  # the JSON keeps its form
+
+
+def test_json_carries_the_given_block() -> None:
+    """`given`: the lines a card states before it asks (empty where it states none)."""
+    shaped = json.loads(run("generate", "kv-cache-total", "--seed", "1", "--json")[1])[0]
+    assert len(shaped["given"]) == 1 and "layers" in shaped["given"][0]
+    spanish = json.loads(run("--lang", "es", "generate", "kv-cache-total", "--seed", "1",
+                             "--json")[1])[0]
+    assert "capas" in spanish["given"][0]
+    fact = json.loads(run("generate", "memory-type", "--seed", "1", "--json")[1])[0]
+    assert fact["given"] == []

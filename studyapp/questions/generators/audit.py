@@ -20,7 +20,7 @@ from studyapp.questions.formatting import format_number
 from studyapp.questions.generators import Family, registered_families
 from studyapp.questions.generators.drawing import (
     DrawError,
-    echoes,
+    echoing_parts,
     instance_seed,
     prompt_numbers,
 )
@@ -126,6 +126,8 @@ class Row:
     recomputed: float | None = None
     shown: float | None = None
     echoes: int = 0
+    """Draws whose numeric answer (a scenario's: any step's) is a number the card writes
+    before asking it: a failure, typing the prompt back would score."""
     pool: bool = False
     """A one-chip or one-precision pool: judged on its answers only, not on its spread."""
     refused: int = 0
@@ -199,7 +201,8 @@ def measure(label: str, family: Family, options: Mapping[str, Any], post: str | 
                 recomputed.append(False)
         given: Mapping[str, float] = q.params.get("given") or {}
         if recompute is not None:
-            stated.append(bool(given) and all(states(q.prompt, v, lang) for v in given.values()))
+            before = "\n".join([*q.given, q.prompt])  # the Given block is stated too
+            stated.append(bool(given) and all(states(before, v, lang) for v in given.values()))
             try:
                 value = recompute(given, q)
             except (KeyError, ZeroDivisionError):
@@ -218,8 +221,8 @@ def measure(label: str, family: Family, options: Mapping[str, Any], post: str | 
         if q.kind is Kind.NUMERIC:
             value_text = _shown_value(q)
             shown.append(value_text in _plain(q.explanation))
-            if lang == "en" and echoes(q):  # judged on the English text, as drawing does
-                row.echoes += 1
+        if lang == "en" and echoing_parts(q):  # judged on the English text, as drawing does
+            row.echoes += 1
         if q.kind is Kind.TRUEFALSE:
             truth.append(bool(q.answer))
             ratio = q.params.get("decision_ratio")
@@ -236,6 +239,8 @@ def measure(label: str, family: Family, options: Mapping[str, Any], post: str | 
 
 def _judge(row: Row, judge_topic: bool) -> None:
     p = row.problems
+    if row.echoes:
+        p.append(f"answer equals a number its card writes before asking in {row.echoes} draws")
     if row.pool:  # a narrow pool: only whether its answers are right and stated
         if row.stated is not None and row.stated < 1:
             p.append(f"figures stated in {row.stated:.0%} of prompts")
@@ -257,8 +262,6 @@ def _judge(row: Row, judge_topic: bool) -> None:
         p.append(f"answer re-computed from the prompt in {row.recomputed:.0%}")
     if row.shown is not None and row.shown < 1:
         p.append(f"shown answer in the explanation in {row.shown:.0%}")
-    if row.echoes:
-        p.append(f"answer equals a prompt number in {row.echoes} draws")
 
 
 # ---------------------------------------------------------------- targets

@@ -174,13 +174,26 @@ def prompt_numbers(text: str, lang: str) -> list[float]:
     return [value for _, _, value in number_spans(text, lang)]
 
 
-def echoes(question: Question) -> bool:
-    """A numeric answer that the prompt already writes: typing it back would score."""
+def echoes(question: Question, before: Iterable[str] = ()) -> bool:
+    """A numeric answer that the card already writes before asking (its Given block, its
+    prompt, and ``before``: a scenario's Given block, for a step): typing it back would
+    score."""
     if question.kind is not Kind.NUMERIC or not isinstance(question.answer, int | float):
         return False
     answer = float(question.answer)
+    text = "\n".join([*question.given, *before, question.prompt])
     return any(math.isclose(n, answer, rel_tol=1e-9)
-               for n in prompt_numbers(question.prompt, question.lang))
+               for n in prompt_numbers(text, question.lang))
+
+
+def echoing_parts(question: Question) -> list[str]:
+    """A scenario's numeric steps whose answer the step's own prompt or the card's Given
+    block writes, by name; a card's own echo counts as ``""``. (The setup may state what
+    an earlier step computes from, as "70.55B parameters" before the FP8 weights: that
+    step asks the method, one byte a parameter, not a figure to copy.)"""
+    if question.kind is not Kind.SCENARIO:
+        return [""] if echoes(question) else []
+    return [part.name for part in question.parts if echoes(part.question, question.given)]
 
 
 ECHO_REDRAWS = 40
@@ -198,7 +211,7 @@ def without_echo(generate: GenerateFn) -> GenerateFn:
         chosen = seed
         question = generate(seed, "en", options)
         for attempt in range(1, ECHO_REDRAWS):
-            if not echoes(question):
+            if not echoing_parts(question):
                 break
             chosen = instance_seed(seed, -attempt)
             question = generate(chosen, "en", options)

@@ -130,8 +130,8 @@ def label_text(text: str, lang: str, flagged: list[Flagged], facts: list[float])
 
 def label_figures(question: Question, drawn: tuple[Entry, ...] = ()) -> Question:
     """The question with its announced and estimated figures labelled where written, in
-    its prompt and explanation and in a scenario's steps (which see the whole scenario's
-    draws too)."""
+    its Given block, prompt and explanation and in a scenario's steps (which see the whole
+    scenario's draws too)."""
     entries = list(drawn) + [e for e in drawn_entries(dict(question.params)) if e not in drawn]
     parts = tuple(dataclasses.replace(part, question=label_figures(part.question,
                                                                    tuple(entries)))
@@ -144,5 +144,6 @@ def label_figures(question: Question, drawn: tuple[Entry, ...] = ()) -> Question
     return dataclasses.replace(
         question,
         prompt=label_text(question.prompt, question.lang, flagged, facts),
+        given=tuple(label_text(line, question.lang, flagged, facts) for line in question.given),
         explanation=label_text(question.explanation, question.lang, flagged, facts),
         parts=parts)

@@ -84,7 +84,7 @@ def _max_context(g: Given, q: Question) -> float:
 
 
 RECOMPUTE: dict[str, Callable[[Given, Question], float]] = {
-    "weights-size": lambda g, q: g["params_b"] * g["bytes"],
+    "weights-size": lambda g, q: g["params_b"] * g["bytes"] * (1e3 if q.unit == "MB" else 1.0),
     "gb-vs-gib": lambda g, q: (g["gb"] * 1e9 / GiB if "gb" in g
                                else g["mib"] / 1024 if "mib" in g
                                else g["mib_gb"] * 2**20 / 1e9 if "mib_gb" in g

@@ -32,7 +32,8 @@ def tolerance_text(tolerance: Tolerance | None, unit: str | None) -> str | None:
 
 
 def as_record(question: Question) -> dict[str, Any]:
-    """The JSON object of one instance (keys fixed by docs/architecture.md, plus ``seed``).
+    """The JSON object of one instance (keys fixed by docs/architecture.md, plus ``seed`` and
+    ``given``, the card's Given block: figures it states before it asks).
 
     A scenario's ``kind``, ``answer``, ``unit`` and ``tolerance`` are those of its last
     step (what the chain ends on), so every instance keeps the fixed kinds; its
@@ -45,6 +46,7 @@ def as_record(question: Question) -> dict[str, Any]:
         "post": question.post,
         "kind": str(final.kind),
         "prompt": question.prompt,
+        "given": list(question.given),
         "choices": list(final.choices) if final.kind is Kind.CHOICE else None,
         "answer": final.answer,
         "unit": final.unit if numeric else None,

@@ -70,24 +70,27 @@ class QuestionCard(VerticalScroll):
         self.step = 0
         """Index of the scenario step being asked (0 for any other card)."""
         # kept at hand: every answer refills them (a query per part costs more than the part)
+        self.given = Static("", id="given")
         self.prompt, self.choices = Static("", id="prompt"), ChoiceList(id="choices")
         self.steps, self.step_prompt = StepList(id="steps"), Static("", id="step-prompt")
         self.field, self.hint = AnswerField(id="response"), Label("", classes="hint")
         self.reveal = RevealButton(self.tr("anki.recall.show"), id="show-answer", compact=True)
         self.retry, self.feedback = Label("", id="retry"), FeedbackView(lang)
-        for widget in (self.prompt, self.steps, self.step_prompt, self.choices, self.field,
-                       self.reveal, self.hint):
+        for widget in (self.given, self.prompt, self.steps, self.step_prompt, self.choices,
+                       self.field, self.reveal, self.hint):
             widget.display = False
 
     def tr(self, key: str, **fields: Any) -> str:
         return t(key, self.lang, **fields)
 
     def compose(self) -> ComposeResult:
-        yield from (self.prompt, self.steps, self.step_prompt, self.choices, self.field,
-                    self.reveal, self.hint, self.retry, self.feedback)
+        yield from (self.given, self.prompt, self.steps, self.step_prompt, self.choices,
+                    self.field, self.reveal, self.hint, self.retry, self.feedback)
 
     def show_question(self, question: Question) -> None:
-        """A new card: its prompt, no steps; a scenario starts at its first step."""
+        """A new card: its Given block, its prompt, no steps; a scenario starts at its first
+        step."""
+        self.show_given(question)
         self.prompt.update(plain(question.prompt))
         self.steps.clear()
         self.steps.display = self.step_prompt.display = False
@@ -96,6 +99,15 @@ class QuestionCard(VerticalScroll):
             self.show_step(question, 0)
             return
         self.ask(question)
+
+    def show_given(self, question: Question) -> None:
+        """The figures and conventions the card states before it asks, as plain text (a
+        deck's or a catalog's text is never read as markup); hidden when there are none."""
+        self.given.display = bool(question.given)
+        if question.given:
+            lines = "\n".join(f"• {line}" for line in question.given)
+            self.given.update(Content.assemble((self.tr("tui.question.given") + "\n", "bold"),
+                                               plain(lines)))
 
     def current(self, question: Question) -> Question:
         """What is being answered on ``question``: its current step, or itself."""

@@ -88,10 +88,12 @@ def decode_ceiling(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
               "step_ms": ctx.num(step.step_seconds * 1e3, 3),
               "compute_us": ctx.num((step.compute_seconds or 0) * 1e6, 3),
               "tflops": ctx.num(peak, 5),
+              "peak_precision": dtype_name(dtype if dense_tflops(chip, dtype) else "bf16"),
               "tokens_s": ctx.shown(step.tokens_per_s),
               "intensity": ctx.num(2 / dtype_bytes(dtype))}
     return ctx.question(
         kind=Kind.NUMERIC, prompt=ctx.t("gen.decode.prompt", **fields),
+        given=(ctx.t("gen.decode.given", **fields),),
         explanation=join_steps(ctx.t("gen.decode.moe_read", **fields)
                                if model.active_params_b else "",
                                ctx.t("gen.decode.explain", **fields),
@@ -255,6 +257,11 @@ def low_precision_speedup(ctx: DrawContext, options: Mapping[str, Any]) -> Quest
 EFFICIENCY_METRICS = ("tflops", "bandwidth")
 
 
+def chip_figure(chip: Accelerator, metric: str) -> float:
+    """The figure a per-watt comparison divides: dense BF16 TFLOPS or GB/s of HBM bandwidth."""
+    return float(chip.bf16_dense_tflops if metric == "tflops" else chip.bandwidth_bytes_s / GB)
+
+
 def perf_per_watt(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Which of four chips does the most per watt; chips without a published TDP are skipped."""
     rng = random.Random(ctx.seed)
@@ -285,10 +292,14 @@ def perf_per_watt(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     best = max(group, key=lambda c: per_watt(c, metric))
     rng.shuffle(group)
     unit = "TFLOPS/W" if metric == "tflops" else "GB/s/W"
-    lines = []
+    lines, given = [], []
     for chip in group:
         figure = (ctx.num(chip.bf16_dense_tflops, 5) if metric == "tflops"
                   else ctx.num(chip.bandwidth_bytes_s / GB, 5))
+        # the figures are given: the card teaches the per-watt comparison, not recall
+        given.append(ctx.t("gen.ppw.given", gpu=chip.name, figure=figure,
+                           unit="TFLOPS" if metric == "tflops" else "GB/s",
+                           tdp=ctx.num(chip.tdp_w or 0)))
         lines.append(ctx.t("gen.ppw.line", gpu=chip.name, figure=figure,
                            unit="TFLOPS" if metric == "tflops" else "GB/s",
                            tdp=ctx.num(chip.tdp_w or 0), score=ctx.num(per_watt(chip, metric), 3),
@@ -298,13 +309,16 @@ def perf_per_watt(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     prefix = ctx.t("gen.compare.prefix", gpu=anchor.name) + " " if anchor else ""
     return ctx.question(
         kind=Kind.CHOICE, prompt=prefix + ctx.t(f"gen.ppw.prompt_{metric}"),
+        given=tuple(given),
         explanation=join_steps(*lines, ctx.t("gen.ppw.verdict", gpu=best.name),
                                ctx.t("gen.ppw.why"),
                                ctx.t("gen.convention.dense" if metric == "tflops"
                                      else "gen.convention.gb")),
         answer=best.name, choices=choices,
         params={"gpus": [c.id for c in group], "metric": metric, "best": best.id,
-                "per_watt": {c.id: significant(per_watt(c, metric), 4) for c in group}},
+                "per_watt": {c.id: significant(per_watt(c, metric), 4) for c in group},
+                "given": {f"{c.id}.{key}": value for c in group for key, value in (
+                    ("figure", chip_figure(c, metric)), ("tdp_w", float(c.tdp_w or 0)))}},
     )
 
 

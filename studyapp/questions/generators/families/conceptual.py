@@ -13,7 +13,12 @@ from typing import Any
 
 from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Accelerator, Model, Precision
-from studyapp.infra import kv_bytes_per_token, usable_bytes, weights_bytes
+from studyapp.infra import (
+    DEFAULT_USABLE_FRACTION,
+    kv_bytes_per_token,
+    usable_bytes,
+    weights_bytes,
+)
 from studyapp.infra.compute import ridge_point
 from studyapp.infra.shapes import kv_shape
 from studyapp.infra.units import GB
@@ -29,7 +34,12 @@ from studyapp.questions.generators.drawing import (
     shuffled_choices,
     values,
 )
-from studyapp.questions.generators.families.terms import budget_fields, capacity_gb
+from studyapp.questions.generators.families.terms import (
+    RUNTIME_GB,
+    budget_fields,
+    capacity_fields,
+    capacity_gb,
+)
 from studyapp.questions.generators.wording import join_steps, model_label
 from studyapp.questions.model import Kind, Question
 
@@ -283,7 +293,7 @@ def dense_vs_sparse(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                                ctx.t("gen.sparse.why")),
         answer=correct, choices=tuple(choices),
         params={"gpu": chip.id, "precision": precision, "dense_tflops": dense,
-                "sparse_tflops": sparse, "ask": "dense"},
+                "sparse_tflops": sparse, "ask": "dense", "given": {"sparse_tflops": sparse}},
     )
 
 
@@ -360,7 +370,7 @@ def bottleneck_from_numbers(ctx: DrawContext, options: Mapping[str, Any]) -> Que
               "weights_gb": ctx.num(d["weights"] / GB, 4), "kv_gb": ctx.num(d["kv"] / GB, 4),
               "need_gb": ctx.num((d["weights"] + d["kv"]) / GB, 4),
               "usable_gb": ctx.num(d["usable"] / GB, 4), "tokens": ctx.num(d["tokens"]),
-              **budget_fields(ctx), "budget": ctx.t("gen.budget.phrase", **budget_fields(ctx)),
+              **capacity_fields(chip, ctx),
               "intensity": ctx.num(d["intensity"], 3), "ridge": ctx.num(d["ridge"], 3)}
     binds = d["binds"]
     one = "_one" if d["batch"] == 1 else ""  # "one sequence", never "1 sequences"
@@ -381,7 +391,12 @@ def bottleneck_from_numbers(ctx: DrawContext, options: Mapping[str, Any]) -> Que
         explanation=join_steps(*steps),
         answer=correct, choices=shuffled_choices(rng, correct, others),
         params={"scenario": f"serve-{d['phase']}", "gpu": chip.id, "model": model.id,
-                "batch": d["batch"], "context": d["context"], "binds": binds},
+                "batch": d["batch"], "context": d["context"], "binds": binds,
+                "given": {"params_b": model.params_b, "total_gb": capacity_gb(chip),
+                          "usable": DEFAULT_USABLE_FRACTION, "runtime_gb": RUNTIME_GB,
+                          "kv_kb": d["per_token"] / 1e3, "context": d["context"],
+                          "batch": d["batch"], "bandwidth_tb_s": chip.memory_bandwidth_tb_s,
+                          "tflops": chip.bf16_dense_tflops}},
     )
 
 

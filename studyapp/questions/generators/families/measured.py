@@ -219,6 +219,8 @@ KV = Predict(
         "software": str(m.setup["software"]),
         "memory_gb": ctx.num(e["memory_gb"], 5), "fraction": ctx.num(e["fraction"], 3),
         "weights_gb": ctx.num(e["weights_gb"], 5), "per_token": ctx.num(e["kv_per_token"], 6),
+        "params_b": ctx.num(load_catalog().models[str(m.setup["model"])].params_b, 5),
+        "wbytes": ctx.num(dtype_bytes(str(m.setup["weights"]))),
         "measured": ctx.num(m.value, 6)},
 )
 

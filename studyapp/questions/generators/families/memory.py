@@ -30,6 +30,7 @@ from studyapp.questions.generators.families.terms import (
     kv_shape_fields,
     model_fields,
     moe_note,
+    shape_given,
 )
 from studyapp.questions.generators.slips import (
     GIB_SAME_NUMBER,
@@ -56,18 +57,24 @@ def weights_size(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     model = rng.choice(entries(catalog.models, options, "models"))
     dtype = str(rng.choice(values(options, "dtypes", WEIGHT_DTYPES)))
     size = weights_bytes(model.params, dtype)
+    # at one byte a parameter the size in GB is the parameter count in billions, which the
+    # prompt states: asked in MB, the answer is not a number the learner can copy
+    one_byte = dtype_bytes(dtype) == 1
+    unit, scale = ("MB", 1e6) if one_byte else ("GB", GB)
     fields = {**model_fields(model, ctx), "dtype": dtype_name(dtype),
               "bytes": ctx.num(dtype_bytes(dtype)),
               "bytes_word": ctx.bytes_per(dtype_bytes(dtype)),
-              "weights_gb": ctx.shown(size / GB)}
+              "weights_gb": ctx.shown(size / GB), "weights_mb": ctx.shown(significant(size / 1e6))}
     explanation = join_steps(
-        ctx.t("gen.weights.explain", **fields),
+        ctx.t("gen.weights.explain_mb" if one_byte else "gen.weights.explain", **fields),
         moe_note(model, ctx),
         ctx.t("gen.convention.gb"),
     )
     return ctx.question(
-        kind=Kind.NUMERIC, prompt=ctx.t("gen.weights.prompt", **fields), explanation=explanation,
-        answer=significant(size / GB), unit="GB", tolerance=Tolerance(relative=0.02),
+        kind=Kind.NUMERIC,
+        prompt=ctx.t("gen.weights.prompt_mb" if one_byte else "gen.weights.prompt", **fields),
+        explanation=explanation,
+        answer=significant(size / scale), unit=unit, tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "params": model.params, "dtype": dtype,
                 "given": {"params_b": model.params_b, "bytes": dtype_bytes(dtype)}},
     )
@@ -219,7 +226,7 @@ def kv_cache_total(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     )
     return ctx.question(
         kind=Kind.NUMERIC, prompt=ctx.t(f"gen.kv.total_prompt{one}", **fields),
-        explanation=explanation,
+        explanation=explanation, given=shape_given(model, kv_dtype, ctx),
         answer=significant(total / GB), unit="GB", tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "kv_dtype": kv_dtype, "context": context, "batch": batch,
                 "given": {"kv_kb": per_token / KB, "context": context, "batch": batch}},

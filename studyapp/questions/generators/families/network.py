@@ -251,6 +251,8 @@ def ring_allreduce(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
               else "gen.ring.prompt")
     step = (ctx.t("gen.ring.mesh_links", **fields) if mesh and links > 1
             else ctx.t("gen.ring.cards_step", **fields) if nodes > 1 and cards > 1 else "")
+    if nodes > 1:  # the ring's n: every GPU of every node
+        step = join_steps(step, ctx.t("gen.ring.count_step", **fields))
     given: dict[str, float] = {"params_b": model.params_b, **link_given(link)}
     given.update({"nodes": nodes, "node_gpus": NODE_GPUS} if nodes > 1 else {"count": count})
     if nodes > 1 and cards > 1:  # "one card" is written as a word

@@ -406,6 +406,8 @@ def cost(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 "memory_ms": ctx.num(memory * 1e3, 3), "compute_ms": ctx.num(compute * 1e3, 3),
                 "gpus": ctx.num(env["gpus"]),
                 "all_gb": ctx.shown(env["weights"] + env["kv_total"]),
+                "ratio": ctx.num((env["weights"] + env["kv_total"]) * GB
+                                 / usable_bytes(chip.memory_bytes), 4),
                 "step_ms": ctx.num(max(memory, compute) * 1e3, 3),
                 **_gb(env, ctx, "weights", "throughput", "hourly", "per_million")}
 

@@ -56,6 +56,7 @@ from studyapp.questions.generators.families.terms import (
     kv_models,
     model_fields,
     moe_note,
+    shape_given,
 )
 from studyapp.questions.generators.slips import KV_LEFT_OUT, KV_PAIR_ROOM, WEIGHTS_LEFT_OUT
 from studyapp.questions.generators.wording import (
@@ -207,7 +208,7 @@ def fits_on_gpu(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     )
     return ctx.question(
         kind=Kind.TRUEFALSE, prompt=ctx.t("gen.fit.prompt", **fields), explanation=explanation,
-        answer=fits,
+        answer=fits, given=shape_given(d.model, d.dtype, ctx),
         yes_no=True,  # "Does it fit?"
         params={"model": d.model.id, "gpu": d.gpu.id, "dtype": d.dtype, "kv_dtype": d.dtype,
                 "context": d.context, "batch": d.batch,
@@ -248,7 +249,8 @@ def min_gpus(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     )
     return ctx.question(
         kind=Kind.NUMERIC, prompt=ctx.t("gen.min.prompt", **fields), explanation=explanation,
-        answer=float(devices), unit=None, tolerance=Tolerance(relative=None, absolute=0),
+        given=shape_given(d.model, d.dtype, ctx), answer=float(devices), unit=None,
+        tolerance=Tolerance(relative=None, absolute=0),
         params={"model": d.model.id, "gpu": d.gpu.id, "dtype": d.dtype, "context": d.context,
                 "batch": d.batch, "usable_fraction": DEFAULT_USABLE_FRACTION,
                 "given": serve_given(d)},
@@ -314,6 +316,7 @@ def max_context(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                   dtype_bytes(dtype)), "kv_kb": ctx.shown(per_token / KB),
               "approx": _approx(n, ctx),
               "dtype": dtype_name(dtype), "batch": ctx.num(batch), "context": ctx.num(context),
+              "bytes": ctx.num(dtype_bytes(dtype)),
               "available_gb": ctx.num(avail / GB, 4), "weights_gb": ctx.num(w / GB, 4),
               "free_gb": ctx.num((avail - w) / GB, 4), "per_token": ctx.num(per_token, 6),
               "per_sequence_gb": ctx.num(per_token * context / GB, 4),
@@ -333,7 +336,8 @@ def max_context(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     )
     return ctx.question(
         kind=Kind.NUMERIC, prompt=ctx.t(f"{key}_prompt", **fields), explanation=explanation,
-        answer=float(n), unit="tokens" if what == "context" else None,
+        given=shape_given(model, dtype, ctx), answer=float(n),
+        unit="tokens" if what == "context" else None,
         tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "gpu": gpu.id, "dtype": dtype, "kv_dtype": dtype,
                 "solve_for": what, "batch": batch if what == "context" else None,

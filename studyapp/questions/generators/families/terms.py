@@ -170,6 +170,12 @@ def kv_shape_fields(model: Model, kv_dtype: str, ctx: DrawContext) -> tuple[str,
                   "head_dim": model.head_dim, "kv_bytes": kv_bytes}
 
 
+def shape_given(model: Model, kv_dtype: str, ctx: DrawContext) -> tuple[str, ...]:
+    """The Given block of a card whose worked solution derives the KV cache per token: the
+    model's shape, so every figure of that sum is stated before the question."""
+    return (kv_shape_fields(model, kv_dtype, ctx)[0] + ".",)
+
+
 def contexts_within(model: Model, options: Mapping[str, Any]) -> list[int]:
     """The asked contexts within the model's window (the smallest asked when none is).
 
