@@ -20,6 +20,7 @@ from studyapp.decks.loader import collector_paused
 from studyapp.study.cards import CardSelection, CurriculumCard, deck_kind, deck_on_by_default
 from studyapp.study.changes import Changes, cached_until
 from studyapp.study.model import DeckChoiceInfo, DeckRow, NoSuchItem
+from studyapp.study.scope import in_scope
 
 if TYPE_CHECKING:
     from studyapp.store.cards import CardRef
@@ -236,7 +237,8 @@ class CardIndex:
 
     def session_cards(self, deck: str | None, post: str | None) -> CardSelection:
         """The cards a session over a deck or post asks from (a deck asked for by name is
-        studied whether or not it is switched on)."""
+        studied whether or not it is switched on): those whose post, or an earlier one,
+        teaches what they ask."""
         wanted = self.find_deck(deck).id if deck is not None else None  # may load a deck file
         if post is not None and post not in POST_SLUGS:
             raise UnknownIdError("post", post, list(POST_SLUGS))
@@ -246,5 +248,7 @@ class CardIndex:
                                            [c for c in self.cards if c.deck.id == wanted])
             if post is not None:
                 cards = [c for c in cards if c.spec.post == post]
+            # only what the card's post, or an earlier one, teaches (study/scope.py)
+            cards = [c for c in cards if in_scope(c.spec)]
             selection = self.selections[(wanted, post)] = CardSelection.of(cards)
         return selection

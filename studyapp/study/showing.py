@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from studyapp.questions.grading import Verdict
 from studyapp.questions.model import Kind, Question
 from studyapp.study.model import ANSWER_SLIPS, PICKED_CHOICE, SHOWN_CHOICES
+from studyapp.study.scope import scoped
 
 if TYPE_CHECKING:
     from studyapp.decks import CardSpec
@@ -29,6 +30,7 @@ def showing(card: CardSpec, seed: int, lang: str) -> Question:
     ``seed`` is stored with the answer, so ``deck preview --seed`` shows a past
     showing again through this same function.
     """
+    card = scoped(card) or card  # drawn only from values its post has taught
     return shuffle_choices(card.instantiate(seed, lang), seed)
 
 

@@ -436,7 +436,7 @@ SCENARIO_LONG_CONTEXT = _family(
     "Scenario: the largest batch at a long context on a node, and what FP8 KV buys",
     {"systems": "system ids", "models": "model ids", "contexts": "context lengths"})
 SCENARIO_TRAINING = _family(
-    "scenario-training", "intro", training,
+    "scenario-training", "trainium", training,
     "Escenario: entrenar un modelo (FLOP, días, memoria con ZeRO, mínimo de GPU)",
     "Scenario: train a model (FLOPs, days, memory with ZeRO, fewest GPUs)",
     {"models": "model ids", "gpus": "accelerator ids"})

@@ -166,7 +166,7 @@ def training_memory(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         per = training_memory_bytes(d[0].params, ADAM_MIXED_BYTES_PER_PARAM, d[1], d[2])
         return per <= usable_bytes(d[3].memory_bytes)
 
-    if rng.random() < FEWEST_SHARE:
+    if rng.random() < FEWEST_SHARE and 3 in map(int, values(options, "zero_stages", ZERO_STAGES)):
         return _fewest_gpus(rng, ctx, models, gpus)
     model, stage, devices, gpu = draw_until(rng, draw, holds, "training-memory")
     per_device = training_memory_bytes(model.params, ADAM_MIXED_BYTES_PER_PARAM, stage, devices)
@@ -276,7 +276,7 @@ def checkpoint_interval(ctx: DrawContext, options: Mapping[str, Any]) -> Questio
 
 
 TRAINING_DAYS = Family(
-    name="training-days", post="intro", kind=Kind.NUMERIC,
+    name="training-days", post="trainium", kind=Kind.NUMERIC,
     description={"es": "Días de entrenamiento: 6·N·D FLOP en K chips con un MFU",
                  "en": "Training days: 6·N·D FLOPs on K chips at an MFU"},
     generate=drawn(training_days),
