@@ -8,6 +8,12 @@ import click
 
 from studyapp import catalog
 from studyapp.cli import current_settings, echo_json, fail
+from studyapp.cli.calc_flags import (
+    context_flags,
+    decode_flags,
+    print_flagged,
+    tp_flags,
+)
 from studyapp.cli.calc_inputs import (
     allreduce_scale_up,
     count_option,
@@ -29,7 +35,6 @@ from studyapp.cli.calc_measured import (
 )
 from studyapp.cli.calc_plot import decode_charts, fit_charts, plot_option, print_charts, with_charts
 from studyapp.infra.calc import (
-    ModelInput,
     allreduce_report,
     checkpoint_report,
     cost_report,
@@ -86,19 +91,6 @@ def _with_status(report: dict[str, Any], status: dict[str, str]) -> dict[str, An
     return {**report, "figure_status": status} if status else report
 
 
-def _flag_context(ctx: click.Context, model: ModelInput, tokens: int) -> None:
-    """A context past what the model was published for is computed, with a note on stderr
-    (a 327-million-token context for a 131,072-token model is a typo, not a plan)."""
-    if model.context_length is None or tokens <= model.context_length:
-        return
-    from studyapp.i18n import t
-
-    lang = current_settings(ctx).lang
-    click.echo(t("calc.past_context", lang, model=model.label,
-                 limit=format_count(model.context_length, lang),
-                 tokens=format_count(tokens, lang)), err=True)
-
-
 @click.group()
 def calc() -> None:
     """Calculator: memory fit, KV cache, decode speed, training, checkpoints, all-reduce,
@@ -135,7 +127,6 @@ def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
     """Does a model (weights + KV cache) fit on N devices, and how many tokens of KV cache
     are left, as vLLM's start-up log counts them?"""
     model = resolve_model(kw, need_shape=kw["context"] > 0)
-    _flag_context(ctx, model, kw["context"])
     resolve_dtypes(kw, model)
     device = resolve_device(kw, "memory")
     assert device.memory_bytes is not None
@@ -158,8 +149,9 @@ def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
                        else ([], []))
     if kw["plot"] and kw["as_json"]:
         report = with_charts(report, charts)
-    _print_report(ctx, _with_status(report, figure_status(kw, device, "memory")),
-                  kw["as_json"])
+    # the warnings before the KV cache line, which ends the text as vLLM's log does
+    print_flagged(ctx, _print_report, _with_status(report, figure_status(kw, device, "memory")),
+                  context_flags(model, kw["context"]), kw["as_json"])
     if not kw["as_json"] and report["max_concurrency"] is not None:
         from studyapp.i18n import t
 
@@ -186,9 +178,9 @@ def calc_fit(ctx: click.Context, /, **kw: Any) -> None:
 def calc_kv(ctx: click.Context, /, **kw: Any) -> None:
     """KV cache per token and for tokens × batch."""
     model = resolve_model(kw, need_params=False)
-    _flag_context(ctx, model, kw["tokens"])
     report = kv_report(model, dtype=kw["dtype"], tokens=kw["tokens"], batch=kw["batch"])
-    _print_report(ctx, report, kw["as_json"], labels={"dtype": "calc.kv_dtype"})
+    print_flagged(ctx, _print_report, report, context_flags(model, kw["tokens"]), kw["as_json"],
+                  labels={"dtype": "calc.kv_dtype"})
 
 
 @calc.command("decode")
@@ -212,7 +204,6 @@ def calc_kv(ctx: click.Context, /, **kw: Any) -> None:
 def calc_decode(ctx: click.Context, /, **kw: Any) -> None:
     """Decode tokens/s: the larger of memory time and compute time per step."""
     model = resolve_model(kw, need_shape=kw["context"] > 0)
-    _flag_context(ctx, model, kw["context"])
     resolve_dtypes(kw, model)
     device = resolve_device(kw, "bandwidth")
     setup = CalcSetup("decode", kw["gpu_id"], dtype=kw["dtype"], model=model.label,
@@ -227,8 +218,9 @@ def calc_decode(ctx: click.Context, /, **kw: Any) -> None:
                        else ([], []))
     if kw["plot"] and kw["as_json"]:
         report = with_charts(report, charts)
-    _print_report(ctx, _with_status(report, figure_status(kw, device, "bandwidth", "flops")),
-                  kw["as_json"])
+    print_flagged(ctx, _print_report,
+                  _with_status(report, figure_status(kw, device, "bandwidth", "flops")),
+                  decode_flags(kw, model, device), kw["as_json"])
     if not kw["as_json"]:
         print_measured(ctx, report)
         if kw["plot"]:
@@ -417,4 +409,5 @@ def calc_tp(ctx: click.Context, /, **kw: Any) -> None:
     report = tp_report(layers=layers, hidden_size=hidden, batch=kw["batch"], dtype=kw["dtype"],
                        tp=kw["tp"], bandwidth_bytes_s=bandwidth, link=link_name, model=label,
                        mesh_links=mesh_links)
-    _print_report(ctx, report, kw["as_json"], labels={"dtype": "calc.activation_dtype"})
+    print_flagged(ctx, _print_report, report, tp_flags(kw), kw["as_json"],
+                  labels={"dtype": "calc.activation_dtype"})

@@ -8,13 +8,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import events, on
-from textual.binding import ActiveBinding, Binding
+from textual.binding import ActiveBinding, Binding, BindingType
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from studyapp.i18n import t
+from studyapp.tui.screens.page_keys import PAGE_BINDINGS, PageKeys
 
 if TYPE_CHECKING:
     from studyapp.tui.context import StudyContext
@@ -133,8 +134,10 @@ class TooSmallNotice(Static, can_focus=True):
         event.prevent_default()
 
 
-class StudyScreen(Localised, Screen[None]):
+class StudyScreen(Localised, PageKeys, Screen[None]):
     """A full screen; recomposes itself when the language changed while hidden."""
+
+    BINDINGS: ClassVar[list[BindingType]] = PAGE_BINDINGS
 
     DEFAULT_CSS = """
     StudyScreen { layers: default too-small; }
@@ -199,6 +202,8 @@ class StudyScreen(Localised, Screen[None]):
         """Reload what the screen shows in the new language (override when needed)."""
 
 
-class StudyModal(Localised, ModalScreen[Any]):
+class StudyModal(Localised, PageKeys, ModalScreen[Any]):
     """A dialog with localised key labels."""
+
+    BINDINGS: ClassVar[list[BindingType]] = PAGE_BINDINGS
 

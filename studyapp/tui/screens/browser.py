@@ -31,6 +31,7 @@ from studyapp.text import visible
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.card_detail import RATINGS, local_time, params_text
 from studyapp.tui.text import fit
+from studyapp.tui.widgets.row_table import PageTable
 
 if TYPE_CHECKING:
     from studyapp.browse import BrowsedCard, CardView, Reloaded
@@ -52,6 +53,7 @@ class BrowserScreen(StudyScreen):
 
     CSS_PATH = CSS
     COMPACT_FOOTER = True
+    SCROLL_PANE = "#browser-table"  # a key the focused field does not use moves it
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "tui.key.back", id="browser.back"),
         # priority: the key moves to the field before it can type itself there
@@ -82,7 +84,7 @@ class BrowserScreen(StudyScreen):
         yield Input(self.initial_query, placeholder=tr("tui.browser.placeholder"),
                     id="browser-search")
         yield Static("", id="browser-error", markup=False)
-        table: DataTable[object] = DataTable(id="browser-table", cursor_type="row",
+        table: DataTable[object] = PageTable(id="browser-table", cursor_type="row",
                                              zebra_stripes=True)
         yield table
         with VerticalScroll(id="browser-detail"):

@@ -19,12 +19,14 @@ from textual.widgets import Footer, Input, Label, Select, Static
 
 from studyapp.infra.calc import (
     DeviceInput,
+    ModelInput,
     decode_report,
     fit_report,
     kv_report,
     parse_count,
     train_report,
 )
+from studyapp.infra.flags import past_context
 from studyapp.numbers import format_count, format_figure
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.widgets.share_bar import ShareBar
@@ -80,6 +82,7 @@ class CalculatorScreen(StudyScreen):
     """Catalog pickers on the left, live results and the GPU memory bar on the right."""
 
     CSS_PATH = Path(__file__).parent / "calculator.tcss"
+    SCROLL_PANE = "#calc-results"  # a key the focused field does not use moves it
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "tui.key.back", id="calculator.back"),
         Binding("g,ctrl+g", "charts", "tui.key.charts", id="calculator.charts"),
@@ -220,10 +223,9 @@ class CalculatorScreen(StudyScreen):
                                context=inputs.context, gpus=inputs.gpus)
         train = train_report(params=model.params, tokens=inputs.tokens,
                              flops_per_device=tflops * 1e12, gpus=inputs.gpus, mfu=inputs.mfu)
-        past = (self.tr("tui.calc.past_context", model=model.name,
-                        limit=self.count(model.context_length), tokens=self.count(inputs.context))
-                if inputs.context > model.context_length else "")
-        self.show_fit(fit, total_bytes=inputs.gpus * gpu.memory_bytes, note=past)
+        past = past_context(model_input, inputs.context)
+        self.show_fit(fit, total_bytes=inputs.gpus * gpu.memory_bytes,
+                      note=past.text(self.lang) if past is not None else "")
         self.query_one("#kv-result", Static).update(self.tr(
             "tui.calc.kv_result", per_token=self.figure(kv["kv_cache_bytes_per_token"] / 1e3),
             total=self.figure(kv["kv_cache_gb"]), tokens=self.count(inputs.context),
@@ -235,11 +237,32 @@ class CalculatorScreen(StudyScreen):
             "tui.calc.decode_result", tokens=self.figure(decode["tokens_per_s"]),
             per_sequence=self.figure(decode["tokens_per_s_per_sequence"]),
             step=self.figure(decode["step_ms"]),
-            bandwidth=self.figure(decode["bandwidth_tb_s"])) + borrowed))
+            bandwidth=self.figure(decode["bandwidth_tb_s"])) + borrowed)
+            + self.decode_warnings(model_input, device, inputs))
         self.query_one("#train-result", Static).update(Content(self.tr(
             "tui.calc.train_result", flops=self.figure(train["flops"]),
             days=self.figure(train["days"]),
             gpu_hours=self.figure(train["gpu_hours"]), tflops=self.figure(tflops)) + borrowed))
+
+    def decode_warnings(self, model_input: ModelInput, device: DeviceInput,
+                        inputs: CalculatorInputs) -> Content:
+        """Under the decode figures, in the warning colour: more GPUs than the chip's
+        largest scale-up domain, a batch and context the GPUs cannot hold."""
+        from studyapp.infra.flags import (
+            GPUS_PAST_SCALE_UP,
+            decode_does_not_fit,
+            past_scale_up,
+            scale_up_domain,
+        )
+
+        assert self.catalog is not None
+        flags = [past_scale_up(GPUS_PAST_SCALE_UP, inputs.gpus, device.label,
+                               scale_up_domain(self.catalog, inputs.gpu_id)),
+                 decode_does_not_fit(model_input, device, dtype=inputs.dtype,
+                                     kv_dtype=inputs.kv_dtype, batch=inputs.batch,
+                                     context=inputs.context, gpus=inputs.gpus)]
+        return Content.assemble(*(part for flag in flags if flag is not None
+                                  for part in ("\n", (flag.text(self.lang), "$warning"))))
 
     def show_fit(self, fit: dict[str, Any], *, total_bytes: float, note: str = "") -> None:
         """The verdict, the figures and, under them, ``note`` (an input past the model's

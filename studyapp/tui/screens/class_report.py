@@ -30,6 +30,7 @@ from studyapp.tui.screens.progress_format import (
     scroll_row_into_view,
 )
 from studyapp.tui.text import plain
+from studyapp.tui.widgets.row_table import PageTable
 
 if TYPE_CHECKING:
     from studyapp.classroom import ClassReport
@@ -88,7 +89,7 @@ class ClassReportScreen(StudyScreen):
             yield Static(self.tr("tui.class.loading"), id="class-empty", classes="hint",
                          markup=False)
             yield Label(self.tr("tui.class.students"), classes="subheading")
-            yield DataTable(id="class-students", cursor_type="row", zebra_stripes=True)
+            yield PageTable(id="class-students", cursor_type="row", zebra_stripes=True)
             # what to reteach first: the instructor sees it without scrolling
             yield Label(self.tr("tui.class.reteach"), classes="subheading")
             yield Static("", id="class-reteach")
@@ -97,9 +98,9 @@ class ClassReportScreen(StudyScreen):
             yield Label(self.tr("tui.class.mastery"), classes="subheading")
             yield Vertical(id="class-mastery")
             yield Label(self.tr("tui.class.hardest"), classes="subheading")
-            yield DataTable(id="class-hardest", cursor_type="row", zebra_stripes=True)
+            yield PageTable(id="class-hardest", cursor_type="row", zebra_stripes=True)
             yield Label(self.tr("tui.class.overdue"), classes="subheading")
-            yield DataTable(id="class-overdue", cursor_type="row", zebra_stripes=True)
+            yield PageTable(id="class-overdue", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -224,7 +225,7 @@ class ClassReportScreen(StudyScreen):
         holder = self.query_one("#class-mastery", Vertical)
         await holder.remove_children()
         tables: list[DataTable[object]] = [
-            DataTable(classes="mastery-block", cursor_type="row", zebra_stripes=True)
+            PageTable(classes="mastery-block", cursor_type="row", zebra_stripes=True)
             for _ in blocks]
         await holder.mount_all(tables)
         for table, block in zip(tables, blocks, strict=True):

@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Footer, Label, Static
 
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.text import plain
+from studyapp.tui.widgets.row_table import PageTable
 
 if TYPE_CHECKING:
     from studyapp.study import DeckRow
@@ -46,7 +47,7 @@ class DecksScreen(StudyScreen):
 
     def compose(self) -> ComposeResult:
         yield Label(self.tr("tui.decks.title"), classes="screen-title")
-        yield DataTable(id="decks-table", cursor_type="row", zebra_stripes=True)
+        yield PageTable(id="decks-table", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="deck-detail"):
             yield Static(self.tr("tui.decks.loading"), id="deck-info")
         yield Footer()

@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Footer, Label
 from studyapp.catalog.glossary import LANGS, load_glossary, word
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.text import plain
+from studyapp.tui.widgets.row_table import PageTable
 
 
 class GlossaryScreen(StudyScreen):
@@ -26,7 +27,7 @@ class GlossaryScreen(StudyScreen):
     def compose(self) -> ComposeResult:
         yield Label(self.tr("tui.glossary.title"), classes="screen-title")
         yield Label(self.tr("tui.glossary.intro"), classes="hint")
-        yield DataTable(id="glossary-table", cursor_type="row", zebra_stripes=True)
+        yield PageTable(id="glossary-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:

@@ -1,4 +1,5 @@
-"""A row-cursor table whose Enter shows in the footer as "Open".
+"""Tables on a scrolling page: a row-cursor table whose Enter shows in the footer as "Open",
+and one whose scroll keys pass to the page once the table can do no more with them.
 
 DataTable's own Enter binding is hidden, and being on the focused widget it
 hides the screen's binding too; this one names what Enter does.
@@ -8,11 +9,61 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
 
-class RowTable(DataTable[object]):
+class PageTable(DataTable[object]):
+    """A row-cursor table, often inside a scrolling page (progress, the class report).
+
+    ↑ and ↓ move the cursor, and at the first or last row scroll the page
+    instead; PgUp, PgDn, Home and End page the table while it scrolls itself,
+    and the page when the table is shown whole. Without this the focused table
+    kept every scroll key and the rest of the page was out of reach until Tab.
+    """
+
+    def _first_row(self) -> bool:
+        return self.row_count == 0 or self.cursor_row <= 0
+
+    def _last_row(self) -> bool:
+        return self.row_count == 0 or self.cursor_row >= self.row_count - 1
+
+    def action_cursor_up(self) -> None:
+        if self._first_row():
+            raise SkipAction()
+        super().action_cursor_up()
+
+    def action_cursor_down(self) -> None:
+        if self._last_row():
+            raise SkipAction()
+        super().action_cursor_down()
+
+    def action_page_up(self) -> None:
+        if not self.allow_vertical_scroll or self._first_row():
+            raise SkipAction()
+        super().action_page_up()
+
+    def action_page_down(self) -> None:
+        if not self.allow_vertical_scroll or self._last_row():
+            raise SkipAction()
+        super().action_page_down()
+
+    def action_scroll_home(self) -> None:
+        """The first row (DataTable's Home goes to the leftmost column, which a row cursor
+        never needs)."""
+        if not self.allow_vertical_scroll or self._first_row():
+            raise SkipAction()
+        self.action_scroll_top()
+
+    def action_scroll_end(self) -> None:
+        """The last row."""
+        if not self.allow_vertical_scroll or self._last_row():
+            raise SkipAction()
+        self.action_scroll_bottom()
+
+
+class RowTable(PageTable):
     """Rows that open something: a post's cards, a card's details."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
