@@ -1,35 +1,66 @@
-"""The questions a class misses most the first time, and the wrong answers given.
+"""Item analysis: each card across the class, with Moodle's statistics and what to do.
 
-A card goes on the reteach list when fewer than half of the students got it
-right the first time; its most common wrong answers and named slips are
-listed with it.
+Per card, on first attempts and on all attempts, the facility index, standard
+deviation, discrimination index and discriminative efficiency (``item_stats``);
+every distinct answer given, in the card's unit, with its count and the slip it
+was named as; steps right from a student's own wrong earlier step counted as
+right-from-carried, apart from right and wrong, naming no slip; overrides and
+mean time. The flags (``check the key``, ``reteach``, ``too easy``) come first.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from studyapp.classroom.item_stats import (
+    CHECK_KEY,
+    RETEACH,
+    ItemStats,
+    Marks,
+    flags,
+    item_stats,
+)
 from studyapp.progress import round_or_none
-from studyapp.store.classroom import QuestionRow
+from studyapp.store.item_answers import CardAnswers, ResponseCount, StepsAnswer, UnnamedWrong
+from studyapp.store.verdicts import RIGHT
 
 if TYPE_CHECKING:
     from studyapp.decks import Deck
 
 
 RETEACH_BELOW = 0.5
-"""A card goes on the reteach list when fewer than half of the students got it right the
-first time."""
+"""A card is hard for the class when fewer than half of the students got it right the first
+time (``item_stats.LOW_FACILITY``): reteach it, or check its key."""
 
 TOP_ANSWERS = 3
-"""The most common wrong answers (and named slips) listed per card."""
+"""The most common wrong answers (and named slips) listed per card in the table."""
+
+CARRIED = "carried"
+"""A response's verdict when it is a step right from the student's own wrong earlier step."""
+
+
+@dataclass(frozen=True)
+class Response:
+    """One distinct answer to a card: how it was judged, how often, the slip it showed."""
+
+    answer: str
+    verdict: str
+    """``right``, ``wrong`` or ``carried`` (a step right from a carried-forward answer)."""
+    count: int
+    slip: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        return {"answer": self.answer, "verdict": self.verdict, "count": self.count,
+                "slip": self.slip or None}
 
 
 @dataclass(frozen=True)
 class ItemReport:
-    """One card across the class: first-try accuracy, common wrong answers, named slips."""
+    """One card across the class: its statistics, answers, named slips and flags."""
 
     deck_id: str
     card_key: str
@@ -44,6 +75,17 @@ class ItemReport:
     """The most common wrong answers with how many times each was given."""
     slips: tuple[tuple[str, int], ...]
     """Named slips (the card's or the generator's) with how many wrong answers showed each."""
+    first: ItemStats | None = None
+    """Moodle's statistics on each student's first attempt."""
+    every: ItemStats | None = None
+    """The same on all attempts."""
+    responses: tuple[Response, ...] = ()
+    """Every distinct answer, most frequent first."""
+    overrides: int = 0
+    carried: int = 0
+    """Answers with a step right from the student's own wrong earlier step."""
+    mean_time_s: float | None = None
+    flags: tuple[str, ...] = ()
 
     @property
     def accuracy(self) -> float | None:
@@ -56,9 +98,14 @@ class ItemReport:
     def as_json(self) -> dict[str, Any]:
         return {
             "deck": self.deck_id, "card": self.card_key, "post": self.post,
-            "prompt": self.prompt, "students": self.students,
+            "prompt": self.prompt, "flags": list(self.flags), "students": self.students,
             "first_try_accuracy": round(self.first_try_accuracy, 4), "reviews": self.reviews,
             "accuracy": round_or_none(self.accuracy), "wrong": self.wrong,
+            "first_attempts": self.first.as_json() if self.first else None,
+            "all_attempts": self.every.as_json() if self.every else None,
+            "overrides": self.overrides, "carried": self.carried,
+            "mean_time_s": None if self.mean_time_s is None else round(self.mean_time_s, 1),
+            "responses": [r.as_json() for r in self.responses],
             "wrong_answers": [{"answer": a, "count": n, "share": round(self.share(n), 4)}
                               for a, n in self.answers],
             "slips": [{"slip": name, "count": n, "share": round(self.share(n), 4)}
@@ -66,56 +113,166 @@ class ItemReport:
         }
 
 
-def _items(questions: Sequence[QuestionRow], wrong: Mapping[tuple[str, str], Sequence[Any]],
-           decks: Sequence[Deck]) -> tuple[ItemReport, ...]:
-    """Per card: the question sums, its prompt, its common wrong answers and named slips."""
-    from collections import Counter
+Key = tuple[str, str]
 
+
+def build_items(per_card: Sequence[CardAnswers], responses: Sequence[ResponseCount],
+                steps: Sequence[StepsAnswer], unnamed: Sequence[UnnamedWrong],
+                decks: Sequence[Deck]) -> tuple[ItemReport, ...]:
+    """Per card: the sums, Moodle's statistics, every answer with its slip, the flags;
+    hardest (lowest first-attempt facility) first."""
     specs = {(deck.id, spec.id): spec for deck in decks for spec in deck.cards}
+    first = Marks(_marks(per_card, first=True))
+    every = Marks(_marks(per_card, first=False))
+    first_totals, every_totals = first.totals(), every.totals()
+    first_groups, every_groups = first.groups(), every.groups()
+    sums: dict[Key, list[int]] = {}
+    posts: dict[Key, str] = {}
+    for row in per_card:
+        key = (row.deck_id, row.card_key)
+        posts.setdefault(key, row.post)
+        add = (int(row.first > 0), int(row.first > 0 and row.first_right == row.first),
+               row.answers, row.right, row.overridden, row.carried, row.duration_ms, row.timed)
+        had = sums.setdefault(key, [0] * len(add))
+        for i, v in enumerate(add):
+            had[i] += v
+    named = _named_again(unnamed, specs)
+    answered = _responses(responses, steps, named, specs)
     items = []
-    for q in questions:
-        spec = specs.get((q.deck_id, q.card_key))
-        answers: Counter[str] = Counter()
+    for key, (students, first_ok, n, ok, overrides, carried, ms, timed) in sums.items():
+        spec = specs.get(key)
+        on_first = item_stats(first, key, first_totals, *first_groups)
+        on_all = item_stats(every, key, every_totals, *every_groups)
+        given = answered.get(key, ())
+        wrong_n: Counter[str] = Counter()
+        for r in given:
+            if r.verdict == "wrong" and r.answer:
+                wrong_n[r.answer] += r.count
         slips: Counter[str] = Counter()
-        given = wrong.get((q.deck_id, q.card_key), ())
-        for answer in given:
-            wrong_steps = [step for step in answer.steps if not step.get("correct")]
-            if answer.steps:  # a scenario: each wrong step is an answer of its own
-                for step in wrong_steps:
-                    name = str(step.get("name") or "?")
-                    typed = " ".join(str(step.get("given") or step.get("response") or "").split())
-                    answers[f"{name}: {typed}"] += answer.count
-                    for slip in list(step.get("slips") or ())[:1]:
-                        slips[f"{name}: {slip}"] += answer.count
-                continue
-            answers[_answer_label(spec, answer)] += answer.count
-            for name in _slips_of(spec, answer):
-                slips[name] += answer.count
+        for r in given:
+            if r.verdict == "wrong" and r.slip:
+                slips[r.slip] += r.count
         items.append(ItemReport(
-            q.deck_id, q.card_key, q.post, _prompt_text(spec), q.students,
-            q.first_try_accuracy, q.reviews, q.correct,
-            max(q.reviews - q.correct, sum(a.count for a in given)),
-            _most_common(answers), _most_common(slips)))
+            key[0], key[1], posts[key], _prompt_text(spec), students,
+            first_ok / students if students else 0.0, n, ok, n - ok,
+            _most_common(wrong_n), _most_common(slips), on_first, on_all,
+            tuple(sorted(given, key=lambda r: (-r.count, r.verdict, r.answer))),
+            overrides, carried, ms / timed / 1000 if timed else None,
+            flags(on_first, overrides)))
+    items.sort(key=lambda i: (i.first_try_accuracy if i.students else 2.0, -i.students,
+                              i.deck_id, i.card_key))
     return tuple(items)
 
 
-def _answer_label(spec: Any, answer: Any) -> str:
-    """How a wrong answer is counted: a choice by its text, a number of an authored card by
-    its value in the card's unit (so "163.84" and "163.84 KB" are one answer), else as typed."""
-    picked = answer.picked or _picked_choice(spec, answer)
-    if picked:
-        return " ".join(picked.split())
-    typed = " ".join(answer.response.split())
-    if spec is not None and spec.type == "numeric":
+def _marks(per_card: Sequence[CardAnswers], *, first: bool
+           ) -> dict[Key, dict[int, tuple[int, int]]]:
+    marks: dict[Key, dict[int, tuple[int, int]]] = {}
+    for row in per_card:
+        pair = (row.first_right, row.first) if first else (row.right, row.answers)
+        if pair[1]:
+            marks.setdefault((row.deck_id, row.card_key), {})[row.profile_id] = pair
+    return marks
+
+
+def _responses(counts: Sequence[ResponseCount], steps: Sequence[StepsAnswer],
+               named: Mapping[tuple[Key, str, str | None], Counter[str]],
+               specs: Mapping[Key, Any]) -> dict[Key, tuple[Response, ...]]:
+    """Every distinct answer per card, in the card's unit, with its verdict and slip."""
+    found: dict[Key, Counter[tuple[str, str, str]]] = {}
+    labels: dict[tuple[Key, str | None, str | None, str | None, str], str] = {}
+    scenarios = {(s.deck_id, s.card_key) for s in steps}
+    for c in counts:
+        key = (c.deck_id, c.card_key)
+        spec = specs.get(key)
+        tally = found.setdefault(key, Counter())
+        if key in scenarios or (spec is not None and spec.type == "scenario"):
+            if c.verdict == RIGHT and not c.carried:
+                tally[("", RIGHT, "")] += c.count  # the steps of wrong answers come below
+            continue
+        label_key = (key, c.response, c.lang, c.picked, c.verdict)
+        label = labels.get(label_key)
+        if label is None:
+            label = labels[label_key] = _answer_label(spec, c)
+        if c.slip is None:  # an older answer: named by grading it again
+            again = named.get((key, c.response or "", c.lang), Counter())
+            left = c.count
+            for slip, n in again.most_common():
+                take = min(n, left)
+                if take:
+                    tally[(label, c.verdict, slip)] += take
+                    left -= take
+            if left:
+                tally[(label, c.verdict, "")] += left
+        else:
+            tally[(label, c.verdict, c.slip)] += c.count
+    for answer in steps:
+        tally = found.setdefault((answer.deck_id, answer.card_key), Counter())
+        for step in answer.steps:
+            name = str(step.get("name") or "?")
+            typed = " ".join(str(step.get("given") or step.get("response") or "").split())
+            if step.get("carried"):  # right from the student's own earlier step: no slip
+                tally[(f"{name}: {typed}", CARRIED, "")] += answer.count
+            elif not step.get("correct"):
+                slip = next(iter(step.get("slips") or ()), "")
+                tally[(f"{name}: {typed}", "wrong", f"{name}: {slip}" if slip else "")] += \
+                    answer.count
+    return {key: tuple(Response(a, v, n, s) for (a, v, s), n in tally.items() if n)
+            for key, tally in found.items()}
+
+
+def _named_again(unnamed: Sequence[UnnamedWrong], specs: Mapping[Key, Any]
+                 ) -> dict[tuple[Key, str, str | None], Counter[str]]:
+    """The slips of older wrong answers (stored without them), by grading each again."""
+    named: dict[tuple[Key, str, str | None], Counter[str]] = {}
+    for answer in unnamed:
+        key = (answer.deck_id, answer.card_key)
+        slips = _slips_of(specs.get(key), answer)
+        named.setdefault((key, answer.response, answer.lang), Counter())[
+            slips[0] if slips else ""] += 1
+    return named
+
+
+def _answer_label(spec: Any, given: ResponseCount) -> str:
+    """How an answer is counted: a choice by its text, a number of an authored card by its
+    value in the card's unit (so "163.84" and "163.84 KB" are one answer), a true/false
+    answer as the word it means, else as typed; a generated card's answers by verdict."""
+    if given.response is None:  # a generated card: new numbers at every draw
+        return ""
+    if given.picked:
+        return " ".join(given.picked.split())
+    typed = " ".join(given.response.split())
+    if spec is None or not typed:
+        return typed
+    lang = given.lang or spec.language
+    if spec.type == "choice" and given.verdict == RIGHT:
+        return _key_text(spec, lang) or typed
+    if spec.type == "numeric":
         from studyapp.numbers import format_number
         from studyapp.questions.grading import value_in_unit
 
         unit = spec.unit or None
-        value = value_in_unit(unit, typed, answer.lang or spec.language)
+        value = value_in_unit(unit, typed, lang)
         if value is not None and math.isfinite(value):
             shown = format_number(value, "en", sig=6, grouping=False)
             return f"{shown} {unit}" if unit else shown
+    if spec.type == "truefalse":
+        from studyapp.questions.grading import grade
+
+        try:
+            return grade(spec.instantiate(0, lang), typed).given or typed
+        except Exception:  # a card changed since the answer: the typed text is kept
+            return typed
     return typed
+
+
+def _key_text(spec: Any, lang: str) -> str | None:
+    """A choice card's right choice, by its text."""
+    try:
+        question = spec.instantiate(0, lang)
+        answer = question.answer
+        return str(question.choices[answer]) if isinstance(answer, int) else str(answer)
+    except Exception:  # a card that no longer draws: the typed text is kept
+        return None
 
 
 def _most_common(counts: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
@@ -138,29 +295,9 @@ def _prompt_text(spec: Any) -> str:
     return " ".join(spec.text(spec.prompt, spec.language).split())
 
 
-def _picked_choice(spec: Any, answer: Any) -> str | None:
-    """An older wrong choice answer's choice text, by grading it again as it was shown (the
-    typed number means another choice at every shuffle)."""
-    if spec is None or spec.type != "choice" or answer.seed is None:
-        return None
-    from studyapp.questions.grading import grade
-    from studyapp.study.session import showing
-
-    try:
-        given = grade(showing(spec, answer.seed, answer.lang or spec.language),
-                      answer.response).given
-    except Exception:  # a card changed since the answer: the typed text is kept
-        return None
-    letter, sep, text = given.partition(") ")
-    return text if sep and len(letter) == 1 else None
-
-
-def _slips_of(spec: Any, answer: Any) -> tuple[str, ...]:
-    """The named slips of a stored wrong answer: as the study loop recorded them, or for an
-    answer recorded without them, by grading it again as it was shown."""
-    if answer.slip:
-        return (answer.slip,)
-    if answer.noted or spec is None or answer.seed is None:
+def _slips_of(spec: Any, answer: UnnamedWrong) -> tuple[str, ...]:
+    """The named slips of an older wrong answer, by grading it again as it was shown."""
+    if spec is None or answer.seed is None:
         return ()
     from studyapp.questions.grading import grade
     from studyapp.study.session import showing
@@ -170,3 +307,12 @@ def _slips_of(spec: Any, answer: Any) -> tuple[str, ...]:
         return grade(question, answer.response).slips[:1]
     except Exception:  # a card changed since the answer: its slips are not named
         return ()
+
+
+def flagged(items: Sequence[ItemReport], flag: str) -> tuple[ItemReport, ...]:
+    """The cards raising ``flag``."""
+    return tuple(i for i in items if flag in i.flags)
+
+
+__all__ = ["CARRIED", "CHECK_KEY", "RETEACH", "RETEACH_BELOW", "ItemReport", "Response",
+           "build_items", "flagged"]

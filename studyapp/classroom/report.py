@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from studyapp import locations
 from studyapp.catalog.posts import POST_SLUGS
-from studyapp.classroom.items import RETEACH_BELOW, ItemReport, _items
+from studyapp.classroom.item_stats import CHECK_KEY, RETEACH, THRESHOLDS
+from studyapp.classroom.items import ItemReport, build_items, flagged
 from studyapp.classroom.source import ClassSource
 from studyapp.progress import count_mastered, mastery_age, mastery_places, round_or_none
 from studyapp.srs.scheduler import SchedulerSettings
-from studyapp.store import Store, open_store
+from studyapp.store import Store, item_answers, open_store
 from studyapp.store import classroom as db
 from studyapp.store.mastery import mastered_keys
 from studyapp.store.progress import deck_choices, ensure_profile
@@ -77,8 +78,15 @@ class ClassReport:
 
     @property
     def reteach(self) -> tuple[ItemReport, ...]:
-        """Cards most of the class got wrong the first time (``RETEACH_BELOW``)."""
-        return tuple(i for i in self.items if i.first_try_accuracy < RETEACH_BELOW)
+        """Cards most of the class got wrong the first time, the strong students less often
+        than the weak (``item_stats.flags``)."""
+        return flagged(self.items, RETEACH)
+
+    @property
+    def check_key(self) -> tuple[ItemReport, ...]:
+        """Cards most of the class got wrong the first time, the strong students as often as
+        the weak, or many overruled: the key is the first suspect."""
+        return flagged(self.items, CHECK_KEY)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -101,18 +109,29 @@ class ClassReport:
             "items": [item.as_json() for item in self.items],
             "reteach": [{"deck": i.deck_id, "card": i.card_key, "prompt": i.prompt}
                         for i in self.reteach],
+            "check_key": [{"deck": i.deck_id, "card": i.card_key, "prompt": i.prompt}
+                          for i in self.check_key],
+            "thresholds": dict(THRESHOLDS),
         }
 
     def item_rows(self) -> list[dict[str, Any]]:
         """One row per card (the item table), for spreadsheets."""
         reteach = {(i.deck_id, i.card_key) for i in self.reteach}
         return [{
+            "flags": "; ".join(i.flags),
             "deck": i.deck_id, "card": i.card_key, "post": i.post, "prompt": i.prompt,
             "students": i.students, "first_try_accuracy": round(i.first_try_accuracy, 4),
             "reviews": i.reviews, "accuracy": round_or_none(i.accuracy), "wrong": i.wrong,
             "wrong_answers": "; ".join(f"{a} ({i.share(n):.0%})" for a, n in i.answers),
             "slips": "; ".join(f"{name} ({i.share(n):.0%})" for name, n in i.slips),
             "reteach": (i.deck_id, i.card_key) in reteach,
+            "facility": _stat(i.first, "facility"), "sd": _stat(i.first, "sd"),
+            "discrimination_index": _stat(i.first, "discrimination_index"),
+            "discriminative_efficiency": _stat(i.first, "discriminative_efficiency"),
+            "facility_all": _stat(i.every, "facility"),
+            "discrimination_index_all": _stat(i.every, "discrimination_index"),
+            "overrides": i.overrides, "carried": i.carried,
+            "mean_time_s": None if i.mean_time_s is None else round(i.mean_time_s, 1),
         } for i in self.items]
 
     def csv_rows(self) -> list[dict[str, Any]]:
@@ -213,17 +232,48 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
                                           row.overdue, row.time_ms, row.last_review, mastery,
                                           deck_mastery))
     overdue = sorted((s for s in students if s.overdue), key=lambda s: (-s.overdue, s.name))
-    questions = db.hardest_questions(store, None, profile_ids=profile_ids)
-    known = {(deck.id, spec.id) for deck in decks or () for spec in deck.cards}
-    # a card since removed from its deck is not taught any more: nothing to reteach
-    deck_ids = {deck.id for deck in decks or ()}
-    questions = [q for q in questions
-                 if q.deck_id not in deck_ids or (q.deck_id, q.card_key) in known]
-    wrong = db.wrong_answers(store, profile_ids,
-                             regrade={(q.deck_id, q.card_key) for q in questions} & known)
-    items = _items(questions, wrong, decks or ())
+    items = _item_analysis(store, profile_ids, decks or ())
+    questions = [db.QuestionRow(i.deck_id, i.card_key, i.post, i.students,
+                                round(i.first_try_accuracy * i.students), i.reviews, i.correct)
+                 for i in items if i.students]
     return ClassReport(now, source, tuple(students), tuple(questions[:top]),
                        tuple(overdue[:top]), items, not_excluded)
+
+
+def _item_analysis(store: Store, profile_ids: set[int] | None, decks: Sequence[Deck]
+                   ) -> tuple[ItemReport, ...]:
+    """Every card answered, from the verdicts stored with the answers (set-based SQL)."""
+    known = {(deck.id, spec.id) for deck in decks for spec in deck.cards}
+    scenarios = {(deck.id, spec.id) for deck in decks for spec in deck.cards
+                 if spec.type == "scenario" or (spec.type == "generated" and spec.generator
+                                                and _is_scenario(spec.generator))}
+    # a card since removed from its deck is not taught any more: nothing to reteach
+    deck_ids = {deck.id for deck in decks}
+
+    def taught(row: Any) -> bool:
+        return row.deck_id not in deck_ids or (row.deck_id, row.card_key) in known
+
+    per_card = [r for r in item_answers.answers_by_card(store, profile_ids) if taught(r)]
+    responses = [r for r in item_answers.response_counts(store, profile_ids) if taught(r)]
+    # a scenario whose deck is not loaded still shows by its carried-forward steps
+    scenarios |= {(r.deck_id, r.card_key) for r in responses if r.carried}
+    steps = item_answers.scenario_steps(store, scenarios, profile_ids)
+    unnamed = [r for r in item_answers.unnamed_wrong(store, profile_ids)
+               if (r.deck_id, r.card_key) in known]
+    return build_items(per_card, responses, steps, unnamed, decks)
+
+
+def _is_scenario(generator: str) -> bool:
+    from studyapp.questions.generators import registered_families
+    from studyapp.questions.model import Kind
+
+    family = registered_families().get(generator)
+    return family is not None and family.kind is Kind.SCENARIO
+
+
+def _stat(stats: Any, name: str) -> float | None:
+    value = getattr(stats, name, None) if stats is not None else None
+    return None if value is None else round(value, 4)
 
 
 def _picked(store: Store, only: Sequence[str], exclude: Sequence[str]

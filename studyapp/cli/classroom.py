@@ -21,8 +21,10 @@ from studyapp.i18n import t
 if TYPE_CHECKING:
     from rich.text import Text
 
-ITEM_FIELDS = ["deck", "card", "post", "prompt", "students", "first_try_accuracy", "reviews",
-               "accuracy", "wrong", "wrong_answers", "slips", "reteach"]
+ITEM_FIELDS = ["flags", "deck", "card", "post", "prompt", "students", "first_try_accuracy",
+               "reviews", "accuracy", "wrong", "wrong_answers", "slips", "reteach", "facility",
+               "sd", "discrimination_index", "discriminative_efficiency", "facility_all",
+               "discrimination_index_all", "overrides", "carried", "mean_time_s"]
 
 
 @click.group("class")
@@ -182,8 +184,19 @@ def _print_items(console: Any, report: Any, tr: Any) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    from studyapp.classroom.item_stats import THRESHOLDS
     from studyapp.text import visible
 
+    console.print(_heading(tr("check_key")))
+    if not report.check_key:
+        console.print(Text(tr("check_key_none")))
+    for item in report.check_key:
+        d = item.first.discrimination_index if item.first else None
+        console.print(Text(visible(tr(
+            "check_key_line", card=f"{item.deck_id}/{item.card_key}",
+            first_try=pct(item.first_try_accuracy), students=item.students,
+            discrimination="—" if d is None else f"{d:+.2f}", overrides=item.overrides,
+            prompt=item.prompt))))
     console.print(_heading(tr("reteach")))
     if not report.reteach:
         console.print(Text(tr("reteach_none")))
@@ -204,10 +217,16 @@ def _print_items(console: Any, report: Any, tr: Any) -> None:
             continue
         answers = ", ".join(f"{a} ({pct(item.share(n))})" for a, n in item.answers)
         slips = ", ".join(f"{name} ({pct(item.share(n))})" for name, n in item.slips)
-        table.add_row(Text(visible(f"{item.deck_id}/{item.card_key}")),
+        flagged = "".join(f"\n[{tr('flag_' + f.replace(' ', '_'))}]" for f in item.flags)
+        table.add_row(Text(visible(f"{item.deck_id}/{item.card_key}") + flagged),
                       pct(item.first_try_accuracy), Text(visible(answers)), Text(visible(slips)))
     console.print(_heading(tr("wrong")))
     console.print(table)
+    console.print(Text(tr("thresholds", low=pct(THRESHOLDS["low_facility"]),
+                          d=f"{THRESHOLDS['low_discrimination']:.2f}",
+                          group=pct(THRESHOLDS["group_share"]),
+                          overrides=pct(THRESHOLDS["many_overrides"]),
+                          easy=pct(THRESHOLDS["too_easy"]))))
 
 
 def _item_widths(width: int, longest_id: int, first_try: int) -> tuple[int, int, int]:

@@ -174,6 +174,12 @@ class ReviewLog(Base):
     # (in (reviewed_at, id) order), set by triggers: the first of a day is the one whose
     # previous answer falls before the day starts
     previous_review_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # revision 0012: the verdict as it stands (a regrade changes it, not ``correct``), the
+    # named slip, steps right from carried-forward answers, the picked choice (store.verdicts)
+    verdict: Mapped[str] = mapped_column(String(8), default="right", server_default="right")
+    slip: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    carried: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    answer: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class ReviewHour(Base):

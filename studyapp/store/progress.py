@@ -50,6 +50,7 @@ from studyapp.store.profiles import (
     save_profile_settings,
     set_deck_choice,
 )
+from studyapp.store.verdicts import answer_marks
 
 __all__ = [
     "REVIEW_STAGE", "Answer", "CardRow", "CardSummary", "DueCards", "DueReview", "NewState",
@@ -182,7 +183,8 @@ def _record(store: Store, profile_id: int, answer: Answer, state_for: StateFor |
             "prompt": answer.prompt, "response": answer.response,
             "expected": answer.expected, "lang": answer.lang,
             "uid": answer.uid or uuid.uuid4().hex,
-            "overridden": answer.overridden, "looked_at_post": answer.looked_at_post})
+            "overridden": answer.overridden, "looked_at_post": answer.looked_at_post,
+            **answer_marks(answer.correct, answer.params)})
         assert logged.inserted_primary_key is not None
         log_id: int = logged.inserted_primary_key[0]
         if answer.held_id is not None:

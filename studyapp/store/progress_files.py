@@ -40,6 +40,7 @@ from studyapp.store.progress_format import (
     read_export,
     validate_record,
 )
+from studyapp.store.verdicts import answer_marks
 from studyapp.text import csv_cell
 
 __all__ = [
@@ -217,7 +218,8 @@ def import_progress(store: Store, profile_id: int, export: Export,
                 "prompt": record.get("prompt"), "response": record.get("response"),
                 "expected": record.get("expected"), "previous": record.get("previous"),
                 "overridden": bool(record.get("overridden")),
-                "looked_at_post": bool(record.get("looked_at_post"))})
+                "looked_at_post": bool(record.get("looked_at_post")),
+                **answer_marks(bool(record["correct"]), record.get("params"))})
         for chunk in _chunks(rows, BATCH):
             session.execute(insert(ReviewLog), chunk)
         reviews_added = len(rows)

@@ -60,9 +60,7 @@ def _wrong_answer_notes(question: Question, verdict: Verdict) -> dict[str, Any]:
     its named slips and, for a choice card, the text of the choice picked."""
     if verdict.correct:
         return {}
-    notes: dict[str, Any] = {}
-    if verdict.slips:
-        notes[ANSWER_SLIPS] = list(verdict.slips)
+    notes: dict[str, Any] = {ANSWER_SLIPS: list(verdict.slips)}  # none is a note too
     if question.kind is Kind.CHOICE:
         letter, sep, text = verdict.given.partition(") ")
         if sep and len(letter) == 1 and text in question.choices:

@@ -22,8 +22,8 @@ from test_card_stats import downgrade
 from studyapp.classroom import PublishRefused, deck_history, publish_deck_file
 from studyapp.cli import main
 from studyapp.decks import load_deck
+from studyapp.store import HEAD, open_store
 from studyapp.store import classroom as db
-from studyapp.store import open_store
 from studyapp.store.database import current_revision
 from studyapp.study import StudyConfig, StudyService
 
@@ -200,7 +200,7 @@ def test_the_versions_published_before_are_carried_over(db_url: str, tmp_path: P
         store.close()
     store = open_store(db_url, upgrade=True)  # as db upgrade does: version 9 carried over
     try:
-        assert current_revision(store.engine) == "0011_deck_versions"
+        assert current_revision(store.engine) == HEAD
         carried = db.latest_version(store, "course-kv")
         assert carried is not None and (carried.version, carried.content) == (9, COURSE)
         assert carried.published_by is None

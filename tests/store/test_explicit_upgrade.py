@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import create_engine, text
-from store_answers import answer
 
 from studyapp.cli import main
 from studyapp.store import HEAD, REVISIONS, StoreError, open_store
 from studyapp.store.database import current_revision, make_engine
-from studyapp.store.progress import ensure_profile, record_answer, review_count
+from studyapp.store.progress import ensure_profile, review_count
 
 OLDER = REVISIONS[-2]
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -32,10 +31,21 @@ def _run(url: str, home: Path, *args: str, env: dict[str, str | None] | None = N
 
 
 def _older_with_answers(url: str) -> None:
+    """One profile with one answer, written as the older schema's columns allow (today's
+    answers carry columns it does not have)."""
     store = open_store(url, migrate_to=OLDER)
     try:
         ana = ensure_profile(store, "ana", {}, T0)
-        record_answer(store, ana.id, answer("d", "c1", T0))
+        with store.transaction() as session:
+            session.execute(text(
+                "INSERT INTO card_states (profile_id, deck_id, card_key, post, state, due, reps,"
+                " lapses, suspended, leech, created_at, flag) VALUES (:p, 'd', 'c1', 'intro', 2,"
+                " :at, 1, 0, :no, :no, :at, 0)"), {"p": ana.id, "at": T0, "no": False})
+            session.execute(text(
+                "INSERT INTO review_logs (profile_id, card_id, reviewed_at, rating, correct, uid,"
+                " overridden, looked_at_post, state_before) SELECT :p, id, :at, 3, :yes, 'u1',"
+                " :no, :no, 0 FROM card_states WHERE card_key = 'c1'"),
+                {"p": ana.id, "at": T0, "yes": True, "no": False})
     finally:
         store.close()
 

@@ -1,0 +1,163 @@
+"""Moodle's quiz statistics for one card across a class, and the flags they raise.
+
+The formulas are Moodle's (https://docs.moodle.org/dev/Quiz_statistics_calculations),
+with every mark on a 0..1 scale (a card's mark is 1 right, 0 wrong; over several
+attempts, the share right):
+
+- facility index F = mean mark (Moodle's 100 (x̄ − x_min) / (x_max − x_min) with
+  x_min 0 and x_max 1);
+- standard deviation SD = sqrt(Σ (x − x̄)² / (S − 1));
+- discrimination coefficient r = C(x, X) / sqrt(V(x) V(X)), where X is the student's
+  mark on the rest of the deck (the share right on the other cards: students here
+  answer different cards, so a share, not a sum);
+- discriminative efficiency DE = C(x, X) / C_max(x, X), C_max pairing both sorted;
+
+and the classical discrimination index of item-analysis texts, D = p(upper) − p(lower)
+between the top and bottom 27% of the class by overall mark (Kelley's groups;
+Lopez, Rasch Measurement Transactions 12:1 p. 626, https://www.rasch.org/rmt/rmt121r.htm).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+GROUP_SHARE = 0.27
+"""The upper and lower groups: 27% of the class each, by overall mark (Kelley)."""
+
+LOW_FACILITY = 0.5
+"""Below this first-attempt facility a card is hard for the class (reteach or check the key)."""
+
+LOW_DISCRIMINATION = 0.2
+"""A discrimination index below this is "poor" (Ebel and Frisbie, Essentials of Educational
+Measurement, 1991: below 0.20, revise the item); near zero or negative with a low facility,
+the strong students fail it as often as the weak: the key is the first suspect."""
+
+TOO_EASY = 0.9
+"""At or above this first-attempt facility a card tells nothing about who knows more."""
+
+MANY_OVERRIDES = 0.2
+"""Overrides ("I was right") from this share of the students who answered (and at least
+``MIN_OVERRIDES``) put the key in doubt whatever the other figures say."""
+
+MIN_OVERRIDES = 2
+
+CHECK_KEY, RETEACH, EASY = "check the key", "reteach", "too easy"
+FLAGS = (CHECK_KEY, RETEACH, EASY)
+"""Flag order: the most urgent first."""
+
+
+@dataclass(frozen=True)
+class ItemStats:
+    """One card's statistics on one set of attempts (first, or all)."""
+
+    students: int
+    facility: float | None
+    sd: float | None
+    discrimination_index: float | None
+    discrimination_r: float | None
+    discriminative_efficiency: float | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"students": self.students, "facility": _round(self.facility),
+                "sd": _round(self.sd), "discrimination_index": _round(self.discrimination_index),
+                "discrimination_coefficient": _round(self.discrimination_r),
+                "discriminative_efficiency": _round(self.discriminative_efficiency)}
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+@dataclass(frozen=True)
+class Marks:
+    """Every student's mark on each card, and their totals, on one set of attempts."""
+
+    per_item: Mapping[Any, Mapping[int, tuple[int, int]]]
+    """Card -> student -> (right, attempts)."""
+
+    def totals(self) -> dict[int, tuple[int, int]]:
+        """Student -> (right, attempts) over every card."""
+        found: dict[int, tuple[int, int]] = {}
+        for students in self.per_item.values():
+            for student, (ok, n) in students.items():
+                had = found.get(student, (0, 0))
+                found[student] = (had[0] + ok, had[1] + n)
+        return found
+
+    def groups(self) -> tuple[set[int], set[int]]:
+        """The top and bottom 27% of the class by overall mark (ties by id: stable)."""
+        totals = self.totals()
+        ranked = sorted((s for s, (_, n) in totals.items() if n),
+                        key=lambda s: (-totals[s][0] / totals[s][1], s))
+        if len(ranked) < 2:
+            return set(), set()
+        size = max(1, round(GROUP_SHARE * len(ranked)))
+        return set(ranked[:size]), set(ranked[-size:])
+
+
+def item_stats(marks: Marks, item: Any, totals: Mapping[int, tuple[int, int]],
+               upper: set[int], lower: set[int]) -> ItemStats:
+    """Moodle's figures for ``item`` (see the module's docstring)."""
+    students = {s: v for s, v in marks.per_item.get(item, {}).items() if v[1]}
+    x = {s: ok / n for s, (ok, n) in students.items()}
+    count = len(x)
+    if not count:
+        return ItemStats(0, None, None, None, None, None)
+    mean = sum(x.values()) / count
+    sd = math.sqrt(sum((v - mean) ** 2 for v in x.values()) / (count - 1)) if count > 1 else None
+    top = [x[s] for s in x if s in upper]
+    bottom = [x[s] for s in x if s in lower]
+    d = sum(top) / len(top) - sum(bottom) / len(bottom) if top and bottom else None
+    rest = {}
+    for s, (ok, n) in students.items():
+        all_ok, all_n = totals.get(s, (ok, n))
+        if all_n > n:
+            rest[s] = (all_ok - ok) / (all_n - n)
+    r, efficiency = _correlation([x[s] for s in rest], list(rest.values()))
+    return ItemStats(count, mean, sd, d, r, efficiency)
+
+
+def _correlation(x: Sequence[float], rest: Sequence[float]) -> tuple[float | None, float | None]:
+    """Moodle's discrimination coefficient and discriminative efficiency of marks ``x``
+    against the rest-of-deck marks ``rest`` (None where a variance is zero)."""
+    n = len(x)
+    if n < 2:
+        return None, None
+    mx, mr = sum(x) / n, sum(rest) / n
+    cov = sum((a - mx) * (b - mr) for a, b in zip(x, rest, strict=True)) / (n - 1)
+    vx = sum((a - mx) ** 2 for a in x) / (n - 1)
+    vr = sum((b - mr) ** 2 for b in rest) / (n - 1)
+    r = cov / math.sqrt(vx * vr) if vx > 0 and vr > 0 else None
+    cmax = sum((a - mx) * (b - mr)
+               for a, b in zip(sorted(x), sorted(rest), strict=True)) / (n - 1)
+    return r, (cov / cmax if cmax > 0 else None)
+
+
+def flags(first: ItemStats, overrides: int) -> tuple[str, ...]:
+    """What the instructor should do about a card, from its first-attempt figures."""
+    found = []
+    facility, d = first.facility, first.discrimination_index
+    if not first.sd:  # every student alike (all wrong, say): it cannot tell strong from weak
+        d = None
+    many = overrides >= MIN_OVERRIDES and overrides >= MANY_OVERRIDES * max(first.students, 1)
+    if facility is not None and facility < LOW_FACILITY:
+        if many or (d is not None and d < LOW_DISCRIMINATION):
+            found.append(CHECK_KEY)
+        else:
+            found.append(RETEACH)
+    elif many:
+        found.append(CHECK_KEY)
+    if facility is not None and facility >= TOO_EASY:
+        found.append(EASY)
+    return tuple(found)
+
+
+THRESHOLDS = {
+    "group_share": GROUP_SHARE, "low_facility": LOW_FACILITY,
+    "low_discrimination": LOW_DISCRIMINATION, "too_easy": TOO_EASY,
+    "many_overrides": MANY_OVERRIDES, "min_overrides": MIN_OVERRIDES,
+}
+"""The thresholds as the report states them (``class report --json``: ``thresholds``)."""
