@@ -20,6 +20,8 @@ from studyapp.infra.compute import (
     training_flops,
     training_memory_bytes,
     training_seconds,
+    usd_per_million_tokens,
+    zero_shares,
 )
 from studyapp.infra.memory import (
     ACTIVATION_PEAK_BYTES,
@@ -87,6 +89,8 @@ __all__ = [
     "training_seconds",
     "transfer_seconds",
     "usable_bytes",
+    "usd_per_million_tokens",
     "weights_bytes",
     "young_daly_interval",
+    "zero_shares",
 ]

@@ -13,6 +13,7 @@ from studyapp.infra import (
     training_memory_bytes,
     training_seconds,
     young_daly_interval,
+    zero_shares,
 )
 from studyapp.infra.units import gbit_to_bytes_per_s
 
@@ -45,6 +46,17 @@ def test_adam_mixed_precision_memory_and_zero() -> None:
     # ZeRO-2 (P_os+g): 2 + 14/64 bytes per parameter = 16.6 GB (Figure 1)
     assert training_memory_bytes(7.5e9, zero_stage=2, devices=64) / 1e9 == pytest.approx(
         16.6, abs=0.1)
+
+
+def test_zero_shares_split_the_sixteen_bytes_as_the_paper_does() -> None:
+    # ZeRO paper, Figure 1 (https://arxiv.org/abs/1910.02054): K = 12 optimizer bytes,
+    # 2 + 2 for weights and gradients; P_os+g on 64 devices keeps 2 + 14/64 bytes per parameter
+    shares = zero_shares(2, 64)
+    assert (shares.weights, shares.grads, shares.optimizer) == (2.0, 2 / 64, 12 / 64)
+    assert zero_shares(0, 64).per_param == 16.0
+    assert zero_shares(3, 64).per_param == pytest.approx(16 / 64)
+    with pytest.raises(ValueError):
+        zero_shares(4, 64)
 
 
 def test_h100_ridge_point() -> None:

@@ -22,8 +22,14 @@ from studyapp.infra import (
     transfer_seconds,
     usable_bytes,
     young_daly_interval,
+    zero_shares,
 )
-from studyapp.infra.compute import ADAM_MIXED_BYTES_PER_PARAM
+from studyapp.infra.compute import (
+    ADAM_MIXED_BYTES_PER_PARAM,
+    GRADIENT_BYTES_PER_PARAM,
+    WEIGHT_BYTES_PER_PARAM,
+)
+from studyapp.infra.shapes import active_params
 from studyapp.infra.storage import CHECKPOINT_BYTES_PER_PARAM
 from studyapp.infra.units import GB, TB, TFLOPS
 from studyapp.questions.generators import Family
@@ -51,11 +57,6 @@ CLUSTERS = (256, 512, 1024, 2048, 4096, 8192, 16384)
 MFUS = (0.3, 0.35, 0.4, 0.5)
 
 
-def training_params(model: Model) -> float:
-    """Parameters that compute per token: the active ones for a mixture of experts."""
-    return (model.active_params_b or model.params_b) * 1e9
-
-
 # --- training-days --------------------------------------------------------
 
 
@@ -75,12 +76,12 @@ def training_days(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 rng.choice(clusters), rng.choice(mfus))
 
     def days(d: tuple[Model, Any, float, int, float]) -> float:
-        flops = training_flops(training_params(d[0]), d[2])
+        flops = training_flops(active_params(d[0]), d[2])
         return training_seconds(flops, d[1].bf16_dense_tflops * TFLOPS, d[3], d[4]) / 86400
 
     d = draw_until(rng, draw, lambda d: 1 <= days(d) <= 365, "training-days")
     model, chip, tokens, count, mfu = d
-    n = training_params(model)
+    n = active_params(model)
     flops = training_flops(n, tokens)
     answer = days(d)
     trillion = "gen.train.trillion_one" if tokens == 1e12 else "gen.train.trillion"
@@ -143,8 +144,9 @@ def _fewest_gpus(rng: random.Random, ctx: DrawContext, models: list[Model],
         answer=float(count), unit=None, tolerance=Tolerance(absolute=0),
         params={"model": model.id, "params": model.params, "zero_stage": 3, "ask": "fewest",
                 "gpu": gpu.id, "bytes_per_param": ADAM_MIXED_BYTES_PER_PARAM,
-                "given": {"params_b": model.params_b, "w_bytes": 2.0, "g_bytes": 2.0,
-                          "o_bytes": ADAM_MIXED_BYTES_PER_PARAM - 4.0,
+                "given": {"params_b": model.params_b, "w_bytes": WEIGHT_BYTES_PER_PARAM,
+                          "g_bytes": GRADIENT_BYTES_PER_PARAM,
+                          "o_bytes": zero_shares(0, 1).optimizer,
                           "total_gb": capacity_gb(gpu), "usable": 0.9,
                           "runtime_gb": RUNTIME_GB}},
     )
@@ -170,17 +172,11 @@ def training_memory(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         return _fewest_gpus(rng, ctx, models, gpus)
     model, stage, devices, gpu = draw_until(rng, draw, holds, "training-memory")
     per_device = training_memory_bytes(model.params, ADAM_MIXED_BYTES_PER_PARAM, stage, devices)
-    weights, grads, optimizer = 2.0, 2.0, ADAM_MIXED_BYTES_PER_PARAM - 4.0
-    if stage >= 1:
-        optimizer /= devices
-    if stage >= 2:
-        grads /= devices
-    if stage >= 3:
-        weights /= devices
+    shares = zero_shares(stage, devices)
     fields = {**{"model": model_phrase(model, ctx), "params_b": ctx.num(model.params_b, 5)},
               "stage": stage, "devices": ctx.num(devices),
-              "w": ctx.num(weights, 3), "g": ctx.num(grads, 3), "o": ctx.num(optimizer, 3),
-              "per_param": ctx.num(weights + grads + optimizer, 4),
+              "w": ctx.num(shares.weights, 3), "g": ctx.num(shares.grads, 3),
+              "o": ctx.num(shares.optimizer, 3), "per_param": ctx.num(shares.per_param, 4),
               "answer": ctx.shown(per_device / GB), "gpu": gpu.name,
               "memory_gb": ctx.num(gpu.memory_gb, 5)}
     return ctx.question(
@@ -192,8 +188,9 @@ def training_memory(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         answer=significant(per_device / GB), unit="GB", tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "params": model.params, "zero_stage": stage,
                 "devices": devices, "gpu": gpu.id, "bytes_per_param": ADAM_MIXED_BYTES_PER_PARAM,
-                "given": {"params_b": model.params_b, "w_bytes": 2.0, "g_bytes": 2.0,
-                          "o_bytes": ADAM_MIXED_BYTES_PER_PARAM - 4.0, "stage": stage,
+                "given": {"params_b": model.params_b, "w_bytes": WEIGHT_BYTES_PER_PARAM,
+                          "g_bytes": GRADIENT_BYTES_PER_PARAM,
+                          "o_bytes": zero_shares(0, 1).optimizer, "stage": stage,
                           "devices": devices}},
     )
 
