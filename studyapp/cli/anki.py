@@ -158,8 +158,8 @@ def _import_history(ctx: click.Context, conversion: Any) -> None:
 
 def _write_decks(conversion: Any, output: Path, lang: str) -> None:
     from studyapp.anki.from_anki import copy_images, deck_yaml
-    from studyapp.decks.loader import MAX_DECK_BYTES
-    from studyapp.decks.report import validation_report
+    from studyapp.decks.deck_loader import MAX_DECK_BYTES
+    from studyapp.decks.deck_report import validation_report
     from studyapp.files import write_text_replacing
     from studyapp.i18n import t
 

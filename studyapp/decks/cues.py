@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from studyapp.decks.model import CardSpec, Deck
+from studyapp.decks.deck_model import CardSpec, Deck
 from studyapp.decks.problems import Message, Problem, problem_message
 
 LONGEST_MARGIN = 0.10

@@ -13,6 +13,13 @@ from typing import Any
 
 from pydantic import Field, TypeAdapter, ValidationError
 
+from studyapp.decks.deck_model import (
+    AuthoredSlip,
+    CardSpec,
+    Deck,
+    DeckSource,
+    ParamSpec,
+)
 from studyapp.decks.field_checks import MAX_FORMULA_CHECKS
 from studyapp.decks.formula import EntryView, Formula, FormulaError, parse_formula
 from studyapp.decks.formula_sampling import (
@@ -23,13 +30,6 @@ from studyapp.decks.formula_sampling import (
     sample_key,
     sample_problems,
     variants,
-)
-from studyapp.decks.model import (
-    AuthoredSlip,
-    CardSpec,
-    Deck,
-    DeckSource,
-    ParamSpec,
 )
 from studyapp.decks.problems import Message, Problem, as_written, problem_message
 from studyapp.decks.scenario_check import ScenarioChecks

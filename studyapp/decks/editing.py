@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Literal
 
 from studyapp import locations
-from studyapp.decks.loader import check_deck_file
-from studyapp.decks.model import Deck, DeckSource
+from studyapp.decks.deck_loader import check_deck_file
+from studyapp.decks.deck_model import Deck, DeckSource
 from studyapp.decks.problems import Message, Problem, problem_message
 from studyapp.decks.provenance import edited_since_install, installed_from, record_install
 

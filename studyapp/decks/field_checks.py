@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from studyapp.catalog.posts import POST_SLUGS
+from studyapp.decks.deck_model import (
+    DeckSource,
+    ParamSpec,
+)
 from studyapp.decks.formula import (
     MAX_MAGNITUDE,
     RESERVED_NAMES,
     EntryView,
     Value,
-)
-from studyapp.decks.model import (
-    DeckSource,
-    ParamSpec,
 )
 from studyapp.decks.problems import Message, Problem, as_written, problem_message
 from studyapp.decks.schema import (

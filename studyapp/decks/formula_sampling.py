@@ -12,6 +12,7 @@ from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from studyapp.decks.deck_model import Localized, ParamSpec, bool_words, numeric_answer, truth
 from studyapp.decks.field_checks import check_combinations, combination_count
 from studyapp.decks.formula import (
     FormulaError,
@@ -21,7 +22,6 @@ from studyapp.decks.formula import (
     parse_template,
     render,
 )
-from studyapp.decks.model import Localized, ParamSpec, bool_words, numeric_answer, truth
 from studyapp.decks.problems import Message, problem_message
 from studyapp.decks.schema import ByLanguage
 from studyapp.decks.yaml_source import PathKey

@@ -115,7 +115,7 @@ class SessionPlanner:
         One card per fact: a sibling of a card answered today, or of one
         already in the queue, waits for another day (Anki buries siblings).
         """
-        from studyapp.decks.loader import collector_paused
+        from studyapp.decks.deck_loader import collector_paused
 
         # thousands of short-lived row tuples, none in a cycle (reference counting
         # frees them): the collector's passes over them took a fifth of the time

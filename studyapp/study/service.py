@@ -317,7 +317,7 @@ class StudyService:
 
     def read_course(self, deck_id: str) -> None:
         """Remember that the learner read a deck's summary."""
-        from studyapp.decks.model import summary_key
+        from studyapp.decks.deck_model import summary_key
 
         self.read_post(summary_key(deck_id))
 
