@@ -17,9 +17,9 @@ from studyapp.catalog.posts import POST_SLUGS
 from studyapp.decks import CardSpec, Deck, deck_title, discover_decks, load_deck
 from studyapp.decks.cues import expected_answers, gives_away
 from studyapp.decks.deck_loader import collector_paused
-from studyapp.study.cards import CardSelection, CurriculumCard, deck_kind, deck_on_by_default
 from studyapp.study.changes import Changes, cached_until
-from studyapp.study.model import DeckChoiceInfo, DeckRow, NoSuchItem
+from studyapp.study.curriculum import CardSelection, CurriculumCard, deck_kind, deck_on_by_default
+from studyapp.study.views import DeckChoiceInfo, DeckRow, NoSuchItem
 
 if TYPE_CHECKING:
     from studyapp.store.cards import CardRef

@@ -18,9 +18,9 @@ from studyapp.decks.deck_model import summary_key
 from studyapp.decks.text import markdown_line
 from studyapp.srs.calendar import day_bounds
 from studyapp.srs.scheduler import CardStage
-from studyapp.study.cards import deck_kind, sibling_answered
+from studyapp.study.curriculum import deck_kind, sibling_answered
 from studyapp.study.index import deck_files
-from studyapp.study.model import (
+from studyapp.study.views import (
     SOON,
     ComingBack,
     CourseProgress,

@@ -23,9 +23,9 @@ from studyapp.srs.queue import (
     new_card_order,
 )
 from studyapp.srs.scheduler import CardStage
-from studyapp.study.cards import CurriculumCard, sibling_answered
-from studyapp.study.model import SessionKind, SessionMix
-from studyapp.study.queue import queue_item
+from studyapp.study.curriculum import CurriculumCard, sibling_answered
+from studyapp.study.queue_items import queue_item
+from studyapp.study.views import SessionKind, SessionMix
 
 if TYPE_CHECKING:
     from studyapp.store.progress import CardRow, DueReview, QueueRow

@@ -23,7 +23,10 @@ from studyapp.study.answering import Answering
 from studyapp.study.changes import Changes, cached_until, forget
 from studyapp.study.held import memory_of, record_abandoned
 from studyapp.study.index import CardIndex
-from studyapp.study.model import (
+from studyapp.study.overview import StudyOverview
+from studyapp.study.planning import SessionPlanner
+from studyapp.study.session import StudySession
+from studyapp.study.views import (
     ComingBack,
     CourseView,
     DeckChoiceInfo,
@@ -36,18 +39,15 @@ from studyapp.study.model import (
     SessionMix,
     StudyConfig,
 )
-from studyapp.study.overview import StudyOverview
-from studyapp.study.planning import SessionPlanner
-from studyapp.study.session import StudySession
 
 if TYPE_CHECKING:
     from studyapp.decks import CardSpec, Deck
     from studyapp.decks.media import CardImages
     from studyapp.store import Store
     from studyapp.store.progress import CardRow, ProfileInfo
-    from studyapp.study.cards import CardSelection, CurriculumCard
+    from studyapp.study.curriculum import CardSelection, CurriculumCard
     from studyapp.study.host import CardKey
-    from studyapp.study.model import AnsweredCard
+    from studyapp.study.views import AnsweredCard
 
 
 class StudyService:
