@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import and_, case, func, or_, select, true
 
 from studyapp.store.database import Store
-from studyapp.store.models import CardState, ReviewLog, utc_from_text
+from studyapp.store.tables import CardState, ReviewLog, utc_from_text
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from sqlalchemy import case, func, select
 
 from studyapp.store.card_reads import ROW_COLUMNS, CardRow
 from studyapp.store.database import Store
-from studyapp.store.models import CardState, ReviewLog
+from studyapp.store.tables import CardState, ReviewLog
 
 
 @dataclass(frozen=True)

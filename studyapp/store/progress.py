@@ -39,7 +39,6 @@ from studyapp.store.card_reads import (
     stored_time,
 )
 from studyapp.store.database import Store
-from studyapp.store.models import CardState, HeldAnswer, ReviewLog
 from studyapp.store.profiles import (
     ProfileInfo,
     deck_choices,
@@ -50,6 +49,7 @@ from studyapp.store.profiles import (
     save_profile_settings,
     set_deck_choice,
 )
+from studyapp.store.tables import CardState, HeldAnswer, ReviewLog
 
 __all__ = [
     "REVIEW_STAGE", "Answer", "CardRow", "CardSummary", "DueCards", "DueReview", "NewState",
