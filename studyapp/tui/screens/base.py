@@ -17,7 +17,7 @@ from textual.worker import Worker, WorkerState
 from studyapp.i18n import t
 
 if TYPE_CHECKING:
-    from studyapp.tui.context import StudyContext
+    from studyapp.tui.study_context import StudyContext
 
 # Labels of Textual's own bindings, shown in the footer, by their description.
 _BUILTIN_LABELS = {"palette": "tui.key.palette", "Quit": "tui.key.quit",
