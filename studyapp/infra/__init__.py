@@ -44,6 +44,7 @@ from studyapp.infra.memory import (
 from studyapp.infra.network import per_direction, ring_allreduce_seconds
 from studyapp.infra.storage import (
     checkpoint_bytes,
+    checkpoint_overhead,
     cluster_mtbf_seconds,
     transfer_seconds,
     young_daly_interval,
@@ -63,6 +64,7 @@ __all__ = [
     "UnknownDtypeError",
     "attainable_flops",
     "checkpoint_bytes",
+    "checkpoint_overhead",
     "cluster_mtbf_seconds",
     "decode",
     "decode_flops",

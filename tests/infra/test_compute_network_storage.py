@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from studyapp.infra import (
+    checkpoint_overhead,
     decode,
     per_direction,
     ridge_point,
@@ -88,3 +89,16 @@ def test_ring_allreduce() -> None:
 def test_young_daly() -> None:
     # Young (1974): sqrt(2 · C · M); C = 60 s, M = 24 h → 3,220 s ≈ 54 min
     assert young_daly_interval(60, 86400) == pytest.approx(3219.9, abs=0.5)
+
+
+def test_checkpoint_overhead_at_young_daly_matches_the_storage_post() -> None:
+    # content/posts/storage-checkpoints.en.md: 24.7 s writes, a failure every 14,400 s:
+    # interval 843 s, 24.7 / 843 = 2.9% writing plus another 2.9% of lost work, about 6%
+    interval = young_daly_interval(24.7, 14_400)
+    assert interval == pytest.approx(843, abs=1)
+    assert checkpoint_overhead(24.7, interval, 14_400) == pytest.approx(0.0586, abs=5e-4)
+    # at Young's interval the two halves are equal; anywhere else the waste is larger
+    assert 24.7 / interval == pytest.approx(interval / (2 * 14_400))
+    assert checkpoint_overhead(24.7, interval / 2, 14_400) > checkpoint_overhead(
+        24.7, interval, 14_400)
+

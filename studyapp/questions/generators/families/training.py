@@ -305,3 +305,7 @@ CHECKPOINT_INTERVAL = Family(
     options={"gpu_counts": "cluster sizes", "device_mtbf_hours": "MTBF per GPU in hours",
              "checkpoint_seconds": "seconds to write one checkpoint"},
 )
+
+STORAGE_FAMILIES = (CHECKPOINT_WRITE, CHECKPOINT_INTERVAL)
+"""The storage post's families, registered in this order (``families.FAMILIES``): a new
+one is added here."""

@@ -10,6 +10,7 @@ from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Accelerator, Model
 from studyapp.infra import (
     checkpoint_bytes,
+    checkpoint_overhead,
     cluster_mtbf_seconds,
     min_devices,
     training_flops,
@@ -127,8 +128,8 @@ def training(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 def _lost_hours(e: Mapping[str, Any]) -> float:
     """Hours a day spent writing checkpoints plus, on average, half an interval redone per
     failure: 24 × (C/τ + τ/(2·MTBF)), the waste Young's formula minimises."""
-    tau = float(e["interval"]) * 60
-    return 24.0 * (float(e["write"]) / tau + tau / (2 * float(e["mtbf"]) * 3600))
+    return 24.0 * checkpoint_overhead(float(e["write"]), float(e["interval"]) * 60,
+                                      float(e["mtbf"]) * 3600)
 
 
 CHECKPOINT_STEPS = (
