@@ -178,6 +178,8 @@ NUMERIC: dict[str, Callable[[Mapping[str, Any]], float]] = {
     "checkpoint-write": lambda p: (checkpoint_bytes(p["params"]) if p["ask"] == "size"
                                    else transfer_seconds(checkpoint_bytes(p["params"]),
                                                          p["write_gb_s"] * GB)),
+    "weights-load-time": lambda p: transfer_seconds(weights_bytes(p["params"], p["dtype"]),
+                                                    p["read_gb_s"] * GB),
     "checkpoint-interval": lambda p: young_daly_interval(
         p["checkpoint_seconds"], cluster_mtbf_seconds(p["device_mtbf_hours"] * 3600, p["gpus"])),
     "link-transfer": lambda p: transfer_seconds(p["size_gb"] * GB, _one_way(p["link"])),
@@ -305,3 +307,19 @@ def test_truefalse_families_are_balanced() -> None:
 def test_every_post_has_a_family() -> None:
     assert {f.post for f in registered_families().values()} == POSTS
     assert len(registered_families()) >= 20
+
+
+def test_weights_load_time_matches_the_storage_post() -> None:
+    # content/posts/storage-checkpoints.en.md: Llama-3.1-70B's weights, 70.55e9 × 2 =
+    # 141.1 GB; read at 40 GB/s they take 141.1 / 40 = 3.5 s (the 70B checkpoint card's
+    # "3.5 s from writing only the weights"); a PCIe Gen5 NVMe drive reads about 13 GB/s
+    # (Samsung PM1743, 13,000 MB/s), 141.1 / 13 = 10.9 s
+    family = registered_families()["weights-load-time"]
+    seen: dict[float, float] = {}
+    for seed in range(200):
+        q = family.generate(seed, "en", {"models": ["llama-3.1-70b"], "dtypes": ["bf16"]})
+        seen[q.params["read_gb_s"]] = float(q.answer)
+        assert "141.1 GB" in q.explanation
+    assert seen[40.0] == pytest.approx(3.53, abs=0.01)
+    assert seen[13.0] == pytest.approx(10.85, abs=0.01)
+

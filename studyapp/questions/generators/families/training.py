@@ -15,12 +15,14 @@ from studyapp.catalog.models import Model
 from studyapp.infra import (
     checkpoint_bytes,
     cluster_mtbf_seconds,
+    dtype_bytes,
     min_devices,
     training_flops,
     training_memory_bytes,
     training_seconds,
     transfer_seconds,
     usable_bytes,
+    weights_bytes,
     young_daly_interval,
     zero_shares,
 )
@@ -43,11 +45,13 @@ from studyapp.questions.generators.families.terms import (
     model_phrase,
 )
 from studyapp.questions.generators.slips import (
+    BITS,
     FORWARD_ONLY,
     MFU_LEFT_OUT,
     MOE_TOTAL_COMPUTE,
     SPARSE_TIME,
     WEIGHTS_ONLY_CHECKPOINT,
+    dtype_size,
 )
 from studyapp.questions.generators.wording import join_steps, label, significant
 from studyapp.questions.model import Kind, Question, Tolerance
@@ -272,6 +276,56 @@ def checkpoint_interval(ctx: DrawContext, options: Mapping[str, Any]) -> Questio
     )
 
 
+# --- weights-load-time ----------------------------------------------------
+
+READ_GB_S = (5, 10, 13, 20, 40, 100)
+"""Storage read bandwidths a server loads its weights from, in GB/s: 13 is a PCIe Gen5
+enterprise NVMe drive's sequential read, the figure the storage post quotes (Samsung
+PM1743: 13,000 MB/s read, 6,600 MB/s write,
+https://www.clubic.com/pro/entreprises/samsung/actualite-400254-samsung-annonce-un-ssd-pci-5-0-atteignant-les-13-go-s-en-lecture-sequentielle.html);
+the others are parameters of the problem."""
+LOAD_DTYPES = ("bf16", "fp8")
+
+
+def weights_load_time(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
+    """A server starts by reading its weights: parameters × bytes / read bandwidth."""
+    rng = random.Random(ctx.seed)
+    models = entries(load_catalog().models, options, "models")
+    dtypes = [str(d) for d in values(options, "dtypes", LOAD_DTYPES)]
+
+    def draw(r: random.Random) -> tuple[Model, str, float]:
+        return r.choice(models), r.choice(dtypes), float(r.choice(READ_GB_S))
+
+    def seconds_of(d: tuple[Model, str, float]) -> float:
+        return transfer_seconds(weights_bytes(d[0].params, d[1]), d[2] * GB)
+
+    # a wait a learner notices: at least a second (a small model on fast storage is not)
+    model, dtype, bandwidth = draw_until(rng, draw, lambda d: seconds_of(d) >= 1.0,
+                                         "weights-load-time")
+    size = weights_bytes(model.params, dtype)
+    seconds = transfer_seconds(size, bandwidth * GB)
+    fields = {"model": model_phrase(model, ctx), "params_b": ctx.num(model.params_b, 5),
+              "dtype": dtype.upper(), "bytes": ctx.num(dtype_bytes(dtype)),
+              "bytes_word": ctx.bytes_per(dtype_bytes(dtype)), "read": ctx.num(bandwidth),
+              "size_gb": ctx.num(size / GB, 5), "seconds": ctx.shown(seconds)}
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t("gen.load.prompt", **fields),
+        explanation=join_steps(ctx.t("gen.load.size_step", **fields),
+                               ctx.t("gen.load.time_step", **fields),
+                               ctx.t("gen.load.why"), ctx.t("gen.convention.gb")),
+        answer=significant(seconds), unit="s", tolerance=Tolerance(relative=0.02),
+        params={"model": model.id, "params": model.params, "dtype": dtype,
+                "read_gb_s": bandwidth,
+                "given": {"params_b": model.params_b, "bytes": dtype_bytes(dtype),
+                          "read_gb_s": bandwidth}},
+    )
+
+
+def _load_seconds(given: Mapping[str, float], question: Question) -> float:
+    """The audit's second computation: the stated size over the stated read bandwidth."""
+    return transfer_seconds(given["params_b"] * 1e9 * given["bytes"], given["read_gb_s"] * GB)
+
+
 TRAINING_DAYS = Family(
     name="training-days", post="intro", kind=Kind.NUMERIC,
     description={"es": "Días de entrenamiento: 6·N·D FLOP en K chips con un MFU",
@@ -306,6 +360,16 @@ CHECKPOINT_INTERVAL = Family(
              "checkpoint_seconds": "seconds to write one checkpoint"},
 )
 
-STORAGE_FAMILIES = (CHECKPOINT_WRITE, CHECKPOINT_INTERVAL)
+WEIGHTS_LOAD_TIME = Family(
+    name="weights-load-time", post="storage-checkpoints", kind=Kind.NUMERIC,
+    description={"es": "Tiempo de carga de los pesos al arrancar un servidor",
+                 "en": "Time to load the weights when a server starts"},
+    generate=drawn(weights_load_time),
+    options={"models": "model ids", "dtypes": "weight dtypes"},
+    slips=(*dtype_size("dtype"), BITS),
+    recompute=_load_seconds,
+)
+
+STORAGE_FAMILIES = (CHECKPOINT_WRITE, CHECKPOINT_INTERVAL, WEIGHTS_LOAD_TIME)
 """The storage post's families, registered in this order (``families.FAMILIES``): a new
 one is added here."""
