@@ -283,7 +283,7 @@ class CardBrowser:
 
         A deck with problems leaves the loaded deck as it was.
         """
-        from studyapp.decks.loader import check_deck_file
+        from studyapp.decks.deck_loader import check_deck_file
 
         deck, problems = check_deck_file(path, "user" if _inside(path, _user_decks()) else "file")
         if deck is None or problems:

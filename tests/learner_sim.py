@@ -75,7 +75,7 @@ def store_history(db_url: str, profile: str, events: list[ReviewEvent]) -> None:
     from sqlalchemy import insert
 
     from studyapp.store import open_store
-    from studyapp.store.models import CardState, Profile, ReviewLog
+    from studyapp.store.tables import CardState, Profile, ReviewLog
 
     store = open_store(db_url)
     try:

@@ -387,7 +387,7 @@ def test_deck_from_anki_that_fails_midway_leaves_no_partial_file(
 
 SLOW_EXPORT = """
 import sys, time
-import studyapp.progress.files as progress_files
+import studyapp.progress.profile_files as progress_files
 
 def export_progress(service, out, fmt):
     out.write("x" * 1000)

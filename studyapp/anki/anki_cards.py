@@ -34,7 +34,7 @@ from studyapp.anki.anki_text import (
     template_refs,
     to_text,
 )
-from studyapp.decks.problems import Message
+from studyapp.decks.problems import ProblemMessage
 
 ROLES = ("prompt", "answer", "explanation", "source", "ignore")
 
@@ -178,7 +178,7 @@ class Conversion:
     returning: dict[int, tuple[str, str, str]] = field(default_factory=dict)
     """Anki note id → (deck id, card id, post) of a studyapp card already installed here that
     the note was exported from: its history goes back to that card, no copy is made."""
-    refused_images: list[tuple[str, Message]] = field(default_factory=list)
+    refused_images: list[tuple[str, ProblemMessage]] = field(default_factory=list)
     """Media files ``copy_images`` did not copy, not being raster images: (name, why)."""
 
     @property

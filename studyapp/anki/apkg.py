@@ -242,7 +242,7 @@ def _draw_fields(question: Question, images: frozenset[str] = frozenset()) -> li
 def _fields(question: Question, source: str,
             images: frozenset[str] = frozenset()) -> list[str]:
     from studyapp.questions.grading import expected_display
-    from studyapp.study.text import numbered_choice
+    from studyapp.study.phrases import numbered_choice
 
     # choices are numbered as every study face numbers them ("2) HBM3e")
     expected = numbered_choice(question, expected_display(question))

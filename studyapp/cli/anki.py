@@ -142,7 +142,7 @@ def _import_history(ctx: click.Context, conversion: Any) -> None:
     settings = current_settings(ctx)
     service = make_service(settings)
     try:
-        from studyapp.progress.files import answer_replay
+        from studyapp.progress.profile_files import answer_replay
 
         result = import_history(conversion, service.store, service.profile.id,
                                 rollover_hour=service.settings.day_rollover_hour,
@@ -158,8 +158,8 @@ def _import_history(ctx: click.Context, conversion: Any) -> None:
 
 def _write_decks(conversion: Any, output: Path, lang: str) -> None:
     from studyapp.anki.from_anki import copy_images, deck_yaml
-    from studyapp.decks.loader import MAX_DECK_BYTES
-    from studyapp.decks.report import validation_report
+    from studyapp.decks.deck_loader import MAX_DECK_BYTES
+    from studyapp.decks.deck_report import validation_report
     from studyapp.files import write_text_replacing
     from studyapp.i18n import t
 
@@ -201,7 +201,7 @@ def _write_decks(conversion: Any, output: Path, lang: str) -> None:
         click.echo(t("anki.from.total", lang, decks=len(targets), cards=conversion.cards,
                      notes=conversion.notes))
     else:
-        click.echo(t("tuning.from_anki.done", lang, path=targets[0], cards=conversion.cards,
+        click.echo(t("anki.from.done", lang, path=targets[0], cards=conversion.cards,
                      notes=conversion.notes))
     _report_left_out(conversion, lang)
 
@@ -210,7 +210,7 @@ def _report_left_out(conversion: Any, lang: str) -> None:
     from studyapp.i18n import t
 
     if conversion.media_skipped:
-        click.echo(t("tuning.from_anki.media", lang, count=conversion.media_skipped))
+        click.echo(t("anki.from.media", lang, count=conversion.media_skipped))
     for name, why in conversion.refused_images:  # not raster images: a browser runs them
         click.echo(t("anki.from.image_refused", lang, name=one_line(name), why=why.render(lang)),
                    err=True)
@@ -220,5 +220,5 @@ def _report_left_out(conversion: Any, lang: str) -> None:
                      kinds=kinds))
     if conversion.skipped_notes:
         reasons = ", ".join(f"{n} {why}" for why, n in conversion.skipped_notes.items())
-        click.echo(t("tuning.from_anki.skipped", lang,
+        click.echo(t("anki.from.skipped", lang,
                      count=sum(conversion.skipped_notes.values()), reasons=reasons))

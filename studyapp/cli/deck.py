@@ -36,7 +36,7 @@ def deck_validate(ctx: click.Context, paths: tuple[str, ...], list_units: bool) 
     elif not paths:
         raise click.UsageError("give deck files or folders to validate, or --units")
     # loaded when the command runs, so that --help stays fast
-    from studyapp.decks.report import validation_report
+    from studyapp.decks.deck_report import validation_report
 
     lines, code = validation_report([Path(p) for p in paths], current_settings(ctx).lang)
     for line in lines:
@@ -293,7 +293,7 @@ def deck_list(ctx: click.Context, as_json: bool) -> None:
     """All decks (built-in and installed) with card counts and status."""
     # loaded when the command runs, so that --help stays fast
     from studyapp.decks import discover_decks
-    from studyapp.decks.report import draw_problem_lines, listing_json, listing_lines
+    from studyapp.decks.deck_report import draw_problem_lines, listing_json, listing_lines
 
     settings = current_settings(ctx)
     listings, enabled = _listings_on(ctx, discover_decks())

@@ -145,7 +145,7 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, list_o
         return
     from studyapp.questions.grading import expected_display  # only for the text listing
     from studyapp.questions.model import Kind
-    from studyapp.study.text import numbered_choice
+    from studyapp.study.phrases import numbered_choice
 
     for number, (question, record) in enumerate(zip(questions, records, strict=True), 1):
         click.echo(f"[{number}/{len(records)}] {record['family']} ({record['post']}, "

@@ -137,7 +137,7 @@ def _print_card(detail: Any, lang: str) -> None:
     from rich.console import Console
     from rich.text import Text
 
-    from studyapp.study.text import logged_choice, logged_parts
+    from studyapp.study.phrases import logged_choice, logged_parts
     from studyapp.text import visible
 
     console = Console(highlight=False)

@@ -7,10 +7,10 @@ as plain text, never as Rich/Textual markup.
 """
 
 from studyapp.catalog.posts import POST_SLUGS
+from studyapp.decks.deck_loader import MAX_DECK_BYTES, check_deck_file, load_deck, validate_paths
+from studyapp.decks.deck_model import CardSpec, CardType, Deck, DeckSource, ParamSpec, deck_title
 from studyapp.decks.formula import DTYPE_BYTES, EntryView, FormulaError
 from studyapp.decks.library import DeckListing, discover_decks, find_deck, install_deck
-from studyapp.decks.loader import MAX_DECK_BYTES, check_deck_file, load_deck, validate_paths
-from studyapp.decks.model import CardSpec, CardType, Deck, DeckSource, ParamSpec, deck_title
 from studyapp.decks.problems import DeckError, Problem
 from studyapp.decks.schema import deck_json_schema
 

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from studyapp import __version__, locations
-from studyapp.decks.loader import MAX_DECK_BYTES, check_deck_file, collector_paused
-from studyapp.decks.model import Deck, DeckSource
+from studyapp.decks.deck_loader import MAX_DECK_BYTES, check_deck_file, collector_paused
+from studyapp.decks.deck_model import Deck, DeckSource
 from studyapp.decks.problems import Problem
 from studyapp.files import FileRefused, read_regular
 

@@ -24,15 +24,15 @@ from studyapp.catalog.models import (
     Model,
     System,
 )
-from studyapp.decks.problems import Message, Problem, problem_message, sorted_unique
+from studyapp.decks.problems import Problem, ProblemMessage, problem_message, sorted_unique
 from studyapp.decks.schema_errors import describe_input, error_message, suggest
 from studyapp.decks.yaml_source import PathKey, SourceMap, parse_yaml
 from studyapp.files import FileRefused, read_regular
 
 
-def catalog_message(name: str, /, **fields: object) -> Message:
+def catalog_message(name: str, /, **fields: object) -> ProblemMessage:
     """The words ``catalog.problem.<name>`` (content/i18n/catalog.<lang>.yaml)."""
-    return Message(f"catalog.problem.{name}", tuple(fields.items()))
+    return ProblemMessage(f"catalog.problem.{name}", tuple(fields.items()))
 
 
 _ENTRY_MODELS: dict[str, type[BaseModel]] = {
@@ -64,8 +64,9 @@ def _split(loc: Sequence[str | int], data: Any) -> tuple[PathKey, list[str | int
     return tuple(path), rest
 
 
-def _schema_problems(error: ValidationError, data: Any) -> list[tuple[PathKey, bool, Message]]:
-    out: list[tuple[PathKey, bool, Message]] = []
+def _schema_problems(error: ValidationError,
+                     data: Any) -> list[tuple[PathKey, bool, ProblemMessage]]:
+    out: list[tuple[PathKey, bool, ProblemMessage]] = []
     for item in error.errors(include_url=False):
         path, rest = _split(item["loc"], data)
         kind = item["type"]
@@ -90,7 +91,7 @@ _BOUNDS = {"greater_than": "gt", "greater_than_equal": "ge", "less_than_equal": 
            "less_than": "lt"}
 
 
-def _words(kind: str, msg: str, ctx: dict[str, Any], value: Any) -> Message:
+def _words(kind: str, msg: str, ctx: dict[str, Any], value: Any) -> ProblemMessage:
     if kind in _BOUNDS:
         limit = next(iter(ctx.values()), "?")
         return catalog_message(f"bound_{_BOUNDS[kind]}", limit=f"{limit:g}"
@@ -107,10 +108,10 @@ def _words(kind: str, msg: str, ctx: dict[str, Any], value: Any) -> Message:
     return error_message(kind, msg, ctx, value)
 
 
-def _finding_message(finding: Finding) -> Message:
+def _finding_message(finding: Finding) -> ProblemMessage:
     fields: dict[str, object] = dict(finding.fields)
     if "kind" in fields:
-        fields["kind"] = Message(f"catalog.kind.{fields['kind']}")
+        fields["kind"] = ProblemMessage(f"catalog.kind.{fields['kind']}")
     if finding.key == "unknown_ref":
         close = str(fields.pop("close"))
         fields["hint"] = (problem_message("did_you_mean", names=close) if close else "")

@@ -22,8 +22,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from studyapp.decks.model import CardSpec, Deck
-from studyapp.decks.problems import Message, Problem, problem_message
+from studyapp.decks.deck_model import CardSpec, Deck
+from studyapp.decks.problems import Problem, ProblemMessage, problem_message
 
 LONGEST_MARGIN = 0.10
 """How far above chance the right option may be the longest (10 points)."""
@@ -207,7 +207,7 @@ def deck_warnings(deck: Deck) -> list[Problem]:
     warnings: list[Problem] = []
     said: set[tuple[str, str]] = set()
 
-    def warn(card: CardSpec, message: Message) -> None:
+    def warn(card: CardSpec, message: ProblemMessage) -> None:
         warnings.append(Problem.at(card.path, card.line, card.col, message))
 
     for lang in ("en", "es"):

@@ -13,6 +13,13 @@ from typing import Any
 
 from pydantic import Field, TypeAdapter, ValidationError
 
+from studyapp.decks.deck_model import (
+    AuthoredSlip,
+    CardSpec,
+    Deck,
+    DeckSource,
+    ParamSpec,
+)
 from studyapp.decks.field_checks import MAX_FORMULA_CHECKS
 from studyapp.decks.formula import EntryView, Formula, FormulaError, parse_formula
 from studyapp.decks.formula_sampling import (
@@ -24,14 +31,7 @@ from studyapp.decks.formula_sampling import (
     sample_problems,
     variants,
 )
-from studyapp.decks.model import (
-    AuthoredSlip,
-    CardSpec,
-    Deck,
-    DeckSource,
-    ParamSpec,
-)
-from studyapp.decks.problems import Message, Problem, as_written, problem_message
+from studyapp.decks.problems import Problem, ProblemMessage, as_written, problem_message
 from studyapp.decks.scenario_check import ScenarioChecks
 from studyapp.decks.schema import (
     CardModel,
@@ -73,7 +73,7 @@ class DeckCheck(ScenarioChecks):
 
     def __init__(self, path: Path, data: Any, source_map: SourceMap, source: DeckSource) -> None:
         super().__init__(path, data, source_map, source)
-        self._sampled: dict[Hashable, list[tuple[PathKey, Message]]] = {}
+        self._sampled: dict[Hashable, list[tuple[PathKey, ProblemMessage]]] = {}
         self.skipped: list[tuple[str, Problem]] = []
         """Each card left out for its problems: its id and its first problem."""
         self._checks = 0  # formula evaluations the sampling needs, counted before it runs
@@ -449,12 +449,12 @@ def _without_unknown_keys(error: ValidationError, raw: Any) -> Any:
 
 
 
-def option_refusal(family: Any, name: str, value: Any) -> Message | None:
+def option_refusal(family: Any, name: str, value: Any) -> ProblemMessage | None:
     """Why a generated card's option value cannot be drawn, as ``generate --option`` says it."""
     from studyapp.questions.generators.options import OptionError, Words, check_options
 
-    def message(words: Words) -> Message:
-        return Message(words.key, tuple((field, message(v) if isinstance(v, Words) else v)
+    def message(words: Words) -> ProblemMessage:
+        return ProblemMessage(words.key, tuple((field, message(v) if isinstance(v, Words) else v)
                                         for field, v in words.fields))
 
     try:

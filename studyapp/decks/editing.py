@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Literal
 
 from studyapp import locations
-from studyapp.decks.loader import check_deck_file
-from studyapp.decks.model import Deck, DeckSource
-from studyapp.decks.problems import Message, Problem, problem_message
+from studyapp.decks.deck_loader import check_deck_file
+from studyapp.decks.deck_model import Deck, DeckSource
+from studyapp.decks.problems import Problem, ProblemMessage, problem_message
 from studyapp.decks.provenance import edited_since_install, installed_from, record_install
 
 EditorRun = Callable[[Path, int], int]
@@ -53,7 +53,7 @@ class EditPlan:
     line: int
     source: DeckSource  # how that file is checked
     installed: Path | None = None  # the installed copy refreshed from ``path``
-    notes: tuple[Message, ...] = ()  # what the instructor is told before the editor opens
+    notes: tuple[ProblemMessage, ...] = ()  # what the instructor is told before the editor opens
     original: Path | None = None  # where the text starts while ``path`` does not exist yet
 
 

@@ -18,17 +18,17 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from studyapp.catalog.posts import POST_SLUGS
+from studyapp.decks.deck_model import (
+    DeckSource,
+    ParamSpec,
+)
 from studyapp.decks.formula import (
     MAX_MAGNITUDE,
     RESERVED_NAMES,
     EntryView,
     Value,
 )
-from studyapp.decks.model import (
-    DeckSource,
-    ParamSpec,
-)
-from studyapp.decks.problems import Message, Problem, as_written, problem_message
+from studyapp.decks.problems import Problem, ProblemMessage, as_written, problem_message
 from studyapp.decks.schema import (
     CatalogDraw,
     RangeParam,
@@ -82,7 +82,7 @@ class FieldChecks:
         self._unit_errors: dict[str, str | None] = {}
 
     # reporting
-    def at(self, path: PathKey, message: Message, *, key: bool = False) -> None:
+    def at(self, path: PathKey, message: ProblemMessage, *, key: bool = False) -> None:
         if self.map.is_refused(path):
             return
         line, col = self.map.key(path) if key else self.map.value(path)

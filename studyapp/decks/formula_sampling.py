@@ -12,6 +12,7 @@ from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from studyapp.decks.deck_model import Localized, ParamSpec, bool_words, numeric_answer, truth
 from studyapp.decks.field_checks import check_combinations, combination_count
 from studyapp.decks.formula import (
     FormulaError,
@@ -21,8 +22,7 @@ from studyapp.decks.formula import (
     parse_template,
     render,
 )
-from studyapp.decks.model import Localized, ParamSpec, bool_words, numeric_answer, truth
-from studyapp.decks.problems import Message, problem_message
+from studyapp.decks.problems import ProblemMessage, problem_message
 from studyapp.decks.schema import ByLanguage
 from studyapp.decks.yaml_source import PathKey
 
@@ -100,9 +100,9 @@ def checks_needed(card_type: str, answer_source: Any, params: Mapping[str, Param
 
 
 def sample_problems(card_type: str, answer_source: Any, params: Mapping[str, ParamSpec],
-                     path: PathKey, texts: list[TextAt]) -> list[tuple[PathKey, Message]]:
+                     path: PathKey, texts: list[TextAt]) -> list[tuple[PathKey, ProblemMessage]]:
     """(place within the card, message) of the first failing combination of each formula."""
-    found: list[tuple[PathKey, Message]] = []
+    found: list[tuple[PathKey, ProblemMessage]] = []
     seen: set[PathKey] = set()
 
     def report(where: PathKey, exc: FormulaError, names: Mapping[str, Value]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from studyapp.decks.loader import load_deck
+from studyapp.decks.deck_loader import load_deck
 from studyapp.questions.generators import registered_families
 from studyapp.questions.generators.audit import Target
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from studyapp import locations
 from studyapp.decks.cache import check_deck_cached
-from studyapp.decks.loader import check_deck_file, deck_files, read_deck_bytes
-from studyapp.decks.model import Deck, DeckSource
+from studyapp.decks.deck_loader import check_deck_file, deck_files, read_deck_bytes
+from studyapp.decks.deck_model import Deck, DeckSource
 from studyapp.decks.problems import DeckError, Problem, problem_message
 
 
@@ -80,7 +80,7 @@ def find_deck(id_or_path: str) -> Deck:
     """A deck by file path, or by id among discovered decks; ``DeckError`` if neither."""
     path = Path(id_or_path)
     if path.suffix.lower() in (".yaml", ".yml") or path.exists():
-        from studyapp.decks.loader import load_deck
+        from studyapp.decks.deck_loader import load_deck
 
         return load_deck(path)
     for listing in discover_decks():

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from studyapp.decks.problems import Message, problem_message
+from studyapp.decks.problems import ProblemMessage, problem_message
 
 IMAGE_MARK = re.compile(r"\[image: ([^\]\n/\\]+)\]")
 
@@ -46,7 +46,7 @@ _MARKUP = re.compile(rb"<\s*/?\s*(script|svg|html|body|iframe|object|embed|!doct
 class MediaRefused(ValueError):
     """A media file that is not a whole raster image; ``reason`` says why."""
 
-    def __init__(self, reason: Message) -> None:
+    def __init__(self, reason: ProblemMessage) -> None:
         self.reason = reason
         super().__init__(reason.render("en"))
 
@@ -65,7 +65,7 @@ class CardImages:
     """The images a card names: those that may be shown and those refused (name, why)."""
 
     shown: list[CheckedImage]
-    refused: list[tuple[str, Message]]
+    refused: list[tuple[str, ProblemMessage]]
 
 
 def media_folder(deck_file: Path) -> Path:
@@ -92,7 +92,7 @@ def card_images(deck_file: Path, texts: Iterable[str]) -> CardImages:
     """The named images of the deck's media folder, each checked as it is about to be shown
     (a file stored before media were checked, or put there by hand, is checked too)."""
     shown: list[CheckedImage] = []
-    refused: list[tuple[str, Message]] = []
+    refused: list[tuple[str, ProblemMessage]] = []
     for path in image_files(deck_file, texts):
         try:
             shown.append(read_image(path))

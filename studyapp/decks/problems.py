@@ -1,6 +1,6 @@
 """Problems found in a deck file, each tied to a position an editor can jump to.
 
-A problem's words are a ``Message``: a key of the ``decks.problem.*`` strings
+A problem's words are a ``ProblemMessage``: a key of the ``decks.problem.*`` strings
 (content/i18n/deck_problems.<lang>.yaml) and its fields, so the same problem
 reads in English (``str(problem)``, JSON, CI) or in the reader's language
 (``problem.render(lang)``). Fields may be messages themselves ("did you mean
@@ -22,7 +22,7 @@ Fields = tuple[tuple[str, object], ...]
 
 
 @dataclass(frozen=True)
-class Message:
+class ProblemMessage:
     """The words of a problem as a key and its fields; hashable and picklable."""
 
     key: str
@@ -37,7 +37,7 @@ class Message:
             template = strings("en").get(self.key)
         if template is None:  # a key without text is a bug; show what is known
             return f"{self.key} {dict(self.fields)}"
-        values = {name: value.render(lang) if isinstance(value, Message) else value
+        values = {name: value.render(lang) if isinstance(value, ProblemMessage) else value
                   for name, value in self.fields}  # fmt: skip
         return template.format(**values)
 
@@ -45,14 +45,14 @@ class Message:
         return self.render("en")
 
 
-def problem_message(name: str, /, **fields: object) -> Message:
+def problem_message(name: str, /, **fields: object) -> ProblemMessage:
     """The message ``decks.problem.<name>`` with ``fields`` (values must be hashable)."""
-    return Message(KEY_PREFIX + name, tuple(fields.items()))
+    return ProblemMessage(KEY_PREFIX + name, tuple(fields.items()))
 
 
-def as_written(text: str) -> Message:
+def as_written(text: str) -> ProblemMessage:
     """Words studyapp did not compose, kept in English in every language."""
-    return Message(AS_WRITTEN, (("text", text),))
+    return ProblemMessage(AS_WRITTEN, (("text", text),))
 
 
 def either(options: Sequence[object]) -> object:
@@ -81,16 +81,16 @@ class Problem:
     fields: Fields = field(default=(), compare=False)
 
     @classmethod
-    def at(cls, path: Path, line: int, col: int, message: Message | str) -> Problem:
+    def at(cls, path: Path, line: int, col: int, message: ProblemMessage | str) -> Problem:
         """The problem with ``message`` (a plain string is kept as written)."""
         words = as_written(message) if isinstance(message, str) else message
         return cls(path, line, col, words.render("en"), words.key, words.fields)
 
     @property
-    def words(self) -> Message:
+    def words(self) -> ProblemMessage:
         if self.key == AS_WRITTEN and not self.fields:
             return as_written(self.message)
-        return Message(self.key, self.fields)
+        return ProblemMessage(self.key, self.fields)
 
     def message_in(self, lang: str) -> str:
         """The message alone, in ``lang``."""

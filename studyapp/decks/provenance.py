@@ -35,7 +35,7 @@ class InstalledFrom:
 
 def file_digest(path: Path) -> str:
     """SHA-256 of a deck file's bytes ("" when it cannot be read as a deck is read)."""
-    from studyapp.decks.loader import MAX_DECK_BYTES
+    from studyapp.decks.deck_loader import MAX_DECK_BYTES
 
     try:
         return hashlib.sha256(read_regular(path, MAX_DECK_BYTES, what="deck")).hexdigest()
@@ -120,8 +120,8 @@ def add_deck(path: Path | str, *, replace: bool = False) -> Added:
     the new source) is refused without ``replace``; with it, the edited copy
     is saved in the data folder first (``Added.kept_edit``).
     """
+    from studyapp.decks.deck_loader import check_deck_file
     from studyapp.decks.library import install_deck
-    from studyapp.decks.loader import check_deck_file
     from studyapp.decks.problems import DeckError, Problem, problem_message
 
     source = Path(path)

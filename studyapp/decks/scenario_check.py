@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from studyapp.decks.deck_model import CardSpec, PartSpec, numeric_answer
 from studyapp.decks.field_checks import FieldChecks, sample_combinations
 from studyapp.decks.formula import (
     Formula,
@@ -20,7 +21,6 @@ from studyapp.decks.formula import (
     parse_template,
 )
 from studyapp.decks.formula_sampling import GENERATOR_CHECK_SEEDS, TextAt, localized, variants
-from studyapp.decks.model import CardSpec, PartSpec, numeric_answer
 from studyapp.decks.problems import as_written, problem_message
 from studyapp.decks.schema import ByLanguage, ScenarioCard
 from studyapp.decks.schema_errors import suggest

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from studyapp.deck_ids import DECK_ID_PATTERN
-from studyapp.decks.problems import Message, as_written, either, problem_message
+from studyapp.decks.problems import ProblemMessage, as_written, either, problem_message
 from studyapp.decks.schema import (
     CARD_TYPES,
     UNION_TAGS,
@@ -76,7 +76,7 @@ def _field_names(model: type[BaseModel]) -> list[str]:
     return [info.alias or name for name, info in model.model_fields.items()]
 
 
-def suggest(wanted: str, known: Iterable[str]) -> Message | str:
+def suggest(wanted: str, known: Iterable[str]) -> ProblemMessage | str:
     """A "did you mean" hint for a misspelt name, or nothing ("")."""
     close = difflib.get_close_matches(wanted, list(known), n=3, cutoff=0.6)
     if not close:
@@ -84,7 +84,7 @@ def suggest(wanted: str, known: Iterable[str]) -> Message | str:
     return problem_message("did_you_mean", names=either([repr(c) for c in close]))
 
 
-def _describe_input(value: object) -> Message:
+def _describe_input(value: object) -> ProblemMessage:
     if value is None:
         return problem_message("input.null")
     if isinstance(value, bool):
@@ -100,7 +100,7 @@ def _describe_input(value: object) -> Message:
     return as_written(type(value).__name__)
 
 
-def _member_word(member: str | int) -> Message:
+def _member_word(member: str | int) -> ProblemMessage:
     base = str(member).split("[", 1)[0].removeprefix("strict-")
     return _TYPE_WORDS.get(base) or as_written(base)
 
@@ -139,10 +139,10 @@ def _resolve(loc: Sequence[str | int], data: Any) -> _Resolved:
 
 def schema_problems(
     error: ValidationError, data: Any, prefix: PathKey, source_map: SourceMap
-) -> list[tuple[PathKey, bool, Message]]:
+) -> list[tuple[PathKey, bool, ProblemMessage]]:
     """Pydantic errors as (path, at_key, message), union branches merged into one."""
-    out: list[tuple[PathKey, bool, Message]] = []
-    unions: dict[PathKey, tuple[list[Message], Any]] = {}
+    out: list[tuple[PathKey, bool, ProblemMessage]] = []
+    unions: dict[PathKey, tuple[list[ProblemMessage], Any]] = {}
     for item in error.errors(include_url=False):
         resolved = _resolve(item["loc"], data)
         path = prefix + resolved.path
@@ -190,7 +190,7 @@ def _options(expected: str) -> object:
     return either([head, last]) if sep else expected
 
 
-def _card_type_problem(card: Any, path: PathKey) -> tuple[PathKey, bool, Message]:
+def _card_type_problem(card: Any, path: PathKey) -> tuple[PathKey, bool, ProblemMessage]:
     types = ", ".join(CARD_TYPES)
     if isinstance(card, dict) and "type" in card:
         wanted = card["type"]
@@ -202,7 +202,7 @@ def _card_type_problem(card: Any, path: PathKey) -> tuple[PathKey, bool, Message
     return path, False, problem_message("card_not_mapping", got=_describe_input(card))
 
 
-def _error_message(kind: str, msg: str, ctx: Mapping[str, Any], value: Any) -> Message:
+def _error_message(kind: str, msg: str, ctx: Mapping[str, Any], value: Any) -> ProblemMessage:
     """The words for one pydantic error; pydantic's own (English) text when studyapp has none."""
     if kind in _ERROR_WORDS:
         text = _ERROR_WORDS[kind]

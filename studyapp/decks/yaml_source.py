@@ -19,7 +19,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from studyapp.decks.problems import Message, problem_message
+from studyapp.decks.problems import ProblemMessage, problem_message
 from studyapp.decks.text import REPLACEMENT, plain_text
 
 try:  # the C loader is much faster; both are safe loaders
@@ -130,7 +130,7 @@ class ParsedYaml:
 
     data: Any
     source_map: SourceMap
-    problems: list[tuple[int, int, Message]]
+    problems: list[tuple[int, int, ProblemMessage]]
 
 
 def short_tag(tag: str) -> str:
@@ -155,7 +155,7 @@ class _Builder:
     positions: those are found in the node graph when a problem is reported.
     """
 
-    def __init__(self, report: Callable[[Position, Message], None], root: Node) -> None:
+    def __init__(self, report: Callable[[Position, ProblemMessage], None], root: Node) -> None:
         self.report = report
         self.map = SourceMap(root)
         self.nodes = 0
@@ -259,9 +259,9 @@ class _TooLarge(Exception):
     """The node budget ran out (usually aliases expanding exponentially)."""
 
 
-def _unprintable(text: str) -> tuple[str, list[tuple[int, int, Message]]]:
+def _unprintable(text: str) -> tuple[str, list[tuple[int, int, ProblemMessage]]]:
     """Characters YAML forbids, reported (a few) and replaced so parsing can go on."""
-    problems: list[tuple[int, int, Message]] = []
+    problems: list[tuple[int, int, ProblemMessage]] = []
     for match in _NOT_PRINTABLE.finditer(text):
         if len(problems) < MAX_REPORTED_CHARACTERS:
             line, col = position_of(text, match.start())
@@ -276,7 +276,7 @@ _UNQUOTED_COLON = re.compile(
     r"\s*(?:-\s+)?(?P<key>[\w-]+):\s+(?P<value>[^\s\"'{\[|>].*?:\s.*?)\s*$")
 
 
-def _yaml_fix(text: str, line: int, col: int, detail: str) -> tuple[int, int, Message]:
+def _yaml_fix(text: str, line: int, col: int, detail: str) -> tuple[int, int, ProblemMessage]:
     """A YAML error in words that name the fix, where a common slip is recognised.
 
     A tab in the indentation gets "use spaces"; ``answer: a: b`` (a value with
@@ -305,7 +305,7 @@ def parse_yaml(text: str) -> ParsedYaml:
     """Compose ``text`` with a safe loader; never raises for bad input."""
     text, problems = _unprintable(text)
 
-    def report(pos: Position, message: Message) -> None:
+    def report(pos: Position, message: ProblemMessage) -> None:
         problems.append((pos[0], pos[1], message))
 
     loader = _Loader(text)

@@ -20,6 +20,8 @@ from studyapp.infra.compute import (
     training_flops,
     training_memory_bytes,
     training_seconds,
+    usd_per_million_tokens,
+    zero_shares,
 )
 from studyapp.infra.memory import (
     ACTIVATION_PEAK_BYTES,
@@ -42,6 +44,7 @@ from studyapp.infra.memory import (
 from studyapp.infra.network import per_direction, ring_allreduce_seconds
 from studyapp.infra.storage import (
     checkpoint_bytes,
+    checkpoint_overhead,
     cluster_mtbf_seconds,
     transfer_seconds,
     young_daly_interval,
@@ -61,6 +64,7 @@ __all__ = [
     "UnknownDtypeError",
     "attainable_flops",
     "checkpoint_bytes",
+    "checkpoint_overhead",
     "cluster_mtbf_seconds",
     "decode",
     "decode_flops",
@@ -87,6 +91,8 @@ __all__ = [
     "training_seconds",
     "transfer_seconds",
     "usable_bytes",
+    "usd_per_million_tokens",
     "weights_bytes",
     "young_daly_interval",
+    "zero_shares",
 ]

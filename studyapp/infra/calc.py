@@ -27,6 +27,7 @@ from studyapp.infra.compute import (
     moe_params_read,
     training_flops,
     training_seconds,
+    usd_per_million_tokens,
 )
 from studyapp.infra.memory import (
     ACTIVATION_PEAK_BYTES,
@@ -417,7 +418,7 @@ def cost_report(*, gpu_hour_usd: float, tokens_per_s: float, gpus: int) -> dict[
     per_hour = gpus * gpu_hour_usd
     tokens_per_hour = tokens_per_s * 3600
     return {
-        "usd_per_million_tokens": per_hour / tokens_per_hour * 1e6,
+        "usd_per_million_tokens": usd_per_million_tokens(per_hour, tokens_per_s),
         "usd_per_hour": per_hour,
         "tokens_per_hour": tokens_per_hour,
         "tokens_per_s": tokens_per_s,

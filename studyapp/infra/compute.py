@@ -147,23 +147,45 @@ def training_seconds(total_flops: float, flops_per_device: float, devices: int,
 
 ADAM_MIXED_BYTES_PER_PARAM = 16.0
 """BF16 weights (2) + BF16 grads (2) + FP32 master weights, Adam m and v (4+4+4)."""
+WEIGHT_BYTES_PER_PARAM = 2.0
+GRADIENT_BYTES_PER_PARAM = 2.0
+
+
+@dataclass(frozen=True)
+class StateShares:
+    """Bytes per parameter each device keeps of the weights, gradients and optimizer state."""
+
+    weights: float
+    grads: float
+    optimizer: float
+
+    @property
+    def per_param(self) -> float:
+        return self.weights + self.grads + self.optimizer
+
+
+def zero_shares(zero_stage: int, devices: int, *, weights: float = WEIGHT_BYTES_PER_PARAM,
+                grads: float = GRADIENT_BYTES_PER_PARAM,
+                optimizer: float = ADAM_MIXED_BYTES_PER_PARAM - WEIGHT_BYTES_PER_PARAM
+                - GRADIENT_BYTES_PER_PARAM) -> StateShares:
+    """What ZeRO leaves on each of ``devices``: ZeRO-1 shards the optimizer state (12 of
+    16 bytes), ZeRO-2 also the gradients, ZeRO-3 also the weights (Rajbhandari et al.,
+    2020, https://arxiv.org/abs/1910.02054)."""
+    if zero_stage not in (0, 1, 2, 3):
+        raise ValueError("zero_stage must be 0, 1, 2 or 3")
+    return StateShares(weights=weights / devices if zero_stage >= 3 else weights,
+                       grads=grads / devices if zero_stage >= 2 else grads,
+                       optimizer=optimizer / devices if zero_stage >= 1 else optimizer)
 
 
 def training_memory_bytes(params: float, bytes_per_param: float = ADAM_MIXED_BYTES_PER_PARAM,
                           zero_stage: int = 0, devices: int = 1) -> float:
-    """Per-device model state for mixed-precision Adam, with ZeRO sharding.
+    """Per-device model state for mixed-precision Adam, with ZeRO sharding
+    (:func:`zero_shares`). Activations excluded."""
+    optimizer = bytes_per_param - WEIGHT_BYTES_PER_PARAM - GRADIENT_BYTES_PER_PARAM
+    return params * zero_shares(zero_stage, devices, optimizer=optimizer).per_param
 
-    ZeRO-1 shards optimizer state (12 of 16 bytes), ZeRO-2 also gradients,
-    ZeRO-3 also the weights (Rajbhandari et al., 2020). Activations excluded.
-    """
-    if zero_stage not in (0, 1, 2, 3):
-        raise ValueError("zero_stage must be 0, 1, 2 or 3")
-    weights, grads = 2.0, 2.0
-    optimizer = bytes_per_param - weights - grads
-    if zero_stage >= 1:
-        optimizer /= devices
-    if zero_stage >= 2:
-        grads /= devices
-    if zero_stage >= 3:
-        weights /= devices
-    return params * (weights + grads + optimizer)
+
+def usd_per_million_tokens(usd_per_hour: float, tokens_per_s: float) -> float:
+    """What a million generated tokens cost at a rental price per hour and a throughput."""
+    return usd_per_hour / (tokens_per_s * 3600.0) * 1e6

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from studyapp.infra.units import dtype_bytes
+from studyapp.infra.units import GIB, dtype_bytes
 
 DEFAULT_USABLE_FRACTION = 0.9
 """The budget, one meaning everywhere: the fraction of the total the driver reports that a
@@ -37,7 +37,6 @@ start-up log the tests check; its newest ``CacheConfig`` raises it to 0.92
 (https://docs.vllm.ai/en/stable/api/vllm/config/cache/), which ``--usable-fraction``
 reproduces."""
 
-GIB = 2.0**30
 ACTIVATION_PEAK_BYTES = 1.26 * GIB
 """PyTorch activation peak of vLLM's profile run (a forward pass of max_num_batched_tokens
 dummy tokens), as measured for Meta-Llama-3-8B on one H100 80GB with default settings:

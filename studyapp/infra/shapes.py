@@ -11,6 +11,11 @@ if TYPE_CHECKING:  # the catalog's models need pydantic; this module only reads 
     from studyapp.catalog.models import Model
 
 
+def active_params(model: Model) -> float:
+    """Parameters that compute for each token: the active ones of a mixture of experts."""
+    return (model.active_params_b or model.params_b) * 1e9
+
+
 def kv_shape(model: Model) -> KVShape:
     """The KV cache shape a model's config implies (MLA when it has a latent rank)."""
     if model.attention == "mla":

@@ -26,6 +26,14 @@ def young_daly_interval(checkpoint_seconds: float, mtbf_seconds: float) -> float
     return math.sqrt(2.0 * checkpoint_seconds * mtbf_seconds)
 
 
+def checkpoint_overhead(checkpoint_seconds: float, interval_seconds: float,
+                        mtbf_seconds: float) -> float:
+    """Share of a run's time lost to checkpoints: writing them (C/τ) plus, on average, half
+    an interval of work redone after each failure (τ/(2·MTBF)), the waste Young's interval
+    minimises; at that interval the two halves are equal."""
+    return checkpoint_seconds / interval_seconds + interval_seconds / (2.0 * mtbf_seconds)
+
+
 def cluster_mtbf_seconds(device_mtbf_seconds: float, devices: int) -> float:
     """Independent failures: a cluster fails ``devices`` times as often."""
     return device_mtbf_seconds / devices

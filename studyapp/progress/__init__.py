@@ -12,7 +12,7 @@ figures, ``series`` follows them over time (``series_text``: as text tables),
 """
 
 from studyapp.progress.charts import SHADES, calendar_lines, forecast_lines
-from studyapp.progress.files import (
+from studyapp.progress.profile_files import (
     BackupError,
     backup_database,
     export_file,

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import and_, case, func, or_, select, true
 
 from studyapp.store.database import Store
-from studyapp.store.models import CardState, ReviewLog, utc_from_text
+from studyapp.store.tables import CardState, ReviewLog, utc_from_text
 
 
 @dataclass(frozen=True)
@@ -63,12 +63,13 @@ def _row(card: CardState) -> CardRow:
     )
 
 
-_ROW_COLUMNS = (
+ROW_COLUMNS = (
     CardState.id, CardState.deck_id, CardState.card_key, CardState.post, CardState.family,
     CardState.state, CardState.step, CardState.stability, CardState.difficulty, CardState.due,
     CardState.last_review, CardState.reps, CardState.lapses, CardState.suspended,
     CardState.leech, CardState.buried_until,
 )
+"""The columns of a ``CardRow``, in its fields' order."""
 
 
 def card_states(store: Store, profile_id: int) -> dict[tuple[str, str], CardRow]:
@@ -78,7 +79,7 @@ def card_states(store: Store, profile_id: int) -> dict[tuple[str, str], CardRow]
     overview, over thousands of cards.
     """
     with store.sessions() as session:
-        rows = session.execute(select(*_ROW_COLUMNS).where(CardState.profile_id == profile_id))
+        rows = session.execute(select(*ROW_COLUMNS).where(CardState.profile_id == profile_id))
         return {(r[1], r[2]): CardRow(*tuple(r)) for r in rows}
 
 

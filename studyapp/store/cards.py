@@ -15,29 +15,19 @@ from enum import StrEnum
 
 from sqlalchemy import case, func, select
 
+from studyapp.store.card_reads import ROW_COLUMNS, CardRow
 from studyapp.store.database import Store
-from studyapp.store.models import CardState, ReviewLog
+from studyapp.store.tables import CardState, ReviewLog
 
 
 @dataclass(frozen=True)
-class StoredCard:
-    """A stored card as the browser shows it (stage 0 is new, a marked card never answered)."""
+class StoredCard(CardRow):
+    """A stored card as the browser shows it: its state (stage 0 is new, a marked card never
+    answered), its flag and how often it was answered, and right."""
 
-    deck_id: str
-    card_key: str
-    stage: int
-    stability: float | None
-    difficulty: float | None
-    due: datetime
-    last_review: datetime | None
-    reps: int
-    lapses: int
-    suspended: bool
-    leech: bool
-    buried_until: datetime | None
-    flag: int
-    answers: int
-    correct: int
+    flag: int = 0
+    answers: int = 0
+    correct: int = 0
 
 
 def stored_cards(store: Store, profile_id: int) -> dict[tuple[str, str], StoredCard]:
@@ -45,20 +35,15 @@ def stored_cards(store: Store, profile_id: int) -> dict[tuple[str, str], StoredC
     per_card = (select(ReviewLog.card_id, func.count(),
                        func.sum(case((ReviewLog.correct.is_(True), 1), else_=0)))
                 .where(ReviewLog.profile_id == profile_id).group_by(ReviewLog.card_id))
-    query = select(CardState.id, CardState.deck_id, CardState.card_key, CardState.state,
-                   CardState.stability, CardState.difficulty, CardState.due,
-                   CardState.last_review, CardState.reps, CardState.lapses,
-                   CardState.suspended, CardState.leech, CardState.buried_until,
-                   CardState.flag).where(CardState.profile_id == profile_id)
+    query = select(*ROW_COLUMNS, CardState.flag).where(CardState.profile_id == profile_id)
     with store.sessions() as session:
         counts = {cid: (int(n or 0), int(ok or 0)) for cid, n, ok in session.execute(per_card)}
         result: dict[tuple[str, str], StoredCard] = {}
-        for row in session.execute(query):
-            n, ok = counts.get(row[0], (0, 0))
-            result[(row[1], row[2])] = StoredCard(
-                row[1], row[2], int(row[3]), row[4], row[5], row[6], row[7], int(row[8] or 0),
-                int(row[9] or 0), bool(row[10]), bool(row[11]), row[12], int(row[13] or 0),
-                n, ok)
+        for *row, flag in session.execute(query):
+            card = CardRow(*row)
+            n, ok = counts.get(card.id, (0, 0))
+            result[card.key] = StoredCard(**vars(card), flag=int(flag or 0), answers=n,
+                                          correct=ok)
         return result
 
 

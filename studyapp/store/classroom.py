@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from studyapp.deck_ids import is_deck_id
 from studyapp.store.database import Store
 from studyapp.store.mastery import REVIEW, mastered_card
-from studyapp.store.models import (
+from studyapp.store.tables import (
     CardStat,
     CardState,
     Profile,

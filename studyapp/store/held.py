@@ -33,8 +33,8 @@ from typing import Any
 from sqlalchemy import delete, select
 
 from studyapp.store.database import Store
-from studyapp.store.models import HeldAnswer
 from studyapp.store.progress import Answer, StateFor, record_answer
+from studyapp.store.tables import HeldAnswer
 
 _KEPT = tuple(f.name for f in fields(Answer) if f.name not in ("state", "held_id"))
 ABANDONED_ELSEWHERE = timedelta(hours=24)

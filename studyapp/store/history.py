@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import select
 
 from studyapp.store.database import Store
-from studyapp.store.models import ReviewLog
+from studyapp.store.tables import ReviewLog
 
 
 def review_history(store: Store, profile_id: int) -> list[tuple[int, datetime, int]]:
@@ -22,7 +22,7 @@ def review_history(store: Store, profile_id: int) -> list[tuple[int, datetime, i
 
 def card_memories(store: Store, profile_id: int) -> dict[int, tuple[int, datetime | None]]:
     """Card row id → (stage, last review) for every card the profile has answered."""
-    from studyapp.store.models import CardState
+    from studyapp.store.tables import CardState
 
     with store.sessions() as session:
         rows = session.execute(
@@ -37,7 +37,7 @@ def save_memory_states(store: Store, profile_id: int,
     transaction; the number of cards changed."""
     from sqlalchemy import update
 
-    from studyapp.store.models import CardState
+    from studyapp.store.tables import CardState
 
     changed = 0
     with store.transaction() as session:

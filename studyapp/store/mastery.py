@@ -12,7 +12,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from studyapp.store.database import Store
-from studyapp.store.models import CardState, UTCDateTime
+from studyapp.store.tables import CardState, UTCDateTime
 
 REVIEW = 2
 """A card state in review (the scheduler's stage 2)."""

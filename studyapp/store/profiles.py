@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from studyapp.store.database import Store
-from studyapp.store.models import CardState, DeckChoice, PostRead, Profile, ReviewLog
+from studyapp.store.tables import CardState, DeckChoice, PostRead, Profile, ReviewLog
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from sqlalchemy import bindparam, delete, insert, select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 
 from studyapp.store.card_reads import (
-    _ROW_COLUMNS,
     REVIEW_STAGE,
+    ROW_COLUMNS,
     CardRow,
     CardSummary,
     DueCards,
@@ -39,7 +39,6 @@ from studyapp.store.card_reads import (
     stored_time,
 )
 from studyapp.store.database import Store
-from studyapp.store.models import CardState, HeldAnswer, ReviewLog
 from studyapp.store.profiles import (
     ProfileInfo,
     deck_choices,
@@ -50,6 +49,7 @@ from studyapp.store.profiles import (
     save_profile_settings,
     set_deck_choice,
 )
+from studyapp.store.tables import CardState, HeldAnswer, ReviewLog
 from studyapp.store.verdicts import answer_marks
 
 __all__ = [
@@ -125,7 +125,7 @@ def record_answer(store: Store, profile_id: int, answer: Answer,
         return _record(store, profile_id, answer, state_for, maybe_recorded)
 
 
-_ANSWERED_CARD = select(*_ROW_COLUMNS).where(
+_ANSWERED_CARD = select(*ROW_COLUMNS).where(
     CardState.profile_id == bindparam("profile"), CardState.deck_id == bindparam("deck"),
     CardState.card_key == bindparam("card")).with_for_update()
 _NEW_CARD = insert(CardState)

@@ -25,9 +25,7 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from studyapp.store.database import Store
-from studyapp.store.models import CardState, PostRead, ReviewLog
-from studyapp.store.profiles import ProfileInfo
-from studyapp.store.progress_format import (
+from studyapp.store.export_format import (
     _JSON,
     CSV_FIELDS,
     FORMAT,
@@ -40,6 +38,8 @@ from studyapp.store.progress_format import (
     read_export,
     validate_record,
 )
+from studyapp.store.profiles import ProfileInfo
+from studyapp.store.tables import CardState, PostRead, ReviewLog
 from studyapp.store.verdicts import answer_marks
 from studyapp.text import csv_cell
 

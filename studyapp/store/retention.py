@@ -17,8 +17,8 @@ from sqlalchemy import and_, case, func, or_, select, union_all
 
 from studyapp.store.database import Store
 from studyapp.store.mastery import MATURE_DAYS, REVIEW
-from studyapp.store.models import ReviewLog
 from studyapp.store.stats import _int, _true, day_key
+from studyapp.store.tables import ReviewLog
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,8 @@ from studyapp.store.mastery import (
     age_days,
     study_days_to,
 )
-from studyapp.store.models import (
+from studyapp.store.progress import CardRow, ProfileInfo, _row
+from studyapp.store.tables import (
     CardStat,
     CardState,
     Profile,
@@ -48,7 +49,6 @@ from studyapp.store.models import (
     ReviewLog,
     UTCDateTime,
 )
-from studyapp.store.progress import CardRow, ProfileInfo, _row
 
 LEARNING_STAGES = (1, 3)
 

@@ -15,8 +15,8 @@ from sqlalchemy import and_, func, select
 
 from studyapp.store.database import Store
 from studyapp.store.mastery import mastered_card
-from studyapp.store.models import CardStat, CardState, ReviewLog
 from studyapp.store.stats import CardScore, _int, _scores, _true
+from studyapp.store.tables import CardStat, CardState, ReviewLog
 
 
 def weakness_key(lapses: int, reviews: int, correct: int,

@@ -16,9 +16,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from studyapp.study.cards import CurriculumCard, deck_kind, deck_on_by_default
+from studyapp.study.curriculum import CurriculumCard, deck_kind, deck_on_by_default
 from studyapp.study.host import SessionHost
-from studyapp.study.model import (
+from studyapp.study.phrases import (
+    coming_back_text,
+    describe_failure,
+    numbered_choice,
+    wait_text,
+)
+from studyapp.study.service import StudyService
+from studyapp.study.session import StudySession, shuffle_choices
+from studyapp.study.views import (
     ANSWER_SLIPS,
     LEARNING_STAGES,
     PICKED_CHOICE,
@@ -48,14 +56,6 @@ from studyapp.study.model import (
     SessionTally,
     StudyConfig,
     utc_now,
-)
-from studyapp.study.service import StudyService
-from studyapp.study.session import StudySession, shuffle_choices
-from studyapp.study.text import (
-    coming_back_text,
-    describe_failure,
-    numbered_choice,
-    wait_text,
 )
 
 if TYPE_CHECKING:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from studyapp.study.ground import StudyGround
     from studyapp.study.host import CardKey
     from studyapp.study.index import CardIndex
-    from studyapp.study.model import AnsweredCard
+    from studyapp.study.views import AnsweredCard
 
 T = TypeVar("T")
 

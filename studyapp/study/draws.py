@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from studyapp.catalog.errors import UnknownIdError
 from studyapp.questions.generators import FACT, get_family
-from studyapp.study.model import LEARNING_STAGES
+from studyapp.study.views import LEARNING_STAGES
 
 if TYPE_CHECKING:
     from studyapp.decks import CardSpec

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from studyapp.store import Store
     from studyapp.store.progress import ProfileInfo
     from studyapp.study.changes import Changes
-    from studyapp.study.model import StudyConfig
+    from studyapp.study.views import StudyConfig
 
 
 class StudyGround(Protocol):

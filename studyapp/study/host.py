@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from studyapp.decks import CardSpec
     from studyapp.srs.scheduler import Memory, Rating
-    from studyapp.study.model import AnsweredCard, ComingBack, Overview
+    from studyapp.study.views import AnsweredCard, ComingBack, Overview
 
 CardKey = tuple[str, str]
 """(deck id, card id)."""

@@ -16,10 +16,10 @@ from studyapp.catalog import UnknownIdError
 from studyapp.catalog.posts import POST_SLUGS
 from studyapp.decks import CardSpec, Deck, deck_title, discover_decks, load_deck
 from studyapp.decks.cues import expected_answers, gives_away
-from studyapp.decks.loader import collector_paused
-from studyapp.study.cards import CardSelection, CurriculumCard, deck_kind, deck_on_by_default
+from studyapp.decks.deck_loader import collector_paused
 from studyapp.study.changes import Changes, cached_until
-from studyapp.study.model import DeckChoiceInfo, DeckRow, NoSuchItem
+from studyapp.study.curriculum import CardSelection, CurriculumCard, deck_kind, deck_on_by_default
+from studyapp.study.views import DeckChoiceInfo, DeckRow, NoSuchItem
 from studyapp.study.scope import in_scope
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 def deck_files(lang: str) -> list[DeckRow]:
     """Every deck file found, loaded or broken (it reads YAML: run it off the event loop)."""
     from studyapp import locations
-    from studyapp.decks.report import draw_problem_lines
+    from studyapp.decks.deck_report import draw_problem_lines
 
     builtin = locations.builtin_decks_dir()
     rows: list[DeckRow] = []

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 
 from studyapp.catalog.posts import list_posts
 from studyapp.decks import deck_title
-from studyapp.decks.model import summary_key
+from studyapp.decks.deck_model import summary_key
 from studyapp.decks.text import markdown_line
 from studyapp.srs.calendar import day_bounds
 from studyapp.srs.scheduler import CardStage
-from studyapp.study.cards import deck_kind, sibling_answered
+from studyapp.study.curriculum import deck_kind, sibling_answered
 from studyapp.study.index import deck_files
-from studyapp.study.model import (
+from studyapp.study.views import (
     SOON,
     ComingBack,
     CourseProgress,
@@ -198,7 +198,7 @@ class StudyOverview:
     def course_view(self, deck_id: str, lang: str) -> CourseView:
         """A deck's title, course and summary in ``lang`` (``UnknownIdError`` for an unknown
         deck); a deck without a summary has an empty one."""
-        from studyapp.decks.model import pick_language
+        from studyapp.decks.deck_model import pick_language
 
         deck = self._index.find_deck(deck_id)
         title = deck_title(deck, lang)

@@ -23,9 +23,9 @@ from studyapp.srs.queue import (
     new_card_order,
 )
 from studyapp.srs.scheduler import CardStage
-from studyapp.study.cards import CurriculumCard, sibling_answered
-from studyapp.study.model import SessionKind, SessionMix
-from studyapp.study.queue import queue_item
+from studyapp.study.curriculum import CurriculumCard, sibling_answered
+from studyapp.study.queue_items import queue_item
+from studyapp.study.views import SessionKind, SessionMix
 
 if TYPE_CHECKING:
     from studyapp.store.progress import CardRow, DueReview, QueueRow
@@ -115,7 +115,7 @@ class SessionPlanner:
         One card per fact: a sibling of a card answered today, or of one
         already in the queue, waits for another day (Anki buries siblings).
         """
-        from studyapp.decks.loader import collector_paused
+        from studyapp.decks.deck_loader import collector_paused
 
         # thousands of short-lived row tuples, none in a cycle (reference counting
         # frees them): the collector's passes over them took a fifth of the time

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from studyapp.i18n import t
 from studyapp.questions.model import Kind, Question
+from studyapp.study.phrases import numbered_choice
 from studyapp.study.session import showing
-from studyapp.study.text import numbered_choice
 
 if TYPE_CHECKING:
     from studyapp.decks import CardSpec, Deck

@@ -114,7 +114,7 @@ def _checked_once(path: Path) -> tuple[Deck, list[tuple[str, Problem]]]:
     A text with problems is loaded without its failing cards (and each is named), so
     one bad card never takes its deck out of every student's study."""
     from studyapp.decks.cache import check_deck_cached
-    from studyapp.decks.loader import load_deck_skipping_cards
+    from studyapp.decks.deck_loader import load_deck_skipping_cards
 
     deck, problems = check_deck_cached(path, "user")
     if deck is not None and not problems:

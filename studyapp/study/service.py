@@ -25,7 +25,10 @@ from studyapp.study.changes import Changes, cached_until, forget
 from studyapp.study.exam import ExamSheet, draw_paper
 from studyapp.study.held import memory_of, record_abandoned
 from studyapp.study.index import CardIndex
-from studyapp.study.model import (
+from studyapp.study.overview import StudyOverview
+from studyapp.study.planning import SessionPlanner
+from studyapp.study.session import StudySession
+from studyapp.study.views import (
     ComingBack,
     CourseView,
     DeckChoiceInfo,
@@ -38,18 +41,15 @@ from studyapp.study.model import (
     SessionMix,
     StudyConfig,
 )
-from studyapp.study.overview import StudyOverview
-from studyapp.study.planning import SessionPlanner
-from studyapp.study.session import StudySession
 
 if TYPE_CHECKING:
     from studyapp.decks import CardSpec, Deck
     from studyapp.decks.media import CardImages
     from studyapp.store import Store
     from studyapp.store.progress import CardRow, ProfileInfo
-    from studyapp.study.cards import CardSelection, CurriculumCard
+    from studyapp.study.curriculum import CardSelection, CurriculumCard
     from studyapp.study.host import CardKey
-    from studyapp.study.model import AnsweredCard
+    from studyapp.study.views import AnsweredCard
 
 
 class StudyService:
@@ -319,7 +319,7 @@ class StudyService:
 
     def read_course(self, deck_id: str) -> None:
         """Remember that the learner read a deck's summary."""
-        from studyapp.decks.model import summary_key
+        from studyapp.decks.deck_model import summary_key
 
         self.read_post(summary_key(deck_id))
 

@@ -28,7 +28,10 @@ from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import Rating
 from studyapp.study.another import AnotherDraws
 from studyapp.study.draws import kept_seed
-from studyapp.study.model import (
+from studyapp.study.phrases import coming_back_text
+from studyapp.study.session_records import SessionRecords, _Overrulable, _Pending
+from studyapp.study.showing import asked, showing, shuffle_choices
+from studyapp.study.views import (
     LEARNING_STAGES,
     Advance,
     NoSuchItem,
@@ -38,9 +41,6 @@ from studyapp.study.model import (
     SessionKind,
     SessionTally,
 )
-from studyapp.study.session_records import SessionRecords, _Overrulable, _Pending
-from studyapp.study.showing import asked, showing, shuffle_choices
-from studyapp.study.text import coming_back_text
 from studyapp.text import typed_answer
 
 if TYPE_CHECKING:

@@ -18,7 +18,8 @@ from studyapp.questions.scenario import PartVerdict, step_outcome
 from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import CardStage, Rating
 from studyapp.study.draws import bring_forward
-from studyapp.study.model import (
+from studyapp.study.showing import _logged_params, _wrong_answer_notes
+from studyapp.study.views import (
     LEARNING_STAGES,
     SCENARIO_OUTCOME,
     SCENARIO_PARTS,
@@ -26,7 +27,6 @@ from studyapp.study.model import (
     Presented,
     SessionKind,
 )
-from studyapp.study.showing import _logged_params, _wrong_answer_notes
 
 if TYPE_CHECKING:
     from studyapp.study.host import SessionHost

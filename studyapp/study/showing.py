@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from studyapp.questions.grading import Verdict
 from studyapp.questions.model import Kind, Question
-from studyapp.study.model import ANSWER_SLIPS, PICKED_CHOICE, SHOWN_CHOICES
+from studyapp.study.views import ANSWER_SLIPS, PICKED_CHOICE, SHOWN_CHOICES
 from studyapp.study.scope import scoped
 
 if TYPE_CHECKING:

@@ -28,16 +28,16 @@ from studyapp.tui import (
     registry,
 )
 from studyapp.tui.backend import StudyBackend
-from studyapp.tui.context import MORE_NEW
 from studyapp.tui.preferences import Preferences, load_preferences, save_preferences
 from studyapp.tui.screens.home import HomeScreen
+from studyapp.tui.study_context import MORE_NEW
 
 if TYPE_CHECKING:
     from textual.command import Provider
 
     from studyapp.config import Settings
     from studyapp.study import Overview, StudyService
-    from studyapp.tui.context import StudyContext
+    from studyapp.tui.study_context import StudyContext
 
 
 def study_commands_provider() -> type[Provider]:

@@ -13,7 +13,7 @@ from studyapp.i18n import t
 from studyapp.text import visible
 
 if TYPE_CHECKING:
-    from studyapp.tui.context import StudyContext
+    from studyapp.tui.study_context import StudyContext
 
 
 class StudyCommands(Provider):

@@ -16,7 +16,7 @@ from studyapp.anki.from_anki import (
     html_to_text,
 )
 from studyapp.decks import load_deck
-from studyapp.decks.report import validation_report
+from studyapp.decks.deck_report import validation_report
 
 
 def _package(tmp_path: Path) -> Path:

@@ -31,7 +31,7 @@ from studyapp.decks.cues import (
     lone_qualifier,
     longest_rate,
 )
-from studyapp.decks.report import validation_report
+from studyapp.decks.deck_report import validation_report
 from studyapp.questions.generators import registered_families
 from studyapp.questions.model import Kind
 

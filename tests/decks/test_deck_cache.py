@@ -11,7 +11,7 @@ import pytest
 import studyapp.decks.cache as cache
 from studyapp.decks import discover_decks
 from studyapp.decks.cache import HEADER, cache_folder, check_deck_cached
-from studyapp.decks.loader import check_deck_file
+from studyapp.decks.deck_loader import check_deck_file
 
 DECK = """deck: cached
 title: Cached

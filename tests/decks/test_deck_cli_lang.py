@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from studyapp.decks.report import validation_report
+from studyapp.decks.deck_report import validation_report
 
 
 def test_a_missing_deck_file_is_reported_in_spanish_with_its_place(tmp_path: Path) -> None:

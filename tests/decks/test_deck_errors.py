@@ -287,7 +287,7 @@ def test_python_tag_is_never_constructed(tmp_path: Path) -> None:
 
 
 def test_oversized_file_is_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import studyapp.decks.loader as loader
+    import studyapp.decks.deck_loader as loader
 
     def never(text: str) -> None:
         raise AssertionError("an oversized deck must not be parsed")

@@ -75,7 +75,7 @@ def test_find_deck_by_path_or_unknown_id(home: Path, tmp_path: Path) -> None:
 
 def test_decks_package_imports_no_ui_or_storage() -> None:
     code = (
-        "import sys, studyapp.decks, studyapp.decks.report; "
+        "import sys, studyapp.decks, studyapp.decks.deck_report; "
         "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'sqlalchemy')]; "
         "print(','.join(bad))"
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from deck_texts import HEADER, VALID_DECK, write
 
-from studyapp.decks import loader, validate_paths
+from studyapp.decks import deck_loader, validate_paths
 
 
 def _messages(tmp_path: Path, text: str) -> list[str]:
@@ -67,13 +67,13 @@ def test_the_collector_is_paused_while_a_deck_is_read_and_left_as_it_was(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, enabled: bool
 ) -> None:
     seen: list[bool] = []
-    parse = loader.parse_yaml
+    parse = deck_loader.parse_yaml
 
     def parse_and_look(text: str) -> object:
         seen.append(gc.isenabled())
         return parse(text)
 
-    monkeypatch.setattr(loader, "parse_yaml", parse_and_look)
+    monkeypatch.setattr(deck_loader, "parse_yaml", parse_and_look)
     path = write(tmp_path, VALID_DECK)
     was = gc.isenabled()
     (gc.enable if enabled else gc.disable)()

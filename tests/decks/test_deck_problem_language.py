@@ -15,7 +15,7 @@ from deck_texts import HEADER, VALID_DECK, write
 from studyapp import i18n, locations
 from studyapp.cli import main
 from studyapp.decks import DeckError, Problem
-from studyapp.decks.loader import check_deck_file
+from studyapp.decks.deck_loader import check_deck_file
 from studyapp.decks.problems import AS_WRITTEN, KEY_PREFIX, as_written, problem_message
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,8 +7,8 @@ from pathlib import Path
 from deck_texts import HEADER, write
 
 from studyapp.decks import validate_paths
+from studyapp.decks.deck_model import ParamSpec
 from studyapp.decks.field_checks import check_combinations, space_size
-from studyapp.decks.model import ParamSpec
 
 
 def _card(answer: str, params: str) -> str:

@@ -15,13 +15,13 @@ from click.testing import CliRunner
 
 import studyapp.decks.cache as cache
 from studyapp.cli import main
+from studyapp.decks.deck_loader import check_deck_file
+from studyapp.decks.deck_model import ParamSpec
 from studyapp.decks.field_checks import (
     MAX_FORMULA_CHECKS,
     check_combinations,
     combination_count,
 )
-from studyapp.decks.loader import check_deck_file
-from studyapp.decks.model import ParamSpec
 from studyapp.study import StudyConfig, StudyService
 
 DECK = """\

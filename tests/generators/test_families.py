@@ -23,6 +23,7 @@ from studyapp.infra import (
     fit,
     kv_bytes_per_token,
     kv_cache_bytes,
+    kv_tokens_per_layer,
     max_tokens_that_fit,
     min_devices,
     prefill_seconds,
@@ -43,8 +44,9 @@ from studyapp.infra.collectives import (
     network_bus_bandwidth,
     scale_up_efficiency,
 )
+from studyapp.infra.compute import ADAM_MIXED_BYTES_PER_PARAM
 from studyapp.infra.network import mesh_bandwidth, tp_allreduce_bytes
-from studyapp.infra.shapes import kv_shape
+from studyapp.infra.shapes import active_params, kv_shape
 from studyapp.questions.generators import registered_families
 from studyapp.questions.generators.drawing import instance_seed
 from studyapp.questions.generators.families.conceptual import choice_label
@@ -79,12 +81,12 @@ def _gpu(p: Mapping[str, Any], key: str = "gpu") -> Any:
 
 def _fit(p: Mapping[str, Any]) -> Any:
     m, g = _model(p), _gpu(p)
-    tokens = p["context"]
+    tokens: float = p["context"]
     if m.sliding_window and m.sliding_window_layers:
         # gpt-oss (18 of 36 layers keep 128 tokens), Llama 4 (36 of 48 keep an 8,192 chunk):
         # the other layers keep the whole context
-        windowed = m.sliding_window_layers * min(tokens, m.sliding_window)
-        tokens = (windowed + (m.layers - m.sliding_window_layers) * tokens) / m.layers
+        tokens = kv_tokens_per_layer(p["context"], m.sliding_window, m.sliding_window_layers,
+                                     m.layers)
     return fit(m.params, p["dtype"], kv_shape(m), g.memory_bytes, context=tokens,
                batch=p["batch"])
 
@@ -156,8 +158,7 @@ NUMERIC: dict[str, Callable[[Mapping[str, Any]], float]] = {
     "min-gpus": lambda p: _fit(p).min_devices,
     "max-context-that-fits": _max_context,
     # batch 1: a mixture of experts reads its active parameters (memory-bound everywhere)
-    "decode-ceiling": lambda p: decode(weights_bytes((_model(p).active_params_b
-                                                      or _model(p).params_b) * 1e9, p["dtype"]),
+    "decode-ceiling": lambda p: decode(weights_bytes(active_params(_model(p)), p["dtype"]),
                                        0, _gpu(p).bandwidth_bytes_s).tokens_per_s,
     "decode-compare": lambda p: (_gpu(p, "fast_gpu").bandwidth_bytes_s
                                  / _gpu(p, "slow_gpu").bandwidth_bytes_s),
@@ -170,11 +171,15 @@ NUMERIC: dict[str, Callable[[Mapping[str, Any]], float]] = {
                                                 _gpu(p).bf16_dense_tflops * 1e12, p["gpus"],
                                                 p["mfu"]),
     "training-memory": lambda p: (
-        float(min_devices(p["params"] * 16.0, _gpu(p).memory_bytes)) if p.get("ask") == "fewest"
-        else training_memory_bytes(p["params"], 16.0, p["zero_stage"], p["devices"])),
-    "checkpoint-write": lambda p: (checkpoint_bytes(p["params"], 14.0) if p["ask"] == "size"
-                                   else transfer_seconds(checkpoint_bytes(p["params"], 14.0),
+        float(min_devices(training_memory_bytes(p["params"]), _gpu(p).memory_bytes))
+        if p.get("ask") == "fewest"
+        else training_memory_bytes(p["params"], ADAM_MIXED_BYTES_PER_PARAM, p["zero_stage"],
+                                   p["devices"])),
+    "checkpoint-write": lambda p: (checkpoint_bytes(p["params"]) if p["ask"] == "size"
+                                   else transfer_seconds(checkpoint_bytes(p["params"]),
                                                          p["write_gb_s"] * GB)),
+    "weights-load-time": lambda p: transfer_seconds(weights_bytes(p["params"], p["dtype"]),
+                                                    p["read_gb_s"] * GB),
     "checkpoint-interval": lambda p: young_daly_interval(
         p["checkpoint_seconds"], cluster_mtbf_seconds(p["device_mtbf_hours"] * 3600, p["gpus"])),
     "link-transfer": lambda p: transfer_seconds(p["size_gb"] * GB, _one_way(p["link"])),
@@ -302,3 +307,19 @@ def test_truefalse_families_are_balanced() -> None:
 def test_every_post_has_a_family() -> None:
     assert {f.post for f in registered_families().values()} == POSTS
     assert len(registered_families()) >= 20
+
+
+def test_weights_load_time_matches_the_storage_post() -> None:
+    # content/posts/storage-checkpoints.en.md: Llama-3.1-70B's weights, 70.55e9 × 2 =
+    # 141.1 GB; read at 40 GB/s they take 141.1 / 40 = 3.5 s (the 70B checkpoint card's
+    # "3.5 s from writing only the weights"); a PCIe Gen5 NVMe drive reads about 13 GB/s
+    # (Samsung PM1743, 13,000 MB/s), 141.1 / 13 = 10.9 s
+    family = registered_families()["weights-load-time"]
+    seen: dict[float, float] = {}
+    for seed in range(200):
+        q = family.generate(seed, "en", {"models": ["llama-3.1-70b"], "dtypes": ["bf16"]})
+        seen[q.params["read_gb_s"]] = float(q.answer)
+        assert "141.1 GB" in q.explanation
+    assert seen[40.0] == pytest.approx(3.53, abs=0.01)
+    assert seen[13.0] == pytest.approx(10.85, abs=0.01)
+

@@ -60,7 +60,7 @@ def test_every_post_deck_has_generated_cards_under_the_gate() -> None:
 def test_every_numeric_and_yes_no_family_is_recomputed() -> None:
     for name, family in registered_families().items():
         if family.kind in (Kind.NUMERIC, Kind.TRUEFALSE):
-            assert name in RECOMPUTE, name
+            assert name in RECOMPUTE or family.recompute is not None, name
 
 
 def test_the_gate_catches_an_off_topic_card() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from studyapp.infra import (
+    checkpoint_overhead,
     decode,
     per_direction,
     ridge_point,
@@ -13,6 +14,7 @@ from studyapp.infra import (
     training_memory_bytes,
     training_seconds,
     young_daly_interval,
+    zero_shares,
 )
 from studyapp.infra.units import gbit_to_bytes_per_s
 
@@ -47,6 +49,17 @@ def test_adam_mixed_precision_memory_and_zero() -> None:
         16.6, abs=0.1)
 
 
+def test_zero_shares_split_the_sixteen_bytes_as_the_paper_does() -> None:
+    # ZeRO paper, Figure 1 (https://arxiv.org/abs/1910.02054): K = 12 optimizer bytes,
+    # 2 + 2 for weights and gradients; P_os+g on 64 devices keeps 2 + 14/64 bytes per parameter
+    shares = zero_shares(2, 64)
+    assert (shares.weights, shares.grads, shares.optimizer) == (2.0, 2 / 64, 12 / 64)
+    assert zero_shares(0, 64).per_param == 16.0
+    assert zero_shares(3, 64).per_param == pytest.approx(16 / 64)
+    with pytest.raises(ValueError):
+        zero_shares(4, 64)
+
+
 def test_h100_ridge_point() -> None:
     # 989 dense BF16 TFLOPS over 3.35 TB/s ≈ 295 FLOP per byte
     assert ridge_point(989e12, 3.35e12) == pytest.approx(295.2, abs=0.1)
@@ -76,3 +89,16 @@ def test_ring_allreduce() -> None:
 def test_young_daly() -> None:
     # Young (1974): sqrt(2 · C · M); C = 60 s, M = 24 h → 3,220 s ≈ 54 min
     assert young_daly_interval(60, 86400) == pytest.approx(3219.9, abs=0.5)
+
+
+def test_checkpoint_overhead_at_young_daly_matches_the_storage_post() -> None:
+    # content/posts/storage-checkpoints.en.md: 24.7 s writes, a failure every 14,400 s:
+    # interval 843 s, 24.7 / 843 = 2.9% writing plus another 2.9% of lost work, about 6%
+    interval = young_daly_interval(24.7, 14_400)
+    assert interval == pytest.approx(843, abs=1)
+    assert checkpoint_overhead(24.7, interval, 14_400) == pytest.approx(0.0586, abs=5e-4)
+    # at Young's interval the two halves are equal; anywhere else the waste is larger
+    assert 24.7 / interval == pytest.approx(interval / (2 * 14_400))
+    assert checkpoint_overhead(24.7, interval / 2, 14_400) > checkpoint_overhead(
+        24.7, interval, 14_400)
+

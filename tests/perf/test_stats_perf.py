@@ -28,8 +28,8 @@ from sqlalchemy.engine import make_url
 from studyapp.catalog.posts import POST_SLUGS
 from studyapp.srs.scheduler import SchedulerSettings
 from studyapp.store import Store, open_store
-from studyapp.store.models import CardState, ReviewLog
 from studyapp.store.progress import ensure_profile
+from studyapp.store.tables import CardState, ReviewLog
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 

@@ -204,7 +204,7 @@ def test_a_profile_created_by_another_process_meanwhile_is_read_not_an_error(
     from sqlalchemy import event, insert
     from sqlalchemy.orm import Session
 
-    from studyapp.store.models import Profile
+    from studyapp.store.tables import Profile
 
     store = open_store(db_url)
     other = open_store(db_url)

@@ -85,7 +85,7 @@ def test_marks_and_answer_flags_survive_a_round_trip(tmp_path: Path, fmt: str) -
 
     from sqlalchemy import update
 
-    from studyapp.store.models import CardState
+    from studyapp.store.tables import CardState
 
     source = open_store(f"sqlite:///{tmp_path / 'source.sqlite3'}")
     target = open_store(f"sqlite:///{tmp_path / 'target.sqlite3'}")

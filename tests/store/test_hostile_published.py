@@ -20,7 +20,7 @@ from studyapp.deck_ids import MAX_DECK_ID_LENGTH, is_deck_id
 from studyapp.srs import Rating
 from studyapp.store import open_store
 from studyapp.store.classroom import check_deck_id, publish_version, stored_decks
-from studyapp.store.models import PublishedDeck
+from studyapp.store.tables import PublishedDeck
 from studyapp.study import SessionKind, StudyConfig, StudyService
 from studyapp.study.published import published_decks, published_file
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from studyapp.progress.files import export_file, import_file
+from studyapp.progress.profile_files import export_file, import_file
 from studyapp.srs.scheduler import Memory, Rating, Scheduler, SchedulerSettings
 from studyapp.store.progress import Answer, NewState, card_states, record_answer, review_count
 from studyapp.study import StudyConfig, StudyService

@@ -9,8 +9,8 @@ from test_service import Clock
 from studyapp.srs import Rating
 from studyapp.study import StudyConfig, StudyService
 from studyapp.study.changes import Changes
-from studyapp.study.model import AnsweredCard
 from studyapp.study.session import showing
+from studyapp.study.views import AnsweredCard
 
 DRILL = """deck: drill
 title: Drill

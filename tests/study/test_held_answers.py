@@ -78,7 +78,7 @@ def test_a_right_answer_is_held_until_rated_then_released(tmp_path: Path, deck: 
     try:
         from sqlalchemy import func, select
 
-        from studyapp.store.models import HeldAnswer
+        from studyapp.store.tables import HeldAnswer
 
         with store.sessions() as s:
             assert s.execute(select(func.count()).select_from(HeldAnswer)).scalar_one() == 0
@@ -100,7 +100,7 @@ def test_closing_the_service_records_the_waiting_answer_as_good(tmp_path: Path,
     try:
         from sqlalchemy import select
 
-        from studyapp.store.models import ReviewLog
+        from studyapp.store.tables import ReviewLog
 
         with store.sessions() as s:
             assert s.execute(select(ReviewLog.rating)).scalars().all() == [3]  # Good

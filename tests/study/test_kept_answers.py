@@ -80,7 +80,7 @@ def logged(url: str) -> tuple[int, int]:
     """Answers in the database, and how many of them right."""
     from sqlalchemy import select
 
-    from studyapp.store.models import ReviewLog
+    from studyapp.store.tables import ReviewLog
 
     store = open_store(url)
     try:
@@ -240,7 +240,7 @@ def test_kept_answers_belong_to_one_database_and_profile() -> None:
 def held_rows(url: str) -> int:
     from sqlalchemy import func, select
 
-    from studyapp.store.models import HeldAnswer
+    from studyapp.store.tables import HeldAnswer
 
     store = open_store(url)
     try:

@@ -184,7 +184,7 @@ def test_plain_mode_asks_a_whole_scenario_line_by_line(tmp_path: Path) -> None:
     [(rating, correct, looked, params)] = logs(tmp_path)
     assert (rating, correct, looked) == (int(Rating.HARD), 1, 1)
     # card history, stats --card and the card screen list the steps from the log
-    from studyapp.study.text import logged_parts
+    from studyapp.study.phrases import logged_parts
 
     history = logged_parts(json.loads(params), "en")
     assert history[0].startswith(f"1. weights: {mine} GB ✗ (expected ")

@@ -13,10 +13,10 @@ from tui_helpers import wait_until
 
 from studyapp.study import StudyConfig, StudyService
 from studyapp.tui.app import StudyApp
-from studyapp.tui.context import MORE_NEW
 from studyapp.tui.screens.decks import DecksScreen
 from studyapp.tui.screens.home import HomeScreen
 from studyapp.tui.screens.question import QuestionScreen
+from studyapp.tui.study_context import MORE_NEW
 
 AppFactory = Callable[..., StudyApp]
 

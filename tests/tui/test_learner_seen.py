@@ -11,7 +11,7 @@ import pytest
 from studyapp.questions.generators import registered_families
 from studyapp.questions.generators.drawing import instance_seed
 from studyapp.srs.scheduler import CardStage
-from studyapp.study.model import PostProgress, Presented
+from studyapp.study.views import PostProgress, Presented
 from studyapp.tui.screens.question_format import header_line
 from studyapp.tui.widgets.post_row import PostRow
 

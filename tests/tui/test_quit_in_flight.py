@@ -124,7 +124,7 @@ async def test_an_answer_a_killed_app_held_is_recorded_and_said_on_home(
             datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
         from sqlalchemy import update
 
-        from studyapp.store.models import HeldAnswer
+        from studyapp.store.tables import HeldAnswer
 
         with store.transaction() as session:  # its holder: a process that no longer runs
             session.execute(update(HeldAnswer).where(HeldAnswer.id == held).values(

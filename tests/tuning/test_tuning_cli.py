@@ -1,4 +1,4 @@
-"""The four commands as a user runs them: exit codes, JSON keys, files written."""
+"""The export, optimize and plan commands as a user runs them: exit codes, JSON keys, files."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import zipfile
 from datetime import date, timedelta
 from pathlib import Path
 
-import genanki
 from click.testing import CliRunner, Result
 
 from studyapp.cli import main
@@ -33,19 +32,6 @@ def test_export_apkg_writes_a_package_and_csv_still_refuses_apkg_options(tmp_pat
     plain = run(tmp_path, "export", "--format", "json")
     assert plain.exit_code == 0 and json.loads(plain.output)["format"] == "studyapp-progress"
     assert "exam_date" not in json.loads(plain.output)["settings"]
-
-
-def test_deck_from_anki_writes_a_deck_that_validates(tmp_path: Path) -> None:
-    deck = genanki.Deck(1, "Serving")
-    deck.add_note(genanki.Note(model=genanki.BASIC_MODEL, fields=["KV cache?", "Keys, values"]))
-    source = tmp_path / "serving.apkg"
-    genanki.Package(deck).write_to_file(str(source))
-    target = tmp_path / "serving.yaml"
-    result = run(tmp_path, "deck", "from-anki", str(source), "-o", str(target), "--post", "h100")
-    assert result.exit_code == 0, result.output
-    assert "1 cards from 1 notes" in result.output
-    assert run(tmp_path, "deck", "validate", str(target)).exit_code == 0
-    assert run(tmp_path, "deck", "from-anki", str(target), "-o", "x.yaml").exit_code == 1
 
 
 def test_optimize_and_plan_json_keys(tmp_path: Path) -> None:

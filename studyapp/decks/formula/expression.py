@@ -31,14 +31,14 @@ from studyapp.decks.formula.operations import (
     describe,
     is_number,
 )
-from studyapp.decks.problems import Message, as_written, problem_message
+from studyapp.decks.problems import ProblemMessage, as_written, problem_message
 
 _ALLOWED_NODES = (
     ast.Expression, ast.Name, ast.Load, ast.Constant, ast.UnaryOp, ast.BinOp,
     ast.BoolOp, ast.Compare, ast.IfExp, ast.Call, ast.Attribute,
     ast.And, ast.Or, *OPERATORS,
 )  # fmt: skip
-_NODE_WORDS: dict[type, Message] = {
+_NODE_WORDS: dict[type, ProblemMessage] = {
     ast.Subscript: problem_message("formula.node.subscript"),
     ast.Lambda: problem_message("formula.node.lambda"),
     ast.ListComp: problem_message("formula.node.comprehension"),

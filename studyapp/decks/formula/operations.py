@@ -13,7 +13,7 @@ import operator as op
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from studyapp.decks.problems import Message, as_written, problem_message
+from studyapp.decks.problems import ProblemMessage, as_written, problem_message
 from studyapp.infra.units import DTYPE_BYTES as UNIT_DTYPE_BYTES
 
 MAX_FORMULA_LENGTH = 500
@@ -41,7 +41,7 @@ class FormulaError(ValueError):
     ``message`` says it in any language; ``str()`` is the English text.
     """
 
-    def __init__(self, message: Message | str) -> None:
+    def __init__(self, message: ProblemMessage | str) -> None:
         self.message = as_written(message) if isinstance(message, str) else message
         super().__init__(self.message.render("en"))
 
@@ -212,7 +212,7 @@ def _numbers(name: str, args: tuple[Any, ...]) -> None:
             raise _formula_error("function_numbers", function=name, got=describe(arg))
 
 
-def describe(value: object) -> Message | str:
+def describe(value: object) -> ProblemMessage | str:
     if isinstance(value, EntryView):
         return problem_message("formula.entry", table=value.table, id=value.id)
     if isinstance(value, str):

@@ -14,7 +14,7 @@ options)``. Its registration writes its name and post on every question it draws
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -47,6 +47,10 @@ class Family:
     teaches: str = "method"
     """``fact`` (which memory a chip uses: the card keeps its chip while it is being learnt
     or relearnt) or ``method`` (a computation: new numbers at every showing)."""
+    recompute: Callable[[Mapping[str, float], Question], float] | None = None
+    """The audit's second computation of a numeric or yes/no answer from the question's
+    ``params["given"]`` through ``studyapp.infra``, declared beside the family (the older
+    families have theirs in ``generators.recompute.RECOMPUTE``)."""
 
 
 FACT, METHOD = "fact", "method"

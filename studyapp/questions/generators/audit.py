@@ -190,7 +190,7 @@ def measure(label: str, family: Family, options: Mapping[str, Any], post: str | 
     row.on_topic = _share([on_topic(q.prompt, post) for q in questions])
     row.distinct = len({(q.prompt, tuple(sorted(q.choices)))
                         for q in questions[:DISTINCT_WINDOW]})
-    recompute = RECOMPUTE.get(family.name)
+    recompute = RECOMPUTE.get(family.name) or family.recompute
     choice_check = CHOICE_RECOMPUTE.get(family.name)
     stated, recomputed, shown, decisive, truth = [], [], [], [], []
     for q in questions:

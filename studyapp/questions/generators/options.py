@@ -25,7 +25,7 @@ IDS, WORDS, CLOSED, INTEGERS, NUMBERS, FRACTIONS, OPEN = (
 
 
 @dataclass(frozen=True)
-class Kind:
+class OptionKind:
     """What an option's values are: catalog ids of a table, words, or numbers in a range."""
 
     kind: str
@@ -33,20 +33,21 @@ class Kind:
     """The catalog table (``accelerators``, ``models``, ...) of an ``ids`` option."""
 
 
-KINDS: dict[str, Kind] = {
-    "models": Kind(IDS, "models"), "gpus": Kind(IDS, "accelerators"),
-    "anchor": Kind(IDS, "accelerators"), "systems": Kind(IDS, "systems"),
-    "links": Kind(IDS, "interconnects"),
-    "dtypes": Kind(WORDS),
-    "precisions": Kind(WORDS), "ask": Kind(CLOSED), "metrics": Kind(CLOSED),
-    "scenarios": Kind(CLOSED), "quantities": Kind(CLOSED), "solve_for": Kind(CLOSED),
-    "chips": Kind(CLOSED), "zero_stages": Kind(CLOSED),
-    "contexts": Kind(INTEGERS), "batches": Kind(INTEGERS), "users": Kind(INTEGERS),
-    "prompts": Kind(INTEGERS), "gpu_counts": Kind(INTEGERS), "ports": Kind(INTEGERS),
-    "units": Kind(INTEGERS), "sizes_gib": Kind(INTEGERS),
-    "sizes_gb": Kind(NUMBERS), "tokens": Kind(NUMBERS), "write_gb_s": Kind(NUMBERS),
-    "device_mtbf_hours": Kind(NUMBERS), "checkpoint_seconds": Kind(NUMBERS),
-    "mfus": Kind(FRACTIONS), "utilisations": Kind(FRACTIONS),
+KINDS: dict[str, OptionKind] = {
+    "models": OptionKind(IDS, "models"), "gpus": OptionKind(IDS, "accelerators"),
+    "anchor": OptionKind(IDS, "accelerators"), "systems": OptionKind(IDS, "systems"),
+    "links": OptionKind(IDS, "interconnects"), "dtypes": OptionKind(WORDS),
+    "precisions": OptionKind(WORDS), "ask": OptionKind(CLOSED), "metrics": OptionKind(CLOSED),
+    "scenarios": OptionKind(CLOSED), "quantities": OptionKind(CLOSED),
+    "solve_for": OptionKind(CLOSED), "chips": OptionKind(CLOSED),
+    "zero_stages": OptionKind(CLOSED), "contexts": OptionKind(INTEGERS),
+    "batches": OptionKind(INTEGERS), "users": OptionKind(INTEGERS),
+    "prompts": OptionKind(INTEGERS), "gpu_counts": OptionKind(INTEGERS),
+    "ports": OptionKind(INTEGERS), "units": OptionKind(INTEGERS),
+    "sizes_gib": OptionKind(INTEGERS), "sizes_gb": OptionKind(NUMBERS),
+    "tokens": OptionKind(NUMBERS), "write_gb_s": OptionKind(NUMBERS),
+    "device_mtbf_hours": OptionKind(NUMBERS), "checkpoint_seconds": OptionKind(NUMBERS),
+    "mfus": OptionKind(FRACTIONS), "utilisations": OptionKind(FRACTIONS),
 }
 """Every option name a family may declare, and what its values are."""
 
@@ -115,9 +116,9 @@ def defaults(family: OptionFamily, draws: int = DEFAULT_DRAWS) -> dict[str, list
 # --- what an option is, in the reader's language -------------------------------
 
 
-def _kind(name: str) -> Kind:
+def _kind(name: str) -> OptionKind:
     """An option name outside ``KINDS`` (a family of a plug-in or a test) takes any value."""
-    return KINDS.get(name, Kind(OPEN))
+    return KINDS.get(name, OptionKind(OPEN))
 
 
 def _table_ids(table: str) -> list[str]:

@@ -9,18 +9,33 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from studyapp.infra import (
+    RUNTIME_BYTES,
+    KVShape,
+    attainable_flops,
+    checkpoint_bytes,
+    cluster_mtbf_seconds,
+    decode,
+    kv_tokens_per_layer,
+    prefill_seconds,
+    ridge_point,
+    ring_allreduce_seconds,
+    training_flops,
+    training_seconds,
+    transfer_seconds,
+    usable_bytes,
+    young_daly_interval,
+    zero_shares,
+)
+from studyapp.infra.collectives import allreduce_time
+from studyapp.infra.network import tp_allreduce_bytes
+from studyapp.infra.units import GIB
 from studyapp.questions.generators.drawing import (
     prompt_numbers,
 )
 from studyapp.questions.model import Question
-
-if TYPE_CHECKING:
-    pass
-
-GiB = 2**30
-
 
 Given = Mapping[str, float]
 _TIME = {"ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0, "days": 86400.0}
@@ -42,18 +57,21 @@ def _one_way(g: Given) -> float:
 def _kv_per_token(g: Given) -> float:
     if "kv_kb" in g:
         return g["kv_kb"] * 1e3
+    layers = int(g["layers"])
     if "rank" in g:  # MLA, plus the sparse-attention indexer's key where there is one
-        return g["layers"] * ((g["rank"] + g["rope"]) * g["kv_bytes"] + g.get("index_bytes", 0))
-    return 2 * g["layers"] * g["kv_heads"] * g["head_dim"] * g["kv_bytes"]
+        shape = KVShape(layers=layers, kv_lora_rank=int(g["rank"]),
+                        qk_rope_head_dim=int(g["rope"]))
+        return shape.values_per_token() * g["kv_bytes"] + layers * g.get("index_bytes", 0)
+    shape = KVShape(layers=layers, kv_heads=int(g["kv_heads"]), head_dim=int(g["head_dim"]))
+    return shape.values_per_token() * g["kv_bytes"]
 
 
 def _kv_tokens(g: Given) -> float:
     """Mean tokens a layer keeps: the context, or less where some layers keep a window."""
     if "window" not in g:
         return g["context"]
-    kept = min(g["context"], g["window"])
-    return (g["window_layers"] * kept + (g["layers"] - g["window_layers"]) * g["context"]) / (
-        g["layers"])
+    return kv_tokens_per_layer(int(g["context"]), int(g["window"]), int(g["window_layers"]),
+                               int(g["layers"]))
 
 
 def _required(g: Given) -> float:
@@ -63,8 +81,6 @@ def _required(g: Given) -> float:
 def _usable(g: Given) -> float:
     """What weights and KV cache get of the stated capacity (10^9-byte GB of the reported
     total): the calculator's budget, total × utilization less the stated runtime."""
-    from studyapp.infra import RUNTIME_BYTES, usable_bytes
-
     return usable_bytes(g["total_gb"] * 1e9, usable_fraction=g.get("usable", 0.9),
                         runtime_bytes=g["runtime_gb"] * 1e9 if "runtime_gb" in g
                         else RUNTIME_BYTES)
@@ -85,42 +101,50 @@ def _max_context(g: Given, q: Question) -> float:
 
 RECOMPUTE: dict[str, Callable[[Given, Question], float]] = {
     "weights-size": lambda g, q: g["params_b"] * g["bytes"] * (1e3 if q.unit == "MB" else 1.0),
-    "gb-vs-gib": lambda g, q: (g["gb"] * 1e9 / GiB if "gb" in g
+    "gb-vs-gib": lambda g, q: (g["gb"] * 1e9 / GIB if "gb" in g
                                else g["mib"] / 1024 if "mib" in g
                                else g["mib_gb"] * 2**20 / 1e9 if "mib_gb" in g
-                               else g["gib"] * GiB / 1e9),
+                               else g["gib"] * GIB / 1e9),
     "kv-cache-per-token": lambda g, q: _kv_per_token(g) / 1e3,
     "kv-cache-total": lambda g, q: _kv_per_token(g) * g["context"] * g["batch"] / 1e9,
     "fits-on-gpu": lambda g, q: _required(g) / _usable(g),
     "min-gpus": lambda g, q: float(math.ceil(_required(g) / _usable(g))),
     "max-context-that-fits": _max_context,
-    "decode-ceiling": lambda g, q: g["bandwidth_tb_s"] * 1e12
-    / (g.get("active_b", g.get("params_b", math.nan)) * 1e9 * g["bytes"]),
+    "decode-ceiling": lambda g, q: decode(
+        g.get("active_b", g.get("params_b", math.nan)) * 1e9 * g["bytes"], 0.0,
+        g["bandwidth_tb_s"] * 1e12).tokens_per_s,
     "decode-compare": lambda g, q: g["fast_bw"] / g["slow_bw"],
-    "ridge-point": lambda g, q: (min(g["tflops"], g["intensity"] * g["bandwidth_tb_s"])
-                                 if "intensity" in g else g["tflops"] / g["bandwidth_tb_s"]),
+    "ridge-point": lambda g, q: (attainable_flops(g["intensity"], g["tflops"],
+                                                  g["bandwidth_tb_s"])
+                                 if "intensity" in g
+                                 else ridge_point(g["tflops"], g["bandwidth_tb_s"])),
+    # a decode step's intensity, 2 FLOPs per weight per sequence over its bytes, against
+    # the ridge
     "compute-or-memory-bound": lambda g, q: (2 * g["batch"] / g["bytes"])
-    / (g["tflops"] / g["bandwidth_tb_s"]),
-    "prefill-time": lambda g, q: _time(2 * g["active_b"] * 1e9 * g["tokens"]
-                                       / (g["tflops"] * 1e12 * g["utilisation"]), q),
-    "training-days": lambda g, q: 6 * g["active_b"] * 1e9 * g["tokens_t"] * 1e12
-    / (g["count"] * g["tflops"] * 1e12 * g["mfu"]) / 86400,
+    / ridge_point(g["tflops"], g["bandwidth_tb_s"]),
+    "prefill-time": lambda g, q: _time(prefill_seconds(g["active_b"] * 1e9, g["tokens"],
+                                                       g["tflops"] * 1e12, g["utilisation"]), q),
+    "training-days": lambda g, q: training_seconds(
+        training_flops(g["active_b"] * 1e9, g["tokens_t"] * 1e12), g["tflops"] * 1e12,
+        int(g["count"]), g["mfu"]) / 86400,
     "training-memory": lambda g, q: (
-        float(math.ceil(g["params_b"] * 1e9 * (g["w_bytes"] + g["g_bytes"] + g["o_bytes"])
-                        / _usable(g))) if "total_gb" in g else g["params_b"] * _zero_bytes(g)),
+        float(math.ceil(g["params_b"] * 1e9 * _zero_bytes(g) / _usable(g))) if "total_gb" in g
+        else g["params_b"] * _zero_bytes(g)),
     "checkpoint-write": lambda g, q: (
-        g["params_b"] * 1e9 * g["bytes"] / (1e12 if q.unit == "TB" else 1e9)
+        checkpoint_bytes(g["params_b"] * 1e9, g["bytes"]) / (1e12 if q.unit == "TB" else 1e9)
         if q.params.get("ask") == "size"
-        else _time(g["params_b"] * g["bytes"] / g["write_gb_s"], q)),
-    "checkpoint-interval": lambda g, q: math.sqrt(
-        2 * g["write_s"] * g["device_hours"] * 3600 / g["count"]) / 60,
-    "link-transfer": lambda g, q: _time(g["size_gb"] / _one_way(g), q),
+        else _time(transfer_seconds(checkpoint_bytes(g["params_b"] * 1e9, g["bytes"]),
+                                    g["write_gb_s"] * 1e9), q)),
+    "checkpoint-interval": lambda g, q: young_daly_interval(
+        g["write_s"], cluster_mtbf_seconds(g["device_hours"] * 3600, int(g["count"]))) / 60,
+    "link-transfer": lambda g, q: _time(transfer_seconds(g["size_gb"], _one_way(g)), q),
     "bits-vs-bytes": lambda g, q: g["gbit"] / 8 * g.get("count", 1),
     "ring-allreduce": lambda g, q: _ring_allreduce(g, q),
     # two all-reduces per layer, each its latency plus 2(n−1)/n × batch × hidden × 2 B
-    "tp-allreduce": lambda g, q: 2 * g["layers"] * (
-        g["latency_us"] * 1e-3
-        + 2 * (g["tp"] - 1) / g["tp"] * g["batch"] * g["hidden"] * 2 / (g["bus_gb_s"] * 1e6)),
+    "tp-allreduce": lambda g, q: allreduce_time(
+        tp_allreduce_bytes(int(g["batch"]), int(g["hidden"]), 2), int(g["tp"]),
+        g["bus_gb_s"] * 1e9, calls=2 * int(g["layers"]),
+        latency_s=g["latency_us"] * 1e-6).seconds * 1e3,
     "gaudi-ethernet": lambda g, q: g["count"] * g["gbit"] / 8 * g.get("chips", 1)
     * (2 if q.params.get("both_ways") else 1),
     "hgx-node-totals": _total,
@@ -139,18 +163,13 @@ def _ring_allreduce(g: Given, q: Question) -> float:
     nodes (one ring per card)."""
     n = g["count"] if "count" in g else g["nodes"] * g["node_gpus"]
     links = min(n - 1, g["peers"]) if "peers" in g else g.get("cards", 1)
-    return _time(2 * (n - 1) / n * g["params_b"] * 2 / (_one_way(g) * links), q)
+    return _time(ring_allreduce_seconds(g["params_b"] * 2, int(n), _one_way(g) * links), q)
 
 
 def _zero_bytes(g: Given) -> float:
-    w, gr, o, n, stage = g["w_bytes"], g["g_bytes"], g["o_bytes"], g["devices"], g["stage"]
-    if stage >= 1:
-        o /= n
-    if stage >= 2:
-        gr /= n
-    if stage >= 3:
-        w /= n
-    return w + gr + o
+    """Bytes per parameter each device keeps (a model that one device holds: stage 0)."""
+    return zero_shares(int(g.get("stage", 0)), int(g.get("devices", 1)), weights=g["w_bytes"],
+                       grads=g["g_bytes"], optimizer=g["o_bytes"]).per_param
 
 
 def _chip(q: Question, key: str = "gpu") -> Any:

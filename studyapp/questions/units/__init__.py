@@ -39,14 +39,6 @@ Unit rules (the case of a letter matters only where it must):
 Number rules are in :func:`parse_number`.
 """
 
-from studyapp.questions.units.errors import (
-    AmbiguousUnit,
-    DimensionMismatch,
-    UnitError,
-    UnknownUnit,
-    UnparsableAnswer,
-)
-from studyapp.questions.units.numbers import DECIMAL_MARK, parse_number
 from studyapp.questions.units.quantity import Quantity, parse_quantity
 from studyapp.questions.units.table import (
     BANDWIDTH,
@@ -79,6 +71,14 @@ from studyapp.questions.units.table import (
     multiplier_of,
     resolve_unit,
     unit_entries,
+)
+from studyapp.questions.units.typed_numbers import DECIMAL_MARK, parse_number
+from studyapp.questions.units.unit_errors import (
+    AmbiguousUnit,
+    DimensionMismatch,
+    UnitError,
+    UnknownUnit,
+    UnparsableAnswer,
 )
 
 __all__ = [

@@ -6,8 +6,6 @@ import math
 import re
 from dataclasses import dataclass
 
-from studyapp.questions.units.errors import UnitError, UnknownUnit, UnparsableAnswer
-from studyapp.questions.units.numbers import parse_number
 from studyapp.questions.units.table import (
     COUNT,
     COUNT_DIMENSIONS,
@@ -21,6 +19,8 @@ from studyapp.questions.units.table import (
     normalise_unit,
     resolve_unit,
 )
+from studyapp.questions.units.typed_numbers import parse_number
+from studyapp.questions.units.unit_errors import UnitError, UnknownUnit, UnparsableAnswer
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from studyapp.questions.units.errors import AmbiguousUnit, DimensionMismatch, UnknownUnit
+from studyapp.questions.units.unit_errors import AmbiguousUnit, DimensionMismatch, UnknownUnit
 
 SIZE = "size"
 BANDWIDTH = "bandwidth"

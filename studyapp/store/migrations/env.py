@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from alembic import context
 
-from studyapp.store.models import Base
+from studyapp.store.tables import Base
 
 connection = context.config.attributes["connection"]
 context.configure(connection=connection, target_metadata=Base.metadata,

@@ -18,7 +18,7 @@ from studyapp.i18n import t
 from studyapp.tui.screens.page_keys import PAGE_BINDINGS, PageKeys
 
 if TYPE_CHECKING:
-    from studyapp.tui.context import StudyContext
+    from studyapp.tui.study_context import StudyContext
 
 # Labels of Textual's own bindings, shown in the footer, by their description.
 _BUILTIN_LABELS = {"palette": "tui.key.palette", "Quit": "tui.key.quit",

@@ -265,7 +265,7 @@ class BrowserScreen(StudyScreen):
         else:
             lines.append(tr("tui.browser.never"))
         if view.answers:
-            from studyapp.study.text import logged_choice, logged_parts  # loaded by now
+            from studyapp.study.phrases import logged_choice, logged_parts  # loaded by now
 
             lines.append(tr("tui.browser.answers", n=len(view.answers)))
             for log in view.answers:

@@ -192,7 +192,7 @@ class CardDetailScreen(StudyScreen):
         choices = shown_choices_text(log.params)
         if choices is not None:
             rows.append(("tui.card.choices", choices))
-        from studyapp.study.text import logged_choice, logged_parts  # loaded by now
+        from studyapp.study.phrases import logged_choice, logged_parts  # loaded by now
 
         steps = logged_parts(log.params, self.lang)
         if steps:

@@ -172,7 +172,7 @@ class DecksScreen(StudyScreen):
     @work(exclusive=True, group="deck-start", exit_on_error=False)
     async def study_deck(self, deck_id: str) -> None:
         """Study the deck, or say why not and offer more new cards or practice."""
-        from studyapp.tui.context import MORE_NEW
+        from studyapp.tui.study_context import MORE_NEW
 
         blocked = await self.study_app.backend.call(
             lambda service: service.new_limit_blocks(deck_id))
@@ -192,7 +192,7 @@ class DecksScreen(StudyScreen):
     @work(exclusive=True, group="deck-start", exit_on_error=False)
     async def study_more(self, deck_id: str) -> None:
         """Raise today's new-card limit, as home's m does, then study this deck."""
-        from studyapp.tui.context import MORE_NEW
+        from studyapp.tui.study_context import MORE_NEW
 
         await self.study_app.backend.call(lambda service: service.study_more_new(MORE_NEW))
         self.notify(self.tr("tui.home.more_added", count=MORE_NEW))

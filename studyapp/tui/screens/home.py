@@ -17,10 +17,10 @@ from textual.content import Content
 from textual.widgets import Footer, Label, Static
 
 from studyapp.text import visible
-from studyapp.tui.context import MORE_NEW
 from studyapp.tui.messages import OverviewLoaded
 from studyapp.tui.post_index import post_headings, sections
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.study_context import MORE_NEW
 from studyapp.tui.text import fit
 from studyapp.tui.widgets.post_row import CourseRow, PostRow
 

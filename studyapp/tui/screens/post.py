@@ -20,8 +20,8 @@ from textual.widgets import DataTable, Footer, Label, Markdown, Static
 
 from studyapp.catalog.posts import load_post
 from studyapp.i18n import t
-from studyapp.tui.context import MORE_NEW
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.study_context import MORE_NEW
 
 FIGURE_FIELDS = (
     "name", "vendor", "year", "memory_gb", "memory_type", "memory_bandwidth_tb_s",

@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Button, Footer, Label, Static
 
-from studyapp.study.text import wait_text
+from studyapp.study.phrases import wait_text
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.progress_format import duration
 

@@ -60,8 +60,7 @@ FAMILIES: tuple[Family, ...] = (
     systems.TPU_POD,
     training.TRAINING_DAYS,
     training.TRAINING_MEMORY,
-    training.CHECKPOINT_WRITE,
-    training.CHECKPOINT_INTERVAL,
+    *training.STORAGE_FAMILIES,
     *scenarios.SCENARIOS,
     *measured.MEASURED,
 )

@@ -22,6 +22,7 @@ from studyapp.infra import (
     usable_bytes,
     weights_bytes,
 )
+from studyapp.infra.shapes import active_params
 from studyapp.infra.units import GB
 from studyapp.questions.generators import FACT, Family
 from studyapp.questions.generators.context import DrawContext, drawn
@@ -35,8 +36,8 @@ from studyapp.questions.generators.drawing import (
     values,
 )
 from studyapp.questions.generators.families.terms import (
+    DRAWN_PRECISIONS,
     GPU_IDS,
-    PRECISIONS,
     chip_fields,
     dense_models,
     dense_tflops,
@@ -61,7 +62,7 @@ def decode_ceiling(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     rng = random.Random(ctx.seed)
     models = entries(load_catalog().models, options, "models")
     chips = entries(load_catalog().accelerators, options, "gpus")
-    dtypes = [str(d) for d in values(options, "dtypes", PRECISIONS)]
+    dtypes = [str(d) for d in values(options, "dtypes", DRAWN_PRECISIONS)]
 
     def draw(rng: random.Random) -> tuple[Model, Accelerator, str]:
         chip = rng.choice(chips)
@@ -74,7 +75,7 @@ def decode_ceiling(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     (model, chip, dtype) = draw_until(rng, draw, fits, "decode-ceiling")
     # the calculator's decode model: at batch 1 a mixture of experts reads its active
     # parameters, and the compute time (2 × active × batch FLOPs) is checked against it
-    active = (model.active_params_b or model.params_b) * 1e9
+    active = active_params(model)
     read = moe_params_read(model.params, active, 1, model.experts, model.experts_per_token)
     w = weights_bytes(read, dtype)
     peak = dense_tflops(chip, dtype) or chip.bf16_dense_tflops

@@ -300,15 +300,15 @@ def dense_vs_sparse(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 # --- bottleneck -----------------------------------------------------------
 
 RESOURCES = ("bandwidth", "compute", "capacity", "network", "storage", "scale_up")
-SCENARIOS = ("decode", "prefill", "capacity", "network", "storage", "scale_up")
+BOTTLENECK_SCENARIOS = ("decode", "prefill", "capacity", "network", "storage", "scale_up")
 PREFILL_TOKENS = 8192
 LIMITS = {"decode": "bandwidth", "prefill": "compute", "capacity": "capacity",
           "network": "network", "storage": "storage", "scale_up": "scale_up"}
 """The resource that limits each scenario."""
 
 
-BATCHES = (1, 4, 16, 64, 256, 1024)
-CONTEXTS = (512, 2048, 8192, 32768)
+BOUND_BATCHES = (1, 4, 16, 64, 256, 1024)
+BOUND_CONTEXTS = (512, 2048, 8192, 32768)
 BINDS = ("capacity", "bandwidth", "compute")
 """What a drawn serving setup can run into first, each drawn as often."""
 
@@ -334,8 +334,9 @@ def bottleneck_from_numbers(ctx: DrawContext, options: Mapping[str, Any]) -> Que
     def draw(r: random.Random) -> dict[str, Any]:
         chip, model = r.choice(chips), r.choice(models)
         phase = r.choice(("decode", "prefill"))
-        batch = r.choice(BATCHES if phase == "decode" else BATCHES[:4])
-        context = r.choice([c for c in CONTEXTS if c <= model.context_length] or CONTEXTS[:1])
+        batch = r.choice(BOUND_BATCHES if phase == "decode" else BOUND_BATCHES[:4])
+        context = r.choice([c for c in BOUND_CONTEXTS if c <= model.context_length]
+                           or BOUND_CONTEXTS[:1])
         weights = weights_bytes(model.params, "bf16")
         per_token = kv_bytes_per_token(kv_shape(model), "bf16")
         kv = per_token * context * batch
@@ -404,7 +405,7 @@ def bottleneck_scenario(ctx: DrawContext, options: Mapping[str, Any]) -> Questio
     """Which resource limits a workload: one of six worded scenarios."""
     rng = random.Random(ctx.seed)
     catalog = load_catalog()
-    scenario = str(rng.choice(values(options, "scenarios", SCENARIOS)))
+    scenario = str(rng.choice(values(options, "scenarios", BOTTLENECK_SCENARIOS)))
     dense = [m for m in catalog.models if m.active_params_b is None]
 
     def fitting(chip: Accelerator) -> list[Model]:
@@ -485,5 +486,5 @@ BOTTLENECK = Family(
     description={"es": "Qué recurso limita una carga: ancho de banda, cálculo, capacidad, red…",
                  "en": "Which resource limits a workload: bandwidth, compute, capacity, network…"},
     generate=drawn(bottleneck),
-    options={"gpus": "accelerator ids", "scenarios": SCENARIOS},
+    options={"gpus": "accelerator ids", "scenarios": BOTTLENECK_SCENARIOS},
 )

@@ -21,7 +21,7 @@ from studyapp.catalog.measurements import Measurement
 from studyapp.catalog.models import Accelerator
 from studyapp.infra import decode, dtype_bytes, kv_bytes_per_token, per_direction, weights_bytes
 from studyapp.infra.compute import prefill_seconds
-from studyapp.infra.shapes import kv_shape
+from studyapp.infra.shapes import active_params, kv_shape
 from studyapp.infra.units import GB, TFLOPS
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.context import DrawContext, DrawFn, drawn
@@ -31,7 +31,7 @@ from studyapp.questions.generators.wording import bytes_per, label
 from studyapp.questions.model import Kind, Question, Tolerance
 from studyapp.questions.scenario import Step, build_parts, run_chain, worked_chain
 
-RATIO = Tolerance(relative=0.02)
+RATIO_TOLERANCE = Tolerance(relative=0.02)
 """A share of the prediction, read off two stated figures: 2% of it."""
 
 Shared = dict[str, Any]
@@ -91,7 +91,7 @@ def _cause(e: Mapping[str, Any]) -> str:
 
 def _efficiency(measured: str, theory: str) -> Step:
     return Step("efficiency", lambda e: e[measured] / e[theory] * 100, "%", uses=(theory,),
-                tolerance=RATIO)
+                tolerance=RATIO_TOLERANCE)
 
 
 # --- all-reduce bus bandwidth over the scale-up link ---------------------------------
@@ -156,9 +156,9 @@ MATMUL = Predict(
     and _peak_tflops(_chip(m), str(m.setup.get("dtype", "bf16"))) is not None,
     steps=(Step("ideal_us", lambda e: _matmul_us(e, e["peak"]), "µs"),
            Step("efficiency", lambda e: e["measured"] / e["peak"] * 100, "%",
-                tolerance=RATIO),
+                tolerance=RATIO_TOLERANCE),
            Step("measured_us", lambda e: e["ideal_us"] / (e["efficiency"] / 100), "µs",
-                uses=("ideal_us", "efficiency"), tolerance=RATIO)),
+                uses=("ideal_us", "efficiency"), tolerance=RATIO_TOLERANCE)),
     fields=lambda ctx, m, e: {
         "gpu": label(_chip(m).name), "dtype": str(e["dtype"]).upper(),
         "m": f"{e['m']}", "n": f"{e['n']}", "k": f"{e['k']}",
@@ -229,7 +229,7 @@ KV = Predict(
 
 def _decode_shared(m: Measurement) -> Shared:
     model = load_catalog().models[str(m.setup["model"])]
-    active = (model.active_params_b or model.params_b) * 1e9
+    active = active_params(model)
     return {"active": active, "dtype": str(m.setup["weights"]),
             "bandwidth": _chip(m).bandwidth_bytes_s, "tp": int(m.setup.get("tensor_parallel",
                                                                            m.chips)),

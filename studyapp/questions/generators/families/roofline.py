@@ -21,13 +21,14 @@ from studyapp.infra import (
     usable_bytes,
     weights_bytes,
 )
+from studyapp.infra.shapes import active_params
 from studyapp.infra.units import TFLOPS
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.context import DrawContext, drawn
 from studyapp.questions.generators.drawing import MARGIN, apart, draw_until, entries, redraw, values
 from studyapp.questions.generators.families.terms import (
+    DRAWN_PRECISIONS,
     GPU_IDS,
-    PRECISIONS,
     chip_fields,
     dense_tflops,
     dtype_name,
@@ -55,7 +56,7 @@ def ridge(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     """Peak FLOP/s over bandwidth: the intensity where the roofline bends; below it,
     a kernel reaches only intensity × bandwidth."""
     rng = random.Random(ctx.seed)
-    precisions = [str(p) for p in values(options, "precisions", PRECISIONS)]
+    precisions = [str(p) for p in values(options, "precisions", DRAWN_PRECISIONS)]
     chips = _chips_with(options, precisions)
     asks = [str(a) for a in values(options, "ask", ("ridge", "ridge", "attainable"))]
 
@@ -102,7 +103,7 @@ def ridge(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 
 # --- compute-or-memory-bound ----------------------------------------------
 
-BATCHES = (1, 2, 4, 8, 16, 32, 64, 96, 128, 160, 192, 256, 320, 384, 448, 512, 640, 768,
+ROOFLINE_BATCHES = (1, 2, 4, 8, 16, 32, 64, 96, 128, 160, 192, 256, 320, 384, 448, 512, 640, 768,
            1024, 1536, 2048)
 
 
@@ -110,7 +111,7 @@ def compute_or_memory_bound(ctx: DrawContext, options: Mapping[str, Any]) -> Que
     """A batch-B matrix-vector product does 2·B FLOP per weight, so 2·B / bytes per byte."""
     rng = random.Random(ctx.seed)
     chips = entries(load_catalog().accelerators, options, "gpus")
-    batches = [int(b) for b in values(options, "batches", BATCHES)]
+    batches = [int(b) for b in values(options, "batches", ROOFLINE_BATCHES)]
     precisions = [str(p) for p in values(options, "precisions", ("bf16", "bf16", "fp8"))]
     want = rng.random() < 0.5
 
@@ -184,7 +185,7 @@ def prefill_time(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     prompts = [int(p) for p in values(options, "prompts", PROMPTS)]
     tokens = int(rng.choice([p for p in prompts if p <= model.context_length] or [min(prompts)]))
     utilisation = float(rng.choice(values(options, "utilisations", UTILISATIONS)))
-    active = (model.active_params_b or model.params_b) * 1e9
+    active = active_params(model)
     peak = chip.bf16_dense_tflops * TFLOPS
     seconds = prefill_seconds(active, tokens, peak, utilisation)
     flops = forward_flops(active, tokens)

@@ -41,19 +41,17 @@ TENSOR_PARALLEL = (1, 2, 4, 8)
 NODE_SYSTEMS = ("hgx-h100", "hgx-h200", "hgx-b200")
 SERVE_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "qwen2.5-72b", "mixtral-8x7b", "llama-2-70b",
                 "llama-3.1-405b")
-USERS = (8, 16, 32, 64, 128)
+SERVE_USERS = (8, 16, 32, 64, 128)
 SERVE_CONTEXTS = (2048, 4096, 8192, 16384, 32768)
 LONG_CONTEXTS = (32768, 65536, 131072)
 TRAIN_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "qwen2.5-72b", "llama-3.1-405b",
                 "gpt-3-175b", "mixtral-8x7b")
 TRAIN_GPUS = ("a100-80gb", "h100-sxm", "h200-sxm", "b200", "mi300x", "mi355x", "tpu-v5p",
               "trainium2", "gaudi3")
-TOKENS = (0.3e12, 1e12, 2e12, 5e12, 15e12)
-CLUSTERS = (256, 512, 1024, 2048, 4096, 8192, 16384)
-MFUS = (0.3, 0.35, 0.4, 0.5)
-DATA_PARALLEL = (8, 16, 32, 64)
-WRITE_GB_S = (10, 20, 50, 100, 200, 500)
-GPU_MTBF_HOURS = (25_000, 50_000, 100_000)
+ZERO3_GROUPS = (8, 16, 32, 64)
+"""GPUs a training scenario's ZeRO-3 group shards the model state over."""
+CLUSTER_WRITE_GB_S = (10, 20, 50, 100, 200, 500)
+"""A training cluster's storage write bandwidth in a checkpoint scenario (GB/s)."""
 NODES = (2, 4, 8, 16, 32)
 GPU_HOUR_DOLLARS = (2.0, 2.5, 3.0, 4.0, 6.0)
 """Hypothetical rental prices the prompt states (a parameter of the problem, not a quote)."""
@@ -82,20 +80,11 @@ def decode_step_seconds(bytes_read: float, bandwidth: float, active_params: floa
     return step.memory_seconds, step.compute_seconds or 0.0
 
 
-def dollars_per_million_tokens(dollars_per_hour: float, tokens_per_s: float) -> float:
-    """What a million generated tokens cost at a rental price and a throughput."""
-    return dollars_per_hour / (tokens_per_s * 3600.0) * 1e6
-
-
 def dense_flops(chip: Accelerator, dtype: str) -> float:
     """The chip's dense FLOP/s for the dtype (FP8 rate for 1-byte weights, BF16 otherwise)."""
     if dtype_bytes(dtype) <= 1 and chip.fp8_dense_tflops:
         return chip.fp8_dense_tflops * TFLOPS
     return chip.bf16_dense_tflops * TFLOPS
-
-
-def active_params(model: Model) -> float:
-    return (model.active_params_b or model.params_b) * 1e9
 
 
 # --- building the question ---------------------------------------------------

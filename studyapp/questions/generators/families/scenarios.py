@@ -21,9 +21,10 @@ from studyapp.infra import (
     dtype_bytes,
     kv_bytes_per_token,
     usable_bytes,
+    usd_per_million_tokens,
     weights_bytes,
 )
-from studyapp.infra.shapes import kv_shape
+from studyapp.infra.shapes import active_params, kv_shape
 from studyapp.infra.units import GB, TFLOPS
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.context import DrawContext, DrawFn, drawn
@@ -38,33 +39,25 @@ from studyapp.questions.generators.families.memory import (
     WEIGHTS_SIZE,
 )
 from studyapp.questions.generators.families.scenario_kit import (
-    CLUSTERS,
-    DATA_PARALLEL,
     EXACT,
     GPU_HOUR_DOLLARS,
-    GPU_MTBF_HOURS,
     GRADIENT_DTYPE,
     LONG_CONTEXTS,
-    MFUS,
     NODE_SYSTEMS,
     NODES,
     RATE,
     SERVE_CONTEXTS,
     SERVE_MODELS,
+    SERVE_USERS,
     TENSOR_PARALLEL,
-    TOKENS,
     TRAIN_GPUS,
     TRAIN_MODELS,
-    USERS,
-    WRITE_GB_S,
     _gb,
     _models,
     _scenario,
     _systems,
-    active_params,
     decode_step_seconds,
     dense_flops,
-    dollars_per_million_tokens,
     like,
     tensor_parallel,
 )
@@ -80,11 +73,9 @@ from studyapp.questions.model import Kind, Question
 from studyapp.questions.scenario import Step, run_chain
 
 __all__ = [  # the pools and arithmetic other families and tests read from here
-    "CLUSTERS", "DATA_PARALLEL", "EXACT", "GPU_HOUR_DOLLARS", "GPU_MTBF_HOURS",
-    "GRADIENT_DTYPE", "LONG_CONTEXTS", "MFUS", "NODES", "NODE_SYSTEMS", "RATE", "SCENARIOS",
-    "SERVE_CONTEXTS", "SERVE_MODELS", "TENSOR_PARALLEL", "TOKENS", "TRAIN_GPUS",
-    "TRAIN_MODELS", "USERS", "WRITE_GB_S", "active_params", "decode_step_seconds",
-    "dense_flops", "dollars_per_million_tokens", "like", "tensor_parallel",
+    "EXACT", "GPU_HOUR_DOLLARS", "GRADIENT_DTYPE", "LONG_CONTEXTS", "NODES", "NODE_SYSTEMS",
+    "RATE", "SCENARIOS", "SERVE_CONTEXTS", "SERVE_MODELS", "SERVE_USERS", "TENSOR_PARALLEL",
+    "TRAIN_GPUS", "TRAIN_MODELS", "decode_step_seconds", "dense_flops", "like", "tensor_parallel",
 ]
 
 
@@ -133,7 +124,7 @@ def serving(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     catalog = load_catalog()
     systems = _systems(options)
     models = _models(options, SERVE_MODELS)
-    users_list = [int(x) for x in values(options, "users", USERS)]
+    users_list = [int(x) for x in values(options, "users", SERVE_USERS)]
     contexts = [int(x) for x in values(options, "contexts", SERVE_CONTEXTS)]
 
     def draw(rng: random.Random) -> tuple[System, Model, str, int, int]:
@@ -347,7 +338,7 @@ COST_STEPS = (
          "GPUs", uses=("weights",), tolerance=EXACT),
     Step("throughput", _cost_step, "tokens/s", uses=("weights", "gpus"), tolerance=RATE),
     Step("hourly", lambda e: e["gpus"] * e["price"], "USD/h", uses=("gpus",)),
-    Step("per_million", lambda e: dollars_per_million_tokens(e["hourly"], e["throughput"]),
+    Step("per_million", lambda e: usd_per_million_tokens(e["hourly"], e["throughput"]),
          "USD", uses=("throughput", "hourly"), tolerance=RATE),
 )
 
@@ -364,7 +355,7 @@ def cost(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         system = rng.choice(systems)
         chip = catalog.accelerators[system.accelerator]
         dtypes = ["bf16", "fp8"] if chip.fp8_dense_tflops else ["bf16"]
-        return (system, rng.choice(models), rng.choice(dtypes), rng.choice(USERS),
+        return (system, rng.choice(models), rng.choice(dtypes), rng.choice(SERVE_USERS),
                 rng.choice((2048, 4096, 8192)), rng.choice(GPU_HOUR_DOLLARS))
 
     def shared_of(d: tuple[System, Model, str, int, int, float]) -> dict[str, Any]:

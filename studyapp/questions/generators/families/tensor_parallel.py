@@ -34,7 +34,7 @@ TP_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "llama-2-70b", "qwen2.5-72b", "lla
 TP_GPUS = ("h100-sxm", "h200-sxm")
 """NVLink 4 nodes of 8, where the per-call latency was measured (H100)."""
 TP_SIZES = (2, 4, 8)
-BATCHES = (1, 1, 8, 32, 64, 128)
+TP_BATCHES = (1, 1, 8, 32, 64, 128)
 MID_SIZE_BYTES = 256 * 1024
 """From about here to a few MB a call does not reach the large-message bus bandwidth:
 1 MB measures 0.034–0.045 ms on 8 H100 (https://github.com/sgl-project/sglang/pull/2904)."""
@@ -64,7 +64,7 @@ def tp_allreduce(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         raise LookupError("tp-allreduce needs GPUs joined by switched NVLink")
     model, chip = rng.choice(models), rng.choice(chips)
     tp = int(rng.choice(values(options, "gpu_counts", TP_SIZES)))
-    batch = int(rng.choice(values(options, "batches", BATCHES)))
+    batch = int(rng.choice(values(options, "batches", TP_BATCHES)))
     size = tp_allreduce_bytes(batch, model.hidden_size, 2)
     calls = TP_ALLREDUCES_PER_LAYER * model.layers
     bus = (chip.scale_up_gb_s or 0) * GB / 2 * scale_up_efficiency(chip.scale_up)

@@ -203,7 +203,7 @@ def kv_models(models: list[Model], options: Mapping[str, Any], what: str) -> lis
     return kept
 
 
-PRECISIONS = ("bf16", "fp8")
+DRAWN_PRECISIONS = ("bf16", "fp8")
 
 
 def dense_tflops(chip: Accelerator, precision: str) -> float | None:

@@ -15,15 +15,23 @@ from studyapp.catalog.models import Model
 from studyapp.infra import (
     checkpoint_bytes,
     cluster_mtbf_seconds,
+    dtype_bytes,
     min_devices,
     training_flops,
     training_memory_bytes,
     training_seconds,
     transfer_seconds,
     usable_bytes,
+    weights_bytes,
     young_daly_interval,
+    zero_shares,
 )
-from studyapp.infra.compute import ADAM_MIXED_BYTES_PER_PARAM
+from studyapp.infra.compute import (
+    ADAM_MIXED_BYTES_PER_PARAM,
+    GRADIENT_BYTES_PER_PARAM,
+    WEIGHT_BYTES_PER_PARAM,
+)
+from studyapp.infra.shapes import active_params
 from studyapp.infra.storage import CHECKPOINT_BYTES_PER_PARAM
 from studyapp.infra.units import GB, TB, TFLOPS
 from studyapp.questions.generators import Family
@@ -37,11 +45,13 @@ from studyapp.questions.generators.families.terms import (
     model_phrase,
 )
 from studyapp.questions.generators.slips import (
+    BITS,
     FORWARD_ONLY,
     MFU_LEFT_OUT,
     MOE_TOTAL_COMPUTE,
     SPARSE_TIME,
     WEIGHTS_ONLY_CHECKPOINT,
+    dtype_size,
 )
 from studyapp.questions.generators.wording import join_steps, label, significant
 from studyapp.questions.model import Kind, Question, Tolerance
@@ -49,11 +59,6 @@ from studyapp.questions.model import Kind, Question, Tolerance
 TOKENS = (0.3e12, 1e12, 2e12, 5e12, 15e12)
 CLUSTERS = (256, 512, 1024, 2048, 4096, 8192, 16384)
 MFUS = (0.3, 0.35, 0.4, 0.5)
-
-
-def training_params(model: Model) -> float:
-    """Parameters that compute per token: the active ones for a mixture of experts."""
-    return (model.active_params_b or model.params_b) * 1e9
 
 
 # --- training-days --------------------------------------------------------
@@ -75,12 +80,12 @@ def training_days(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                 rng.choice(clusters), rng.choice(mfus))
 
     def days(d: tuple[Model, Any, float, int, float]) -> float:
-        flops = training_flops(training_params(d[0]), d[2])
+        flops = training_flops(active_params(d[0]), d[2])
         return training_seconds(flops, d[1].bf16_dense_tflops * TFLOPS, d[3], d[4]) / 86400
 
     d = draw_until(rng, draw, lambda d: 1 <= days(d) <= 365, "training-days")
     model, chip, tokens, count, mfu = d
-    n = training_params(model)
+    n = active_params(model)
     flops = training_flops(n, tokens)
     answer = days(d)
     trillion = "gen.train.trillion_one" if tokens == 1e12 else "gen.train.trillion"
@@ -143,8 +148,9 @@ def _fewest_gpus(rng: random.Random, ctx: DrawContext, models: list[Model],
         answer=float(count), unit=None, tolerance=Tolerance(absolute=0),
         params={"model": model.id, "params": model.params, "zero_stage": 3, "ask": "fewest",
                 "gpu": gpu.id, "bytes_per_param": ADAM_MIXED_BYTES_PER_PARAM,
-                "given": {"params_b": model.params_b, "w_bytes": 2.0, "g_bytes": 2.0,
-                          "o_bytes": ADAM_MIXED_BYTES_PER_PARAM - 4.0,
+                "given": {"params_b": model.params_b, "w_bytes": WEIGHT_BYTES_PER_PARAM,
+                          "g_bytes": GRADIENT_BYTES_PER_PARAM,
+                          "o_bytes": zero_shares(0, 1).optimizer,
                           "total_gb": capacity_gb(gpu), "usable": 0.9,
                           "runtime_gb": RUNTIME_GB}},
     )
@@ -170,17 +176,11 @@ def training_memory(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         return _fewest_gpus(rng, ctx, models, gpus)
     model, stage, devices, gpu = draw_until(rng, draw, holds, "training-memory")
     per_device = training_memory_bytes(model.params, ADAM_MIXED_BYTES_PER_PARAM, stage, devices)
-    weights, grads, optimizer = 2.0, 2.0, ADAM_MIXED_BYTES_PER_PARAM - 4.0
-    if stage >= 1:
-        optimizer /= devices
-    if stage >= 2:
-        grads /= devices
-    if stage >= 3:
-        weights /= devices
+    shares = zero_shares(stage, devices)
     fields = {**{"model": model_phrase(model, ctx), "params_b": ctx.num(model.params_b, 5)},
               "stage": stage, "devices": ctx.num(devices),
-              "w": ctx.num(weights, 3), "g": ctx.num(grads, 3), "o": ctx.num(optimizer, 3),
-              "per_param": ctx.num(weights + grads + optimizer, 4),
+              "w": ctx.num(shares.weights, 3), "g": ctx.num(shares.grads, 3),
+              "o": ctx.num(shares.optimizer, 3), "per_param": ctx.num(shares.per_param, 4),
               "answer": ctx.shown(per_device / GB), "gpu": gpu.name,
               "memory_gb": ctx.num(gpu.memory_gb, 5)}
     return ctx.question(
@@ -192,8 +192,9 @@ def training_memory(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
         answer=significant(per_device / GB), unit="GB", tolerance=Tolerance(relative=0.02),
         params={"model": model.id, "params": model.params, "zero_stage": stage,
                 "devices": devices, "gpu": gpu.id, "bytes_per_param": ADAM_MIXED_BYTES_PER_PARAM,
-                "given": {"params_b": model.params_b, "w_bytes": 2.0, "g_bytes": 2.0,
-                          "o_bytes": ADAM_MIXED_BYTES_PER_PARAM - 4.0, "stage": stage,
+                "given": {"params_b": model.params_b, "w_bytes": WEIGHT_BYTES_PER_PARAM,
+                          "g_bytes": GRADIENT_BYTES_PER_PARAM,
+                          "o_bytes": zero_shares(0, 1).optimizer, "stage": stage,
                           "devices": devices}},
     )
 
@@ -275,6 +276,56 @@ def checkpoint_interval(ctx: DrawContext, options: Mapping[str, Any]) -> Questio
     )
 
 
+# --- weights-load-time ----------------------------------------------------
+
+READ_GB_S = (5, 10, 13, 20, 40, 100)
+"""Storage read bandwidths a server loads its weights from, in GB/s: 13 is a PCIe Gen5
+enterprise NVMe drive's sequential read, the figure the storage post quotes (Samsung
+PM1743: 13,000 MB/s read, 6,600 MB/s write,
+https://www.clubic.com/pro/entreprises/samsung/actualite-400254-samsung-annonce-un-ssd-pci-5-0-atteignant-les-13-go-s-en-lecture-sequentielle.html);
+the others are parameters of the problem."""
+LOAD_DTYPES = ("bf16", "fp8")
+
+
+def weights_load_time(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
+    """A server starts by reading its weights: parameters × bytes / read bandwidth."""
+    rng = random.Random(ctx.seed)
+    models = entries(load_catalog().models, options, "models")
+    dtypes = [str(d) for d in values(options, "dtypes", LOAD_DTYPES)]
+
+    def draw(r: random.Random) -> tuple[Model, str, float]:
+        return r.choice(models), r.choice(dtypes), float(r.choice(READ_GB_S))
+
+    def seconds_of(d: tuple[Model, str, float]) -> float:
+        return transfer_seconds(weights_bytes(d[0].params, d[1]), d[2] * GB)
+
+    # a wait a learner notices: at least a second (a small model on fast storage is not)
+    model, dtype, bandwidth = draw_until(rng, draw, lambda d: seconds_of(d) >= 1.0,
+                                         "weights-load-time")
+    size = weights_bytes(model.params, dtype)
+    seconds = transfer_seconds(size, bandwidth * GB)
+    fields = {"model": model_phrase(model, ctx), "params_b": ctx.num(model.params_b, 5),
+              "dtype": dtype.upper(), "bytes": ctx.num(dtype_bytes(dtype)),
+              "bytes_word": ctx.bytes_per(dtype_bytes(dtype)), "read": ctx.num(bandwidth),
+              "size_gb": ctx.num(size / GB, 5), "seconds": ctx.shown(seconds)}
+    return ctx.question(
+        kind=Kind.NUMERIC, prompt=ctx.t("gen.load.prompt", **fields),
+        explanation=join_steps(ctx.t("gen.load.size_step", **fields),
+                               ctx.t("gen.load.time_step", **fields),
+                               ctx.t("gen.load.why"), ctx.t("gen.convention.gb")),
+        answer=significant(seconds), unit="s", tolerance=Tolerance(relative=0.02),
+        params={"model": model.id, "params": model.params, "dtype": dtype,
+                "read_gb_s": bandwidth,
+                "given": {"params_b": model.params_b, "bytes": dtype_bytes(dtype),
+                          "read_gb_s": bandwidth}},
+    )
+
+
+def _load_seconds(given: Mapping[str, float], question: Question) -> float:
+    """The audit's second computation: the stated size over the stated read bandwidth."""
+    return transfer_seconds(given["params_b"] * 1e9 * given["bytes"], given["read_gb_s"] * GB)
+
+
 TRAINING_DAYS = Family(
     name="training-days", post="trainium", kind=Kind.NUMERIC,
     description={"es": "Días de entrenamiento: 6·N·D FLOP en K chips con un MFU",
@@ -308,3 +359,17 @@ CHECKPOINT_INTERVAL = Family(
     options={"gpu_counts": "cluster sizes", "device_mtbf_hours": "MTBF per GPU in hours",
              "checkpoint_seconds": "seconds to write one checkpoint"},
 )
+
+WEIGHTS_LOAD_TIME = Family(
+    name="weights-load-time", post="storage-checkpoints", kind=Kind.NUMERIC,
+    description={"es": "Tiempo de carga de los pesos al arrancar un servidor",
+                 "en": "Time to load the weights when a server starts"},
+    generate=drawn(weights_load_time),
+    options={"models": "model ids", "dtypes": "weight dtypes"},
+    slips=(*dtype_size("dtype"), BITS),
+    recompute=_load_seconds,
+)
+
+STORAGE_FAMILIES = (CHECKPOINT_WRITE, CHECKPOINT_INTERVAL, WEIGHTS_LOAD_TIME)
+"""The storage post's families, registered in this order (``families.FAMILIES``): a new
+one is added here."""

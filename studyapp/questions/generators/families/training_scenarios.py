@@ -10,6 +10,7 @@ from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Accelerator, Model
 from studyapp.infra import (
     checkpoint_bytes,
+    checkpoint_overhead,
     cluster_mtbf_seconds,
     min_devices,
     training_flops,
@@ -20,32 +21,35 @@ from studyapp.infra import (
     young_daly_interval,
 )
 from studyapp.infra.compute import ADAM_MIXED_BYTES_PER_PARAM
+from studyapp.infra.shapes import active_params
 from studyapp.infra.storage import CHECKPOINT_BYTES_PER_PARAM
 from studyapp.infra.units import GB, TFLOPS
 from studyapp.questions.generators.context import DrawContext
 from studyapp.questions.generators.drawing import draw_until, entries
 from studyapp.questions.generators.families.scenario_kit import (
-    CLUSTERS,
-    DATA_PARALLEL,
+    CLUSTER_WRITE_GB_S,
     EXACT,
-    GPU_MTBF_HOURS,
-    MFUS,
     RATE,
-    TOKENS,
     TRAIN_GPUS,
     TRAIN_MODELS,
-    WRITE_GB_S,
+    ZERO3_GROUPS,
     _gb,
     _models,
     _scenario,
-    active_params,
     like,
 )
 from studyapp.questions.generators.families.terms import (
     capacity_fields,
     model_phrase,
 )
-from studyapp.questions.generators.families.training import CHECKPOINT_WRITE, TRAINING_DAYS
+from studyapp.questions.generators.families.training import (
+    CHECKPOINT_WRITE,
+    CLUSTERS,
+    GPU_MTBF_HOURS,
+    MFUS,
+    TOKENS,
+    TRAINING_DAYS,
+)
 from studyapp.questions.generators.slips import (
     FORWARD_ONLY,
 )
@@ -78,7 +82,7 @@ def training(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 
     def draw(rng: random.Random) -> tuple[Model, Accelerator, float, int, float, int]:
         return (rng.choice(models), rng.choice(chips), rng.choice(TOKENS), rng.choice(CLUSTERS),
-                rng.choice(MFUS), rng.choice(DATA_PARALLEL))
+                rng.choice(MFUS), rng.choice(ZERO3_GROUPS))
 
     def shared_of(d: tuple[Model, Accelerator, float, int, float, int]) -> dict[str, Any]:
         model, chip, tokens, gpus, mfu, dp = d
@@ -124,8 +128,8 @@ def training(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 def _lost_hours(e: Mapping[str, Any]) -> float:
     """Hours a day spent writing checkpoints plus, on average, half an interval redone per
     failure: 24 × (C/τ + τ/(2·MTBF)), the waste Young's formula minimises."""
-    tau = float(e["interval"]) * 60
-    return 24.0 * (float(e["write"]) / tau + tau / (2 * float(e["mtbf"]) * 3600))
+    return 24.0 * checkpoint_overhead(float(e["write"]), float(e["interval"]) * 60,
+                                      float(e["mtbf"]) * 3600)
 
 
 CHECKPOINT_STEPS = (
@@ -147,7 +151,7 @@ def checkpointing(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     models = _models(options, TRAIN_MODELS)
 
     def draw(rng: random.Random) -> tuple[Model, float, int, float]:
-        return (rng.choice(models), float(rng.choice(WRITE_GB_S)), rng.choice(CLUSTERS),
+        return (rng.choice(models), float(rng.choice(CLUSTER_WRITE_GB_S)), rng.choice(CLUSTERS),
                 float(rng.choice(GPU_MTBF_HOURS)))
 
     def shared_of(d: tuple[Model, float, int, float]) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from studyapp.srs.queue import QueueItem
 from studyapp.srs.scheduler import CardStage
-from studyapp.study.cards import CurriculumCard
+from studyapp.study.curriculum import CurriculumCard
 
 if TYPE_CHECKING:
     from studyapp.store.progress import CardRow, QueueRow

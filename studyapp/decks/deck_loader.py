@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from studyapp.decks.deck_check import DeckCheck
-from studyapp.decks.model import Deck, DeckSource
+from studyapp.decks.deck_model import Deck, DeckSource
 from studyapp.decks.problems import DeckError, Problem, problem_message, sorted_unique
 from studyapp.decks.yaml_source import parse_yaml, position_of
 from studyapp.files import FileRefused, read_regular

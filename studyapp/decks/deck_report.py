@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from studyapp.decks.deck_loader import deck_files, validate_paths
+from studyapp.decks.deck_model import deck_title
 from studyapp.decks.library import DeckListing
-from studyapp.decks.loader import deck_files, validate_paths
-from studyapp.decks.model import deck_title
 from studyapp.decks.problems import DeckError, Problem
 from studyapp.i18n import t
 
@@ -44,7 +44,7 @@ def validation_report(paths: Sequence[Path], lang: str) -> tuple[list[str], int]
 def path_warnings(paths: Sequence[Path], broken: set[Path]) -> list[Problem]:
     """Cue and give-away warnings of every deck under ``paths`` that loads."""
     from studyapp.decks.cues import deck_warnings
-    from studyapp.decks.loader import load_deck
+    from studyapp.decks.deck_loader import load_deck
 
     found: list[Problem] = []
     for path in deck_files([Path(p) for p in paths]):

@@ -9,7 +9,7 @@ from typing import Any
 from studyapp.i18n import t
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import format_interval
-from studyapp.study.model import SCENARIO_PARTS, SHOWN_CHOICES, ComingBack
+from studyapp.study.views import SCENARIO_PARTS, SHOWN_CHOICES, ComingBack
 
 
 def numbered_choice(question: Question, shown: str, limit: int | None = None) -> str:

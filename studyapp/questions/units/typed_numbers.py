@@ -6,7 +6,7 @@ import math
 import re
 import unicodedata
 
-from studyapp.questions.units.errors import UnparsableAnswer
+from studyapp.questions.units.unit_errors import UnparsableAnswer
 
 DECIMAL_MARK = {"en": ".", "es": ","}
 _GROUP_SEP = " \u00a0\u2009\u202f_"
