@@ -6,6 +6,7 @@ Benchmarks in tests/perf run only when asked for (``python -m pytest tests/perf`
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,11 +27,35 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return None
 
 
+@pytest.fixture(scope="session")
+def _checked_builtin_decks(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A deck cache holding the built-in decks, checked once per test process.
+
+    Checking the shipped decks takes seconds, and every test has a fresh user
+    folder, so each test that lists decks would check them all again. A cache
+    entry is keyed by the file's bytes, its path and the catalog files, and
+    holds exactly what checking gives, so a test reading it sees the same decks.
+    """
+    from studyapp.decks.library import discover_decks
+
+    home = tmp_path_factory.mktemp("warm-home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("STUDYAPP_HOME", str(home))
+        discover_decks()
+    return home / "cache"
+
+
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path_factory: pytest.TempPathFactory,
-                   monkeypatch: pytest.MonkeyPatch) -> Path:
-    """STUDYAPP_HOME in a temporary folder; no stray STUDYAPP_DB or profile."""
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
+                   request: pytest.FixtureRequest) -> Path:
+    """STUDYAPP_HOME in a temporary folder; no stray STUDYAPP_DB or profile.
+
+    Its deck cache starts with the built-in decks already checked, unless the
+    test is marked ``cold_deck_cache`` (tests of the cache itself).
+    """
     home = tmp_path_factory.mktemp("home")
+    if not request.node.get_closest_marker("cold_deck_cache"):
+        shutil.copytree(request.getfixturevalue("_checked_builtin_decks"), home / "cache")
     monkeypatch.setenv("STUDYAPP_HOME", str(home))
     monkeypatch.delenv("STUDYAPP_DB", raising=False)
     monkeypatch.delenv("STUDYAPP_PROFILE", raising=False)
