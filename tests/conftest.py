@@ -6,15 +6,19 @@ Benchmarks in tests/perf run only when asked for (``python -m pytest tests/perf`
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import shutil
+import sqlite3
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from backends import PG_URL, fresh_pg_schema
 from zones import local_time_zone
 
 PERF = Path(__file__).parent / "perf"
+STORE_TESTS = Path(__file__).parent / "store"
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -26,15 +30,107 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return None
 
 
+@pytest.fixture(scope="session")
+def _checked_builtin_decks(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A deck cache holding the built-in decks, checked once per test process.
+
+    Checking the shipped decks takes seconds, and every test has a fresh user
+    folder, so each test that lists decks would check them all again. A cache
+    entry is keyed by the file's bytes, its path and the catalog files, and
+    holds exactly what checking gives, so a test reading it sees the same decks.
+    """
+    from studyapp.decks.library import discover_decks
+
+    home = tmp_path_factory.mktemp("warm-home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("STUDYAPP_HOME", str(home))
+        discover_decks()
+    return home / "cache"
+
+
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path_factory: pytest.TempPathFactory,
-                   monkeypatch: pytest.MonkeyPatch) -> Path:
-    """STUDYAPP_HOME in a temporary folder; no stray STUDYAPP_DB or profile."""
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
+                   request: pytest.FixtureRequest) -> Path:
+    """STUDYAPP_HOME in a temporary folder; no stray STUDYAPP_DB or profile.
+
+    Its deck cache starts with the built-in decks already checked, unless the
+    test is marked ``cold_deck_cache`` (tests of the cache itself).
+    """
     home = tmp_path_factory.mktemp("home")
+    if not request.node.get_closest_marker("cold_deck_cache"):
+        shutil.copytree(request.getfixturevalue("_checked_builtin_decks"), home / "cache")
     monkeypatch.setenv("STUDYAPP_HOME", str(home))
     monkeypatch.delenv("STUDYAPP_DB", raising=False)
     monkeypatch.delenv("STUDYAPP_PROFILE", raising=False)
     return home
+
+
+@pytest.fixture(scope="session")
+def _migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Any], None]:
+    """Lay out a new SQLite database as Alembic leaves it at the newest schema.
+
+    Alembic runs once per test process, on a template; its schema (the SQL
+    SQLite kept for every table, index and trigger) and its rows are then
+    written into each empty database a test opens, in one transaction, a
+    fraction of the time of running every migration again.
+    """
+    from studyapp.store import database
+
+    template = tmp_path_factory.mktemp("schema") / "template.sqlite3"
+    with pytest.MonkeyPatch.context() as patch:  # the real migrations, not this shortcut
+        patch.setattr(database, "migrate", getattr(database.migrate, "__wrapped__",
+                                                   database.migrate))
+        database.open_store(f"sqlite:///{template}").close()
+    with sqlite3.connect(template) as con:
+        kinds = "CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END"
+        found = con.execute(f"SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL "
+                            f"AND name NOT LIKE 'sqlite_%' ORDER BY {kinds}, rowid").fetchall()
+        schema = [sql for _, _, sql in found]
+        rows = {name: con.execute(f'SELECT * FROM "{name}"').fetchall()
+                for kind, name, _ in found if kind == "table"}
+    con.close()
+
+    def lay_out(engine: Any) -> None:
+        with engine.begin() as conn:
+            for sql in schema:
+                conn.exec_driver_sql(sql)
+            for name, values in rows.items():
+                if values:
+                    marks = ", ".join("?" * len(values[0]))
+                    conn.exec_driver_sql(f'INSERT INTO "{name}" VALUES ({marks})', values)
+
+    return lay_out
+
+
+@pytest.fixture(autouse=True)
+def _migrations_from_template(request: pytest.FixtureRequest,
+                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """New SQLite databases get the newest schema from a template, outside tests/store.
+
+    The store's tests (tests/store) run the real migrations every time: they
+    test upgrades, races and failures part-way. Everywhere else a database is
+    only where a test keeps its progress; an empty SQLite one is laid out as
+    the migrations would leave it. Older targets, PostgreSQL and databases
+    that already hold tables still go through Alembic.
+    """
+    if STORE_TESTS in request.path.parents:
+        return
+    from studyapp.store import database
+    from studyapp.store.schema_version import HEAD
+
+    migrate = database.migrate
+
+    def from_template(engine: Any, target: str = HEAD) -> None:
+        if engine.dialect.name == "sqlite" and target == HEAD:
+            with engine.connect() as conn:
+                empty = conn.exec_driver_sql("SELECT count(*) FROM sqlite_master").scalar() == 0
+            if empty:
+                request.getfixturevalue("_migrated_sqlite")(engine)
+                return
+        migrate(engine, target)
+
+    from_template.__wrapped__ = migrate  # type: ignore[attr-defined]
+    monkeypatch.setattr(database, "migrate", from_template)
 
 
 @pytest.fixture(autouse=True)

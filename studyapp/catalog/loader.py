@@ -371,7 +371,7 @@ def user_catalog_path() -> Path:
 
 
 @cache
-def _load(content: Path, user_file: Path) -> Catalog:
+def _load(content: Path, user_file: Path | None) -> Catalog:
     return load_catalog_from(content, user_file)
 
 
@@ -382,8 +382,12 @@ def _paths(home: str | None) -> tuple[Path, Path]:
 
 
 def load_catalog() -> Catalog:
-    """The shipped catalog plus the user's catalog.yaml, parsed once per process."""
-    return _load(*_paths(os.environ.get("STUDYAPP_HOME")))
+    """The shipped catalog plus the user's catalog.yaml, parsed once per process.
+
+    Every user folder without a catalog.yaml shares one parse of the shipped files.
+    """
+    content, user_file = _paths(os.environ.get("STUDYAPP_HOME"))
+    return _load(content, user_file if user_file.exists() else None)
 
 
 def _clear() -> None:

@@ -13,6 +13,8 @@ from studyapp.decks import discover_decks
 from studyapp.decks.cache import HEADER, cache_folder, check_deck_cached
 from studyapp.decks.deck_loader import check_deck_file
 
+pytestmark = pytest.mark.cold_deck_cache  # these tests count what is checked and cached
+
 DECK = """deck: cached
 title: Cached
 language: en
