@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import case, func, select, true
 
 from studyapp.store.database import Store
-from studyapp.store.models import CardState, ReviewLog
+from studyapp.store.tables import CardState, ReviewLog
 from studyapp.store.verdicts import RIGHT, WRONG
 
 

@@ -34,8 +34,8 @@ from sqlalchemy.orm import Session, aliased
 
 from studyapp.store.database import Store
 from studyapp.store.mastery import MATURE_DAYS, REVIEW, _dialect
-from studyapp.store.models import CardState, ReviewLog, UTCDateTime
 from studyapp.store.stats import _int, _true
+from studyapp.store.tables import CardState, ReviewLog, UTCDateTime
 
 _UNIX_JULIAN = 2440587.5
 """julianday('1970-01-01'): SQLite's day numbers start 4713 BC."""

@@ -16,7 +16,7 @@ from typing import Any
 
 RIGHT, WRONG = "right", "wrong"
 
-# keys of a review log's params, as the study loop writes them (studyapp.study.model)
+# keys of a review log's params, as the study loop writes them (studyapp.study.views)
 _SLIPS, _PICKED, _PARTS = "answer_slips", "picked_choice", "parts"
 
 SLIP_WIDTH = 200

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 from studyapp.questions.grading import grade
 from studyapp.questions.model import Kind, Question
 from studyapp.study.draws import tests_a_fact
-from studyapp.study.model import LEARNING_STAGES, Outcome, Presented
 from studyapp.study.session_records import _Pending
 from studyapp.study.showing import asked, showing
+from studyapp.study.views import LEARNING_STAGES, Outcome, Presented
 
 if TYPE_CHECKING:
     import random

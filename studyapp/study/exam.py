@@ -25,7 +25,7 @@ from studyapp.questions.grading import Verdict, grade
 from studyapp.questions.misconceptions import misconception_of
 from studyapp.questions.model import Kind, Question
 from studyapp.questions.scenario import PartVerdict, grade_part
-from studyapp.study.cards import CurriculumCard
+from studyapp.study.curriculum import CurriculumCard
 from studyapp.study.showing import showing
 from studyapp.text import visible
 

@@ -19,8 +19,8 @@ from studyapp.decks.cues import expected_answers, gives_away
 from studyapp.decks.deck_loader import collector_paused
 from studyapp.study.changes import Changes, cached_until
 from studyapp.study.curriculum import CardSelection, CurriculumCard, deck_kind, deck_on_by_default
-from studyapp.study.views import DeckChoiceInfo, DeckRow, NoSuchItem
 from studyapp.study.scope import in_scope
+from studyapp.study.views import DeckChoiceInfo, DeckRow, NoSuchItem
 
 if TYPE_CHECKING:
     from studyapp.store.cards import CardRef

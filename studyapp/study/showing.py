@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from studyapp.questions.grading import Verdict
 from studyapp.questions.model import Kind, Question
-from studyapp.study.views import ANSWER_SLIPS, PICKED_CHOICE, SHOWN_CHOICES
 from studyapp.study.scope import scoped
+from studyapp.study.views import ANSWER_SLIPS, PICKED_CHOICE, SHOWN_CHOICES
 
 if TYPE_CHECKING:
     from studyapp.decks import CardSpec

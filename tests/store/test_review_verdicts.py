@@ -12,8 +12,8 @@ from sqlalchemy import select, text
 from store_answers import answer
 
 from studyapp.store import HEAD, REVISIONS, open_store
-from studyapp.store.models import ReviewLog
 from studyapp.store.progress import ensure_profile, record_answer
+from studyapp.store.tables import ReviewLog
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 OLDER = REVISIONS[REVISIONS.index("0012_review_verdicts") - 1]

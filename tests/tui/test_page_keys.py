@@ -24,7 +24,7 @@ from textual.widgets import Button, DataTable, Input, Markdown, Select, Static
 from tui_helpers import wait_until
 
 from studyapp import locations
-from studyapp.study.model import SessionTally
+from studyapp.study.views import SessionTally
 from studyapp.tui import registry
 from studyapp.tui.app import StudyApp
 from studyapp.tui.screens.home import HomeScreen
