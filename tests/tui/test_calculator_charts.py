@@ -139,3 +139,19 @@ async def test_g_opens_the_charts_of_the_form_and_steps_through_them(
         app.screen.query_one("#context", Input).focus()
         await pilot.press("ctrl+g")  # from a field, where g would be typed
         await wait_until(pilot, lambda: isinstance(app.screen, CalcChartsScreen))
+
+
+async def test_each_chart_survives_tiny_sizes_and_grows_back(app_factory: AppFactory) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await on_chart(0)(pilot)
+        screen = app.screen
+        for step in range(len(screen.charts)):  # type: ignore[attr-defined]
+            for width, height in [(1, 1), (3, 2), (10, 5), (20, 8), (30, 10), (40, 12)]:
+                await pilot.resize_terminal(width, height)
+                await pilot.pause(0.05)
+                assert app._exception is None, (step, width, height)
+            await pilot.resize_terminal(*SIZE)
+            await pilot.pause(0.1)
+            await pilot.press("right")
+        assert app._exception is None and app.screen is screen

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
 from studyapp.infra.calc_chart_text import Words, chart_title
@@ -109,9 +110,12 @@ class CalcPlot(PlotextPlot):
         return colours
 
     def redraw(self) -> None:
-        if self.chart is None:
-            return
-        draw_chart(self.plt, self.chart, self.words, self.theme_colours(), title=False)
         self.refresh()
 
-
+    def render(self) -> RenderResult:
+        """The chart's data laid anew before each build: plotext turns a log axis's data
+        into logarithms in place, so a second build of the same data would take the
+        logarithm of a logarithm (a resize, a theme change)."""
+        if self.chart is not None:
+            draw_chart(self.plt, self.chart, self.words, self.theme_colours(), title=False)
+        return super().render()
