@@ -212,6 +212,7 @@ def stats(ctx: click.Context, as_json: bool, card_ref: str | None, plot: bool,
         series = (progress_series(service, posts=None if data is None else
                                   [(p.slug, p.title, p.total) for p in data.posts])
                   if plot or as_json else None)
+        desired = service.settings.desired_retention
     finally:
         service.close()
     if as_json and data is not None:
@@ -219,7 +220,7 @@ def stats(ctx: click.Context, as_json: bool, card_ref: str | None, plot: bool,
     elif plot and series is not None:
         from studyapp.cli.stats_plot import print_series
 
-        print_series(series, settings.lang, plain)
+        print_series(series, settings.lang, plain, desired)
     elif data is not None:
         _print_stats(data, settings.lang)
 

@@ -36,7 +36,7 @@ def _show(plt: Any) -> None:
     click.echo(text.rstrip())
 
 
-def print_series(series: ProgressSeries, lang: str, plain: bool) -> None:
+def print_series(series: ProgressSeries, lang: str, plain: bool, desired: float) -> None:
     """Reviews and retention, then mastery per post (or their tables)."""
     from studyapp.i18n import t
     from studyapp.progress.series_text import series_lines
@@ -51,10 +51,12 @@ def print_series(series: ProgressSeries, lang: str, plain: bool) -> None:
     def tr(key: str, **fields: object) -> str:
         return t(key, lang, **fields)
 
-    for draw in (draw_activity, draw_mastery):
-        plt = _figure(_size())
-        draw(plt, series, tr, months, lang, TERMINAL)
-        _show(plt)
+    plt = _figure(_size())
+    draw_activity(plt, series, tr, months, lang, TERMINAL, desired)
+    _show(plt)
+    plt = _figure(_size())
+    draw_mastery(plt, series, tr, months, lang, TERMINAL)
+    _show(plt)
 
 
 def print_curve(curve: CardCurve, lang: str, plain: bool, desired: float) -> None:

@@ -100,7 +100,7 @@ class ChartApp(App[None]):
 
         def drawing(plt: Any, palette: Palette) -> None:
             if self.chart == "activity":
-                draw_activity(plt, SERIES, tr, months, lang, palette)
+                draw_activity(plt, SERIES, tr, months, lang, palette, 0.9)
             elif self.chart == "mastery":
                 draw_mastery(plt, SERIES, tr, months, lang, palette)
             else:

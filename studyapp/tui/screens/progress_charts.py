@@ -42,6 +42,8 @@ class ProgressChartsScreen(StudyScreen):
     def __init__(self) -> None:
         super().__init__(id="progress-charts-screen")
         self.series: ProgressSeries | None = None
+        self.desired = 0.9
+        """The profile's desired retention: the line true retention is read against."""
 
     def compose(self) -> ComposeResult:
         yield Label(self.tr("tui.charts.title"), classes="screen-title")
@@ -64,7 +66,8 @@ class ProgressChartsScreen(StudyScreen):
     async def load(self) -> None:
         from studyapp.progress.series import progress_series
 
-        self.series = await self.study_app.backend.call(progress_series)
+        self.series, self.desired = await self.study_app.backend.call(
+            lambda service: (progress_series(service), service.settings.desired_retention))
         self.fill()
 
     def fill(self) -> None:
@@ -84,7 +87,7 @@ class ProgressChartsScreen(StudyScreen):
         lang = self.lang
 
         def activity(plt: Any, palette: Palette) -> None:
-            draw_activity(plt, series, self.tr, months, lang, palette)
+            draw_activity(plt, series, self.tr, months, lang, palette, self.desired)
 
         def mastery(plt: Any, palette: Palette) -> None:
             draw_mastery(plt, series, self.tr, months, lang, palette)

@@ -103,17 +103,22 @@ def _count_axis(plt: Any, peak: int) -> None:
 
 
 def draw_activity(plt: Any, series: ProgressSeries, tr: Tr, months: Sequence[str],
-                  lang: str, palette: Palette) -> None:
-    """Reviews per period as bars (left axis) and true retention as a line (right)."""
+                  lang: str, palette: Palette, desired: float | None = None) -> None:
+    """Reviews per period as bars (left axis) and true retention as a line (right), the
+    desired retention as a quiet line to read it against."""
     points = series.points
     x = list(range(len(points)))
     plt.title(tr(f"chart.activity.title_{series.period}"))
     plt.bar(x, [p.reviews for p in points], color=palette.lines[0], width=0.6,
             label=tr("chart.activity.reviews"))
+    if desired is not None and len(points) > 1:  # plotext's hline misses a right axis
+        plt.plot([-0.3, len(points) - 0.7], [desired * 100] * 2, yside="right",
+                 color=palette.muted, marker="braille")
     kept = [(n, p.retention * 100) for n, p in enumerate(points) if p.retention is not None]
     if kept:
         plt.plot([n for n, _ in kept], [r for _, r in kept], yside="right",
                  color=palette.good, marker="hd", label=tr("chart.activity.retention"))
+    plt.xlim(-0.5, len(points) - 0.5)
     _count_axis(plt, max((p.reviews for p in points), default=0))
     _percent_axis(plt, "right")
     plt.xticks(*_ticks([p.start for p in points], months, lang))
