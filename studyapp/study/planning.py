@@ -1,8 +1,9 @@
 """Session planning: today's limits and the queue a session over a post or deck asks.
 
 Learning cards by due time, then reviews (the least likely recalled first) and
-new cards within the day's limits, one card per fact. Reads the card index and
-the database; it caches nothing of its own.
+new cards within the day's limits, one card per fact and one new card per
+generator family. Reads the card index and the database; it caches nothing of
+its own.
 """
 
 from __future__ import annotations
@@ -36,6 +37,21 @@ if TYPE_CHECKING:
 SPARE_NEW = 8
 """New cards planned past today's limit, to take the place of new cards a sitting puts off
 a day (a written card whose answer a drawn question stated): the day still gets its limit."""
+
+
+def one_per_family(cards: Iterable[CurriculumCard]) -> list[CurriculumCard]:
+    """The cards with only the first new card of each generator family: two "send X GB over
+    link Y" cards in one sitting teach nothing the first did not; the second waits."""
+    seen: set[str] = set()
+    kept = []
+    for card in cards:
+        family = card.spec.generator if card.generated else None
+        if family is not None:
+            if family in seen:
+                continue
+            seen.add(family)
+        kept.append(card)
+    return kept
 
 
 class SessionPlanner:
@@ -176,7 +192,10 @@ class SessionPlanner:
         new: list[QueueItem] = []
         unseen = (selection.keys.difference(not_new_keys(ground.store, ground.profile.id, now))
                   if new_left > 0 else frozenset())
-        for card in self.gathered(selection.in_order(unseen)):
+        waiting = [card for card in selection.in_order(unseen)
+                   if not (card.fact and card.fact in taken)
+                   and not sibling_answered(card, answered)]
+        for card in self.gathered(one_per_family(waiting)):
             if len(new) >= new_left + SPARE_NEW:
                 break
             if (card.fact and card.fact in taken) or sibling_answered(card, answered):

@@ -121,13 +121,27 @@ def says(text: str, word: str) -> bool:
     return _pattern(word).search(_folded(text)) is not None
 
 
+@cache
+def _any_word(langs: tuple[str, ...]) -> tuple[re.Pattern[str], Mapping[str, frozenset[str]]]:
+    """One pattern for every idea's words in ``langs`` (longest first), and which ideas each
+    word names: a card's text is read once, not once per word."""
+    named: dict[str, set[str]] = {}
+    for concept in concept_map().concepts.values():
+        for lang in langs:
+            for word in concept.keywords.get(lang, ()):
+                named.setdefault(_folded(word), set()).add(concept.id)
+    words = sorted(named, key=len, reverse=True)
+    pattern = re.compile(rf"(?<![\w-])(?:{'|'.join(map(re.escape, words))})(?![\w-])")
+    return pattern, {word: frozenset(ids) for word, ids in named.items()}
+
+
 def mentioned(texts: Iterable[str], langs: Iterable[str] = ("en", "es")) -> frozenset[str]:
     """The ideas whose words (in any of ``langs``) the texts use."""
-    joined = "\n".join(texts)
-    langs = tuple(langs)
-    return frozenset(concept.id for concept in concept_map().concepts.values()
-                     if any(says(joined, word) for lang in langs
-                            for word in concept.keywords.get(lang, ())))
+    pattern, named = _any_word(tuple(langs))
+    found: set[str] = set()
+    for match in pattern.finditer(_folded("\n".join(texts))):
+        found |= named[match.group(0)]
+    return frozenset(found)
 
 
 # -- cards ------------------------------------------------------------------------

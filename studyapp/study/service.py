@@ -10,6 +10,7 @@ profile, its settings, the clock); an operation reports what it changed
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import random
 import sys
 import weakref
@@ -22,6 +23,7 @@ from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import Memory, Rating, Scheduler, SchedulerSettings
 from studyapp.study.answering import Answering
 from studyapp.study.changes import Changes, cached_until, forget
+from studyapp.study.draws import ShownDraws
 from studyapp.study.exam import ExamSheet, draw_paper
 from studyapp.study.held import memory_of, record_abandoned
 from studyapp.study.index import CardIndex
@@ -161,6 +163,13 @@ class StudyService:
 
     def now(self) -> datetime:
         return self.config.clock()
+
+    @property
+    def _draws_owner(self) -> str:
+        """Whose showings ``ShownDraws`` reads: the profile in this database (the URL is
+        hashed: it is not written down)."""
+        url = hashlib.sha256(str(self.config.url).encode()).hexdigest()[:12]
+        return f"{self.config.profile}@{url}"
 
     def close(self) -> None:
         """Close the store; a right answer still waiting for its rating is recorded first
@@ -394,6 +403,7 @@ class StudyService:
         queue = self.session_queue(kind, post=post, deck=deck, limit=limit)
         session = StudySession(self, kind, queue, limit=limit, seed=seed,
                                lang=lang or self.config.lang)
+        session.drawn = ShownDraws.lately(self._draws_owner, self.now())
         self._sessions.add(session)
         return session
 

@@ -27,7 +27,7 @@ from studyapp.questions.scenario import (
 from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import Rating
 from studyapp.study.another import AnotherDraws
-from studyapp.study.draws import kept_seed
+from studyapp.study.draws import ShownDraws, kept_seed
 from studyapp.study.phrases import coming_back_text
 from studyapp.study.session_records import SessionRecords, _Overrulable, _Pending
 from studyapp.study.showing import asked, showing, shuffle_choices
@@ -84,6 +84,8 @@ class StudySession(AnotherDraws, SessionRecords):
         self._set_aside: dict[tuple[str, str], tuple[Question, int]] = {}
         self._prompts: set[tuple[str, frozenset[str]]] = set()
         """Prompts asked this sitting: a drawn card is not asked with the same numbers twice."""
+        self.drawn = ShownDraws()
+        """Exercises shown this sitting and (set by the service) this past week."""
         self.answered = 0
         self.correct = 0
         self.started_at = service.now()
@@ -155,7 +157,7 @@ class StudySession(AnotherDraws, SessionRecords):
             item = self.queue.pop(now, self.service.learn_ahead, self._last)
             if item is None:
                 return None
-            draws = (self.rng.getstate(), frozenset(self._prompts))
+            draws = (self.rng.getstate(), frozenset(self._prompts), frozenset(self.drawn.marks))
             seed = self.rng.randrange(2**31)
             try:
                 spec = self.service.card(item.deck_id, item.card_key)
@@ -169,14 +171,15 @@ class StudySession(AnotherDraws, SessionRecords):
                 seed = seed if aside is None else aside[1]
                 for _ in range(REDRAWS if spec.is_template and kept is None and aside is None
                                else 0):
-                    if asked(question) not in self._prompts:
+                    if asked(question) not in self._prompts and not self.drawn.repeats(question):
                         break
-                    seed = self.rng.randrange(2**31)  # asked already this sitting: other numbers
+                    seed = self.rng.randrange(2**31)  # asked already (this week): other numbers
                     question = showing(spec, seed, self.lang)
             except Exception as exc:  # a card that cannot be drawn is skipped
                 self.service.card_failed(item.deck_id, item.card_key, exc)
                 continue
             self._prompts.add(asked(question))
+            self.drawn.note(question, now)
             self._seeds[item.key] = seed
             first = not self._is_return(item)
             if first:

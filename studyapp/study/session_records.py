@@ -17,7 +17,7 @@ from studyapp.questions.model import Question
 from studyapp.questions.scenario import PartVerdict, step_outcome
 from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import CardStage, Rating
-from studyapp.study.draws import bring_forward
+from studyapp.study.draws import ShownDraws, bring_forward
 from studyapp.study.showing import _logged_params, _wrong_answer_notes
 from studyapp.study.views import (
     LEARNING_STAGES,
@@ -82,6 +82,7 @@ class SessionRecords:
     reached: int
     time_studied_ms: int
     _prompts: set[tuple[str, frozenset[str]]]
+    drawn: ShownDraws
     _available: int
     _shown: set[tuple[str, str]]
     _last: tuple[str, str] | None
@@ -238,9 +239,11 @@ class SessionRecords:
         else:
             self.queue.main.insert(0, item)
         if draws is not None:  # the same instance and choice order as when it was answered
-            state, prompts = cast("tuple[Any, frozenset[tuple[str, frozenset[str]]]]", draws)
+            state, prompts, marks = cast(
+                "tuple[Any, frozenset[tuple[str, frozenset[str]]], frozenset[str]]", draws)
             self.rng.setstate(state)
             self._prompts = set(prompts)  # the prompts asked before it, as then
+            self.drawn.marks = set(marks)  # and the exercises shown before it
         self._last = None
         return True
 

@@ -189,16 +189,19 @@ def service(tmp_path: Path) -> StudyService:
                                     extra_decks=(deck,)))
 
 
-def planned(svc: StudyService, post: str) -> set[str]:
-    return {item.card_key for item in svc.plan(SessionKind.POST, post=post)
+def planned(svc: StudyService, post: str | None = None) -> set[str]:
+    kind = SessionKind.POST if post else SessionKind.DECK
+    deck = None if post else "scope-cases"
+    return {item.card_key for item in svc.plan(kind, post=post, deck=deck)
             if item.deck_id == "scope-cases"}
 
 
 def test_a_session_plans_only_the_cards_its_post_has_taught(tmp_path: Path) -> None:
     svc = service(tmp_path)
-    assert planned(svc, "hbm-kv-cache") == {"kv-mixed"}  # no ridge point, no MLA-only card
-    assert planned(svc, "h200") == {"ridge-later"}  # the H100 post came before
-    assert planned(svc, "storage-checkpoints") == {"zero-late"}  # no ZeRO-3 steps
+    # no ridge point before the H100 post, no MLA-only card, no ZeRO-3 steps
+    assert planned(svc) == {"ridge-later", "kv-mixed", "zero-late"}
+    assert not planned(svc, "hbm-kv-cache") & {"ridge-early", "kv-deepseek"}
+    assert not planned(svc, "storage-checkpoints") & {"zero3-steps"}
 
 
 def test_the_hbm_session_never_draws_mla_and_the_storage_session_never_zero_3(
