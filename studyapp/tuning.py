@@ -10,14 +10,22 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
-from studyapp.srs.exam_plan import ExamPlan, PlanError, plan_exam, recall_text
+from studyapp.srs.exam_plan import (
+    CRAM_EXAM_RECALL,
+    CRAM_KEPT_RECALL,
+    ExamPlan,
+    PlanError,
+    plan_exam,
+    recall_text,
+)
 from studyapp.srs.optimize import OptimizeResult, Progress, ReviewEvent, optimize
 from studyapp.srs.scheduler import CardStage, Memory
 
 if TYPE_CHECKING:
     from studyapp.study import StudyService
 
-__all__ = ["ExamPlan", "OptimizeOutcome", "PlanError", "clear_exam_plan", "decimal",
+__all__ = ["ExamPlan", "OptimizeOutcome", "PlanError", "clear_exam_plan", "cramming_text",
+           "decimal",
            "exam_plan", "optimize_profile", "optimize_summary", "recall_text",
            "recompute_memory_states", "saved_exam_plan", "undo_optimize"]
 
@@ -47,6 +55,16 @@ def decimal(value: float | None, digits: int, lang: str) -> str:
         return "—"
     text = f"{value:.{digits}f}"
     return text.replace(".", ",") if lang == "es" else text
+
+
+def cramming_text(plan: ExamPlan, lang: str, *, short: bool = False) -> str:
+    """The cramming warning with its figures and threshold (``short``: the home line)."""
+    from studyapp.i18n import t
+
+    return t("tuning.plan.cramming_line" if short else "tuning.plan.cramming", lang,
+             recall=recall_text(plan.predicted_recall, lang),
+             kept=recall_text(plan.recall_month_after, lang),
+             high=recall_text(CRAM_EXAM_RECALL, lang), floor=recall_text(CRAM_KEPT_RECALL, lang))
 
 
 def optimize_summary(outcome: OptimizeOutcome, lang: str) -> str:

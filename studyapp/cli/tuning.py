@@ -87,7 +87,14 @@ def plan_cmd(ctx: click.Context, exam: datetime | None, apply: bool, clear: bool
              as_json: bool) -> None:
     """New cards a day to see everything a week before the exam, review load, recall."""
     from studyapp.i18n import t
-    from studyapp.tuning import PlanError, clear_exam_plan, decimal, exam_plan, recall_text
+    from studyapp.tuning import (
+        PlanError,
+        clear_exam_plan,
+        cramming_text,
+        decimal,
+        exam_plan,
+        recall_text,
+    )
 
     settings = current_settings(ctx)
     service = make_service(settings)
@@ -127,7 +134,8 @@ def plan_cmd(ctx: click.Context, exam: datetime | None, apply: bool, clear: bool
             ("new_left", str(plan.new_left)), ("new_per_day", str(plan.new_per_day)),
             ("learn_days", str(plan.learn_days)),
             ("reviews_per_day", decimal(plan.reviews_per_day, 1, lang)),
-            ("peak_reviews", f"{plan.peak_reviews:.0f}"), ("predicted_recall", recall)]
+            ("peak_reviews", f"{plan.peak_reviews:.0f}"), ("predicted_recall", recall),
+            ("recall_month_after", recall_text(plan.recall_month_after, lang))]
     # too close for the week's margin, the new cards take every day left
     labels = [t(f"tuning.plan.{key}_close" if key == "learn_days" and plan.too_close
                 else f"tuning.plan.{key}", lang) for key, _ in rows]
@@ -136,6 +144,8 @@ def plan_cmd(ctx: click.Context, exam: datetime | None, apply: bool, clear: bool
         click.echo(f"{label:<{width}}  {value}")
     if plan.too_close:
         click.echo(t("tuning.plan.too_close", lang, new=plan.new_per_day, recall=recall))
+    if plan.cramming:
+        click.echo(cramming_text(plan, lang))
     if apply:
         click.echo(t("tuning.plan.applied", lang, exam=plan.exam.isoformat(),
                      new=new_limit))

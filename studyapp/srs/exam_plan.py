@@ -13,8 +13,10 @@ answers, lapses and their short intervals included (branches below
 every answer except the first sight of a new card, learning steps included.
 Predicted recall is the mean probability of recall over all those cards at
 the exam's hour (study days since each card's last review, as the scheduler
-counts them). The daily review limit is not applied: the plan says what the
-material asks for.
+counts them); recall a month after is the same mean ``KEEP_DAYS`` later with no
+review after the exam, and the plan warns of cramming (``cramming``) when the
+first is high and the second low (``CRAM_EXAM_RECALL``, ``CRAM_KEPT_RECALL``).
+The daily review limit is not applied: the plan says what the material asks for.
 """
 
 from __future__ import annotations
@@ -39,6 +41,16 @@ EXAM_HOUR = 9
 PRUNE = 1e-3
 """A lapse branch less likely than this (for one card) is folded into the recall branch."""
 
+KEEP_DAYS = 30
+"""Recall is also read this many days after the exam, with no review in between: what
+the learner keeps, beside what the exam sees."""
+
+CRAM_EXAM_RECALL = 0.85
+CRAM_KEPT_RECALL = 0.75
+"""The plan warns of cramming when recall at the exam is at least 85% while a month
+later it is below 75%: reviews packed before the exam lift recall on the day without
+the stability that keeps it (cards first seen days before have a stability of days)."""
+
 
 class PlanError(ValueError):
     """An exam date the plan cannot work with."""
@@ -61,6 +73,16 @@ class ExamPlan:
     too_close: bool = False
     """The exam is nearer than ``BUFFER_DAYS``: new cards spread over every day left."""
     exam_at: datetime | None = None
+    recall_month_after: float | None = None
+    """Mean recall ``KEEP_DAYS`` after the exam, the cards' stability as the plan leaves
+    it and no review after the exam (None when there is nothing to study)."""
+
+    @property
+    def cramming(self) -> bool:
+        """High recall at the exam that a month without reviews takes below the floor."""
+        return (self.predicted_recall is not None and self.recall_month_after is not None
+                and self.predicted_recall >= CRAM_EXAM_RECALL
+                and self.recall_month_after < CRAM_KEPT_RECALL)
 
     def as_json(self) -> dict[str, object]:
         return {"exam": self.exam.isoformat(), "days_left": self.days_left,
@@ -68,7 +90,12 @@ class ExamPlan:
                 "reviews_per_day": round(self.reviews_per_day, 1),
                 "predicted_recall": (None if self.predicted_recall is None
                                      else recall_floor(self.predicted_recall, 3)),
-                "peak_reviews": round(self.peak_reviews, 1), "too_close": self.too_close}
+                "peak_reviews": round(self.peak_reviews, 1), "too_close": self.too_close,
+                "recall_month_after": (None if self.recall_month_after is None
+                                       else recall_floor(self.recall_month_after, 3)),
+                "recall_after_days": KEEP_DAYS, "cramming": self.cramming,
+                "cramming_rule": {"recall_at_exam_at_least": CRAM_EXAM_RECALL,
+                                  "recall_month_after_below": CRAM_KEPT_RECALL}}
 
 
 def recall_floor(value: float, digits: int) -> float:
@@ -130,6 +157,8 @@ def plan_exam(exam: date | datetime, now: datetime, scheduler: Scheduler,
 
     loads = [0.0] * days_left
     recall_sum = 0.0
+    kept_sum = 0.0
+    kept_at = exam_at + timedelta(days=KEEP_DAYS)
     counted = 0
 
     def steps(memory: Memory, day: int, weight: float) -> Memory:
@@ -142,13 +171,15 @@ def plan_exam(exam: date | datetime, now: datetime, scheduler: Scheduler,
 
     def walk(start: Memory, first_day: int) -> None:
         """Every branch of the card's reviews until the exam, weighted by its probability."""
-        nonlocal recall_sum
+        nonlocal recall_sum, kept_sum
         pending = [(start, first_day, 1.0)]
         while pending:
             memory, day, weight = pending.pop()
             if day >= days_left:
                 recall_sum += weight * scheduler.recall_probability(
                     memory.stability, memory.last_review, exam_at)
+                kept_sum += weight * scheduler.recall_probability(
+                    memory.stability, memory.last_review, kept_at)
                 continue
             when = moment(day)
             if memory.stage is CardStage.REVIEW and memory.last_review is not None:
@@ -181,7 +212,7 @@ def plan_exam(exam: date | datetime, now: datetime, scheduler: Scheduler,
                     reviews_per_day=mean_load, peak_reviews=max(loads, default=0.0),
                     predicted_recall=recall_sum / counted if counted else None,
                     daily_reviews=tuple(loads), too_close=new_left > 0 and days_left <= buffer_days,
-                    exam_at=exam_at)
+                    exam_at=exam_at, recall_month_after=kept_sum / counted if counted else None)
 
 
 def _next_day(memory: Memory, day: int, day_of: Callable[[datetime], int]) -> int:

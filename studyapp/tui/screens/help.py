@@ -59,6 +59,8 @@ class HelpScreen(StudyScreen):
                 bindings = self.study_app.BINDINGS if screen is None else screen.BINDINGS
                 yield Label(self.tr(title_key), classes="subheading")
                 yield Static(self.key_table(bindings), classes="help-keys")
+                if screen is None:  # the scroll keys of every screen (page_keys.py)
+                    yield Label(self.tr("tui.help.scroll_keys"), classes="hint")
             yield Label(self.tr("tui.help.palette"), classes="hint")
         yield Footer()
 

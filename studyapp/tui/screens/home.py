@@ -137,7 +137,18 @@ class HomeScreen(StudyScreen):
         recall = recall_text(plan.predicted_recall, self.lang)
         line.update(Content(self.tr("tuning.plan.line", days=plan.days_left,
                                     exam=plan.exam.isoformat(), new=plan.new_per_day,
-                                    reviews=f"{plan.reviews_per_day:.0f}", recall=recall)))
+                                    reviews=f"{plan.reviews_per_day:.0f}", recall=recall))
+                    + Content("\n") + self.kept_line(plan))
+
+    def kept_line(self, plan: ExamPlan) -> Content:
+        """Recall a month after the exam under the plan's line; the cramming warning in the
+        warning colour when the plan lifts the day and not the month after."""
+        from studyapp.tuning import cramming_text, recall_text
+
+        if plan.cramming:
+            return Content.styled(cramming_text(plan, self.lang, short=True), "$warning")
+        return Content(self.tr("tuning.plan.kept_line",
+                               kept=recall_text(plan.recall_month_after, self.lang)))
 
     def on_overview_loaded(self, message: OverviewLoaded) -> None:
         self.overview = message.overview
