@@ -24,7 +24,7 @@ from studyapp.srs.scheduler import SchedulerSettings
 from studyapp.store import Store, item_answers, open_store
 from studyapp.store import classroom as db
 from studyapp.store.mastery import mastered_keys
-from studyapp.store.progress import deck_choices, ensure_profile
+from studyapp.store.progress import ensure_profile
 from studyapp.store.progress_files import import_progress, read_export
 from studyapp.study.held import record_abandoned_in
 
@@ -220,8 +220,9 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
         for age in set(ages.values()):
             keys.update(mastered_keys(store, [p for p, a in ages.items() if a == age], now,
                                       age, deck_ids={deck.id for deck in decks}))
+        choices = item_answers.deck_choices_by_profile(store)
         for row in rows:
-            studied = _studied(decks, deck_choices(store, row.profile_id))
+            studied = _studied(decks, choices.get(row.profile_id, {}))
             per_post, per_deck = count_mastered(keys.get(row.profile_id, ()),
                                                 mastery_places(studied))
             mastery = tuple((post, per_post.get(post, 0) / total if total else 0.0)
