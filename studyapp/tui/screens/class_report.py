@@ -289,16 +289,23 @@ class ClassReportScreen(StudyScreen):
         reteach = [tr("tui.class.reteach_line", card=card_name(i.deck_id, i.card_key),
                       first_try=percent(i.first_try_accuracy), students=i.students,
                       prompt=i.prompt) for i in report.reteach]  # fmt: skip
+        # flags first: a card whose key looks wrong before the cards to teach again
+        check = [tr("tui.class.check_key_line", card=card_name(i.deck_id, i.card_key),
+                    first_try=percent(i.first_try_accuracy), students=i.students,
+                    overrides=i.overrides, prompt=i.prompt) for i in report.check_key]
         self.query_one("#class-reteach", Static).update(
-            Text("\n".join(reteach) or tr("tui.class.reteach_none")))
+            Text("\n".join(check + reteach) or tr("tui.class.reteach_none")))
         wrong = []
         for item in report.items:
             if not item.wrong:
                 continue
             answers = ", ".join(f"{a} ({percent(item.share(n))})" for a, n in item.answers)
             slips = ", ".join(f"{k} ({percent(item.share(n))})" for k, n in item.slips)
-            wrong.append(tr("tui.class.wrong_line", card=card_name(item.deck_id, item.card_key),
-                            answers=answers or "—", slips=slips or "—"))
+            flags = "".join(f"[{tr('tui.class.flag_' + f.replace(' ', '_'))}] "
+                            for f in item.flags)
+            wrong.append(flags + tr("tui.class.wrong_line",
+                                    card=card_name(item.deck_id, item.card_key),
+                                    answers=answers or "—", slips=slips or "—"))
         self.query_one("#class-wrong", Static).update(
             Text("\n".join(wrong) or tr("tui.class.wrong_none")))
 
