@@ -253,6 +253,30 @@ def _heading(title: str) -> Text:
 
 
 
+@class_group.command("regrade")
+@click.argument("deck_id", metavar="DECK")
+@click.pass_context
+def class_regrade_cmd(ctx: click.Context, deck_id: str) -> None:
+    """Grade the class's stored answers to DECK again against its current keys."""
+    from studyapp.classroom.regrade import regrade_deck
+    from studyapp.study.roles import check_report_allowed
+
+    settings = current_settings(ctx)
+    lang = settings.lang
+    service = make_service(settings)
+    try:
+        check_report_allowed(service.store)
+        deck = next((d for d in service.decks if d.id == deck_id), None)
+        if deck is None:
+            fail(t("class.regrade_unknown", lang, deck=repr(deck_id),
+                   decks=", ".join(sorted(d.id for d in service.decks)) or "—"))
+        done = regrade_deck(service.store, deck)
+    finally:
+        service.close()
+    click.echo(t("class.regrade_done", lang, deck=deck_id, checked=done.checked,
+                 changed=done.changed, right=done.now_right, wrong=done.now_wrong))
+
+
 def _role_commands() -> None:
     """``class setup``, ``add-student`` and ``add-instructor`` live in ``class_roles``."""
     from studyapp.cli.class_roles import class_add_instructor, class_add_student, class_setup
