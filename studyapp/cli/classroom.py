@@ -112,11 +112,14 @@ def _print_class(report: Any, posts: list[str], lang: str) -> None:
     console = Console(highlight=False)
     students = Table(show_edge=False)
     students.add_column(tr("col.student"), overflow="fold")
-    for column in ("reviews", "accuracy", "overdue", "cards_seen"):
+    for column in ("reviews", "accuracy", "overdue", "cards_seen", "last_active",
+                   "study_days"):
         students.add_column(tr(f"col.{column}"), justify="right", no_wrap=True)
     for s in report.students:
-        students.add_row(Text(visible(s.name)), str(s.reviews), pct(s.accuracy),
-                         str(s.overdue), str(s.cards_seen))
+        away = "—" if s.away_days is None else tr("days_ago", n=s.away_days)
+        students.add_row(Text(visible(s.name) + (" " + tr("absent") if s.absent else "")),
+                         str(s.reviews), pct(s.accuracy), str(s.overdue), str(s.cards_seen),
+                         away, f"{s.study_days}/7")
     console.print(heading("students"))
     console.print(students)
     for block in student_blocks(report.students, console.width,

@@ -187,19 +187,27 @@ class ClassReportScreen(StudyScreen):
             self.query_one("#class-students", DataTable).focus()
 
     def fill_students(self, report: ClassReport, room: int) -> None:
-        """A line of totals per student; the time column goes first when names get too short."""
+        """A line of totals per student; time, study days and last activity go, in that order,
+        when names get too short."""
         tr = self.tr
         figures = {
             "reviews": [str(s.reviews) for s in report.students],
             "accuracy": [percent(s.accuracy) for s in report.students],
             "overdue": [str(s.overdue) for s in report.students],
+            "last_active": ["—" if s.away_days is None else
+                            tr("tui.class.days_ago", n=s.away_days)
+                            + (" " + tr("tui.class.absent") if s.absent else "")
+                            for s in report.students],
+            "study_days": [f"{s.study_days}/7" for s in report.students],
             "time": [duration(s.time_ms) for s in report.students],
         }
         widths = {key: widest(tr(f"tui.class.col.{key}"), cells) + CELL_GAP
                   for key, cells in figures.items()}
         longest = widest(tr("tui.class.col.student"), [s.name for s in report.students])
-        if room - sum(widths.values()) - CELL_GAP < min(MIN_NAME, longest):
-            del figures["time"], widths["time"]
+        for key in ("time", "study_days", "last_active"):  # the least needed go first
+            if room - sum(widths.values()) - CELL_GAP >= min(MIN_NAME, longest):
+                break
+            del figures[key], widths[key]
         name_width = max(min(longest, room - sum(widths.values()) - CELL_GAP), 4)
 
         students: DataTable[object] = self.query_one("#class-students", DataTable)
