@@ -365,7 +365,15 @@ def class_report_for(service: ClassSource, files: Sequence[Path] = (), *, top: i
         record_abandoned_in(service.store, service.now())  # a killed app's answers
         report = class_report(service.store, totals, service.now(), top=top,
                               decks=service.decks, only=only, exclude=exclude)
-    return report, tuple(totals)
+    return report, studied_posts(report, tuple(totals))
+
+
+def studied_posts(report: ClassReport, posts: Sequence[str]) -> tuple[str, ...]:
+    """The posts the class studies (a card answered or mastered there), in catalogue order:
+    a course-deck class gets no rows of 0% for the posts it never opened."""
+    studied = {i.post for i in report.items} | {
+        post for s in report.students for post, m in s.mastery if m > 0}
+    return tuple(post for post in posts if post in studied)
 
 
 NAME_WIDTH = 12
