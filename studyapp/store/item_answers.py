@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sqlalchemy import and_, case, func, select, true
+from sqlalchemy import and_, case, func, literal_column, select, true
 
 from studyapp.store.database import Store
 from studyapp.store.models import CardStat, CardState, DeckChoice, ReviewLog
@@ -78,7 +78,8 @@ def answers_by_card(store: Store, profile_ids: Collection[int] | None = None
     student); overrides and carried-forward answers, a few, from their own small
     index (revision 0012): no pass over the whole log.
     """
-    flagged = (ReviewLog.overridden.is_(True)) | (ReviewLog.carried > 0)
+    # the partial index's own predicate, the 0 written in (a bound value would not match it)
+    flagged = ReviewLog.overridden | (ReviewLog.carried > literal_column("0"))
     with store.sessions() as session:
         flags = {card: (_n(o), _n(c)) for card, o, c in session.execute(
             select(ReviewLog.card_id, func.sum(_if(ReviewLog.overridden.is_(True))),
