@@ -60,6 +60,6 @@ def regrade_deck(store: Store, deck: Deck) -> Regrade:
         if bool(verdict.correct) != answer.right:
             changes.append(NewVerdict(answer, bool(verdict.correct),
                                       verdict.slips[0] if verdict.slips else ""))
-    write_verdicts(store, changes)
-    right = sum(1 for c in changes if c.right)
-    return Regrade(checked, right, len(changes) - right)
+    written = write_verdicts(store, changes)
+    right = sum(1 for c in written if c.right)
+    return Regrade(checked, right, len(written) - right)
