@@ -87,9 +87,8 @@ class Marks:
                 found[student] = (had[0] + ok, had[1] + n)
         return found
 
-    def groups(self) -> tuple[set[int], set[int]]:
-        """The top and bottom 27% of the class by overall mark (ties by id: stable)."""
-        totals = self.totals()
+    def groups(self, totals: Mapping[int, tuple[int, int]]) -> tuple[set[int], set[int]]:
+        """The top and bottom 27% of the class by overall mark (``totals``; ties by id)."""
         ranked = sorted((s for s, (_, n) in totals.items() if n),
                         key=lambda s: (-totals[s][0] / totals[s][1], s))
         if len(ranked) < 2:

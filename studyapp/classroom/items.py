@@ -125,7 +125,7 @@ def build_items(per_card: Sequence[CardAnswers], responses: Sequence[ResponseCou
     first = Marks(_marks(per_card, first=True))
     every = Marks(_marks(per_card, first=False))
     first_totals, every_totals = first.totals(), every.totals()
-    first_groups, every_groups = first.groups(), every.groups()
+    first_groups, every_groups = first.groups(first_totals), every.groups(every_totals)
     sums: dict[Key, list[int]] = {}
     posts: dict[Key, str] = {}
     for row in per_card:
@@ -144,6 +144,9 @@ def build_items(per_card: Sequence[CardAnswers], responses: Sequence[ResponseCou
         on_first = item_stats(first, key, first_totals, *first_groups)
         on_all = item_stats(every, key, every_totals, *every_groups)
         given = answered.get(key, ())
+        listed = sum(r.count for r in given if r.verdict == RIGHT)
+        if ok > listed:  # the right answers, counted per card: as the key says it
+            given = (*given, Response(_key_label(spec), RIGHT, ok - listed))
         wrong_n: Counter[str] = Counter()
         for r in given:
             if r.verdict == "wrong" and r.answer:
@@ -186,9 +189,7 @@ def _responses(counts: Sequence[ResponseCount], steps: Sequence[StepsAnswer],
         spec = specs.get(key)
         tally = found.setdefault(key, Counter())
         if key in scenarios or (spec is not None and spec.type == "scenario"):
-            if c.verdict == RIGHT and not c.carried:
-                tally[("", RIGHT, "")] += c.count  # the steps of wrong answers come below
-            continue
+            continue  # counted by its steps below
         label_key = (key, c.response, c.lang, c.picked, c.verdict)
         label = labels.get(label_key)
         if label is None:
@@ -263,6 +264,27 @@ def _answer_label(spec: Any, given: ResponseCount) -> str:
         except Exception:  # a card changed since the answer: the typed text is kept
             return typed
     return typed
+
+
+def _key_label(spec: Any) -> str:
+    """A card's right answer as its wrong answers are labelled (empty for a card whose
+    numbers change at every draw)."""
+    if spec is None or spec.is_template or spec.type in ("scenario", "recall"):
+        return ""
+    try:
+        question = spec.instantiate(0, spec.language)
+    except Exception:  # a card that no longer draws: unlabelled
+        return ""
+    if spec.type == "numeric" and isinstance(question.answer, int | float):
+        from studyapp.numbers import format_number
+
+        shown = format_number(float(question.answer), "en", sig=6, grouping=False)
+        return f"{shown} {spec.unit}" if spec.unit else shown
+    if spec.type == "choice":
+        return _key_text(spec, spec.language) or ""
+    from studyapp.questions.grading import expected_display
+
+    return expected_display(question)
 
 
 def _key_text(spec: Any, lang: str) -> str | None:

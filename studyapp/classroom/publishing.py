@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from studyapp.classroom.regrade import Regrade, regrade_deck
 from studyapp.classroom.source import ClassSource
 from studyapp.store import Store
 from studyapp.store import classroom as db
@@ -31,6 +32,8 @@ class Publication:
     progress on each (kept, but counted nowhere while the card is gone)."""
     replaced: int | None = None
     """The version this one replaces (None for a deck's first version)."""
+    regraded: Regrade | None = None
+    """The class's stored answers graded again against this version's keys."""
 
 
 class PublishRefused(Exception):
@@ -182,7 +185,7 @@ def _publish(service: ClassSource, deck: Deck, content: str, base: int | None,
     gone = [key for key in _card_ids(latest.content) if key not in kept]
     studied = db.profiles_per_card(store, deck_id, gone) if gone else {}
     return Publication(version, changed, tuple((key, studied.get(key, 0)) for key in gone),
-                       replaced=latest.version)
+                       replaced=latest.version, regraded=regrade_deck(store, deck))
 
 
 def _remember_published(deck: Deck, content: str) -> None:

@@ -24,12 +24,16 @@ from studyapp.srs.scheduler import SchedulerSettings
 from studyapp.store import Store, item_answers, open_store
 from studyapp.store import classroom as db
 from studyapp.store.mastery import mastered_keys
-from studyapp.store.progress import deck_choices, ensure_profile
+from studyapp.store.progress import ensure_profile
 from studyapp.store.progress_files import import_progress, read_export
 from studyapp.study.held import record_abandoned_in
 
 if TYPE_CHECKING:
     from studyapp.decks import Deck
+
+
+ABSENT_AFTER_DAYS = 7
+"""A student with no answer for a week is flagged absent."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,15 @@ class StudentReport:
     decks: tuple[tuple[str, float], ...] = ()
     """Mastery per deck the student studies, other than the post decks (course decks,
     installed and published decks), whatever posts their cards name."""
+    study_days: int = 0
+    """Days with answers in the week before the report."""
+    away_days: int | None = None
+    """Whole days since the student's last answer (None: never answered)."""
+
+    @property
+    def absent(self) -> bool:
+        """Away a week or more (or never started): the instructor should ask after them."""
+        return self.away_days is None or self.away_days >= ABSENT_AFTER_DAYS
 
     @property
     def accuracy(self) -> float | None:
@@ -99,7 +112,10 @@ class ClassReport:
                 "last_review": s.last_review.isoformat() if s.last_review else None,
                 "mastery": {post: round(m, 4) for post, m in s.mastery},
                 "decks": {deck: round(m, 4) for deck, m in s.decks},
+                "study_days_last_week": s.study_days, "days_since_activity": s.away_days,
+                "absent": s.absent,
             } for s in self.students],
+            "absent": [s.name for s in self.students if s.absent],
             "hardest_questions": [{
                 "deck": q.deck_id, "card": q.card_key, "post": q.post, "students": q.students,
                 "first_try_accuracy": round(q.first_try_accuracy, 4), "reviews": q.reviews,
@@ -212,7 +228,7 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
                              if total else 0.0) for post, total in totals.items())
             students.append(StudentReport(row.name, row.reviews, row.correct, row.cards_seen,
                                           row.overdue, row.time_ms, row.last_review, mastery,
-                                          ()))
+                                          (), row.study_days, _away(row.last_review, now)))
     else:
         # the cards each student masters, matched to the decks as they are now: a card
         # since removed from its deck counts nowhere, as it counts in no total
@@ -220,8 +236,9 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
         for age in set(ages.values()):
             keys.update(mastered_keys(store, [p for p, a in ages.items() if a == age], now,
                                       age, deck_ids={deck.id for deck in decks}))
+        choices = item_answers.deck_choices_by_profile(store)
         for row in rows:
-            studied = _studied(decks, deck_choices(store, row.profile_id))
+            studied = _studied(decks, choices.get(row.profile_id, {}))
             per_post, per_deck = count_mastered(keys.get(row.profile_id, ()),
                                                 mastery_places(studied))
             mastery = tuple((post, per_post.get(post, 0) / total if total else 0.0)
@@ -230,7 +247,8 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
                                  for deck, total in studied_deck_totals(studied, None).items())
             students.append(StudentReport(row.name, row.reviews, row.correct, row.cards_seen,
                                           row.overdue, row.time_ms, row.last_review, mastery,
-                                          deck_mastery))
+                                          deck_mastery, row.study_days,
+                                          _away(row.last_review, now)))
     overdue = sorted((s for s in students if s.overdue), key=lambda s: (-s.overdue, s.name))
     items = _item_analysis(store, profile_ids, decks or ())
     questions = [db.QuestionRow(i.deck_id, i.card_key, i.post, i.students,
@@ -274,6 +292,10 @@ def _is_scenario(generator: str) -> bool:
 def _stat(stats: Any, name: str) -> float | None:
     value = getattr(stats, name, None) if stats is not None else None
     return None if value is None else round(value, 4)
+
+
+def _away(last: datetime | None, now: datetime) -> int | None:
+    return None if last is None else max(0, (now - last).days)
 
 
 def _picked(store: Store, only: Sequence[str], exclude: Sequence[str]
@@ -343,7 +365,15 @@ def class_report_for(service: ClassSource, files: Sequence[Path] = (), *, top: i
         record_abandoned_in(service.store, service.now())  # a killed app's answers
         report = class_report(service.store, totals, service.now(), top=top,
                               decks=service.decks, only=only, exclude=exclude)
-    return report, tuple(totals)
+    return report, studied_posts(report, tuple(totals))
+
+
+def studied_posts(report: ClassReport, posts: Sequence[str]) -> tuple[str, ...]:
+    """The posts the class studies (a card answered or mastered there), in catalogue order:
+    a course-deck class gets no rows of 0% for the posts it never opened."""
+    studied = {i.post for i in report.items} | {
+        post for s in report.students for post, m in s.mastery if m > 0}
+    return tuple(post for post in posts if post in studied)
 
 
 NAME_WIDTH = 12

@@ -112,11 +112,14 @@ def _print_class(report: Any, posts: list[str], lang: str) -> None:
     console = Console(highlight=False)
     students = Table(show_edge=False)
     students.add_column(tr("col.student"), overflow="fold")
-    for column in ("reviews", "accuracy", "overdue", "cards_seen"):
+    for column in ("reviews", "accuracy", "overdue", "cards_seen", "last_active",
+                   "study_days"):
         students.add_column(tr(f"col.{column}"), justify="right", no_wrap=True)
     for s in report.students:
-        students.add_row(Text(visible(s.name)), str(s.reviews), pct(s.accuracy),
-                         str(s.overdue), str(s.cards_seen))
+        away = "—" if s.away_days is None else tr("days_ago", n=s.away_days)
+        students.add_row(Text(visible(s.name) + (" " + tr("absent") if s.absent else "")),
+                         str(s.reviews), pct(s.accuracy), str(s.overdue), str(s.cards_seen),
+                         away, f"{s.study_days}/7")
     console.print(heading("students"))
     console.print(students)
     for block in student_blocks(report.students, console.width,
@@ -251,6 +254,30 @@ def _heading(title: str) -> Text:
 
     return Text("\n" + title, style="bold")
 
+
+
+@class_group.command("regrade")
+@click.argument("deck_id", metavar="DECK")
+@click.pass_context
+def class_regrade_cmd(ctx: click.Context, deck_id: str) -> None:
+    """Grade the class's stored answers to DECK again against its current keys."""
+    from studyapp.classroom.regrade import regrade_deck
+    from studyapp.study.roles import check_report_allowed
+
+    settings = current_settings(ctx)
+    lang = settings.lang
+    service = make_service(settings)
+    try:
+        check_report_allowed(service.store)
+        deck = next((d for d in service.decks if d.id == deck_id), None)
+        if deck is None:
+            fail(t("class.regrade_unknown", lang, deck=repr(deck_id),
+                   decks=", ".join(sorted(d.id for d in service.decks)) or "—"))
+        done = regrade_deck(service.store, deck)
+    finally:
+        service.close()
+    click.echo(t("class.regrade_done", lang, deck=deck_id, checked=done.checked,
+                 changed=done.changed, right=done.now_right, wrong=done.now_wrong))
 
 
 def _role_commands() -> None:

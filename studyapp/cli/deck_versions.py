@@ -95,6 +95,10 @@ def _published(deck_id: str, cards: int, done: Publication, lang: str) -> None:
         key = "deck.publish.replaces"
     click.echo(t(key, lang, deck=deck_id, version=done.version, cards=cards,
                  replaced=done.replaced))
+    if done.regraded is not None and done.regraded.checked:
+        click.echo(t("deck.publish.regraded", lang, checked=done.regraded.checked,
+                     changed=done.regraded.changed, right=done.regraded.now_right,
+                     wrong=done.regraded.now_wrong))
     _removed(done, lang)
 
 

@@ -18,13 +18,14 @@ from sqlalchemy.orm import Session
 
 from studyapp.deck_ids import is_deck_id
 from studyapp.store.database import Store
-from studyapp.store.mastery import REVIEW, mastered_card
+from studyapp.store.mastery import mastered_card
 from studyapp.store.tables import (
     CardStat,
     CardState,
     Profile,
     PublishedDeck,
     PublishedDeckVersion,
+    ReviewHour,
     ReviewLog,
 )
 
@@ -41,6 +42,8 @@ class StudentRow:
     overdue: int
     time_ms: int
     last_review: datetime | None
+    study_days: int = 0
+    """Days (UTC) with answers in the week before the report."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,10 @@ def profile_settings(store: Store) -> dict[int, dict[str, Any]]:
 
 
 OVERDUE_AFTER = timedelta(days=1)
-"""A review card is overdue a day after it was due; a learning card minutes late is not."""
+"""A card is overdue a day after it was due (review, learning or relearning alike): a learning
+card minutes late is not, a student away for days has every card they were learning."""
+
+WEEK = timedelta(days=7)
 
 
 @dataclass(frozen=True)
@@ -115,7 +121,8 @@ def students(store: Store, now: datetime,
              profile_ids: Collection[int] | None = None) -> list[StudentRow]:
     """Every profile (or those of ``profile_ids``) with reviews, cards seen, overdue cards.
 
-    Overdue: review cards due a day or more ago (``OVERDUE_AFTER``).
+    Overdue: cards studied (learning, review, relearning) due a day or more ago
+    (``OVERDUE_AFTER``); study days: days with answers in the last week (``review_hours``).
     """
     with store.sessions() as session:
         # sums from card_stats (kept by triggers), the last review by one index seek each
@@ -130,9 +137,15 @@ def students(store: Store, now: datetime,
         cards = {pid: (n, overdue) for pid, n, overdue in session.execute(
             select(CardState.profile_id, func.sum(_true(CardState.state != 0)),
                    func.sum(_true(and_(CardState.suspended.is_(False),
-                                       CardState.state == REVIEW,
+                                       CardState.state != 0,
                                        CardState.due <= now - OVERDUE_AFTER))))
             .group_by(CardState.profile_id))}
+        since = int((now - WEEK).timestamp()) // 3600
+        day = ReviewHour.hour - ReviewHour.hour % 24
+        days = {pid: _int(n) for pid, n in session.execute(
+            select(ReviewHour.profile_id, func.count(func.distinct(day)))
+            .where(ReviewHour.hour >= since, ReviewHour.reviews > 0)
+            .group_by(ReviewHour.profile_id))}
         rows = []
         for pid, name in session.execute(select(Profile.id, Profile.name)
                                          .where(_within(Profile.id, profile_ids))
@@ -144,7 +157,7 @@ def students(store: Store, now: datetime,
             if last is not None and last.tzinfo is None:
                 last = last.replace(tzinfo=UTC)
             rows.append(StudentRow(pid, name, _int(n), _int(ok), _int(seen), _int(overdue),
-                                   _int(ms), last))
+                                   _int(ms), last, days.get(pid, 0)))
         return rows
 
 

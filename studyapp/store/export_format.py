@@ -77,6 +77,8 @@ When = Annotated[datetime, AfterValidator(lambda v: _utc(v) if v.tzinfo else v.r
 Past = Annotated[When, AfterValidator(_not_future)]
 Key = Annotated[str, Field(min_length=1, max_length=200)]
 Slug = Annotated[str, Field(min_length=1, max_length=64)]
+CardPost = Annotated[str, Field(max_length=64)]
+"""A card's post: empty for a course deck's cards, which count under their deck alone."""
 Count = Annotated[StrictInt, Field(ge=0, le=10**9)]
 """Reps, lapses, steps, milliseconds: a billion is past any real history, and fits a column."""
 Seed = Annotated[StrictInt, Field(ge=-(2**63), le=2**63 - 1)]
@@ -91,7 +93,7 @@ class CardRecord(_Record):
 
     deck_id: Key
     card_key: Key
-    post: Slug
+    post: CardPost
     family: Annotated[str, Field(max_length=100)] | None = None
     stage: Annotated[StrictInt, Field(ge=0, le=3)]
     """0: marked in the card browser (flagged, buried) or reset, never answered since."""
@@ -114,7 +116,7 @@ class ReviewRecord(_Record):
     uid: Annotated[str, Field(min_length=1, max_length=64)]
     deck_id: Key
     card_key: Key
-    post: Slug | None = None
+    post: CardPost | None = None
     reviewed_at: Past
     rating: Annotated[StrictInt, Field(ge=1, le=4)]
     correct: StrictBool

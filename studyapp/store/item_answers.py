@@ -12,18 +12,17 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import case, func, select, true
+from sqlalchemy import and_, case, func, literal_column, select, true
 
 from studyapp.store.database import Store
-from studyapp.store.tables import CardState, ReviewLog
-from studyapp.store.verdicts import RIGHT, WRONG
+from studyapp.store.tables import CardStat, CardState, DeckChoice, ReviewLog
+from studyapp.store.verdicts import WRONG
 
 
-@dataclass(frozen=True)
-class CardAnswers:
-    """One student's answers to one card, summed."""
+class CardAnswers(NamedTuple):
+    """One student's answers to one card, summed (a tuple: a class has tens of thousands)."""
 
     profile_id: int
     deck_id: str
@@ -73,43 +72,67 @@ def _if(condition: Any) -> Any:
 
 def answers_by_card(store: Store, profile_ids: Collection[int] | None = None
                     ) -> list[CardAnswers]:
-    """Every (student, card) with answers: counts by verdict, first attempts, time."""
-    right = ReviewLog.verdict == RIGHT
-    first = ReviewLog.state_before == 0
-    sums = (select(ReviewLog.card_id.label("card_id"), func.count().label("n"),
-                   func.sum(_if(right)).label("ok"), func.sum(_if(first)).label("first"),
-                   func.sum(_if(first & right)).label("first_ok"),
-                   func.sum(_if(ReviewLog.overridden)).label("overridden"),
-                   func.sum(_if(ReviewLog.carried > 0)).label("carried"),
-                   func.sum(ReviewLog.duration_ms).label("ms"),
-                   func.count(ReviewLog.duration_ms).label("timed"))
-            .where(_within(ReviewLog.profile_id, profile_ids))
-            .group_by(ReviewLog.card_id).subquery())
+    """Every (student, card) with answers: counts by verdict, first attempts, time.
+
+    The sums come from ``card_stats`` (kept by triggers, one row per card and
+    student); overrides and carried-forward answers, a few, from their own small
+    index (revision 0012): no pass over the whole log.
+    """
+    # the partial index's own predicate, the 0 written in (a bound value would not match it)
+    flagged = ReviewLog.overridden | (ReviewLog.carried > literal_column("0"))
     with store.sessions() as session:
+        flags = {card: (_n(o), _n(c)) for card, o, c in session.execute(
+            select(ReviewLog.card_id, func.sum(_if(ReviewLog.overridden.is_(True))),
+                   func.sum(_if(ReviewLog.carried > 0)))
+            .where(flagged, _within(ReviewLog.profile_id, profile_ids))
+            .group_by(ReviewLog.card_id))}
         rows = session.execute(
-            select(CardState.profile_id, CardState.deck_id, CardState.card_key, CardState.post,
-                   sums.c.n, sums.c.ok, sums.c.first, sums.c.first_ok, sums.c.overridden,
-                   sums.c.carried, sums.c.ms, sums.c.timed)
-            .join(sums, sums.c.card_id == CardState.id))
-        return [CardAnswers(pid, deck, key, post, *(_n(v) for v in rest))
-                for pid, deck, key, post, *rest in rows]
+            select(CardState.id, CardState.profile_id, CardState.deck_id, CardState.card_key,
+                   CardState.post, CardStat.reviews, CardStat.correct, CardStat.first_answers,
+                   CardStat.first_correct, CardStat.duration_ms)
+            .join(CardStat, CardStat.card_id == CardState.id)
+            .where(CardStat.reviews > 0, _within(CardState.profile_id, profile_ids)))
+        found = []
+        for card, pid, deck, key, post, n, ok, first, first_ok, ms in rows:
+            overridden, carried = flags.get(card, (0, 0))
+            found.append(CardAnswers(pid, deck, key, post, _n(n), _n(ok), _n(first),
+                                     _n(first_ok), overridden, carried, _n(ms), _n(n)))
+        return found
 
 
 def response_counts(store: Store, profile_ids: Collection[int] | None = None
                     ) -> list[ResponseCount]:
-    """Every distinct answer given to each card, with its verdict, slip and count."""
+    """Every distinct wrong answer given to each card (read through the partial index of
+    wrong answers, revision 0010), and every answer with a carried-forward step, with its
+    verdict, slip and count. Right answers are counted per card (``answers_by_card``)."""
     typed = case((CardState.family.is_(None), ReviewLog.response), else_=None)
     carried = ReviewLog.carried > 0
     keys = (CardState.deck_id, CardState.card_key, typed, ReviewLog.lang, ReviewLog.verdict,
             ReviewLog.slip, carried, ReviewLog.answer)
+    wrong = and_(ReviewLog.correct == False,  # noqa: E712 -- the partial index's predicate
+                 ReviewLog.response.is_not(None))
+    found = []
     with store.sessions() as session:
-        rows = session.execute(
-            select(*keys, func.count()).join(CardState, CardState.id == ReviewLog.card_id)
-            .where(_within(ReviewLog.profile_id, profile_ids), ReviewLog.response.is_not(None))
-            .group_by(*keys))
-        return [ResponseCount(deck, key, response, lang, verdict, slip, bool(was_carried),
-                              picked, _n(n))
-                for deck, key, response, lang, verdict, slip, was_carried, picked, n in rows]
+        for where in (wrong, and_(carried, ReviewLog.correct.is_(True))):
+            rows = session.execute(
+                select(*keys, func.count()).join(CardState, CardState.id == ReviewLog.card_id)
+                .where(where, _within(ReviewLog.profile_id, profile_ids)).group_by(*keys))
+            found += [ResponseCount(deck, key, response, lang, verdict, slip,
+                                    bool(was_carried), picked, _n(n))
+                      for deck, key, response, lang, verdict, slip, was_carried, picked, n
+                      in rows]
+    return found
+
+
+def deck_choices_by_profile(store: Store) -> dict[int, dict[str, bool]]:
+    """Every learner's own on/off per deck id, in one query (``profiles.deck_choices`` for
+    one learner)."""
+    found: dict[int, dict[str, bool]] = {}
+    with store.sessions() as session:
+        for pid, deck, enabled in session.execute(
+                select(DeckChoice.profile_id, DeckChoice.deck_id, DeckChoice.enabled)):
+            found.setdefault(pid, {})[deck] = bool(enabled)
+    return found
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from studyapp.srs.scheduler import SchedulerSettings
 from studyapp.store import Store, open_store
 from studyapp.store.progress import ensure_profile
 from studyapp.store.tables import CardState, ReviewLog
+from studyapp.store.verdicts import answer_marks
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
@@ -113,13 +114,14 @@ def log_rows(profile_id: int, card_ids: list[int], logs: int, days: int,
         first = card_id not in seen
         seen.add(card_id)
         stability = rng.lognormvariate(2.3, 1.0)
+        params = {"gpu": "h200-sxm", "model": "llama-3.1-70b", "batch": 4,
+                  **({} if correct else {"answer_slips": []})}
         yield {"profile_id": profile_id, "card_id": card_id, "reviewed_at": at,
                "rating": (3 if rng.random() < 0.8 else 2) if correct else 1,
                "correct": correct, "duration_ms": rng.randint(2000, 40000),
                "state_before": 0 if first else 2, "previous": None if first else
                _previous(stability, at - timedelta(days=stability)),
-               "seed": rng.randrange(2**31), "params": {"gpu": "h200-sxm", "model":
-                                                         "llama-3.1-70b", "batch": 4},
+               "seed": rng.randrange(2**31), "params": params, **answer_marks(correct, params),
                "prompt": "Does llama-3.1-70b in bf16 with a 8192-token context and batch 4 "
                          "fit on one H200 SXM (141 GB)?",
                "response": "no", "expected": "no", "lang": "en", "uid": uuid.uuid4().hex}
@@ -129,7 +131,7 @@ def _copy_pg(store: Store, rows: Iterator[dict[str, Any]]) -> None:
     """PostgreSQL COPY: the fast way to load a million rows."""
     columns = ["profile_id", "card_id", "reviewed_at", "rating", "correct", "duration_ms",
                "state_before", "previous", "seed", "params", "prompt", "response", "expected",
-               "lang", "uid"]
+               "lang", "uid", "verdict", "slip", "carried", "answer"]
     raw = store.engine.raw_connection()
     try:
         cursor = raw.cursor()

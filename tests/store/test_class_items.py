@@ -123,7 +123,7 @@ def test_class_report_command_prints_reteach_and_csv_items(tmp_path: Path) -> No
         in result.output
     assert "128 GB (67%)" in result.output and "bits (67%)" in result.output
     # learning cards are not overdue: the section says so instead of an empty table
-    assert "none: no student has a review card a day or more past due" in result.output
+    assert "none: no student has a card a day or more past due" in result.output
     as_csv = CliRunner().invoke(main, ["--lang", "en", "class", "report", "--csv",
                                        "--exclude", "default"], env=env).output
     grid, items = as_csv.split("\n\n", 1) if "\n\n" in as_csv else as_csv.split("\r\n\r\n", 1)
@@ -207,3 +207,31 @@ def test_overdue_counts_review_cards_a_day_or_more_late(tmp_path: Path) -> None:
     assert {s.name: s.overdue for s in report.students} == {
         "learning-3min": 0, "review-12h": 0, "review-25h": 1, "relearning-2h": 0}
     assert [s.name for s in report.most_overdue] == ["review-25h"]
+
+
+def test_a_student_away_a_week_is_absent_with_their_learning_cards_overdue(
+        tmp_path: Path) -> None:
+    """Away twelve days with learning and relearning cards: every one is overdue, and the
+    student is flagged absent; one who studied on three of the last seven days is not."""
+    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    store = open_store(url)
+    try:
+        away = ensure_profile(store, "away", {}, T0).id
+        gone = NOW - timedelta(days=12)
+        for n, stage in enumerate((1, 1, 3)):
+            record_answer(store, away, answer("kv-class", f"c{n}", gone, post="hbm-kv-cache",
+                                              stage=stage, due_in=timedelta(minutes=10)))
+        steady = ensure_profile(store, "steady", {}, T0).id
+        for n, days in enumerate((1, 1, 3, 6)):  # three distinct days in the last week
+            record_answer(store, steady, answer("kv-class", f"c{n}",
+                                                NOW - timedelta(days=days, hours=n),
+                                                post="hbm-kv-cache", stage=2,
+                                                due_in=timedelta(days=30)))
+    finally:
+        store.close()
+    report = _report(url, [])
+    students = {s.name: s for s in report.students}
+    assert students["away"].overdue == 3 and students["away"].away_days == 12
+    assert students["away"].absent and students["away"].study_days == 0
+    assert not students["steady"].absent and students["steady"].study_days == 3
+    assert report.as_json()["absent"] == ["away"]

@@ -188,19 +188,27 @@ class ClassReportScreen(StudyScreen):
             self.query_one("#class-students", DataTable).focus()
 
     def fill_students(self, report: ClassReport, room: int) -> None:
-        """A line of totals per student; the time column goes first when names get too short."""
+        """A line of totals per student; time, study days and last activity go, in that order,
+        when names get too short."""
         tr = self.tr
         figures = {
             "reviews": [str(s.reviews) for s in report.students],
             "accuracy": [percent(s.accuracy) for s in report.students],
             "overdue": [str(s.overdue) for s in report.students],
+            "last_active": ["—" if s.away_days is None else
+                            tr("tui.class.days_ago", n=s.away_days)
+                            + (" " + tr("tui.class.absent") if s.absent else "")
+                            for s in report.students],
+            "study_days": [f"{s.study_days}/7" for s in report.students],
             "time": [duration(s.time_ms) for s in report.students],
         }
         widths = {key: widest(tr(f"tui.class.col.{key}"), cells) + CELL_GAP
                   for key, cells in figures.items()}
         longest = widest(tr("tui.class.col.student"), [s.name for s in report.students])
-        if room - sum(widths.values()) - CELL_GAP < min(MIN_NAME, longest):
-            del figures["time"], widths["time"]
+        for key in ("time", "study_days", "last_active"):  # the least needed go first
+            if room - sum(widths.values()) - CELL_GAP >= min(MIN_NAME, longest):
+                break
+            del figures[key], widths[key]
         name_width = max(min(longest, room - sum(widths.values()) - CELL_GAP), 4)
 
         students: DataTable[object] = self.query_one("#class-students", DataTable)
@@ -290,16 +298,23 @@ class ClassReportScreen(StudyScreen):
         reteach = [tr("tui.class.reteach_line", card=card_name(i.deck_id, i.card_key),
                       first_try=percent(i.first_try_accuracy), students=i.students,
                       prompt=i.prompt) for i in report.reteach]  # fmt: skip
+        # flags first: a card whose key looks wrong before the cards to teach again
+        check = [tr("tui.class.check_key_line", card=card_name(i.deck_id, i.card_key),
+                    first_try=percent(i.first_try_accuracy), students=i.students,
+                    overrides=i.overrides, prompt=i.prompt) for i in report.check_key]
         self.query_one("#class-reteach", Static).update(
-            Text("\n".join(reteach) or tr("tui.class.reteach_none")))
+            Text("\n".join(check + reteach) or tr("tui.class.reteach_none")))
         wrong = []
         for item in report.items:
             if not item.wrong:
                 continue
             answers = ", ".join(f"{a} ({percent(item.share(n))})" for a, n in item.answers)
             slips = ", ".join(f"{k} ({percent(item.share(n))})" for k, n in item.slips)
-            wrong.append(tr("tui.class.wrong_line", card=card_name(item.deck_id, item.card_key),
-                            answers=answers or "—", slips=slips or "—"))
+            flags = "".join(f"[{tr('tui.class.flag_' + f.replace(' ', '_'))}] "
+                            for f in item.flags)
+            wrong.append(flags + tr("tui.class.wrong_line",
+                                    card=card_name(item.deck_id, item.card_key),
+                                    answers=answers or "—", slips=slips or "—"))
         self.query_one("#class-wrong", Static).update(
             Text("\n".join(wrong) or tr("tui.class.wrong_none")))
 
