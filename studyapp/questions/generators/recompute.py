@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from studyapp.i18n import t
 from studyapp.infra import (
     RUNTIME_BYTES,
     KVShape,
@@ -226,7 +227,6 @@ def _sparse_right(q: Question) -> bool:
 
 def _vendor_fact_right(q: Question, field: str, kind: str) -> bool:
     """The answer names the chip's own vendor's link or stack, as its entry lists it."""
-    from studyapp.i18n import t
     from studyapp.questions.generators.families.conceptual import FABRICS, STACKS
 
     chip = _chip(q)
