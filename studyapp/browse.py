@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from studyapp import locations
 from studyapp.cardsearch import CardFacts, SearchContext, fold, parse_query
 from studyapp.srs.calendar import day_bounds
 
@@ -69,8 +70,6 @@ class BrowsedCard:
         """``path:line`` of the card; a built-in deck's path from the decks folder's parent."""
         path = self.path
         if self.source == "builtin":
-            from studyapp import locations
-
             root = locations.builtin_decks_dir().parent
             if _inside(path, root):
                 path = path.resolve().relative_to(root.resolve())
@@ -305,8 +304,6 @@ def browser_for(service: StudyService) -> CardBrowser:
 
 
 def _user_decks() -> Path:
-    from studyapp import locations
-
     return locations.user_decks_dir()
 
 

@@ -138,7 +138,7 @@ def _tokens(query: str) -> list[_Token]:
     return found
 
 
-MAX_DEPTH = 32
+MAX_QUERY_DEPTH = 32
 """Nested groups a query may have: deeper ones are refused, never a RecursionError."""
 
 
@@ -216,8 +216,8 @@ class _Parser:
         if token is None or token.kind != "(":
             raise self.error("'-(' expected")
         self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise self.error(f"more than {MAX_DEPTH} nested '(' — write the query flatter",
+        if self.depth > MAX_QUERY_DEPTH:
+            raise self.error(f"more than {MAX_QUERY_DEPTH} nested '(' — write the query flatter",
                              token.column)
         self.at += 1
         inner = self.alternatives()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import quote
 
 APP_NAME = "studyapp"
 
@@ -63,7 +64,6 @@ def sqlite_url(path: Path) -> str:
     query; the path is made absolute so that a folder named ``file:...`` is
     not read as an SQLite URI.
     """
-    from urllib.parse import quote
 
     # as SQLAlchemy's URL.create(...).render_as_string() writes it (2.1 reads it back)
     return "sqlite:///" + quote(str(path.absolute()), safe=" +/")

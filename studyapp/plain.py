@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TextIO
 
-from studyapp.i18n import t, unit_label
+from studyapp.i18n import field_labels, t, unit_label
 from studyapp.numbers import format_number
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import CardStage, Rating, format_interval
@@ -72,7 +72,6 @@ def render_question(presented: Presented, lang: str) -> list[str]:
 def post_summary_lines(slug: str, lang: str) -> list[str]:
     """A post's title, tagline and summary as plain text (shown before first study)."""
     from studyapp.catalog.posts import figures_rows, load_post
-    from studyapp.i18n import field_labels
 
     post = load_post(slug, lang)
     lines = [post.title, post.tagline, ""]

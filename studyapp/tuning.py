@@ -6,10 +6,13 @@ A service beside ``study``: the faces call these functions with a
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
+from studyapp.i18n import t
+from studyapp.srs.calendar import local_zone
 from studyapp.srs.exam_plan import (
     CRAM_EXAM_RECALL,
     CRAM_KEPT_RECALL,
@@ -19,7 +22,7 @@ from studyapp.srs.exam_plan import (
     recall_text,
 )
 from studyapp.srs.optimize import OptimizeResult, Progress, ReviewEvent, optimize
-from studyapp.srs.scheduler import CardStage, Memory
+from studyapp.srs.scheduler import CardStage, Memory, Rating
 
 if TYPE_CHECKING:
     from studyapp.study import StudyService
@@ -69,7 +72,6 @@ def cramming_text(plan: ExamPlan, lang: str, *, short: bool = False) -> str:
 
 def optimize_summary(outcome: OptimizeOutcome, lang: str) -> str:
     """What the optimizer found and did, in one paragraph (the CLI and the TUI say the same)."""
-    from studyapp.i18n import t
 
     result = outcome.result
     head = t("tuning.optimize.reviews", lang, reviews=result.reviews, items=result.items)
@@ -95,9 +97,7 @@ def recompute_memory_states(service: StudyService, *, keep_due: bool = False) ->
     stability (Anki's "reschedule cards on change") unless ``keep_due``.
     Returns the number of cards recomputed.
     """
-    from collections import defaultdict
 
-    from studyapp.srs.scheduler import Rating
     from studyapp.store.history import card_memories, review_history, save_memory_states
 
     store, profile = service.store, service.profile.id
@@ -129,7 +129,6 @@ def optimize_profile(service: StudyService, *, progress: Progress | None = None,
                      save: bool = True, keep_due: bool = False) -> OptimizeOutcome:
     """Fit FSRS to the profile's answers; save the fitted parameters only when they win,
     and then work out every card's memory state again with them."""
-    from studyapp.srs.calendar import local_zone
     from studyapp.store.history import review_history
 
     events = [ReviewEvent(card, when, rating)

@@ -32,7 +32,7 @@ _FEED_BYTES = 1024
 """Compressed bytes handed to zstd at a time: output is checked against the limit between
 pieces, so a bomb overshoots it by at most a few MiB before it is stopped."""
 
-MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+MAX_PROTOBUF_BYTES = 16 * 1024 * 1024
 """A protobuf blob longer than this is refused (a note type's CSS is a few KiB)."""
 MAX_MESSAGE_FIELDS = 200_000
 MAX_MEDIA_ENTRIES = 100_000
@@ -136,9 +136,9 @@ def _varint(blob: bytes, at: int, what: str) -> tuple[int, int]:
 
 def read_message(blob: bytes, what: str) -> ProtoMessage:
     """The fields of one protobuf message; groups, field 0 and overruns are refused."""
-    if len(blob) > MAX_MESSAGE_BYTES:
+    if len(blob) > MAX_PROTOBUF_BYTES:
         raise FormatError(f"{what} is {len(blob) / 2**20:.0f} MiB; the limit is "
-                          f"{MAX_MESSAGE_BYTES / 2**20:.0f} MiB")
+                          f"{MAX_PROTOBUF_BYTES / 2**20:.0f} MiB")
     fields: dict[int, list[int | bytes]] = {}
     at = count = 0
     while at < len(blob):

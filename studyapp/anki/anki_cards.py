@@ -35,6 +35,7 @@ from studyapp.anki.anki_text import (
     to_text,
 )
 from studyapp.decks.problems import ProblemMessage
+from studyapp.i18n import t
 
 ROLES = ("prompt", "answer", "explanation", "source", "ignore")
 
@@ -197,7 +198,6 @@ _NUMERIC = re.compile(r"^(?P<n>[0-9][0-9,.]*(?:e[-+]?\d+)?)\s*(?P<unit>[^\s(±]+
 class NoteConverter:
     def __init__(self, conversion: Conversion, roles: Mapping[int, Mapping[str, str]],
                  language: str = "en") -> None:
-        from studyapp.i18n import t
 
         self.conversion = conversion
         self.roles = roles

@@ -176,7 +176,7 @@ READ_BUDGET_S = 30.0
 COLLECTION_TABLES = ("col", "notes", "cards", "revlog")
 SCHEMA18_TABLES = ("notetypes", "fields", "templates", "decks", "deck_config")
 """Where schema 18 keeps what schema 11 keeps as JSON in ``col``."""
-MAX_ROWS = {"col": 1, "notes": 100_000, "cards": 200_000, "revlog": 2_000_000}
+MAX_TABLE_ROWS = {"col": 1, "notes": 100_000, "cards": 200_000, "revlog": 2_000_000}
 """Rows the reader takes per table: beyond them a deck would be refused by the app anyway."""
 MAX_SCHEMA18_ROWS = {"notetypes": 10_000, "fields": 100_000, "templates": 100_000,
                      "decks": 100_000, "deck_config": 10_000}
@@ -253,7 +253,7 @@ def _check_tables(connection: sqlite3.Connection) -> None:
             what = "missing" if name not in kinds else f"a {kinds[name]}, not a table"
             raise AnkiPackageError(f"the collection's {name!r} is {what}: not a collection "
                                    f"Anki wrote")
-    limits = {**MAX_ROWS, **(MAX_SCHEMA18_ROWS if "notetypes" in kinds else {})}
+    limits = {**MAX_TABLE_ROWS, **(MAX_SCHEMA18_ROWS if "notetypes" in kinds else {})}
     for name, limit in limits.items():
         (count,) = connection.execute(f"SELECT count(*) FROM {name}").fetchone()
         if count > limit:

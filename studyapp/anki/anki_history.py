@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from studyapp.anki.anki_cards import Conversion
 from studyapp.anki.anki_collection import AnkiCard, AnkiCollection, NoteType
+from studyapp.srs.calendar import day_start, local_zone
+from studyapp.srs.scheduler import SchedulerSettings
 from studyapp.store.progress_files import Export, ImportResult, Replay, validate_record
 
 if TYPE_CHECKING:
@@ -66,7 +68,6 @@ def anki_due(card: AnkiCard, created: int, rollover_hour: int = 4,
     here, not ``crt`` plus so many times 24 hours: across a change to or from
     summer time those differ by an hour, enough to put a card in the day before.
     """
-    from studyapp.srs.calendar import day_start, local_zone
 
     due = card.original_due if card.original_deck else card.due
     if due > _EPOCH_SECONDS:
@@ -88,7 +89,6 @@ def _step(card: AnkiCard, stage: int) -> int | None:
     """The learning step a card is on, counted as studyapp's default steps count them."""
     if stage not in (1, 3):
         return None
-    from studyapp.srs.scheduler import SchedulerSettings
 
     defaults = SchedulerSettings()
     steps = len(defaults.learning_steps_s if stage == 1 else defaults.relearning_steps_s)

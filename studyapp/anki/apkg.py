@@ -33,6 +33,7 @@ import zipfile
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -159,7 +160,6 @@ def draws_guid(deck_id: str, card_id: str, lang: str = "en") -> str:
 
 def export_stamp(timestamp: float) -> str:
     """The tag part naming one export: its UTC time to the second."""
-    from datetime import UTC, datetime
 
     return datetime.fromtimestamp(timestamp, UTC).strftime("%Y%m%dT%H%M%S")
 
@@ -327,7 +327,6 @@ def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: st
                   instances: int = DEFAULT_INSTANCES,
                   timestamp: float | None = None) -> tuple[genanki.Package, ExportSummary]:
     """The genanki package for ``selection``, every note in ``lang``."""
-    import time
 
     from studyapp.decks import DeckError, deck_title
 

@@ -71,6 +71,7 @@ from studyapp.anki.anki_collection import (
 from studyapp.anki.anki_text import html_to_text, template_fields, to_text
 from studyapp.decks.media import MediaRefused, check_image
 from studyapp.files import replacing
+from studyapp.i18n import t
 
 __all__ = [
     "MAX_PACKAGE_BYTES", "AnkiCard", "AnkiCollection", "AnkiNote", "AnkiPackageError",
@@ -232,7 +233,6 @@ def deck_yaml(deck: Mapping[str, Any]) -> str:
 
 def dry_run_lines(conversion: Conversion, sample: int = 3, lang: str = "en") -> list[str]:
     """The field roles used per note type, and a few cards of each deck."""
-    from studyapp.i18n import t
 
     lines = [t("anki.dry.roles", lang)]
     for name, roles in conversion.mapping.items():

@@ -35,7 +35,7 @@ GEMMA3_DEFAULTS: dict[str, Any] = {
 config.json gives neither its vocabulary nor its context): transformers,
 src/transformers/models/gemma3/configuration_gemma3.py."""
 
-MAX_BYTES = 2_000_000
+MAX_CONFIG_BYTES = 2_000_000
 
 
 _WORDS = {
@@ -225,10 +225,10 @@ def count_params(config: dict[str, Any], path: Path | str = "config.json") -> Pa
 def read_hf_config(path: Path) -> dict[str, Any]:
     """A config.json's data; ``HFConfigError`` for a file that is not one."""
     try:
-        raw = read_regular(path, MAX_BYTES, what="config.json")
+        raw = read_regular(path, MAX_CONFIG_BYTES, what="config.json")
     except FileRefused as exc:
         if exc.reason == "too_large":
-            raise HFConfigError(path, "too_large", limit=str(MAX_BYTES)) from None
+            raise HFConfigError(path, "too_large", limit=str(MAX_CONFIG_BYTES)) from None
         reason = exc.detail or "not a regular file (a device, pipe, socket or folder)"
         raise HFConfigError(path, "unreadable", reason=reason) from None
     try:

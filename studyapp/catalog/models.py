@@ -11,6 +11,7 @@ per chip with both directions summed.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -128,8 +129,6 @@ class Accelerator(Entry):
     @classmethod
     def _compiles(cls, value: str | None) -> str | None:
         if value is not None:
-            import re  # only for the catalog's few patterns
-
             try:
                 re.compile(value)
             except re.error as exc:

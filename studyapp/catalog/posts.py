@@ -22,6 +22,7 @@ import yaml
 
 from studyapp import locations
 from studyapp.catalog.errors import UnknownIdError
+from studyapp.i18n import strings
 
 if TYPE_CHECKING:
     from studyapp.catalog.loader import Catalog
@@ -277,8 +278,6 @@ def shown_value(field: str, value: object, lang: str) -> str:
     """A cell in the post's language: a word the catalog keeps in English as an id
     ("bidirectional") is read through ``value.<field>.<word>``; numbers are formatted."""
     if isinstance(value, str):
-        from studyapp.i18n import strings
-
         key = f"value.{field}.{value}"
         return strings(lang).get(key) or strings("en").get(key) or value
     return format_value(value, lang)

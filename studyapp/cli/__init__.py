@@ -37,6 +37,9 @@ import click
 from click.core import ParameterSource
 
 from studyapp.config import Settings, resolve_settings
+from studyapp.files import FileRefused
+from studyapp.i18n import t
+from studyapp.text import tolerate_encodings
 
 if TYPE_CHECKING:
     from studyapp.study import StudyService
@@ -105,7 +108,6 @@ def user_errors() -> tuple[type[Exception], ...]:
     from studyapp.catalog import CatalogError, UnknownIdError
     from studyapp.catalog.hf_config import HFConfigError
     from studyapp.decks import DeckError
-    from studyapp.files import FileRefused
     from studyapp.study import StoreError
 
     return (StoreError, UnknownIdError, DeckError, CatalogError, HFConfigError, FileRefused)
@@ -234,12 +236,9 @@ def main(ctx: click.Context, db_url: str | None, profile: str, lang: str | None)
     if (db_url is not None and _carries_password(db_url)
             and ctx.get_parameter_source("db_url") is ParameterSource.COMMANDLINE):
         # a command line is visible to every user of the machine (ps, /proc/<pid>/cmdline)
-        from studyapp.i18n import t
 
         raise click.BadParameter(t("cli.db_password", ctx.obj.lang), param_hint="--db")
     if ctx.invoked_subcommand is not None:
-        from studyapp.text import tolerate_encodings
-
         tolerate_encodings()  # a command's output never stops at a character the terminal lacks
     else:
         from studyapp.tui.app import run_app  # Textual only when the app opens

@@ -10,6 +10,9 @@ import click
 
 from studyapp.cli import current_settings, fail, make_service
 from studyapp.cli.interrupts import ending_signals_interrupt
+from studyapp.deck_ids import is_deck_id, shown_deck_id
+from studyapp.files import write_text_replacing
+from studyapp.i18n import t
 from studyapp.text import one_line
 
 
@@ -18,7 +21,6 @@ def export_apkg(ctx: click.Context, output: str | None, deck_ref: str | None,
     """Write the authored cards (one deck, one post, or all) as an Anki package."""
     from studyapp.anki.apkg import select_cards, write_apkg
     from studyapp.catalog.posts import POST_SLUGS
-    from studyapp.i18n import t
 
     settings = current_settings(ctx)
     if output is None:
@@ -82,13 +84,9 @@ def deck_from_anki(ctx: click.Context, file: str, output: str | None, post: str,
         fail(f"unknown post {post!r} (posts: {', '.join(POST_SLUGS)})")
     if output is None and not dry_run:
         fail("give -o DECK.yaml (or --dry-run to see the mapping first)", code=2)
-    if deck_id is not None:
-        from studyapp.deck_ids import is_deck_id, shown_deck_id
-        from studyapp.i18n import t
-
-        if not is_deck_id(deck_id):
-            fail(f"--id {shown_deck_id(deck_id)}: {t('decks.problem.deck_id_pattern', lang)}",
-                 code=2)
+    if deck_id is not None and not is_deck_id(deck_id):
+        fail(f"--id {shown_deck_id(deck_id)}: {t('decks.problem.deck_id_pattern', lang)}",
+             code=2)
     try:
         conversion = convert_package(Path(file), language=lang, deck_id=deck_id, post=post,
                                      merge=merge, field_map=parse_field_map(field_map),
@@ -112,7 +110,6 @@ def import_anki(ctx: click.Context, path: Path) -> None:
     from studyapp.anki.from_anki import AnkiPackageError, convert_package
     from studyapp.catalog.posts import POST_SLUGS
     from studyapp.decks import DeckError
-    from studyapp.i18n import t
 
     lang = current_settings(ctx).lang
     try:  # notes studyapp exported from decks here bring their answers back to those decks
@@ -137,7 +134,6 @@ def import_anki(ctx: click.Context, path: Path) -> None:
 
 def _import_history(ctx: click.Context, conversion: Any) -> None:
     from studyapp.anki.anki_history import import_history
-    from studyapp.i18n import t
 
     settings = current_settings(ctx)
     service = make_service(settings)
@@ -160,8 +156,6 @@ def _write_decks(conversion: Any, output: Path, lang: str) -> None:
     from studyapp.anki.from_anki import copy_images, deck_yaml
     from studyapp.decks.deck_loader import MAX_DECK_BYTES
     from studyapp.decks.deck_report import validation_report
-    from studyapp.files import write_text_replacing
-    from studyapp.i18n import t
 
     several = len(conversion.decks) > 1
     if several and output.suffix.lower() in (".yaml", ".yml"):
@@ -207,8 +201,6 @@ def _write_decks(conversion: Any, output: Path, lang: str) -> None:
 
 
 def _report_left_out(conversion: Any, lang: str) -> None:
-    from studyapp.i18n import t
-
     if conversion.media_skipped:
         click.echo(t("anki.from.media", lang, count=conversion.media_skipped))
     for name, why in conversion.refused_images:  # not raster images: a browser runs them

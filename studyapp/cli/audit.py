@@ -8,7 +8,9 @@ from typing import Any
 
 import click
 
+from studyapp import locations
 from studyapp.cli import echo_json, fail
+from studyapp.i18n import t
 
 
 def run_audit(family: str | None, deck_paths: tuple[str, ...], options: Mapping[str, Any],
@@ -16,10 +18,8 @@ def run_audit(family: str | None, deck_paths: tuple[str, ...], options: Mapping[
     """Audit FAMILY, the generated cards of ``deck_paths``, or every family and post deck.
 
     Exits 1 when a row fails, so an instructor can run it in CI on their own decks."""
-    from studyapp import locations
     from studyapp.decks import DeckError
     from studyapp.decks.generated import deck_targets
-    from studyapp.i18n import t
     from studyapp.questions.generators import registered_families
     from studyapp.questions.generators.audit import (
         Target,

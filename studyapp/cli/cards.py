@@ -17,6 +17,7 @@ from studyapp.cli import (
     fail,
     make_service,
 )
+from studyapp.i18n import t
 
 
 class _SearchCommand(click.Command):
@@ -64,7 +65,6 @@ def cards_cmd(ctx: click.Context, query: tuple[str, ...], as_json: bool, action:
     """
     from studyapp.browse import CardBrowser
     from studyapp.cardsearch import QueryError
-    from studyapp.i18n import t
 
     settings = current_settings(ctx)
     if action is not None and flag is not None:
@@ -100,7 +100,6 @@ def _print_cards(found: list[Any], lang: str) -> None:
     from rich.console import Console
     from rich.text import Text
 
-    from studyapp.i18n import t
 
     console = Console(highlight=False)
     if not found:

@@ -8,7 +8,10 @@ from typing import TYPE_CHECKING
 
 import click
 
+from studyapp import locations
 from studyapp.cli import current_settings, echo_json
+from studyapp.i18n import t
+from studyapp.numbers import format_figure, format_number
 from studyapp.text import one_line
 
 if TYPE_CHECKING:
@@ -26,7 +29,6 @@ def _companions(path: Path) -> list[Path]:
     A learner's catalog adds to the shipped one, so its ids must not clash with it and its
     systems may name shipped chips; hardware.yaml and models.yaml are read as a pair.
     """
-    from studyapp import locations
     from studyapp.catalog.loader import SHIPPED_FILES
 
     if path.name in SHIPPED_FILES:
@@ -92,7 +94,6 @@ KIND_OF_TABLE = {"accelerators": "accelerator", "interconnects": "interconnect",
 def catalog_list(ctx: click.Context, kind: str | None, as_json: bool) -> None:
     """List the catalog's ids by kind (the shipped catalog and your catalog.yaml)."""
     from studyapp.catalog import load_catalog
-    from studyapp.i18n import t
 
     shown = load_catalog()
     tables = {name: getattr(shown, name) for name, k in KIND_OF_TABLE.items()
@@ -160,8 +161,6 @@ def _print_entry(lang: str, kind: str, name: str, entry_id: str, figures: dict[s
                  sources: list[str]) -> None:
     """An entry as a reader scans it: name, figures one a line with their status (published,
     measured, announced, estimated), memory basis, note, sources."""
-    from studyapp.i18n import t
-    from studyapp.numbers import format_number
 
     click.echo(f"{one_line(name)} ({t(f'catalog.kind.{kind}', lang)} {entry_id})")
     width = max((len(key) for key in figures), default=0)
@@ -203,8 +202,6 @@ def _measurements(shown: Catalog, entry_id: str) -> list[dict[str, object]]:
 
 def _print_measurements(lang: str, measured: list[dict[str, object]]) -> None:
     """One line a measurement: value, share of the datasheet, setup, date and source."""
-    from studyapp.i18n import t
-    from studyapp.numbers import format_figure
 
     if not measured:
         return

@@ -17,6 +17,7 @@ from studyapp.cli import (
     pct,
 )
 from studyapp.i18n import t
+from studyapp.text import csv_cell, visible
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -70,8 +71,6 @@ def class_report_cmd(ctx: click.Context, files: tuple[str, ...], as_json: bool, 
         echo_json(report.as_json())
         return
     if as_csv:
-        from studyapp.text import csv_cell
-
         rows = [{key: csv_cell(value) for key, value in row.items()} for row in report.csv_rows()]
         writer = csv.DictWriter(sys.stdout, fieldnames=["student", "post", "mastery", "reviews",
                                                         "accuracy", "cards_seen", "overdue",
@@ -101,7 +100,6 @@ def _print_class(report: Any, posts: list[str], lang: str) -> None:
     from rich.text import Text
 
     from studyapp.classroom import NAME_WIDTH, student_blocks
-    from studyapp.text import visible
 
     def tr(key: str, **fields: object) -> str:
         return t(f"class.{key}", lang, **fields)
@@ -164,7 +162,6 @@ def _print_deck_mastery(console: Any, report: Any, tr: Any) -> None:
     from rich.text import Text
 
     from studyapp.classroom import NAME_WIDTH, student_blocks
-    from studyapp.text import visible
 
     deck_ids = list(dict.fromkeys(d for s in report.students for d, _ in s.decks))
     if not deck_ids:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -9,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from studyapp.cli import current_settings, echo_json, fail
+from studyapp.deck_ids import shown_deck_id
+from studyapp.i18n import t
 
 if TYPE_CHECKING:
     from studyapp.decks import DeckListing
@@ -140,7 +144,6 @@ def deck_add(ctx: click.Context, file: str, replace: bool) -> None:
     # loaded when the command runs, so that --help stays fast
     from studyapp.decks import DeckError, load_deck
     from studyapp.decks.provenance import add_deck
-    from studyapp.i18n import t
 
     lang = current_settings(ctx).lang
     try:
@@ -177,7 +180,6 @@ def deck_edit(ctx: click.Context, deck_ref: str, card_id: str | None) -> None:
     from studyapp.cli import make_service
     from studyapp.decks.editing import edit_until_valid, plan_edit
     from studyapp.decks.problems import Problem
-    from studyapp.i18n import t
 
     settings = current_settings(ctx)
     lang = settings.lang
@@ -232,10 +234,8 @@ def deck_edit(ctx: click.Context, deck_ref: str, card_id: str | None) -> None:
 
 def _run_editor(path: Path, line: int, lang: str) -> int:
     """The instructor's editor on ``path`` at ``line``, in this terminal."""
-    import subprocess
 
     from studyapp.decks.editing import editor_command, editor_name
-    from studyapp.i18n import t
 
     try:
         return subprocess.call(editor_command(path, line))
@@ -245,10 +245,8 @@ def _run_editor(path: Path, line: int, lang: str) -> int:
 
 def _no_card_text(deck_name: str, card_id: str, known: list[str], lang: str) -> str:
     """"deck D has no card C", with the closest card ids as a did-you-mean."""
-    import difflib
 
     from studyapp.decks.problems import problem_message
-    from studyapp.i18n import t
 
     close = difflib.get_close_matches(card_id, known, n=3, cutoff=0.6)
     hint = problem_message("did_you_mean", names=", ".join(repr(c) for c in close))
@@ -269,8 +267,6 @@ def deck_unpublish(ctx: click.Context, deck_id: str) -> None:
     # loaded when the command runs, so that --help stays fast
     from studyapp.classroom import NotPublishedError, unpublish_deck
     from studyapp.cli import make_service
-    from studyapp.deck_ids import shown_deck_id
-    from studyapp.i18n import t
 
     settings = current_settings(ctx)
     service = make_service(settings)
@@ -306,7 +302,6 @@ def deck_list(ctx: click.Context, as_json: bool) -> None:
         for line in lines:
             click.echo(line)
         return
-    from studyapp.i18n import t
 
     id_width = max(len(listing.id) for listing in listings)
     marks = ["—" if on is None else t("deck.list.on" if on else "deck.list.off", settings.lang)
@@ -339,7 +334,6 @@ def _listings_on(ctx: click.Context, listings: list[DeckListing]
 
 def _switch_deck(ctx: click.Context, deck_id: str, enabled: bool) -> None:
     from studyapp.cli import make_service
-    from studyapp.i18n import t
 
     settings = current_settings(ctx)
     service = make_service(settings)

@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING
 import click
 
 from studyapp.cli import current_settings, echo_json, make_service
+from studyapp.files import read_regular
+from studyapp.i18n import t
+from studyapp.text import visible
 
 if TYPE_CHECKING:
     from studyapp.classroom import Publication, PublishRefused
@@ -53,7 +56,6 @@ def deck_publish(ctx: click.Context, file: str, replaces: int | None) -> None:
             click.echo(problem.render(settings.lang))
         sys.exit(1)
     from studyapp.decks import MAX_DECK_BYTES
-    from studyapp.files import read_regular
 
     content = read_regular(path, MAX_DECK_BYTES, what="deck").decode("utf-8-sig")
     service = make_service(settings)
@@ -69,7 +71,6 @@ def deck_publish(ctx: click.Context, file: str, replaces: int | None) -> None:
 
 def _refused(refused: PublishRefused, lang: str) -> None:
     """The refusal, what differs, and how to publish anyway; exit 1."""
-    from studyapp.i18n import t
 
     click.echo(refused.render(lang), err=True)
     if refused.latest is not None and refused.diff:
@@ -85,8 +86,6 @@ def _refused(refused: PublishRefused, lang: str) -> None:
 
 
 def _published(deck_id: str, cards: int, done: Publication, lang: str) -> None:
-    from studyapp.i18n import t
-
     if not done.changed:
         key = "deck.publish.unchanged"
     elif done.replaced is None:
@@ -104,8 +103,6 @@ def _published(deck_id: str, cards: int, done: Publication, lang: str) -> None:
 
 def _removed(done: Publication, lang: str) -> None:
     """The cards a new version drops, and whether anybody had studied them."""
-    from studyapp.i18n import t
-    from studyapp.text import visible
 
     for card, profiles in done.removed:
         click.echo(t("deck.publish.removed_studied" if profiles else
@@ -120,7 +117,6 @@ def _removed(done: Publication, lang: str) -> None:
 def deck_history_cmd(ctx: click.Context, deck_id: str, as_json: bool) -> None:
     """Every published version of a deck: when, by whom, how many cards."""
     from studyapp.classroom import deck_history, version_author
-    from studyapp.i18n import t
 
     settings = current_settings(ctx)
     service = make_service(settings)
@@ -149,7 +145,6 @@ def deck_history_cmd(ctx: click.Context, deck_id: str, as_json: bool) -> None:
 def deck_diff_cmd(ctx: click.Context, deck_id: str, first: int, second: int) -> None:
     """What changed from version V1 to V2 of a published deck (a unified diff)."""
     from studyapp.classroom import deck_diff, stored_version
-    from studyapp.i18n import t
 
     settings = current_settings(ctx)
     service = make_service(settings)
@@ -174,7 +169,6 @@ def deck_diff_cmd(ctx: click.Context, deck_id: str, first: int, second: int) -> 
 def deck_rollback_cmd(ctx: click.Context, deck_id: str, version: int) -> None:
     """Publish version V's text again, as a new version (the later ones stay in the history)."""
     from studyapp.classroom import PublishRefused, rollback_deck
-    from studyapp.i18n import t
 
     settings = current_settings(ctx)
     service = make_service(settings)

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import difflib
 import random
+import textwrap
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from studyapp.cli import current_settings, echo_json, fail, user_error_text
+from studyapp.i18n import t
+from studyapp.numbers import format_number
 
 if TYPE_CHECKING:
     from studyapp.questions.model import Question
@@ -16,9 +19,7 @@ if TYPE_CHECKING:
 
 def _print_options(family: Any, as_json: bool, lang: str) -> None:
     """``generate FAMILY --options``: each option's name, type, default and allowed values."""
-    import textwrap
 
-    from studyapp.i18n import t
     from studyapp.questions.generators.options import option_infos, shown_value
 
     infos = option_infos(family, lang)
@@ -90,7 +91,6 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, list_o
     """Generated questions: list the families, or draw instances of one."""
     # loaded when the command runs, so that --help stays fast
     from studyapp.catalog import UnknownIdError
-    from studyapp.i18n import t
     from studyapp.questions.generators import registered_families
     from studyapp.questions.generators.options import OptionError, check_options
     from studyapp.questions.generators.running import as_record, generate_run
@@ -201,7 +201,6 @@ def _grade_tries(questions: list[Question], records: list[dict[str, Any]], tried
 
 def tried_lines(result: Any, lang: str) -> list[str]:
     """A tried answer as text: each step's verdict and slip, then the card's."""
-    from studyapp.i18n import t
 
     def verdict_line(label: str, verdict: Any) -> str:
         state = ("retry" if verdict.correct is None else
@@ -223,7 +222,6 @@ def shown_tolerance(question: Question, lang: str) -> str:
 
     The JSON keeps the fixed form (``"0.5%"``); the text a person reads follows the
     language (Spanish: decimal comma, a space before %)."""
-    from studyapp.numbers import format_number
 
     tolerance = question.tolerance
     assert tolerance is not None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,6 +19,8 @@ from studyapp.cli import (
 )
 from studyapp.cli.interrupts import ending_signals_interrupt
 from studyapp.config import backup_path
+from studyapp.i18n import strings, t
+from studyapp.text import visible
 
 
 def _duration(ms: int) -> str:
@@ -28,7 +30,6 @@ def _duration(ms: int) -> str:
 
 def _comes_back(data: Any, lang: str) -> str:
     """The words home, the progress screen and a session's summary use."""
-    from datetime import timedelta
 
     from studyapp.study import ComingBack, coming_back_text
 
@@ -51,9 +52,7 @@ def _print_stats(data: Any, lang: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from studyapp.i18n import strings, t
     from studyapp.progress import AUTHORED, MASTERY_DEFINITION
-    from studyapp.text import visible
 
     label = {k[len("stats."):]: v for k, v in strings(lang).items() if k.startswith("stats.")}
     console = Console(highlight=False)
@@ -138,7 +137,6 @@ def _print_card(detail: Any, lang: str) -> None:
     from rich.text import Text
 
     from studyapp.study.phrases import logged_choice, logged_parts
-    from studyapp.text import visible
 
     console = Console(highlight=False)
     card = detail.card

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from studyapp.cli import current_settings, fail, make_service
+from studyapp.i18n import t
 
 MAX_TOKEN_FILE_BYTES = 4096
 """A token file is a line; more is not a token file."""
@@ -38,7 +39,6 @@ def serve_cmd(ctx: click.Context, host: str, port: int, token_file: Path | None,
     Every request needs the token, on loopback too: whoever has the link studies
     as this profile.
     """
-    from studyapp.i18n import t
     from studyapp.tui.serve_door import TOKEN_ENV, door_token, is_loopback
 
     settings = current_settings(ctx)
@@ -91,7 +91,6 @@ def serve_cmd(ctx: click.Context, host: str, port: int, token_file: Path | None,
 
 def _given_token(token_file: Path | None, lang: str) -> str | None:
     """The owner's token: the file's first line, else ``STUDYAPP_TOKEN``, else none."""
-    from studyapp.i18n import t
     from studyapp.tui.serve_door import TOKEN_ENV
 
     if token_file is None:

@@ -8,7 +8,9 @@ from typing import Any
 import click
 
 from studyapp.cli import current_settings, make_service
+from studyapp.i18n import t
 from studyapp.srs.queue import NEW_CARD_ORDERS
+from studyapp.text import tolerate_encodings, visible
 
 
 @click.command()
@@ -41,10 +43,8 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
                                  "practice": practice})
         return
     # loaded when the command runs, so that --help stays fast
-    from studyapp.i18n import t
     from studyapp.plain import course_summary_lines, post_summary_lines, run_plain
     from studyapp.study import SessionKind
-    from studyapp.text import tolerate_encodings, visible
 
     tolerate_encodings()
 

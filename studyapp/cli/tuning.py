@@ -13,6 +13,7 @@ from studyapp.cli import (
     make_service,
     user_errors,
 )
+from studyapp.i18n import t
 
 
 @click.command("optimize")
@@ -27,7 +28,6 @@ def optimize_cmd(ctx: click.Context, as_json: bool, keep_due: bool, undo: bool) 
 
     Saved parameters recompute every card's memory state from its history.
     """
-    from studyapp.i18n import t
     from studyapp.tuning import optimize_profile, optimize_summary, undo_optimize
 
     settings = current_settings(ctx)

@@ -29,10 +29,10 @@ from studyapp.decks.deck_model import Deck, DeckSource
 from studyapp.decks.problems import Problem
 from studyapp.files import FileRefused, read_regular
 
-FORMAT = 6  # 2: problems carry a message key and fields; 3: numeric cards say `signed`;
+CACHE_FORMAT = 6  # 2: problems carry a message key and fields; 3: numeric cards say `signed`;
 # 5: decks checked again under bounded formulas and tolerances, and slug deck ids;
 # 6: deck text without invisible characters
-HEADER = f"studyapp-deck-cache {FORMAT} {__version__} {sys.version_info[:3]}\n".encode()
+HEADER = f"studyapp-deck-cache {CACHE_FORMAT} {__version__} {sys.version_info[:3]}\n".encode()
 CATALOG_FILES = ("hardware.yaml", "models.yaml")
 
 Checked = tuple[Deck | None, list[Problem]]

@@ -39,7 +39,7 @@ _ENTRY_MODELS: dict[str, type[BaseModel]] = {
     "accelerators": Accelerator, "interconnects": Interconnect, "systems": System,
     "models": Model,
 }
-MAX_BYTES = 5_000_000
+MAX_CATALOG_BYTES = 5_000_000
 NOT_REGULAR = "not a regular file (a device, pipe, socket or folder)"
 
 
@@ -125,10 +125,10 @@ def check_files(paths: Sequence[Path]) -> list[Problem]:
     maps: dict[Path, SourceMap] = {}
     for path in paths:
         try:
-            text = read_regular(path, MAX_BYTES, what="catalog file").decode("utf-8")
+            text = read_regular(path, MAX_CATALOG_BYTES, what="catalog file").decode("utf-8")
         except FileRefused as exc:
             problems.append(Problem.at(path, 1, 1, catalog_message(
-                "too_large", limit=str(MAX_BYTES)) if exc.reason == "too_large" else
+                "too_large", limit=str(MAX_CATALOG_BYTES)) if exc.reason == "too_large" else
                 catalog_message("unreadable", reason=exc.detail or NOT_REGULAR)))
             continue
         except UnicodeDecodeError:

@@ -26,6 +26,7 @@ from studyapp.decks.formula import (
     render,
 )
 from studyapp.decks.problems import DeckError, Problem, problem_message
+from studyapp.i18n import t
 from studyapp.questions.model import Kind, Question, Slip, Tolerance
 
 CardType = Literal["choice", "truefalse", "numeric", "text", "generated", "recall",
@@ -373,7 +374,6 @@ def numeric_answer(answer: object, names: Mapping[str, Value], *, signed: bool =
 
 def bool_words(lang: str) -> Mapping[bool, str]:
     """How true/false read in ``lang`` inside prompts and explanations."""
-    from studyapp.i18n import t
 
     return {True: t("decks.true", lang), False: t("decks.false", lang)}
 

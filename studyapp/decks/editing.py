@@ -34,6 +34,7 @@ from studyapp.decks.deck_loader import check_deck_file
 from studyapp.decks.deck_model import Deck, DeckSource
 from studyapp.decks.problems import Problem, ProblemMessage, problem_message
 from studyapp.decks.provenance import edited_since_install, installed_from, record_install
+from studyapp.i18n import t
 
 EditorRun = Callable[[Path, int], int]
 """Runs the editor on a file at a line and returns its exit code."""
@@ -181,7 +182,6 @@ def edit_until_valid(plan: EditPlan, run_editor: EditorRun, *, lang: str = "en",
 
 def _notes(problems: tuple[Problem, ...], lang: str) -> bytes:
     """The ``# studyapp:`` lines that head a reopened copy: what to fix, at its shifted line."""
-    from studyapp.i18n import t
 
     noted = problems[:MAX_NOTED]
     shift = 1 + len(noted)

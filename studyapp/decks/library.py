@@ -16,6 +16,7 @@ from studyapp.decks.cache import check_deck_cached
 from studyapp.decks.deck_loader import check_deck_file, deck_files, read_deck_bytes
 from studyapp.decks.deck_model import Deck, DeckSource
 from studyapp.decks.problems import DeckError, Problem, problem_message
+from studyapp.files import replacing
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,6 @@ def _install_media(source: Path, target: Path, images: list[Path]) -> None:
     """The deck's checked images go along, as ``<id>.media/``: each read and checked again
     as it is copied (what is written is what was checked), never through a symlink."""
     from studyapp.decks.media import MediaRefused, media_folder, read_image
-    from studyapp.files import replacing
 
     if not images or media_folder(source).resolve() == media_folder(target).resolve():
         return

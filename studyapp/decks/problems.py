@@ -14,6 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from studyapp.i18n import strings
+
 KEY_PREFIX = "decks.problem."
 AS_WRITTEN = f"{KEY_PREFIX}as_written"
 """Text studyapp did not compose (a library's own words): shown as is in every language."""
@@ -30,7 +32,6 @@ class ProblemMessage:
 
     def render(self, lang: str = "en") -> str:
         """The text in ``lang`` (English when ``lang`` has no such key)."""
-        from studyapp.i18n import strings
 
         template = strings(lang).get(self.key)
         if template is None:

@@ -25,11 +25,11 @@ from studyapp.decks.problems import as_written, problem_message
 from studyapp.decks.schema import ByLanguage, ScenarioCard
 from studyapp.decks.schema_errors import suggest
 from studyapp.decks.yaml_source import PathKey
+from studyapp.i18n import strings
 
 
 def known_slip_keys() -> list[str]:
     """The slips grading can name (``grading.slip.<key>`` in the strings)."""
-    from studyapp.i18n import strings
 
     prefix = "grading.slip."
     return sorted(k.removeprefix(prefix) for k in strings("en") if k.startswith(prefix))

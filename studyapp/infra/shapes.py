@@ -6,9 +6,11 @@ from typing import TYPE_CHECKING
 
 from studyapp.infra.calc import ModelInput, published_dtype
 from studyapp.infra.memory import KVShape
+from studyapp.infra.network import per_direction
+from studyapp.infra.units import GB, gbit_to_bytes_per_s
 
 if TYPE_CHECKING:  # the catalog's models need pydantic; this module only reads their fields
-    from studyapp.catalog.models import Model
+    from studyapp.catalog.models import Interconnect, Model
 
 
 def active_params(model: Model) -> float:
@@ -36,3 +38,14 @@ def model_input(model: Model) -> ModelInput:
                       weights_dtype=published_dtype(model.weights_dtype),
                       checkpoint_bytes=model.checkpoint_gib and model.checkpoint_gib * 2**30,
                       context_length=model.context_length)
+
+
+def one_way_bytes_s(link: Interconnect) -> float:
+    """Bytes/s each way to one peer: a port's Gb/s over 8, half of one mesh link's
+    both-ways figure, or half a switched link's both-ways total (NVLink 4's 900 GB/s is
+    450 each way)."""
+    if link.gbit_s:
+        return gbit_to_bytes_per_s(link.gbit_s)
+    if link.per_peer_gb_s:
+        return per_direction(link.per_peer_gb_s * GB, "bidirectional")
+    return per_direction(link.bandwidth_gb_s * GB, link.direction)

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from studyapp.numbers import format_number
+
 
 class Kind(StrEnum):
     CHOICE = "choice"
@@ -41,7 +43,6 @@ class Tolerance:
 
     def describe(self, lang: str = "en") -> str:
         """``±0.5%`` in English, ``±0,5 %`` in Spanish (decimal comma, space before %)."""
-        from studyapp.numbers import format_number
 
         if self.absolute is not None:
             return f"±{format_number(self.absolute, lang, sig=6)}"

@@ -22,8 +22,9 @@ from enum import IntEnum
 from typing import Any
 
 import fsrs
+from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
 
-from studyapp.srs.calendar import day_bounds, days_later, elapsed_to, local_zone
+from studyapp.srs.calendar import day_bounds, days_later, elapsed_to, local_zone, study_day
 
 
 class Rating(IntEnum):
@@ -54,7 +55,6 @@ def clamp_parameters(values: Sequence[float]) -> tuple[float, ...]:
     Fitted parameters come from float32 arithmetic and may sit a hair outside
     the bounds; ``fsrs.Scheduler`` would refuse them.
     """
-    from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
 
     if len(values) != len(DEFAULT_PARAMETERS):
         raise ValueError(f"expected {len(DEFAULT_PARAMETERS)} FSRS parameters, "
@@ -230,7 +230,6 @@ class Scheduler:
         if memory.stage is not CardStage.REVIEW or memory.due is None:
             return None
         rollover = self.settings.day_rollover_hour
-        from studyapp.srs.calendar import study_day
 
         return (study_day(memory.due, rollover, self.zone)
                 - study_day(now, rollover, self.zone)).days

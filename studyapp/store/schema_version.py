@@ -8,6 +8,7 @@ owner, never by whoever opens it first.
 from __future__ import annotations
 
 import re
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from sqlalchemy import Engine, inspect, text
@@ -52,7 +53,6 @@ def current_revision(engine: Engine) -> str | None:
 
 def studyapp_version() -> str | None:
     """The installed studyapp's version, as a schema's note names it."""
-    from importlib.metadata import PackageNotFoundError, version
 
     try:
         return version("studyapp")

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from studyapp import locations
 from studyapp.catalog import UnknownIdError
 from studyapp.catalog.posts import POST_SLUGS
 from studyapp.decks import CardSpec, Deck, deck_title, discover_decks, load_deck
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
 
 def deck_files(lang: str) -> list[DeckRow]:
     """Every deck file found, loaded or broken (it reads YAML: run it off the event loop)."""
-    from studyapp import locations
     from studyapp.decks.deck_report import draw_problem_lines
 
     builtin = locations.builtin_decks_dir()

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from studyapp.i18n import t
+from studyapp.numbers import format_number
 from studyapp.questions.model import Kind, Question
 from studyapp.study.phrases import numbered_choice
 from studyapp.study.session import showing
@@ -62,7 +63,6 @@ def question_lines(card: CardSpec, question: Question, lang: str) -> list[str]:
 def _feedback_lines(question: Question, lang: str) -> list[str]:
     """The author's slips (with the answer each one gives for these numbers) and per-choice
     feedback: what a student who makes that mistake will read."""
-    from studyapp.numbers import format_number
 
     lines = []
     for slip in question.slips:

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING
 
 from studyapp.deck_ids import is_deck_id
 from studyapp.deck_ids import shown_deck_id as shown_id
+from studyapp.files import write_text_replacing
 from studyapp.i18n import t
+from studyapp.locations import data_dir
 from studyapp.store import Store
 from studyapp.store import classroom as db
 from studyapp.text import visible
@@ -47,7 +49,6 @@ def published_decks(store: Store, lang: str = "en",
     """
     from studyapp.decks import MAX_DECK_BYTES, DeckError
     from studyapp.decks.problems import problem_message
-    from studyapp.locations import data_dir
 
     found: list[Deck] = []
     folder = data_dir() / PUBLISHED_FOLDER
@@ -93,7 +94,6 @@ def published_file(folder: Path, deck_id: str, content: str) -> Path:
     in the folder and renamed over the old one: a link planted at the file's
     name is replaced, never followed.
     """
-    from studyapp.files import write_text_replacing
 
     if not is_deck_id(deck_id):
         raise ValueError(f"not a deck id: {deck_id!r}")
@@ -126,7 +126,6 @@ def remember_published(deck: Deck, content: str) -> None:
     """Keep ``deck``, just checked from ``content`` at publish, as this machine's cached check
     of its published copy, so the next command here does not check it again."""
     from studyapp.decks.cache import remember_checked
-    from studyapp.locations import data_dir
 
     if not is_deck_id(deck.id):
         return  # a name the published copies' folder cannot hold as a plain file

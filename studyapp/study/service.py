@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from studyapp.deck_ids import shown_deck_id as shown_id
 from studyapp.i18n import t
 from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import Memory, Rating, Scheduler, SchedulerSettings
@@ -43,6 +44,7 @@ from studyapp.study.views import (
     SessionMix,
     StudyConfig,
 )
+from studyapp.text import visible
 
 if TYPE_CHECKING:
     from studyapp.decks import CardSpec, Deck
@@ -193,9 +195,7 @@ class StudyService:
         problems = getattr(failure, "problems", None)
         reason = (problems[0].render(self.config.lang) if problems
                   else f"{type(failure).__name__}: {failure}")
-        from studyapp.deck_ids import shown_deck_id as shown_id
         from studyapp.study.published import say_on_stderr
-        from studyapp.text import visible
 
         say_on_stderr(t("study.card_skipped", self.config.lang, card=shown_id(card_key),
                         deck=shown_id(deck_id), reason=visible(reason[:300])))

@@ -8,8 +8,13 @@ preferences. Screens see the app through ``context.StudyContext``.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import os
+import signal
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from functools import partial
@@ -22,6 +27,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from studyapp import locations
 from studyapp.i18n import t
 from studyapp.tui import (
     nobreak,  # noqa: F401  (no-break spaces keep numbers whole)
@@ -116,10 +122,6 @@ class StudyApp(App[None]):
         if self.is_web:
             self._end_with_the_server()
         elif not self.is_headless:
-            import asyncio
-            import contextlib
-            import signal
-
             # SIGTERM (a shutdown, `kill`) quits as ctrl+q does: the last answer is kept
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self.exit)
@@ -147,9 +149,6 @@ class StudyApp(App[None]):
     def _end_with_the_server(self, poll_s: float = 1.0) -> None:
         """Served to a browser, quit (saving as usual) if the server is killed rather than
         stopped, instead of running on with no tab to show."""
-        import os
-        import threading
-        import time
 
         server = os.getppid()
 
@@ -314,7 +313,6 @@ class StudyApp(App[None]):
 
     def action_save_screenshot(self, filename: str | None = None) -> None:
         """An SVG of the screen in the user's data folder; the notice says where."""
-        from studyapp import locations
 
         folder = locations.data_dir() / "screenshots"
         try:
@@ -401,11 +399,9 @@ def run_app(settings: Settings, study: dict[str, Any] | None = None) -> None:
     wait forever writing escape codes: it says to use the plain loop instead.
     textual-serve runs the app over pipes with its own driver, which is fine.
     """
-    import os
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()) and not os.environ.get(
             "TEXTUAL_DRIVER"):
-        from studyapp.i18n import t
 
         print(t("tui.no_terminal", settings.lang), file=sys.stderr)
         sys.exit(2)

@@ -46,7 +46,7 @@ from studyapp.infra.collectives import (
 )
 from studyapp.infra.compute import ADAM_MIXED_BYTES_PER_PARAM
 from studyapp.infra.network import mesh_bandwidth, tp_allreduce_bytes
-from studyapp.infra.shapes import active_params, kv_shape
+from studyapp.infra.shapes import active_params, kv_shape, one_way_bytes_s
 from studyapp.questions.generators import registered_families
 from studyapp.questions.generators.drawing import instance_seed
 from studyapp.questions.generators.families.conceptual import choice_label
@@ -110,12 +110,8 @@ def _allreduce_bandwidth(p: dict[str, Any]) -> float:
 
 
 def _one_way(link_id: str) -> float:
-    link = load_catalog().interconnects[link_id]
-    if link.gbit_s:
-        return link.gbit_s * 1e9 / 8
-    if link.per_peer_gb_s:  # a mesh: one link reaches one peer
-        return link.per_peer_gb_s * GB / 2
-    return link.bandwidth_gb_s * GB / (2 if link.direction == "bidirectional" else 1)
+    """A link's bytes/s each way to one peer (a mesh: one link reaches one peer)."""
+    return one_way_bytes_s(load_catalog().interconnects[link_id])
 
 
 def _max_context(p: Mapping[str, Any]) -> float:

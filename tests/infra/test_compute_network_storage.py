@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from studyapp.catalog import load_catalog
 from studyapp.infra import (
     checkpoint_overhead,
     decode,
@@ -16,6 +17,7 @@ from studyapp.infra import (
     young_daly_interval,
     zero_shares,
 )
+from studyapp.infra.shapes import one_way_bytes_s
 from studyapp.infra.units import gbit_to_bytes_per_s
 
 
@@ -102,3 +104,14 @@ def test_checkpoint_overhead_at_young_daly_matches_the_storage_post() -> None:
     assert checkpoint_overhead(24.7, interval / 2, 14_400) > checkpoint_overhead(
         24.7, interval, 14_400)
 
+
+
+def test_a_links_one_way_bandwidth_reads_its_quoted_figure() -> None:
+    links = load_catalog().interconnects
+    # NVLink 4: 900 GB/s per GPU, both ways together (https://www.nvidia.com/en-us/data-center/h100/)
+    assert one_way_bytes_s(links["nvlink-4"]) == 450e9
+    # InfiniBand NDR: a 400 Gb/s port moves 50 GB/s each way
+    assert one_way_bytes_s(links["ib-ndr"]) == 50e9
+    # MI300X: 7 links of 128 GB/s both ways, one per peer: 64 GB/s each way to one peer
+    # (https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html)
+    assert one_way_bytes_s(links["infinity-fabric-mi300"]) == 64e9

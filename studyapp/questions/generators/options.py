@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from studyapp.i18n import strings, t
+from studyapp.infra import DTYPE_BYTES
 from studyapp.questions.generators.drawing import instance_seed, reading_defaults
 
 IDS, WORDS, CLOSED, INTEGERS, NUMBERS, FRACTIONS, OPEN = (
@@ -128,8 +129,6 @@ def _table_ids(table: str) -> list[str]:
 
 
 def _dtypes() -> list[str]:
-    from studyapp.infra import DTYPE_BYTES
-
     return list(DTYPE_BYTES)
 
 

@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from studyapp.i18n import t
 from studyapp.infra import (
     RUNTIME_BYTES,
     KVShape,
@@ -19,6 +20,7 @@ from studyapp.infra import (
     cluster_mtbf_seconds,
     decode,
     kv_tokens_per_layer,
+    per_direction,
     prefill_seconds,
     ridge_point,
     ring_allreduce_seconds,
@@ -31,7 +33,7 @@ from studyapp.infra import (
 )
 from studyapp.infra.collectives import allreduce_time
 from studyapp.infra.network import tp_allreduce_bytes
-from studyapp.infra.units import GIB
+from studyapp.infra.units import GIB, gbit_to_bytes_per_s
 from studyapp.questions.generators.drawing import (
     prompt_numbers,
 )
@@ -48,10 +50,15 @@ def _time(seconds: float, q: Question) -> float:
 def _one_way(g: Given) -> float:
     """GB/s each way from the quoted figure: bits / 8, or a both-ways total / 2."""
     if "gbit" in g:
-        return g["gbit"] / 8
+        return _gb_s(g["gbit"])
     if "bidir_gb_s" in g:
-        return g["bidir_gb_s"] / 2
+        return per_direction(g["bidir_gb_s"], "bidirectional")
     return g["oneway_gb_s"]
+
+
+def _gb_s(gbit_s: float) -> float:
+    """A port's Gb/s as GB/s."""
+    return gbit_to_bytes_per_s(gbit_s) / 1e9
 
 
 def _kv_per_token(g: Given) -> float:
@@ -138,14 +145,14 @@ RECOMPUTE: dict[str, Callable[[Given, Question], float]] = {
     "checkpoint-interval": lambda g, q: young_daly_interval(
         g["write_s"], cluster_mtbf_seconds(g["device_hours"] * 3600, int(g["count"]))) / 60,
     "link-transfer": lambda g, q: _time(transfer_seconds(g["size_gb"], _one_way(g)), q),
-    "bits-vs-bytes": lambda g, q: g["gbit"] / 8 * g.get("count", 1),
+    "bits-vs-bytes": lambda g, q: _gb_s(g["gbit"]) * g.get("count", 1),
     "ring-allreduce": lambda g, q: _ring_allreduce(g, q),
     # two all-reduces per layer, each its latency plus 2(n−1)/n × batch × hidden × 2 B
     "tp-allreduce": lambda g, q: allreduce_time(
         tp_allreduce_bytes(int(g["batch"]), int(g["hidden"]), 2), int(g["tp"]),
         g["bus_gb_s"] * 1e9, calls=2 * int(g["layers"]),
         latency_s=g["latency_us"] * 1e-6).seconds * 1e3,
-    "gaudi-ethernet": lambda g, q: g["count"] * g["gbit"] / 8 * g.get("chips", 1)
+    "gaudi-ethernet": lambda g, q: g["count"] * _gb_s(g["gbit"]) * g.get("chips", 1)
     * (2 if q.params.get("both_ways") else 1),
     "hgx-node-totals": _total,
     "nvl72-rack-totals": _total,
@@ -226,7 +233,6 @@ def _sparse_right(q: Question) -> bool:
 
 def _vendor_fact_right(q: Question, field: str, kind: str) -> bool:
     """The answer names the chip's own vendor's link or stack, as its entry lists it."""
-    from studyapp.i18n import t
     from studyapp.questions.generators.families.conceptual import FABRICS, STACKS
 
     chip = _chip(q)

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from studyapp.catalog import load_catalog
+from studyapp.infra import kv_bytes_per_token, usable_bytes, weights_bytes
+from studyapp.infra.shapes import kv_shape
 from studyapp.infra.units import GB, GIB, dtype_bytes
 from studyapp.questions.model import Slip
 
@@ -114,8 +116,6 @@ SYSTEM_SLIPS = (
 
 def _memory(params: Mapping[str, Any]) -> tuple[float, float, float]:
     """Usable HBM, weights and KV cache of a fit instance, in bytes (from the catalog)."""
-    from studyapp.infra import kv_bytes_per_token, usable_bytes, weights_bytes
-    from studyapp.infra.shapes import kv_shape
 
     catalog = load_catalog()
     model = catalog.models[str(params["model"])]

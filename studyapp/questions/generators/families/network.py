@@ -12,9 +12,10 @@ from typing import Any
 
 from studyapp.catalog import load_catalog
 from studyapp.catalog.models import Interconnect
-from studyapp.infra import per_direction, ring_allreduce_seconds, transfer_seconds
-from studyapp.infra.collectives import network_bus_bandwidth
+from studyapp.infra import ring_allreduce_seconds, transfer_seconds
+from studyapp.infra.collectives import network_bus_bandwidth, ring_factor
 from studyapp.infra.network import mesh_bandwidth
+from studyapp.infra.shapes import one_way_bytes_s
 from studyapp.infra.units import GB, gbit_to_bytes_per_s
 from studyapp.questions.generators import Family
 from studyapp.questions.generators.context import DrawContext, drawn
@@ -50,7 +51,7 @@ def transfer_links(options: Mapping[str, Any]) -> list[Interconnect]:
 
 def link_fields(link: Interconnect, ctx: DrawContext) -> dict[str, str]:
     """How a link is quoted, and what it moves each way to one peer."""
-    one_way = _one_way(link)
+    one_way = one_way_bytes_s(link)
     if link.gbit_s:
         quoted = ctx.t("gen.link.quoted_bits", gbit=ctx.num(link.gbit_s))
         step = ctx.t("gen.link.bits_step", gbit=ctx.num(link.gbit_s),
@@ -82,15 +83,6 @@ def link_given(link: Interconnect) -> dict[str, float]:
     return {"oneway_gb_s": link.bandwidth_gb_s}
 
 
-def _one_way(link: Interconnect) -> float:
-    """Bytes/s each way to one peer (one mesh link, half a switched link's total)."""
-    if link.gbit_s:
-        return gbit_to_bytes_per_s(link.gbit_s)
-    if link.per_peer_gb_s:
-        return link.per_peer_gb_s * GB / 2
-    return per_direction(link.bandwidth_gb_s * GB, link.direction)
-
-
 def _time_unit(seconds: float, ctx: DrawContext) -> tuple[float, str, str]:
     if seconds < 1:
         return seconds * 1e3, "ms", ctx.t("gen.word.ms")
@@ -105,7 +97,7 @@ def link_transfer(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     rng = random.Random(ctx.seed)
     link = rng.choice(transfer_links(options))
     size = float(rng.choice(values(options, "sizes_gb", SIZES_GB)))
-    seconds = transfer_seconds(size * GB, _one_way(link))
+    seconds = transfer_seconds(size * GB, one_way_bytes_s(link))
     value, unit, word = _time_unit(seconds, ctx)
     fields = {**link_fields(link, ctx), "size": ctx.num(size), "unit": unit, "word": word,
               "seconds": ctx.num(seconds, 4), "answer": ctx.shown(value)}
@@ -227,22 +219,23 @@ def ring_allreduce(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
     mesh = bool(link.per_peer_gb_s and link.peers)
     if mesh:  # each chip reaches every other over its own link: n − 1 of them at once
         links = min(count - 1, link.peers or 1)
-        bandwidth = mesh_bandwidth(_one_way(link) * (link.peers or 1), link.peers or 1, count)
+        bandwidth = mesh_bandwidth(one_way_bytes_s(link) * (link.peers or 1), link.peers or 1,
+                                   count)
     elif nodes > 1:  # one ring per card: the node's cards add up
         links = cards
-        bandwidth = network_bus_bandwidth(cards, _one_way(link), card_efficiency=1.0)
+        bandwidth = network_bus_bandwidth(cards, one_way_bytes_s(link), card_efficiency=1.0)
     else:
-        links, bandwidth = 1, _one_way(link)
+        links, bandwidth = 1, one_way_bytes_s(link)
     seconds = ring_allreduce_seconds(size, count, bandwidth)
     value, unit, word = _time_unit(seconds, ctx)
     fields = {**link_fields(link, ctx), "model": model_phrase(model, ctx),
               "params_b": ctx.num(model.params_b, 5), "size_gb": ctx.num(size / GB, 4),
-              "count": ctx.num(count), "factor": ctx.num(2 * (count - 1) / count, 4),
+              "count": ctx.num(count), "factor": ctx.num(ring_factor(count), 4),
               "nodes": ctx.num(nodes), "node_gpus": ctx.num(NODE_GPUS),
               "cards": ctx.num(cards), "links": ctx.num(links),
-              "half": ctx.num(_one_way(link) / GB, 4), "bw": ctx.num(bandwidth / GB, 4),
+              "half": ctx.num(one_way_bytes_s(link) / GB, 4), "bw": ctx.num(bandwidth / GB, 4),
               "one_way_gb": ctx.num(bandwidth / GB, 4),
-              "sent_gb": ctx.num(2 * (count - 1) / count * size / GB, 4),
+              "sent_gb": ctx.num(ring_factor(count) * size / GB, 4),
               "unit": unit, "word": word, "answer": ctx.shown(value)}
     if nodes > 1:
         fields["card_count"] = ctx.t("gen.ring.cards_one" if cards == 1

@@ -24,6 +24,7 @@ from studyapp.infra import (
     usd_per_million_tokens,
     weights_bytes,
 )
+from studyapp.infra.collectives import ring_factor
 from studyapp.infra.shapes import active_params, kv_shape
 from studyapp.infra.units import GB, TFLOPS
 from studyapp.questions.generators import Family
@@ -302,8 +303,8 @@ def allreduce(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
                  "nvlink_bus": ctx.num(x["nvlink_bus"], 3), "net_bus": ctx.num(x["net_bus"], 3),
                  "bus": ctx.num(x["bus"], 3), "lat_in": ctx.num(x["lat_in"], 3),
                  "lat_out": ctx.num(x["lat_out"], 3),
-                 "node_factor": ctx.num(2 * (system.gpus - 1) / system.gpus, 4),
-                 "all_factor": ctx.num(2 * (system.gpus * nodes - 1) / (system.gpus * nodes), 4),
+                 "node_factor": ctx.num(ring_factor(system.gpus), 4),
+                 "all_factor": ctx.num(ring_factor(system.gpus * nodes), 4),
                  "params_b": ctx.num(model.params_b, 5), "dominates": str(env["dominates"]),
                  **_gb(env, ctx, "grads", "nvlink", "ib", "ratio")}
         words["card_count"] = ctx.t("scen.allreduce.cards_one" if cards == 1
