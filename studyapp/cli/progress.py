@@ -93,6 +93,7 @@ def _print_stats(data: Any, lang: str) -> None:
             families.add_row(Text(visible(name)), str(f.seen), str(f.mastered), pct(f.mastery))
         console.print(Text(t("tui.stats.families", lang), style="bold"))
         console.print(families)
+    _print_misconceptions(console, data, lang)
     own = [d for d in data.decks if d.kind != "post"]  # a post deck is its post's line
     if own:  # mastery per deck too: a course deck's cards may span several posts
         decks = Table(title=None, show_edge=False)
@@ -129,6 +130,33 @@ def _print_stats(data: Any, lang: str) -> None:
             cards_table.add_row(Text(visible(shown)), str(c.lapses), pct(c.accuracy),
                                 stability)
         console.print(cards_table)
+
+
+def _print_misconceptions(console: Any, data: Any, lang: str) -> None:
+    """The misconceptions the learner holds (and those fading), each with how to drill it."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from studyapp.i18n import t
+    from studyapp.questions.misconceptions import misconception_of
+
+    shown = [m for m in data.misconceptions if m.held or m.faded]
+    if not shown:
+        return
+    console.print(Text(t("stats.misconceptions", lang), style="bold"))
+    table = Table(show_edge=False)
+    for key in ("misconception", "slips", "last_seen", "trend"):
+        table.add_column(t(f"stats.misconception.col.{key}", lang))
+    for m in shown:
+        state = t("stats.misconception.faded" if m.faded else f"stats.trend.{m.trend}", lang)
+        last = m.last_seen.astimezone().date().isoformat() if m.last_seen else "—"
+        table.add_row(Text(misconception_of(m.key).name(lang)),
+                      t("stats.misconception.slips", lang, slips=m.slips, cards=m.slip_cards),
+                      last, state)
+    console.print(table)
+    held = [m for m in shown if m.held]
+    if held:
+        console.print(Text(t("stats.misconception.drill", lang, key=held[0].key)))
 
 
 def _print_card(detail: Any, lang: str) -> None:

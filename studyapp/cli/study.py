@@ -20,6 +20,9 @@ from studyapp.text import tolerate_encodings, visible
 @click.option("--seed", type=int, help="Seed for generated questions (repeatable sessions).")
 @click.option("--plain", is_flag=True, help="Line-by-line loop on stdin/stdout.")
 @click.option("--practice", is_flag=True, help="Practise without changing the schedule.")
+@click.option("--misconception", metavar="NAME",
+              help="Drill the cards that set one misconception's trap (practice): "
+                   "k_only, bits_as_bytes, decimal_for_binary, ring_factor... (see stats).")
 @click.option("--more-new", type=click.IntRange(min=1), metavar="N",
               help="Study N more new cards today than the daily limit allows.")
 @click.option("--new-order", type=click.Choice(NEW_CARD_ORDERS), metavar="ORDER",
@@ -27,10 +30,12 @@ from studyapp.text import tolerate_encodings, visible
                    "mixed (default), authored-first, generated-first, random.")
 @click.pass_context
 def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | None,
-          seed: int | None, plain: bool, practice: bool, more_new: int | None,
-          new_order: str | None) -> None:
-    """Study: a post, a deck, or everything due."""
+          seed: int | None, plain: bool, practice: bool, misconception: str | None,
+          more_new: int | None, new_order: str | None) -> None:
+    """Study: a post, a deck, everything due, or a drill on one misconception."""
     settings = current_settings(ctx)
+    if misconception is not None:
+        _check_misconception(misconception)
     if new_order is not None:
         _save_new_order(settings, new_order)
     if more_new is not None:
@@ -40,7 +45,7 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
         from studyapp.tui.app import run_app  # Textual only when the app opens
 
         run_app(settings, study={"post": post, "deck": deck, "limit": limit, "seed": seed,
-                                 "practice": practice})
+                                 "practice": practice, "misconception": misconception})
         return
     # loaded when the command runs, so that --help stays fast
     from studyapp.plain import course_summary_lines, post_summary_lines, run_plain
@@ -60,7 +65,8 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
             if service.summary_first(deck):
                 click.echo("\n".join(course_summary_lines(service.course_view(deck))))
                 service.read_course(deck)
-        session = service.start(kind, post=post, deck=deck, limit=limit, seed=seed)
+        session = (service.drill(misconception, seed=seed) if misconception is not None
+                   else service.start(kind, post=post, deck=deck, limit=limit, seed=seed))
         for prompt in service.recovered:
             click.echo(t("plain.recovered", settings.lang, prompt=visible(prompt)))
         code = run_plain(session)
@@ -69,6 +75,16 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
     finally:
         service.close()
     sys.exit(code)
+
+
+def _check_misconception(name: str) -> None:
+    """An unknown misconception is a usage error naming the known ones."""
+    from studyapp.questions.misconceptions import MISCONCEPTIONS, misconception
+
+    if misconception(name) is None:
+        known = ", ".join(m.key for m in MISCONCEPTIONS)
+        raise click.BadParameter(f"unknown misconception {name!r}; one of: {known}",
+                                 param_hint="--misconception")
 
 
 def _save_new_order(settings: Any, order: str) -> None:

@@ -9,8 +9,9 @@ the last ``HORIZON_DAYS``, and *fades* once its traps are answered right on
 ``FADES_AFTER_CARDS`` different cards over at least ``FADES_AFTER_DAYS``
 study days since its last slip.
 
-Pure: the answers come in as :class:`TrapAnswer` rows and the study day of
-an instant from the caller (the profile's rollover hour and time zone).
+``estimate`` is pure: the answers come in as :class:`TrapAnswer` rows and the
+study day of an instant from the caller (the profile's rollover hour and time
+zone); ``learner_misconceptions`` reads them from the store.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+
+from studyapp.questions.misconceptions import misconception_of
+from studyapp.store.database import Store
+from studyapp.store.trap_answers import trap_rows
 
 #: Evidence halves every two weeks: a slip a month ago counts a quarter of today's.
 HALF_LIFE_DAYS = 14.0
@@ -139,8 +144,39 @@ def slips_between(answers: Iterable[TrapAnswer], start: datetime,
     return rows
 
 
+EVIDENCE_DAYS = 180
+"""Answers read for the estimate: older evidence weighs under a 2^-12 share of a fresh one."""
+
+
+def learner_misconceptions(store: Store, profile_id: int, now: datetime,
+                           study_day: Callable[[datetime], date]
+                           ) -> tuple[MisconceptionEstimate, ...]:
+    """A profile's misconceptions from its stored answers (a scenario's slip is
+    ``step: slip``; traps are comma-joined slip keys)."""
+    answers: list[TrapAnswer] = []
+    for row in trap_rows(store, profile_id, now - timedelta(days=EVIDENCE_DAYS)):
+        card = str(row.card_id)
+        if row.slip:
+            key = misconception_of(row.slip.rpartition(": ")[2]).key
+            answers.append(TrapAnswer(row.reviewed_at, card, key, True))
+        for trap in dict.fromkeys(misconception_of(t).key
+                                  for t in (row.traps or "").split(",") if t):
+            answers.append(TrapAnswer(row.reviewed_at, card, trap, False))
+    return tuple(estimate(answers, now, study_day))
+
+
 __all__ = [
-    "FADES_AFTER_CARDS", "FADES_AFTER_DAYS", "HALF_LIFE_DAYS", "HELD_FROM_SLIPS",
-    "HORIZON_DAYS", "RIGHT_WEIGHT", "DaySlips", "MisconceptionEstimate", "TrapAnswer",
-    "estimate", "slips_between",
+    "EVIDENCE_DAYS",
+    "FADES_AFTER_CARDS",
+    "FADES_AFTER_DAYS",
+    "HALF_LIFE_DAYS",
+    "HELD_FROM_SLIPS",
+    "HORIZON_DAYS",
+    "RIGHT_WEIGHT",
+    "DaySlips",
+    "MisconceptionEstimate",
+    "TrapAnswer",
+    "estimate",
+    "learner_misconceptions",
+    "slips_between",
 ]

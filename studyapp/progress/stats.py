@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from studyapp.progress.misconceptions import MisconceptionEstimate, learner_misconceptions
 from studyapp.progress.recall import (
     MASTERY_RETRIEVABILITY,
     count_mastered,
@@ -17,6 +18,7 @@ from studyapp.progress.recall import (
     study_day_shift,
 )
 from studyapp.progress.sources import ProgressSource
+from studyapp.questions.misconceptions import misconception_of
 from studyapp.srs.calendar import day_bounds, elapsed_days, study_day
 from studyapp.srs.scheduler import SchedulerSettings
 from studyapp.store import stats as db
@@ -175,6 +177,8 @@ class LearnerStats:
     """Mastery per studied deck, beside the mastery per post."""
     families: tuple[FamilyStats, ...] = ()
     """Mastery per question family, over the cards seen."""
+    misconceptions: tuple[MisconceptionEstimate, ...] = ()
+    """The wrong ideas the learner's slips show, held ones first (``progress.misconceptions``)."""
 
     @property
     def accuracy(self) -> float | None:
@@ -221,6 +225,8 @@ class LearnerStats:
             "mastery_definition": dict(MASTERY_DEFINITION),
             "families": {f.family: {"seen": f.seen, "mastered": f.mastered,
                                     "mastery": round(f.mastery, 4)} for f in self.families},
+            "misconceptions": [{**m.as_json(), "name": misconception_of(m.key).name("en")}
+                               for m in self.misconceptions],
         }
 
 
@@ -339,6 +345,8 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
                                    [_EPOCH, *forecast_bounds[1:]])
         leeches_job = pool.submit(db.leeches, store, profile.id, max(top, 50))
         families_job = pool.submit(family_lines, service)
+        misconceptions_job = pool.submit(learner_misconceptions, store, profile.id, now,
+                                         lambda at: study_day(at, rollover))
         today_job = pool.submit(db.window, store, profile.id, today_start, today_end)
         places = service.mastery_places()
         mastered_job = pool.submit(mastered_per_place, service, places)
@@ -350,6 +358,7 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
         forecast = forecast_job.result()
         leeches = leeches_job.result()
         families = families_job.result()
+        misconceptions = misconceptions_job.result()
         today_totals = today_job.result()
         post_mastered, deck_mastered = mastered_job.result()
     totals = db.Totals(reviews=sum(t.reviews for t in tallies.values()),
@@ -385,7 +394,7 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
                            if coming and coming.next_in is not None else None),
         decks=tuple(DeckStats(deck_id, title, total, deck_mastered.get(deck_id, 0), kind)
                     for deck_id, title, total, kind in overview.deck_totals),
-        families=families,
+        families=families, misconceptions=misconceptions,
     )
 
 

@@ -22,7 +22,7 @@ REVISIONS: tuple[str, ...] = (
     "0001_initial", "0002_stats_indexes", "0003_session_queue", "0004_review_flags",
     "0005_review_uid_per_profile", "0006_card_stats", "0007_previous_review",
     "0008_held_answers", "0009_published_decks", "0010_wrong_answers_index",
-    "0011_deck_versions", "0012_review_verdicts",
+    "0011_deck_versions", "0012_review_verdicts", "0013_review_traps",
 )
 
 HEAD = REVISIONS[-1]

@@ -180,6 +180,10 @@ class ReviewLog(Base):
     slip: Mapped[str | None] = mapped_column(String(200), nullable=True)
     carried: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     answer: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # revision 0013: the slips a right answer's question could have shown (comma-joined), the
+    # evidence of misconceptions with ``slip``; ix_review_logs_traps (partial) is the
+    # migration's alone, as its condition is written in SQL
+    traps: Mapped[str | None] = mapped_column(String(400), nullable=True)
 
 
 class ReviewHour(Base):

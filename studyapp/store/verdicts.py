@@ -6,7 +6,8 @@ regrade): ``verdict`` ``right`` or ``wrong``; ``slip`` the first named slip of a
 wrong answer (``""`` none, ``None`` an older answer stored without its slips,
 named by grading it again); ``carried`` how many of a scenario's steps were
 right from the learner's own wrong earlier answer (error carried forward), which
-name no slip; ``answer`` the choice picked, by its text.
+name no slip; ``answer`` the choice picked, by its text; ``traps`` the slips a right
+answer's question (a scenario's right steps) could have shown (revision 0013).
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ from typing import Any
 RIGHT, WRONG = "right", "wrong"
 
 # keys of a review log's params, as the study loop writes them (studyapp.study.views)
-_SLIPS, _PICKED, _PARTS = "answer_slips", "picked_choice", "parts"
+_SLIPS, _PICKED, _PARTS, _TRAPS = "answer_slips", "picked_choice", "parts", "answer_traps"
+
+TRAPS_WIDTH = 400
+"""The traps column's width: slip keys are short, a question sets a few."""
 
 SLIP_WIDTH = 200
 """The slip column's width: a longer name is cut (names are a few words)."""
@@ -44,4 +48,7 @@ def answer_marks(correct: bool, params: Mapping[str, Any] | None) -> dict[str, A
         marks["slip"] = None  # stored before slips were noted: named by grading it again
     if isinstance(marks["slip"], str):
         marks["slip"] = marks["slip"][:SLIP_WIDTH]
+    traps = params.get(_TRAPS)
+    marks["traps"] = (",".join(str(t) for t in traps)[:TRAPS_WIDTH]
+                      if isinstance(traps, list) and traps else None)
     return marks

@@ -18,8 +18,9 @@ from studyapp.questions.scenario import PartVerdict, step_outcome
 from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import CardStage, Rating
 from studyapp.study.draws import ShownDraws, bring_forward
-from studyapp.study.showing import _logged_params, _wrong_answer_notes
+from studyapp.study.showing import _logged_params, _wrong_answer_notes, avoided_traps
 from studyapp.study.views import (
+    ANSWER_TRAPS,
     LEARNING_STAGES,
     SCENARIO_OUTCOME,
     SCENARIO_PARTS,
@@ -128,6 +129,9 @@ class SessionRecords:
                 for step, text in zip(pending.parts, pending.part_responses, strict=True)]}
             if len(pending.parts) == len(question.parts):
                 params[SCENARIO_OUTCOME] = step_outcome(question, pending.parts).record()
+        traps = avoided_traps(question, pending.verdict, pending.parts)
+        if traps:
+            params[ANSWER_TRAPS] = traps
         return AnsweredCard(presented.deck_id, presented.card_key, question, rating,
                             bool(pending.verdict.correct), now, pending.response,
                             pending.verdict.expected, pending.duration_ms, params, self.lang,

@@ -7,11 +7,13 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from studyapp.questions.grading import Verdict
 from studyapp.questions.model import Kind, Question
+from studyapp.questions.scenario import PartVerdict
 from studyapp.study.scope import scoped
 from studyapp.study.views import ANSWER_SLIPS, PICKED_CHOICE, SHOWN_CHOICES
 
@@ -66,6 +68,18 @@ def _wrong_answer_notes(question: Question, verdict: Verdict) -> dict[str, Any]:
         if sep and len(letter) == 1 and text in question.choices:
             notes[PICKED_CHOICE] = text
     return notes
+
+
+def avoided_traps(question: Question, verdict: Verdict,
+                  steps: Sequence[PartVerdict] = ()) -> list[str]:
+    """The slips a right answer could have shown and did not (a scenario: those of its steps
+    answered right, not those right only from a carried-forward answer)."""
+    if steps:
+        keys = [slip.key for step in steps if step.correct and not step.carried
+                for slip in question.parts[step.index].question.slips]
+    else:
+        keys = [slip.key for slip in question.slips] if verdict.correct else []
+    return list(dict.fromkeys(keys))
 
 
 def _jsonable(value: Any) -> Any:

@@ -352,6 +352,10 @@ the wrong steps and the one-step families they compute as, to bring back sooner.
 SHOWN_CHOICES = "shown_choices"
 """Key in a review log's params: the choices in the order the learner saw them."""
 
+ANSWER_TRAPS = "answer_traps"
+"""Key in a review log's params: the slips a right answer's question (a scenario's right steps)
+could have shown: evidence against the misconceptions behind them (``store.verdicts``)."""
+
 ANSWER_SLIPS = "answer_slips"
 """Key in a wrong answer's params: the named slips it showed (an authored slip's name, a
 generator family's slip key, or for a choice card the picked choice that has feedback)."""

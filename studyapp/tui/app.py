@@ -134,6 +134,8 @@ class StudyApp(App[None]):
         (``studyapp exam`` the exam screen)."""
         if request.get("exam") is not None:
             self.open_screen("exam", **request["exam"])
+        elif request.get("misconception"):
+            self.drill(request["misconception"])
         elif request.get("deck"):
             self.study_course(request["deck"], limit=request.get("limit"))
         elif request.get("post"):
@@ -259,6 +261,10 @@ class StudyApp(App[None]):
             self.open_screen("course", deck_id, then_study=True, limit=limit)
             return
         self.start_session("deck", deck=deck_id, limit=limit)
+
+    def drill(self, misconception: str) -> None:
+        """A practice drill on the cards that set one misconception's trap."""
+        self.open_screen("question", "practice", seed=self.seed, misconception=misconception)
 
     def start_session(self, kind: str, *, post: str | None = None, deck: str | None = None,
                       limit: int | None = None, replace: bool = False) -> None:

@@ -40,7 +40,7 @@ def local_time(moment: datetime | None) -> str:
 
 SHOWN_CHOICES = "shown_choices"  # studyapp.study.SHOWN_CHOICES: the order the learner saw
 SCENARIO_PARTS = "parts"  # studyapp.study.SCENARIO_PARTS: a scenario's steps
-NOT_PARAMS = (SHOWN_CHOICES, SCENARIO_PARTS, "answer_slips", "picked_choice")
+NOT_PARAMS = (SHOWN_CHOICES, SCENARIO_PARTS, "answer_slips", "answer_traps", "picked_choice")
 """Keys stored beside the params (studyapp.study: ANSWER_SLIPS, PICKED_CHOICE too)."""
 
 

@@ -88,9 +88,11 @@ class QuestionScreen(LeavingAQuestion):
     widgets that gain and lose focus repaint themselves (every answer moves focus)."""
 
     def __init__(self, kind: str, *, post: str | None = None, deck: str | None = None,
-                 limit: int | None = None, seed: int | None = None) -> None:
+                 limit: int | None = None, seed: int | None = None,
+                 misconception: str | None = None) -> None:
         super().__init__(id="question-screen")
         self.kind = kind
+        self.misconception = misconception
         self.post = post
         self.deck = deck
         self.limit = limit
@@ -133,10 +135,13 @@ class QuestionScreen(LeavingAQuestion):
     async def begin(self) -> None:
         kind, post, deck, limit, seed, lang = (self.kind, self.post, self.deck, self.limit,
                                                self.seed, self.lang)
+        misconception = self.misconception
 
         def start(service: StudyService) -> StudySession:
             from studyapp.study import SessionKind
 
+            if misconception is not None:  # a drill on one misconception's trap
+                return service.drill(misconception, seed=seed, lang=lang)
             return service.start(SessionKind(kind), post=post, deck=deck, limit=limit,
                                  seed=seed, lang=lang)
 

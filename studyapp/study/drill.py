@@ -1,0 +1,44 @@
+"""A drill on one misconception: the cards that set its trap, with fresh numbers.
+
+``studyapp study --misconception NAME`` and the progress screen's key start
+it: a short practice sitting (nothing rescheduled unless asked) over the
+generated cards whose family declares a slip of that misconception, one card
+per family, the least recalled first.
+"""
+
+from __future__ import annotations
+
+from studyapp.questions.generators import registered_families
+from studyapp.questions.misconceptions import MISCONCEPTIONS, Misconception, misconception
+
+DRILL_LIMIT = 8
+"""Cards in a drill: long enough to meet the trap several times, short enough to do now."""
+
+
+class UnknownMisconception(LookupError):
+    """A misconception name that is not one of the built-in ones."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+        self.known = tuple(m.key for m in MISCONCEPTIONS)
+
+
+def trap_families(key: str) -> frozenset[str]:
+    """The generator families whose questions set the trap of misconception ``key``."""
+    found = misconception(key)
+    if found is None:
+        raise UnknownMisconception(key)
+    return frozenset(name for name, family in registered_families().items()
+                     if any(slip.key in found.slips for slip in family.slips))
+
+
+def drill_misconception(key: str) -> Misconception:
+    """The misconception ``key`` names (UnknownMisconception otherwise)."""
+    found = misconception(key)
+    if found is None:
+        raise UnknownMisconception(key)
+    return found
+
+
+__all__ = ["DRILL_LIMIT", "UnknownMisconception", "drill_misconception", "trap_families"]

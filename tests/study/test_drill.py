@@ -1,0 +1,58 @@
+"""A drill on one misconception: only the cards that set its trap, practice by default."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from studyapp.cli import main
+from studyapp.questions.generators import get_family
+from studyapp.questions.misconceptions import misconception
+from studyapp.study import StudyConfig, StudyService
+from studyapp.study.drill import UnknownMisconception, trap_families
+
+NOW = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+
+
+def service(tmp_path: Path) -> StudyService:
+    url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    return StudyService(StudyConfig(db_url=url, profile="ana", clock=lambda: NOW))
+
+
+@pytest.mark.parametrize("key", ["k_only", "bits_as_bytes", "ring_factor", "dtype_size"])
+def test_trap_families_declare_a_slip_of_the_misconception(key: str) -> None:
+    families = trap_families(key)
+    assert families
+    slips = set(misconception(key).slips)  # type: ignore[union-attr]
+    for name in families:
+        assert {s.key for s in get_family(name).slips} & slips, name
+
+
+def test_the_drill_asks_only_cards_that_set_the_trap_and_records_nothing(
+        tmp_path: Path) -> None:
+    svc = service(tmp_path)
+    families = trap_families("k_only")
+    session = svc.drill("k_only", seed=3)
+    assert session.practice
+    seen = []
+    while (presented := session.next()) is not None:
+        seen.append(presented.question.family)
+        assert any(s.key == "kv_pair" for s in presented.question.slips), presented.question
+        session.submit("1")
+    assert seen and set(seen) <= families
+    assert len(seen) == len(set(seen))  # one card per family
+    with sqlite3.connect(tmp_path / "study.sqlite3") as db:
+        assert db.execute("SELECT count(*) FROM review_logs").fetchone()[0] == 0
+    svc.close()
+
+
+def test_an_unknown_misconception_is_named(tmp_path: Path) -> None:
+    with pytest.raises(UnknownMisconception):
+        service(tmp_path).drill("counts-v-only")
+    result = CliRunner().invoke(main, ["study", "--plain", "--misconception", "counts-v-only"])
+    assert result.exit_code == 2
+    assert "unknown misconception 'counts-v-only'; one of: k_only" in result.output
