@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from studyapp.questions.generators import registered_families
 from studyapp.questions.misconceptions import MISCONCEPTIONS, Misconception, misconception
+from studyapp.srs.queue import SessionQueue
 
 DRILL_LIMIT = 8
 """Cards in a drill: long enough to meet the trap several times, short enough to do now."""
@@ -33,6 +34,17 @@ def trap_families(key: str) -> frozenset[str]:
                      if any(slip.key in found.slips for slip in family.slips))
 
 
+def drill_queue(queue: SessionQueue, families: frozenset[str], limit: int) -> SessionQueue:
+    """The practice queue narrowed to the trap's families, one card per family."""
+    seen: set[str] = set()
+    main = []
+    for item in queue.main:
+        if item.template in families and item.template not in seen:
+            seen.add(item.template)
+            main.append(item)
+    return SessionQueue(main[:limit], [], cutoff=queue.cutoff)
+
+
 def drill_misconception(key: str) -> Misconception:
     """The misconception ``key`` names (UnknownMisconception otherwise)."""
     found = misconception(key)
@@ -41,4 +53,5 @@ def drill_misconception(key: str) -> Misconception:
     return found
 
 
-__all__ = ["DRILL_LIMIT", "UnknownMisconception", "drill_misconception", "trap_families"]
+__all__ = ["DRILL_LIMIT", "UnknownMisconception", "drill_misconception", "drill_queue",
+           "trap_families"]

@@ -25,7 +25,7 @@ from studyapp.srs.scheduler import Memory, Rating, Scheduler, SchedulerSettings
 from studyapp.study.answering import Answering
 from studyapp.study.changes import Changes, cached_until, forget
 from studyapp.study.draws import ShownDraws
-from studyapp.study.drill import DRILL_LIMIT, trap_families
+from studyapp.study.drill import DRILL_LIMIT, drill_queue, trap_families
 from studyapp.study.exam import ExamSheet, draw_paper
 from studyapp.study.held import memory_of, record_abandoned
 from studyapp.study.index import CardIndex
@@ -415,16 +415,9 @@ class StudyService:
 
         UnknownMisconception for a name that is not a misconception.
         """
-        families = trap_families(misconception)
         kind = SessionKind.PRACTICE if practice or self.read_only else SessionKind.DECK
-        queue = self.session_queue(SessionKind.PRACTICE)
-        seen: set[str] = set()
-        main = []
-        for item in queue.main:
-            if item.template in families and item.template not in seen:
-                seen.add(item.template)
-                main.append(item)
-        queue = SessionQueue(main[:limit], [], cutoff=queue.cutoff)
+        queue = drill_queue(self.session_queue(SessionKind.PRACTICE),
+                            trap_families(misconception), limit)
         session = StudySession(self, kind, queue, limit=limit, seed=seed,
                                lang=lang or self.config.lang)
         self._sessions.add(session)
