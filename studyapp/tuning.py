@@ -62,7 +62,6 @@ def decimal(value: float | None, digits: int, lang: str) -> str:
 
 def cramming_text(plan: ExamPlan, lang: str, *, short: bool = False) -> str:
     """The cramming warning with its figures and threshold (``short``: the home line)."""
-    from studyapp.i18n import t
 
     return t("tuning.plan.cramming_line" if short else "tuning.plan.cramming", lang,
              recall=recall_text(plan.predicted_recall, lang),

@@ -50,6 +50,26 @@ SAME_CONCEPT: dict[str, tuple[frozenset[str], str]] = {
                 "untrusted text made safe to show: the shared rules, deck text, TUI widgets"),
     "tuning.py": (frozenset({"studyapp/cli/tuning.py", "studyapp/tuning.py"}),
                   "scheduler tuning: the commands and the service"),
+    "exam.py": (frozenset({"studyapp/cli/exam.py", "studyapp/study/exam.py",
+                           "studyapp/tui/screens/exam.py"}),
+                "the mock exam: its command, the paper and its grading, its screen"),
+    "calc_charts.py": (frozenset({"studyapp/infra/calc_charts.py",
+                                  "studyapp/tui/screens/calc_charts.py"}),
+                       "the calculator's charts: their data and the screen that shows them"),
+    "calc_plot.py": (frozenset({"studyapp/cli/calc_plot.py",
+                                "studyapp/tui/widgets/calc_plot.py"}),
+                     "the calculator's charts drawn: on stdout (--plot) and in the app"),
+    "misconceptions.py": (frozenset({"studyapp/questions/misconceptions.py",
+                                     "studyapp/progress/misconceptions.py"}),
+                          "misconceptions: which slips show each, and a learner's estimate"),
+    "series.py": (frozenset({"studyapp/progress/series.py", "studyapp/store/series.py"}),
+                  "progress over time: the series and the queries they come from"),
+    "regrade.py": (frozenset({"studyapp/classroom/regrade.py", "studyapp/store/regrade.py"}),
+                   "regrading a class's answers: the service and its stored updates"),
+    "measured.py": (frozenset({"studyapp/infra/measured.py",
+                               "studyapp/questions/generators/families/measured.py"}),
+                    "published measurements: matched to a setup, and the families that ask "
+                    "to predict them"),
 }
 """File names more than one module has, each with every module that has it and why they
 are the same concept."""

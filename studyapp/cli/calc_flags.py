@@ -10,6 +10,7 @@ import click
 
 from studyapp import catalog
 from studyapp.cli import current_settings
+from studyapp.i18n import t
 from studyapp.infra.calc import DeviceInput, ModelInput
 from studyapp.infra.flags import (
     GPUS_PAST_SCALE_UP,
@@ -38,7 +39,6 @@ def print_flagged(ctx: click.Context, print_report: Printer, report: dict[str, A
 
 
 def echo_flags(ctx: click.Context, flags: Sequence[Flag | None]) -> None:
-    from studyapp.i18n import t
 
     lang = current_settings(ctx).lang
     for flag in flags:

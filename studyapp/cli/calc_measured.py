@@ -14,6 +14,7 @@ import click
 
 from studyapp import catalog
 from studyapp.cli import current_settings, fail
+from studyapp.i18n import t
 from studyapp.infra.measured import CalcSetup, matching, measured_entry, setup_words
 from studyapp.numbers import format_figure
 
@@ -46,7 +47,6 @@ def measured_options(efficiency: bool = True) -> Callable[[F], F]:
 
 
 def t_calc(ctx: click.Context, key: str, **fields: object) -> str:
-    from studyapp.i18n import t  # the message tables: only when words are printed
 
     return t(key, current_settings(ctx).lang, **fields)
 

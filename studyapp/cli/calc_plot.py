@@ -18,7 +18,9 @@ import click
 
 from studyapp import catalog
 from studyapp.cli import current_settings
+from studyapp.i18n import t
 from studyapp.infra.calc import DeviceInput, ModelInput
+from studyapp.infra.calc_chart_text import chart_lines
 from studyapp.infra.calc_charts import (
     Chart,
     memory_against_batch,
@@ -89,8 +91,6 @@ def drawn() -> bool:
 
 def print_charts(ctx: click.Context, charts: list[Chart], missing: list[str]) -> None:
     """Each chart drawn (or as text), then a line for each chart that could not be made."""
-    from studyapp.i18n import t
-    from studyapp.infra.calc_chart_text import chart_lines
 
     lang = current_settings(ctx).lang
 

@@ -185,7 +185,6 @@ def _print_items(console: Any, report: Any, tr: Any) -> None:
     from rich.text import Text
 
     from studyapp.classroom.item_stats import THRESHOLDS
-    from studyapp.text import visible
 
     console.print(_heading(tr("check_key")))
     if not report.check_key:

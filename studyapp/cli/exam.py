@@ -8,6 +8,7 @@ import sys
 import click
 
 from studyapp.cli import current_settings, make_service
+from studyapp.i18n import t
 
 
 @click.command("exam")
@@ -39,7 +40,6 @@ def exam_cmd(ctx: click.Context, posts: str | None, minutes: float, count: int,
         run_app(settings, study={"exam": {"posts": chosen, "minutes": minutes, "count": count,
                                           "seed": seed}})
         return
-    from studyapp.i18n import t
     from studyapp.plain import run_exam_plain
 
     service = make_service(settings)

@@ -137,7 +137,6 @@ def _print_misconceptions(console: Any, data: Any, lang: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from studyapp.i18n import t
     from studyapp.questions.misconceptions import misconception_of
 
     shown = [m for m in data.misconceptions if m.held or m.faded]

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from studyapp.i18n import t
+
 if TYPE_CHECKING:
     from studyapp.progress.series import CardCurve, ProgressSeries
 
@@ -38,7 +40,6 @@ def _show(plt: Any) -> None:
 
 def print_series(series: ProgressSeries, lang: str, plain: bool, desired: float) -> None:
     """Reviews and retention, then mastery per post (or their tables)."""
-    from studyapp.i18n import t
     from studyapp.progress.series_text import series_lines
 
     if plain or not series.points:
@@ -61,7 +62,6 @@ def print_series(series: ProgressSeries, lang: str, plain: bool, desired: float)
 
 def print_curve(curve: CardCurve, lang: str, plain: bool, desired: float) -> None:
     """A card's forgetting curve (or its answers as a table)."""
-    from studyapp.i18n import t
     from studyapp.progress.series_text import curve_lines
 
     if plain or not curve.points:

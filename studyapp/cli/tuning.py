@@ -86,7 +86,6 @@ MAX_EXAM_DAYS = 10 * 365
 def plan_cmd(ctx: click.Context, exam: datetime | None, apply: bool, clear: bool,
              as_json: bool) -> None:
     """New cards a day to see everything a week before the exam, review load, recall."""
-    from studyapp.i18n import t
     from studyapp.tuning import (
         PlanError,
         clear_exam_plan,

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from studyapp.files import FileRefused, read_regular, write_text_replacing
 from studyapp.locations import data_dir
 
 LOG_NAME = "draw-problems.jsonl"
@@ -107,7 +108,6 @@ def shown_since(profile: str, since: datetime) -> set[str]:
 
     A log grown past its size is rewritten first with only the lines of the last
     window, for every profile, so it stays small without a clean-up job."""
-    from studyapp.files import FileRefused, read_regular, write_text_replacing
 
     path = shown_path()
     try:

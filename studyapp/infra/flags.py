@@ -18,6 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from studyapp.i18n import t
+from studyapp.infra.calc import fit_report
+from studyapp.numbers import format_count, format_figure
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
@@ -42,8 +46,6 @@ class Flag:
     fields: dict[str, Any] = field(default_factory=dict)
 
     def text(self, lang: str) -> str:
-        from studyapp.i18n import t  # words are read only when a flag is shown
-        from studyapp.numbers import format_count, format_figure
 
         shown = {name: (format_count(value, lang) if isinstance(value, int)
                         else format_figure(value, lang) if isinstance(value, float) else value)
@@ -102,7 +104,6 @@ def decode_does_not_fit(model: ModelInput, device: DeviceInput, *, dtype: str,
     if device.memory_bytes is None or model.params is None or (
             model.shape is None and context > 0):
         return None
-    from studyapp.infra.calc import fit_report
 
     report = fit_report(model, device, dtype=dtype, kv_dtype=kv_dtype, context=context,
                         batch=batch, gpus=gpus)

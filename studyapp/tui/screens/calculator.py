@@ -26,7 +26,13 @@ from studyapp.infra.calc import (
     parse_count,
     train_report,
 )
-from studyapp.infra.flags import past_context
+from studyapp.infra.flags import (
+    GPUS_PAST_SCALE_UP,
+    decode_does_not_fit,
+    past_context,
+    past_scale_up,
+    scale_up_domain,
+)
 from studyapp.numbers import format_count, format_figure
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.widgets.share_bar import ShareBar
@@ -248,12 +254,6 @@ class CalculatorScreen(StudyScreen):
                         inputs: CalculatorInputs) -> Content:
         """Under the decode figures, in the warning colour: more GPUs than the chip's
         largest scale-up domain, a batch and context the GPUs cannot hold."""
-        from studyapp.infra.flags import (
-            GPUS_PAST_SCALE_UP,
-            decode_does_not_fit,
-            past_scale_up,
-            scale_up_domain,
-        )
 
         assert self.catalog is not None
         flags = [past_scale_up(GPUS_PAST_SCALE_UP, inputs.gpus, device.label,
