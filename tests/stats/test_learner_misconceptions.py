@@ -34,6 +34,8 @@ def k_only(question: Question) -> str | None:
     slip = next((s for s in question.slips if s.key == "kv_pair"), None)
     if slip is None or not isinstance(slip.ratio, float):
         return None
+    if any(s.key != "kv_pair" and s.ratio == slip.ratio for s in question.slips):
+        return None  # a BF16 cache's "one byte a value" is ×0.5 too: grading names neither
     return f"{float(question.answer) * slip.ratio:.6g}"
 
 
