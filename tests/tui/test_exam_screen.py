@@ -109,3 +109,19 @@ def test_the_exam_request_reaches_the_app(app_factory: AppFactory) -> None:
     app = app_factory(study={"exam": REQUEST})
     assert app.study_request == {"exam": REQUEST}
     _: dict[str, Any] = REQUEST
+
+
+async def test_the_handed_in_paper_is_kept_for_progress(app_factory: AppFactory,
+                                                        db_path: Path) -> None:
+    from studyapp.study.exam_log import exams
+
+    app = app_factory(study={"exam": REQUEST})
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start(pilot)
+        await pilot.press("escape")  # hands the paper in, every question blank
+        assert screen.result is not None
+        url = f"sqlite:///{db_path}"
+        await wait_until(pilot, lambda: len(exams("default", url)) == 1, timeout=5)
+    kept = exams("default", url)[0]
+    assert kept["out_of"] == 4 and kept["score"] == 0
+    assert {p["post"] for p in kept["posts"]} <= set(REQUEST["posts"])
