@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from studyapp.files import FileRefused, read_regular
 from studyapp.locations import data_dir
 from studyapp.numbers import format_number
 from studyapp.study.exam import ExamResult
@@ -59,8 +60,6 @@ def _readable(entry: Any) -> bool:
 
 def exams(profile: str, url: str) -> list[dict[str, Any]]:
     """The profile's handed-in papers, newest first; a line that cannot be read is skipped."""
-    from studyapp.files import FileRefused, read_regular
-
     try:
         raw = read_regular(log_path(profile, url), MAX_LOG_BYTES * 2, what="exam log")
     except (OSError, FileRefused):
