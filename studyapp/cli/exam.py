@@ -50,6 +50,7 @@ def exam_cmd(ctx: click.Context, posts: str | None, minutes: float, count: int,
             sys.exit(1)
         out = sys.stderr if as_json else sys.stdout
         result = run_exam_plain(sheet, service.now, settings.lang, stdout=out)
+        service.record_exam(result)
         if as_json:
             click.echo(json.dumps(result.as_json(), ensure_ascii=False, indent=1))
     except KeyboardInterrupt:

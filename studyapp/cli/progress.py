@@ -94,6 +94,7 @@ def _print_stats(data: Any, lang: str) -> None:
         console.print(Text(t("tui.stats.families", lang), style="bold"))
         console.print(families)
     _print_misconceptions(console, data, lang)
+    _print_exams(console, data, lang)
     own = [d for d in data.decks if d.kind != "post"]  # a post deck is its post's line
     if own:  # mastery per deck too: a course deck's cards may span several posts
         decks = Table(title=None, show_edge=False)
@@ -130,6 +131,22 @@ def _print_stats(data: Any, lang: str) -> None:
             cards_table.add_row(Text(visible(shown)), str(c.lapses), pct(c.accuracy),
                                 stability)
         console.print(cards_table)
+
+
+EXAMS_SHOWN = 5
+
+
+def _print_exams(console: Any, data: Any, lang: str) -> None:
+    """The last mock exams handed in (``studyapp exam``), newest first."""
+    from rich.text import Text
+
+    from studyapp.study.exam_log import exam_fields
+
+    if not data.exams:
+        return
+    console.print(Text(t("stats.exams", lang), style="bold"))
+    for entry in data.exams[:EXAMS_SHOWN]:
+        console.print(Text(visible(t("stats.exam_line", lang, **exam_fields(entry, lang)))))
 
 
 def _print_misconceptions(console: Any, data: Any, lang: str) -> None:

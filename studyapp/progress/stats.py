@@ -179,6 +179,8 @@ class LearnerStats:
     """Mastery per question family, over the cards seen."""
     misconceptions: tuple[MisconceptionEstimate, ...] = ()
     """The wrong ideas the learner's slips show, held ones first (``progress.misconceptions``)."""
+    exams: tuple[dict[str, Any], ...] = ()
+    """Mock exams handed in, newest first (``study.exam_log``: score, share, per post)."""
 
     @property
     def accuracy(self) -> float | None:
@@ -227,6 +229,7 @@ class LearnerStats:
                                     "mastery": round(f.mastery, 4)} for f in self.families},
             "misconceptions": [{**m.as_json(), "name": misconception_of(m.key).name("en")}
                                for m in self.misconceptions],
+            "exams": [dict(e) for e in self.exams],
         }
 
 
@@ -394,7 +397,7 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
                            if coming and coming.next_in is not None else None),
         decks=tuple(DeckStats(deck_id, title, total, deck_mastered.get(deck_id, 0), kind)
                     for deck_id, title, total, kind in overview.deck_totals),
-        families=families, misconceptions=misconceptions,
+        families=families, misconceptions=misconceptions, exams=tuple(service.exams()),
     )
 
 

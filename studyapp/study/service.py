@@ -22,12 +22,13 @@ from studyapp.deck_ids import shown_deck_id as shown_id
 from studyapp.i18n import t
 from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import Memory, Rating, Scheduler, SchedulerSettings
+from studyapp.study import exam_log
 from studyapp.study.answering import Answering
 from studyapp.study.changes import Changes, cached_until, forget
 from studyapp.study.draws import ShownDraws
 from studyapp.study.drill import DRILL_LIMIT, drill_queue, trap_families
-from studyapp.study.exam import ExamSheet, draw_paper
-from studyapp.study.held import memory_of, record_abandoned
+from studyapp.study.exam import ExamResult, ExamSheet, draw_paper
+from studyapp.study.held import record_abandoned
 from studyapp.study.index import CardIndex
 from studyapp.study.overview import StudyOverview
 from studyapp.study.planning import SessionPlanner
@@ -169,14 +170,12 @@ class StudyService:
 
     @property
     def _draws_owner(self) -> str:
-        """Whose showings ``ShownDraws`` reads: the profile in this database (the URL is
-        hashed: it is not written down)."""
+        """Whose showings ``ShownDraws`` reads: the profile in this database (URL hashed)."""
         url = hashlib.sha256(str(self.config.url).encode()).hexdigest()[:12]
         return f"{self.config.profile}@{url}"
 
     def close(self) -> None:
-        """Close the store; a right answer still waiting for its rating is recorded first
-        (kept on this machine when the server is away, and sent when it is back)."""
+        """Close the store; a right answer still waiting for its rating is recorded first."""
         for session in list(self._sessions):
             with contextlib.suppress(Exception):  # closing must not fail on a failed write
                 session.settle()
@@ -427,18 +426,22 @@ class StudyService:
              seed: int | None = None, lang: str | None = None) -> ExamSheet:
         """A mock exam over ``posts`` starting now: drawn across them, timed, graded at the end.
 
-        Nothing is recorded: the schedule stays as it is.
+        The schedule stays as it is; the result is kept by ``record_exam``.
         """
         draw = seed if seed is not None else random.getrandbits(63)
         items = draw_paper(self._cards, posts, count=count, seed=draw,
                            lang=lang or self.config.lang)
         return ExamSheet(items, self.now(), minutes)
 
-    # -- what a session records (``SessionHost``, by ``answering``) ----------------------
+    def record_exam(self, result: ExamResult) -> bool:
+        """Keep a handed-in paper for progress (a file per profile, no table: ``exam_log``)."""
+        return exam_log.record(self.config.profile, self.config.url, result)
 
-    def _memory(self, row: CardRow | None, card_id: int = 0) -> Memory:
-        """The scheduler's view of a stored card (a new card when there is none)."""
-        return memory_of(row, card_id)
+    def exams(self) -> list[dict[str, Any]]:
+        """The papers handed in, newest first (``ExamResult.as_json`` without the questions)."""
+        return exam_log.exams(self.config.profile, self.config.url)
+
+    # -- what a session records (``SessionHost``, by ``answering``) ----------------------
 
     def card_flags(self) -> dict[CardKey, int]:
         """The learner's flags (1–4) on the profile's cards; unflagged cards are absent."""
@@ -449,8 +452,7 @@ class StudyService:
         return self.answering.intervals(deck_id, card_key)
 
     def last_seed(self, deck_id: str, card_key: str) -> int | None:
-        """The draw seed of the card's last recorded showing (None: never answered, or the
-        server away)."""
+        """The draw seed of the card's last recorded showing (None: never answered, server away)."""
         return self.answering.last_seed(deck_id, card_key)
 
     def due_times(self, keys: Iterable[CardKey]) -> list[datetime]:

@@ -109,3 +109,42 @@ def test_the_exam_request_reaches_the_app(app_factory: AppFactory) -> None:
     app = app_factory(study={"exam": REQUEST})
     assert app.study_request == {"exam": REQUEST}
     _: dict[str, Any] = REQUEST
+
+
+async def test_the_handed_in_paper_is_kept_for_progress(app_factory: AppFactory,
+                                                        db_path: Path) -> None:
+    from studyapp.study.exam_log import exams
+
+    app = app_factory(study={"exam": REQUEST})
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start(pilot)
+        await pilot.press("escape")  # hands the paper in, every question blank
+        assert screen.result is not None
+        url = f"sqlite:///{db_path}"
+        await wait_until(pilot, lambda: len(exams("default", url)) == 1, timeout=5)
+    kept = exams("default", url)[0]
+    assert kept["out_of"] == 4 and kept["score"] == 0
+    assert {p["post"] for p in kept["posts"]} <= set(REQUEST["posts"])
+
+
+async def test_the_progress_screen_shows_the_last_paper(app_factory: AppFactory,
+                                                        db_path: Path) -> None:
+    from studyapp.study import StudyConfig, StudyService
+    from studyapp.tui.screens.home import HomeScreen
+    from studyapp.tui.screens.progress import ProgressScreen
+
+    service = StudyService(StudyConfig(db_url=f"sqlite:///{db_path}", profile="default",
+                                       clock=lambda: FIXED_NOW))
+    sheet = service.exam(("hbm-kv-cache",), count=3, minutes=10, seed=1)
+    assert service.record_exam(sheet.hand_in(FIXED_NOW))
+    service.close()
+    app = app_factory(lang="es")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen)
+                         and app.screen.overview is not None)
+        await pilot.press("p")
+        await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen)
+                         and app.screen.view is not None)
+        summary = str(app.screen.query_one("#stats-summary", Static).render())
+    day = FIXED_NOW.isoformat()[:10]
+    assert f"Último simulacro de examen: 0/{len(sheet.items)} (0%) el {day}" in summary

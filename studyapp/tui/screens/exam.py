@@ -4,7 +4,8 @@ The paper is drawn on the service thread; answers are checked here only for
 being readable (the sheet says nothing about right or wrong) and the clock in
 the header counts down each second. Handing it in, or the time running out,
 shows the result: the score per post and per misconception, then every
-question with its worked solution. Nothing is recorded: the schedule stays.
+question with its worked solution. The schedule stays; the result is kept for the
+progress screen (``StudyService.record_exam``).
 """
 
 from __future__ import annotations
@@ -163,6 +164,7 @@ class ExamScreen(StudyScreen):
     def hand_in(self, why: str) -> None:
         assert self.sheet is not None
         self.result = self.sheet.hand_in(self.now())
+        self.keep_result(self.result)
         lines = ([why, ""] if why else []) + result_lines(self.result, self.lang)
         self.query_one("#exam-prompt", Static).update("\n".join(lines))
         self.query_one("#exam-status", Static).update(self.tr("tui.exam.handed_in"))
@@ -174,6 +176,11 @@ class ExamScreen(StudyScreen):
         body.scroll_home(animate=False)
         body.focus()
         self.refresh_bindings()
+
+    @work(group="exam-kept", exit_on_error=False)
+    async def keep_result(self, result: ExamResult) -> None:
+        """Keep the handed-in paper on the service thread (a failed write is not shown)."""
+        await self.study_app.backend.call(lambda service: service.record_exam(result))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "hand_in":

@@ -163,7 +163,16 @@ class ProgressScreen(StudyScreen):
                young=percent(stats.retention_young), mature=percent(stats.retention_mature),
                desired=percent(stats.desired_retention)),
             *self.comes_back_lines(stats),
+            *self.last_exam_lines(stats),
         ))
+
+    def last_exam_lines(self, stats: LearnerStats) -> list[str]:
+        """The latest mock exam handed in, if any (``studyapp exam``)."""
+        from studyapp.study.exam_log import exam_fields
+
+        if not stats.exams:
+            return []
+        return [self.tr("tui.stats.last_exam", **exam_fields(stats.exams[0], self.lang))]
 
     def comes_back_lines(self, stats: LearnerStats) -> list[str]:
         """What comes back next, in the words home and the session summary use."""
