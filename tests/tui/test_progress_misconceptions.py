@@ -1,4 +1,5 @@
-"""The progress screen lists the misconceptions the learner holds, and ``m`` drills one."""
+"""The progress screen lists the misconceptions the learner holds, and ``m`` drills one;
+the summary names a sitting's slips."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from test_progress_screens import open_progress, table
+from textual.widgets import Static
 from tui_helpers import FIXED_NOW, wait_until
 
 from studyapp.questions.model import Question
@@ -80,3 +82,18 @@ async def test_no_misconception_shows_no_panel_and_no_drill(app_factory: Any) ->
         await pilot.press("m")
         await pilot.pause()
         assert app.screen is screen
+
+
+async def test_the_summary_names_the_sitting_slips(app_factory: Any) -> None:
+    """The end of a sitting with two K-only slips on two cards says so, in plain text."""
+    from studyapp.study import SessionTally
+    from studyapp.tui.screens.summary import SummaryScreen
+
+    tally = SessionTally(5, 3, timedelta(minutes=4), (), practice=False,
+                         misconceptions=(("k_only", 2, 2),))
+    app = app_factory(lang="es")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(SummaryScreen(tally))
+        await pilot.pause()
+        shown = str(app.screen.query_one("#summary-slips", Static).render())
+        assert shown == "Contaste solo K dos veces en esta sesión, en dos tarjetas distintas."
