@@ -23,6 +23,7 @@ from studyapp.study import (
     Presented,
     StudySession,
     numbered_choice,
+    slips_text,
 )
 from studyapp.study.exam import ExamResult, ExamSheet, TimeUp, result_lines
 from studyapp.text import explains, tolerate_encodings, typed_answer, visible
@@ -186,6 +187,7 @@ def run_plain(session: StudySession, *, stdin: TextIO | None = None,
         if text:
             say(t("plain.comes_back", lang, text=text))
     say(t("plain.session", lang, answered=session.answered, correct=session.correct))
+    say(*(slips_text(*made, lang) for made in session.slips_made()))
     return 0
 
 

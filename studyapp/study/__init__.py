@@ -22,6 +22,7 @@ from studyapp.study.phrases import (
     coming_back_text,
     describe_failure,
     numbered_choice,
+    slips_text,
     wait_text,
 )
 from studyapp.study.service import StudyService
@@ -101,6 +102,7 @@ __all__ = [
     "describe_failure",
     "numbered_choice",
     "shuffle_choices",
+    "slips_text",
     "utc_now",
     "wait_text",
 ]

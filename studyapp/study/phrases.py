@@ -6,7 +6,8 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
-from studyapp.i18n import t
+from studyapp.i18n import strings, t
+from studyapp.questions.misconceptions import misconception_of
 from studyapp.questions.model import Kind, Question
 from studyapp.srs.scheduler import format_interval
 from studyapp.study.views import SCENARIO_PARTS, SHOWN_CHOICES, ComingBack
@@ -103,3 +104,19 @@ def describe_failure(exc: BaseException, lang: str = "en") -> str | None:
     from studyapp.study.roles import refusal
 
     return refusal(exc, lang) or describe_database_error(exc)
+
+
+def _counted(what: str, n: int, lang: str) -> str:
+    """"once", "twice", "3 times" (``what`` is ``times`` or ``cards``)."""
+    return t(f"study.slips.{what}.{min(n, 3)}", lang, n=n)
+
+
+def slips_text(key: str, slips: int, cards: int, lang: str) -> str:
+    """"You counted K only twice in this session, on two different cards": a sitting's
+    slips into one misconception, in the learner's words (a misconception with its own
+    ``misconception.<key>.did`` says what was done, any other is named)."""
+    own = f"misconception.{key}.did"
+    did = (t(own, lang) if own in strings(lang) or own in strings("en")
+           else t("study.slips.did", lang, name=misconception_of(key).name(lang)))
+    return t("study.slips.line", lang, did=did, times=_counted("times", slips, lang),
+             cards=_counted("cards", cards, lang))

@@ -105,6 +105,7 @@ class StudySession(AnotherDraws, SessionRecords):
         self._pending: _Pending | None = None
         self._last_log: int | None = None
         self._history: list[tuple[QueueItem, int | None, bool, bool, int]] = []
+        self._slips: list[tuple[str, ...]] = []
         self._draws: list[object] = []
         """The random state before each answered showing: undo draws it again the same."""
         self.time_studied_ms = 0
@@ -411,6 +412,7 @@ class StudySession(AnotherDraws, SessionRecords):
         self._overrulable = None
         if self._history:
             self._history.pop()
+            self._slips.pop()
             self._draws.pop()
         self.answered -= 1
         self.time_studied_ms -= held.pending.duration_ms or 0
@@ -480,4 +482,5 @@ class StudySession(AnotherDraws, SessionRecords):
         waits = () if self.practice else self.comes_back()
         text = None if self.practice else coming_back_text(self.service.coming_back(), lang)
         return SessionTally(self.answered, self.correct, self.elapsed, waits, self.practice,
-                            text, self.time_studied_ms, notices + self.notices())
+                            text, self.time_studied_ms, notices + self.notices(),
+                            self.slips_made())

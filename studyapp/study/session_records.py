@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, cast
 
 from studyapp.questions.grading import Verdict
+from studyapp.questions.misconceptions import misconception_of
 from studyapp.questions.model import Question
 from studyapp.questions.scenario import PartVerdict, step_outcome
 from studyapp.srs.queue import QueueItem, SessionQueue
@@ -31,6 +32,17 @@ from studyapp.study.views import (
 
 if TYPE_CHECKING:
     from studyapp.study.host import SessionHost
+
+
+def _slipped_into(pending: _Pending) -> tuple[str, ...]:
+    """The misconceptions an answer showed: its first named slip, or each wrong step's."""
+    verdict = pending.verdict
+    if pending.parts:
+        named = [p.verdict.slips[0] for p in pending.parts
+                 if not p.correct and not p.carried and p.verdict.slips]
+    else:
+        named = list(verdict.slips[:1]) if verdict is not None and not verdict.correct else []
+    return tuple(misconception_of(slip).key for slip in named)
 
 
 @dataclass
@@ -91,6 +103,8 @@ class SessionRecords:
     _another_of: _Pending | None
     _last_log: int | None
     _history: list[tuple[QueueItem, int | None, bool, bool, int]]
+    _slips: list[tuple[str, ...]]
+    """The misconceptions each recorded answer slipped into (in step with ``_history``)."""
     _draws: list[object]
     _buried_by: dict[int, tuple[set[tuple[str, str]], list[QueueItem]]]
     _lost_by: dict[int, int]
@@ -149,11 +163,13 @@ class SessionRecords:
         self._last = pending.item.key
         if self.practice:
             self._history.append((pending.item, None, correct, pending.first, spent))
+            self._slips.append(_slipped_into(pending))
             self._draws.append(pending.draws)
             return
         answer = self._answer(pending, rating, self.service.now(), overridden=overridden)
         self._last_log, after = self.service.record_answer(answer)
         self._history.append((pending.item, self._last_log, correct, pending.first, spent))
+        self._slips.append(_slipped_into(pending))
         self._draws.append(pending.draws)
         if after.stage in LEARNING_STAGES and after.due is not None:
             self.queue.requeue(pending.item._replace(stage=after.stage), after.due)
@@ -162,6 +178,15 @@ class SessionRecords:
         self._bury_siblings(pending.item, self._last_log, pending.presented.question)
         if pending.weak:  # a step's own kind of card comes next in this sitting
             self.queue.main = bring_forward(self.queue.main, pending.weak)
+
+    def slips_made(self) -> tuple[tuple[str, int, int], ...]:
+        """(misconception, slips, cards) for this sitting's answers, most slips first."""
+        cards: dict[str, list[tuple[str, str]]] = {}
+        for (item, *_), keys in zip(self._history, self._slips, strict=False):
+            for key in keys:
+                cards.setdefault(key, []).append(item.key)
+        rows = [(key, len(on), len(set(on))) for key, on in cards.items()]
+        return tuple(sorted(rows, key=lambda r: (-r[1], r[0])))
 
     def _bury_siblings(self, item: QueueItem, log_id: int, question: Question) -> None:
         """Cards sharing this one's fact wait until the next study day (not those in learning).
@@ -223,6 +248,7 @@ class SessionRecords:
         if log_id is not None and not self.service.undo_answer(log_id):
             return False
         self._history.pop()
+        self._slips.pop()
         draws = self._draws.pop()
         if log_id is not None:
             self._unbury_siblings(log_id)

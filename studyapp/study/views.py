@@ -272,6 +272,8 @@ class SessionTally:
     """Time spent answering, summed as progress and ``stats`` sum it."""
     notices: tuple[str, ...] = ()
     """Kept answers sent at the end, or still kept on this machine: one line each."""
+    misconceptions: tuple[tuple[str, int, int], ...] = ()
+    """(misconception, slips, cards) this sitting's answers slipped into, most first."""
 
 
 class PostOffer(NamedTuple):

@@ -67,6 +67,9 @@ class StudyContext(Protocol):
     def review_due(self) -> None:
         """Due reviews and learning cards only."""
 
+    def drill(self, misconception: str) -> None:
+        """A practice drill on the cards that set one misconception's trap."""
+
     def study_more(self, slug: str | None, count: int = MORE_NEW) -> None:
         """Raise today's new-card limit, then study on."""
 

@@ -33,8 +33,10 @@ from studyapp.tui.screens.progress_format import (
     card_text_width,
     days_text,
     duration,
+    misconception_cells,
     percent,
     scroll_row_into_view,
+    shown_misconceptions,
 )
 from studyapp.tui.text import fit, plain
 from studyapp.tui.widgets.forecast import DueForecast
@@ -43,9 +45,11 @@ from studyapp.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
     from studyapp.progress import CardLine, LearnerStats
+    from studyapp.progress.misconceptions import MisconceptionEstimate
     from studyapp.study import ProgressView
 
 CARD_TABLES = ("weakest-table", "leeches-table")
+MISCONCEPTIONS = "misconceptions-table"
 PANEL_TITLES = {"progress-table": "#stats-summary", "heatmap": "#heatmap-title",
                 "forecast": "#forecast-title"}
 
@@ -62,6 +66,7 @@ class ProgressScreen(StudyScreen):
         Binding("x", "suspend", "tui.key.suspend", id="progress.suspend"),
         Binding("c", "class_report", "tui.key.class_report", id="progress.class_report"),
         Binding("g", "charts", "tui.key.charts", id="progress.charts"),
+        Binding("m", "drill", "tui.key.drill", id="progress.drill"),
         Binding("escape", "back", "tui.key.back", id="progress.back"),
     ]
 
@@ -70,6 +75,8 @@ class ProgressScreen(StudyScreen):
         self.view: ProgressView | None = None
         self.suspended: set[tuple[str, str]] = set()
         self.card_lines: dict[str, list[CardLine]] = {name: [] for name in CARD_TABLES}
+        self.misconceptions: list[MisconceptionEstimate] = []
+        """Held and fading, in the table's order."""
 
     @property
     def stats(self) -> LearnerStats | None:
@@ -103,6 +110,11 @@ class ProgressScreen(StudyScreen):
                               later=tr("tui.stats.forecast_later"), id="forecast")
             yield from self.card_panel("weakest")
             yield from self.card_panel("leeches")
+            yield Label(self.tr("tui.stats.misconceptions"), id="misconceptions-title",
+                        classes="subheading")
+            yield RowTable(id=MISCONCEPTIONS)
+            yield Static(self.tr("tui.stats.misconceptions_hint"), id="misconceptions-hint",
+                         classes="hint", markup=False)
         yield Footer()
 
     def card_panel(self, name: str) -> Iterable[Widget]:
@@ -150,6 +162,7 @@ class ProgressScreen(StudyScreen):
         self.query_one(DueForecast).update(forecast)
         self.fill_cards("weakest-table", list(stats.weakest))
         self.fill_cards("leeches-table", list(stats.leeches))
+        self.fill_misconceptions(stats)
 
     def summary_text(self, stats: LearnerStats) -> str:
         tr, lang = self.tr, self.lang
@@ -214,6 +227,31 @@ class ProgressScreen(StudyScreen):
             table.add_row(plain(name, 28), family.seen, family.mastered,
                           percent(family.mastery), key=family.family)
         table.display = bool(stats.families)
+
+    def fill_misconceptions(self, stats: LearnerStats) -> None:
+        """Held and fading misconceptions; the panel is hidden while there are none."""
+        table: DataTable[object] = self.query_one(f"#{MISCONCEPTIONS}", DataTable)
+        row = table.cursor_row
+        self.misconceptions = shown_misconceptions(stats.misconceptions)
+        table.clear(columns=True)
+        for column in ("misconception", "slips", "last_seen", "trend"):
+            table.add_column(Text(self.tr(f"stats.misconception.col.{column}")), key=column)
+        for m in self.misconceptions:
+            name, slips, last, state = misconception_cells(m, self.lang)
+            table.add_row(plain(name, 30), Text(slips), Text(last), Text(state), key=m.key)
+        for part in (table, self.query_one("#misconceptions-title"),
+                     self.query_one("#misconceptions-hint")):
+            part.display = bool(self.misconceptions)
+        if table.row_count:
+            table.move_cursor(row=min(row, table.row_count - 1), animate=False)
+
+    def drill_target(self) -> str | None:
+        """The highlighted misconception when its table has focus, else the first held."""
+        table = self.focused_table()
+        if (table is not None and table.id == MISCONCEPTIONS
+                and table.cursor_row < len(self.misconceptions)):
+            return self.misconceptions[table.cursor_row].key
+        return next((m.key for m in self.misconceptions if m.held), None)
 
     def fill_cards(self, table_id: str, lines: list[CardLine]) -> None:
         """The card column shows the prompt the learner last saw, cut to what fits 80
@@ -294,6 +332,8 @@ class ProgressScreen(StudyScreen):
             return self.highlighted_card() is not None
         if action == "class_report":
             return self.view is not None
+        if action == "drill":
+            return self.drill_target() is not None
         return True
 
     # -- actions ------------------------------------------------------------------------
@@ -345,6 +385,12 @@ class ProgressScreen(StudyScreen):
     def action_charts(self) -> None:
         """Reviews, retention and mastery over time (``progress_charts``)."""
         self.study_app.open_screen("progress_charts")
+
+    def action_drill(self) -> None:
+        """A practice drill on the cards that set the misconception's trap."""
+        key = self.drill_target()
+        if key is not None:
+            self.study_app.drill(key)
 
     def action_back(self) -> None:
         self.dismiss(None)

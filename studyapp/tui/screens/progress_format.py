@@ -14,6 +14,8 @@ from textual.widgets import DataTable
 
 from studyapp.i18n import t
 from studyapp.progress import CardLine
+from studyapp.progress.misconceptions import MisconceptionEstimate
+from studyapp.questions.misconceptions import misconception_of
 
 CSS = Path(__file__).parent / "progress.tcss"
 LEECH_MARK = "⚑"
@@ -73,3 +75,18 @@ def scroll_row_into_view(body: VerticalScroll, table: DataTable[object]) -> None
         return
     top = table.virtual_region.y + table.header_height + table.cursor_row
     body.scroll_to_region(Region(0, top, 1, 1), animate=False, immediate=True)
+
+
+def shown_misconceptions(
+        estimates: tuple[MisconceptionEstimate, ...]) -> list[MisconceptionEstimate]:
+    """Those held and those fading, as ``studyapp stats`` lists them."""
+    return [m for m in estimates if m.held or m.faded]
+
+
+def misconception_cells(m: MisconceptionEstimate, lang: str) -> tuple[str, str, str, str]:
+    """Name, "3 on 2 cards", the last slip's date and the trend (or "fading"): plain text."""
+    state = t("stats.misconception.faded" if m.faded else f"stats.trend.{m.trend}", lang)
+    last = m.last_seen.astimezone().date().isoformat() if m.last_seen else "—"
+    return (misconception_of(m.key).name(lang),
+            t("stats.misconception.slips", lang, slips=m.slips, cards=m.slip_cards),
+            last, state)

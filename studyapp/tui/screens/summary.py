@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Button, Footer, Label, Static
 
-from studyapp.study.phrases import wait_text
+from studyapp.study.phrases import slips_text, wait_text
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.progress_format import duration
 
@@ -54,6 +54,10 @@ class SummaryScreen(StudyScreen):
             yield Label(self.tr("tui.summary.accuracy", percent=accuracy), id="summary-accuracy")
             yield Label(self.tr("tui.summary.time_studied",
                                 time=duration(tally.time_studied_ms)), id="summary-time")
+            if tally.misconceptions:
+                yield Static("\n".join(slips_text(*made, self.lang)
+                                       for made in tally.misconceptions),
+                             id="summary-slips", markup=False)
             if tally.practice:
                 yield Label(self.tr("tui.summary.practice"), classes="hint")
             elif tally.comes_back:
