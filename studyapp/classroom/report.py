@@ -18,6 +18,7 @@ from studyapp import locations
 from studyapp.catalog.posts import POST_SLUGS
 from studyapp.classroom.item_stats import CHECK_KEY, RETEACH, THRESHOLDS
 from studyapp.classroom.items import ItemReport, build_items, flagged
+from studyapp.classroom.misconceptions import ClassMisconception, class_misconceptions
 from studyapp.classroom.source import ClassSource
 from studyapp.progress import count_mastered, mastery_age, mastery_places, round_or_none
 from studyapp.srs.scheduler import SchedulerSettings
@@ -88,6 +89,8 @@ class ClassReport:
     """Every card answered by the class, hardest (lowest first-try accuracy) first."""
     not_excluded: tuple[str, ...] = ()
     """``exclude`` names the database has no profile for (nothing to leave out: a note)."""
+    misconceptions: tuple[ClassMisconception, ...] = ()
+    """The misconceptions students showed, most holders first (``classroom.misconceptions``)."""
 
     @property
     def reteach(self) -> tuple[ItemReport, ...]:
@@ -101,7 +104,7 @@ class ClassReport:
         the weak, or many overruled: the key is the first suspect."""
         return flagged(self.items, CHECK_KEY)
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self, lang: str = "en") -> dict[str, Any]:
         return {
             "generated_at": self.generated_at.isoformat(),
             "source": self.source,
@@ -128,6 +131,7 @@ class ClassReport:
             "check_key": [{"deck": i.deck_id, "card": i.card_key, "prompt": i.prompt}
                           for i in self.check_key],
             "thresholds": dict(THRESHOLDS),
+            "misconceptions": [m.as_json(lang) for m in self.misconceptions],
         }
 
     def item_rows(self) -> list[dict[str, Any]]:
@@ -255,7 +259,8 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
                                 round(i.first_try_accuracy * i.students), i.reviews, i.correct)
                  for i in items if i.students]
     return ClassReport(now, source, tuple(students), tuple(questions[:top]),
-                       tuple(overdue[:top]), items, not_excluded)
+                       tuple(overdue[:top]), items, not_excluded,
+                       class_misconceptions(store, now, profile_ids))
 
 
 def _item_analysis(store: Store, profile_ids: set[int] | None, decks: Sequence[Deck]

@@ -68,7 +68,7 @@ def class_report_cmd(ctx: click.Context, files: tuple[str, ...], as_json: bool, 
     for name in report.not_excluded:  # nothing to leave out; a typo shows here
         click.echo("studyapp: " + t("class.not_excluded", lang, name=repr(name)), err=True)
     if as_json:
-        echo_json(report.as_json())
+        echo_json(report.as_json(lang))
         return
     if as_csv:
         rows = [{key: csv_cell(value) for key, value in row.items()} for row in report.csv_rows()]
@@ -144,6 +144,7 @@ def _print_class(report: Any, posts: list[str], lang: str) -> None:
     console.print(heading("hardest"))
     console.print(hardest)
     _print_items(console, report, tr)
+    _print_misconceptions(console, report, tr, lang)
     overdue = Table(show_edge=False)
     overdue.add_column(tr("col.student"), overflow="fold")
     overdue.add_column(tr("col.overdue_cards"), justify="right", no_wrap=True)
@@ -226,6 +227,28 @@ def _print_items(console: Any, report: Any, tr: Any) -> None:
                           group=pct(THRESHOLDS["group_share"]),
                           overrides=pct(THRESHOLDS["many_overrides"]),
                           easy=pct(THRESHOLDS["too_easy"]))))
+
+
+MISCONCEPTIONS_SHOWN = 10
+
+
+def _print_misconceptions(console: Any, report: Any, tr: Any, lang: str) -> None:
+    """The class's most held misconceptions: what to teach the whole class again."""
+    from rich.table import Table
+    from rich.text import Text
+
+    console.print(_heading(tr("misconceptions")))
+    if not report.misconceptions:
+        console.print(Text(tr("misconceptions_none")))
+        return
+    table = Table(show_edge=False)
+    table.add_column(tr("col.misconception"), overflow="fold")
+    table.add_column(tr("col.students"), justify="right", no_wrap=True)
+    table.add_column(tr("col.slips"), justify="right", no_wrap=True)
+    for m in report.misconceptions[:MISCONCEPTIONS_SHOWN]:
+        table.add_row(Text(visible(m.name(lang))), str(m.students), str(m.slips))
+    console.print(table)
+    console.print(Text(tr("misconceptions_held")))
 
 
 def _item_widths(width: int, longest_id: int, first_try: int) -> tuple[int, int, int]:

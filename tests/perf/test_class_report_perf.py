@@ -134,6 +134,7 @@ def pg_bench(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 def test_class_report_200_students_by_2000_answers(pg_bench: str, tmp_path: Path) -> None:
     from studyapp.classroom import class_report
+    from studyapp.classroom.misconceptions import class_misconceptions
 
     deck = load_deck(_deck(tmp_path))
     store = open_store(pg_bench)
@@ -149,15 +150,17 @@ def test_class_report_200_students_by_2000_answers(pg_bench: str, tmp_path: Path
         count_ms, total = timed(count, repeat=3)
         ms, result = timed(lambda: class_report(store, {"hbm-kv-cache": CARDS}, NOW,
                                                 decks=[deck]), repeat=3)
+        held_ms, held = timed(lambda: class_misconceptions(store, NOW), repeat=3)
     finally:
         store.close()
     report(f"postgresql: class report, {STUDENTS} students x {ANSWERS:,} answers: {ms:.0f} ms; "
            f"SELECT count(*) {count_ms:.0f} ms ({ms / max(count_ms, 0.1):.1f}x); "
-           f"loaded in {load_s:.1f} s")
+           f"loaded in {load_s:.1f} s; misconceptions (one grouped query) {held_ms:.0f} ms")
     if full_size():
         figure("class-report-200x2000-pg-ms", ms, "ms", "<= 1000 ms on PostgreSQL")
         assert ms < 5000, "the class report is back to grading answers one at a time"
     assert total == STUDENTS * ANSWERS
+    assert held and held == result.misconceptions  # every student slips: some misconception
     assert len(result.students) == STUDENTS
     assert sum(i.reviews for i in result.items) == total
     numeric = [i for i in result.items if int(i.card_key[-3:]) % 3 == 1]

@@ -45,6 +45,8 @@ MIN_NAME = 8
 """Below this many characters a name column gives way: the students' time column goes."""
 MIN_QUESTION = 24
 """Below this many characters for the question, the hardest table leaves out its post column."""
+MISCONCEPTIONS_SHOWN = 10
+"""The class's most held misconceptions listed, as in `studyapp class report`."""
 
 
 def load_class_report(service: StudyService, left_out: tuple[str, ...] = ()
@@ -93,6 +95,8 @@ class ClassReportScreen(StudyScreen):
             # what to reteach first: the instructor sees it without scrolling
             yield Label(self.tr("tui.class.reteach"), classes="subheading")
             yield Static("", id="class-reteach")
+            yield Label(self.tr("tui.class.misconceptions"), classes="subheading")
+            yield Static("", id="class-misconceptions", markup=False)
             yield Label(self.tr("tui.class.wrong"), classes="subheading")
             yield Static("", id="class-wrong")
             yield Label(self.tr("tui.class.mastery"), classes="subheading")
@@ -304,6 +308,10 @@ class ClassReportScreen(StudyScreen):
                     overrides=i.overrides, prompt=i.prompt) for i in report.check_key]
         self.query_one("#class-reteach", Static).update(
             Text("\n".join(check + reteach) or tr("tui.class.reteach_none")))
+        held = [tr("tui.class.misconception_line", name=m.name(self.lang), students=m.students,
+                   slips=m.slips) for m in report.misconceptions[:MISCONCEPTIONS_SHOWN]]
+        self.query_one("#class-misconceptions", Static).update(
+            Text("\n".join(held) or tr("tui.class.misconceptions_none")))
         wrong = []
         for item in report.items:
             if not item.wrong:
