@@ -60,8 +60,10 @@ SAME_CONCEPT: dict[str, tuple[frozenset[str], str]] = {
                                 "studyapp/tui/widgets/calc_plot.py"}),
                      "the calculator's charts drawn: on stdout (--plot) and in the app"),
     "misconceptions.py": (frozenset({"studyapp/questions/misconceptions.py",
-                                     "studyapp/progress/misconceptions.py"}),
-                          "misconceptions: which slips show each, and a learner's estimate"),
+                                     "studyapp/progress/misconceptions.py",
+                                     "studyapp/classroom/misconceptions.py"}),
+                          "misconceptions: which slips show each, a learner's estimate and "
+                          "the class's"),
     "series.py": (frozenset({"studyapp/progress/series.py", "studyapp/store/series.py"}),
                   "progress over time: the series and the queries they come from"),
     "regrade.py": (frozenset({"studyapp/classroom/regrade.py", "studyapp/store/regrade.py"}),
