@@ -66,6 +66,14 @@ async def open_card_detail(app: StudyApp, pilot: Pilot[Any]) -> None:
 Opener = Callable[[StudyApp, Pilot[Any]], Awaitable[None]]
 
 
+async def open_calc_charts(app: StudyApp, pilot: Pilot[Any]) -> None:
+    """The calculator's charts, as ``g`` opens them from the calculator's form."""
+    await OPENERS["calculator"](app, pilot)
+    calculator = app.screen
+    await pilot.press("g")
+    await wait_until(pilot, lambda: app.screen is not calculator)
+
+
 def simple(open_it: Callable[[StudyApp], object],
            ready: Callable[[Screen[Any]], bool] = lambda screen: True) -> Opener:
     async def opener(app: StudyApp, pilot: Pilot[Any]) -> None:
@@ -99,6 +107,10 @@ OPENERS: dict[str, Opener] = {
     "help": simple(lambda app: app.action_help()),
     "error": simple(lambda app: app.open_screen("error", "A line of the message.\n" * 40)),
     "confirm": simple(lambda app: app.open_screen("confirm", "Leave?", "Yes", "No")),
+    "exam": simple(lambda app: app.open_screen("exam", ("hbm-kv-cache",), 30.0, 4, 1),
+                   attr("sheet")),
+    "progress_charts": simple(lambda app: app.open_screen("progress_charts")),
+    "calc_charts": open_calc_charts,
 }
 
 MUST_SCROLL = {"post", "course", "progress", "class_report", "help", "calculator", "settings",
