@@ -53,7 +53,7 @@ async def test_a_draws_the_missed_family_again_and_the_session_goes_on(
         await wait_until(pilot, lambda: screen.phase == "feedback")
         assert screen.can_another
         verdict = screen.card.feedback.query_one("#verdict", Label)
-        assert "a: another with new numbers" in str(verdict.render())
+        assert "a: try another" in str(verdict.render())
         recorded = logs(db_path)
         for _ in range(2):
             await pilot.press("a")
