@@ -21,6 +21,7 @@ from textual.widgets.option_list import Option
 
 from studyapp.i18n import unit_label
 from studyapp.questions.model import Kind, Question
+from studyapp.questions.units import UnitError, resolve_unit
 from studyapp.tui.text import plain
 
 LETTERS = string.ascii_lowercase[:9]
@@ -101,7 +102,7 @@ class AnswerField(Input):
         self.takes_empty = question.kind is Kind.RECALL
         if question.kind is Kind.NUMERIC:
             self.placeholder = tr("tui.question.placeholder_numeric",
-                                  example=f"140 {question.unit or ''}".strip())
+                                  example=f"140 {counted(question.unit, lang)}".strip())
             return (tr("tui.question.hint_numeric", unit=unit_label(question.unit, lang))
                     if question.unit
                     else tr("tui.question.hint_number"))
@@ -129,3 +130,15 @@ class RevealButton(Button):
 
 
 __all__ = ["LETTERS", "AnswerField", "ChoiceList", "RevealButton"]
+
+
+def counted(unit: str | None, lang: str) -> str:
+    """A question's unit as typed after a number: a measuring unit as it is (GB, ms), a
+    thing counted in the learner's language (secuencias, nodos)."""
+    if not unit:
+        return ""
+    try:
+        resolve_unit(unit)
+        return unit
+    except UnitError:
+        return unit_label(unit, lang)
