@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from studyapp.i18n import unit_label
 from studyapp.numbers import THIN_SPACE, format_number
 from studyapp.questions.units import COUNT, COUNT_DIMENSIONS, UnitError, resolve_unit
 
@@ -42,8 +43,16 @@ _COUNT_SUFFIXES = (("T", 1e12), ("B", 1e9), ("M", 1e6))
 
 
 def display_unit(unit: str, lang: str) -> str:
-    """The unit as shown in ``lang`` (``days`` → ``días``); symbols stay as written."""
-    return _UNIT_NAMES.get(lang, {}).get(unit, unit)
+    """The unit as shown in ``lang`` (``days`` → ``días``, a thing counted by its
+    ``unit.say`` name: ``sequences`` → ``secuencias``); symbols stay as written."""
+    named = _UNIT_NAMES.get(lang, {}).get(unit)
+    if named is not None:
+        return named
+    try:
+        resolve_unit(unit)
+    except UnitError:
+        return unit_label(unit, lang)  # a counted noun: "8 nodos"
+    return unit
 
 
 def _is_count_unit(unit: str | None) -> bool:

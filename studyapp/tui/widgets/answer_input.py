@@ -20,8 +20,8 @@ from textual.widgets import Button, Input, OptionList
 from textual.widgets.option_list import Option
 
 from studyapp.i18n import unit_label
+from studyapp.questions.formatting import display_unit
 from studyapp.questions.model import Kind, Question
-from studyapp.questions.units import UnitError, resolve_unit
 from studyapp.tui.text import plain
 
 LETTERS = string.ascii_lowercase[:9]
@@ -135,10 +135,4 @@ __all__ = ["LETTERS", "AnswerField", "ChoiceList", "RevealButton"]
 def counted(unit: str | None, lang: str) -> str:
     """A question's unit as typed after a number: a measuring unit as it is (GB, ms), a
     thing counted in the learner's language (secuencias, nodos)."""
-    if not unit:
-        return ""
-    try:
-        resolve_unit(unit)
-        return unit
-    except UnitError:
-        return unit_label(unit, lang)
+    return display_unit(unit, lang) if unit else ""
