@@ -11,6 +11,7 @@ from studyapp.progress.profile_files import export_file, import_file
 from studyapp.srs.scheduler import Memory, Rating, Scheduler, SchedulerSettings
 from studyapp.store.progress import Answer, NewState, card_states, record_answer, review_count
 from studyapp.study import StudyConfig, StudyService
+from studyapp.study.held import memory_of
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -27,7 +28,7 @@ def service(path: Path, clock: datetime) -> StudyService:
 
 def answer(svc: StudyService, card: str, at: datetime, rating: Rating) -> None:
     def state_for(row: object) -> NewState:
-        after = scheduler().review(svc._memory(row), rating, at)  # type: ignore[arg-type]
+        after = scheduler().review(memory_of(row), rating, at)  # type: ignore[arg-type]
         return NewState(int(after.stage), after.step, after.stability, after.difficulty,
                         after.due or at, after.last_review or at, after.reps, after.lapses,
                         False)
