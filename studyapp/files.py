@@ -22,8 +22,10 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import signal
 import stat
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -178,6 +180,25 @@ def remove_stale_partials(target: Path, *, now: float | None = None) -> list[Pat
     return removed
 
 
+_HELD_SIGNALS = frozenset(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                          if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def _ending_signals_held() -> Iterator[None]:
+    """Signals that end the command wait (pending) until the block is over: a temporary
+    file is never created without its name known to the code that removes it."""
+    if not hasattr(signal, "pthread_sigmask") or \
+            threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 @contextlib.contextmanager
 def replacing(target: Path, *, binary: bool = False, encoding: str = "utf-8",
               newline: str | None = None) -> Iterator[IO[Any]]:
@@ -187,9 +208,11 @@ def replacing(target: Path, *, binary: bool = False, encoding: str = "utf-8",
     write killed outright is removed by the next write to the same target.
     """
     remove_stale_partials(target)
-    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                suffix=_PARTIAL)
+    temp: str | None = None
     try:
+        with _ending_signals_held():  # an interrupt lands after ``temp`` names the file
+            fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                        suffix=_PARTIAL)
         os.fchmod(fd, _created_mode())  # mkstemp's 0600 would hide a shared export
         handle: IO[Any] = (os.fdopen(fd, "wb") if binary else
                            os.fdopen(fd, "w", encoding=encoding, newline=newline))
@@ -199,8 +222,9 @@ def replacing(target: Path, *, binary: bool = False, encoding: str = "utf-8",
             os.fsync(handle.fileno())
         os.replace(temp, target)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
+        if temp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
         raise
 
 
