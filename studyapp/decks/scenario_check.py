@@ -17,6 +17,7 @@ from studyapp.decks.formula import (
     FormulaError,
     Value,
     format_value,
+    number,
     parse_formula,
     parse_template,
 )
@@ -24,8 +25,13 @@ from studyapp.decks.formula_sampling import GENERATOR_CHECK_SEEDS, TextAt, local
 from studyapp.decks.problems import as_written, problem_message
 from studyapp.decks.schema import ByLanguage, ScenarioCard
 from studyapp.decks.schema_errors import suggest
+from studyapp.decks.step_slip_check import SlipAt, draw_problem, same_answer_problems
 from studyapp.decks.yaml_source import PathKey
 from studyapp.i18n import strings
+from studyapp.questions.model import Tolerance
+
+DEFAULT_STEP_TOLERANCE = Tolerance(relative=0.02)
+"""A step's tolerance when it states none (as ``CardSpec._scenario`` grades it)."""
 
 
 def known_slip_keys() -> list[str]:
@@ -101,6 +107,12 @@ class ScenarioChecks(FieldChecks):
             tolerance = self.tolerance(raw.tolerance, unit, (*where, "tolerance"))
             slips = []
             for k, slip in enumerate(raw.slips):
+                if slip.answer is not None:
+                    try:
+                        check_names(parse_formula(slip.answer), (*where, "slips", k, "answer"),
+                                    declared | set(names_so_far) | {raw.name})
+                    except FormulaError as exc:
+                        self.at((*where, "slips", k, "answer"), exc.message)
                 if slip.key not in slip_keys:
                     self.at((*where, "slips", k, "key"), problem_message(
                         "unknown_slip", key=slip.key, hint=suggest(slip.key, slip_keys),
@@ -109,6 +121,11 @@ class ScenarioChecks(FieldChecks):
                     self.at((*where, "slips", k, "factor"), problem_message("slip_factor"))
                 else:
                     slips.append(Slip(slip.key, float(slip.factor), slip.symmetric))
+            valid = [SlipAt(k, slip) for k, slip in enumerate(raw.slips)
+                     if slip.key in slip_keys and 0 < slip.factor < float("inf")
+                     and slip.factor != 1]
+            for k, message in same_answer_problems(valid):
+                self.at((*where, "slips", k), message)
             names_so_far.append(raw.name)
             parts.append(PartSpec(
                 name=raw.name, prompt=localized(raw.prompt, language), answer=raw.answer,
@@ -123,6 +140,7 @@ class ScenarioChecks(FieldChecks):
                         explanation=None if model.explanation is None
                         else localized(model.explanation, language),
                         params=params, parts=tuple(parts), **common)
+        slip_said: set[tuple[int, int]] = set()
         for names in sample_combinations(params):
             env: dict[str, Value] = dict(names)
             for i, part in enumerate(parts):
@@ -134,6 +152,15 @@ class ScenarioChecks(FieldChecks):
                         "with_values", detail=exc.message, values=drawn)
                         if drawn else exc.message)
                     return None
+                for k, slip in enumerate(model.parts[i].slips):
+                    found = None if (i, k) in slip_said else draw_problem(
+                        slip, float(number(env[part.name])), env, names, part.unit,
+                        part.tolerance or DEFAULT_STEP_TOLERANCE)
+                    if found is not None:
+                        slip_said.add((i, k))
+                        self.at((*path, "parts", i, "slips", k), found)
+        if slip_said:
+            return None
         for seed, lang in itertools.product(GENERATOR_CHECK_SEEDS, ("en", "es")):
             try:
                 spec.instantiate(seed, lang)

@@ -213,11 +213,18 @@ PART_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 
 class PartSlip(_Strict):
     """A likely slip in a step: the factor it leaves in the answer and the slip it names
-    (``kv_pair``, ``bits``, ``dtype_bytes``, ``prefix``, ``binary``, ``per_direction``...)."""
+    (``kv_pair``, ``bits``, ``dtype_bytes``, ``prefix``, ``binary``, ``per_direction``...).
+
+    ``factor`` is the wrong answer divided by the right one; ``answer`` (optional) is
+    the wrong answer itself as a formula, checked against ``factor`` for every draw."""
 
     key: StrictStr
-    factor: StrictInt | StrictFloat
+    factor: StrictInt | StrictFloat = Field(
+        description="The wrong answer divided by the right one (counted only K of K and V: 0.5)")
     symmetric: StrictBool = False
+    answer: StrictStr | None = Field(
+        None, description="The wrong answer the slip gives, as a formula over the params, "
+                          "the earlier steps and this step's name; checked against factor")
 
 
 class ScenarioPart(_Strict):
