@@ -273,6 +273,9 @@ class FieldChecks:
         catalog = self.catalog((*where, "from"))
         if bad or catalog is None:
             return None
+        if self._unknown_where_values(list(catalog.table(table_name)), table_name,
+                                      value.where, where):
+            return None
         draw_key = (table_name, repr(sorted(value.where.items())))
         entries = self._draws.get(draw_key)
         if entries is None:  # the same draw on many cards is looked up once per deck
@@ -282,29 +285,30 @@ class FieldChecks:
                 if _matches(entry, value.where)
             ]
         if not entries:
-            if not self._unknown_where_values(list(catalog.table(table_name)), table_name,
-                                              value.where, where):
-                self.at((*where, "where") if value.where else (*where, "from"),
-                        problem_message("no_match", table=table_name,
-                                        where=str(dict(value.where))))
+            self.at((*where, "where") if value.where else (*where, "from"),
+                    problem_message("no_match", table=table_name, where=str(dict(value.where))))
             return None
         return ParamSpec(kind="catalog", values=tuple(entries))
 
     def _unknown_where_values(self, table: Sequence[BaseModel], table_name: str,
                               where: Mapping[str, Any], at: PathKey) -> bool:
-        """Each ``where`` value no entry has, with the closest values; True if any."""
+        """Each ``where`` value no entry has, at its own ``line:col`` with the closest
+        values (``id: [h100-sxm, h200]``: "did you mean 'h200-sxm' or 'h200-nvl'?"), even
+        when the list's other values match; True if any."""
         found = False
         for field_name, wanted in where.items():
             actual = [getattr(entry, field_name, None) for entry in table]
-            known = sorted({str(v) for v in actual if v is not None})
-            for option in wanted if isinstance(wanted, list) else [wanted]:
+            options = wanted if isinstance(wanted, list) else [wanted]
+            for index, option in enumerate(options):
                 if option in actual:
                     continue
                 found = True
-                self.at((*at, "where"), problem_message(
-                    "no_match_value", table=table_name, where=str(dict(where)),
-                    field=field_name, value=str(option),
-                    hint=suggest(str(option), known), known=", ".join(known[:15])))
+                known = sorted({str(v) for v in actual if v is not None})
+                place: PathKey = (*at, "where", field_name)
+                self.at((*place, index) if isinstance(wanted, list) else place,
+                        problem_message("no_match_value", table=table_name, field=field_name,
+                                        value=str(option), hint=suggest(str(option), known),
+                                        known=", ".join(known[:15])))
         return found
 
     # formulas over sampled parameter values

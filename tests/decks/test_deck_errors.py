@@ -164,7 +164,22 @@ CASES = [
     prompt: p
     params: {gpu: {from: accelerators, where: {vendor: acme}}}
     answer: "gpu.memory_gb"
-""", 9, 47, "no accelerators entry matches"),
+""", 9, 56, "no accelerators entry has vendor 'acme'"),
+    ("unknown id beside a known one in where", """\
+  - id: a
+    type: numeric
+    prompt: p
+    params: {gpu: {from: accelerators, where: {id: [h100-sxm, h200]}}}
+    answer: "gpu.memory_gb"
+""", 9, 63, "no accelerators entry has id 'h200'; did you mean 'b200' or 'h200-sxm' or "
+            "'h200-nvl'? (id values: a100-80gb, b200, "),
+    ("where values that exist but never together", """\
+  - id: a
+    type: numeric
+    prompt: p
+    params: {gpu: {from: accelerators, where: {vendor: amd, id: h100-sxm}}}
+    answer: "gpu.memory_gb"
+""", 9, 47, "no accelerators entry matches {'vendor': 'amd', 'id': 'h100-sxm'}"),
     ("unknown catalog field in formula", """\
   - id: a
     type: numeric
