@@ -21,6 +21,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from studyapp.decks.problems import ProblemMessage, problem_message
 from studyapp.decks.text import REPLACEMENT, plain_text
+from studyapp.decks.yaml_errors import explain
 
 try:  # the C loader is much faster; both are safe loaders
     from yaml import CSafeLoader as _Loader
@@ -272,35 +273,6 @@ def _unprintable(text: str) -> tuple[str, list[tuple[int, int, ProblemMessage]]]
     return text, problems
 
 
-_UNQUOTED_COLON = re.compile(
-    r"\s*(?:-\s+)?(?P<key>[\w-]+):\s+(?P<value>[^\s\"'{\[|>].*?:\s.*?)\s*$")
-
-
-def _yaml_fix(text: str, line: int, col: int, detail: str) -> tuple[int, int, ProblemMessage]:
-    """A YAML error in words that name the fix, where a common slip is recognised.
-
-    A tab in the indentation gets "use spaces"; ``answer: a: b`` (a value with
-    ``: `` in it) gets the quoted value to write. Anything else keeps the
-    parser's own words.
-    """
-    lines = text.splitlines()
-    at = lines[line - 1][col - 1:col] if 0 < line <= len(lines) and col > 0 else ""
-    # PyYAML: "found character '\t' ...", or no word of it ("cannot start any token") with
-    # the tab at the position it gives
-    about_tab = "tab" in detail or "'\\t'" in detail or at == "\t"
-    for number in (line, line - 1) if about_tab else ():  # it may stop at the next line
-        source = lines[number - 1] if 0 < number <= len(lines) else ""
-        if "\t" in source:
-            return number, source.index("\t") + 1, problem_message("yaml_tab")
-    source = lines[line - 1] if 0 < line <= len(lines) else ""
-    match = _UNQUOTED_COLON.fullmatch(source)
-    if "mapping values are not allowed" in detail and match is not None:
-        value = match["value"].replace("\\", "\\\\").replace('"', '\\"')
-        return line, match.start("value") + 1, problem_message(
-            "yaml_quote_colon", key=match["key"], value=value)
-    return line, col, problem_message("malformed_yaml", detail=detail)
-
-
 def parse_yaml(text: str) -> ParsedYaml:
     """Compose ``text`` with a safe loader; never raises for bad input."""
     text, problems = _unprintable(text)
@@ -317,8 +289,11 @@ def parse_yaml(text: str) -> ParsedYaml:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-        message = " ".join(part for part in (exc.context, exc.problem) if part)
-        line, col, words = _yaml_fix(text, line, col, message or str(exc))
+        opened = exc.context_mark
+        context_at = None if opened is None else (opened.line + 1, opened.column + 1)
+        line, col, words = explain(text, exc.context, context_at,
+                                   exc.problem or (None if exc.context else str(exc)),
+                                   (line, col))
         report((line, col), words)
         return ParsedYaml(None, SourceMap(), problems)
     except yaml.reader.ReaderError as exc:

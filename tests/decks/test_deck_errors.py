@@ -226,7 +226,7 @@ CASES = [
   - id: a
     type: truefalse
     prompt: "unclosed
-""", 9, 1, "malformed YAML"),
+""", 8, 13, 'this text opens with " and is never closed: end it with " on the same line'),
 ]
 
 
