@@ -31,9 +31,11 @@ from studyapp.decks.formula_sampling import (
     sample_problems,
     variants,
 )
+from studyapp.decks.language_check import deck_languages
 from studyapp.decks.problems import Problem, ProblemMessage, as_written, problem_message
 from studyapp.decks.scenario_check import ScenarioChecks
 from studyapp.decks.schema import (
+    ByLanguage,
     CardModel,
     ChoiceCard,
     DeckFile,
@@ -76,6 +78,8 @@ class DeckCheck(ScenarioChecks):
         self._sampled: dict[Hashable, list[tuple[PathKey, ProblemMessage]]] = {}
         self.skipped: list[tuple[str, Problem]] = []
         """Each card left out for its problems: its id and its first problem."""
+        self.languages: tuple[str, ...] = ()
+        """The languages the deck is read in (``language_check.deck_languages``)."""
         self._checks = 0  # formula evaluations the sampling needs, counted before it runs
         self._over = False
 
@@ -109,6 +113,7 @@ class DeckCheck(ScenarioChecks):
             self.check_card_ids(raw_cards)
             deck_problems = len(self.problems)
             deck_id = raw_id if isinstance(raw_id, str) else ""
+            self.languages = deck_languages(data)
             for index, raw in enumerate(raw_cards):
                 before = len(self.problems)
                 card = self.card(raw, ("cards", index), deck_id, language, post or "")
@@ -170,6 +175,11 @@ class DeckCheck(ScenarioChecks):
             "tags": tuple(model.tags),
             "deck": deck_id,
             "language": language,
+            "languages": self.languages,
+            "by_language": frozenset(
+                [*([""] if isinstance(getattr(model, "prompt", None), ByLanguage) else []),
+                 *(part.name for part in getattr(model, "parts", ())
+                   if isinstance(part.prompt, ByLanguage))]),
             "path": self.path,
             "line": line,
             "col": col,

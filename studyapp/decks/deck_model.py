@@ -169,6 +169,12 @@ class CardSpec:
     """Siblings share a fact (``fact:`` in the file; a generated card inherits its family's)."""
     parts: tuple[PartSpec, ...] = ()
     """A scenario's steps, in order."""
+    languages: tuple[str, ...] = ()
+    """The languages its deck is read in (its title's); a prompt written by language that
+    misses one of them is shown in the other with a note."""
+    by_language: frozenset[str] = frozenset()
+    """The prompts written by language: ``""`` for the card's, a step's name for a step's
+    (a plain string is in the deck's language by choice, and gets no note)."""
     path: Path = Path()
     line: int = 1
     col: int = 1
@@ -185,6 +191,16 @@ class CardSpec:
 
     def text(self, value: Localized, lang: str) -> str:
         return pick_language(value, lang, self.language)
+
+    def prompt_text(self, which: str, prompt: Localized, rendered: str, lang: str) -> str:
+        """A rendered prompt (``which``: ``""`` or a step's name), with a note when it is
+        shown in another language than ``lang`` ("(shown in Spanish: no English text)"),
+        so a missing translation is seen."""
+        if (lang in prompt or not prompt or lang not in self.languages
+                or which not in self.by_language):
+            return rendered
+        shown = self.language if self.language in prompt else next(iter(prompt))
+        return f"{rendered}\n{t(f'decks.fallback_note.{shown}', lang)}"
 
     def instantiate(self, seed: int, lang: str) -> Question:
         """The question for ``seed`` in ``lang``; ``DeckError`` if a formula fails.
@@ -250,7 +266,8 @@ class CardSpec:
             rendered = [render(v, names, words, lang) for v in texts]
             accept = tuple(dict.fromkeys(r for r in rendered if r != answer))
         names_with_answer = {**names, "answer": answer_shown}
-        prompt = render(self.text(self.prompt, lang), names, words, lang)
+        prompt = self.prompt_text(
+            "", self.prompt, render(self.text(self.prompt, lang), names, words, lang), lang)
         if self.explanation is not None:
             explanation = render(
                 self.text(self.explanation, lang), names_with_answer, words, lang
@@ -312,7 +329,8 @@ class CardSpec:
         env = run_chain(steps, names)
         prompts, methods, solutions = {}, {}, {}
         for part in self.parts:
-            prompts[part.name] = render(self.text(part.prompt, lang), names, words, lang)
+            shown = render(self.text(part.prompt, lang), names, words, lang)
+            prompts[part.name] = self.prompt_text(part.name, part.prompt, shown, lang)
             if part.method is not None:
                 methods[part.name] = render(self.text(part.method, lang), names, words, lang)
             bound = {**env, "answer": env[part.name]}
@@ -326,7 +344,8 @@ class CardSpec:
         parts, _ = build_parts(steps, names, post=self.post, family=None, seed=seed, lang=lang,
                                prompts=prompts, methods=methods, solutions=solutions)
         question = Question(kind=Kind.SCENARIO, post=self.post,
-                            prompt=render(self.text(self.prompt, lang), names, words, lang),
+                            prompt=self.prompt_text("", self.prompt, render(
+                                self.text(self.prompt, lang), names, words, lang), lang),
                             explanation="", answer=str(len(parts)), parts=parts,
                             params=shown_params(names), seed=seed, lang=lang)
         return replace(question, explanation=worked_chain(question))

@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from studyapp.decks.deck_loader import deck_files, validate_paths
+from studyapp.decks.deck_loader import deck_files, read_deck_bytes, validate_paths
 from studyapp.decks.deck_model import deck_title
+from studyapp.decks.language_check import missing_language_warnings
 from studyapp.decks.library import DeckListing
 from studyapp.decks.problems import DeckError, Problem
+from studyapp.decks.yaml_source import parse_yaml
 from studyapp.i18n import t
 
 
@@ -22,8 +24,8 @@ def validation_report(paths: Sequence[Path], lang: str) -> tuple[list[str], int]
 
     Warnings (``path:line:col: warning: …``) are cues a learner could answer
     from without the skill: the right choice the longest or the only one
-    with a qualifier, a card whose text gives another card's answer away.
-    They do not fail the check.
+    with a qualifier, a card whose text gives another card's answer away; and a
+    prompt a bilingual deck leaves in one language. They do not fail the check.
     """
     files = sum(1 for _ in deck_files(list(paths)))
     problems = validate_paths(paths)
@@ -54,8 +56,18 @@ def path_warnings(paths: Sequence[Path], broken: set[Path]) -> list[Problem]:
             deck = load_deck(path)
         except DeckError:
             continue
-        found += deck_warnings(deck)
+        found += sorted({*deck_warnings(deck), *file_language_warnings(path)})
     return found
+
+
+def file_language_warnings(path: Path) -> list[Problem]:
+    """The prompts of one deck file that lack one of its languages, as warnings."""
+    try:
+        text = read_deck_bytes(path).decode("utf-8-sig")
+    except (DeckError, UnicodeDecodeError):
+        return []  # its problems say why
+    parsed = parse_yaml(text)
+    return missing_language_warnings(path, parsed.data, parsed.source_map)
 
 
 def listing_lines(listings: Sequence[DeckListing], lang: str) -> list[str]:
