@@ -26,6 +26,7 @@ from studyapp.decks.formula import (
     render,
 )
 from studyapp.decks.problems import DeckError, Problem, problem_message
+from studyapp.decks.worked_line import worked_line
 from studyapp.i18n import t
 from studyapp.questions.model import Kind, Question, Slip, Tolerance
 
@@ -273,7 +274,7 @@ class CardSpec:
                 self.text(self.explanation, lang), names_with_answer, words, lang
             )
         else:
-            explanation = self._default_explanation(answer_shown, words, lang)
+            explanation = self._default_explanation(answer_shown, words, lang, names)
         return Question(
             kind=kind,
             post=self.post,
@@ -327,6 +328,7 @@ class CardSpec:
                       tolerance=part.tolerance or Tolerance(relative=0.02), slips=part.slips)
                  for i, part in enumerate(self.parts)]
         env = run_chain(steps, names)
+        step_units = {part.name: part.unit for part in self.parts}
         prompts, methods, solutions = {}, {}, {}
         for part in self.parts:
             shown = render(self.text(part.prompt, lang), names, words, lang)
@@ -338,9 +340,8 @@ class CardSpec:
                 solutions[part.name] = render(self.text(part.explanation, lang), bound, words,
                                               lang)
             else:
-                unit = f" {part.unit}" if part.unit else ""
-                shown = format_value(env[part.name], "", words, lang)
-                solutions[part.name] = f"{part.answer} = {shown}{unit}"
+                solutions[part.name] = worked_line(part.answer, env, float(env[part.name]),
+                                                   part.unit, lang, step_units)
         parts, _ = build_parts(steps, names, post=self.post, family=None, seed=seed, lang=lang,
                                prompts=prompts, methods=methods, solutions=solutions)
         question = Question(kind=Kind.SCENARIO, post=self.post,
@@ -350,12 +351,12 @@ class CardSpec:
                             params=shown_params(names), seed=seed, lang=lang)
         return replace(question, explanation=worked_chain(question))
 
-    def _default_explanation(self, answer: Value, words: Mapping[bool, str], lang: str) -> str:
-        shown = format_value(answer, "", words, lang)
-        if self.type == "numeric" and isinstance(self.answer, str):
-            unit = f" {self.unit}" if self.unit else ""
-            return f"{self.answer} = {shown}{unit}"
-        return shown
+    def _default_explanation(self, answer: Value, words: Mapping[bool, str], lang: str,
+                             names: Mapping[str, Value]) -> str:
+        if self.type == "numeric" and isinstance(answer, int | float) \
+                and not isinstance(answer, bool):
+            return worked_line(str(self.answer), names, float(answer), self.unit, lang)
+        return format_value(answer, "", words, lang)
 
 
 def _part_formula(answer: int | float | str, signed: bool = False) -> Any:

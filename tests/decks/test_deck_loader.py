@@ -171,7 +171,7 @@ def test_numeric_card_without_explanation_shows_the_formula(tmp_path: Path) -> N
     unit: GB
 """
     q = load_deck(write(tmp_path, text)).cards[0].instantiate(0, "en")
-    assert q.explanation == "n * 2.5 = 10 GB"
+    assert q.explanation == "4 × 2.5 = 10 GB"
 
 
 def test_tolerance_forms(tmp_path: Path) -> None:
