@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 from studyapp.i18n import t
 from studyapp.numbers import format_number
+from studyapp.questions.diagnosis import factor_text, slip_candidates
+from studyapp.questions.formatting import format_quantity
 from studyapp.questions.model import Kind, Question
 from studyapp.study.phrases import numbered_choice
 from studyapp.study.session import showing
@@ -48,6 +50,7 @@ def question_lines(card: CardSpec, question: Question, lang: str) -> list[str]:
             lines.append(f"  {n}. {part.name}{uses}: {part.question.prompt}")
             lines.append(f"     {t('decks.preview.answer', lang)}: "
                          f"{_answer_text(part.question, lang)}")
+            lines += step_slip_lines(part.question, lang)
     else:
         lines.append(f"{t('decks.preview.answer', lang)}: {_answer_text(question, lang)}")
     if question.accept:
@@ -79,6 +82,37 @@ def _feedback_lines(question: Question, lang: str) -> list[str]:
     for choice, said in sorted(question.choice_feedback, key=lambda f: shown.get(f[0], 0)):
         lines.append(f"{t('decks.preview.feedback', lang)} "
                      f"{numbered_choice(question, choice)}: {said}")
+    return lines
+
+
+def step_slip_lines(step: Question, lang: str) -> list[str]:
+    """A step's slips and the wrong answer each gives for these numbers: its own (the
+    author's), then the built-in ones grading names when none of its own matches."""
+    if step.kind is not Kind.NUMERIC or not isinstance(step.answer, float):
+        return []
+    own, common = slip_candidates(step)
+    unit = step.unit
+
+    def value(ratio: float) -> str:
+        return format_quantity(step.answer * ratio, unit, lang, 4)
+
+    lines = []
+    for slip in own:
+        message = slip.message or t(f"grading.slip.{slip.key}", lang,
+                                    factor=factor_text(abs(slip.ratio), lang))
+        lines.append(f"     {t('decks.preview.slip', lang, name=slip.key)}: "
+                     f"{value(slip.ratio)} → {message}")
+    named = {round(slip.ratio, 9) for slip in own}
+    by_key: dict[str, list[str]] = {}
+    for slip in common:
+        if slip.key == "prefix" and not 1e-3 <= slip.ratio <= 1e3:
+            continue  # ×10⁶ and beyond: the same slip again, listed once as ×1000 and ÷1000
+        shadowed = t("decks.preview.slip_shadowed", lang) if round(slip.ratio, 9) in named \
+            else ""
+        by_key.setdefault(slip.key, []).append(f"{value(slip.ratio)}{shadowed}")
+    if by_key:
+        listed = "; ".join(f"{key} {', '.join(values)}" for key, values in by_key.items())
+        lines.append(f"     {t('decks.preview.built_in_slips', lang)}: {listed}")
     return lines
 
 

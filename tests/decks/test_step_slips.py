@@ -122,3 +122,30 @@ def test_an_authored_slip_is_named_before_a_built_in_one_with_the_same_value(
     # without the authored slip the same answer names the global one
     bare = load_deck(write(tmp_path, with_slips())).card("split").instantiate(seed, "en")
     assert grade_part(bare, 2, f"{read.answer / 8:g} GB", []).verdict.slips == ("bits",)
+
+
+def test_deck_preview_lists_each_steps_slips_with_the_answer_each_gives(
+        tmp_path: Path) -> None:
+    """What a class will see: the step's own slip with its message, then the built-in
+    ones for a quantity in GB (sign, ×1000, bits, GiB), the one its own slip shadows marked."""
+    from click.testing import CliRunner
+
+    from studyapp.cli import main
+
+    path = write(tmp_path, DECK)
+    result = CliRunner().invoke(main, ["--lang", "en", "deck", "preview", str(path),
+                                       "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    q = load_deck(path).card("split").instantiate(1, "en")
+    assert q.params["params_b"] == 8  # 16 GB in all, 2 GB per GPU
+    lines = result.output.splitlines()
+    read = lines.index("  3. read [per_gpu]: Bytes all GPUs read per token, in GB?")
+    assert lines[read + 1:read + 4] == [
+        "     Answer: 16 GB (±2%)",
+        "     Slip one_device: 2 GB → Off by ×8: that is for one device; count every device.",
+        "     Built-in slips: sign -16 GB; prefix 16,000 GB, 0.016 GB; bits 128 GB, "
+        "2 GB (its own slip is named first); binary 17.18 GB, 14.9 GB",
+    ]
+    weights = lines.index("  1. weights: All the weights, in GB?")
+    assert lines[weights + 2] == ("     Built-in slips: sign -16 GB; prefix 16,000 GB, "
+                                  "0.016 GB; bits 128 GB, 2 GB; binary 17.18 GB, 14.9 GB")
