@@ -91,10 +91,10 @@ def step_slip_lines(step: Question, lang: str) -> list[str]:
     if step.kind is not Kind.NUMERIC or not isinstance(step.answer, float):
         return []
     own, common = slip_candidates(step)
-    unit = step.unit
+    unit, right = step.unit, step.answer
 
     def value(ratio: float) -> str:
-        return format_quantity(step.answer * ratio, unit, lang, 4)
+        return format_quantity(right * ratio, unit, lang, 4)
 
     lines = []
     for slip in own:
