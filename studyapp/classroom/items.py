@@ -86,6 +86,14 @@ class ItemReport:
     """Answers with a step right from the student's own wrong earlier step."""
     mean_time_s: float | None = None
     flags: tuple[str, ...] = ()
+    self_graded: bool = False
+    """A recall card: the learner rates their own recall and types nothing, so it has no
+    wrong answers to list (its misses count in ``wrong`` all the same)."""
+
+    @property
+    def lists_wrong_answers(self) -> bool:
+        """Whether the wrong-answers table has a row for it: missed, and typed answers."""
+        return self.wrong > 0 and not self.self_graded
 
     @property
     def accuracy(self) -> float | None:
@@ -161,7 +169,8 @@ def build_items(per_card: Sequence[CardAnswers], responses: Sequence[ResponseCou
             _most_common(wrong_n), _most_common(slips), on_first, on_all,
             tuple(sorted(given, key=lambda r: (-r.count, r.verdict, r.answer))),
             overrides, carried, ms / timed / 1000 if timed else None,
-            flags(on_first, overrides)))
+            flags(on_first, overrides),
+            self_graded=spec is not None and spec.type == "recall"))
     items.sort(key=lambda i: (i.first_try_accuracy if i.students else 2.0, -i.students,
                               i.deck_id, i.card_key))
     return tuple(items)

@@ -155,10 +155,13 @@ class ClassReport:
         } for i in self.items]
 
     def csv_rows(self) -> list[dict[str, Any]]:
-        """One row per student and post (the mastery grid), for spreadsheets."""
+        """One row per student and post the class studies (the mastery grid, as the text
+        report shows it: no rows of 0% for posts a course-deck class never opened)."""
         rows = []
+        studied = set(studied_posts(self, [post for s in self.students for post, _ in s.mastery]))
         for s in self.students:
-            places = [(post, "", m) for post, m in s.mastery] + [("", d, m) for d, m in s.decks]
+            places = [(post, "", m) for post, m in s.mastery if post in studied] + [
+                ("", d, m) for d, m in s.decks]
             for post, deck, mastery in places:
                 rows.append({"student": s.name, "post": post, "mastery": round(mastery, 4),
                              "reviews": s.reviews, "accuracy": round_or_none(s.accuracy),

@@ -120,7 +120,8 @@ def _print_class(report: Any, posts: list[str], lang: str) -> None:
                          away, f"{s.study_days}/7")
     console.print(heading("students"))
     console.print(students)
-    for block in student_blocks(report.students, console.width,
+    # a course-deck class that studies no post: no empty per-post grid, its decks' below
+    for block in student_blocks(report.students if posts else [], console.width,
                                 max((len(p) for p in posts), default=4), gap=3):
         mastery = Table(show_edge=False)
         mastery.add_column(tr("col.post"), no_wrap=True)
@@ -213,7 +214,7 @@ def _print_items(console: Any, report: Any, tr: Any) -> None:
     table.add_column(tr("col.wrong_answers"), overflow="fold", width=answers_width)
     table.add_column(tr("col.slips"), overflow="fold", width=slips_width)
     for item in report.items:
-        if not item.wrong:
+        if not item.lists_wrong_answers:
             continue
         answers = ", ".join(f"{a} ({pct(item.share(n))})" for a, n in item.answers)
         slips = ", ".join(f"{name} ({pct(item.share(n))})" for name, n in item.slips)

@@ -314,7 +314,7 @@ class ClassReportScreen(StudyScreen):
             Text("\n".join(held) or tr("tui.class.misconceptions_none")))
         wrong = []
         for item in report.items:
-            if not item.wrong:
+            if not item.lists_wrong_answers:
                 continue
             answers = ", ".join(f"{a} ({percent(item.share(n))})" for a, n in item.answers)
             slips = ", ".join(f"{k} ({percent(item.share(n))})" for k, n in item.slips)
