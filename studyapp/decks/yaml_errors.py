@@ -25,23 +25,6 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
-def _closes(line: str, start: int, quote: str) -> bool:
-    """Whether the quoted text opened at ``line[start]`` ends on this line."""
-    i = start + 1
-    while i < len(line):
-        char = line[i]
-        if quote == '"' and char == "\\":
-            i += 2
-            continue
-        if char == quote:
-            if quote == "'" and line[i + 1:i + 2] == "'":  # '' is a quote inside '...'
-                i += 2
-                continue
-            return True
-        i += 1
-    return False
-
-
 def open_quote(lines: list[str], last: int) -> tuple[int, int, str] | None:
     """The first value up to line ``last`` (1-based) whose quote is not closed on its line
     and is followed by a line that reads as a key: a quote left open, which the next quote
@@ -52,12 +35,44 @@ def open_quote(lines: list[str], last: int) -> tuple[int, int, str] | None:
         if match is None or line.lstrip().startswith("#"):
             continue
         start = match.start("open")
-        if _closes(line, start, match["open"]):
+        if _closing_at(line, start, match["open"]) is not None:
             continue
         following = lines[number:last]
         if any(_KEY_LINE.match(after) for after in following) or number == last:
             return number, start + 1, match["open"]
     return None
+
+
+def _closing_at(line: str, start: int, quote: str) -> int | None:
+    """The index where the quoted text opened at ``line[start]`` closes, if it does."""
+    i = start + 1
+    while i < len(line):
+        if quote == '"' and line[i] == "\\":
+            i += 2
+            continue
+        if line[i] == quote:
+            if quote == "'" and line[i + 1:i + 2] == "'":
+                i += 2
+                continue
+            return i
+        i += 1
+    return None
+
+
+def _text_after_quote(source: str) -> tuple[int, str] | None:
+    """A quoted value the line goes on after (``'It's HBM'``, ``"The "H100" chip"``):
+    the column of the quote that closed it early, and the quote."""
+    match = _QUOTED_VALUE.match(source)
+    if match is None:
+        return None
+    quote = match["open"]
+    end = _closing_at(source, match.start("open"), quote)
+    if end is None:
+        return None
+    rest = source[end + 1:].strip()
+    if not rest or rest.startswith("#") or rest[0] in ",]}":
+        return None
+    return end + 1, quote
 
 
 def _indented(lines: list[str], line: int, col: int,
@@ -105,6 +120,13 @@ def explain(text: str, context: str | None, context_at: tuple[int, int] | None,
         if "\t" in source:
             return number, source.index("\t") + 1, problem_message("yaml_tab")
     source = lines[line - 1] if 0 < line <= len(lines) else ""
+    early = _text_after_quote(source) if "expected" in detail else None
+    if early is not None:
+        inside = "''" if early[1] == "'" else '\\"'
+        return line, early[0], problem_message("yaml_quote_inside", quote=early[1],
+                                               inside=inside)
+    if "could not find expected ':'" in detail and context_at is not None:
+        return context_at[0], context_at[1], problem_message("yaml_no_colon")
     match = _UNQUOTED_COLON.fullmatch(source)
     if "mapping values are not allowed" in detail and match is not None:
         value = match["value"].replace("\\", "\\\\").replace('"', '\\"')

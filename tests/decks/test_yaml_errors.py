@@ -70,6 +70,18 @@ CASES = [
             "line, with commas between its items",
      "este [ ] o { } no se cierra donde debería: ciérralo con ] en la misma línea, con "
      "comas entre sus elementos"),
+    ("an apostrophe inside single quotes",
+     CARD.replace('"It does."', "'It's HBM3'"),
+     10, 21, "this ' ends the quoted text, but the line goes on: write a ' inside the text as "
+             "'', or quote the whole value with the other kind of quotes",
+     "este ' cierra el texto entre comillas, pero la línea sigue: escribe un ' dentro del "
+     "texto como '', o pon todo el valor entre el otro tipo de comillas"),
+    ("a key without its colon",
+     CARD.replace("    answer: true\n    explanation", "    answer true\n    explanation"),
+     9, 5, "this line is read as a key without its \": \": write the key, a colon and a space, "
+           "then the value (answer: true)",
+     "esta línea se lee como una clave sin su \": \": escribe la clave, dos puntos y un "
+     "espacio, y luego el valor (answer: true)"),
     ("a backslash in double quotes",
      CARD.replace('"It does."', '"C:\\decks"'),
      10, 21, "a backslash inside double quotes starts an escape such as \\n: write \\\\ for a "
