@@ -273,10 +273,10 @@ class FieldChecks:
         catalog = self.catalog((*where, "from"))
         if bad or catalog is None:
             return None
-        if self._unknown_where_values(list(catalog.table(table_name)), table_name,
-                                      value.where, where):
-            return None
         draw_key = (table_name, repr(sorted(value.where.items())))
+        if draw_key not in self._draws and self._unknown_where_values(
+                list(catalog.table(table_name)), table_name, value.where, where):
+            return None  # a draw with an unknown value is never kept: each card says it
         entries = self._draws.get(draw_key)
         if entries is None:  # the same draw on many cards is looked up once per deck
             entries = self._draws[draw_key] = [
