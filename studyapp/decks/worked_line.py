@@ -47,7 +47,7 @@ def powers_of_ten(text: str) -> str:
 
 def result_text(value: float, unit: str | None, lang: str) -> str:
     """A step's result in its unit, three significant figures: ``6.3 × 10²⁴ FLOP``."""
-    return powers_of_ten(format_quantity(value, unit, lang, RESULT_FIGURES, count_suffix=False))
+    return powers_of_ten(format_quantity(value, unit, lang, RESULT_FIGURES))
 
 
 class _Writer:

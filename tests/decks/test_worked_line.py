@@ -77,6 +77,12 @@ def test_values_operators_and_brackets(formula: str, env: dict[str, object], uni
     assert line(formula, env, unit, steps=steps) == shown
 
 
+def test_a_count_reads_with_its_suffix() -> None:
+    """As every answer of a count is shown (70B params), the parser reads it back."""
+    assert line("p * 1e9", {"p": 70}, "params") == "70B = 70B params"
+    assert line("t * 1e12", {"t": 15}, "tokens") == "15T = 15T tokens"
+
+
 def test_powers_of_ten_read_as_written() -> None:
     assert powers_of_ten("6.3e24 FLOP") == "6.3 × 10²⁴ FLOP"
     assert powers_of_ten("1e-4 s") == "10⁻⁴ s"
