@@ -83,7 +83,7 @@ def draw_problem(slip: PartSlip, right: float, env: Mapping[str, Value],
         except FormulaError as exc:
             return problem_message("slip_answer_fails", detail=exc.message, values=_drawn(names))
         ratio = wrong / right
-        if ratio <= 0 or math.isclose(ratio, 1, rel_tol=1e-9):
+        if math.isclose(ratio, 1, rel_tol=1e-9):
             return problem_message("slip_answer_is_right", answer=slip.answer,
                                    value=_figure(wrong, unit), values=_drawn(names))
         if not math.isclose(ratio, factor, rel_tol=1e-3):
