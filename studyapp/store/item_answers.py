@@ -9,7 +9,6 @@ one (``unnamed_wrong``), to name their slip.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -18,7 +17,7 @@ from sqlalchemy import and_, case, func, literal_column, select, true
 
 from studyapp.store.database import Store
 from studyapp.store.tables import CardStat, CardState, DeckChoice, ReviewLog
-from studyapp.store.verdicts import WRONG
+from studyapp.store.verdicts import WRONG, stored_steps
 
 
 class CardAnswers(NamedTuple):
@@ -159,18 +158,9 @@ def scenario_steps(store: Store, cards: Collection[tuple[str, str]],
             .where(_within(ReviewLog.profile_id, profile_ids), CardState.card_key.in_(keys),
                    (ReviewLog.verdict == WRONG) | (ReviewLog.carried > 0))
             .group_by(CardState.deck_id, CardState.card_key, parts))
-        return [StepsAnswer(deck, key, _steps(text), _n(n)) for deck, key, text, n in rows
+        return [StepsAnswer(deck, key, stored_steps(text), _n(n)) for deck, key, text, n in rows
                 if (deck, key) in cards]
 
-
-def _steps(stored: str | None) -> tuple[Mapping[str, Any], ...]:
-    if not stored:
-        return ()
-    try:
-        steps = json.loads(stored)
-    except ValueError:
-        return ()
-    return tuple(s for s in steps if isinstance(s, dict)) if isinstance(steps, list) else ()
 
 
 @dataclass(frozen=True)
