@@ -11,34 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
-from sqlalchemy import and_, case, func, literal_column, select, true
+from sqlalchemy import and_, case, func, select, true
 
 from studyapp.store.database import Store
-from studyapp.store.tables import CardStat, CardState, DeckChoice, ReviewLog
+from studyapp.store.tables import CardState, DeckChoice, ReviewLog
 from studyapp.store.verdicts import WRONG, stored_steps
-
-
-class CardAnswers(NamedTuple):
-    """One student's answers to one card, summed (a tuple: a class has tens of thousands)."""
-
-    profile_id: int
-    deck_id: str
-    card_key: str
-    post: str
-    answers: int
-    right: int
-    first: int
-    """Answers given while the card was new (the first attempt: one, unless imported twice)."""
-    first_right: int
-    overridden: int
-    """Answers graded wrong that the student overruled ("I was right")."""
-    carried: int
-    """Answers with a step right from the student's own wrong earlier step."""
-    duration_ms: int
-    timed: int
-    """Answers with a recorded time (``duration_ms`` is their sum)."""
 
 
 @dataclass(frozen=True)
@@ -69,41 +48,11 @@ def _if(condition: Any) -> Any:
     return case((condition, 1), else_=0)
 
 
-def answers_by_card(store: Store, profile_ids: Collection[int] | None = None
-                    ) -> list[CardAnswers]:
-    """Every (student, card) with answers: counts by verdict, first attempts, time.
-
-    The sums come from ``card_stats`` (kept by triggers, one row per card and
-    student); overrides and carried-forward answers, a few, from their own small
-    index (revision 0012): no pass over the whole log.
-    """
-    # the partial index's own predicate, the 0 written in (a bound value would not match it)
-    flagged = ReviewLog.overridden | (ReviewLog.carried > literal_column("0"))
-    with store.sessions() as session:
-        flags = {card: (_n(o), _n(c)) for card, o, c in session.execute(
-            select(ReviewLog.card_id, func.sum(_if(ReviewLog.overridden.is_(True))),
-                   func.sum(_if(ReviewLog.carried > 0)))
-            .where(flagged, _within(ReviewLog.profile_id, profile_ids))
-            .group_by(ReviewLog.card_id))}
-        rows = session.execute(
-            select(CardState.id, CardState.profile_id, CardState.deck_id, CardState.card_key,
-                   CardState.post, CardStat.reviews, CardStat.correct, CardStat.first_answers,
-                   CardStat.first_correct, CardStat.duration_ms)
-            .join(CardStat, CardStat.card_id == CardState.id)
-            .where(CardStat.reviews > 0, _within(CardState.profile_id, profile_ids)))
-        found = []
-        for card, pid, deck, key, post, n, ok, first, first_ok, ms in rows:
-            overridden, carried = flags.get(card, (0, 0))
-            found.append(CardAnswers(pid, deck, key, post, _n(n), _n(ok), _n(first),
-                                     _n(first_ok), overridden, carried, _n(ms), _n(n)))
-        return found
-
-
 def response_counts(store: Store, profile_ids: Collection[int] | None = None
                     ) -> list[ResponseCount]:
     """Every distinct wrong answer given to each card (read through the partial index of
     wrong answers, revision 0010), and every answer with a carried-forward step, with its
-    verdict, slip and count. Right answers are counted per card (``answers_by_card``)."""
+    verdict, slip and count. Right answers are counted per card (``item_figures.item_sums``)."""
     typed = case((CardState.family.is_(None), ReviewLog.response), else_=None)
     carried = ReviewLog.carried > 0
     keys = (CardState.deck_id, CardState.card_key, typed, ReviewLog.lang, ReviewLog.verdict,
