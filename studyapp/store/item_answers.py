@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, case, func, select, true
+from sqlalchemy import and_, case, func, literal_column, select, true
 
 from studyapp.store.database import Store
 from studyapp.store.tables import CardState, DeckChoice, ReviewLog
@@ -132,6 +132,8 @@ def unnamed_wrong(store: Store, profile_ids: Collection[int] | None = None
             select(CardState.deck_id, CardState.card_key, ReviewLog.response, ReviewLog.seed,
                    ReviewLog.lang, ReviewLog.answer)
             .join(CardState, CardState.id == ReviewLog.card_id)
-            .where(_within(ReviewLog.profile_id, profile_ids), ReviewLog.verdict == WRONG,
+            # the partial index's own terms, 'wrong' written in (revision 0015)
+            .where(_within(ReviewLog.profile_id, profile_ids),
+                   ReviewLog.verdict == literal_column(f"'{WRONG}'"),
                    ReviewLog.slip.is_(None), ReviewLog.response.is_not(None)))
         return [UnnamedWrong(d, k, r or "", s, lang, p) for d, k, r, s, lang, p in rows]
