@@ -103,8 +103,12 @@ def flags(first: ItemStats, overrides: int) -> tuple[str, ...]:
     if not first.sd:  # every student alike (all wrong, say): it cannot tell strong from weak
         d = None
     many = overrides >= MIN_OVERRIDES and overrides >= MANY_OVERRIDES * max(first.students, 1)
+    # the card's marks against the rest of the deck: below zero, the students who do well
+    # elsewhere fail it more often. D ranks the class by totals the card itself is part of,
+    # so on a short deck a mis-keyed card can still show a positive D
+    against = first.discrimination_r is not None and first.discrimination_r < 0
     if facility is not None and facility < LOW_FACILITY:
-        if many or (d is not None and d < LOW_DISCRIMINATION):
+        if many or against or (d is not None and d < LOW_DISCRIMINATION):
             found.append(CHECK_KEY)
         else:
             found.append(RETEACH)

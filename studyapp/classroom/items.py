@@ -86,8 +86,11 @@ class ItemReport:
         return self.correct / self.reviews if self.reviews else None
 
     def share(self, count: int) -> float:
-        """``count`` as a share of this card's wrong answers."""
-        return count / self.wrong if self.wrong else 0.0
+        """``count`` as a share of this card's wrong answers (a scenario's: of its wrong
+        steps, which outnumber its wrong answers when a step goes wrong in a scenario
+        answered right from there on)."""
+        wrong = max(self.wrong, sum(r.count for r in self.responses if r.verdict == "wrong"))
+        return count / wrong if wrong else 0.0
 
     def as_json(self) -> dict[str, Any]:
         return {

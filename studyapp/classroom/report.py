@@ -101,7 +101,8 @@ class ClassReport:
     @property
     def check_key(self) -> tuple[ItemReport, ...]:
         """Cards most of the class got wrong the first time, the strong students as often as
-        the weak, or many overruled: the key is the first suspect."""
+        the weak (or more often, against the rest of the deck), or many overruled: the key is
+        the first suspect."""
         return flagged(self.items, CHECK_KEY)
 
     def as_json(self, lang: str = "en") -> dict[str, Any]:
