@@ -222,6 +222,8 @@ def _print_items(console: Any, report: Any, tr: Any) -> None:
         answers = ", ".join(f"{a} ({pct(item.share(n))})" for a, n in item.answers)
         slips = ", ".join(f"{name} ({pct(item.share(n))})" for name, n in item.slips)
         flagged = "".join(f"\n[{tr('flag_' + f.replace(' ', '_'))}]" for f in item.flags)
+        if item.carried:  # right from the student's own wrong step: no slip, not wrong
+            slips += ("\n" if slips else "") + tr("carried_note", n=item.carried)
         table.add_row(Text(visible(f"{item.deck_id}/{item.card_key}") + flagged),
                       pct(item.first_try_accuracy), Text(visible(answers)), Text(visible(slips)))
     console.print(_heading(tr("wrong")))
