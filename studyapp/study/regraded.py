@@ -27,14 +27,20 @@ def take_regrade_notices(service: StudyService, lang: str) -> list[str]:
     returns none. A read-only profile keeps its notices for a session that can clear them."""
     if service.read_only:
         return []
-    return [regrade_line(notice, _prompt(service, notice, lang), lang)
-            for notice in take_notices(service.store, service.profile.id)]
+    # the same answer to the same card, given again while it was being relearnt: one line
+    same: dict[tuple[str, str, str, bool], list[RegradeNotice]] = {}
+    for notice in take_notices(service.store, service.profile.id):
+        same.setdefault((notice.deck_id, notice.card_key, notice.response, notice.right),
+                        []).append(notice)
+    return [regrade_line(told[0], len(told), _prompt(service, told[0], lang), lang)
+            for told in same.values()]
 
 
-def regrade_line(notice: RegradeNotice, prompt: str, lang: str) -> str:
-    """One notice in the learner's language."""
-    key = "study.regraded.right" if notice.right else "study.regraded.wrong"
-    return t(key, lang, answer=visible(notice.response), prompt=prompt,
+def regrade_line(notice: RegradeNotice, times: int, prompt: str, lang: str) -> str:
+    """One notice in the learner's language: the first of ``times`` same answers."""
+    key = "study.regraded." + ("right" if notice.right else "wrong") + (
+        "" if times == 1 else "_many")
+    return t(key, lang, answer=visible(notice.response), prompt=prompt, n=times,
              date=notice.reviewed_at.date().isoformat())
 
 
