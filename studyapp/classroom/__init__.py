@@ -22,6 +22,7 @@ from studyapp.classroom.publishing import (
     unpublish_deck,
     version_author,
 )
+from studyapp.classroom.regrade import Regrade, regrade_deck
 from studyapp.classroom.report import (
     NAME_WIDTH,
     ClassFilterError,
@@ -40,9 +41,10 @@ from studyapp.store.classroom import QuestionRow
 
 __all__ = [
     "NAME_WIDTH", "ClassFilterError", "ClassReport", "ClassSource", "ItemReport",
-    "NotPublishedError", "Publication", "PublishRefused", "QuestionRow", "StudentReport",
+    "NotPublishedError", "Publication", "PublishRefused", "QuestionRow", "Regrade",
+    "StudentReport",
     "Unpublished", "class_report", "class_report_for", "class_report_from_files",
     "deck_card_totals", "deck_diff", "deck_history", "publish_deck_file", "recorded_base",
-    "rollback_deck", "stored_version", "student_blocks", "studied_card_totals",
+    "regrade_deck", "rollback_deck", "stored_version", "student_blocks", "studied_card_totals",
     "studied_deck_totals", "unpublish_deck", "version_author",
 ]

@@ -20,12 +20,10 @@ Lopez, Rasch Measurement Transactions 12:1 p. 626, https://www.rasch.org/rmt/rmt
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-GROUP_SHARE = 0.27
-"""The upper and lower groups: 27% of the class each, by overall mark (Kelley)."""
+from studyapp.store.item_figures import GROUP_SHARE, MarkSums
 
 LOW_FACILITY = 0.5
 """Below this first-attempt facility a card is hard for the class (reteach or check the key)."""
@@ -71,67 +69,30 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
 
-@dataclass(frozen=True)
-class Marks:
-    """Every student's mark on each card, and their totals, on one set of attempts."""
-
-    per_item: Mapping[Any, Mapping[int, tuple[int, int]]]
-    """Card -> student -> (right, attempts)."""
-
-    def totals(self) -> dict[int, tuple[int, int]]:
-        """Student -> (right, attempts) over every card."""
-        found: dict[int, tuple[int, int]] = {}
-        for students in self.per_item.values():
-            for student, (ok, n) in students.items():
-                had = found.get(student, (0, 0))
-                found[student] = (had[0] + ok, had[1] + n)
-        return found
-
-    def groups(self, totals: Mapping[int, tuple[int, int]]) -> tuple[set[int], set[int]]:
-        """The top and bottom 27% of the class by overall mark (``totals``; ties by id)."""
-        ranked = sorted((s for s, (_, n) in totals.items() if n),
-                        key=lambda s: (-totals[s][0] / totals[s][1], s))
-        if len(ranked) < 2:
-            return set(), set()
-        size = max(1, round(GROUP_SHARE * len(ranked)))
-        return set(ranked[:size]), set(ranked[-size:])
-
-
-def item_stats(marks: Marks, item: Any, totals: Mapping[int, tuple[int, int]],
-               upper: set[int], lower: set[int]) -> ItemStats:
-    """Moodle's figures for ``item`` (see the module's docstring)."""
-    students = {s: v for s, v in marks.per_item.get(item, {}).items() if v[1]}
-    x = {s: ok / n for s, (ok, n) in students.items()}
-    count = len(x)
-    if not count:
+def stats_from_sums(sums: MarkSums | None) -> ItemStats:
+    """Moodle's figures for one card from the sums the database computed
+    (``store.item_figures.mark_sums``; see the module's docstring)."""
+    if sums is None or not sums.students:
         return ItemStats(0, None, None, None, None, None)
-    mean = sum(x.values()) / count
-    sd = math.sqrt(sum((v - mean) ** 2 for v in x.values()) / (count - 1)) if count > 1 else None
-    top = [x[s] for s in x if s in upper]
-    bottom = [x[s] for s in x if s in lower]
-    d = sum(top) / len(top) - sum(bottom) / len(bottom) if top and bottom else None
-    rest = {}
-    for s, (ok, n) in students.items():
-        all_ok, all_n = totals.get(s, (ok, n))
-        if all_n > n:
-            rest[s] = (all_ok - ok) / (all_n - n)
-    r, efficiency = _correlation([x[s] for s in rest], list(rest.values()))
-    return ItemStats(count, mean, sd, d, r, efficiency)
+    count = sums.students
+    sd = math.sqrt(sums.squares / (count - 1)) if count > 1 else None
+    d = (sums.upper_sum / sums.upper_n - sums.lower_sum / sums.lower_n
+         if sums.upper_n and sums.lower_n else None)
+    r, efficiency = _correlation(sums)
+    return ItemStats(count, sums.mean, sd, d, r, efficiency)
 
 
-def _correlation(x: Sequence[float], rest: Sequence[float]) -> tuple[float | None, float | None]:
-    """Moodle's discrimination coefficient and discriminative efficiency of marks ``x``
-    against the rest-of-deck marks ``rest`` (None where a variance is zero)."""
-    n = len(x)
-    if n < 2:
+def _correlation(sums: MarkSums) -> tuple[float | None, float | None]:
+    """Moodle's discrimination coefficient and discriminative efficiency of the card's
+    marks against the rest-of-deck marks (None where a variance is zero)."""
+    n = sums.rest_n
+    if n < 2 or sums.cross is None or sums.x_squares is None or sums.r_squares is None:
         return None, None
-    mx, mr = sum(x) / n, sum(rest) / n
-    cov = sum((a - mx) * (b - mr) for a, b in zip(x, rest, strict=True)) / (n - 1)
-    vx = sum((a - mx) ** 2 for a in x) / (n - 1)
-    vr = sum((b - mr) ** 2 for b in rest) / (n - 1)
+    cov = sums.cross / (n - 1)
+    vx = sums.x_squares / (n - 1)
+    vr = sums.r_squares / (n - 1)
     r = cov / math.sqrt(vx * vr) if vx > 0 and vr > 0 else None
-    cmax = sum((a - mx) * (b - mr)
-               for a, b in zip(sorted(x), sorted(rest), strict=True)) / (n - 1)
+    cmax = (sums.sorted_cross or 0.0) / (n - 1)
     return r, (cov / cmax if cmax > 0 else None)
 
 
@@ -142,8 +103,12 @@ def flags(first: ItemStats, overrides: int) -> tuple[str, ...]:
     if not first.sd:  # every student alike (all wrong, say): it cannot tell strong from weak
         d = None
     many = overrides >= MIN_OVERRIDES and overrides >= MANY_OVERRIDES * max(first.students, 1)
+    # the card's marks against the rest of the deck: below zero, the students who do well
+    # elsewhere fail it more often. D ranks the class by totals the card itself is part of,
+    # so on a short deck a mis-keyed card can still show a positive D
+    against = first.discrimination_r is not None and first.discrimination_r < 0
     if facility is not None and facility < LOW_FACILITY:
-        if many or (d is not None and d < LOW_DISCRIMINATION):
+        if many or against or (d is not None and d < LOW_DISCRIMINATION):
             found.append(CHECK_KEY)
         else:
             found.append(RETEACH)

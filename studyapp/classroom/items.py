@@ -16,16 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from studyapp.classroom.item_stats import (
-    CHECK_KEY,
-    RETEACH,
-    ItemStats,
-    Marks,
-    flags,
-    item_stats,
-)
+from studyapp.classroom.item_stats import CHECK_KEY, RETEACH, ItemStats, flags, stats_from_sums
 from studyapp.progress import round_or_none
-from studyapp.store.item_answers import CardAnswers, ResponseCount, StepsAnswer, UnnamedWrong
+from studyapp.store.item_answers import ResponseCount, StepsAnswer, UnnamedWrong
+from studyapp.store.item_figures import ItemSums, MarkSums
 from studyapp.store.verdicts import RIGHT
 
 if TYPE_CHECKING:
@@ -100,8 +94,11 @@ class ItemReport:
         return self.correct / self.reviews if self.reviews else None
 
     def share(self, count: int) -> float:
-        """``count`` as a share of this card's wrong answers."""
-        return count / self.wrong if self.wrong else 0.0
+        """``count`` as a share of this card's wrong answers (a scenario's: of its wrong
+        steps, which outnumber its wrong answers when a step goes wrong in a scenario
+        answered right from there on)."""
+        wrong = max(self.wrong, sum(r.count for r in self.responses if r.verdict == "wrong"))
+        return count / wrong if wrong else 0.0
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -124,33 +121,22 @@ class ItemReport:
 Key = tuple[str, str]
 
 
-def build_items(per_card: Sequence[CardAnswers], responses: Sequence[ResponseCount],
+def build_items(sums: Sequence[ItemSums], first: Mapping[Key, MarkSums],
+                every: Mapping[Key, MarkSums], responses: Sequence[ResponseCount],
                 steps: Sequence[StepsAnswer], unnamed: Sequence[UnnamedWrong],
                 decks: Sequence[Deck]) -> tuple[ItemReport, ...]:
-    """Per card: the sums, Moodle's statistics, every answer with its slip, the flags;
-    hardest (lowest first-attempt facility) first."""
+    """Per card: the sums and Moodle's statistics (both computed by the database,
+    ``store.item_figures``), every answer with its slip, the flags; hardest (lowest
+    first-attempt facility) first."""
     specs = {(deck.id, spec.id): spec for deck in decks for spec in deck.cards}
-    first = Marks(_marks(per_card, first=True))
-    every = Marks(_marks(per_card, first=False))
-    first_totals, every_totals = first.totals(), every.totals()
-    first_groups, every_groups = first.groups(first_totals), every.groups(every_totals)
-    sums: dict[Key, list[int]] = {}
-    posts: dict[Key, str] = {}
-    for row in per_card:
-        key = (row.deck_id, row.card_key)
-        posts.setdefault(key, row.post)
-        add = (int(row.first > 0), int(row.first > 0 and row.first_right == row.first),
-               row.answers, row.right, row.overridden, row.carried, row.duration_ms, row.timed)
-        had = sums.setdefault(key, [0] * len(add))
-        for i, v in enumerate(add):
-            had[i] += v
     named = _named_again(unnamed, specs)
     answered = _responses(responses, steps, named, specs)
     items = []
-    for key, (students, first_ok, n, ok, overrides, carried, ms, timed) in sums.items():
+    for row in sums:
+        key = (row.deck_id, row.card_key)
         spec = specs.get(key)
-        on_first = item_stats(first, key, first_totals, *first_groups)
-        on_all = item_stats(every, key, every_totals, *every_groups)
+        on_first, on_all = stats_from_sums(first.get(key)), stats_from_sums(every.get(key))
+        students, ok = row.students, row.right
         given = answered.get(key, ())
         listed = sum(r.count for r in given if r.verdict == RIGHT)
         if ok > listed:  # the right answers, counted per card: as the key says it
@@ -164,26 +150,17 @@ def build_items(per_card: Sequence[CardAnswers], responses: Sequence[ResponseCou
             if r.verdict == "wrong" and r.slip:
                 slips[r.slip] += r.count
         items.append(ItemReport(
-            key[0], key[1], posts[key], _prompt_text(spec), students,
-            first_ok / students if students else 0.0, n, ok, n - ok,
-            _most_common(wrong_n), _most_common(slips), on_first, on_all,
+            key[0], key[1], row.post, _prompt_text(spec), students,
+            row.first_right / students if students else 0.0, row.answers, ok,
+            row.answers - ok, _most_common(wrong_n), _most_common(slips), on_first, on_all,
             tuple(sorted(given, key=lambda r: (-r.count, r.verdict, r.answer))),
-            overrides, carried, ms / timed / 1000 if timed else None,
-            flags(on_first, overrides),
+            row.overrides, row.carried,
+            row.duration_ms / row.timed / 1000 if row.timed else None,
+            flags(on_first, row.overrides),
             self_graded=spec is not None and spec.type == "recall"))
     items.sort(key=lambda i: (i.first_try_accuracy if i.students else 2.0, -i.students,
                               i.deck_id, i.card_key))
     return tuple(items)
-
-
-def _marks(per_card: Sequence[CardAnswers], *, first: bool
-           ) -> dict[Key, dict[int, tuple[int, int]]]:
-    marks: dict[Key, dict[int, tuple[int, int]]] = {}
-    for row in per_card:
-        pair = (row.first_right, row.first) if first else (row.right, row.answers)
-        if pair[1]:
-            marks.setdefault((row.deck_id, row.card_key), {})[row.profile_id] = pair
-    return marks
 
 
 def _responses(counts: Sequence[ResponseCount], steps: Sequence[StepsAnswer],

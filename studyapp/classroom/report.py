@@ -22,7 +22,7 @@ from studyapp.classroom.misconceptions import ClassMisconception, class_misconce
 from studyapp.classroom.source import ClassSource
 from studyapp.progress import count_mastered, mastery_age, mastery_places, round_or_none
 from studyapp.srs.scheduler import SchedulerSettings
-from studyapp.store import Store, item_answers, open_store
+from studyapp.store import Store, item_answers, item_figures, open_store
 from studyapp.store import classroom as db
 from studyapp.store.mastery import mastered_keys
 from studyapp.store.progress import ensure_profile
@@ -101,7 +101,8 @@ class ClassReport:
     @property
     def check_key(self) -> tuple[ItemReport, ...]:
         """Cards most of the class got wrong the first time, the strong students as often as
-        the weak, or many overruled: the key is the first suspect."""
+        the weak (or more often, against the rest of the deck), or many overruled: the key is
+        the first suspect."""
         return flagged(self.items, CHECK_KEY)
 
     def as_json(self, lang: str = "en") -> dict[str, Any]:
@@ -279,14 +280,16 @@ def _item_analysis(store: Store, profile_ids: set[int] | None, decks: Sequence[D
     def taught(row: Any) -> bool:
         return row.deck_id not in deck_ids or (row.deck_id, row.card_key) in known
 
-    per_card = [r for r in item_answers.answers_by_card(store, profile_ids) if taught(r)]
+    untaught = {key for key in item_figures.card_keys(store, deck_ids) if key not in known}
+    sums = item_figures.item_sums(store, profile_ids, untaught)
+    first, every = item_figures.mark_sums(store, profile_ids, untaught)
     responses = [r for r in item_answers.response_counts(store, profile_ids) if taught(r)]
     # a scenario whose deck is not loaded still shows by its carried-forward steps
     scenarios |= {(r.deck_id, r.card_key) for r in responses if r.carried}
     steps = item_answers.scenario_steps(store, scenarios, profile_ids)
     unnamed = [r for r in item_answers.unnamed_wrong(store, profile_ids)
                if (r.deck_id, r.card_key) in known]
-    return build_items(per_card, responses, steps, unnamed, decks)
+    return build_items(sums, first, every, responses, steps, unnamed, decks)
 
 
 def _is_scenario(generator: str) -> bool:

@@ -109,7 +109,9 @@ def _print_class(report: Any, posts: list[str], lang: str) -> None:
 
     console = Console(highlight=False)
     students = Table(show_edge=False)
-    students.add_column(tr("col.student"), overflow="fold")
+    # a name up to NAME_WIDTH characters stays on one line; a longer one folds
+    students.add_column(tr("col.student"), overflow="fold", min_width=min(
+        max((len(visible(s.name)) for s in report.students), default=0), NAME_WIDTH))
     for column in ("reviews", "accuracy", "overdue", "cards_seen", "last_active",
                    "study_days"):
         students.add_column(tr(f"col.{column}"), justify="right", no_wrap=True)
@@ -193,10 +195,12 @@ def _print_items(console: Any, report: Any, tr: Any) -> None:
         console.print(Text(tr("check_key_none")))
     for item in report.check_key:
         d = item.first.discrimination_index if item.first else None
+        r = item.first.discrimination_r if item.first else None
         console.print(Text(visible(tr(
             "check_key_line", card=f"{item.deck_id}/{item.card_key}",
             first_try=pct(item.first_try_accuracy), students=item.students,
-            discrimination="—" if d is None else f"{d:+.2f}", overrides=item.overrides,
+            discrimination="—" if d is None else f"{d:+.2f}",
+            coefficient="—" if r is None else f"{r:+.2f}", overrides=item.overrides,
             prompt=item.prompt))))
     console.print(_heading(tr("reteach")))
     if not report.reteach:
@@ -219,6 +223,8 @@ def _print_items(console: Any, report: Any, tr: Any) -> None:
         answers = ", ".join(f"{a} ({pct(item.share(n))})" for a, n in item.answers)
         slips = ", ".join(f"{name} ({pct(item.share(n))})" for name, n in item.slips)
         flagged = "".join(f"\n[{tr('flag_' + f.replace(' ', '_'))}]" for f in item.flags)
+        if item.carried:  # right from the student's own wrong step: no slip, not wrong
+            slips += ("\n" if slips else "") + tr("carried_note", n=item.carried)
         table.add_row(Text(visible(f"{item.deck_id}/{item.card_key}") + flagged),
                       pct(item.first_try_accuracy), Text(visible(answers)), Text(visible(slips)))
     console.print(_heading(tr("wrong")))

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from studyapp.cli import current_settings, echo_json, fail
+from studyapp.cli import current_settings, echo_json, fail, make_service
 from studyapp.deck_ids import shown_deck_id
 from studyapp.i18n import t
 
 if TYPE_CHECKING:
-    from studyapp.decks import DeckListing
+    from studyapp.decks import Deck, DeckListing
 
 
 @click.group()
@@ -157,6 +157,22 @@ def deck_add(ctx: click.Context, file: str, replace: bool) -> None:
     deck_added = load_deck(added.target, source="user")
     click.echo(t("decks.installed", lang, deck=deck_added.id,
                  cards=len(deck_added.cards), path=added.target))
+    _regrade_added(ctx, deck_added, lang)
+
+
+def _regrade_added(ctx: click.Context, deck: Deck, lang: str) -> None:
+    """A new version of a deck may fix a key: the answers stored for its cards are graded
+    again against it (as a publish does) and the changed verdicts counted."""
+    from studyapp.classroom import regrade_deck
+
+    service = make_service(current_settings(ctx))
+    try:
+        done = regrade_deck(service.store, deck)
+    finally:
+        service.close()
+    if done.checked:
+        click.echo(t("deck.add.regraded", lang, checked=done.checked, changed=done.changed,
+                     right=done.now_right, wrong=done.now_wrong))
 
 
 @deck.command("edit")

@@ -217,6 +217,7 @@ def stats(ctx: click.Context, as_json: bool, card_ref: str | None, plot: bool,
     # loaded when the command runs, so that --help stays fast
     from studyapp.progress import card_drilldown, learner_stats
     from studyapp.progress.series import card_curve, progress_series
+    from studyapp.study.regraded import take_regrade_notices
 
     plot = plot or plain
 
@@ -250,6 +251,9 @@ def stats(ctx: click.Context, as_json: bool, card_ref: str | None, plot: bool,
             else:
                 _print_card(detail, settings.lang)
             return
+        # regraded answers are told once, where they are read: not into JSON or a chart
+        regraded = ([] if plot or as_json
+                    else take_regrade_notices(service, settings.lang))
         data = None if plot and not as_json else learner_stats(service)
         series = (progress_series(service, posts=None if data is None else
                                   [(p.slug, p.title, p.total) for p in data.posts])
@@ -264,6 +268,8 @@ def stats(ctx: click.Context, as_json: bool, card_ref: str | None, plot: bool,
 
         print_series(series, settings.lang, plain, desired)
     elif data is not None:
+        for line in regraded:
+            click.echo(line)
         _print_stats(data, settings.lang)
 
 

@@ -49,7 +49,7 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
         return
     # loaded when the command runs, so that --help stays fast
     from studyapp.plain import course_summary_lines, post_summary_lines, run_plain
-    from studyapp.study import SessionKind
+    from studyapp.study import SessionKind, take_regrade_notices
 
     tolerate_encodings()
 
@@ -69,6 +69,8 @@ def study(ctx: click.Context, post: str | None, deck: str | None, limit: int | N
                    else service.start(kind, post=post, deck=deck, limit=limit, seed=seed))
         for prompt in service.recovered:
             click.echo(t("plain.recovered", settings.lang, prompt=visible(prompt)))
+        for line in take_regrade_notices(service, settings.lang):
+            click.echo(line)
         code = run_plain(session)
     except KeyboardInterrupt:
         code = 130

@@ -6,7 +6,6 @@ of thirty with tens of thousands of answers each is read in a few queries.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -28,6 +27,7 @@ from studyapp.store.tables import (
     ReviewHour,
     ReviewLog,
 )
+from studyapp.store.verdicts import stored_steps
 
 
 @dataclass(frozen=True)
@@ -226,7 +226,7 @@ def wrong_answers(store: Store, profile_ids: Collection[int] | None = None,
                 continue  # read one by one below
             found.setdefault((deck_id, card_key), []).append(WrongAnswer(
                 deck_id, card_key, response or "", None, None, lang,
-                None if slip is None else str(slip), _steps(steps),
+                None if slip is None else str(slip), stored_steps(steps),
                 chosen if isinstance(chosen, str) else None, bool(was_noted), _int(count)))
         if again:
             keys = {key for _, key in again}
@@ -239,19 +239,9 @@ def wrong_answers(store: Store, profile_ids: Collection[int] | None = None,
                 if (deck_id, card_key) in again:
                     found.setdefault((deck_id, card_key), []).append(WrongAnswer(
                         deck_id, card_key, response or "", None, seed, lang, None,
-                        _steps(steps), chosen if isinstance(chosen, str) else None))
+                        stored_steps(steps), chosen if isinstance(chosen, str) else None))
     return found
 
-
-def _steps(stored: str | None) -> tuple[Mapping[str, Any], ...]:
-    """A scenario's steps from the JSON text of its review log's ``parts``."""
-    if not stored:
-        return ()
-    try:
-        steps = json.loads(stored)
-    except ValueError:
-        return ()
-    return tuple(s for s in steps if isinstance(s, dict)) if isinstance(steps, list) else ()
 
 
 @dataclass(frozen=True)

@@ -9,37 +9,15 @@ one (``unnamed_wrong``), to name their slip.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from sqlalchemy import and_, case, func, literal_column, select, true
 
 from studyapp.store.database import Store
-from studyapp.store.tables import CardStat, CardState, DeckChoice, ReviewLog
-from studyapp.store.verdicts import WRONG
-
-
-class CardAnswers(NamedTuple):
-    """One student's answers to one card, summed (a tuple: a class has tens of thousands)."""
-
-    profile_id: int
-    deck_id: str
-    card_key: str
-    post: str
-    answers: int
-    right: int
-    first: int
-    """Answers given while the card was new (the first attempt: one, unless imported twice)."""
-    first_right: int
-    overridden: int
-    """Answers graded wrong that the student overruled ("I was right")."""
-    carried: int
-    """Answers with a step right from the student's own wrong earlier step."""
-    duration_ms: int
-    timed: int
-    """Answers with a recorded time (``duration_ms`` is their sum)."""
+from studyapp.store.tables import CardState, DeckChoice, ReviewLog
+from studyapp.store.verdicts import WRONG, stored_steps
 
 
 @dataclass(frozen=True)
@@ -70,41 +48,11 @@ def _if(condition: Any) -> Any:
     return case((condition, 1), else_=0)
 
 
-def answers_by_card(store: Store, profile_ids: Collection[int] | None = None
-                    ) -> list[CardAnswers]:
-    """Every (student, card) with answers: counts by verdict, first attempts, time.
-
-    The sums come from ``card_stats`` (kept by triggers, one row per card and
-    student); overrides and carried-forward answers, a few, from their own small
-    index (revision 0012): no pass over the whole log.
-    """
-    # the partial index's own predicate, the 0 written in (a bound value would not match it)
-    flagged = ReviewLog.overridden | (ReviewLog.carried > literal_column("0"))
-    with store.sessions() as session:
-        flags = {card: (_n(o), _n(c)) for card, o, c in session.execute(
-            select(ReviewLog.card_id, func.sum(_if(ReviewLog.overridden.is_(True))),
-                   func.sum(_if(ReviewLog.carried > 0)))
-            .where(flagged, _within(ReviewLog.profile_id, profile_ids))
-            .group_by(ReviewLog.card_id))}
-        rows = session.execute(
-            select(CardState.id, CardState.profile_id, CardState.deck_id, CardState.card_key,
-                   CardState.post, CardStat.reviews, CardStat.correct, CardStat.first_answers,
-                   CardStat.first_correct, CardStat.duration_ms)
-            .join(CardStat, CardStat.card_id == CardState.id)
-            .where(CardStat.reviews > 0, _within(CardState.profile_id, profile_ids)))
-        found = []
-        for card, pid, deck, key, post, n, ok, first, first_ok, ms in rows:
-            overridden, carried = flags.get(card, (0, 0))
-            found.append(CardAnswers(pid, deck, key, post, _n(n), _n(ok), _n(first),
-                                     _n(first_ok), overridden, carried, _n(ms), _n(n)))
-        return found
-
-
 def response_counts(store: Store, profile_ids: Collection[int] | None = None
                     ) -> list[ResponseCount]:
     """Every distinct wrong answer given to each card (read through the partial index of
     wrong answers, revision 0010), and every answer with a carried-forward step, with its
-    verdict, slip and count. Right answers are counted per card (``answers_by_card``)."""
+    verdict, slip and count. Right answers are counted per card (``item_figures.item_sums``)."""
     typed = case((CardState.family.is_(None), ReviewLog.response), else_=None)
     carried = ReviewLog.carried > 0
     keys = (CardState.deck_id, CardState.card_key, typed, ReviewLog.lang, ReviewLog.verdict,
@@ -159,18 +107,9 @@ def scenario_steps(store: Store, cards: Collection[tuple[str, str]],
             .where(_within(ReviewLog.profile_id, profile_ids), CardState.card_key.in_(keys),
                    (ReviewLog.verdict == WRONG) | (ReviewLog.carried > 0))
             .group_by(CardState.deck_id, CardState.card_key, parts))
-        return [StepsAnswer(deck, key, _steps(text), _n(n)) for deck, key, text, n in rows
+        return [StepsAnswer(deck, key, stored_steps(text), _n(n)) for deck, key, text, n in rows
                 if (deck, key) in cards]
 
-
-def _steps(stored: str | None) -> tuple[Mapping[str, Any], ...]:
-    if not stored:
-        return ()
-    try:
-        steps = json.loads(stored)
-    except ValueError:
-        return ()
-    return tuple(s for s in steps if isinstance(s, dict)) if isinstance(steps, list) else ()
 
 
 @dataclass(frozen=True)
@@ -193,6 +132,8 @@ def unnamed_wrong(store: Store, profile_ids: Collection[int] | None = None
             select(CardState.deck_id, CardState.card_key, ReviewLog.response, ReviewLog.seed,
                    ReviewLog.lang, ReviewLog.answer)
             .join(CardState, CardState.id == ReviewLog.card_id)
-            .where(_within(ReviewLog.profile_id, profile_ids), ReviewLog.verdict == WRONG,
+            # the partial index's own terms, 'wrong' written in (revision 0015)
+            .where(_within(ReviewLog.profile_id, profile_ids),
+                   ReviewLog.verdict == literal_column(f"'{WRONG}'"),
                    ReviewLog.slip.is_(None), ReviewLog.response.is_not(None)))
         return [UnnamedWrong(d, k, r or "", s, lang, p) for d, k, r, s, lang, p in rows]

@@ -4,15 +4,18 @@ When an instructor fixes a card's key, the answers already given are graded
 again; a changed verdict is written to the review log (``correct``,
 ``verdict``, ``slip``) and to the card's sums (``card_stats``, kept by triggers
 on insert and delete only, so updated here in the same transaction).
-Answers the learner overruled ("I was right") keep their verdict.
+Answers the learner overruled ("I was right") keep their verdict. A changed
+verdict is also kept as the answer's notice (``regraded``, revision 0015) until
+its student has been told once (``take_notices``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import case, select, update
 
 from studyapp.store.database import Store
 from studyapp.store.tables import CardStat, CardState, ReviewLog
@@ -70,7 +73,10 @@ def write_verdicts(store: Store, changes: Sequence[NewVerdict]) -> list[NewVerdi
             done = session.execute(
                 update(ReviewLog).where(ReviewLog.id == change.answer.log_id)
                 .values(correct=change.right, verdict=RIGHT if change.right else WRONG,
-                        slip="" if change.right else change.slip[:SLIP_WIDTH]))
+                        slip="" if change.right else change.slip[:SLIP_WIDTH],
+                        # the student is told once; a change undone before then says nothing
+                        regraded=case((ReviewLog.regraded.is_(None),
+                                       RIGHT if change.right else WRONG), else_=None)))
             if not done.rowcount:  # type: ignore[attr-defined]
                 continue
             session.execute(update(CardStat).where(CardStat.card_id == change.answer.card_id)
@@ -79,3 +85,33 @@ def write_verdicts(store: Store, changes: Sequence[NewVerdict]) -> list[NewVerdi
                                     + (step if change.answer.first else 0)))
             written.append(change)
     return written
+
+
+@dataclass(frozen=True)
+class RegradeNotice:
+    """A student's answer whose verdict a regrade changed, not yet told to them."""
+
+    deck_id: str
+    card_key: str
+    response: str
+    reviewed_at: datetime
+    right: bool
+    """The verdict now: right (it was marked wrong), or wrong (it was marked right)."""
+
+
+def take_notices(store: Store, profile_id: int) -> list[RegradeNotice]:
+    """The profile's regrade notices, oldest first, cleared as they are read: each is
+    shown once (read through the partial index of notices, revision 0015)."""
+    pending = ReviewLog.regraded.is_not(None)
+    with store.transaction() as session:
+        rows = session.execute(
+            select(CardState.deck_id, CardState.card_key, ReviewLog.response,
+                   ReviewLog.reviewed_at, ReviewLog.regraded)
+            .join(CardState, CardState.id == ReviewLog.card_id)
+            .where(ReviewLog.profile_id == profile_id, pending)
+            .order_by(ReviewLog.reviewed_at, ReviewLog.id)).all()
+        if rows:
+            session.execute(update(ReviewLog).where(ReviewLog.profile_id == profile_id, pending)
+                            .values(regraded=None))
+        return [RegradeNotice(deck, key, response or "", at, verdict == RIGHT)
+                for deck, key, response, at, verdict in rows]

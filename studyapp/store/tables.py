@@ -184,6 +184,9 @@ class ReviewLog(Base):
     # evidence of misconceptions with ``slip``; ix_review_logs_traps (partial) is the
     # migration's alone, as its condition is written in SQL
     traps: Mapped[str | None] = mapped_column(String(400), nullable=True)
+    # revision 0015: the verdict a regrade gave this answer, until its student is told once
+    # (store.regrade); its partial index and ix_review_logs_unnamed are the migration's
+    regraded: Mapped[str | None] = mapped_column(String(8), nullable=True)
 
 
 class ReviewHour(Base):

@@ -12,6 +12,7 @@ answer's question (a scenario's right steps) could have shown (revision 0013).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -52,3 +53,15 @@ def answer_marks(correct: bool, params: Mapping[str, Any] | None) -> dict[str, A
     marks["traps"] = (",".join(str(t) for t in traps)[:TRAPS_WIDTH]
                       if isinstance(traps, list) and traps else None)
     return marks
+
+
+def stored_steps(stored: str | None) -> tuple[Mapping[str, Any], ...]:
+    """A scenario's steps from the JSON text of its review log's ``parts`` (read back by
+    SQL as text): the dict steps, nothing for text that is not a list of them."""
+    if not stored:
+        return ()
+    try:
+        steps = json.loads(stored)
+    except ValueError:
+        return ()
+    return tuple(s for s in steps if isinstance(s, dict)) if isinstance(steps, list) else ()

@@ -25,6 +25,7 @@ from studyapp.study.phrases import (
     slips_text,
     wait_text,
 )
+from studyapp.study.regraded import take_regrade_notices
 from studyapp.study.service import StudyService
 from studyapp.study.session import StudySession, shuffle_choices
 from studyapp.study.views import (
@@ -103,6 +104,7 @@ __all__ = [
     "numbered_choice",
     "shuffle_choices",
     "slips_text",
+    "take_regrade_notices",
     "utc_now",
     "wait_text",
 ]

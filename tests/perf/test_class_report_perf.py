@@ -2,7 +2,9 @@
 beside ``SELECT count(*)`` of the same review logs.
 
 The report counts the answers by the verdicts and slips stored with them (revision 0012),
-so it reads a few grouped queries whatever the number of wrong answers. Run with
+and the database computes each card's statistics (facility, SD, discrimination, the sorted
+pairing of discriminative efficiency) from ``card_stats`` (``store.item_figures``): a few
+grouped statements whatever the class's size, one row per card back. Run with
 ``python -m pytest tests/perf/test_class_report_perf.py -s`` for full size and the printed
 ``[perf]`` figures (a hundredth of the data otherwise, as a smoke test).
 """

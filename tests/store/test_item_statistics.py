@@ -148,3 +148,14 @@ def test_carried_forward_steps_are_right_from_carried_and_name_no_slip(tmp_path:
     assert ("total: 900 GB", CARRIED, "") in verdicts
     assert ("weights: 810 GB", "wrong", "weights: bits") in verdicts
     assert all("write: bits" not in r.slip for r in serve.responses)
+
+
+def test_a_card_against_the_rest_of_the_deck_is_check_the_key() -> None:
+    """On a short deck the card itself moves a student's total: the strong students who
+    failed a mis-keyed card can leave the top 27%, so D stays positive while the card's
+    marks go against the rest of the deck (the figures of a 12-student hand run)."""
+    from studyapp.classroom.item_stats import CHECK_KEY, RETEACH, ItemStats, flags
+
+    first = ItemStats(12, 5 / 12, 0.5149, 0.6667, -0.3714, -0.4483)
+    assert flags(first, overrides=0) == (CHECK_KEY,)
+    assert flags(ItemStats(12, 5 / 12, 0.5149, 0.6667, 0.205, 0.4545), overrides=0) == (RETEACH,)

@@ -320,9 +320,11 @@ class ClassReportScreen(StudyScreen):
             slips = ", ".join(f"{k} ({percent(item.share(n))})" for k, n in item.slips)
             flags = "".join(f"[{tr('tui.class.flag_' + f.replace(' ', '_'))}] "
                             for f in item.flags)
+            carried = (" · " + tr("tui.class.carried_note", n=item.carried)
+                       if item.carried else "")
             wrong.append(flags + tr("tui.class.wrong_line",
                                     card=card_name(item.deck_id, item.card_key),
-                                    answers=answers or "—", slips=slips or "—"))
+                                    answers=answers or "—", slips=slips or "—") + carried)
         self.query_one("#class-wrong", Static).update(
             Text("\n".join(wrong) or tr("tui.class.wrong_none")))
 

@@ -111,6 +111,12 @@ class HomeScreen(StudyScreen):
             # the prompt's start names the card; a whole scenario would cover half the screen
             self.notify(self.tr("tui.home.recovered", prompt=fit(visible(prompt), 80)),
                         markup=False, timeout=12)
+        from studyapp.study.regraded import take_regrade_notices
+
+        regraded = await self.study_app.backend.call(
+            lambda service: take_regrade_notices(service, lang))
+        for line in regraded:  # told once: reading them clears them
+            self.notify(line, markup=False, timeout=20)
         self.post_message(OverviewLoaded(overview))
         from studyapp.progress import mastered_per_place
 
