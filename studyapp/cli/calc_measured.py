@@ -16,7 +16,7 @@ from studyapp import catalog
 from studyapp.cli import current_settings, fail
 from studyapp.i18n import t
 from studyapp.infra.measured import CalcSetup, matching, measured_entry, setup_words
-from studyapp.numbers import format_figure
+from studyapp.infra.measured_text import measured_lines
 
 if TYPE_CHECKING:  # the schema needs pydantic, which --help never loads
     from studyapp.catalog.measurements import Measurement
@@ -101,21 +101,6 @@ def print_measured(ctx: click.Context, report: dict[str, Any]) -> None:
     entry = report.get("measured")
     if not entry:
         return
-    lang = current_settings(ctx).lang
-
-    def fig(value: float) -> str:
-        return format_figure(value, lang)
-
-    unit = entry["unit"]
-    click.echo(t_calc(ctx, "calc.measured.line", value=fig(entry["value"]), unit=unit,
-                  name=entry["name"], date=entry["date"], source=entry["source"]))
-    if entry["theory"] is not None:
-        click.echo(t_calc(ctx, "calc.measured.of_theory", share=fig(100 * entry["efficiency"]),
-                      theory=fig(entry["theory"]), unit=unit))
-    if entry["calculated"] is not None:
-        click.echo(t_calc(ctx, "calc.measured.of_calculated",
-                      share=fig(100 * entry["value"] / entry["calculated"]),
-                      calculated=fig(entry["calculated"]), unit=unit))
-    if report.get("efficiency_from"):
-        click.echo(t_calc(ctx, "calc.measured.used", share=fig(100 * entry["efficiency"]),
-                      id=entry["id"]))
+    for line in measured_lines(entry, current_settings(ctx).lang,
+                               used=bool(report.get("efficiency_from"))):
+        click.echo(line)

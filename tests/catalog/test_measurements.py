@@ -90,7 +90,8 @@ def test_two_measurements_with_one_id_are_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("measurement_id", "efficiency"), [
-    # https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md
+    # the handbook's MAMF table as it stood in October 2024:
+    # https://github.com/stas00/ml-engineering/blob/8deeddd8cb6ec126ff31c5fc4efdcca325476f8b/compute/accelerator/README.md
     ("h100-sxm-mamf-bf16", 792.1 / 989),   # 80.1%
     ("a100-mamf-bf16", 267.9 / 312),       # 85.9%
     # NVIDIA/nccl issue 1264: 749 of 900 GB/s, both directions

@@ -139,7 +139,8 @@ def test_the_charts_mark_what_was_measured_on_their_setup() -> None:
 
     measurements = load_catalog().measurements
     # mamf-finder on an H100 SXM, BF16: 792.1 TFLOPS of the 989 dense peak
-    # (https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/README.md)
+    # (the handbook's table as it stood in October 2024,
+    # https://github.com/stas00/ml-engineering/blob/8deeddd8cb6ec126ff31c5fc4efdcca325476f8b/compute/accelerator/README.md)
     chart = measured_marks(roofline(model("llama-3.1-8b"), chip("h100-sxm"), dtype="bf16",
                                     kv_dtype="bf16", batch=1, context=0),
                            measurements, dtype="bf16")

@@ -88,6 +88,15 @@ def test_each_chart_light(step: int, app_factory: AppFactory,
                         run_before=on_chart(step, theme="textual-light"))
 
 
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+@pytest.mark.parametrize("step", [0, 1], ids=["roofline", "memory-context"])
+def test_chart_at_120_by_40(step: int, theme: str, app_factory: AppFactory,
+                            snap_compare: SnapCompare) -> None:
+    """A larger terminal: round ticks on both axes, the legend clear of the lines."""
+    assert snap_compare(app_factory(), terminal_size=(120, 40),
+                        run_before=on_chart(step, theme=theme))
+
+
 @pytest.mark.parametrize("step", [0, 3], ids=["roofline", "throughput-batch"])
 def test_measured_beside_the_theory(step: int, app_factory: AppFactory,
                                     snap_compare: SnapCompare) -> None:

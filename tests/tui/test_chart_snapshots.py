@@ -115,6 +115,13 @@ def test_chart(chart: str, theme: str, snap_compare: SnapCompare) -> None:
     assert snap_compare(ChartApp(chart, theme), terminal_size=SIZE)
 
 
+@pytest.mark.parametrize("theme", THEMES)
+def test_curve_at_120_by_40(theme: str, snap_compare: SnapCompare) -> None:
+    """The forgetting curve on a larger terminal: the first answer (100%) clear of the
+    legend, days on the x axis, percentages on the y axis."""
+    assert snap_compare(ChartApp("curve", theme), terminal_size=(120, 40))
+
+
 def test_chart_in_spanish(snap_compare: SnapCompare) -> None:
     assert snap_compare(ChartApp("activity", "textual-dark", "es"), terminal_size=SIZE)
 

@@ -33,15 +33,19 @@ from studyapp.infra.flags import (
     past_scale_up,
     scale_up_domain,
 )
+from studyapp.infra.measured import CalcSetup, measured_entry, pick
+from studyapp.infra.measured_text import measured_lines, source_name
 from studyapp.numbers import format_count, format_figure
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.widgets.share_bar import ShareBar
 
 if TYPE_CHECKING:
     from studyapp.catalog import Catalog
+    from studyapp.catalog.measurements import Measurement
 
 DTYPES = ("fp32", "fp16", "bf16", "fp8", "int8", "fp4", "int4")
-FIELDS = ("model", "gpu", "dtype", "kv_dtype", "context", "batch", "gpus", "tokens", "mfu")
+FIELDS = ("model", "gpu", "dtype", "kv_dtype", "context", "batch", "gpus", "tokens", "mfu",
+          "efficiency")
 NARROW = 76
 """Below this width the form and the results stack instead of sitting side by side."""
 
@@ -59,6 +63,9 @@ class CalculatorInputs:
     gpus: int
     tokens: float
     mfu: float
+    measured_efficiency: bool = False
+    """Whether the efficiency of a matching measurement replaces the typed MFU (training)
+    and the full memory bandwidth (decode), as ``calc --efficiency measured`` does."""
 
 
 def parse_fraction(text: str) -> float:
@@ -97,6 +104,8 @@ class CalculatorScreen(StudyScreen):
     def __init__(self) -> None:
         super().__init__(id="calculator-screen")
         self.catalog: Catalog | None = None
+        self.efficiency_sources: tuple[str, ...] = ()
+        """The sources the efficiency choice names now (none: only the typed one)."""
 
     def compose(self) -> ComposeResult:
         yield Label(self.tr("tui.calc.title"), id="calc-title")
@@ -117,6 +126,9 @@ class CalculatorScreen(StudyScreen):
                 yield from self.field("gpus", Input("1", id="gpus", compact=True))
                 yield from self.field("tokens", Input("15T", id="tokens", compact=True))
                 yield from self.field("mfu", Input("40%", id="mfu", compact=True))
+                yield from self.field("efficiency", Select(
+                    [(self.tr("tui.calc.efficiency.typed"), "typed")], id="efficiency",
+                    value="typed", compact=True, allow_blank=False))
             with VerticalScroll(id="calc-results"):
                 yield Label(self.tr("tui.calc.fit_heading"), classes="subheading first")
                 yield Static("", id="fit-result")
@@ -200,7 +212,8 @@ class CalculatorScreen(StudyScreen):
             return None
         return CalculatorInputs(values["model"], values["gpu"], values["dtype"],
                                 values["kv_dtype"], values["context"], values["batch"],
-                                values["gpus"], values["tokens"], values["mfu"])
+                                values["gpus"], values["tokens"], values["mfu"],
+                                self.query_one("#efficiency", Select).value == "measured")
 
     def recompute(self) -> None:
         catalog = self.catalog
@@ -220,18 +233,27 @@ class CalculatorScreen(StudyScreen):
         tflops = rate if rate is not None else gpu.bf16_dense_tflops  # said below the results
         device = DeviceInput(gpu.id, gpu.memory_bytes, gpu.bandwidth_bytes_s, tflops * 1e12,
                              compute_dtype=None if rate is not None else "bf16")
+        found = self.measurements_of(inputs)
+        self.offer_measured_efficiency(found["train"], found["decode"])
+        used = {command: measurement.value / measurement.theory
+                for command, measurement in found.items()
+                if inputs.measured_efficiency and measurement is not None
+                and measurement.theory is not None and command != "fit"}
         fit = fit_report(model_input, device, dtype=inputs.dtype, kv_dtype=inputs.kv_dtype,
                          context=inputs.context, batch=inputs.batch, gpus=inputs.gpus)
         kv = kv_report(model_input, dtype=inputs.kv_dtype, tokens=inputs.context,
                        batch=inputs.batch)
         decode = decode_report(model_input, device, dtype=inputs.dtype,
                                kv_dtype=inputs.kv_dtype, batch=inputs.batch,
-                               context=inputs.context, gpus=inputs.gpus)
+                               context=inputs.context, gpus=inputs.gpus,
+                               bandwidth_efficiency=used.get("decode", 1.0))
         train = train_report(params=model.params, tokens=inputs.tokens,
-                             flops_per_device=tflops * 1e12, gpus=inputs.gpus, mfu=inputs.mfu)
+                             flops_per_device=tflops * 1e12, gpus=inputs.gpus,
+                             mfu=used.get("train", inputs.mfu))
         past = past_context(model_input, inputs.context)
         self.show_fit(fit, total_bytes=inputs.gpus * gpu.memory_bytes,
-                      note=past.text(self.lang) if past is not None else "")
+                      note=past.text(self.lang) if past is not None else "",
+                      measured=self.measured_text(found["fit"], fit, used=False))
         self.query_one("#kv-result", Static).update(self.tr(
             "tui.calc.kv_result", per_token=self.figure(kv["kv_cache_bytes_per_token"] / 1e3),
             total=self.figure(kv["kv_cache_gb"]), tokens=self.count(inputs.context),
@@ -244,11 +266,58 @@ class CalculatorScreen(StudyScreen):
             per_sequence=self.figure(decode["tokens_per_s_per_sequence"]),
             step=self.figure(decode["step_ms"]),
             bandwidth=self.figure(decode["bandwidth_tb_s"])) + borrowed)
-            + self.decode_warnings(model_input, device, inputs))
+            + self.decode_warnings(model_input, device, inputs)
+            + self.measured_text(found["decode"], decode, used="decode" in used))
         self.query_one("#train-result", Static).update(Content(self.tr(
             "tui.calc.train_result", flops=self.figure(train["flops"]),
             days=self.figure(train["days"]),
-            gpu_hours=self.figure(train["gpu_hours"]), tflops=self.figure(tflops)) + borrowed))
+            gpu_hours=self.figure(train["gpu_hours"]), tflops=self.figure(tflops)) + borrowed)
+            + self.measured_text(found["train"], train, used="train" in used))
+
+    def measurements_of(self, inputs: CalculatorInputs) -> dict[str, Measurement | None]:
+        """The best published measurement of the form's setup for each pane that has one
+        (``infra.measured.pick``, as ``calc fit``, ``decode`` and ``train`` choose)."""
+        assert self.catalog is not None
+        chip, model, dtype, gpus = inputs.gpu_id, inputs.model_id, inputs.dtype, inputs.gpus
+        setups = {
+            "fit": CalcSetup("fit", chip, dtype=dtype, model=model, gpus=gpus,
+                             batch=inputs.batch, context=inputs.context),
+            "decode": CalcSetup("decode", chip, dtype=dtype, model=model, gpus=gpus,
+                                batch=inputs.batch, context=inputs.context),
+            "train": CalcSetup("train", chip, dtype=dtype, gpus=gpus),
+        }
+        return {command: pick(self.catalog.measurements, setup)
+                for command, setup in setups.items()}
+
+    def offer_measured_efficiency(self, *found: Measurement | None) -> None:
+        """The efficiency choice offers "measured", naming its sources, only while a
+        measurement with a datasheet figure matches the training or decode setup."""
+        sources = tuple(dict.fromkeys(
+            f"{source_name(str(m.sources[0]))} {m.date.isoformat()}"
+            for m in found if m is not None and m.theory is not None))
+        if sources == self.efficiency_sources:
+            return
+        self.efficiency_sources = sources
+        choice = self.query_one("#efficiency", Select)
+        options = [(self.tr("tui.calc.efficiency.typed"), "typed")]
+        if sources:
+            options.append((self.tr("tui.calc.efficiency.measured",
+                                    sources="; ".join(sources)), "measured"))
+        was = choice.value
+        with self.prevent(Select.Changed):
+            choice.set_options(options)
+            choice.value = was if was == "typed" or sources else "typed"
+
+    def measured_text(self, measurement: Measurement | None, report: dict[str, Any], *,
+                      used: bool) -> Content:
+        """Under a pane's theory, the measurement of the same setup in the words
+        ``calc`` prints (``infra.measured_text``); nothing when none matches."""
+        if measurement is None:
+            return Content("")
+        lines = measured_lines(measured_entry(measurement, report), self.lang, used=used,
+                               short=True)
+        return Content.assemble("\n", (lines[0], "bold"),
+                                *(part for line in lines[1:] for part in ("\n", line)))
 
     def decode_warnings(self, model_input: ModelInput, device: DeviceInput,
                         inputs: CalculatorInputs) -> Content:
@@ -264,9 +333,10 @@ class CalculatorScreen(StudyScreen):
         return Content.assemble(*(part for flag in flags if flag is not None
                                   for part in ("\n", (flag.text(self.lang), "$warning"))))
 
-    def show_fit(self, fit: dict[str, Any], *, total_bytes: float, note: str = "") -> None:
+    def show_fit(self, fit: dict[str, Any], *, total_bytes: float, note: str = "",
+                 measured: Content | None = None) -> None:
         """The verdict, the figures and, under them, ``note`` (an input past the model's
-        published context) in the warning colour."""
+        published context) in the warning colour and what a serving engine measured."""
         verdict = self.tr("tui.calc.fits" if fit["fits"] else "tui.calc.does_not_fit")
         text = Content.assemble(
             (verdict, "bold $success" if fit["fits"] else "bold $error"), "\n",
@@ -274,7 +344,7 @@ class CalculatorScreen(StudyScreen):
                     kv=self.figure(fit["kv_cache_gb"]), required=self.figure(fit["required_gb"]),
                     available=self.figure(fit["available_gb"]), devices=fit["devices"],
                     min_devices=fit["min_devices"] or "—"),
-            *(("\n", (note, "$warning")) if note else ()))
+            *(("\n", (note, "$warning")) if note else ()), measured or "")
         self.query_one("#fit-result", Static).update(text)
         weights, kv = fit["weights_bytes"], fit["kv_cache_bytes"]
         available = fit["available_bytes"]

@@ -87,12 +87,18 @@ def _ticks(days: Sequence[date], months: Sequence[str], lang: str,
     return at, [day_label(days[n], months, lang) for n in at]
 
 
-def _percent_axis(plt: Any, yside: str | None = None, low: int = 0) -> None:
+def _percent_axis(plt: Any, yside: str | None = None, low: int = 0,
+                  legend: int = 0) -> None:
     """0–100% (or ``low``–100%, a multiple of 10): ticks every 25%, every 10% on a span
-    of 50% or less."""
-    plt.ylim(low, 100, yside=yside)
+    of 50% or less. ``legend`` entries get room above 100%, where no figure can be:
+    plotext writes the legend in the top left corner, over what is drawn there."""
+    plt.ylim(low, 100 + (100 - low) * LEGEND_ROOM * legend, yside=yside)
     ticks = list(range(low, 101, 10 if 100 - low <= 50 else 25))
     plt.yticks(ticks, [f"{tick}%" for tick in ticks], yside=yside)
+
+
+LEGEND_ROOM = 0.08
+"""Room above 100% per legend entry, a share of the axis's span (a row each at 80×24)."""
 
 
 def _count_axis(plt: Any, peak: int) -> None:
@@ -173,7 +179,9 @@ def draw_curve(plt: Any, curve: CardCurve, tr: Tr, months: Sequence[str], lang: 
         plt.hline(desired * 100, color=palette.muted)
     # a curve's line, not a bar: the axis starts near its lowest point, at 50% or below
     lowest = min((p.recall for p in points if p.recall is not None), default=0.0)
-    _percent_axis(plt, low=min(50, int(lowest * 10) * 10))
+    # a card starts at 100% on its first day, in the corner the legend takes
+    entries = bool(past) + bool(ahead) + len({r.rating == 1 for r in curve.reviews})
+    _percent_axis(plt, low=min(50, int(lowest * 10) * 10), legend=entries)
     plt.xticks(*_ticks([p.day for p in points], months, lang))
 
 

@@ -148,6 +148,15 @@ def _matmul_us(e: Mapping[str, Any], tflops: float) -> float:
     return prefill_seconds(e["n"] * e["k"], e["m"], tflops * TFLOPS, 1.0) * 1e6
 
 
+def _software(m: Measurement) -> str:
+    """``PyTorch 2.9.1+cu130``, ``CUDA 12.1``, ``ROCm 6.2``: the stack the sweep ran on,
+    named (a bare version says nothing of what it versions)."""
+    for key, name in (("torch", "PyTorch"), ("cuda", "CUDA"), ("rocm", "ROCm")):
+        if m.setup.get(key):
+            return f"{name} {m.setup[key]}"
+    return "—"
+
+
 MATMUL = Predict(
     name="measured-matmul", texts="measured-matmul", kind="matmul-tflops",
     causes=("clock-under-load", "software-stack", "tile-quantization", "none"),
@@ -164,8 +173,7 @@ MATMUL = Predict(
         "m": f"{e['m']}", "n": f"{e['n']}", "k": f"{e['k']}",
         "peak": ctx.num(e["peak"], 5), "measured": ctx.num(m.value, 5),
         "flops": ctx.sci(2.0 * e["m"] * e["n"] * e["k"], 4),
-        "software": str(m.setup.get("torch") or m.setup.get("cuda") or m.setup.get("rocm")
-                        or "")},
+        "software": _software(m)},
 )
 
 
@@ -241,6 +249,15 @@ def _ceiling(e: Mapping[str, Any]) -> float:
     return decode(e["read_gb"] * GB, 0.0, e["bandwidth"] * e["tp"]).tokens_per_s_per_sequence
 
 
+def _served(ctx: DrawContext, m: Measurement) -> str:
+    """The model the engine served, by its own name (``served``) where the catalog computes
+    it through another of the same architecture (Llama 3.3 70B through Llama 3.1 70B)."""
+    phrase = model_phrase(load_catalog().models[str(m.setup["model"])], ctx)
+    served = m.setup.get("served")
+    return phrase if not served else ctx.t("scen.measured-decode.served",
+                                           served=str(served), model=phrase)
+
+
 DECODE = Predict(
     name="measured-decode", texts="measured-decode", kind="decode-throughput",
     causes=("step-overhead", "clock-under-load", "in-switch-reduction", "serving-memory"),
@@ -251,8 +268,8 @@ DECODE = Predict(
            _efficiency("measured", "ceiling")),
     fields=lambda ctx, m, e: {
         "gpu": label(_chip(m).name), "tp": ctx.num(e["tp"]),
-        "model": model_phrase(load_catalog().models[str(m.setup["model"])], ctx),
-        "active_b": ctx.num(e["active"] / 1e9, 5), "wdtype": str(e["dtype"]).upper(),
+        "model": _served(ctx, m), "active_b": ctx.num(e["active"] / 1e9, 5),
+        "wdtype": str(e["dtype"]).upper(),
         "bytes": ctx.num(dtype_bytes(e["dtype"])),
         "bytes_word": bytes_per(dtype_bytes(e["dtype"]), ctx.lang),
         "software": str(m.setup["software"]),
