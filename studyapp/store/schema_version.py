@@ -23,6 +23,7 @@ REVISIONS: tuple[str, ...] = (
     "0005_review_uid_per_profile", "0006_card_stats", "0007_previous_review",
     "0008_held_answers", "0009_published_decks", "0010_wrong_answers_index",
     "0011_deck_versions", "0012_review_verdicts", "0013_review_traps",
+    "0017_implicit_reviews",
 )
 
 HEAD = REVISIONS[-1]

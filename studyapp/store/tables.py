@@ -184,6 +184,9 @@ class ReviewLog(Base):
     # evidence of misconceptions with ``slip``; ix_review_logs_traps (partial) is the
     # migration's alone, as its condition is written in SQL
     traps: Mapped[str | None] = mapped_column(String(400), nullable=True)
+    # revision 0017: a review a scenario's step gave this card (study.ladders), not an answer
+    # to it: no stage of its own (state_before NULL) and skipped by the card-stats triggers
+    implicit: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class ReviewHour(Base):

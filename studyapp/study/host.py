@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from studyapp.decks import CardSpec
     from studyapp.srs.scheduler import Memory, Rating
+    from studyapp.study.ladders import Ladders
     from studyapp.study.views import AnsweredCard, ComingBack, Overview
 
 CardKey = tuple[str, str]
@@ -30,6 +31,11 @@ class SessionHost(Protocol):
         ...
 
     def now(self) -> datetime: ...
+
+    @property
+    def ladders(self) -> Ladders:
+        """A finished scenario's steps counted for the one-step cards they exercise."""
+        ...
 
     def card(self, deck_id: str, card_key: str) -> CardSpec:
         """The card's spec (``NoSuchItem`` when no loaded deck has it)."""
