@@ -25,7 +25,7 @@ that card (the class's item statistics, the reviews per hour, true retention).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, TypeVar
@@ -83,6 +83,17 @@ class Counted:
     log_id: int | None = None
     """The implicit review written (None: the card was answered today, or Good now would
     have brought it sooner)."""
+
+
+def waits_for(family: str | None, present: Collection[str], seen: Collection[str]
+              ) -> tuple[str, ...]:
+    """The families a card of ``family`` waits for before it is new: those it builds on
+    (a scenario: those its steps chain) that the learner's decks hold and the learner has
+    not seen yet. A family missing from the decks holds nothing back."""
+    known = registered_families().get(family) if family else None
+    if known is None:
+        return ()
+    return tuple(p for p in known.prerequisites if p in present and p not in seen)
 
 
 def step_families(question: Question, parts: Sequence[PartVerdict]) -> dict[str, bool]:
@@ -250,4 +261,5 @@ def _held_card(cards: Iterable[CurriculumCard], rows: dict[tuple[str, str], Card
     return next((r for r in held if r.deck_id == deck_id), held[0] if held else None)
 
 
-__all__ = ["EXAM", "IMPLICIT", "Counted", "Ladders", "counted_line", "short_name", "step_families"]
+__all__ = ["EXAM", "IMPLICIT", "Counted", "Ladders", "counted_line", "short_name", "step_families",
+           "waits_for"]

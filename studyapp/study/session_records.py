@@ -148,6 +148,9 @@ class SessionRecords:
                                                     presented.question, pending.parts)
         pending.counted = counted_line(counted, self.service.now(), self.lang)
         pending.counted_logs = tuple(c.log_id for c in counted if c.log_id is not None)
+        # a card just reviewed by a right step is no longer due: not asked again this sitting
+        self.queue.drop({(c.deck_id, c.card_key) for c in counted
+                         if c.right and c.log_id is not None})
 
     def _uncount(self, logs: tuple[int, ...]) -> None:
         for log_id in reversed(logs):

@@ -48,8 +48,12 @@ def right(question: Question) -> str:
 def service(tmp_path: Path, clock: Clock) -> StudyService:
     deck = tmp_path / "ladder.yaml"
     deck.write_text(DECK, encoding="utf-8")
-    return StudyService(StudyConfig(db_url=f"sqlite:///{tmp_path / 'study.sqlite3'}",
-                                    profile="ana", clock=clock, extra_decks=(deck,)))
+    svc = StudyService(StudyConfig(db_url=f"sqlite:///{tmp_path / 'study.sqlite3'}",
+                                   profile="ana", clock=clock, extra_decks=(deck,)))
+    for other in svc.deck_list():  # this learner studies the ladder deck alone
+        if other.deck_id != "ladder":
+            svc.set_deck_enabled(other.deck_id, False)
+    return svc
 
 
 def learn_the_families(svc: StudyService) -> None:
@@ -208,3 +212,26 @@ def test_a_step_right_from_a_wrong_earlier_figure_counts_as_right() -> None:
 def _all_right(q: Question) -> list[PartVerdict]:
     return [PartVerdict(p.name, i, Verdict(True, "", "", ""))
             for i, p in enumerate(q.parts)]
+
+
+def test_a_scenario_waits_until_the_families_it_chains_are_seen(tmp_path: Path) -> None:
+    clock = Clock()
+    svc = service(tmp_path, clock)
+
+    def new_cards(kind: SessionKind = SessionKind.DECK) -> list[str]:
+        return [i.card_key for i in svc.plan(kind, deck="ladder")]
+
+    # fresh: the families come first; the scenario waits (practice may still show it)
+    assert "serve" not in new_cards() and {"weights", "kv"} <= set(new_cards())
+    assert "serve" in new_cards(SessionKind.PRACTICE)
+    session = svc.start(SessionKind.DECK, deck="ladder", seed=1)
+    shown = session.next()
+    assert shown is not None and shown.card_key != "serve"
+    session.submit(right(shown.question))
+    session.rate(Rating.GOOD)
+    assert "serve" not in new_cards()  # one of the two seen: still waiting
+    learn_the_families(svc)
+    assert "serve" in new_cards()
+    # min-gpus, which the scenario also chains, is in none of this learner's decks
+    assert "min-gpus" in get_family("scenario-serving").prerequisites
+    svc.close()
