@@ -85,6 +85,20 @@ class Counted:
     have brought it sooner)."""
 
 
+class WithLadders(Protocol):
+    """A study service: it holds the profile's ``Ladders``."""
+
+    @property
+    def ladders(self) -> Ladders: ...
+
+
+def credit_steps(service: WithLadders, deck_id: str, card_key: str, question: Question,
+                 parts: Sequence[PartVerdict]) -> tuple[Counted, ...]:
+    """``StudyService.credit_steps``: a finished scenario's steps counted for the one-step
+    cards they exercise (``Ladders.credit_steps``)."""
+    return service.ladders.credit_steps(deck_id, card_key, question, parts)
+
+
 def waits_for(family: str | None, present: Collection[str], seen: Collection[str]
               ) -> tuple[str, ...]:
     """The families a card of ``family`` waits for before it is new: those it builds on
@@ -261,5 +275,5 @@ def _held_card(cards: Iterable[CurriculumCard], rows: dict[tuple[str, str], Card
     return next((r for r in held if r.deck_id == deck_id), held[0] if held else None)
 
 
-__all__ = ["EXAM", "IMPLICIT", "Counted", "Ladders", "counted_line", "short_name", "step_families",
-           "waits_for"]
+__all__ = ["EXAM", "IMPLICIT", "Counted", "Ladders", "counted_line", "credit_steps", "short_name",
+           "step_families", "waits_for"]

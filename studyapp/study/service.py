@@ -30,7 +30,7 @@ from studyapp.study.drill import DRILL_LIMIT, drill_queue, trap_families
 from studyapp.study.exam import ExamResult, ExamSheet, draw_paper
 from studyapp.study.held import record_abandoned
 from studyapp.study.index import CardIndex
-from studyapp.study.ladders import Ladders
+from studyapp.study.ladders import Ladders, credit_steps
 from studyapp.study.overview import StudyOverview
 from studyapp.study.planning import SessionPlanner
 from studyapp.study.session import StudySession
@@ -426,8 +426,7 @@ class StudyService:
 
     def exam(self, posts: Sequence[str], *, count: int, minutes: float,
              seed: int | None = None, lang: str | None = None) -> ExamSheet:
-        """A mock exam over ``posts`` starting now: drawn across them, timed, graded at the
-        end; kept by ``record_exam``, which alone may change the schedule."""
+        """A timed mock exam over ``posts``, graded at the end (kept by ``record_exam``)."""
         draw = seed if seed is not None else random.getrandbits(63)
         return ExamSheet(draw_paper(self._cards, posts, count=count, seed=draw,
                                     lang=lang or self.config.lang), self.now(), minutes)
@@ -443,6 +442,7 @@ class StudyService:
         return exam_log.exams(self.config.profile, self.config.url)
 
     # -- what a session records (``SessionHost``, by ``answering``) ----------------------
+    credit_steps = credit_steps  # a finished scenario's steps, counted (``Ladders``)
 
     def card_flags(self) -> dict[CardKey, int]:
         """The learner's flags (1–4) on the profile's cards; unflagged cards are absent."""

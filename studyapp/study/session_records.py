@@ -144,8 +144,8 @@ class SessionRecords:
         if self.practice or pending.extra:
             return
         presented = pending.presented
-        counted = self.service.ladders.credit_steps(presented.deck_id, presented.card_key,
-                                                    presented.question, pending.parts)
+        counted = self.service.credit_steps(presented.deck_id, presented.card_key,
+                                            presented.question, pending.parts)
         pending.counted = counted_line(counted, self.service.now(), self.lang)
         pending.counted_logs = tuple(c.log_id for c in counted if c.log_id is not None)
         # a card just reviewed by a right step is no longer due: not asked again this sitting
