@@ -239,6 +239,8 @@ def _loop(session: StudySession, say: Callable[..., None], read: Callable[[str],
                   expected=visible(numbered_choice(q, verdict.expected))))
         if explains(presented.question.explanation, verdict.expected):
             say(t("plain.explanation", lang), visible(presented.question.explanation))
+        if outcome.counted:  # what the scenario's steps counted for (study.ladders)
+            say(visible(outcome.counted))
         if outcome.needs_rating:
             if not _rate(session, outcome, say, read, lang, recall=recall):
                 return

@@ -22,10 +22,14 @@ from studyapp.i18n import t
 @click.option("--plain", is_flag=True, help="Line-by-line on stdin/stdout.")
 @click.option("--json", "as_json", is_flag=True,
               help="With --plain: the result as JSON on stdout at the end.")
+@click.option("--count-as-reviews", is_flag=True,
+              help="Record each answered question as a review of its card when the paper is "
+                   "handed in (right: Good, wrong: Again).")
 @click.pass_context
 def exam_cmd(ctx: click.Context, posts: str | None, minutes: float, count: int,
-             seed: int | None, plain: bool, as_json: bool) -> None:
-    """A mock exam: no verdicts until it is handed in; the schedule is left as it is."""
+             seed: int | None, plain: bool, as_json: bool, count_as_reviews: bool) -> None:
+    """A mock exam: no verdicts until it is handed in; the schedule is left as it is unless
+    --count-as-reviews."""
     from studyapp.catalog.errors import UnknownIdError
     from studyapp.catalog.posts import POST_SLUGS
 
@@ -38,7 +42,7 @@ def exam_cmd(ctx: click.Context, posts: str | None, minutes: float, count: int,
         from studyapp.tui.app import run_app  # Textual only when the app opens
 
         run_app(settings, study={"exam": {"posts": chosen, "minutes": minutes, "count": count,
-                                          "seed": seed}})
+                                          "seed": seed, "count_as_reviews": count_as_reviews}})
         return
     from studyapp.plain import run_exam_plain
 
@@ -50,7 +54,7 @@ def exam_cmd(ctx: click.Context, posts: str | None, minutes: float, count: int,
             sys.exit(1)
         out = sys.stderr if as_json else sys.stdout
         result = run_exam_plain(sheet, service.now, settings.lang, stdout=out)
-        service.record_exam(result)
+        service.record_exam(result, count_as_reviews=count_as_reviews)
         if as_json:
             click.echo(json.dumps(result.as_json(), ensure_ascii=False, indent=1))
     except KeyboardInterrupt:

@@ -106,7 +106,8 @@ def generate(ctx: click.Context, family: str | None, list_families: bool, list_o
         fail(t("gen.opt.needs_family", lang), code=2)
     if list_families or family is None:
         listing = [{"name": f.name, "post": f.post, "kind": str(f.kind),
-                    "description": f.description.get(lang) or f.description.get("en", "")}
+                    "description": f.description.get(lang) or f.description.get("en", ""),
+                    "prerequisites": list(f.prerequisites)}
                    for f in table.values()]
         if as_json:
             echo_json(listing)

@@ -110,6 +110,9 @@ class Part:
     """The one-step family this step computes as (its slips; brought back when it is missed)."""
     rounding: Recompute | None = field(default=None, compare=False)
     """The value a rounding rule the step states also gives, from the earlier values."""
+    exercises: str = ""
+    """The one-step family whose computation the step asks ("" none): a right step counts
+    as a review of that family's card, a wrong one brings it back (``study.ladders``)."""
 
 
 @dataclass(frozen=True)

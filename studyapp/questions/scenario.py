@@ -46,6 +46,14 @@ class Step:
     rounding: Compute | None = None
     """The value a rounding rule the step states also gives (floor, then double: 138 where
     the exact floor is 139): accepted, with a note."""
+    exercises: str | None = None
+    """The one-step family whose computation this step asks (a right step is a review of
+    that family's card, a wrong one brings it back); ``NO_FAMILY`` when no family asks it
+    alone; None: not declared (a generator's scenario must declare every step)."""
+
+
+NO_FAMILY = ""
+"""A step no one-step family asks alone: it counts for no other card."""
 
 
 def run_chain(steps: Sequence[Step], shared: Mapping[str, Any]) -> dict[str, Any]:
@@ -124,7 +132,7 @@ def build_parts(steps: Sequence[Step], shared: Mapping[str, Any], *, post: str =
         parts.append(Part(name=step.name, question=question, uses=step.uses,
                           recompute=recompute, method=methods.get(step.name, ""),
                           solution=solutions.get(step.name, ""), like=step.like,
-                          rounding=rounding))
+                          rounding=rounding, exercises=step.exercises or NO_FAMILY))
     return tuple(parts), env
 
 
@@ -350,6 +358,6 @@ def worked_chain(question: Question) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["AGAIN", "HARD", "PASS", "PartVerdict", "Step", "StepOutcome", "build_parts",
-           "grade_part", "learner_value", "run_chain", "scenario_verdict", "step_outcome",
-           "worked_chain"]
+__all__ = ["AGAIN", "HARD", "NO_FAMILY", "PASS", "PartVerdict", "Step", "StepOutcome",
+           "build_parts", "grade_part", "learner_value", "run_chain", "scenario_verdict",
+           "step_outcome", "worked_chain"]

@@ -245,11 +245,12 @@ def answer_counts(store: Store, profile_id: int, start: datetime,
                   end: datetime) -> tuple[int, int, int]:
     """(new cards introduced, reviews of review cards, all answers) in [start, end).
 
-    "Reviewed today" on every screen is the last figure: every answer counts.
+    "Reviewed today" on every screen is the last figure: every answer counts (a review a
+    scenario's step gave another card, ``implicit``, is no answer).
     """
     with store.sessions() as session:
         in_range = and_(ReviewLog.profile_id == profile_id, ReviewLog.reviewed_at >= start,
-                        ReviewLog.reviewed_at < end)
+                        ReviewLog.reviewed_at < end, ReviewLog.implicit.is_(False))
         new, reviews, total = session.execute(select(
             func.count(case((ReviewLog.state_before == 0, 1))),
             func.count(case((ReviewLog.state_before == 2, 1))),
@@ -259,13 +260,14 @@ def answer_counts(store: Store, profile_id: int, start: datetime,
 
 def answered_keys_between(store: Store, profile_id: int, start: datetime,
                           end: datetime) -> set[tuple[str, str]]:
-    """(deck id, card id) of every card answered in [start, end)."""
+    """(deck id, card id) of every card answered in [start, end) (not counted for by a
+    scenario's step: ``implicit``)."""
     with store.sessions() as session:
         rows = session.execute(
             select(CardState.deck_id, CardState.card_key).distinct()
             .join(ReviewLog, ReviewLog.card_id == CardState.id)
             .where(ReviewLog.profile_id == profile_id, ReviewLog.reviewed_at >= start,
-                   ReviewLog.reviewed_at < end))
+                   ReviewLog.reviewed_at < end, ReviewLog.implicit.is_(False)))
         return {(d, k) for d, k in rows}
 
 

@@ -11,11 +11,13 @@ from studyapp.store.tables import ReviewLog
 
 
 def review_history(store: Store, profile_id: int) -> list[tuple[int, datetime, int]]:
-    """(card row id, answered at, rating 1-4) for every answer of the profile."""
+    """(card row id, answered at, rating 1-4) for every answer of the profile, and every
+    Good a scenario's step gave (``implicit``; a wrong step's row moved only the due date)."""
     with store.transaction() as session:
+        moved_only = ReviewLog.implicit.is_(True) & (ReviewLog.rating == 1)
         rows = session.execute(
             select(ReviewLog.card_id, ReviewLog.reviewed_at, ReviewLog.rating)
-            .where(ReviewLog.profile_id == profile_id)
+            .where(ReviewLog.profile_id == profile_id, ~moved_only)
             .order_by(ReviewLog.reviewed_at, ReviewLog.id))
         return [(int(card), when, int(rating)) for card, when, rating in rows]
 

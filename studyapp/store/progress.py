@@ -101,6 +101,9 @@ class Answer:
     looked_at_post: bool = False  # the post was open while answering
     held_id: int | None = None  # its held copy (store.held), removed in the same transaction
     uid: str | None = None  # the review log's uid: a retried or resent answer is written once
+    implicit: bool = False
+    """A review a scenario's step gave this card (``study.ladders``): no stage of its own in
+    the log (``state_before`` NULL), not counted as an answer to it (revision 0017)."""
 
 
 StateFor = Callable[[CardRow | None], NewState]
@@ -177,7 +180,10 @@ def _record(store: Store, profile_id: int, answer: Answer, state_for: StateFor |
         logged = conn.execute(_NEW_LOG, {
             "profile_id": profile_id, "card_id": card_id, "reviewed_at": answer.reviewed_at,
             "rating": answer.rating, "correct": answer.correct,
-            "duration_ms": answer.duration_ms, "state_before": card.stage if card else 0,
+            "duration_ms": answer.duration_ms,
+            "state_before": None if answer.implicit else card.stage if card else 0,
+            "implicit": answer.implicit,
+            "stability_before": card.stability if card else None,
             "previous": card.as_json() if card else None, "seed": answer.seed,
             "params": dict(answer.params) if answer.params is not None else None,
             "prompt": answer.prompt, "response": answer.response,

@@ -24,6 +24,7 @@ REVISIONS: tuple[str, ...] = (
     "0008_held_answers", "0009_published_decks", "0010_wrong_answers_index",
     "0011_deck_versions", "0012_review_verdicts", "0013_review_traps",
     "0015_regrade_notices",
+    "0017_implicit_reviews",
 )
 
 HEAD = REVISIONS[-1]

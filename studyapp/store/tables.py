@@ -187,6 +187,9 @@ class ReviewLog(Base):
     # revision 0015: the verdict a regrade gave this answer, until its student is told once
     # (store.regrade); its partial index and ix_review_logs_unnamed are the migration's
     regraded: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    # revision 0017: a review a scenario's step gave this card (study.ladders), not an answer
+    # to it: no stage of its own (state_before NULL) and skipped by the card-stats triggers
+    implicit: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class ReviewHour(Base):

@@ -8,13 +8,16 @@ service or the store.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from studyapp.decks import CardSpec
+    from studyapp.questions.model import Question
+    from studyapp.questions.scenario import PartVerdict
     from studyapp.srs.scheduler import Memory, Rating
+    from studyapp.study.ladders import Counted
     from studyapp.study.views import AnsweredCard, ComingBack, Overview
 
 CardKey = tuple[str, str]
@@ -30,6 +33,11 @@ class SessionHost(Protocol):
         ...
 
     def now(self) -> datetime: ...
+
+    def credit_steps(self, deck_id: str, card_key: str, question: Question,
+                     parts: Sequence[PartVerdict]) -> tuple[Counted, ...]:
+        """A finished scenario's steps counted for the one-step cards they exercise."""
+        ...
 
     def card(self, deck_id: str, card_key: str) -> CardSpec:
         """The card's spec (``NoSuchItem`` when no loaded deck has it)."""

@@ -9,7 +9,7 @@ its own.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -25,6 +25,7 @@ from studyapp.srs.queue import (
 )
 from studyapp.srs.scheduler import CardStage
 from studyapp.study.curriculum import CurriculumCard, sibling_answered
+from studyapp.study.ladders import waits_for
 from studyapp.study.queue_items import queue_item
 from studyapp.study.views import SessionKind, SessionMix
 
@@ -190,11 +191,13 @@ class SessionPlanner:
             reviews.append(self._item(card, stored, now, retrievability))
         # only the new cards today's limit allows, in curriculum order
         new: list[QueueItem] = []
-        unseen = (selection.keys.difference(not_new_keys(ground.store, ground.profile.id, now))
-                  if new_left > 0 else frozenset())
+        seen = not_new_keys(ground.store, ground.profile.id, now) if new_left > 0 else set()
+        unseen = selection.keys.difference(seen) if new_left > 0 else frozenset()
         waiting = [card for card in selection.in_order(unseen)
                    if not (card.fact and card.fact in taken)
                    and not sibling_answered(card, answered)]
+        if waiting:
+            waiting = list(filter(self._ready(seen), waiting))
         for card in self.gathered(one_per_family(waiting)):
             if len(new) >= new_left + SPARE_NEW:
                 break
@@ -210,6 +213,16 @@ class SessionPlanner:
         reserve = (main[limit:] if limit else []) + spare
         return SessionQueue(main[:limit] if limit else main, learning, cutoff=end,
                             reserve=reserve)
+
+    def _ready(self, seen: set[tuple[str, str]]) -> Callable[[CurriculumCard], bool]:
+        """Whether a new card may be asked: a scenario waits until the learner has seen a
+        card of each family it chains that their decks hold (``ladders.waits_for``)."""
+        cards = self._index.active_cards
+        present = {c.template for c in cards if c.generated}
+        by_key = self._index.by_key
+        seen_families = {card.template for key in seen if (card := by_key.get(key))}
+        return lambda card: not (card.generated
+                                 and waits_for(card.template, present, seen_families))
 
     def next_session_mix(self, post: str) -> SessionMix:
         """What a post's next session holds: new and due cards, generated and authored."""

@@ -30,6 +30,7 @@ from studyapp.study.drill import DRILL_LIMIT, drill_queue, trap_families
 from studyapp.study.exam import ExamResult, ExamSheet, draw_paper
 from studyapp.study.held import record_abandoned
 from studyapp.study.index import CardIndex
+from studyapp.study.ladders import Ladders, credit_steps
 from studyapp.study.overview import StudyOverview
 from studyapp.study.planning import SessionPlanner
 from studyapp.study.session import StudySession
@@ -71,6 +72,7 @@ class StudyService:
         opened (as Enter would have); the faces say so once."""
         self.index = CardIndex(self)
         self.answering = Answering(self, self.index)
+        self.ladders = Ladders(self, self.index, self.answering)
         self.planner = SessionPlanner(self, self.index)
         self.overviews = StudyOverview(self, self.index, self.planner, self.answering,
                                        streak=self._streak)
@@ -424,17 +426,15 @@ class StudyService:
 
     def exam(self, posts: Sequence[str], *, count: int, minutes: float,
              seed: int | None = None, lang: str | None = None) -> ExamSheet:
-        """A mock exam over ``posts`` starting now: drawn across them, timed, graded at the end.
-
-        The schedule stays as it is; the result is kept by ``record_exam``.
-        """
+        """A timed mock exam over ``posts``, graded at the end (kept by ``record_exam``)."""
         draw = seed if seed is not None else random.getrandbits(63)
-        items = draw_paper(self._cards, posts, count=count, seed=draw,
-                           lang=lang or self.config.lang)
-        return ExamSheet(items, self.now(), minutes)
+        return ExamSheet(draw_paper(self._cards, posts, count=count, seed=draw,
+                                    lang=lang or self.config.lang), self.now(), minutes)
 
-    def record_exam(self, result: ExamResult) -> bool:
+    def record_exam(self, result: ExamResult, *, count_as_reviews: bool = False) -> bool:
         """Keep a handed-in paper for progress (a file per profile, no table: ``exam_log``)."""
+        if count_as_reviews:  # each answer also a review of its card (``Ladders``)
+            self.ladders.count_exam(result)
         return exam_log.record(self.config.profile, self.config.url, result)
 
     def exams(self) -> list[dict[str, Any]]:
@@ -442,6 +442,7 @@ class StudyService:
         return exam_log.exams(self.config.profile, self.config.url)
 
     # -- what a session records (``SessionHost``, by ``answering``) ----------------------
+    credit_steps = credit_steps  # a finished scenario's steps, counted (``Ladders``)
 
     def card_flags(self) -> dict[CardKey, int]:
         """The learner's flags (1–4) on the profile's cards; unflagged cards are absent."""

@@ -111,6 +111,7 @@ class StudySession(AnotherDraws, SessionRecords):
         self.time_studied_ms = 0
         self._buried_by: dict[int, tuple[set[tuple[str, str]], list[QueueItem]]] = {}
         self._lost_by: dict[int, int] = {}
+        self._counted_by: dict[int, tuple[int, ...]] = {}
         """Per answer: how many planned cards it put off with none to take their place."""
         """Per answer (its log id): the siblings it buried, and those it took out of the queue."""
         """Time spent answering, question shown to answer given, summed over this
@@ -224,6 +225,7 @@ class StudySession(AnotherDraws, SessionRecords):
             question = pending.presented.question
             said = step_outcome(question, pending.parts)
             pending.step_missed, pending.weak = said.rating == HARD, said.weak
+            self._count_steps(pending)
         else:
             verdict = grade(pending.presented.question, response)
             if verdict.correct is None:
@@ -244,13 +246,14 @@ class StudySession(AnotherDraws, SessionRecords):
             self._record(Rating.AGAIN)
             self._overrulable = _Overrulable(pending, self._last_log)
             return Outcome(verdict, recorded=True, needs_rating=False, can_overrule=True,
-                           intervals=intervals, part=part)
+                           intervals=intervals, part=part, counted=pending.counted)
         intervals = self.intervals()
         if pending.presented.question.kind is not Kind.RECALL:  # a recall says nothing yet
             self._hold(pending)
         return Outcome(verdict, recorded=False, needs_rating=True,
                        intervals=intervals, max_rating=self.max_rating, part=part,
-                       capped_by_step=pending.step_missed and not pending.looked_at_post)
+                       capped_by_step=pending.step_missed and not pending.looked_at_post,
+                       counted=pending.counted)
 
     def _hold(self, pending: _Pending) -> None:
         """Keep the right answer in the store until it is rated, so no way out loses it."""

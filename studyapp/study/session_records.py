@@ -19,6 +19,7 @@ from studyapp.questions.scenario import PartVerdict, step_outcome
 from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import CardStage, Rating
 from studyapp.study.draws import ShownDraws, bring_forward
+from studyapp.study.ladders import counted_line
 from studyapp.study.showing import _logged_params, _wrong_answer_notes, avoided_traps
 from studyapp.study.views import (
     ANSWER_TRAPS,
@@ -69,6 +70,10 @@ class _Pending:
     """The one-step families of a finished scenario's wrong steps: asked sooner."""
     extra: bool = False
     """Drawn again after a miss (``another``): graded, never recorded."""
+    counted: str = ""
+    """What a finished scenario's steps counted for, as the faces show it."""
+    counted_logs: tuple[int, ...] = ()
+    """The reviews they gave other cards (``study.ladders``): undone with the scenario."""
 
 
 @dataclass
@@ -108,6 +113,8 @@ class SessionRecords:
     _draws: list[object]
     _buried_by: dict[int, tuple[set[tuple[str, str]], list[QueueItem]]]
     _lost_by: dict[int, int]
+    _counted_by: dict[int, tuple[int, ...]]
+    """Per recorded scenario (its log id): the reviews its steps gave other cards."""
     _overrulable: _Overrulable | None
 
     @property
@@ -127,8 +134,27 @@ class SessionRecords:
         self._pending = None
         if pending.held_id is not None:
             self.service.release_answer(pending.held_id)
+        self._uncount(pending.counted_logs)
         self._unshow(pending.item, pending.first)
         self.queue.main.append(pending.item)
+
+    def _count_steps(self, pending: _Pending) -> None:
+        """A finished scenario of a study session counts each step for the one-step card it
+        exercises (practice and "another" count for nothing)."""
+        if self.practice or pending.extra:
+            return
+        presented = pending.presented
+        counted = self.service.credit_steps(presented.deck_id, presented.card_key,
+                                            presented.question, pending.parts)
+        pending.counted = counted_line(counted, self.service.now(), self.lang)
+        pending.counted_logs = tuple(c.log_id for c in counted if c.log_id is not None)
+        # a card just reviewed by a right step is no longer due: not asked again this sitting
+        self.queue.drop({(c.deck_id, c.card_key) for c in counted
+                         if c.right and c.log_id is not None})
+
+    def _uncount(self, logs: tuple[int, ...]) -> None:
+        for log_id in reversed(logs):
+            self.service.undo_answer(log_id)
 
     def _answer(self, pending: _Pending, rating: Rating, now: datetime, *,
                 overridden: bool = False) -> AnsweredCard:
@@ -168,6 +194,8 @@ class SessionRecords:
             return
         answer = self._answer(pending, rating, self.service.now(), overridden=overridden)
         self._last_log, after = self.service.record_answer(answer)
+        if pending.counted_logs:
+            self._counted_by[self._last_log] = pending.counted_logs
         self._history.append((pending.item, self._last_log, correct, pending.first, spent))
         self._slips.append(_slipped_into(pending))
         self._draws.append(pending.draws)
@@ -247,6 +275,7 @@ class SessionRecords:
         item, log_id, correct, first, spent = self._history[-1]
         if log_id is not None and not self.service.undo_answer(log_id):
             return False
+        self._uncount(self._counted_by.pop(log_id or 0, ()))
         self._history.pop()
         self._slips.pop()
         draws = self._draws.pop()

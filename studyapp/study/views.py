@@ -214,6 +214,9 @@ class Outcome:
     then the whole scenario's)."""
     parts_left: int = 0
     """Steps of the scenario still to answer after this one (0: the scenario is done)."""
+    counted: str = ""
+    """The one-step cards a finished scenario's steps counted for, as one line ("Counted
+    for: KV cache per token (next in 12d)"; ``study.ladders``), or ""."""
 
 
 class Advance(NamedTuple):

@@ -167,3 +167,31 @@ def test_the_schedule_is_untouched(service: StudyService, clock: Clock, tmp_path
     sheet.hand_in(clock.now)
     assert review_count(tmp_path) == 0
     assert service.card_states() == {}
+
+
+def test_handing_in_leaves_the_schedule_unless_asked_to_count_the_answers(
+        service: StudyService, clock: Clock, tmp_path: Path) -> None:
+    assert service.card_states() == {}  # opens the database
+    sheet = service.exam(POSTS, count=6, minutes=30, seed=2)
+    answer_all(sheet, clock.now, wrong=1)
+    result = sheet.hand_in(clock.now)
+    assert service.record_exam(result)
+    assert review_count(tmp_path) == 0 and service.card_states() == {}
+
+    again = service.exam(POSTS, count=6, minutes=30, seed=2)
+    answer_all(again, clock.now, wrong=1)
+    counted = again.hand_in(clock.now)
+    assert service.record_exam(counted, count_as_reviews=True)
+    answered = [m for m in counted.marks if m.answered]
+    assert review_count(tmp_path) == len(answered) == 6
+    states = service.card_states()
+    assert set(states) == {m.item.key for m in answered}
+    with sqlite3.connect(tmp_path / "study.sqlite3") as db:
+        ratings = dict(db.execute("SELECT c.card_key, l.rating FROM review_logs l "
+                                  "JOIN card_states c ON c.id = l.card_id"))
+    missed = counted.marks[1]
+    assert missed.credit < 1 and ratings[missed.item.key[1]] == 1  # Again
+    assert sorted(ratings.values()).count(3) == 5  # the rest Good
+    # new cards, scheduled as in a session: the missed one comes back first (Again's step)
+    right_card = counted.marks[0].item.key
+    assert clock.now < states[missed.item.key].due < states[right_card].due

@@ -87,3 +87,16 @@ def test_the_plain_exam_keeps_its_result_and_stats_lists_it(tmp_path: Path) -> N
     text = runner.invoke(main, ["--lang", "en", "stats"], env=env)
     assert text.exit_code == 0, text.output
     assert "Mock exams" in text.output and "0/3 (0%)" in text.output
+
+
+def test_the_plain_exam_counts_its_answers_only_when_asked(tmp_path: Path) -> None:
+    env = {"STUDYAPP_DB": f"sqlite:///{tmp_path / 'cli.sqlite3'}", "STUDYAPP_PROFILE": "ana"}
+    runner = CliRunner()
+    args = ["--lang", "en", "exam", "--plain", "--count", "3", "--posts", "hbm-kv-cache",
+            "--seed", "1"]
+    wrong = "1\n" * 20  # readable where a number or a choice is asked: wrong, or not
+    for extra, reviews in (([], 0), (["--count-as-reviews"], 1)):
+        done = runner.invoke(main, [*args, *extra], input=wrong, env=env)
+        assert done.exit_code == 0, done.output
+        stats = json.loads(runner.invoke(main, ["stats", "--json"], env=env).output)
+        assert (stats["reviews_total"] > 0) is bool(reviews)

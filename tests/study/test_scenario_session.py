@@ -30,12 +30,21 @@ cards:
 """
 
 
+def alone(svc: StudyService, deck_id: str) -> StudyService:
+    """The learner studies ``deck_id`` alone: the post decks' one-step cards, which a
+    scenario waits for until seen (``study.ladders``), are not in their collection."""
+    for other in svc.deck_list():
+        if other.deck_id != deck_id:
+            svc.set_deck_enabled(other.deck_id, False)
+    return svc
+
+
 def service(tmp_path: Path) -> StudyService:
     deck = tmp_path / "drill.yaml"
     deck.write_text(DECK, encoding="utf-8")
     url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
-    return StudyService(StudyConfig(db_url=url, profile="ana", clock=lambda: NOW,
-                                    extra_decks=(deck,)))
+    return alone(StudyService(StudyConfig(db_url=url, profile="ana", clock=lambda: NOW,
+                                          extra_decks=(deck,))), "scenario-drill")
 
 
 def logs(tmp_path: Path) -> list[tuple[int, int, int, str]]:

@@ -148,3 +148,29 @@ async def test_the_progress_screen_shows_the_last_paper(app_factory: AppFactory,
         summary = str(app.screen.query_one("#stats-summary", Static).render())
     day = FIXED_NOW.isoformat()[:10]
     assert f"Último simulacro de examen: 0/{len(sheet.items)} (0%) el {day}" in summary
+
+
+async def test_ctrl_r_counts_the_answers_as_reviews_when_handed_in(
+        app_factory: AppFactory, db_path: Path) -> None:
+    app = app_factory(study={"exam": REQUEST})
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start(pilot)
+        assert "schedule untouched" in shown(screen, "#exam-status")
+        await pilot.press("ctrl+r")
+        assert screen.count_as_reviews
+        assert "answers count as reviews" in shown(screen, "#exam-status")
+        sheet = screen.sheet
+        assert sheet is not None
+        for item in sheet.items:
+            for line in right_answer(item.question).split("\n"):
+                await type_line(pilot, line)
+        assert screen.result is not None
+        assert "recorded as a review" in shown(screen, "#exam-status")
+        await pilot.press("ctrl+r")  # handed in: no longer changes anything
+        assert screen.count_as_reviews
+
+        def reviews() -> int:
+            with sqlite3.connect(db_path) as db:
+                return int(db.execute("SELECT count(*) FROM review_logs").fetchone()[0])
+
+        await wait_until(pilot, lambda: reviews() == len(sheet.items))

@@ -20,6 +20,7 @@ from textual.widgets import Static
 from tui_helpers import answer, footer_label, right_answer, wait_until
 
 from studyapp.questions.model import Kind, Question
+from studyapp.study import StudyConfig, StudyService
 from studyapp.tui.app import StudyApp
 from studyapp.tui.screens.question import QuestionScreen
 
@@ -35,8 +36,16 @@ cards:
 
 
 def deck_file(tmp_path: Path) -> Path:
+    """The scenario deck, which this learner studies alone: the post decks' one-step cards,
+    which a scenario waits for until seen (``study.ladders``), are not in their collection."""
     path = tmp_path / "scenario.yaml"
     path.write_text(DECK, encoding="utf-8")
+    svc = StudyService(StudyConfig(db_url=f"sqlite:///{tmp_path / 'study.sqlite3'}",
+                                   profile="default", extra_decks=(path,)))
+    for other in svc.deck_list():
+        if other.deck_id != "scenario-keys":
+            svc.set_deck_enabled(other.deck_id, False)
+    svc.close()
     return path
 
 

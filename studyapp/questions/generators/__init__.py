@@ -23,6 +23,7 @@ from studyapp.questions.generators.context import DrawContext, DrawFn, GenerateF
 from studyapp.questions.generators.drawing import without_echo
 from studyapp.questions.generators.figures import label_figures
 from studyapp.questions.model import Kind, Question, Slip
+from studyapp.questions.scenario import Step
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,17 @@ class Family:
     """The audit's second computation of a numeric or yes/no answer from the question's
     ``params["given"]`` through ``studyapp.infra``, declared beside the family (the older
     families have theirs in ``generators.recompute.RECOMPUTE``)."""
+    builds_on: tuple[str, ...] = ()
+    """Families whose cards this one builds on, beyond those its steps chain."""
+    steps: tuple[Step, ...] = ()
+    """A scenario's steps, each naming the one-step family it exercises."""
+
+    @property
+    def prerequisites(self) -> tuple[str, ...]:
+        """The families to have seen before this one's cards are new: those it declares it
+        builds on and, for a scenario, those its steps chain (in step order, once each)."""
+        chained = (step.exercises for step in self.steps if step.exercises)
+        return tuple(dict.fromkeys((*self.builds_on, *chained)))
 
 
 FACT, METHOD = "fact", "method"

@@ -4,7 +4,8 @@ The paper is drawn on the service thread; answers are checked here only for
 being readable (the sheet says nothing about right or wrong) and the clock in
 the header counts down each second. Handing it in, or the time running out,
 shows the result: the score per post and per misconception, then every
-question with its worked solution. The schedule stays; the result is kept for the
+question with its worked solution. The schedule stays unless the learner turns on
+"count as reviews" (ctrl+r) before handing it in; the result is kept for the
 progress screen (``StudyService.record_exam``).
 """
 
@@ -37,11 +38,16 @@ class ExamScreen(StudyScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+f", "hand_in", "tui.key.hand_in", id="exam.hand_in"),
         Binding("escape", "back", "tui.key.back", id="exam.back"),
+        Binding("ctrl+r", "count_as_reviews", "tui.key.count_as_reviews",
+                id="exam.count_as_reviews"),
     ]
 
     def __init__(self, posts: tuple[str, ...] | None = None, minutes: float = DEFAULT_MINUTES,
-                 count: int = DEFAULT_COUNT, seed: int | None = None) -> None:
+                 count: int = DEFAULT_COUNT, seed: int | None = None,
+                 count_as_reviews: bool = False) -> None:
         super().__init__(id="exam-screen")
+        self.count_as_reviews = count_as_reviews
+        """Handing in records each answer as a review of its card (off: the schedule stays)."""
         self.posts = posts
         self.minutes = minutes
         self.count = count
@@ -120,10 +126,12 @@ class ExamScreen(StudyScreen):
             self.hand_in(self.tr("tui.exam.time_up"))
             return
         minutes, seconds = divmod(int(left.total_seconds()), 60)
+        counting = self.tr("tui.exam.counts" if self.count_as_reviews
+                           else "tui.exam.counts_not")
         self.query_one("#exam-status", Static).update(self.tr(
             "tui.exam.status", left=f"{minutes}:{seconds:02d}",
             answered=sum(sheet.answered(i) for i in range(len(sheet.items))),
-            total=len(sheet.items)))
+            total=len(sheet.items)) + " · " + counting)
 
     @on(Input.Submitted, "#exam-answer")
     def answer(self, event: Input.Submitted) -> None:
@@ -157,6 +165,12 @@ class ExamScreen(StudyScreen):
 
     # -- the end --------------------------------------------------------------------
 
+    def action_count_as_reviews(self) -> None:
+        """Turn "count as reviews" on or off until the paper is handed in."""
+        if self.result is None:
+            self.count_as_reviews = not self.count_as_reviews
+            self.tick()
+
     def action_hand_in(self) -> None:
         if self.sheet is not None and self.result is None:
             self.hand_in("")
@@ -167,7 +181,8 @@ class ExamScreen(StudyScreen):
         self.keep_result(self.result)
         lines = ([why, ""] if why else []) + result_lines(self.result, self.lang)
         self.query_one("#exam-prompt", Static).update("\n".join(lines))
-        self.query_one("#exam-status", Static).update(self.tr("tui.exam.handed_in"))
+        self.query_one("#exam-status", Static).update(self.tr(
+            "tui.exam.handed_in_counted" if self.count_as_reviews else "tui.exam.handed_in"))
         self.query_one("#exam-message", Static).update("")
         answer = self.query_one(Input)
         answer.disabled = True
@@ -180,10 +195,12 @@ class ExamScreen(StudyScreen):
     @work(group="exam-kept", exit_on_error=False)
     async def keep_result(self, result: ExamResult) -> None:
         """Keep the handed-in paper on the service thread (a failed write is not shown)."""
-        await self.study_app.backend.call(lambda service: service.record_exam(result))
+        counting = self.count_as_reviews
+        await self.study_app.backend.call(
+            lambda service: service.record_exam(result, count_as_reviews=counting))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "hand_in":
+        if action in ("hand_in", "count_as_reviews"):
             return self.sheet is not None and self.result is None
         return True
 

@@ -193,7 +193,10 @@ class QuestionCard(VerticalScroll):
         if recall:  # the answer itself is the verdict line; the learner rates it
             mark, comparison = verdict.message, Content("")
         explanation = question.explanation
-        self.feedback.show(mark, right, comparison, "" if recall else verdict.message or "",
+        message = "" if recall else verdict.message or ""
+        if outcome.counted:  # the one-step cards a scenario's steps counted for
+            message = f"{message}\n{outcome.counted}" if message else outcome.counted
+        self.feedback.show(mark, right, comparison, message,
                            explanation if explains(explanation, verdict.expected) else "")
         # the answer widgets give their room to the feedback
         self.choices.display = self.field.display = self.hint.display = False

@@ -27,7 +27,7 @@ from studyapp.infra.units import GB
 from studyapp.questions.generators.families.memory import WEIGHTS_SIZE
 from studyapp.questions.generators.families.scenario_kit import GRADIENT_DTYPE, like
 from studyapp.questions.model import Slip
-from studyapp.questions.scenario import Step
+from studyapp.questions.scenario import NO_FAMILY, Step
 
 
 def node_bus(e: Mapping[str, Any]) -> float:
@@ -76,10 +76,13 @@ ALLREDUCE_STEPS = (
     like(WEIGHTS_SIZE, Step("grads", lambda e: weights_bytes(e["params"], e["dtype"]) / GB,
                             "GB")),
     Step("nvlink", inside_ms, "ms", uses=("grads",),
-         slips=(Slip("per_direction", lambda e: inside_ms(e, 2 * node_bus(e)) / e["nvlink"]),)),
-    Step("ib", across_ms, "ms", uses=("grads",), slips=(ONE_CARD, BITS_CARD)),
-    Step("ratio", lambda e: e["ib"] / e["nvlink"], "x", uses=("nvlink", "ib")),
-    Step("dominates", _pace),
+         slips=(Slip("per_direction", lambda e: inside_ms(e, 2 * node_bus(e)) / e["nvlink"]),),
+         exercises="ring-allreduce"),
+    Step("ib", across_ms, "ms", uses=("grads",), slips=(ONE_CARD, BITS_CARD),
+         exercises="ring-allreduce"),
+    Step("ratio", lambda e: e["ib"] / e["nvlink"], "x", uses=("nvlink", "ib"),
+         exercises=NO_FAMILY),
+    Step("dominates", _pace, exercises=NO_FAMILY),
 )
 
 

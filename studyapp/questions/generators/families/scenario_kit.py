@@ -31,7 +31,8 @@ def like(family: Family, step: Step) -> Step:
     (its shared params carry the names those slips read: ``dtype``, ``kv_dtype``...)."""
     from dataclasses import replace
 
-    return replace(step, like=family.name, slips=(*family.slips, *step.slips))
+    return replace(step, like=family.name, slips=(*family.slips, *step.slips),
+                   exercises=family.name)
 
 EXACT = Tolerance(relative=None, absolute=0.0)
 """A count of GPUs or sequences: right or not."""

@@ -68,10 +68,15 @@ from studyapp.questions.generators.families.terms import (
     kv_shape_fields,
     model_phrase,
 )
-from studyapp.questions.generators.families.training_scenarios import checkpointing, training
+from studyapp.questions.generators.families.training_scenarios import (
+    CHECKPOINT_STEPS,
+    TRAINING_STEPS,
+    checkpointing,
+    training,
+)
 from studyapp.questions.generators.wording import label
 from studyapp.questions.model import Kind, Question
-from studyapp.questions.scenario import Step, run_chain
+from studyapp.questions.scenario import NO_FAMILY, Step, run_chain
 
 __all__ = [  # the pools and arithmetic other families and tests read from here
     "EXACT", "GPU_HOUR_DOLLARS", "GRADIENT_DTYPE", "LONG_CONTEXTS", "NODES", "NODE_SYSTEMS",
@@ -100,12 +105,12 @@ SERVING_STEPS = (
     like(KV_CACHE_PER_TOKEN, Step("kv_user", lambda e: e["kv_per_token"] * e["context"] / GB,
                                   "GB")),
     Step("total", lambda e: e["weights"] + e["users"] * e["kv_user"], "GB",
-         uses=("weights", "kv_user")),
+         uses=("weights", "kv_user"), exercises=NO_FAMILY),
     Step("gpus", lambda e: tensor_parallel(e["total"], e["memory_bytes"]), "GPUs",
-         uses=("total",), tolerance=EXACT),
+         uses=("total",), tolerance=EXACT, exercises="min-gpus"),
     Step("per_user", lambda e: 1.0 / max(_serving_times(e)), "tokens/s",
-         uses=("total", "gpus"), tolerance=RATE),
-    Step("bound", _bound, uses=("total", "gpus")),
+         uses=("total", "gpus"), tolerance=RATE, exercises=NO_FAMILY),
+    Step("bound", _bound, uses=("total", "gpus"), exercises=NO_FAMILY),
 )
 
 
@@ -189,12 +194,14 @@ def serving(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 LONG_STEPS = (
     like(KV_CACHE_PER_TOKEN, Step("kv_seq", lambda e: e["kv_per_token"] * e["context"] / GB,
                                   "GB")),
-    Step("free", lambda e: (e["usable"] - e["weights_bytes"]) / GB, "GB"),
+    Step("free", lambda e: (e["usable"] - e["weights_bytes"]) / GB, "GB",
+         exercises=NO_FAMILY),
     Step("batch", lambda e: float(math.floor(e["free"] / e["kv_seq"] + 1e-9)), "sequences",
-         uses=("kv_seq", "free"), tolerance=EXACT),
+         uses=("kv_seq", "free"), tolerance=EXACT, exercises="max-context-that-fits"),
     Step("fp8_batch", lambda e: float(math.floor(
         e["free"] / (e["kv_seq"] * dtype_bytes("fp8") / dtype_bytes("bf16")) + 1e-9)),
          "sequences", uses=("kv_seq", "free"), tolerance=EXACT,
+         exercises="max-context-that-fits",
          # the BF16 batch, already rounded down, doubled: as the step's method reads
          rounding=lambda e: 2.0 * float(e["batch"])),
 )
@@ -336,11 +343,13 @@ COST_STEPS = (
     like(WEIGHTS_SIZE, Step("weights", lambda e: weights_bytes(e["params"], e["dtype"]) / GB,
                             "GB")),
     Step("gpus", lambda e: tensor_parallel(e["weights"] + e["kv_total"], e["memory_bytes"]),
-         "GPUs", uses=("weights",), tolerance=EXACT),
-    Step("throughput", _cost_step, "tokens/s", uses=("weights", "gpus"), tolerance=RATE),
-    Step("hourly", lambda e: e["gpus"] * e["price"], "USD/h", uses=("gpus",)),
+         "GPUs", uses=("weights",), tolerance=EXACT, exercises="min-gpus"),
+    Step("throughput", _cost_step, "tokens/s", uses=("weights", "gpus"), tolerance=RATE,
+         exercises=NO_FAMILY),
+    Step("hourly", lambda e: e["gpus"] * e["price"], "USD/h", uses=("gpus",),
+         exercises=NO_FAMILY),
     Step("per_million", lambda e: usd_per_million_tokens(e["hourly"], e["throughput"]),
-         "USD", uses=("throughput", "hourly"), tolerance=RATE),
+         "USD", uses=("throughput", "hourly"), tolerance=RATE, exercises=NO_FAMILY),
 )
 
 
@@ -411,9 +420,9 @@ def cost(ctx: DrawContext, options: Mapping[str, Any]) -> Question:
 
 
 def _family(name: str, post: str, draw: DrawFn, es: str, en: str,
-            options: Mapping[str, str]) -> Family:
+            options: Mapping[str, str], steps: tuple[Step, ...]) -> Family:
     return Family(name=name, post=post, kind=Kind.SCENARIO, description={"es": es, "en": en},
-                  generate=drawn(draw), options=options)
+                  generate=drawn(draw), options=options, steps=steps)
 
 
 SCENARIO_SERVING = _family(
@@ -421,32 +430,33 @@ SCENARIO_SERVING = _family(
     "Escenario: servir un modelo a N usuarios en un nodo (pesos, KV, GPU, tokens/s, límite)",
     "Scenario: serve a model to N users on a node (weights, KV, GPUs, tokens/s, bound)",
     {"systems": "system ids", "models": "model ids", "users": "concurrent users",
-     "contexts": "context lengths"})
+     "contexts": "context lengths"}, SERVING_STEPS)
 SCENARIO_LONG_CONTEXT = _family(
     "scenario-long-context", "hbm-kv-cache", long_context,
     "Escenario: el lote más grande a un contexto largo en un nodo, y lo que da la KV en FP8",
     "Scenario: the largest batch at a long context on a node, and what FP8 KV buys",
-    {"systems": "system ids", "models": "model ids", "contexts": "context lengths"})
+    {"systems": "system ids", "models": "model ids", "contexts": "context lengths"},
+    LONG_STEPS)
 SCENARIO_TRAINING = _family(
     "scenario-training", "trainium", training,
     "Escenario: entrenar un modelo (FLOP, días, memoria con ZeRO, mínimo de GPU)",
     "Scenario: train a model (FLOPs, days, memory with ZeRO, fewest GPUs)",
-    {"models": "model ids", "gpus": "accelerator ids"})
+    {"models": "model ids", "gpus": "accelerator ids"}, TRAINING_STEPS)
 SCENARIO_CHECKPOINT = _family(
     "scenario-checkpoint", "storage-checkpoints", checkpointing,
     "Escenario: checkpoints (tamaño, escritura, Young/Daly, horas perdidas al día)",
     "Scenario: checkpointing (size, write time, Young/Daly, hours lost a day)",
-    {"models": "model ids"})
+    {"models": "model ids"}, CHECKPOINT_STEPS)
 SCENARIO_ALLREDUCE = _family(
     "scenario-allreduce", "nvlink-infiniband", allreduce,
     "Escenario: all-reduce de los gradientes por NVLink y luego por InfiniBand",
     "Scenario: all-reduce of the gradients over NVLink, then InfiniBand",
-    {"systems": "system ids", "models": "model ids"})
+    {"systems": "system ids", "models": "model ids"}, ALLREDUCE_STEPS)
 SCENARIO_COST = _family(
     "scenario-cost", "hgx", cost,
     "Escenario: dólares por millón de tokens a un precio por GPU-hora",
     "Scenario: dollars per million tokens at a GPU-hour price",
-    {"systems": "system ids", "models": "model ids"})
+    {"systems": "system ids", "models": "model ids"}, COST_STEPS)
 
 SCENARIOS = (SCENARIO_SERVING, SCENARIO_LONG_CONTEXT, SCENARIO_TRAINING, SCENARIO_CHECKPOINT,
              SCENARIO_ALLREDUCE, SCENARIO_COST)

@@ -55,20 +55,21 @@ from studyapp.questions.generators.slips import (
 )
 from studyapp.questions.generators.wording import label
 from studyapp.questions.model import Question
-from studyapp.questions.scenario import Step, run_chain
+from studyapp.questions.scenario import NO_FAMILY, Step, run_chain
 
 # --- scenario-training ------------------------------------------------------
 
 TRAINING_STEPS = (
     Step("flops", lambda e: training_flops(e["active"], e["tokens"]), "FLOP",
-         slips=(FORWARD_ONLY,)),
+         slips=(FORWARD_ONLY,), exercises=NO_FAMILY),
     like(TRAINING_DAYS, Step("days", lambda e: training_seconds(
         e["flops"], e["flops_per_gpu"], e["gpus"], e["mfu"]) / 86400, "days", uses=("flops",))),
     Step("state", lambda e: training_memory_bytes(e["params"], ADAM_MIXED_BYTES_PER_PARAM)
-         / GB, "GB"),
-    Step("per_gpu", lambda e: e["state"] / e["dp"], "GB", uses=("state",)),
+         / GB, "GB", exercises="training-memory"),
+    Step("per_gpu", lambda e: e["state"] / e["dp"], "GB", uses=("state",),
+         exercises="training-memory"),
     Step("min_gpus", lambda e: float(min_devices(e["state"] * GB, e["memory_bytes"])), "GPUs",
-         uses=("state",), tolerance=EXACT),
+         uses=("state",), tolerance=EXACT, exercises=NO_FAMILY),
 )
 
 
@@ -136,12 +137,13 @@ CHECKPOINT_STEPS = (
     like(CHECKPOINT_WRITE, Step("size", lambda e: checkpoint_bytes(
         e["params"], CHECKPOINT_BYTES_PER_PARAM) / GB, "GB")),
     Step("write", lambda e: transfer_seconds(e["size"] * GB, e["write_gb_s"] * GB), "s",
-         uses=("size",)),
+         uses=("size",), exercises="checkpoint-write"),
     Step("mtbf", lambda e: cluster_mtbf_seconds(e["device_hours"] * 3600, e["gpus"]) / 3600,
-         "h"),
+         "h", exercises=NO_FAMILY),
     Step("interval", lambda e: young_daly_interval(e["write"], e["mtbf"] * 3600) / 60, "min",
-         uses=("write", "mtbf")),
-    Step("lost", _lost_hours, "h", uses=("write", "mtbf", "interval"), tolerance=RATE),
+         uses=("write", "mtbf"), exercises="checkpoint-interval"),
+    Step("lost", _lost_hours, "h", uses=("write", "mtbf", "interval"), tolerance=RATE,
+         exercises=NO_FAMILY),
 )
 
 
