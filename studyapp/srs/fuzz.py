@@ -12,8 +12,8 @@ lands on the same day, and the interval the button shows is the one applied.
 Anki draws that number with Rust's ``rand`` 0.9 (``StdRng::seed_from_u64``:
 PCG32 spreads the seed into a ChaCha12 key; the first 32-bit word, its top 23
 bits, gives a float32 in [0, 1)). This module computes the same draw, so a
-collection moved from Anki keeps Anki's days; ``tests/srs/test_fuzz.py``
-checks the draws and ranges.
+collection moved from Anki keeps Anki's days; ``tests/srs/test_anki_fuzz.py``
+replays answers recorded with the ``anki`` package to prove it.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ day by weight (``fuzz.weighted_pick``), so preview and answer agree.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from enum import StrEnum
@@ -52,7 +53,10 @@ def easy_day_modifiers(week: Sequence[EasyDay], weekdays: Sequence[int],
         day = week[weekday]
         if day is EasyDay.REDUCED:
             others = f32(float(total_count - count))
-            threshold = f32(others / f32(total_share - 0.5))
+            share = f32(total_share - 0.5)
+            # float division as Rust does it: x/0 is infinite (0/0 is NaN), so a
+            # reduced day alone in the range stays normal
+            threshold = f32(others / share) if share else math.inf
             day = EasyDay.MINIMUM if f32(count / 0.5) > threshold else EasyDay.NORMAL
         factors.append(f32(day.load))
     return factors

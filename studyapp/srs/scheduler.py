@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from copy import copy
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from enum import IntEnum
@@ -214,6 +215,25 @@ class Scheduler:
         """Where load balancing reads the profile's due reviews (None: fuzz alone)."""
         self._fsrs = self.settings.fsrs_scheduler()
 
+    def balanced_by(self, due_times: DueTimes | None) -> Scheduler:
+        """This scheduler with load balancing reading ``due_times`` (None: fuzz alone)."""
+        other = copy(self)
+        other.due_times = due_times
+        return other
+
+    def with_due_reviews(self, read: DueTimes, now: datetime) -> Scheduler:
+        """This scheduler balancing against the reviews ``read`` gives, read once, now,
+        for every day a balanced interval can reach (itself when balancing is off).
+
+        Read before an answer's write transaction and before its buttons are
+        shown, so both weigh the same load and the button shows the day applied.
+        """
+        if not (self.settings.fuzz and self.settings.load_balancing):
+            return self
+        start = self.day_end(now) - timedelta(days=1)
+        due = list(read(start, days_later(start, MAX_BALANCED_INTERVAL + 12, self.zone)))
+        return self.balanced_by(lambda first, last: [t for t in due if first <= t < last])
+
     def day_end(self, now: datetime) -> datetime:
         """When the study day containing ``now`` ends (UTC)."""
         return day_bounds(now, self.settings.day_rollover_hour, self.zone)[1]
@@ -329,7 +349,7 @@ class Scheduler:
         would (``learning.rs``, ``answer_easy``). Learning steps in minutes are left
         as fsrs gives them. The memory state stays fsrs's; only the due time moves.
         Measured against Anki 26 in tests/srs/test_anki_replay.py (fuzz off) and
-        tests/srs/test_fuzz.py (fuzz, load balancing and easy days on).
+        tests/srs/test_anki_fuzz.py (fuzz, load balancing and easy days on).
         """
         place = self._placer(memory, now)
         longest = max(self.settings.maximum_interval_days, 1)
