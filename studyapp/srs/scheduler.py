@@ -15,16 +15,39 @@ at the same local time.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from copy import copy
 from dataclasses import asdict, dataclass, field, replace
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from enum import IntEnum
 from typing import Any
 
 import fsrs
 from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
 
-from studyapp.srs.calendar import day_bounds, days_later, elapsed_to, local_zone, study_day
+from studyapp.srs.calendar import (
+    day_bounds,
+    day_start,
+    days_later,
+    elapsed_to,
+    local_zone,
+    study_day,
+)
+from studyapp.srs.fuzz import (
+    f32,
+    fuzz_seed,
+    fuzzed_interval,
+    minimum_after_fuzz,
+    round_half_away,
+    unit_draw,
+)
+from studyapp.srs.load_balancer import (
+    MAX_BALANCED_INTERVAL,
+    NORMAL_WEEK,
+    EasyDay,
+    balanced_interval,
+)
 
 
 class Rating(IntEnum):
@@ -89,10 +112,22 @@ class SchedulerSettings:
     new_card_order: str = "mixed"
     """How new cards are gathered: mixed, authored-first, generated-first, random
     (``studyapp.srs.queue.NEW_CARD_ORDERS``)."""
+    fuzz: bool = True
+    """Review intervals move a little per card, as in Anki, so cards learned together
+    come back on different days (``studyapp.srs.fuzz``)."""
+    load_balancing: bool = True
+    """Within the fuzz, lighter days are likelier (Anki 24.11; needs ``fuzz``)."""
+    easy_days: tuple[str, ...] = NORMAL_WEEK
+    """Monday to Sunday: normal, reduced or minimum reviews (Anki's easy days)."""
+
+    def __post_init__(self) -> None:
+        if len(self.easy_days) != 7 or any(d not in EasyDay._value2member_map_
+                                           for d in self.easy_days):
+            raise ValueError("easy_days needs 7 days, each normal, reduced or minimum")
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        for key in ("parameters", "learning_steps_s", "relearning_steps_s"):
+        for key in ("parameters", "learning_steps_s", "relearning_steps_s", "easy_days"):
             data[key] = list(data[key])
         for key in ("exam_date", "previous_parameters", "new_per_day_before_exam"):
             if data[key] is None:  # absent until set: older exports stay the same
@@ -106,7 +141,7 @@ class SchedulerSettings:
         known = {f for f in cls.__dataclass_fields__}
         values: dict[str, Any] = {k: v for k, v in data.items() if k in known}
         for key in ("parameters", "learning_steps_s", "relearning_steps_s",
-                    "previous_parameters"):
+                    "previous_parameters", "easy_days"):
             if values.get(key) is not None:
                 values[key] = tuple(values[key])
         return cls(**values)
@@ -121,8 +156,13 @@ class SchedulerSettings:
             learning_steps=tuple(timedelta(seconds=s) for s in self.learning_steps_s),
             relearning_steps=tuple(timedelta(seconds=s) for s in self.relearning_steps_s),
             maximum_interval=self.maximum_interval_days,
-            enable_fuzzing=False,  # the interval shown on a button is the one applied
+            enable_fuzzing=False,  # fuzz is Anki's, applied by Scheduler (srs/fuzz.py)
         )
+
+
+DueTimes = Callable[[datetime, datetime], Iterable[datetime]]
+"""The due times, in [start, end), of the profile's review cards: the load balancer
+weighs each day of a card's fuzz range by how many are due on it."""
 
 
 @dataclass(frozen=True)
@@ -167,11 +207,32 @@ class Scheduler:
     """Review a card: new memory state from (memory, rating, time), nothing hidden."""
 
     def __init__(self, settings: SchedulerSettings | None = None,
-                 zone: tzinfo | None = None) -> None:
+                 zone: tzinfo | None = None, due_times: DueTimes | None = None) -> None:
         self.settings = settings or SchedulerSettings()
         self.zone = zone or local_zone()
         """The learner's time zone: where the study day rolls over."""
+        self.due_times = due_times
+        """Where load balancing reads the profile's due reviews (None: fuzz alone)."""
         self._fsrs = self.settings.fsrs_scheduler()
+
+    def balanced_by(self, due_times: DueTimes | None) -> Scheduler:
+        """This scheduler with load balancing reading ``due_times`` (None: fuzz alone)."""
+        other = copy(self)
+        other.due_times = due_times
+        return other
+
+    def with_due_reviews(self, read: DueTimes, now: datetime) -> Scheduler:
+        """This scheduler balancing against the reviews ``read`` gives, read once, now,
+        for every day a balanced interval can reach (itself when balancing is off).
+
+        Read before an answer's write transaction and before its buttons are
+        shown, so both weigh the same load and the button shows the day applied.
+        """
+        if not (self.settings.fuzz and self.settings.load_balancing):
+            return self
+        start = self.day_end(now) - timedelta(days=1)
+        due = list(read(start, days_later(start, MAX_BALANCED_INTERVAL + 12, self.zone)))
+        return self.balanced_by(lambda first, last: [t for t in due if first <= t < last])
 
     def day_end(self, now: datetime) -> datetime:
         """When the study day containing ``now`` ends (UTC)."""
@@ -234,51 +295,90 @@ class Scheduler:
         return (study_day(memory.due, rollover, self.zone)
                 - study_day(now, rollover, self.zone)).days
 
+    def raw_interval(self, stability: float) -> float:
+        """Days until recall falls to the desired retention, unrounded, in float32 as
+        fsrs-rs gives Anki (``next_interval``): what fuzz and rounding start from."""
+        exponent = f32(1 / f32(-self.settings.parameters[20]))
+        factor = f32(f32(f32(0.9) ** exponent) - 1)
+        retention = f32(f32(f32(self.settings.desired_retention) ** exponent) - 1)
+        return f32(f32(f32(stability) / factor) * retention)
+
+    def _placer(self, memory: Memory, now: datetime) -> Callable[[float, int], int]:
+        """Anki's ``with_review_fuzz`` for this answer: an interval and a floor in, the days
+        applied out (balanced by load, else fuzzed, else rounded; never past the maximum)."""
+        settings = self.settings
+        longest = max(settings.maximum_interval_days, 1)
+        seed = fuzz_seed(memory.card_id, memory.reps) if settings.fuzz else None
+        factor = None if seed is None else unit_draw(seed)
+        today = study_day(now, settings.day_rollover_hour, self.zone)
+        load: dict[date, int] | None = None
+        week = tuple(EasyDay(d) for d in settings.easy_days)
+
+        def place(interval: float, floor: int) -> int:
+            nonlocal load
+            floor = min(max(floor, 1), longest)
+            if seed is not None and settings.load_balancing and self.due_times is not None:
+                if load is None:
+                    load = self._load(today, today + timedelta(days=MAX_BALANCED_INTERVAL + 10))
+                balanced = balanced_interval(interval, floor, longest, today, load, week, seed)
+                if balanced is not None:
+                    return balanced
+            return fuzzed_interval(factor, interval, floor, longest)
+
+        return place
+
+    def _load(self, first: date, last: date) -> dict[date, int]:
+        """Review cards due on each study day from ``first`` to ``last``."""
+        assert self.due_times is not None
+        rollover = self.settings.day_rollover_hour
+        start = day_start(first, rollover, self.zone)
+        end = day_start(last + timedelta(days=1), rollover, self.zone)
+        return dict(Counter(study_day(due, rollover, self.zone)
+                            for due in self.due_times(start, end)))
+
     def _passing(self, memory: Memory, now: datetime,
                  upto: Rating = Rating.EASY) -> dict[Rating, Memory]:
-        """Hard, then Good, then Easy, up to ``upto``, with the day intervals Anki gives.
+        """Hard, then Good, then Easy, up to ``upto``, on the days Anki gives them.
 
         Anki (rslib/src/scheduler/states/review.rs, ``passing_fsrs_review_intervals``)
-        gives Good at least Hard + 1 day and Easy at least Good + 1 day, within the
-        maximum interval; a card reviewed before its due day keeps at least the
-        interval it had on Hard (measured against Anki 26 in
-        tests/srs/test_anki_replay.py). From (re)learning, Easy is at least a day
-        beyond the interval Good's stability would give, even while Good stays
-        in the steps (``learning.rs``, ``answer_easy``). fsrs rounds each on its
-        own, so a weak card could show Good and Easy both at 1 day. Learning
-        steps in minutes are left as they are. The memory state stays fsrs's;
-        only the due time moves.
+        fuzzes each review interval with a floor: at least the previous interval
+        when the new one barely changed, one day more when it grew
+        (``fuzz.minimum_after_fuzz``), Good at least Hard + 1 day and Easy at
+        least Good + 1. A card leaving (re)learning is fuzzed from its rounded
+        interval, and on Easy lands at least a day beyond where Good's interval
+        would (``learning.rs``, ``answer_easy``). Learning steps in minutes are left
+        as fsrs gives them. The memory state stays fsrs's; only the due time moves.
+        Measured against Anki 26 in tests/srs/test_anki_replay.py (fuzz off) and
+        tests/srs/test_anki_fuzz.py (fuzz, load balancing and easy days on).
         """
-        longest = self.settings.maximum_interval_days
+        place = self._placer(memory, now)
+        longest = max(self.settings.maximum_interval_days, 1)
         answers: dict[Rating, Memory] = {}
-        before: int | None = None  # days of the previous rating, when it goes to review
-        scheduled = None
+        previous = None
         if memory.stage is CardStage.REVIEW and memory.due is not None \
                 and memory.last_review is not None:
-            scheduled = self.interval_days(memory, memory.last_review)
-            if scheduled is not None and self.elapsed_days(memory.last_review, now) >= scheduled:
-                scheduled = None  # on time or late: no floor
+            previous = self.interval_days(memory, memory.last_review)
+        before = 0  # days of the previous rating
         for passing in (Rating.HARD, Rating.GOOD, Rating.EASY):
             after = self._answer(memory, passing, now)
-            days = self.interval_days(after, now)
-            if days is not None:
-                floor = 1
-                if before is not None:
-                    floor = before + 1
-                elif passing is Rating.HARD and scheduled is not None:
-                    floor = scheduled
-                if passing is Rating.EASY and memory.stage is not CardStage.REVIEW:
-                    good = answers.get(Rating.GOOD)
-                    if good is not None and good.stability is not None:
-                        floor = max(floor, self.interval_for(good.stability) + 1)
-                floor = min(floor, longest)
-                if days < floor:
-                    days = floor
-                    after = replace(after, due=days_later(now, days, self.zone))
+            if after.stage is CardStage.REVIEW and after.stability is not None:
+                interval = self.raw_interval(after.stability)
+                if previous is not None:
+                    floor = max(minimum_after_fuzz(interval, previous, longest),
+                                before + 1 if passing is not Rating.HARD else 1)
+                    days = place(interval, floor)
+                else:
+                    floor = 1
+                    if passing is Rating.EASY:
+                        good = answers.get(Rating.GOOD) or self._answer(memory, Rating.GOOD, now)
+                        assert good.stability is not None
+                        floor = place(self.raw_interval(good.stability), 1) + 1
+                    days = place(float(max(round_half_away(interval), 1)), floor)
+                after = replace(after, due=days_later(now, days, self.zone))
+                before = days
             answers[passing] = after
             if passing is upto:
                 break
-            before = days
         return answers
 
     def preview(self, memory: Memory, now: datetime) -> dict[Rating, timedelta]:

@@ -286,6 +286,19 @@ def learning_due_times(store: Store, profile_id: int,
     return [((d, k), stored_time(due)) for d, k, due in rows]
 
 
+def review_due_times(store: Store, profile_id: int, start: datetime,
+                     end: datetime) -> list[datetime]:
+    """Due times in [start, end) of the profile's review cards: the load that load
+    balancing weighs. Suspended and buried cards count too, as Anki counts every
+    card due on a day."""
+    query = select(CardState.due).where(
+        CardState.profile_id == profile_id, CardState.state == REVIEW_STAGE,
+        CardState.due >= start, CardState.due < end)
+    with store.engine.connect() as conn:
+        rows = conn.execute(query).cursor.fetchall()
+    return [stored_time(due) for (due,) in rows]
+
+
 def review_count(store: Store, profile_id: int) -> int:
     with store.sessions() as session:
         return int(session.scalar(select(func.count()).where(

@@ -87,19 +87,28 @@ class Answering:
         none when it was never read (the faces then show the ratings alone).
         """
         from studyapp.store import ServerAway
-        from studyapp.store.progress import card_state  # SQLAlchemy: on first use
+        from studyapp.store.progress import (  # SQLAlchemy: on first use
+            card_state,
+            review_due_times,
+        )
 
         ground = self._ground
         key = (deck_id, card_key)
+        now = ground.now()
+
+        def due_reviews(start: datetime, end: datetime) -> list[datetime]:
+            return review_due_times(ground.store, ground.profile.id, start, end)
+
         try:
-            row = self._reach(lambda _: card_state(ground.store, ground.profile.id, deck_id,
-                                                   card_key))
+            row, scheduler = self._reach(lambda _: (
+                card_state(ground.store, ground.profile.id, deck_id, card_key),
+                ground.scheduler.with_due_reviews(due_reviews, now)))
         except ServerAway:
             known = self._offline.get(key) or self._known.get(key)
-            return {} if known is None else ground.scheduler.preview(known, ground.now())
+            return {} if known is None else ground.scheduler.preview(known, now)
         memory = self._offline.get(key) or memory_of(row)
         self._known[key] = memory
-        return ground.scheduler.preview(memory, ground.now())
+        return scheduler.preview(memory, now)
 
     def due_times(self, keys: Iterable[CardKey]) -> list[datetime]:
         """The stored due times of these cards (suspended and never answered ones left out)."""
@@ -180,7 +189,10 @@ class Answering:
         before it, when it is back.
         """
         from studyapp.store import ServerAway
-        from studyapp.store.progress import record_answer  # SQLAlchemy: on first use
+        from studyapp.store.progress import (  # SQLAlchemy: on first use
+            record_answer,
+            review_due_times,
+        )
 
         ground = self._ground
         kept_id = -answer.held_id if answer.held_id is not None and answer.held_id < 0 else None
@@ -188,11 +200,19 @@ class Answering:
         if kept_id is not None:
             stored = replace(stored, held_id=None)
         reviewed: list[Memory] = []
-        state_for = self._reviewed(answer.rating, answer.reviewed_at, reviewed)
+
+        def due_reviews(start: datetime, end: datetime) -> list[datetime]:
+            return review_due_times(ground.store, ground.profile.id, start, end)
+
+        def state_for() -> StateFor:  # the due reviews read before the write (balancing)
+            scheduler = ground.scheduler.with_due_reviews(due_reviews, answer.reviewed_at)
+            return reviewed_state(scheduler, answer.rating, answer.reviewed_at, reviewed)
+
         try:
             self.send_kept_answers()  # what was kept goes first: the answers stay in order
             log_id = self._reach(lambda attempt: record_answer(
-                ground.store, ground.profile.id, stored, state_for, maybe_recorded=attempt > 0))
+                ground.store, ground.profile.id, stored, state_for(),
+                maybe_recorded=attempt > 0))
         except ServerAway:
             if kept_id is None or not self._kept.rated(kept_id, stored):
                 kept_id = self._keep(stored, answer.reviewed_at)

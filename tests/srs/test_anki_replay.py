@@ -33,7 +33,8 @@ def _scheduler() -> Scheduler:
         parameters=tuple(DATA["parameters"]), desired_retention=DATA["desired_retention"],
         learning_steps_s=tuple(DATA["learning_steps_s"]),
         relearning_steps_s=tuple(DATA["relearning_steps_s"]),
-        day_rollover_hour=DATA["rollover_hour"])
+        day_rollover_hour=DATA["rollover_hour"],
+        fuzz=False, load_balancing=False)  # recorded with Anki's fuzz and balancing off
     return Scheduler(settings, zone=ZONE)
 
 

@@ -37,6 +37,18 @@ LIMITS = {"new_per_day": (0, 1000), "reviews_per_day": (0, 10000), "learn_ahead_
 RETENTION = (0.7, 0.99)
 
 
+EASY_DAY_LETTERS = {"n": "normal", "r": "reduced", "m": "minimum"}
+"""One letter a weekday in the easy-days field (the same initials in Spanish)."""
+
+
+def parse_easy_days(text: str) -> tuple[str, ...]:
+    """'nnnnnrn' (Monday to Sunday, spaces allowed) as the easy_days setting."""
+    letters = text.replace(" ", "").lower()
+    if len(letters) != 7 or any(c not in EASY_DAY_LETTERS for c in letters):
+        raise ValueError(text)
+    return tuple(EASY_DAY_LETTERS[c] for c in letters)
+
+
 def parse_retention(text: str) -> float:
     """``0.9``, ``90%`` or ``0,9``, between 0.70 and 0.99."""
     cleaned = text.strip().replace(",", ".")
@@ -84,6 +96,11 @@ class SettingsScreen(StudyScreen):
                 orders, id="new_card_order", value=DEFAULT_NEW_CARD_ORDER,
                 prompt=self.tr("tui.select.prompt"), allow_blank=False, compact=True,
                 disabled=True))
+            for name in ("fuzz", "load_balancing"):
+                yield from self.field(name, Checkbox(self.tr("tui.settings.switch_on"), id=name,
+                                                     compact=True, disabled=True))
+            yield from self.field("easy_days", Input("", id="easy_days", compact=True,
+                                                     disabled=True))
             yield Static("", id="settings-status")
             with Horizontal(classes="settings-field"):
                 yield Label(self.tr("tuning.settings.optimize"), classes="settings-label")
@@ -135,6 +152,15 @@ class SettingsScreen(StudyScreen):
             order.value = (settings.new_card_order if settings.new_card_order in NEW_CARD_ORDERS
                            else DEFAULT_NEW_CARD_ORDER)
         order.disabled = False
+        for name in ("fuzz", "load_balancing"):
+            box = self.query_one(f"#{name}", Checkbox)
+            with self.prevent(Checkbox.Changed):
+                box.value = bool(getattr(settings, name))
+            box.disabled = False
+        easy = self.query_one("#easy_days", Input)
+        with self.prevent(Input.Changed):
+            easy.value = "".join(day[0] for day in settings.easy_days)
+        easy.disabled = False
         # undo puts back the parameters the last optimize replaced, when it replaced some
         self.query_one("#optimize-undo", Button).disabled = settings.previous_parameters is None
 
@@ -164,7 +190,14 @@ class SettingsScreen(StudyScreen):
                 and event.value != current.new_card_order):
             self.save({"new_card_order": event.value})
 
-    @on(Input.Changed, "#new_per_day, #reviews_per_day, #retention, #learn_ahead_min")
+    @on(Checkbox.Changed, "#fuzz, #load_balancing")
+    def on_scheduler_switch(self, event: Checkbox.Changed) -> None:
+        current, name = self.scheduler_settings, event.checkbox.id
+        if current is not None and name and event.value != getattr(current, name):
+            self.save({name: event.value})
+
+    @on(Input.Changed, "#new_per_day, #reviews_per_day, #retention, #learn_ahead_min, "
+                       "#easy_days")
     def on_scheduler_field(self, event: Input.Changed) -> None:
         current = self.scheduler_settings
         field = event.input
@@ -176,6 +209,10 @@ class SettingsScreen(StudyScreen):
                 value: float | int = parse_retention(field.value)
                 if value != current.desired_retention:
                     changes["desired_retention"] = value
+            elif field.id == "easy_days":
+                week = parse_easy_days(field.value)
+                if week != current.easy_days:
+                    changes["easy_days"] = week
             else:
                 low, high = LIMITS[field.id]
                 value = int(field.value.strip())

@@ -1,0 +1,162 @@
+"""Interval fuzz as Anki applies it, so cards learned together spread over nearby days.
+
+After Anki's ``rslib/src/scheduler/states/fuzz.rs`` and
+``rslib/src/scheduler/answering/mod.rs`` (github.com/ankitects/anki, AGPL-3.0;
+the facts and the algorithm, not the code): no fuzz below 2.5 days; above, a
+card may move 1 day plus 15% of its days between 2.5 and 7, 10% of those
+between 7 and 20 and 5% of those beyond 20, either way, inside the minimum and
+the maximum interval. Where it lands is a number in [0, 1) drawn from the
+card's id plus its number of answers, so the same card answered the same way
+lands on the same day, and the interval the button shows is the one applied.
+
+Anki draws that number with Rust's ``rand`` 0.9 (``StdRng::seed_from_u64``:
+PCG32 spreads the seed into a ChaCha12 key; the first 32-bit word, its top 23
+bits, gives a float32 in [0, 1)). This module computes the same draw, so a
+collection moved from Anki keeps Anki's days; ``tests/srs/test_anki_fuzz.py``
+replays answers recorded with the ``anki`` package to prove it.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Sequence
+
+_MASK32 = 0xFFFFFFFF
+_MASK64 = 0xFFFFFFFFFFFFFFFF
+
+FUZZ_BANDS: tuple[tuple[float, float, float], ...] = (
+    (2.5, 7.0, 0.15), (7.0, 20.0, 0.1), (20.0, math.inf, 0.05))
+"""(from, to, share of those days) per band: Anki's ``FUZZ_RANGES``."""
+
+
+def f32(value: float) -> float:
+    """``value`` rounded to float32, as Rust's f32 arithmetic keeps it."""
+    return float(struct.unpack("<f", struct.pack("<f", value))[0])
+
+
+def round_half_away(value: float) -> int:
+    """Rust's ``f32::round``: halves away from zero (Python's round goes to even)."""
+    return math.floor(value + 0.5) if value >= 0 else -math.floor(-value + 0.5)
+
+
+def _pcg32_words(state: int, count: int) -> list[int]:
+    """``rand_core``'s ``seed_from_u64``: PCG32 outputs that fill a seed."""
+    words = []
+    for _ in range(count):
+        state = (state * 6364136223846793005 + 11634580027462260723) & _MASK64
+        xorshifted = (((state >> 18) ^ state) >> 27) & _MASK32
+        rot = state >> 59
+        words.append(((xorshifted >> rot) | (xorshifted << ((32 - rot) & 31))) & _MASK32)
+    return words
+
+
+def _rotl(value: int, bits: int) -> int:
+    return ((value << bits) | (value >> (32 - bits))) & _MASK32
+
+
+def first_word(seed: int) -> int:
+    """The first 32-bit output of Rust's ``StdRng::seed_from_u64(seed)`` (ChaCha12,
+    counter and stream 0)."""
+    key = _pcg32_words(seed & _MASK64, 8)
+    start = [0x61707865, 0x3320646E, 0x79622D32, 0x6B206574, *key, 0, 0, 0, 0]
+    x = list(start)
+
+    def quarter(a: int, b: int, c: int, d: int) -> None:
+        x[a] = (x[a] + x[b]) & _MASK32
+        x[d] = _rotl(x[d] ^ x[a], 16)
+        x[c] = (x[c] + x[d]) & _MASK32
+        x[b] = _rotl(x[b] ^ x[c], 12)
+        x[a] = (x[a] + x[b]) & _MASK32
+        x[d] = _rotl(x[d] ^ x[a], 8)
+        x[c] = (x[c] + x[d]) & _MASK32
+        x[b] = _rotl(x[b] ^ x[c], 7)
+
+    for _ in range(6):  # 12 rounds: 6 double rounds
+        quarter(0, 4, 8, 12)
+        quarter(1, 5, 9, 13)
+        quarter(2, 6, 10, 14)
+        quarter(3, 7, 11, 15)
+        quarter(0, 5, 10, 15)
+        quarter(1, 6, 11, 12)
+        quarter(2, 7, 8, 13)
+        quarter(3, 4, 9, 14)
+    return (x[0] + start[0]) & _MASK32
+
+
+def unit_draw(seed: int) -> float:
+    """``StdRng::seed_from_u64(seed).random_range(0.0..1.0)`` as float32."""
+    return (first_word(seed) >> 9) / float(1 << 23)
+
+
+def fuzz_seed(card_id: int, reps: int) -> int:
+    """Anki's seed: the card's id plus the answers it had before this one."""
+    return (card_id + reps) & _MASK64
+
+
+def fuzz_delta(interval: float) -> float:
+    """Days the interval may move either way (0 below 2.5 days)."""
+    if interval < 2.5:
+        return 0.0
+    delta = 1.0
+    for start, end, share in FUZZ_BANDS:
+        span = max(0.0, f32(min(interval, end) - start))
+        delta = f32(delta + f32(f32(share) * span))
+    return delta
+
+
+def fuzz_bounds(interval: float, minimum: int, maximum: int) -> tuple[int, int]:
+    """The first and last day the interval may land on, inside ``minimum``-``maximum``.
+
+    A range of one day grows to two when the bounds allow and it is over 2 days
+    (Anki's ``constrained_fuzz_bounds``).
+    """
+    minimum = min(minimum, maximum)
+    interval = min(max(interval, float(minimum)), float(maximum))
+    delta = fuzz_delta(interval)
+    lower = min(max(round_half_away(f32(interval - delta)), minimum), maximum)
+    upper = min(max(round_half_away(f32(interval + delta)), minimum), maximum)
+    if upper == lower and 2 < upper < maximum:
+        upper = lower + 1
+    return lower, upper
+
+
+def fuzzed_interval(factor: float | None, interval: float, minimum: int, maximum: int) -> int:
+    """The interval after fuzz ``factor`` in [0, 1) (None: rounded, no fuzz)."""
+    if factor is None:
+        return min(max(round_half_away(interval), minimum), maximum)
+    lower, upper = fuzz_bounds(interval, minimum, maximum)
+    return math.floor(f32(lower + f32(factor * (1 + upper - lower))))
+
+
+def minimum_after_fuzz(interval: float, previous: int, maximum: int) -> int:
+    """A passing review's floor from the interval it had: one day more when it grows,
+    the same when it barely changed, no floor when it shrank (Anki's
+    ``minimum_review_fuzz_interval``)."""
+    _lower, upper = fuzz_bounds(interval, 1, maximum)
+    if round_half_away(interval) > previous:
+        return previous + 1
+    if previous <= upper:
+        return previous
+    return 0
+
+
+def weighted_pick(weights: Sequence[float], seed: int) -> int | None:
+    """``WeightedIndex::new(weights).sample(StdRng::seed_from_u64(seed))`` in float32:
+    the index whose share of the total the card's draw falls in (None without weight)."""
+    if not weights:
+        return None
+    cumulative: list[float] = []
+    total = f32(weights[0])
+    for weight in weights[1:]:
+        cumulative.append(total)
+        total = f32(total + f32(weight))
+    if total <= 0:
+        return None
+    scale = total
+    top = f32(1.0 - 2.0 ** -23)
+    while f32(f32(scale * top)) > total:  # rand's UniformFloat keeps draws below the total
+        scale = struct.unpack("<f", struct.pack("<I", struct.unpack(
+            "<I", struct.pack("<f", scale))[0] - 1))[0]
+    chosen = f32(unit_draw(seed) * scale)
+    return sum(1 for c in cumulative if c <= chosen)
