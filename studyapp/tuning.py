@@ -88,13 +88,13 @@ def optimize_summary(outcome: OptimizeOutcome, lang: str) -> str:
     return text
 
 
-def recompute_memory_states(service: StudyService, *, keep_due: bool = False) -> int:
+def recompute_memory_states(service: StudyService, *, reschedule: bool = False) -> int:
     """Every answered card's stability and difficulty worked out again from its history
     with the profile's current parameters, as Anki does when they change.
 
-    A card in review is also rescheduled from its last review with the new
-    stability (Anki's "reschedule cards on change") unless ``keep_due``.
-    Returns the number of cards recomputed.
+    Due dates stay as they are, as in Anki by default; with ``reschedule`` (Anki's
+    "Reschedule cards on change") a card in review is also rescheduled from its
+    last review with the new stability. Returns the number of cards recomputed.
     """
 
     from studyapp.store.history import card_memories, review_history, save_memory_states
@@ -116,7 +116,7 @@ def recompute_memory_states(service: StudyService, *, keep_due: bool = False) ->
         if memory.stability is None or memory.difficulty is None:
             continue
         due = None
-        if not keep_due and stage == CardStage.REVIEW and memory.stage is CardStage.REVIEW \
+        if reschedule and stage == CardStage.REVIEW and memory.stage is CardStage.REVIEW \
                 and last_review is not None and memory.last_review is not None \
                 and abs((memory.last_review - last_review).total_seconds()) < 1:
             due = memory.due
@@ -125,7 +125,7 @@ def recompute_memory_states(service: StudyService, *, keep_due: bool = False) ->
 
 
 def optimize_profile(service: StudyService, *, progress: Progress | None = None,
-                     save: bool = True, keep_due: bool = False) -> OptimizeOutcome:
+                     save: bool = True, reschedule: bool = False) -> OptimizeOutcome:
     """Fit FSRS to the profile's answers; save the fitted parameters only when they win,
     and then work out every card's memory state again with them."""
     from studyapp.store.history import review_history
@@ -141,18 +141,18 @@ def optimize_profile(service: StudyService, *, progress: Progress | None = None,
         parameters = service.update_settings(parameters=result.parameters,
                                              previous_parameters=parameters).parameters
         saved = True
-        recomputed = recompute_memory_states(service, keep_due=keep_due)
+        recomputed = recompute_memory_states(service, reschedule=reschedule)
     return OptimizeOutcome(result, saved, tuple(parameters), recomputed)
 
 
-def undo_optimize(service: StudyService, *, keep_due: bool = False) -> int | None:
+def undo_optimize(service: StudyService, *, reschedule: bool = False) -> int | None:
     """Put back the parameters the last optimize replaced, and the memory states they
     give; None when there is nothing to undo, else the cards recomputed."""
     previous = service.settings.previous_parameters
     if previous is None:
         return None
     service.update_settings(parameters=previous, previous_parameters=None)
-    return recompute_memory_states(service, keep_due=keep_due)
+    return recompute_memory_states(service, reschedule=reschedule)
 
 
 def _memories_and_new(service: StudyService) -> tuple[list[Memory], int]:

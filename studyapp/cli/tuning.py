@@ -18,23 +18,30 @@ from studyapp.i18n import t
 
 @click.command("optimize")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@click.option("--keep-due", is_flag=True,
-              help="Recompute memory states but leave every card's due date as it is.")
+@click.option("--reschedule", is_flag=True,
+              help="Also move due dates to the new memory states (Anki's \"Reschedule cards "
+                   "on change\"); by default memory states are recomputed and due dates kept.")
+@click.option("--keep-due", is_flag=True, hidden=True,
+              help="Due dates are kept by default; accepted for older scripts.")
 @click.option("--undo", is_flag=True,
               help="Restore the parameters the last optimize replaced.")
 @click.pass_context
-def optimize_cmd(ctx: click.Context, as_json: bool, keep_due: bool, undo: bool) -> None:
+def optimize_cmd(ctx: click.Context, as_json: bool, reschedule: bool, keep_due: bool,
+                 undo: bool) -> None:
     """Fit FSRS parameters to this profile's answers; keep them only if they predict better.
 
-    Saved parameters recompute every card's memory state from its history.
+    Saved parameters recompute every card's memory state from its history; due
+    dates stay unless --reschedule.
     """
     from studyapp.tuning import optimize_profile, optimize_summary, undo_optimize
 
     settings = current_settings(ctx)
+    if reschedule and keep_due:
+        fail("--reschedule and --keep-due contradict each other", code=2)
     if undo:
         service = make_service(settings)
         try:
-            cards = undo_optimize(service, keep_due=keep_due)
+            cards = undo_optimize(service, reschedule=reschedule)
         finally:
             service.close()
         if as_json:
@@ -51,7 +58,7 @@ def optimize_cmd(ctx: click.Context, as_json: bool, keep_due: bool, undo: bool) 
 
     service = make_service(settings)
     try:
-        outcome = optimize_profile(service, progress=progress, keep_due=keep_due)
+        outcome = optimize_profile(service, progress=progress, reschedule=reschedule)
     except (ValueError, RuntimeError) as exc:  # fsrs-rs refused the history
         if isinstance(exc, user_errors()):
             raise  # a deck's or the catalog's problem: worded by the group, as everywhere

@@ -92,17 +92,18 @@ def _replayed(service: StudyService) -> dict[int, float | None]:
     return {card: m.stability for card, m in memories.items()}
 
 
-@pytest.mark.parametrize("keep_due", [False, True])
+@pytest.mark.parametrize("reschedule", [False, True])
 def test_saved_parameters_recompute_every_memory_state_and_undo_restores(
-        url: str, keep_due: bool) -> None:
+        url: str, reschedule: bool) -> None:
     """Anki recomputes memory states when parameters change ("reschedule cards on change"
-    moves due dates too, unless kept); undo puts the old parameters and states back."""
+    moves due dates too, when asked; they stay by default); undo puts the old parameters
+    and states back."""
     from studyapp.tuning import undo_optimize
 
     service = _service(url)
     store_history(url, "default", simulate_learner(cards=300, days=120))
     before = _memory_rows(service)
-    outcome = optimize_profile(service, keep_due=keep_due)
+    outcome = optimize_profile(service, reschedule=reschedule)
     service.close()
     assert outcome.saved and outcome.recomputed == len(before) > 0
     assert f"Memory states of {outcome.recomputed} cards recomputed" in optimize_summary(
@@ -117,7 +118,7 @@ def test_saved_parameters_recompute_every_memory_state_and_undo_restores(
         changed = sum(1 for key in before if before[key][0] != after[key][0])
         assert changed > len(before) * 0.9
         moved = sum(1 for key in before if before[key][1] != after[key][1])
-        assert (moved == 0) if keep_due else (moved > 0)
+        assert (moved > 0) if reschedule else (moved == 0)
         assert undo_optimize(service) == len(before)
         assert service.settings.parameters == DEFAULT_PARAMETERS
         assert service.settings.previous_parameters is None
