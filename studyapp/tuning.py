@@ -6,7 +6,6 @@ A service beside ``study``: the faces call these functions with a
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING
@@ -21,8 +20,15 @@ from studyapp.srs.exam_plan import (
     plan_exam,
     recall_text,
 )
-from studyapp.srs.optimize import OptimizeResult, Progress, ReviewEvent, optimize
-from studyapp.srs.scheduler import CardStage, Memory, Rating
+from studyapp.srs.optimize import (
+    OptimizeResult,
+    Progress,
+    ReviewEvent,
+    entries_by_card,
+    optimize,
+)
+from studyapp.srs.revlog import KIND_OF_STAGE, EntryKind, replay
+from studyapp.srs.scheduler import CardStage, Memory
 
 if TYPE_CHECKING:
     from studyapp.study import StudyService
@@ -88,32 +94,50 @@ def optimize_summary(outcome: OptimizeOutcome, lang: str) -> str:
     return text
 
 
-def recompute_memory_states(service: StudyService, *, reschedule: bool = False) -> int:
+def review_events(service: StudyService) -> list[ReviewEvent]:
+    """The profile's answers and changes of schedule, with the kind FSRS reads them as: an
+    answer imported from Anki keeps its revlog entry's, one given here its stage's."""
+    from studyapp.store.history import review_log
+
+    events = []
+    for card, when, rating, stage, anki in review_log(service.store, service.profile.id):
+        kind: EntryKind | None = None
+        factor, interval = 0, 1
+        if isinstance(anki, dict) and isinstance(anki.get("type"), int) \
+                and 0 <= anki["type"] <= 5:
+            kind = EntryKind(anki["type"])
+            factor, interval = int(anki.get("factor") or 0), int(anki.get("ivl") or 0)
+        elif stage is not None:
+            kind = KIND_OF_STAGE.get(stage)
+        events.append(ReviewEvent(card, when, rating, kind, factor, interval))
+    return events
+
+
+def recompute_memory_states(service: StudyService, *, reschedule: bool = False,
+                            ignore_before: datetime | None = None) -> int:
     """Every answered card's stability and difficulty worked out again from its history
     with the profile's current parameters, as Anki does when they change.
 
     Due dates stay as they are, as in Anki by default; with ``reschedule`` (Anki's
     "Reschedule cards on change") a card in review is also rescheduled from its
-    last review with the new stability. Returns the number of cards recomputed.
+    last review with the new stability. The log is read as Anki reads it
+    (``studyapp.srs.revlog``: cram answers and Forget, Set due date left out, a
+    Forget cuts the history), from ``ignore_before`` on. Returns the number of
+    cards recomputed.
     """
 
-    from studyapp.store.history import card_memories, review_history, save_memory_states
+    from studyapp.store.history import card_memories, save_memory_states
 
     store, profile = service.store, service.profile.id
     scheduler = service.scheduler
-    answers: dict[int, list[tuple[datetime, int]]] = defaultdict(list)
-    for card, when, rating in review_history(store, profile):
-        if 1 <= rating <= 4:
-            answers[card].append((when, rating))
+    logs = entries_by_card(review_events(service))
     states = {}
     for card, (stage, last_review) in card_memories(store, profile).items():
-        history = answers.get(card)
+        history = logs.get(card)
         if not history:
             continue
-        memory = Memory(card_id=card)
-        for when, rating in history:
-            memory = scheduler.review(memory, Rating(rating), when)
-        if memory.stability is None or memory.difficulty is None:
+        memory = replay(scheduler, card, history, ignore_before=ignore_before)
+        if memory is None or memory.stability is None or memory.difficulty is None:
             continue
         due = None
         if reschedule and stage == CardStage.REVIEW and memory.stage is CardStage.REVIEW \
@@ -125,15 +149,14 @@ def recompute_memory_states(service: StudyService, *, reschedule: bool = False) 
 
 
 def optimize_profile(service: StudyService, *, progress: Progress | None = None,
-                     save: bool = True, reschedule: bool = False) -> OptimizeOutcome:
-    """Fit FSRS to the profile's answers; save the fitted parameters only when they win,
-    and then work out every card's memory state again with them."""
-    from studyapp.store.history import review_history
-
-    events = [ReviewEvent(card, when, rating)
-              for card, when, rating in review_history(service.store, service.profile.id)]
+                     save: bool = True, reschedule: bool = False,
+                     ignore_before: datetime | None = None) -> OptimizeOutcome:
+    """Fit FSRS to the profile's answers (those of cards learnt from ``ignore_before`` on);
+    save the fitted parameters only when they win, and then work out every card's memory
+    state again with them."""
+    events = review_events(service)
     result = optimize(events, rollover_hour=service.settings.day_rollover_hour,
-                      zone=local_zone(), progress=progress)
+                      zone=local_zone(), progress=progress, ignore_before=ignore_before)
     saved = False
     recomputed = 0
     parameters = service.settings.parameters
@@ -141,7 +164,8 @@ def optimize_profile(service: StudyService, *, progress: Progress | None = None,
         parameters = service.update_settings(parameters=result.parameters,
                                              previous_parameters=parameters).parameters
         saved = True
-        recomputed = recompute_memory_states(service, reschedule=reschedule)
+        recomputed = recompute_memory_states(service, reschedule=reschedule,
+                                             ignore_before=ignore_before)
     return OptimizeOutcome(result, saved, tuple(parameters), recomputed)
 
 

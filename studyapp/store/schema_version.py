@@ -23,13 +23,14 @@ REVISIONS: tuple[str, ...] = (
     "0005_review_uid_per_profile", "0006_card_stats", "0007_previous_review",
     "0008_held_answers", "0009_published_decks", "0010_wrong_answers_index",
     "0011_deck_versions", "0012_review_verdicts", "0013_review_traps",
+    "0018_anki_revlog",
 )
 
 HEAD = REVISIONS[-1]
 
 STUDYAPP_TABLES = frozenset({"profiles", "card_states", "review_logs", "post_reads",
                              "card_stats", "review_hours", "held_answers",
-                             "published_decks", "published_deck_versions",
+                             "published_decks", "published_deck_versions", "schedule_changes",
                              "alembic_version"})
 
 
