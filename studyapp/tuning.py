@@ -20,6 +20,7 @@ from studyapp.srs.exam_plan import (
     plan_exam,
     recall_text,
 )
+from studyapp.srs.fit_health import LOG_LOSS_BOUND, RMSE_BOUND
 from studyapp.srs.optimize import (
     OptimizeResult,
     Progress,
@@ -27,7 +28,7 @@ from studyapp.srs.optimize import (
     entries_by_card,
     optimize,
 )
-from studyapp.srs.revlog import KIND_OF_STAGE, EntryKind, replay
+from studyapp.srs.revlog import KIND_OF_STAGE, EntryKind, ignore_before_moment, replay
 from studyapp.srs.scheduler import CardStage, Memory
 
 if TYPE_CHECKING:
@@ -47,10 +48,13 @@ class OptimizeOutcome:
     saved: bool
     parameters: tuple[float, ...]  # the parameters in use afterwards
     recomputed: int = 0  # cards whose memory state was worked out again with them
+    ignore_before: str | None = None  # ISO date: answers before it left out
 
     def as_json(self) -> dict[str, object]:
         r = self.result
         return {"reviews": r.reviews, "saved": self.saved, "recomputed": self.recomputed,
+                "ignore_before": self.ignore_before,
+                "health_check": r.health.as_json() if r.health is not None else None,
                 "log_loss_default": r.log_loss_default, "log_loss_fitted": r.log_loss_fitted,
                 "rmse_default": r.rmse_default, "rmse_fitted": r.rmse_fitted,
                 "parameters": list(self.parameters), "items": r.items,
@@ -80,6 +84,8 @@ def optimize_summary(outcome: OptimizeOutcome, lang: str) -> str:
 
     result = outcome.result
     head = t("tuning.optimize.reviews", lang, reviews=result.reviews, items=result.items)
+    if outcome.ignore_before:
+        head += " " + t("tuning.optimize.ignoring", lang, date=outcome.ignore_before)
     if not result.enough:
         return head + " " + t("tuning.optimize.not_enough", lang, items=result.items,
                               needed=result.needed, missing=result.missing)
@@ -91,6 +97,13 @@ def optimize_summary(outcome: OptimizeOutcome, lang: str) -> str:
     text = head + " " + t(key, lang, **figures)
     if outcome.saved:
         text += " " + t("tuning.optimize.recomputed", lang, cards=outcome.recomputed)
+    health = result.health
+    if health is not None:
+        key = "tuning.optimize.health_ok" if health.passed else "tuning.optimize.health_bad"
+        text += " " + t(key, lang, log_loss=decimal(health.adjusted_log_loss, 2, lang),
+                        rmse=decimal(health.adjusted_rmse, 2, lang),
+                        log_loss_bound=decimal(LOG_LOSS_BOUND, 2, lang),
+                        rmse_bound=decimal(RMSE_BOUND, 2, lang))
     return text
 
 
@@ -113,8 +126,16 @@ def review_events(service: StudyService) -> list[ReviewEvent]:
     return events
 
 
-def recompute_memory_states(service: StudyService, *, reschedule: bool = False,
-                            ignore_before: datetime | None = None) -> int:
+def ignore_before(service: StudyService) -> datetime | None:
+    """The profile's "ignore reviews before" date as the instant Anki cuts at (None: all)."""
+    saved = service.settings.ignore_reviews_before
+    try:
+        return ignore_before_moment(date.fromisoformat(saved)) if saved else None
+    except ValueError:  # a hand-edited setting: nothing ignored rather than a traceback
+        return None
+
+
+def recompute_memory_states(service: StudyService, *, reschedule: bool = False) -> int:
     """Every answered card's stability and difficulty worked out again from its history
     with the profile's current parameters, as Anki does when they change.
 
@@ -122,8 +143,8 @@ def recompute_memory_states(service: StudyService, *, reschedule: bool = False,
     "Reschedule cards on change") a card in review is also rescheduled from its
     last review with the new stability. The log is read as Anki reads it
     (``studyapp.srs.revlog``: cram answers and Forget, Set due date left out, a
-    Forget cuts the history), from ``ignore_before`` on. Returns the number of
-    cards recomputed.
+    Forget cuts the history), leaving out answers before the profile's
+    "ignore reviews before" date. Returns the number of cards recomputed.
     """
 
     from studyapp.store.history import card_memories, save_memory_states
@@ -131,12 +152,13 @@ def recompute_memory_states(service: StudyService, *, reschedule: bool = False,
     store, profile = service.store, service.profile.id
     scheduler = service.scheduler
     logs = entries_by_card(review_events(service))
+    cutoff = ignore_before(service)
     states = {}
     for card, (stage, last_review) in card_memories(store, profile).items():
         history = logs.get(card)
         if not history:
             continue
-        memory = replay(scheduler, card, history, ignore_before=ignore_before)
+        memory = replay(scheduler, card, history, ignore_before=cutoff)
         if memory is None or memory.stability is None or memory.difficulty is None:
             continue
         due = None
@@ -149,14 +171,13 @@ def recompute_memory_states(service: StudyService, *, reschedule: bool = False,
 
 
 def optimize_profile(service: StudyService, *, progress: Progress | None = None,
-                     save: bool = True, reschedule: bool = False,
-                     ignore_before: datetime | None = None) -> OptimizeOutcome:
-    """Fit FSRS to the profile's answers (those of cards learnt from ``ignore_before`` on);
-    save the fitted parameters only when they win, and then work out every card's memory
-    state again with them."""
+                     save: bool = True, reschedule: bool = False) -> OptimizeOutcome:
+    """Fit FSRS to the profile's answers (of cards learnt on or after its "ignore reviews
+    before" date, if set); save the fitted parameters only when they win, and then work
+    out every card's memory state again with them."""
     events = review_events(service)
     result = optimize(events, rollover_hour=service.settings.day_rollover_hour,
-                      zone=local_zone(), progress=progress, ignore_before=ignore_before)
+                      zone=local_zone(), progress=progress, ignore_before=ignore_before(service))
     saved = False
     recomputed = 0
     parameters = service.settings.parameters
@@ -164,9 +185,9 @@ def optimize_profile(service: StudyService, *, progress: Progress | None = None,
         parameters = service.update_settings(parameters=result.parameters,
                                              previous_parameters=parameters).parameters
         saved = True
-        recomputed = recompute_memory_states(service, reschedule=reschedule,
-                                             ignore_before=ignore_before)
-    return OptimizeOutcome(result, saved, tuple(parameters), recomputed)
+        recomputed = recompute_memory_states(service, reschedule=reschedule)
+    return OptimizeOutcome(result, saved, tuple(parameters), recomputed,
+                           service.settings.ignore_reviews_before)
 
 
 def undo_optimize(service: StudyService, *, reschedule: bool = False) -> int | None:

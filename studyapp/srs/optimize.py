@@ -11,6 +11,8 @@ items are ordered by time; the last fifth is held out. Parameters fitted on
 the first four fifths are compared with the defaults on the held-out fifth
 (log loss and RMSE over bins, both from fsrs-rs). Only when the fitted ones
 win on both are parameters fitted on the whole history proposed for saving.
+Then Anki's health check (``studyapp.srs.fit_health``) says whether FSRS can
+predict this learner at all.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from datetime import datetime, tzinfo
 
 import fsrs_rs_python as fsrs_rs
 
+from studyapp.srs.fit_health import HealthCheck, health_check
 from studyapp.srs.revlog import Entry, EntryKind, reviews_for_fsrs
 from studyapp.srs.scheduler import DEFAULT_PARAMETERS, clamp_parameters
 
@@ -33,7 +36,8 @@ HELD_OUT = 0.2
 """Share of the newest items kept for the comparison."""
 
 Progress = Callable[[str, float], None]
-"""Told the stage ("items", "fit", "evaluate", "refit", "done") and the fraction done."""
+"""Told the stage ("items", "fit", "evaluate", "refit", "health", "done") and the fraction
+done."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,7 @@ class OptimizeResult:
     rmse_default: float | None = None
     rmse_fitted: float | None = None
     parameters: tuple[float, ...] | None = None  # fitted on all items, when better
+    health: HealthCheck | None = None  # Anki's health check (over 300 items)
 
     @property
     def missing(self) -> int:
@@ -153,8 +158,10 @@ def optimize(events: Sequence[ReviewEvent], *, rollover_hour: int = 4,
         tell("refit", 0.6)
         parameters = clamp_parameters(
             fsrs_rs.FSRS(list(DEFAULT_PARAMETERS)).compute_parameters([t.item for t in timed]))
+    tell("health", 0.9)
+    health = health_check([t.reviews for t in timed], [t.card_id for t in timed])
     tell("done", 1.0)
     return OptimizeResult(answers, len(timed), min_items, enough=True, better=better,
                           log_loss_default=loss_default, log_loss_fitted=loss_fitted,
                           rmse_default=rmse_default, rmse_fitted=rmse_fitted,
-                          parameters=parameters)
+                          parameters=parameters, health=health)

@@ -89,12 +89,16 @@ class SchedulerSettings:
     new_card_order: str = "mixed"
     """How new cards are gathered: mixed, authored-first, generated-first, random
     (``studyapp.srs.queue.NEW_CARD_ORDERS``)."""
+    ignore_reviews_before: str | None = None
+    """ISO date: answers before it are left out of fitting and memory states (Anki's
+    "Ignore cards reviewed before"; ``studyapp.srs.revlog``)."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         for key in ("parameters", "learning_steps_s", "relearning_steps_s"):
             data[key] = list(data[key])
-        for key in ("exam_date", "previous_parameters", "new_per_day_before_exam"):
+        for key in ("exam_date", "previous_parameters", "new_per_day_before_exam",
+                    "ignore_reviews_before"):
             if data[key] is None:  # absent until set: older exports stay the same
                 del data[key]
         if "previous_parameters" in data:
