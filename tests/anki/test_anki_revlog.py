@@ -12,6 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from studyapp.cli import main
+from studyapp.study import StudyConfig, StudyService
+from studyapp.tuning import recompute_memory_states
 
 pytest.importorskip("anki.collection")
 from anki_fixtures import export
@@ -106,3 +108,31 @@ def test_the_whole_log_comes_along_and_sm2_cards_get_ankis_fsrs_state(tmp_path: 
     for key, (stability, difficulty) in anki_states.items():
         assert states[key][0] == pytest.approx(stability, rel=0.01), key
         assert states[key][1] == pytest.approx(difficulty, rel=0.01), key
+    # worked out again from the stored log (as optimize does), the cram answer stays out
+    service = StudyService(StudyConfig(db_url=f"sqlite:///{db}"))
+    try:
+        assert recompute_memory_states(service) == len(states)
+    finally:
+        service.close()
+    with sqlite3.connect(db) as conn:
+        again = {key: (s, d) for key, s, d in conn.execute(
+            "SELECT card_key, stability, difficulty FROM card_states WHERE state != 0")}
+    for key, (stability, difficulty) in anki_states.items():
+        assert again[key][0] == pytest.approx(stability, rel=0.01), key
+        assert again[key][1] == pytest.approx(difficulty, rel=0.01), key
+    # and the whole log goes along with the learner's progress file
+    exported = CliRunner().invoke(main, ["--db", f"sqlite:///{db}", "export", "--format",
+                                         "json"])
+    assert exported.exit_code == 0, exported.output
+    data = json.loads(exported.output)
+    assert len(data["schedule_changes"]) == len(changes)
+    progress = tmp_path / "progress.json"
+    progress.write_text(exported.output)
+    other = tmp_path / "other.sqlite3"
+    moved = CliRunner().invoke(main, ["--db", f"sqlite:///{other}", "import", str(progress)])
+    assert moved.exit_code == 0, moved.output
+    with sqlite3.connect(other) as conn:
+        assert sorted(conn.execute("SELECT uid, kind, factor FROM schedule_changes")) == \
+            sorted((f"anki-{entry}", kind, factor) for entry, (kind, factor) in changes.items())
+        assert sorted(json.loads(a)["type"] for (a,) in conn.execute(
+            "SELECT anki FROM review_logs")) == sorted(a["type"] for a in answers.values())
