@@ -63,7 +63,8 @@ async def test_optimize_shows_progress_then_saves(app_factory: AppFactory, db_pa
         app.screen.query_one("#optimize", Button).press()
         await wait_until(pilot, lambda: "Saved" in _status(app), timeout=30)
         assert not app.screen.query_one("#optimize-progress", ProgressBar).display
-    assert [stage for stage, _ in seen] == ["items", "fit", "evaluate", "refit", "done"]
+    assert [stage for stage, _ in seen] == ["items", "fit", "evaluate", "refit", "health",
+                                          "done"]
     assert all(shown for _, shown in seen)  # the bar is visible while it runs
     service = StudyService(StudyConfig(db_url=url))
     try:
