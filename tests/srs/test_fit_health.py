@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import random
 from datetime import UTC, timedelta
+from pathlib import Path
 
+import pytest
 from learner_sim import START, simulate_learner
 
 from studyapp.srs.fit_health import (
@@ -66,3 +68,41 @@ def test_either_figure_within_its_bound_passes() -> None:
     assert verdict(LOG_LOSS_BOUND, RMSE_BOUND + 1)
     assert verdict(LOG_LOSS_BOUND + 1, RMSE_BOUND)
     assert not verdict(LOG_LOSS_BOUND + 0.01, RMSE_BOUND + 0.01)
+
+
+def _anki_check(events: list[ReviewEvent], folder: Path) -> tuple[int, bool | None]:
+    """Anki's own health check (``compute_fsrs_params`` with ``health_check``) of the same
+    answers written into a collection's review log: (FSRS items, passed)."""
+    from anki.collection import Collection
+
+    col = Collection(str(folder / "health.anki2"))
+    try:
+        seen: set[int] = set()
+        rows = []
+        for n, event in enumerate(sorted(events, key=lambda e: e.reviewed_at)):
+            kind = 1 if event.card_id in seen else 0  # the first answer learns
+            seen.add(event.card_id)
+            rows.append((int(event.reviewed_at.timestamp() * 1000) + n % 1000,
+                         event.card_id + 1, -1, event.rating, 1, 0, 2500, 1000, kind))
+        col.db.executemany("INSERT INTO revlog (id, cid, usn, ease, ivl, lastIvl, factor, "
+                           "time, type) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        found = col._backend.compute_fsrs_params(
+            search="", current_params=[], ignore_revlogs_before_ms=0,
+            num_of_relearning_steps=1, health_check=True)
+    finally:
+        col.close()
+    return found.fsrs_items, (found.health_check_passed
+                              if found.HasField("health_check_passed") else None)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("learner", ["described", "against the curve"])
+def test_anki_gives_the_same_verdict_on_the_same_answers(learner: str, tmp_path: Path) -> None:
+    pytest.importorskip("anki.collection")
+    events = simulate_learner(cards=300, days=120) if learner == "described" \
+        else _against_the_curve()
+    items, anki_passed = _anki_check(events, tmp_path)
+    ours = _check(events)
+    assert ours is not None and anki_passed is not None
+    assert items == len(fsrs_items(events, zone=UTC))  # the same FSRS items
+    assert ours.passed == anki_passed == (learner == "described")
