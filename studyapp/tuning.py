@@ -141,19 +141,21 @@ def recompute_memory_states(service: StudyService, *, reschedule: bool = False) 
 
     Due dates stay as they are, as in Anki by default; with ``reschedule`` (Anki's
     "Reschedule cards on change") a card in review is also rescheduled from its
-    last review with the new stability. The log is read as Anki reads it
+    last review with the new stability, and the move logged as a schedule change
+    (kind 5), as Anki logs it. The log is read as Anki reads it
     (``studyapp.srs.revlog``: cram answers and Forget, Set due date left out, a
     Forget cuts the history), leaving out answers before the profile's
     "ignore reviews before" date. Returns the number of cards recomputed.
     """
 
-    from studyapp.store.history import card_memories, save_memory_states
+    from studyapp.store.history import card_memories, log_rescheduled, save_memory_states
 
     store, profile = service.store, service.profile.id
     scheduler = service.scheduler
     logs = entries_by_card(review_events(service))
     cutoff = ignore_before(service)
     states = {}
+    moved: dict[int, int] = {}  # card → the interval it was rescheduled to
     for card, (stage, last_review) in card_memories(store, profile).items():
         history = logs.get(card)
         if not history:
@@ -166,8 +168,13 @@ def recompute_memory_states(service: StudyService, *, reschedule: bool = False) 
                 and last_review is not None and memory.last_review is not None \
                 and abs((memory.last_review - last_review).total_seconds()) < 1:
             due = memory.due
+            days = scheduler.interval_days(memory, memory.last_review)
+            if days is not None:
+                moved[card] = days
         states[card] = (memory.stability, memory.difficulty, due)
-    return save_memory_states(store, profile, states)
+    changed = save_memory_states(store, profile, states)
+    log_rescheduled(store, profile, service.now(), moved)
+    return changed
 
 
 def optimize_profile(service: StudyService, *, progress: Progress | None = None,

@@ -73,3 +73,17 @@ def review_log(store: Store, profile_id: int
                      .where(ScheduleChange.profile_id == profile_id))]
     rows.sort(key=lambda row: (row[1], row[2] == 0))
     return rows
+
+
+def log_rescheduled(store: Store, profile_id: int, at: datetime,
+                    intervals: dict[int, int]) -> None:
+    """Log each card's move to a new interval (days) at ``at`` as a schedule change of kind
+    5, as Anki logs "Reschedule cards on change" in its review log."""
+    if not intervals:
+        return
+    stamp = int(at.timestamp() * 1000)
+    with store.transaction() as session:
+        session.add_all(ScheduleChange(profile_id=profile_id, card_id=card,
+                                       uid=f"rescheduled-{card}-{stamp}", changed_at=at,
+                                       kind=5, factor=0, interval=days)
+                        for card, days in intervals.items())

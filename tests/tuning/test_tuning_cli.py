@@ -96,6 +96,13 @@ def _dues(db: Path) -> dict[str, str]:
         return dict(conn.execute("SELECT card_key, due FROM card_states"))
 
 
+def _rescheduled(db: Path) -> list[tuple[int, int]]:
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        return list(conn.execute("SELECT kind, interval FROM schedule_changes"))
+
+
 def test_optimize_keeps_due_dates_reschedule_moves_them_ignore_before_is_saved(
         tmp_path: Path) -> None:
     """A learner moving from Anki: optimize recomputes memory states and keeps every due
@@ -115,10 +122,14 @@ def test_optimize_keeps_due_dates_reschedule_moves_them_ignore_before_is_saved(
     assert {"log_loss", "rmse_bins", "retention", "adjusted_log_loss",
             "adjusted_rmse"} <= set(data["health_check"])
     assert _dues(db) == before  # memory states recomputed, due dates kept
+    assert _rescheduled(db) == []
     undone = run(tmp_path, "optimize", "--undo", "--reschedule")
     assert undone.exit_code == 0, undone.output
     moved = _dues(db)
     assert sum(moved[key] != before[key] for key in before) > len(before) // 2
+    logged = _rescheduled(db)  # each move logged, as Anki logs it in its review log
+    assert len(logged) >= sum(moved[key] != before[key] for key in before)
+    assert all(kind == 5 and days >= 1 for kind, days in logged)
     cut = (START + timedelta(days=40)).date().isoformat()
     later = run(tmp_path, "optimize", "--json", "--ignore-before", cut)
     assert later.exit_code == 0, later.output
