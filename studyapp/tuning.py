@@ -6,7 +6,6 @@ A service beside ``study``: the faces call these functions with a
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING
@@ -21,8 +20,16 @@ from studyapp.srs.exam_plan import (
     plan_exam,
     recall_text,
 )
-from studyapp.srs.optimize import OptimizeResult, Progress, ReviewEvent, optimize
-from studyapp.srs.scheduler import CardStage, Memory, Rating
+from studyapp.srs.fit_health import LOG_LOSS_BOUND, RMSE_BOUND
+from studyapp.srs.optimize import (
+    OptimizeResult,
+    Progress,
+    ReviewEvent,
+    entries_by_card,
+    optimize,
+)
+from studyapp.srs.revlog import KIND_OF_STAGE, EntryKind, ignore_before_moment, replay
+from studyapp.srs.scheduler import CardStage, Memory
 
 if TYPE_CHECKING:
     from studyapp.study import StudyService
@@ -41,10 +48,13 @@ class OptimizeOutcome:
     saved: bool
     parameters: tuple[float, ...]  # the parameters in use afterwards
     recomputed: int = 0  # cards whose memory state was worked out again with them
+    ignore_before: str | None = None  # ISO date: answers before it left out
 
     def as_json(self) -> dict[str, object]:
         r = self.result
         return {"reviews": r.reviews, "saved": self.saved, "recomputed": self.recomputed,
+                "ignore_before": self.ignore_before,
+                "health_check": r.health.as_json() if r.health is not None else None,
                 "log_loss_default": r.log_loss_default, "log_loss_fitted": r.log_loss_fitted,
                 "rmse_default": r.rmse_default, "rmse_fitted": r.rmse_fitted,
                 "parameters": list(self.parameters), "items": r.items,
@@ -74,6 +84,8 @@ def optimize_summary(outcome: OptimizeOutcome, lang: str) -> str:
 
     result = outcome.result
     head = t("tuning.optimize.reviews", lang, reviews=result.reviews, items=result.items)
+    if outcome.ignore_before:
+        head += " " + t("tuning.optimize.ignoring", lang, date=outcome.ignore_before)
     if not result.enough:
         return head + " " + t("tuning.optimize.not_enough", lang, items=result.items,
                               needed=result.needed, missing=result.missing)
@@ -85,55 +97,94 @@ def optimize_summary(outcome: OptimizeOutcome, lang: str) -> str:
     text = head + " " + t(key, lang, **figures)
     if outcome.saved:
         text += " " + t("tuning.optimize.recomputed", lang, cards=outcome.recomputed)
+    health = result.health
+    if health is not None:
+        key = "tuning.optimize.health_ok" if health.passed else "tuning.optimize.health_bad"
+        text += " " + t(key, lang, log_loss=decimal(health.adjusted_log_loss, 2, lang),
+                        rmse=decimal(health.adjusted_rmse, 2, lang),
+                        log_loss_bound=decimal(LOG_LOSS_BOUND, 2, lang),
+                        rmse_bound=decimal(RMSE_BOUND, 2, lang))
     return text
 
 
-def recompute_memory_states(service: StudyService, *, keep_due: bool = False) -> int:
+def review_events(service: StudyService) -> list[ReviewEvent]:
+    """The profile's answers and changes of schedule, with the kind FSRS reads them as: an
+    answer imported from Anki keeps its revlog entry's, one given here its stage's."""
+    from studyapp.store.history import review_log
+
+    events = []
+    for card, when, rating, stage, anki in review_log(service.store, service.profile.id):
+        kind: EntryKind | None = None
+        factor, interval = 0, 1
+        if isinstance(anki, dict) and isinstance(anki.get("type"), int) \
+                and 0 <= anki["type"] <= 5:
+            kind = EntryKind(anki["type"])
+            factor, interval = int(anki.get("factor") or 0), int(anki.get("ivl") or 0)
+        elif stage is not None:
+            kind = KIND_OF_STAGE.get(stage)
+        events.append(ReviewEvent(card, when, rating, kind, factor, interval))
+    return events
+
+
+def ignore_before(service: StudyService) -> datetime | None:
+    """The profile's "ignore reviews before" date as the instant Anki cuts at (None: all)."""
+    saved = service.settings.ignore_reviews_before
+    try:
+        return ignore_before_moment(date.fromisoformat(saved)) if saved else None
+    except ValueError:  # a hand-edited setting: nothing ignored rather than a traceback
+        return None
+
+
+def recompute_memory_states(service: StudyService, *, reschedule: bool = False) -> int:
     """Every answered card's stability and difficulty worked out again from its history
     with the profile's current parameters, as Anki does when they change.
 
-    A card in review is also rescheduled from its last review with the new
-    stability (Anki's "reschedule cards on change") unless ``keep_due``.
-    Returns the number of cards recomputed.
+    Due dates stay as they are, as in Anki by default; with ``reschedule`` (Anki's
+    "Reschedule cards on change") a card in review is also rescheduled from its
+    last review with the new stability, and the move logged as a schedule change
+    (kind 5), as Anki logs it. The log is read as Anki reads it
+    (``studyapp.srs.revlog``: cram answers and Forget, Set due date left out, a
+    Forget cuts the history), leaving out answers before the profile's
+    "ignore reviews before" date. Returns the number of cards recomputed.
     """
 
-    from studyapp.store.history import card_memories, review_history, save_memory_states
+    from studyapp.store.history import card_memories, log_rescheduled, save_memory_states
 
     store, profile = service.store, service.profile.id
     scheduler = service.scheduler
-    answers: dict[int, list[tuple[datetime, int]]] = defaultdict(list)
-    for card, when, rating in review_history(store, profile):
-        if 1 <= rating <= 4:
-            answers[card].append((when, rating))
+    logs = entries_by_card(review_events(service))
+    cutoff = ignore_before(service)
     states = {}
+    moved: dict[int, int] = {}  # card → the interval it was rescheduled to
     for card, (stage, last_review) in card_memories(store, profile).items():
-        history = answers.get(card)
+        history = logs.get(card)
         if not history:
             continue
-        memory = Memory(card_id=card)
-        for when, rating in history:
-            memory = scheduler.review(memory, Rating(rating), when)
-        if memory.stability is None or memory.difficulty is None:
+        memory = replay(scheduler, card, history, ignore_before=cutoff)
+        if memory is None or memory.stability is None or memory.difficulty is None:
             continue
         due = None
-        if not keep_due and stage == CardStage.REVIEW and memory.stage is CardStage.REVIEW \
+        if reschedule and stage == CardStage.REVIEW and memory.stage is CardStage.REVIEW \
                 and last_review is not None and memory.last_review is not None \
                 and abs((memory.last_review - last_review).total_seconds()) < 1:
             due = memory.due
+            days = scheduler.interval_days(memory, memory.last_review)
+            if days is not None:
+                moved[card] = days
         states[card] = (memory.stability, memory.difficulty, due)
-    return save_memory_states(store, profile, states)
+    changed = save_memory_states(store, profile, states)
+    log_rescheduled(store, profile, service.now(), moved)
+    return changed
 
 
 def optimize_profile(service: StudyService, *, progress: Progress | None = None,
-                     save: bool = True, keep_due: bool = False) -> OptimizeOutcome:
-    """Fit FSRS to the profile's answers; save the fitted parameters only when they win,
-    and then work out every card's memory state again with them."""
-    from studyapp.store.history import review_history
-
-    events = [ReviewEvent(card, when, rating)
-              for card, when, rating in review_history(service.store, service.profile.id)]
+                     save: bool = True, reschedule: bool = False) -> OptimizeOutcome:
+    """Fit FSRS to the profile's answers (of cards learnt on or after its "ignore reviews
+    before" date, if set); save the fitted parameters only when they win, and then work
+    out every card's memory state again with them."""
+    events = review_events(service)
     result = optimize(events, rollover_hour=service.settings.day_rollover_hour,
-                      zone=local_zone(), progress=progress)
+                      zone=local_zone(), progress=progress, ignore_before=ignore_before(service))
     saved = False
     recomputed = 0
     parameters = service.settings.parameters
@@ -141,18 +192,19 @@ def optimize_profile(service: StudyService, *, progress: Progress | None = None,
         parameters = service.update_settings(parameters=result.parameters,
                                              previous_parameters=parameters).parameters
         saved = True
-        recomputed = recompute_memory_states(service, keep_due=keep_due)
-    return OptimizeOutcome(result, saved, tuple(parameters), recomputed)
+        recomputed = recompute_memory_states(service, reschedule=reschedule)
+    return OptimizeOutcome(result, saved, tuple(parameters), recomputed,
+                           service.settings.ignore_reviews_before)
 
 
-def undo_optimize(service: StudyService, *, keep_due: bool = False) -> int | None:
+def undo_optimize(service: StudyService, *, reschedule: bool = False) -> int | None:
     """Put back the parameters the last optimize replaced, and the memory states they
     give; None when there is nothing to undo, else the cards recomputed."""
     previous = service.settings.previous_parameters
     if previous is None:
         return None
     service.update_settings(parameters=previous, previous_parameters=None)
-    return recompute_memory_states(service, keep_due=keep_due)
+    return recompute_memory_states(service, reschedule=reschedule)
 
 
 def _memories_and_new(service: StudyService) -> tuple[list[Memory], int]:

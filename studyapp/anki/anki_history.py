@@ -8,10 +8,14 @@ review card is due at the start of the Anki day it was due on (the day of
 ``col.crt`` plus that many calendar days, starting at the rollover hour in
 the learner's time zone, as Anki counts days: a clock change in between moves
 no card to the day before), a learning card at the second Anki had. Cards Anki
-scheduled with SM-2, without a memory state, take their interval as their
-stability and a middle difficulty (5), so the first studyapp review
-reschedules them. Every review becomes an answer with the uid
-``anki-<revlog id>``, so importing the same package again adds nothing.
+scheduled with SM-2, without a memory state, get the one Anki gives them when
+FSRS is turned on: worked out from their review log (``studyapp.srs.revlog``),
+from an SM-2 starting state where the log is incomplete; their due stays.
+Every review becomes an answer with the uid ``anki-<revlog id>``, so importing
+the same package again adds nothing; it keeps its revlog kind, ease factor and
+interval (``anki``), and the entries that were no answer (Forget, Set due
+date, rescheduling) become schedule changes, so nothing of the log is lost
+and memory states skip what Anki's skip.
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 from studyapp.anki.anki_cards import Conversion
 from studyapp.anki.anki_collection import AnkiCard, AnkiCollection, NoteType
 from studyapp.srs.calendar import day_start, local_zone
-from studyapp.srs.scheduler import SchedulerSettings
+from studyapp.srs.revlog import Entry, EntryKind, replay, sm2_starting_state
+from studyapp.srs.scheduler import DEFAULT_PARAMETERS, Scheduler, SchedulerSettings
 from studyapp.store.progress_files import Export, ImportResult, Replay, validate_record
 
 if TYPE_CHECKING:
@@ -39,7 +44,7 @@ _EPOCH_SECONDS = 1_000_000_000
 
 _STAGE = {1: 1, 2: 2, 3: 3}  # Anki card type → studyapp stage (learning, review, relearning)
 _REVLOG_STATE = {0: 1, 1: 2, 2: 3, 3: 2}  # revlog type → the stage answered in
-MIDDLE_DIFFICULTY = 5.0
+_CHANGES = (EntryKind.MANUAL, EntryKind.RESCHEDULED)  # revlog types that are no answer
 
 
 def card_key(model: NoteType, note_id: int, ordinal: int, mapped: bool = False) -> str | None:
@@ -112,17 +117,52 @@ def _answers(logs: list[Any], deck_id: str, key: str, post: str,
             "rating": review.ease, "correct": review.ease > 1,
             "duration_ms": max(0, review.time_ms),
             "state_before": 0 if first and review.type == 0 else _REVLOG_STATE[review.type],
+            "anki": {"type": review.type, "factor": review.factor, "ivl": review.interval},
         }, f"Anki review {review.id}"))
         first = False
     return answers
+
+
+def _changes(logs: list[Any], deck_id: str, key: str,
+             limit: datetime) -> list[dict[str, Any]]:
+    """One Anki card's Forget, Set due date and rescheduling entries, as schedule changes."""
+    return [validate_record("change", {
+        "uid": f"anki-{review.id}", "deck_id": deck_id, "card_key": key,
+        "changed_at": _moment(review.id / 1000), "kind": review.type,
+        "factor": review.factor, "interval": review.interval}, f"Anki review {review.id}")
+        for review in logs if review.type in _CHANGES and _moment(review.id / 1000) <= limit]
+
+
+def revlog_entries(logs: list[Any]) -> list[Entry]:
+    """An Anki card's review log as the entries FSRS reads (``studyapp.srs.revlog``)."""
+    return [Entry(_moment(review.id / 1000), review.ease if 1 <= review.ease <= 4 else 0,
+                  EntryKind(review.type), review.factor, review.interval)
+            for review in sorted(logs, key=lambda r: r.id) if 0 <= review.type <= 5]
+
+
+def sm2_memory(card: AnkiCard, logs: list[Any], scheduler: Scheduler
+               ) -> tuple[float, float] | None:
+    """(stability, difficulty) Anki gives a card it scheduled with SM-2 when FSRS is
+    turned on: from its review log, else from its ease and interval (memory_state.rs)."""
+    memory = replay(scheduler, card.id, revlog_entries(logs))
+    if memory is not None and memory.stability is not None and memory.difficulty is not None:
+        return memory.stability, memory.difficulty
+    if card.interval <= 0:
+        return None
+    first = Entry(_moment(0), 3, EntryKind.REVIEW, card.factor, card.interval)
+    return sm2_starting_state(first, scheduler.settings.parameters)
 
 
 def history_export(collection: AnkiCollection, decks: Mapping[str, str],
                    posts: Mapping[str, str], mapped: frozenset[int] = frozenset(),
                    now: datetime | None = None, rollover_hour: int = 4,
                    zone: tzinfo | None = None,
-                   returning: Mapping[int, tuple[str, str, str]] | None = None) -> Export:
+                   returning: Mapping[int, tuple[str, str, str]] | None = None,
+                   parameters: tuple[float, ...] = DEFAULT_PARAMETERS) -> Export:
     """Card states and answers for every card of the conversion (``decks``: card → deck id).
+
+    ``parameters`` are the profile's FSRS parameters: the memory state of a card
+    Anki scheduled with SM-2 is worked out with them.
 
     ``returning`` (Anki note id → deck, card, post) are notes studyapp exported
     from cards installed here: their answers go back to those cards. The draws
@@ -162,6 +202,8 @@ def history_export(collection: AnkiCollection, decks: Mapping[str, str],
                 shown[deck_id, key] = card
     export = Export()
     limit = (now or datetime.now(UTC)) + timedelta(hours=12)
+    scheduler = Scheduler(SchedulerSettings(parameters=parameters,
+                                            day_rollover_hour=rollover_hour), zone=zone)
     for card in collection.cards:
         if card.id not in keys:
             continue
@@ -169,6 +211,7 @@ def history_export(collection: AnkiCollection, decks: Mapping[str, str],
         logs = reviews_by_card.get(card.id, [])
         if shown[deck_id, key] is not card:  # another draw of the card: its answers only
             export.reviews += _answers(logs, deck_id, key, post, limit)
+            export.schedule_changes += _changes(logs, deck_id, key, limit)
             continue
         memory = _memory(card)
         last = memory.get("lrt")
@@ -177,8 +220,8 @@ def history_export(collection: AnkiCollection, decks: Mapping[str, str],
         suspended = card.queue == -1
         flag = card.flags & 0b111
         stage = _STAGE.get(card.type)
-        if stage is None:  # new in Anki: only kept if suspended or flagged
-            if not (suspended or flag):
+        if stage is None:  # new in Anki: kept if suspended, flagged or forgotten (a log)
+            if not (suspended or flag or logs):
                 continue
             record: dict[str, Any] = {"stage": 0, "due": anki_due(card, collection.created,
                                                                   rollover_hour, zone)
@@ -186,10 +229,9 @@ def history_export(collection: AnkiCollection, decks: Mapping[str, str],
         else:
             stability = memory.get("s")
             difficulty = memory.get("d")
-            if not isinstance(stability, int | float) or stability <= 0:
-                stability = float(max(card.interval, 1)) if stage == 2 else None
-            if not isinstance(difficulty, int | float):
-                difficulty = MIDDLE_DIFFICULTY if stability is not None else None
+            if not isinstance(stability, int | float) or stability <= 0 \
+                    or not isinstance(difficulty, int | float):
+                stability, difficulty = sm2_memory(card, logs, scheduler) or (None, None)
             record = {"stage": stage, "due": anki_due(card, collection.created, rollover_hour,
                                                       zone),
                       "stability": stability,
@@ -204,6 +246,7 @@ def history_export(collection: AnkiCollection, decks: Mapping[str, str],
                        "created_at": min(_moment(card.note_id / 1000), limit)})
         export.cards.append(validate_record("card", record, f"Anki card {card.id}"))
         export.reviews += _answers(logs, deck_id, key, post, limit)
+        export.schedule_changes += _changes(logs, deck_id, key, limit)
     return export
 
 
@@ -235,7 +278,8 @@ def install_conversion(conversion: Conversion, *, replace: bool = False
 
 def import_history(conversion: Conversion, store: Store, profile_id: int,
                    now: datetime | None = None, rollover_hour: int = 4,
-                   zone: tzinfo | None = None, replay: Replay | None = None) -> ImportResult:
+                   zone: tzinfo | None = None, replay: Replay | None = None,
+                   parameters: tuple[float, ...] = DEFAULT_PARAMETERS) -> ImportResult:
     """Merge the package's review log and memory states into one profile (whose study day
     rolls over at ``rollover_hour`` in ``zone``, the learner's by default).
 
@@ -247,7 +291,8 @@ def import_history(conversion: Conversion, store: Store, profile_id: int,
 
     assert conversion.collection is not None
     export = history_export(conversion.collection, conversion.card_decks, conversion.card_posts,
-                            conversion.mapped, now, rollover_hour, zone, conversion.returning)
+                            conversion.mapped, now, rollover_hour, zone, conversion.returning,
+                            parameters)
     if replay is None or not conversion.returning:
         return import_progress(store, profile_id, export)
     back = {(deck, card) for deck, card, _ in conversion.returning.values()}
@@ -256,7 +301,10 @@ def import_history(conversion: Conversion, store: Store, profile_id: int,
         return Export(cards=[c for c in export.cards
                              if ((c["deck_id"], c["card_key"]) in back) == returning],
                       reviews=[r for r in export.reviews
-                               if ((r["deck_id"], r["card_key"]) in back) == returning])
+                               if ((r["deck_id"], r["card_key"]) in back) == returning],
+                      schedule_changes=[c for c in export.schedule_changes
+                                        if ((c["deck_id"], c["card_key"]) in back)
+                                        == returning])
 
     first = import_progress(store, profile_id, part(False))
     second = import_progress(store, profile_id, part(True), replay)

@@ -142,7 +142,8 @@ def _import_history(ctx: click.Context, conversion: Any) -> None:
 
         result = import_history(conversion, service.store, service.profile.id,
                                 rollover_hour=service.settings.day_rollover_hour,
-                                replay=answer_replay(service.settings))
+                                replay=answer_replay(service.settings),
+                                parameters=service.settings.parameters)
     finally:
         service.close()
     click.echo(t("anki.history.done", settings.lang, profile=settings.profile,

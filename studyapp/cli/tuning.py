@@ -18,23 +18,44 @@ from studyapp.i18n import t
 
 @click.command("optimize")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@click.option("--keep-due", is_flag=True,
-              help="Recompute memory states but leave every card's due date as it is.")
+@click.option("--reschedule", is_flag=True,
+              help="Also move due dates to the new memory states (Anki's \"Reschedule cards "
+                   "on change\"); by default memory states are recomputed and due dates kept.")
+@click.option("--keep-due", is_flag=True, hidden=True,
+              help="Due dates are kept by default; accepted for older scripts.")
+@click.option("--ignore-before", metavar="YYYY-MM-DD|off",
+              help="Leave out answers before this day (midnight UTC), in fitting and in "
+                   "memory states, as Anki's \"Ignore cards reviewed before\"; saved in the "
+                   "profile; off clears it.")
 @click.option("--undo", is_flag=True,
               help="Restore the parameters the last optimize replaced.")
 @click.pass_context
-def optimize_cmd(ctx: click.Context, as_json: bool, keep_due: bool, undo: bool) -> None:
+def optimize_cmd(ctx: click.Context, as_json: bool, reschedule: bool, keep_due: bool,
+                 ignore_before: str | None, undo: bool) -> None:
     """Fit FSRS parameters to this profile's answers; keep them only if they predict better.
 
-    Saved parameters recompute every card's memory state from its history.
+    Saved parameters recompute every card's memory state from its history; due
+    dates stay unless --reschedule.
     """
     from studyapp.tuning import optimize_profile, optimize_summary, undo_optimize
 
     settings = current_settings(ctx)
+    if reschedule and keep_due:
+        fail("--reschedule and --keep-due contradict each other", code=2)
+    cutoff: str | None = None
+    if ignore_before is not None and ignore_before != "off":
+        try:
+            day = date.fromisoformat(ignore_before)
+        except ValueError:
+            fail(t("tuning.optimize.bad_date", settings.lang, value=ignore_before[:40]), code=2)
+        if day > date.today():
+            fail(t("tuning.optimize.future_date", settings.lang, value=day.isoformat()),
+                 code=2)
+        cutoff = day.isoformat()
     if undo:
         service = make_service(settings)
         try:
-            cards = undo_optimize(service, keep_due=keep_due)
+            cards = undo_optimize(service, reschedule=reschedule)
         finally:
             service.close()
         if as_json:
@@ -51,7 +72,9 @@ def optimize_cmd(ctx: click.Context, as_json: bool, keep_due: bool, undo: bool) 
 
     service = make_service(settings)
     try:
-        outcome = optimize_profile(service, progress=progress, keep_due=keep_due)
+        if ignore_before is not None:
+            service.update_settings(ignore_reviews_before=cutoff)
+        outcome = optimize_profile(service, progress=progress, reschedule=reschedule)
     except (ValueError, RuntimeError) as exc:  # fsrs-rs refused the history
         if isinstance(exc, user_errors()):
             raise  # a deck's or the catalog's problem: worded by the group, as everywhere

@@ -112,6 +112,9 @@ class SchedulerSettings:
     new_card_order: str = "mixed"
     """How new cards are gathered: mixed, authored-first, generated-first, random
     (``studyapp.srs.queue.NEW_CARD_ORDERS``)."""
+    ignore_reviews_before: str | None = None
+    """ISO date: answers before it are left out of fitting and memory states (Anki's
+    "Ignore cards reviewed before"; ``studyapp.srs.revlog``)."""
     fuzz: bool = True
     """Review intervals move a little per card, as in Anki, so cards learned together
     come back on different days (``studyapp.srs.fuzz``)."""
@@ -129,7 +132,8 @@ class SchedulerSettings:
         data = asdict(self)
         for key in ("parameters", "learning_steps_s", "relearning_steps_s", "easy_days"):
             data[key] = list(data[key])
-        for key in ("exam_date", "previous_parameters", "new_per_day_before_exam"):
+        for key in ("exam_date", "previous_parameters", "new_per_day_before_exam",
+                    "ignore_reviews_before"):
             if data[key] is None:  # absent until set: older exports stay the same
                 del data[key]
         if "previous_parameters" in data:

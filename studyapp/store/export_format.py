@@ -41,15 +41,18 @@ CARD_FIELDS = ("deck_id", "card_key", "post", "family", "stage", "step", "stabil
                "created_at", "flag")
 REVIEW_FIELDS = ("uid", "deck_id", "card_key", "post", "reviewed_at", "rating", "correct",
                  "duration_ms", "state_before", "seed", "lang", "params", "prompt", "response",
-                 "expected", "previous", "overridden", "looked_at_post")
+                 "expected", "previous", "overridden", "looked_at_post", "anki")
 READ_FIELDS = ("post", "first_read_at", "last_read_at", "times")
-CSV_FIELDS = ("record", *dict.fromkeys(CARD_FIELDS + REVIEW_FIELDS + READ_FIELDS))
-_TIMES = {"due", "last_review", "created_at", "reviewed_at", "first_read_at", "last_read_at"}
+CHANGE_FIELDS = ("uid", "deck_id", "card_key", "changed_at", "kind", "factor", "interval")
+CSV_FIELDS = ("record", *dict.fromkeys(CARD_FIELDS + REVIEW_FIELDS + READ_FIELDS
+                                       + CHANGE_FIELDS))
+_TIMES = {"due", "last_review", "created_at", "reviewed_at", "first_read_at", "last_read_at",
+          "changed_at"}
 _INTS = {"stage", "step", "reps", "lapses", "rating", "duration_ms", "state_before", "seed",
-         "times", "flag"}
+         "times", "flag", "kind", "factor", "interval"}
 _FLOATS = {"stability", "difficulty"}
 _BOOLS = {"suspended", "leech", "correct", "overridden", "looked_at_post"}
-_JSON = {"params", "previous"}
+_JSON = {"params", "previous", "anki"}
 MAX_IMPORT_BYTES = 200_000_000
 """200 MB; a larger export is refused unread (parsing takes several times its size)."""
 CLOCK_SKEW = timedelta(days=1)
@@ -82,6 +85,8 @@ CardPost = Annotated[str, Field(max_length=64)]
 Count = Annotated[StrictInt, Field(ge=0, le=10**9)]
 """Reps, lapses, steps, milliseconds: a billion is past any real history, and fits a column."""
 Seed = Annotated[StrictInt, Field(ge=-(2**63), le=2**63 - 1)]
+AnkiInt = Annotated[StrictInt, Field(ge=-(2**31), le=2**31 - 1)]
+"""An Anki revlog number (ease factor, interval): a 32-bit integer there."""
 
 
 class _Record(BaseModel):
@@ -110,6 +115,14 @@ class CardRecord(_Record):
     flag: Annotated[StrictInt, Field(ge=0, le=4)] = 0
 
 
+class AnkiEntry(_Record):
+    """An Anki revlog entry's kind, ease factor and interval (``anki`` of an answer)."""
+
+    type: Annotated[StrictInt, Field(ge=0, le=3)]
+    factor: AnkiInt = 0
+    ivl: AnkiInt = 0
+
+
 class ReviewRecord(_Record):
     """One answer as exported."""
 
@@ -131,6 +144,8 @@ class ReviewRecord(_Record):
     previous: dict[str, Any] | None = None
     overridden: StrictBool = False
     looked_at_post: StrictBool = False
+    anki: AnkiEntry | None = None
+    """An answer imported from Anki: what Anki's FSRS reads of its revlog entry."""
 
 
 class ReadRecord(_Record):
@@ -142,9 +157,23 @@ class ReadRecord(_Record):
     times: Annotated[StrictInt, Field(ge=1)] = 1
 
 
+class ChangeRecord(_Record):
+    """A change of schedule that was no answer: Anki's Forget and Set due date (kind 4,
+    ``factor`` 0 for Forget) and rescheduling (kind 5)."""
+
+    uid: Annotated[str, Field(min_length=1, max_length=64)]
+    deck_id: Key
+    card_key: Key
+    changed_at: Past
+    kind: Annotated[StrictInt, Field(ge=4, le=5)]
+    factor: AnkiInt = 0
+    interval: AnkiInt = 0
+
+
 SCHEMAS: dict[str, type[_Record]] = {"card": CardRecord, "review": ReviewRecord,
-                                     "read": ReadRecord}
-SECTIONS = {"card": "cards", "review": "reviews", "read": "post_reads"}
+                                     "read": ReadRecord, "change": ChangeRecord}
+SECTIONS = {"card": "cards", "review": "reviews", "read": "post_reads",
+            "change": "schedule_changes"}
 
 
 def _problem(exc: ValidationError) -> str:
@@ -194,6 +223,7 @@ class Export:
     cards: list[dict[str, Any]] = field(default_factory=list)
     reviews: list[dict[str, Any]] = field(default_factory=list)
     post_reads: list[dict[str, Any]] = field(default_factory=list)
+    schedule_changes: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _csv_value(key: str, value: str) -> Any:
@@ -274,7 +304,8 @@ def read_export(path: Path) -> Export:
         if not isinstance(profile, str | None) or not isinstance(settings, dict):
             raise StoreError(f"{path}: field 'profile' or 'settings' has the wrong type")
         export = Export(profile, dict(settings))
-        lists = {"card": export.cards, "review": export.reviews, "read": export.post_reads}
+        lists = {"card": export.cards, "review": export.reviews, "read": export.post_reads,
+                 "change": export.schedule_changes}
         for kind, target in lists.items():
             records = data.get(SECTIONS[kind], [])
             if not isinstance(records, list):
@@ -294,13 +325,16 @@ def _read_csv(path: Path, text: str) -> Export:
     if not rows.fieldnames or "record" not in rows.fieldnames:
         raise StoreError(f"{path} is neither a JSON nor a CSV studyapp progress export")
     export = Export()
-    lists = {"card": export.cards, "review": export.reviews, "read": export.post_reads}
-    fields = {"card": CARD_FIELDS, "review": REVIEW_FIELDS, "read": READ_FIELDS}
+    lists = {"card": export.cards, "review": export.reviews, "read": export.post_reads,
+             "change": export.schedule_changes}
+    fields = {"card": CARD_FIELDS, "review": REVIEW_FIELDS, "read": READ_FIELDS,
+              "change": CHANGE_FIELDS}
     for number, row in enumerate(rows, 2):
         place = f"{path}: line {number}"
         kind = row.get("record") or ""
         if kind not in lists:
-            raise StoreError(f"{place}: field 'record' is {kind!r}, not card, review or read")
+            raise StoreError(f"{place}: field 'record' is {kind!r}, not card, review, read or "
+                             f"change")
         if export.profile is None and row.get("profile"):
             export.profile = unguard_cell(row["profile"])
         values: dict[str, Any] = {}

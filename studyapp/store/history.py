@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select
 
 from studyapp.store.database import Store
-from studyapp.store.tables import ReviewLog
+from studyapp.store.tables import ReviewLog, ScheduleChange
 
 
 def review_history(store: Store, profile_id: int) -> list[tuple[int, datetime, int]]:
@@ -51,3 +52,40 @@ def save_memory_states(store: Store, profile_id: int,
                 CardState.profile_id == profile_id, CardState.id == card).values(**values))
             changed += int(getattr(result, "rowcount", 0) or 0)
     return changed
+
+
+def review_log(store: Store, profile_id: int
+               ) -> list[tuple[int, datetime, int, int | None, dict[str, Any] | None]]:
+    """(card row id, answered at, rating, stage before, Anki entry or None) of every answer,
+    and (card row id, changed at, 0, None, {"type", "factor", "ivl"}) of every change of
+    schedule that was no answer (Forget, Set due date), in time order: what FSRS reads."""
+    with store.transaction() as session:
+        rows: list[tuple[int, datetime, int, int | None, dict[str, Any] | None]] = [
+            (int(card), when, int(rating), state, anki) for card, when, rating, state, anki
+            in session.execute(
+                select(ReviewLog.card_id, ReviewLog.reviewed_at, ReviewLog.rating,
+                       ReviewLog.state_before, ReviewLog.anki)
+                .where(ReviewLog.profile_id == profile_id)
+                .order_by(ReviewLog.reviewed_at, ReviewLog.id))]
+        rows += [(int(card), when, 0, None, {"type": kind, "factor": factor, "ivl": interval})
+                 for card, when, kind, factor, interval in session.execute(
+                     select(ScheduleChange.card_id, ScheduleChange.changed_at,
+                            ScheduleChange.kind, ScheduleChange.factor,
+                            ScheduleChange.interval)
+                     .where(ScheduleChange.profile_id == profile_id))]
+    rows.sort(key=lambda row: (row[1], row[2] == 0))
+    return rows
+
+
+def log_rescheduled(store: Store, profile_id: int, at: datetime,
+                    intervals: dict[int, int]) -> None:
+    """Log each card's move to a new interval (days) at ``at`` as a schedule change of kind
+    5, as Anki logs "Reschedule cards on change" in its review log."""
+    if not intervals:
+        return
+    stamp = int(at.timestamp() * 1000)
+    with store.transaction() as session:
+        session.add_all(ScheduleChange(profile_id=profile_id, card_id=card,
+                                       uid=f"rescheduled-{card}-{stamp}", changed_at=at,
+                                       kind=5, factor=0, interval=days)
+                        for card, days in intervals.items())

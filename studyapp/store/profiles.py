@@ -15,7 +15,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from studyapp.store.database import Store
-from studyapp.store.tables import CardState, DeckChoice, PostRead, Profile, ReviewLog
+from studyapp.store.tables import (
+    CardState,
+    DeckChoice,
+    PostRead,
+    Profile,
+    ReviewLog,
+    ScheduleChange,
+)
 
 
 @dataclass(frozen=True)
@@ -103,5 +110,6 @@ def posts_read(store: Store, profile_id: int) -> set[str]:
 def delete_profile_data(session: Session, profile_id: int) -> None:
     """Used by tests and imports that replace a profile wholesale."""
     session.execute(delete(ReviewLog).where(ReviewLog.profile_id == profile_id))
+    session.execute(delete(ScheduleChange).where(ScheduleChange.profile_id == profile_id))
     session.execute(delete(CardState).where(CardState.profile_id == profile_id))
     session.execute(delete(DeckChoice).where(DeckChoice.profile_id == profile_id))

@@ -30,6 +30,7 @@ from studyapp.store.export_format import (
     CSV_FIELDS,
     FORMAT,
     MAX_IMPORT_BYTES,
+    SECTIONS,
     VERSION,
     Export,
     ImportResult,
@@ -39,7 +40,7 @@ from studyapp.store.export_format import (
     validate_record,
 )
 from studyapp.store.profiles import ProfileInfo
-from studyapp.store.tables import CardState, PostRead, ReviewLog
+from studyapp.store.tables import CardState, PostRead, ReviewLog, ScheduleChange
 from studyapp.store.verdicts import answer_marks
 from studyapp.text import csv_cell
 
@@ -65,7 +66,8 @@ def _card_record(card: CardState) -> dict[str, Any]:
 
 
 def iter_records(store: Store, profile_id: int) -> Iterator[tuple[str, dict[str, Any]]]:
-    """("card" | "review" | "read", record) for the profile, streamed from the database."""
+    """("card" | "review" | "change" | "read", record) for the profile, streamed from the
+    database."""
     with store.sessions() as session:
         keys: dict[int, tuple[str, str, str]] = {}
         for card in session.scalars(select(CardState).where(CardState.profile_id == profile_id)
@@ -77,7 +79,7 @@ def iter_records(store: Store, profile_id: int) -> Iterator[tuple[str, dict[str,
                    ReviewLog.correct, ReviewLog.duration_ms, ReviewLog.state_before,
                    ReviewLog.seed, ReviewLog.lang, ReviewLog.params, ReviewLog.prompt,
                    ReviewLog.response, ReviewLog.expected, ReviewLog.previous,
-                   ReviewLog.overridden, ReviewLog.looked_at_post]
+                   ReviewLog.overridden, ReviewLog.looked_at_post, ReviewLog.anki]
         rows = session.execute(select(*columns).where(ReviewLog.profile_id == profile_id)
                                .order_by(ReviewLog.reviewed_at, ReviewLog.id)
                                .execution_options(yield_per=BATCH))
@@ -90,7 +92,15 @@ def iter_records(store: Store, profile_id: int) -> Iterator[tuple[str, dict[str,
                 "state_before": row.state_before, "seed": row.seed, "lang": row.lang,
                 "params": row.params, "prompt": row.prompt, "response": row.response,
                 "expected": row.expected, "previous": row.previous,
-                "overridden": bool(row.overridden), "looked_at_post": bool(row.looked_at_post)}
+                "overridden": bool(row.overridden), "looked_at_post": bool(row.looked_at_post),
+                "anki": row.anki}
+        for change in session.scalars(select(ScheduleChange)
+                                      .where(ScheduleChange.profile_id == profile_id)
+                                      .order_by(ScheduleChange.changed_at, ScheduleChange.id)):
+            deck_id, card_key, _post = keys[change.card_id]
+            yield "change", {"uid": change.uid, "deck_id": deck_id, "card_key": card_key,
+                             "changed_at": _iso(change.changed_at), "kind": change.kind,
+                             "factor": change.factor, "interval": change.interval}
         for read in session.scalars(select(PostRead).where(PostRead.profile_id == profile_id)
                                     .order_by(PostRead.post)):
             yield "read", {"post": read.post, "first_read_at": _iso(read.first_read_at),
@@ -102,8 +112,8 @@ def write_json(store: Store, profile: ProfileInfo, out: IO[str], now: datetime) 
     header = {"format": FORMAT, "version": VERSION, "exported_at": _iso(now),
               "profile": profile.name, "settings": dict(profile.settings)}
     out.write(json.dumps(header, ensure_ascii=False)[:-1])
-    order = ["card", "review", "read"]
-    names = {"card": "cards", "review": "reviews", "read": "post_reads"}
+    order = ["card", "review", "change", "read"]
+    names = SECTIONS
     section = -1
     first = True
     count = 0
@@ -219,10 +229,12 @@ def import_progress(store: Store, profile_id: int, export: Export,
                 "expected": record.get("expected"), "previous": record.get("previous"),
                 "overridden": bool(record.get("overridden")),
                 "looked_at_post": bool(record.get("looked_at_post")),
+                "anki": record.get("anki"),
                 **answer_marks(bool(record["correct"]), record.get("params"))})
         for chunk in _chunks(rows, BATCH):
             session.execute(insert(ReviewLog), chunk)
         reviews_added = len(rows)
+        _add_schedule_changes(session, profile_id, cards, export.schedule_changes)
         replayed = 0
         if replay is not None and rows:
             replayed = _replay_cards(session, cards, {row["card_id"] for row in rows}, replay)
@@ -242,6 +254,31 @@ def import_progress(store: Store, profile_id: int, export: Export,
                 read.times = max(read.times, int(record.get("times") or 1))
                 reads += 1
     return ImportResult(added, updated, reviews_added, skipped, reads, replayed)
+
+
+def _add_schedule_changes(session: Session, profile_id: int,
+                          cards: Mapping[tuple[str, str], CardState],
+                          changes: list[dict[str, Any]]) -> None:
+    """Store the changes of schedule not stored yet (by uid), of cards known here."""
+    if not changes:
+        return
+    known: set[str] = set()
+    uids = [c["uid"] for c in changes]
+    for chunk in _chunks(uids):
+        known.update(session.scalars(select(ScheduleChange.uid).where(
+            ScheduleChange.profile_id == profile_id, ScheduleChange.uid.in_(chunk))))
+    rows = []
+    for record in changes:
+        card = cards.get((record["deck_id"], record["card_key"]))
+        if card is None or record["uid"] in known:
+            continue
+        known.add(record["uid"])
+        rows.append({"profile_id": profile_id, "card_id": card.id, "uid": record["uid"],
+                     "changed_at": record["changed_at"], "kind": int(record["kind"]),
+                     "factor": int(record.get("factor") or 0),
+                     "interval": int(record.get("interval") or 0)})
+    for chunk in _chunks(rows, BATCH):
+        session.execute(insert(ScheduleChange), chunk)
 
 
 def _replay_cards(session: Session, cards: Mapping[tuple[str, str], CardState],

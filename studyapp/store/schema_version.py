@@ -25,13 +25,14 @@ REVISIONS: tuple[str, ...] = (
     "0011_deck_versions", "0012_review_verdicts", "0013_review_traps",
     "0015_regrade_notices",
     "0017_implicit_reviews",
+    "0018_anki_revlog",
 )
 
 HEAD = REVISIONS[-1]
 
 STUDYAPP_TABLES = frozenset({"profiles", "card_states", "review_logs", "post_reads",
                              "card_stats", "review_hours", "held_answers",
-                             "published_decks", "published_deck_versions",
+                             "published_decks", "published_deck_versions", "schedule_changes",
                              "alembic_version"})
 
 

@@ -190,6 +190,29 @@ class ReviewLog(Base):
     # revision 0017: a review a scenario's step gave this card (study.ladders), not an answer
     # to it: no stage of its own (state_before NULL) and skipped by the card-stats triggers
     implicit: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # revision 0018: an answer imported from Anki, as Anki's FSRS reads its revlog entry:
+    # {"type": 0-3, "factor": ease permille (0 in a cram answer), "ivl": days, or -seconds}
+    anki: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+
+
+class ScheduleChange(Base):
+    """A change of a card's schedule that was no answer (revision 0018): Anki's Forget
+    (kind 4, factor 0), Set due date (kind 4) and rescheduling (kind 5) revlog entries."""
+
+    __tablename__ = "schedule_changes"
+    __table_args__ = (
+        UniqueConstraint("profile_id", "uid", name="uq_schedule_changes_profile_uid"),
+        Index("ix_schedule_changes_card", "card_id", "changed_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    profile_id: Mapped[int] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"))
+    card_id: Mapped[int] = mapped_column(ForeignKey("card_states.id", ondelete="CASCADE"))
+    uid: Mapped[str] = mapped_column(String(64))
+    changed_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    kind: Mapped[int] = mapped_column(Integer)
+    factor: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    interval: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class ReviewHour(Base):

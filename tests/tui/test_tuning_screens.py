@@ -63,7 +63,8 @@ async def test_optimize_shows_progress_then_saves(app_factory: AppFactory, db_pa
         app.screen.query_one("#optimize", Button).press()
         await wait_until(pilot, lambda: "Saved" in _status(app), timeout=30)
         assert not app.screen.query_one("#optimize-progress", ProgressBar).display
-    assert [stage for stage, _ in seen] == ["items", "fit", "evaluate", "refit", "done"]
+    assert [stage for stage, _ in seen] == ["items", "fit", "evaluate", "refit", "health",
+                                          "done"]
     assert all(shown for _, shown in seen)  # the bar is visible while it runs
     service = StudyService(StudyConfig(db_url=url))
     try:
@@ -80,10 +81,10 @@ def _memory(url: str) -> dict[tuple[str, str], tuple[float | None, object]]:
         service.close()
 
 
-@pytest.mark.parametrize("keep_due", [False, True])
+@pytest.mark.parametrize("reschedule", [False, True])
 async def test_optimize_in_settings_recomputes_keeps_due_dates_if_asked_and_undoes(
-        app_factory: AppFactory, db_path: Path, keep_due: bool) -> None:
-    """The terminal app offers what `optimize --keep-due` and `optimize --undo` do."""
+        app_factory: AppFactory, db_path: Path, reschedule: bool) -> None:
+    """The terminal app offers what `optimize --reschedule` and `optimize --undo` do."""
     url = f"sqlite:///{db_path}"
     store_history(url, "default", simulate_learner(cards=300, days=120))
     before = _memory(url)
@@ -92,7 +93,7 @@ async def test_optimize_in_settings_recomputes_keeps_due_dates_if_asked_and_undo
         await _open_settings(pilot, app)
         undo = app.screen.query_one("#optimize-undo", Button)
         assert undo.disabled  # nothing optimized yet
-        app.screen.query_one("#keep-due", Checkbox).value = keep_due
+        app.screen.query_one("#reschedule", Checkbox).value = reschedule
         app.screen.query_one("#optimize", Button).press()
         await wait_until(pilot, lambda: "Saved" in _status(app), timeout=30)
         assert "Memory states of 300 cards recomputed" in _status(app)
@@ -100,7 +101,7 @@ async def test_optimize_in_settings_recomputes_keeps_due_dates_if_asked_and_undo
         after = _memory(url)
         assert sum(before[k][0] != after[k][0] for k in before) > 270  # stabilities moved
         moved = sum(before[k][1] != after[k][1] for k in before)
-        assert (moved == 0) if keep_due else (moved > 0)
+        assert (moved > 0) if reschedule else (moved == 0)
         undo.press()
         await wait_until(pilot, lambda: "Previous parameters restored" in _status(app))
         assert "300 cards recomputed" in _status(app)

@@ -11,6 +11,7 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from studyapp.cli import main
+from studyapp.study import StudyConfig, StudyService
 
 
 def run(tmp_path: Path, *args: str) -> Result:
@@ -86,3 +87,61 @@ def test_an_exam_too_close_warns_and_clear_restores_the_limit(tmp_path: Path) ->
     assert re.search(r"Recuerdo previsto el día del examen +\d+,\d\u00a0%", es.output)
     assert re.search(r"Repasos esperados por día +\d+,\d\n", es.output)
     assert not re.search(r"\d\.\d", es.output.split("Examen", 1)[1].split("\n", 1)[1])
+
+
+def _dues(db: Path) -> dict[str, str]:
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        return dict(conn.execute("SELECT card_key, due FROM card_states"))
+
+
+def _rescheduled(db: Path) -> list[tuple[int, int]]:
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        return list(conn.execute("SELECT kind, interval FROM schedule_changes"))
+
+
+def test_optimize_keeps_due_dates_reschedule_moves_them_ignore_before_is_saved(
+        tmp_path: Path) -> None:
+    """A learner moving from Anki: optimize recomputes memory states and keeps every due
+    date; --reschedule moves them; --ignore-before leaves older answers out and stays set;
+    the health check is in the JSON."""
+    from learner_sim import START, simulate_learner, store_history
+
+    db = tmp_path / "study.sqlite3"
+    store_history(f"sqlite:///{db}", "default", simulate_learner(cards=300, days=120))
+    before = _dues(db)
+    first = run(tmp_path, "optimize", "--json")
+    assert first.exit_code == 0, first.output
+    data = json.loads(first.output)
+    assert data["saved"] and data["recomputed"] == len(before)
+    assert data["ignore_before"] is None
+    assert data["health_check"]["passed"] is True
+    assert {"log_loss", "rmse_bins", "retention", "adjusted_log_loss",
+            "adjusted_rmse"} <= set(data["health_check"])
+    assert _dues(db) == before  # memory states recomputed, due dates kept
+    assert _rescheduled(db) == []
+    undone = run(tmp_path, "optimize", "--undo", "--reschedule")
+    assert undone.exit_code == 0, undone.output
+    moved = _dues(db)
+    assert sum(moved[key] != before[key] for key in before) > len(before) // 2
+    logged = _rescheduled(db)  # each move logged, as Anki logs it in its review log
+    assert len(logged) >= sum(moved[key] != before[key] for key in before)
+    assert all(kind == 5 and days >= 1 for kind, days in logged)
+    cut = (START + timedelta(days=40)).date().isoformat()
+    later = run(tmp_path, "optimize", "--json", "--ignore-before", cut)
+    assert later.exit_code == 0, later.output
+    ignoring = json.loads(later.output)
+    assert ignoring["ignore_before"] == cut
+    assert 0 < ignoring["items"] < data["items"]  # cards learnt before the day left out
+    assert _dues(db) == moved
+    service = StudyService(StudyConfig(db_url=f"sqlite:///{db}"))
+    try:
+        assert service.settings.ignore_reviews_before == cut  # as Anki keeps it in the preset
+    finally:
+        service.close()
+    assert run(tmp_path, "optimize", "--ignore-before", "yesterday").exit_code == 2
+    assert run(tmp_path, "optimize", "--ignore-before", "2999-01-01").exit_code == 2
+    assert run(tmp_path, "optimize", "--reschedule", "--keep-due").exit_code == 2

@@ -92,17 +92,18 @@ def _replayed(service: StudyService) -> dict[int, float | None]:
     return {card: m.stability for card, m in memories.items()}
 
 
-@pytest.mark.parametrize("keep_due", [False, True])
+@pytest.mark.parametrize("reschedule", [False, True])
 def test_saved_parameters_recompute_every_memory_state_and_undo_restores(
-        url: str, keep_due: bool) -> None:
+        url: str, reschedule: bool) -> None:
     """Anki recomputes memory states when parameters change ("reschedule cards on change"
-    moves due dates too, unless kept); undo puts the old parameters and states back."""
+    moves due dates too, when asked; they stay by default); undo puts the old parameters
+    and states back."""
     from studyapp.tuning import undo_optimize
 
     service = _service(url)
     store_history(url, "default", simulate_learner(cards=300, days=120))
     before = _memory_rows(service)
-    outcome = optimize_profile(service, keep_due=keep_due)
+    outcome = optimize_profile(service, reschedule=reschedule)
     service.close()
     assert outcome.saved and outcome.recomputed == len(before) > 0
     assert f"Memory states of {outcome.recomputed} cards recomputed" in optimize_summary(
@@ -117,7 +118,7 @@ def test_saved_parameters_recompute_every_memory_state_and_undo_restores(
         changed = sum(1 for key in before if before[key][0] != after[key][0])
         assert changed > len(before) * 0.9
         moved = sum(1 for key in before if before[key][1] != after[key][1])
-        assert (moved == 0) if keep_due else (moved > 0)
+        assert (moved > 0) if reschedule else (moved == 0)
         assert undo_optimize(service) == len(before)
         assert service.settings.parameters == DEFAULT_PARAMETERS
         assert service.settings.previous_parameters is None
@@ -155,3 +156,27 @@ def test_clearing_an_exam_plan_restores_the_learners_own_limit(url: str) -> None
         assert again.settings.new_per_day == 7
     finally:
         again.close()
+
+
+@pytest.mark.parametrize("passed", [True, False])
+def test_the_summary_says_the_health_check_in_both_languages(passed: bool) -> None:
+    from studyapp.srs.fit_health import HealthCheck
+    from studyapp.srs.optimize import OptimizeResult
+    from studyapp.tuning import OptimizeOutcome
+
+    health = HealthCheck(0.5, 0.05, 0.8, 1.0 if passed else 1.3, 0.9 if passed else 2.1)
+    result = OptimizeResult(900, 800, 400, enough=True, better=False, log_loss_default=0.5,
+                            log_loss_fitted=0.51, rmse_default=0.05, rmse_fitted=0.06,
+                            health=health)
+    outcome = OptimizeOutcome(result, False, DEFAULT_PARAMETERS, ignore_before="2026-05-20")
+    english, spanish = optimize_summary(outcome, "en"), optimize_summary(outcome, "es")
+    assert "2026-05-20" in english and "2026-05-20" in spanish
+    if passed:
+        assert "FSRS can adapt to your memory well" in english
+        assert "FSRS se adapta bien a tu memoria" in spanish
+    else:
+        assert "difficult for FSRS to predict" in english and "1.30" in english
+        assert "le cuesta predecir" in spanish and "1,30" in spanish and "2,10" in spanish
+    assert outcome.as_json()["health_check"] == {
+        "passed": passed, "log_loss": 0.5, "rmse_bins": 0.05, "retention": 0.8,
+        "adjusted_log_loss": health.adjusted_log_loss, "adjusted_rmse": health.adjusted_rmse}

@@ -106,7 +106,7 @@ class SettingsScreen(StudyScreen):
                 yield Label(self.tr("tuning.settings.optimize"), classes="settings-label")
                 yield Button(self.tr("tuning.settings.optimize_button"), id="optimize",
                              compact=True)
-                yield Checkbox(self.tr("tuning.settings.keep_due"), id="keep-due",
+                yield Checkbox(self.tr("tuning.settings.reschedule"), id="reschedule",
                                compact=True)
                 yield Button(self.tr("tuning.settings.undo_button"), id="optimize-undo",
                              compact=True, disabled=True)
@@ -262,10 +262,10 @@ class SettingsScreen(StudyScreen):
             self.app.call_from_thread(self.show_stage, stage, fraction)
 
         status = self.query_one("#optimize-status", Static)
-        keep_due = self.query_one("#keep-due", Checkbox).value
+        reschedule = self.query_one("#reschedule", Checkbox).value
         try:
             outcome = await self.study_app.backend.call(
-                lambda service: optimize_profile(service, progress=report, keep_due=keep_due))
+                lambda service: optimize_profile(service, progress=report, reschedule=reschedule))
         except Exception as exc:  # shown, never swallowed: fsrs-rs or the database failed
             status.update(Content(self.tr("tuning.optimize.failed", detail=str(exc))))
             return
@@ -287,11 +287,11 @@ class SettingsScreen(StudyScreen):
 
         button = self.query_one("#optimize-undo", Button)
         button.disabled = True
-        keep_due = self.query_one("#keep-due", Checkbox).value
+        reschedule = self.query_one("#reschedule", Checkbox).value
         status = self.query_one("#optimize-status", Static)
         try:
             cards = await self.study_app.backend.call(
-                lambda service: undo_optimize(service, keep_due=keep_due))
+                lambda service: undo_optimize(service, reschedule=reschedule))
         except Exception as exc:  # shown, never swallowed: the database failed
             status.update(Content(self.tr("tuning.optimize.failed", detail=str(exc))))
             self.load()
