@@ -118,11 +118,13 @@ def is_long(answer: str) -> bool:
 
 
 def accepted_answers(answer: str, field: str = "", prompt: str = "") -> list[str]:
-    """Other ways to type ``answer``: only an explicit ``a / b`` in one short answer.
+    """Other ways to type ``answer``: only names of one thing in one short ``a / b``.
 
-    A slash in a definition or formula (field named Definition, Formula...;
-    a prompt asking for a ratio) is a division, not a choice: "FLOPS /
-    bandwidth" accepts only itself.
+    "InfiniBand / IB" names one fabric twice (IB is its initials), so either
+    is right. "NVLink / NVSwitch" names two things, and the answer is both:
+    "NVLink" alone is not it. A slash in a definition or formula (field named
+    Definition, Formula...; a prompt asking for a ratio) is a division, not a
+    choice: "FLOPS / bandwidth" accepts only itself.
     """
     if is_long(answer) or " / " not in answer:
         return []
@@ -133,7 +135,29 @@ def accepted_answers(answer: str, field: str = "", prompt: str = "") -> list[str
     pieces = [p.strip() for p in answer.split(" / ")]
     if len(pieces) > 4 or any(not p or len(p.split()) > 3 for p in pieces):
         return []
+    if not same_thing(pieces):
+        return []
     return list(dict.fromkeys(p for p in pieces if p != answer))
+
+
+def initials(name: str) -> set[str]:
+    """What ``name`` is abbreviated as: its capitals (InfiniBand → IB) and the first
+    letters of its words (high bandwidth memory → HBM), upper case."""
+    words = re.findall(r"[^\W_]+", name)
+    found = {"".join(w[0] for w in words).upper()}
+    capitals = "".join(c for c in name if c.isupper() or c.isdigit())
+    if len(capitals) >= 2:
+        found.add(capitals.upper())
+    return {f for f in found if len(f) >= 2}
+
+
+def same_thing(pieces: list[str]) -> bool:
+    """Every piece but one is an abbreviation of another piece: all name one thing
+    (not a name and a longer one it begins: HBM3 / HBM3e are two memories)."""
+    short = [p for p in pieces if re.fullmatch(r"[A-Z][A-Z0-9]{1,7}", p)
+             and any(p in initials(o) and not o.upper().startswith(p)  # HBM3 / HBM3e: two
+                     for o in pieces if o != p)]
+    return len(pieces) >= 2 and len(pieces) - len(short) <= 1 and bool(short)
 
 
 def slug(text: str, fallback: str = "anki-deck") -> str:

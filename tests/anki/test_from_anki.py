@@ -85,7 +85,11 @@ def test_html_is_reduced_to_text() -> None:
     ("NVLink (NVLink 4)", "Back", []),  # an aside is not an alternative
     ("400 Gb/s; 50 GB/s", "Back", []),  # nor are two facts
     ("1,5", "Back", []),  # a decimal comma is not a list
-    ("InfiniBand / IB", "Back", ["InfiniBand", "IB"]),  # an explicit a / b
+    ("InfiniBand / IB", "Back", ["InfiniBand", "IB"]),  # one fabric, named twice
+    ("High Bandwidth Memory / HBM", "Back", ["High Bandwidth Memory", "HBM"]),
+    ("NVLink / NVSwitch", "Back", []),  # two things: the answer is both
+    ("HBM3 / HBM3e", "Back", []),  # two memories, though one name begins the other
+    ("data / tensor", "Back", []),
     ("FLOPS / bandwidth", "Definition", []),  # a division in a definition
     ("Ring, 2(N-1)/N", "Text", []),
     (r"\(x / y\)", "Back", []),  # LaTeX is recalled, not typed
