@@ -139,6 +139,8 @@ def convert_package(path: Path, *, language: str, deck_id: str | None = None,
                 del card.card["post"]
             tags = [t for t in note.tags if t and len(t) <= 100
                     and not t.casefold().startswith("studyapp::")]
+            if merge and card.deck:  # one deck for all: each card keeps its subdeck as a tag
+                tags.append("_".join(card.deck.split())[:100])
             if tags:
                 card.card["tags"] = tags[:50]
         made.extend(cards)
