@@ -238,10 +238,13 @@ class NoteConverter:
         return "\n".join(dict.fromkeys(lines))
 
     def card(self, card_id: str, prompt: str, answer: str, explanation: str,
-             answer_field: str = "", hints: Iterable[str] = ()) -> dict[str, Any] | None:
+             answer_field: str = "", hints: Iterable[str] = (),
+             typed: bool = True) -> dict[str, Any] | None:
+        """A typed card when the note type asks to type (``typed``) a short answer, else a
+        self-graded recall card: the answer shown, the learner rates how well it came."""
         if not prompt or not answer:
             return None
-        long = is_long(answer)
+        long = is_long(answer) or not typed
         card: dict[str, Any] = {"id": card_id, "type": "recall" if long else "text",
                                 "prompt": yaml_text(prompt), "answer": yaml_text(answer)}
         if not long:
@@ -303,7 +306,8 @@ class NoteConverter:
                 (self.text(values.get(f, ""), images) for f, r in roles.items()
                  if r == "source"))
             made = self.card(f"note-{note.id}-{number}", prompt, answer, explanation,
-                             answer_fields[0] if answer_fields else "")
+                             answer_fields[0] if answer_fields else "",
+                             typed=types_answer(front))
             if made is not None:
                 made_cards.append(MadeCard(made, note.deck_of(number - 1), images, note.tags))
         return made_cards
@@ -336,7 +340,7 @@ class NoteConverter:
                           if r == "explanation")],
                 (self.text(values.get(f, ""), images) for f, r in roles.items() if r == "source"))
             made = self.card(f"note-{note.id}-c{number}", self.text(prompt_html, images), answer,
-                             explanation, cloze_field, hints)
+                             explanation, cloze_field, hints, typed=types_answer(front))
             if made is not None:
                 cards.append(MadeCard(made, note.deck_of(number - 1), images, note.tags))
         return cards
@@ -423,6 +427,12 @@ class NoteConverter:
         if explanation:
             card["explanation"] = yaml_text(explanation)
         return card
+
+
+def types_answer(front: str) -> bool:
+    """The card template asks to type the answer (``{{type:Field}}``, ``{{type:cloze:Text}}``):
+    only then is the card typed and graded; Anki shows every other answer to rate oneself."""
+    return any(f == "type" for f, _ in template_refs(front))
 
 
 def unsupported_reason(model: NoteType) -> str | None:

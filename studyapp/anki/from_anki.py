@@ -14,11 +14,12 @@ Each field of a note type has a role. By default the roles come from the
 card templates: the prompt is what the front shows; the answer is what the
 back shows beyond the front (Basic: Back; type-in: the typed field; Cloze:
 the deleted text); every other field the back shows is the explanation, or
-the source when its name says so (Source, Reference, URL...). Only the
-answer is ever accepted: variants come from an explicit ``a / b`` in one
-short answer. A long answer (prose, a list, LaTeX) makes a self-graded
-``recall`` card instead of a typed one. ``--map "Note:Field=role,..."``
-sets the roles of one note type by hand.
+the source when its name says so (Source, Reference, URL...). A card is typed
+only when its note type asks to type (``{{type:Field}}`` on the front) a
+short answer; every other card is a self-graded ``recall`` card, as in
+Anki: the answer is shown and the learner rates it. Only the answer is ever
+accepted: variants come from an ``a / b`` whose parts name one thing.
+``--map "Note:Field=role,..."`` sets the roles of one note type by hand.
 
 Notes exported by studyapp itself (note types ``studyapp <kind>``) come back
 as the cards they were: choices, numbers with their tolerance, the deck and

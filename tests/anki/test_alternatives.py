@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("anki.collection")
-from anki_fixtures import add, export
+from anki_fixtures import add, export, typed_cloze
 from test_field_roles import questions, right
 
 
@@ -15,13 +15,15 @@ def test_a_piece_of_a_two_part_answer_is_not_the_answer(tmp_path: Path) -> None:
     from anki.collection import Collection
 
     col = Collection(str(tmp_path / "fabric.anki2"))
+    typed = "Basic (type in the answer)"
     try:
-        add(col, "Basic", "Fabric", "", Front="What joins the GPUs of a DGX H100?",
+        typed_cloze(col)
+        add(col, typed, "Fabric", "", Front="What joins the GPUs of a DGX H100?",
             Back="NVLink / NVSwitch")
-        add(col, "Basic", "Fabric", "", Front="Scale-out fabric of a DGX SuperPOD",
+        add(col, typed, "Fabric", "", Front="Scale-out fabric of a DGX SuperPOD",
             Back="InfiniBand / IB")
-        add(col, "Cloze", "Fabric", "", Text="Scale-up: {{c1::NVLink::NVLink / NVL}}")
-        add(col, "Basic", "Fabric", "", Front="Memory of the H200", Back="HBM3e")
+        add(col, "Cloze (typed)", "Fabric", "", Text="Scale-up: {{c1::NVLink::NVLink / NVL}}")
+        add(col, typed, "Fabric", "", Front="Memory of the H200", Back="HBM3e")
         package = export(col, tmp_path / "fabric.apkg")
     finally:
         col.close()
