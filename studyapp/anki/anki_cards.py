@@ -305,9 +305,12 @@ class NoteConverter:
                  if r == "explanation"),
                 (self.text(values.get(f, ""), images) for f, r in roles.items()
                  if r == "source"))
+            typed = types_answer(front)
+            if not mapped and not typed:  # shown, not typed: the back as Anki renders it
+                shown = self.text(render_template(back, values), images)
+                answer, explanation = ("" if self._url_only(shown) else shown), ""
             made = self.card(f"note-{note.id}-{number}", prompt, answer, explanation,
-                             answer_fields[0] if answer_fields else "",
-                             typed=types_answer(front))
+                             answer_fields[0] if answer_fields else "", typed=typed)
             if made is not None:
                 made_cards.append(MadeCard(made, note.deck_of(number - 1), images, note.tags))
         return made_cards

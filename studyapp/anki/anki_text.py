@@ -209,9 +209,26 @@ def render_template(template: str, values: Mapping[str, str]) -> str:
         filter_name, name = field_name(match.group(2))
         if filter_name in ("type", "tts") or name in SPECIAL_FIELDS:
             return ""
-        return FIELD_MARK + values.get(name, "") + FIELD_MARK
+        return FIELD_MARK + ruby(values.get(name, ""), filter_name) + FIELD_MARK
 
     return _FIELD_REF.sub(field_value, text)
+
+
+_RUBY = re.compile(r" ?([^ >\[\]]+?)\[([^\]]+?)\]")
+"""Anki's reading syntax: ``漢字[かんじ]``, a space before it where it starts a word."""
+
+
+def ruby(value: str, filter_name: str) -> str:
+    """A field through Anki's ``furigana:``, ``kana:`` or ``kanji:`` filter, as text:
+    ``漢字(かんじ)``, ``かんじ``, ``漢字``. Readings left in a plain field are shown as written
+    and any other filter (``text:`` included) leaves the value as it is (HTML is read later)."""
+    if filter_name == "furigana":
+        return _RUBY.sub(lambda m: f"{m.group(1)}({m.group(2)})", value)
+    if filter_name == "kana":
+        return _RUBY.sub(lambda m: m.group(2), value)
+    if filter_name == "kanji":
+        return _RUBY.sub(lambda m: m.group(1), value)
+    return value
 
 
 # ------------------------------------------------------------------ cloze
