@@ -26,6 +26,7 @@ from studyapp.anki.anki_collection import (
     NoteType,
 )
 from studyapp.anki.anki_text import (
+    AUDIO_WORD,
     cloze_card,
     cloze_numbers,
     cloze_revealed,
@@ -34,6 +35,7 @@ from studyapp.anki.anki_text import (
     template_refs,
     to_text,
 )
+from studyapp.decks.media import IMAGE_MARK
 from studyapp.decks.problems import ProblemMessage
 from studyapp.i18n import t
 
@@ -49,6 +51,10 @@ _SOURCE_NAME = re.compile(
 _FORMULA_NAME = re.compile(r"(definition|formula|equation|ratio|expression|definici[oó]n|"
                            r"f[oó]rmula|ecuaci[oó]n)", re.IGNORECASE)
 _LATEX = re.compile(r"\\\(|\\\[|\[\$\$?\]|\[latex\]|\$\$", re.IGNORECASE)
+_MATH = re.compile(r"\\\(.+?\\\)|\\\[.+?\\\]|\$\$.+?\$\$|(?<![\w$])\$[^$\s][^$]*?\$(?![\w$])|"
+                   r"\[\$\$?\]|\[latex\]", re.IGNORECASE | re.DOTALL)
+"""Math Anki renders (MathJax ``\\(…\\)``, ``\\[…\\]``, ``$$…$$``, ``$…$`` in add-ons'
+notes; ``[$]``, ``[latex]``): shown as written, with a note saying so."""
 _URL_ONLY = re.compile(r"^(\s*(https?://\S+|www\.\S+)\s*[·,;|]?)+$")
 
 
@@ -186,6 +192,8 @@ class Conversion:
     media_skipped: int = 0
     images: dict[str, list[str]] = field(default_factory=dict)
     """Deck id → the image files its cards name."""
+    sounds: dict[str, list[str]] = field(default_factory=dict)
+    """Deck id → the audio files its cards name (``[audio: NAME]``)."""
     skipped_notes: Counter[str] = field(default_factory=Counter)
     unsupported: Counter[str] = field(default_factory=Counter)
     """Note type name → notes of it left out (Image Occlusion, types without an answer)."""
@@ -226,10 +234,13 @@ class NoteConverter:
         self.conversion = conversion
         self.roles = roles
         self.source_label = t("anki.from.source", language)
+        self.math_note = t("anki.from.math", language)
 
     def text(self, fragment: str, images: list[str]) -> str:
+        """The fragment as text; the media it names (images, then sounds) go to ``images``."""
         result = to_text(fragment)
         images.extend(result.images)
+        images.extend(result.sounds)
         return result.text
 
     def _explanation(self, explanation: Iterable[str], sources: Iterable[str]) -> str:
@@ -244,7 +255,12 @@ class NoteConverter:
         self-graded recall card: the answer shown, the learner rates how well it came."""
         if not prompt or not answer:
             return None
-        long = is_long(answer) or not typed
+        # an image, a sound or math is shown as it is, never typed as its name or source
+        shown_as_is = bool(IMAGE_MARK.search(answer)) or f"[{AUDIO_WORD} " in answer
+        math = bool(_MATH.search(answer))
+        long = is_long(answer) or not typed or shown_as_is or math
+        if math:
+            explanation = "\n".join(e for e in (explanation, self.math_note) if e)
         card: dict[str, Any] = {"id": card_id, "type": "recall" if long else "text",
                                 "prompt": yaml_text(prompt), "answer": yaml_text(answer)}
         if not long:

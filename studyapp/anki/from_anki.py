@@ -69,14 +69,15 @@ from studyapp.anki.anki_collection import (
     read_collection,
     read_package,
 )
-from studyapp.anki.anki_text import html_to_text, template_fields, to_text
+from studyapp.anki.anki_text import html_to_text, is_audio, template_fields, to_text
 from studyapp.decks.media import MediaRefused, check_image
 from studyapp.files import replacing
 from studyapp.i18n import t
 
 __all__ = [
     "MAX_PACKAGE_BYTES", "AnkiCard", "AnkiCollection", "AnkiNote", "AnkiPackageError",
-    "Conversion", "NoteType", "accepted_answers", "convert_package", "copy_images", "deck_yaml",
+    "Conversion", "NoteType", "accepted_answers", "convert_package", "copy_images",
+    "copy_sounds", "deck_yaml",
     "dry_run_lines", "html_to_text", "parse_field_map", "read_collection", "read_package",
     "slug", "template_fields",
 ]
@@ -173,9 +174,13 @@ def convert_package(path: Path, *, language: str, deck_id: str | None = None,
         for card in cards:
             conversion.card_decks[card.card["id"]] = deck["deck"]
             conversion.card_posts[card.card["id"]] = card.card.get("post", post)
-        images = list(dict.fromkeys(i for c in cards for i in c.images))
+        media = list(dict.fromkeys(i for c in cards for i in c.images))
+        images = [name for name in media if not is_audio(name)]
+        sounds = [name for name in media if is_audio(name)]
         if images:
             conversion.images[deck["deck"]] = images
+        if sounds:
+            conversion.sounds[deck["deck"]] = sounds
     conversion.cards = len(made)
     conversion.mapped = frozenset(converter.roles)
     conversion.collection = collection
@@ -189,7 +194,17 @@ def copy_images(conversion: Conversion, deck_id: str, folder: Path) -> tuple[int
     HTML page, whatever its name) is left out and recorded, with why, in
     ``conversion.refused_images``.
     """
-    wanted = conversion.images.get(deck_id, [])
+    return _copy_media(conversion, conversion.images.get(deck_id, []), folder, images=True)
+
+
+def copy_sounds(conversion: Conversion, deck_id: str, folder: Path) -> tuple[int, list[str]]:
+    """Copy the audio files a deck's cards name (``[audio: NAME]``) into ``folder``, kept for
+    the learner to play; (copied, missing names). Nothing reads them as a page or runs them."""
+    return _copy_media(conversion, conversion.sounds.get(deck_id, []), folder, images=False)
+
+
+def _copy_media(conversion: Conversion, wanted: list[str], folder: Path, *,
+                images: bool) -> tuple[int, list[str]]:
     if not wanted:
         return 0, []
     copied, missing = 0, []
@@ -211,7 +226,10 @@ def copy_images(conversion: Conversion, deck_id: str, folder: Path) -> tuple[int
                 missing.append(name)
                 continue
             try:
-                check_image(data)
+                if images:
+                    check_image(data)
+                elif not is_audio(name):
+                    continue
             except MediaRefused as refusal:
                 conversion.refused_images.append((name, refusal.reason))
                 continue

@@ -108,7 +108,7 @@ def import_anki(ctx: click.Context, path: Path) -> None:
     """``studyapp import FILE.apkg``: install its decks and bring its history along."""
     from studyapp.anki.anki_history import install_conversion, installed_cards
     from studyapp.anki.anki_update import apply_kept, plan_import
-    from studyapp.anki.from_anki import AnkiPackageError, convert_package
+    from studyapp.anki.from_anki import AnkiPackageError, convert_package, copy_sounds
     from studyapp.catalog.posts import POST_SLUGS
     from studyapp.decks import DeckError
     from studyapp.decks.library import discover_decks
@@ -132,6 +132,10 @@ def import_anki(ctx: click.Context, path: Path) -> None:
     except OSError as exc:
         fail(f"cannot install the decks of {path}: {exc.strerror or exc}")
     for deck_id, cards, target in installed:
+        try:  # the sounds its cards name go beside the installed deck
+            copy_sounds(conversion, deck_id, target.with_name(f"{target.stem}.audio"))
+        except OSError as exc:
+            fail(f"cannot install the decks of {path}: {exc.strerror or exc}")
         update = plan.updates.get(deck_id)
         if update is None:
             click.echo(t("decks.installed", lang, deck=deck_id, cards=cards, path=target))
@@ -165,7 +169,7 @@ def _import_history(ctx: click.Context, conversion: Any) -> None:
 
 
 def _write_decks(conversion: Any, output: Path, lang: str) -> None:
-    from studyapp.anki.from_anki import copy_images, deck_yaml
+    from studyapp.anki.from_anki import copy_images, copy_sounds, deck_yaml
     from studyapp.decks.deck_loader import MAX_DECK_BYTES
     from studyapp.decks.deck_report import validation_report
 
@@ -188,6 +192,8 @@ def _write_decks(conversion: Any, output: Path, lang: str) -> None:
                 write_text_replacing(target, text)  # O_EXCL: no symlink followed
                 copied, missing = copy_images(conversion, deck["deck"],
                                               target.with_name(f"{target.stem}.media"))
+                sounds, _ = copy_sounds(conversion, deck["deck"],
+                                        target.with_name(f"{target.stem}.audio"))
         except OSError as exc:
             fail(f"cannot write {target}: {exc.strerror or exc}")
         if copied:
@@ -196,6 +202,9 @@ def _write_decks(conversion: Any, output: Path, lang: str) -> None:
         if missing:
             click.echo(t("anki.from.images_missing", lang, count=len(missing),
                          names=", ".join(missing[:5])))
+        if sounds:
+            click.echo(t("anki.from.sounds", lang, count=sounds,
+                         folder=target.with_name(f"{target.stem}.audio")))
     lines, code = validation_report(targets, lang)
     if code:
         for line in lines:
