@@ -26,6 +26,7 @@ from studyapp.anki.anki_collection import (
     NoteType,
 )
 from studyapp.anki.anki_text import (
+    AUDIO_WORD,
     cloze_card,
     cloze_numbers,
     cloze_revealed,
@@ -34,6 +35,7 @@ from studyapp.anki.anki_text import (
     template_refs,
     to_text,
 )
+from studyapp.decks.media import IMAGE_MARK
 from studyapp.decks.problems import ProblemMessage
 from studyapp.i18n import t
 
@@ -49,6 +51,10 @@ _SOURCE_NAME = re.compile(
 _FORMULA_NAME = re.compile(r"(definition|formula|equation|ratio|expression|definici[oó]n|"
                            r"f[oó]rmula|ecuaci[oó]n)", re.IGNORECASE)
 _LATEX = re.compile(r"\\\(|\\\[|\[\$\$?\]|\[latex\]|\$\$", re.IGNORECASE)
+_MATH = re.compile(r"\\\(.+?\\\)|\\\[.+?\\\]|\$\$.+?\$\$|(?<![\w$])\$[^$\s][^$]*?\$(?![\w$])|"
+                   r"\[\$\$?\]|\[latex\]", re.IGNORECASE | re.DOTALL)
+"""Math Anki renders (MathJax ``\\(…\\)``, ``\\[…\\]``, ``$$…$$``, ``$…$`` in add-ons'
+notes; ``[$]``, ``[latex]``): shown as written, with a note saying so."""
 _URL_ONLY = re.compile(r"^(\s*(https?://\S+|www\.\S+)\s*[·,;|]?)+$")
 
 
@@ -118,11 +124,13 @@ def is_long(answer: str) -> bool:
 
 
 def accepted_answers(answer: str, field: str = "", prompt: str = "") -> list[str]:
-    """Other ways to type ``answer``: only an explicit ``a / b`` in one short answer.
+    """Other ways to type ``answer``: only names of one thing in one short ``a / b``.
 
-    A slash in a definition or formula (field named Definition, Formula...;
-    a prompt asking for a ratio) is a division, not a choice: "FLOPS /
-    bandwidth" accepts only itself.
+    "InfiniBand / IB" names one fabric twice (IB is its initials), so either
+    is right. "NVLink / NVSwitch" names two things, and the answer is both:
+    "NVLink" alone is not it. A slash in a definition or formula (field named
+    Definition, Formula...; a prompt asking for a ratio) is a division, not a
+    choice: "FLOPS / bandwidth" accepts only itself.
     """
     if is_long(answer) or " / " not in answer:
         return []
@@ -133,7 +141,29 @@ def accepted_answers(answer: str, field: str = "", prompt: str = "") -> list[str
     pieces = [p.strip() for p in answer.split(" / ")]
     if len(pieces) > 4 or any(not p or len(p.split()) > 3 for p in pieces):
         return []
+    if not same_thing(pieces):
+        return []
     return list(dict.fromkeys(p for p in pieces if p != answer))
+
+
+def initials(name: str) -> set[str]:
+    """What ``name`` is abbreviated as: its capitals (InfiniBand → IB) and the first
+    letters of its words (high bandwidth memory → HBM), upper case."""
+    words = re.findall(r"[^\W_]+", name)
+    found = {"".join(w[0] for w in words).upper()}
+    capitals = "".join(c for c in name if c.isupper() or c.isdigit())
+    if len(capitals) >= 2:
+        found.add(capitals.upper())
+    return {f for f in found if len(f) >= 2}
+
+
+def same_thing(pieces: list[str]) -> bool:
+    """Every piece but one is an abbreviation of another piece: all name one thing
+    (not a name and a longer one it begins: HBM3 / HBM3e are two memories)."""
+    short = [p for p in pieces if re.fullmatch(r"[A-Z][A-Z0-9]{1,7}", p)
+             and any(p in initials(o) and not o.upper().startswith(p)  # HBM3 / HBM3e: two
+                     for o in pieces if o != p)]
+    return len(pieces) >= 2 and len(pieces) - len(short) <= 1 and bool(short)
 
 
 def slug(text: str, fallback: str = "anki-deck") -> str:
@@ -162,6 +192,8 @@ class Conversion:
     media_skipped: int = 0
     images: dict[str, list[str]] = field(default_factory=dict)
     """Deck id → the image files its cards name."""
+    sounds: dict[str, list[str]] = field(default_factory=dict)
+    """Deck id → the audio files its cards name (``[audio: NAME]``)."""
     skipped_notes: Counter[str] = field(default_factory=Counter)
     unsupported: Counter[str] = field(default_factory=Counter)
     """Note type name → notes of it left out (Image Occlusion, types without an answer)."""
@@ -202,10 +234,13 @@ class NoteConverter:
         self.conversion = conversion
         self.roles = roles
         self.source_label = t("anki.from.source", language)
+        self.math_note = t("anki.from.math", language)
 
     def text(self, fragment: str, images: list[str]) -> str:
+        """The fragment as text; the media it names (images, then sounds) go to ``images``."""
         result = to_text(fragment)
         images.extend(result.images)
+        images.extend(result.sounds)
         return result.text
 
     def _explanation(self, explanation: Iterable[str], sources: Iterable[str]) -> str:
@@ -214,10 +249,18 @@ class NoteConverter:
         return "\n".join(dict.fromkeys(lines))
 
     def card(self, card_id: str, prompt: str, answer: str, explanation: str,
-             answer_field: str = "", hints: Iterable[str] = ()) -> dict[str, Any] | None:
+             answer_field: str = "", hints: Iterable[str] = (),
+             typed: bool = True) -> dict[str, Any] | None:
+        """A typed card when the note type asks to type (``typed``) a short answer, else a
+        self-graded recall card: the answer shown, the learner rates how well it came."""
         if not prompt or not answer:
             return None
-        long = is_long(answer)
+        # an image, a sound or math is shown as it is, never typed as its name or source
+        shown_as_is = bool(IMAGE_MARK.search(answer)) or f"[{AUDIO_WORD} " in answer
+        math = bool(_MATH.search(answer))
+        long = is_long(answer) or not typed or shown_as_is or math
+        if math:
+            explanation = "\n".join(e for e in (explanation, self.math_note) if e)
         card: dict[str, Any] = {"id": card_id, "type": "recall" if long else "text",
                                 "prompt": yaml_text(prompt), "answer": yaml_text(answer)}
         if not long:
@@ -278,8 +321,12 @@ class NoteConverter:
                  if r == "explanation"),
                 (self.text(values.get(f, ""), images) for f, r in roles.items()
                  if r == "source"))
+            typed = types_answer(front)
+            if not mapped and not typed:  # shown, not typed: the back as Anki renders it
+                shown = self.text(render_template(back, values), images)
+                answer, explanation = ("" if self._url_only(shown) else shown), ""
             made = self.card(f"note-{note.id}-{number}", prompt, answer, explanation,
-                             answer_fields[0] if answer_fields else "")
+                             answer_fields[0] if answer_fields else "", typed=typed)
             if made is not None:
                 made_cards.append(MadeCard(made, note.deck_of(number - 1), images, note.tags))
         return made_cards
@@ -312,7 +359,7 @@ class NoteConverter:
                           if r == "explanation")],
                 (self.text(values.get(f, ""), images) for f, r in roles.items() if r == "source"))
             made = self.card(f"note-{note.id}-c{number}", self.text(prompt_html, images), answer,
-                             explanation, cloze_field, hints)
+                             explanation, cloze_field, hints, typed=types_answer(front))
             if made is not None:
                 cards.append(MadeCard(made, note.deck_of(number - 1), images, note.tags))
         return cards
@@ -399,6 +446,12 @@ class NoteConverter:
         if explanation:
             card["explanation"] = yaml_text(explanation)
         return card
+
+
+def types_answer(front: str) -> bool:
+    """The card template asks to type the answer (``{{type:Field}}``, ``{{type:cloze:Text}}``):
+    only then is the card typed and graded; Anki shows every other answer to rate oneself."""
+    return any(f == "type" for f, _ in template_refs(front))
 
 
 def unsupported_reason(model: NoteType) -> str | None:

@@ -393,8 +393,9 @@ def _read_collection(connection: sqlite3.Connection) -> AnkiCollection:
                       r[11] or "", r[12] or 0, r[13] or 0, r[14] or 0, r[15] or 0)
              for r in _rows(connection, "cards", _CARD_COLUMNS, _CARD_ROW)]
     card_decks: dict[int, dict[int, str]] = defaultdict(dict)
-    for card in cards:
-        card_decks[card.note_id][card.ordinal] = deck_names.get(card.deck_id, "")
+    for card in cards:  # a card in a filtered deck belongs to its home deck (odid)
+        home = card.original_deck if card.original_deck in deck_names else card.deck_id
+        card_decks[card.note_id][card.ordinal] = deck_names.get(home, "")
     notes = []
     for nid, guid, mid, flds, tags in _rows(connection, "notes", _NOTE_COLUMNS, _NOTE_ROW):
         note_decks = card_decks.get(nid, {})

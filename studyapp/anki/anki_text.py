@@ -5,13 +5,14 @@ become line breaks, list items lines of their own ("- item"), table rows
 lines with their cells joined by " | ", sub- and superscripts Unicode
 sub/superscript characters where they exist (H₂O, mc²) and ``_(...)`` /
 ``^(...)`` where they do not, and images the line ``[image: NAME]`` (their
-names are collected so the files can be copied). Sounds are dropped and
-counted. Cloze text is parsed with nesting, so ``{{c1::a {{c2::b}} c}}``
-gives two cards.
+names are collected so the files can be copied). Sounds are named the same
+way, ``[audio: NAME]``, and their files kept beside the deck. Cloze text is
+parsed with nesting, so ``{{c1::a {{c2::b}} c}}`` gives two cards.
 """
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -51,6 +52,8 @@ class TextResult:
     text: str
     images: list[str] = field(default_factory=list)
     dropped: int = 0
+    sounds: list[str] = field(default_factory=list)
+    """Audio files the field plays (``[sound:NAME]``, ``<audio src>``), named on the card."""
 
 
 class _Reader(HTMLParser):
@@ -58,6 +61,7 @@ class _Reader(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self.images: list[str] = []
+        self.sounds: list[str] = []
         self.dropped = 0
         self._skipping = 0
         self._scripts: list[tuple[bool, int]] = []  # (superscript, where its text starts)
@@ -74,6 +78,10 @@ class _Reader(HTMLParser):
                 self.parts.append(f" [image: {name}] ")
             else:
                 self.dropped += 1
+        elif tag == "audio" and is_audio(media_name(dict(attrs).get("src") or "")):
+            name = media_name(dict(attrs).get("src") or "")
+            self.sounds.append(name)
+            self.parts.append(f" [{AUDIO_WORD} {name}] ")
         elif tag in _OTHER_MEDIA:
             self.dropped += 1
         elif tag == "li":
@@ -130,17 +138,42 @@ _MARK_BETWEEN_WORDS = re.compile(
     rf"(?<=[^\s{FIELD_MARK}])[{FIELD_MARK}]+(?=[^\s.,;:!?)\]{FIELD_MARK}])")
 
 
+AUDIO_WORD = "audio:"
+"""How a card names a sound it plays: ``[audio: NAME]`` (studyapp plays none; the file is
+kept beside the deck)."""
+AUDIO_SUFFIXES = frozenset({".mp3", ".ogg", ".oga", ".opus", ".wav", ".m4a", ".flac", ".aac",
+                            ".spx"})
+
+
+def is_audio(name: str) -> bool:
+    """A plain media file name with an audio ending (what Anki records and plays)."""
+    return bool(name) and PurePosixPath(name).suffix.lower() in AUDIO_SUFFIXES
+
+
 def to_text(fragment: str) -> TextResult:
     """Readable text of an Anki field or rendered template side."""
-    sounds = len(_SOUND.findall(fragment))
+    sounds: list[str] = []
+    dropped = 0
+
+    def sound(match: re.Match[str]) -> str:
+        nonlocal dropped
+        name = media_name(match.group(0)[len("[sound:"):-1].strip())
+        if not is_audio(name):
+            dropped += 1
+            return " "
+        sounds.append(name)
+        # escaped: the reader turns it back into text, never into markup
+        return f" [{AUDIO_WORD} {html.escape(name)}] "
+
     reader = _Reader()
-    reader.feed(_SOUND.sub(" ", fragment))
+    reader.feed(_SOUND.sub(sound, fragment))
     reader.close()
     text = "".join(reader.parts).replace("\xa0", " ")
     text = _MARK_BETWEEN_WORDS.sub(" ", text).replace(FIELD_MARK, "")
     lines = [" ".join(line.split()) for line in text.split("\n")]
     clean = "\n".join(line for line in lines if line and line != "-").strip()
-    return TextResult(clean, reader.images, reader.dropped + sounds)
+    return TextResult(clean, reader.images, reader.dropped + dropped,
+                      list(dict.fromkeys(sounds + reader.sounds)))
 
 
 def html_to_text(fragment: str) -> tuple[str, int]:
@@ -209,9 +242,26 @@ def render_template(template: str, values: Mapping[str, str]) -> str:
         filter_name, name = field_name(match.group(2))
         if filter_name in ("type", "tts") or name in SPECIAL_FIELDS:
             return ""
-        return FIELD_MARK + values.get(name, "") + FIELD_MARK
+        return FIELD_MARK + ruby(values.get(name, ""), filter_name) + FIELD_MARK
 
     return _FIELD_REF.sub(field_value, text)
+
+
+_RUBY = re.compile(r" ?([^ >\[\]]+?)\[([^\]]+?)\]")
+"""Anki's reading syntax: ``漢字[かんじ]``, a space before it where it starts a word."""
+
+
+def ruby(value: str, filter_name: str) -> str:
+    """A field through Anki's ``furigana:``, ``kana:`` or ``kanji:`` filter, as text:
+    ``漢字(かんじ)``, ``かんじ``, ``漢字``. Readings left in a plain field are shown as written
+    and any other filter (``text:`` included) leaves the value as it is (HTML is read later)."""
+    if filter_name == "furigana":
+        return _RUBY.sub(lambda m: f"{m.group(1)}({m.group(2)})", value)
+    if filter_name == "kana":
+        return _RUBY.sub(lambda m: m.group(2), value)
+    if filter_name == "kanji":
+        return _RUBY.sub(lambda m: m.group(1), value)
+    return value
 
 
 # ------------------------------------------------------------------ cloze

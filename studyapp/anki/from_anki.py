@@ -14,11 +14,12 @@ Each field of a note type has a role. By default the roles come from the
 card templates: the prompt is what the front shows; the answer is what the
 back shows beyond the front (Basic: Back; type-in: the typed field; Cloze:
 the deleted text); every other field the back shows is the explanation, or
-the source when its name says so (Source, Reference, URL...). Only the
-answer is ever accepted: variants come from an explicit ``a / b`` in one
-short answer. A long answer (prose, a list, LaTeX) makes a self-graded
-``recall`` card instead of a typed one. ``--map "Note:Field=role,..."``
-sets the roles of one note type by hand.
+the source when its name says so (Source, Reference, URL...). A card is typed
+only when its note type asks to type (``{{type:Field}}`` on the front) a
+short answer; every other card is a self-graded ``recall`` card, as in
+Anki: the answer is shown and the learner rates it. Only the answer is ever
+accepted: variants come from an ``a / b`` whose parts name one thing.
+``--map "Note:Field=role,..."`` sets the roles of one note type by hand.
 
 Notes exported by studyapp itself (note types ``studyapp <kind>``) come back
 as the cards they were: choices, numbers with their tolerance, the deck and
@@ -68,14 +69,15 @@ from studyapp.anki.anki_collection import (
     read_collection,
     read_package,
 )
-from studyapp.anki.anki_text import html_to_text, template_fields, to_text
+from studyapp.anki.anki_text import html_to_text, is_audio, template_fields, to_text
 from studyapp.decks.media import MediaRefused, check_image
 from studyapp.files import replacing
 from studyapp.i18n import t
 
 __all__ = [
     "MAX_PACKAGE_BYTES", "AnkiCard", "AnkiCollection", "AnkiNote", "AnkiPackageError",
-    "Conversion", "NoteType", "accepted_answers", "convert_package", "copy_images", "deck_yaml",
+    "Conversion", "NoteType", "accepted_answers", "convert_package", "copy_images",
+    "copy_sounds", "deck_yaml",
     "dry_run_lines", "html_to_text", "parse_field_map", "read_collection", "read_package",
     "slug", "template_fields",
 ]
@@ -139,6 +141,8 @@ def convert_package(path: Path, *, language: str, deck_id: str | None = None,
                 del card.card["post"]
             tags = [t for t in note.tags if t and len(t) <= 100
                     and not t.casefold().startswith("studyapp::")]
+            if merge and card.deck:  # one deck for all: each card keeps its subdeck as a tag
+                tags.append("_".join(card.deck.split())[:100])
             if tags:
                 card.card["tags"] = tags[:50]
         made.extend(cards)
@@ -170,9 +174,13 @@ def convert_package(path: Path, *, language: str, deck_id: str | None = None,
         for card in cards:
             conversion.card_decks[card.card["id"]] = deck["deck"]
             conversion.card_posts[card.card["id"]] = card.card.get("post", post)
-        images = list(dict.fromkeys(i for c in cards for i in c.images))
+        media = list(dict.fromkeys(i for c in cards for i in c.images))
+        images = [name for name in media if not is_audio(name)]
+        sounds = [name for name in media if is_audio(name)]
         if images:
             conversion.images[deck["deck"]] = images
+        if sounds:
+            conversion.sounds[deck["deck"]] = sounds
     conversion.cards = len(made)
     conversion.mapped = frozenset(converter.roles)
     conversion.collection = collection
@@ -186,7 +194,17 @@ def copy_images(conversion: Conversion, deck_id: str, folder: Path) -> tuple[int
     HTML page, whatever its name) is left out and recorded, with why, in
     ``conversion.refused_images``.
     """
-    wanted = conversion.images.get(deck_id, [])
+    return _copy_media(conversion, conversion.images.get(deck_id, []), folder, images=True)
+
+
+def copy_sounds(conversion: Conversion, deck_id: str, folder: Path) -> tuple[int, list[str]]:
+    """Copy the audio files a deck's cards name (``[audio: NAME]``) into ``folder``, kept for
+    the learner to play; (copied, missing names). Nothing reads them as a page or runs them."""
+    return _copy_media(conversion, conversion.sounds.get(deck_id, []), folder, images=False)
+
+
+def _copy_media(conversion: Conversion, wanted: list[str], folder: Path, *,
+                images: bool) -> tuple[int, list[str]]:
     if not wanted:
         return 0, []
     copied, missing = 0, []
@@ -208,7 +226,10 @@ def copy_images(conversion: Conversion, deck_id: str, folder: Path) -> tuple[int
                 missing.append(name)
                 continue
             try:
-                check_image(data)
+                if images:
+                    check_image(data)
+                elif not is_audio(name):
+                    continue
             except MediaRefused as refusal:
                 conversion.refused_images.append((name, refusal.reason))
                 continue

@@ -107,15 +107,22 @@ def deck_from_anki(ctx: click.Context, file: str, output: str | None, post: str,
 def import_anki(ctx: click.Context, path: Path) -> None:
     """``studyapp import FILE.apkg``: install its decks and bring its history along."""
     from studyapp.anki.anki_history import install_conversion, installed_cards
-    from studyapp.anki.from_anki import AnkiPackageError, convert_package
+    from studyapp.anki.anki_update import apply_kept, plan_import
+    from studyapp.anki.from_anki import AnkiPackageError, convert_package, copy_sounds
     from studyapp.catalog.posts import POST_SLUGS
     from studyapp.decks import DeckError
+    from studyapp.decks.library import discover_decks
 
     lang = current_settings(ctx).lang
     try:  # notes studyapp exported from decks here bring their answers back to those decks
         conversion = convert_package(path, language=lang, posts=POST_SLUGS,
                                      installed=installed_cards())
-        installed = install_conversion(conversion)
+        # a deck installed from an earlier package of the same collection is updated in place
+        plan = plan_import(conversion, discover_decks())
+        for deck_id, other in plan.clashes:
+            fail(t("anki.import.clash", lang, id=deck_id, other=other, file=path))
+        apply_kept(conversion, plan)
+        installed = install_conversion(conversion, replace=bool(plan.updates))
     except AnkiPackageError as exc:
         fail(str(exc))
     except DeckError as exc:
@@ -125,7 +132,16 @@ def import_anki(ctx: click.Context, path: Path) -> None:
     except OSError as exc:
         fail(f"cannot install the decks of {path}: {exc.strerror or exc}")
     for deck_id, cards, target in installed:
-        click.echo(t("decks.installed", lang, deck=deck_id, cards=cards, path=target))
+        try:  # the sounds its cards name go beside the installed deck
+            copy_sounds(conversion, deck_id, target.with_name(f"{target.stem}.audio"))
+        except OSError as exc:
+            fail(f"cannot install the decks of {path}: {exc.strerror or exc}")
+        update = plan.updates.get(deck_id)
+        if update is None:
+            click.echo(t("decks.installed", lang, deck=deck_id, cards=cards, path=target))
+        else:
+            click.echo(t("anki.import.updated", lang, deck=deck_id, notes=update.notes_updated,
+                         added=update.cards_added, kept=len(update.kept)))
     _report_left_out(conversion, lang)
     if conversion.returning:
         click.echo(t("anki.history.returning", lang, count=len(conversion.returning)))
@@ -154,7 +170,7 @@ def _import_history(ctx: click.Context, conversion: Any) -> None:
 
 
 def _write_decks(conversion: Any, output: Path, lang: str) -> None:
-    from studyapp.anki.from_anki import copy_images, deck_yaml
+    from studyapp.anki.from_anki import copy_images, copy_sounds, deck_yaml
     from studyapp.decks.deck_loader import MAX_DECK_BYTES
     from studyapp.decks.deck_report import validation_report
 
@@ -177,6 +193,8 @@ def _write_decks(conversion: Any, output: Path, lang: str) -> None:
                 write_text_replacing(target, text)  # O_EXCL: no symlink followed
                 copied, missing = copy_images(conversion, deck["deck"],
                                               target.with_name(f"{target.stem}.media"))
+                sounds, _ = copy_sounds(conversion, deck["deck"],
+                                        target.with_name(f"{target.stem}.audio"))
         except OSError as exc:
             fail(f"cannot write {target}: {exc.strerror or exc}")
         if copied:
@@ -185,6 +203,9 @@ def _write_decks(conversion: Any, output: Path, lang: str) -> None:
         if missing:
             click.echo(t("anki.from.images_missing", lang, count=len(missing),
                          names=", ".join(missing[:5])))
+        if sounds:
+            click.echo(t("anki.from.sounds", lang, count=sounds,
+                         folder=target.with_name(f"{target.stem}.audio")))
     lines, code = validation_report(targets, lang)
     if code:
         for line in lines:

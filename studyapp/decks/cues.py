@@ -141,15 +141,62 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def gives_away(text: str, answer: str) -> bool:
-    """``text`` contains ``answer`` as a phrase (not inside a longer word or number)."""
+def _wanted(answer: str) -> str | None:
+    """The phrase an answer is looked for as, or None when it is too common to count."""
     wanted = _norm(answer).rstrip(".").lstrip("≈~ ")
     specific = (len(wanted) >= _MIN_GIVEAWAY or _RANGE.fullmatch(wanted) is not None
                 or (len(wanted) >= _MIN_FIGURE and re.search(r"\d", wanted) is not None))
-    if not specific:
+    return wanted if specific else None
+
+
+def gives_away(text: str, answer: str) -> bool:
+    """``text`` contains ``answer`` as a phrase (not inside a longer word or number)."""
+    wanted = _wanted(answer)
+    if wanted is None:
         return False
     pattern = r"(?<![\w.,])" + re.escape(wanted) + r"(?![\w])"
     return re.search(pattern, _norm(text)) is not None
+
+
+_TOKEN = re.compile(r"\w+|\W")
+_WORD_CHAR = re.compile(r"\w")
+
+
+class AnswerIndex:
+    """Many answers looked for in many texts at once, as :func:`gives_away` looks for one.
+
+    A phrase can only start where a word or a single other character starts
+    (not after a letter, a digit, ``.`` or ``,``), and it starts with that
+    word exactly: so the answers are grouped by their first word, then by
+    length, and each place in a text is checked against one group's lengths.
+    Checking a deck grows with its size, not with its square.
+    """
+
+    def __init__(self, answers: Iterable[str]) -> None:
+        self._by_lead: dict[str, dict[int, dict[str, list[int]]]] = {}
+        for number, answer in enumerate(answers):
+            wanted = _wanted(answer)
+            if wanted is None:
+                continue
+            lead = _TOKEN.match(wanted)
+            assert lead is not None  # a specific phrase is never empty
+            lengths = self._by_lead.setdefault(lead.group(), {})
+            lengths.setdefault(len(wanted), {}).setdefault(wanted, []).append(number)
+
+    def found_in(self, text: str) -> list[int]:
+        """The numbers (by position given) of the answers ``text`` gives away, each once."""
+        norm = _norm(text)
+        found: list[int] = []
+        for token in _TOKEN.finditer(norm):
+            start = token.start()
+            if start and (norm[start - 1] in ".," or _WORD_CHAR.match(norm[start - 1])):
+                continue
+            for length, phrases in self._by_lead.get(token.group(), {}).items():
+                end = start + length
+                numbers = phrases.get(norm[start:end])
+                if numbers and (end == len(norm) or not _WORD_CHAR.match(norm[end])):
+                    found += numbers
+        return list(dict.fromkeys(found))
 
 
 def _taught_first(taker: CardSpec, answer: str, place: dict[str, int], giver: CardSpec) -> bool:
@@ -181,13 +228,19 @@ def give_aways(deck: Deck, fact_of: dict[str, str | None] | None = None) -> list
     found: list[GiveAway] = []
     for lang in ("en", "es"):
         answers = [(card, a) for card in deck.cards for a in expected_answers(card, lang)]
+        index = AnswerIndex(a for _, a in answers)
         for giver in deck.cards:
             if giver.type == "generated":
                 continue
             texts = {"prompt": giver.text(giver.prompt, lang) if giver.prompt else "",
                      "explanation": (giver.text(giver.explanation, lang)
                                      if giver.explanation else "")}
-            for taker, answer in answers:
+            where: dict[int, str] = {}  # answer → the first field that gives it away
+            for name, text in texts.items():
+                for number in index.found_in(text) if text else ():
+                    where.setdefault(number, name)
+            for number in sorted(where):
+                taker, answer = answers[number]
                 if taker.id == giver.id:
                     continue
                 fact = facts.get(taker.id)
@@ -195,10 +248,7 @@ def give_aways(deck: Deck, fact_of: dict[str, str | None] | None = None) -> list
                     continue
                 if _taught_first(taker, answer, place, giver):
                     continue
-                for name, text in texts.items():
-                    if text and gives_away(text, answer):
-                        found.append(GiveAway(giver, taker, lang, answer, name))
-                        break
+                found.append(GiveAway(giver, taker, lang, answer, where[number]))
     return found
 
 

@@ -22,6 +22,14 @@ def _note_type(col: Any, name: str, fields: list[str], front: str, back: str) ->
     return models.by_name(name)
 
 
+def typed_cloze(col: Any) -> None:
+    """"Cloze (typed)": Anki's cloze note type whose front also asks to type the deletion."""
+    model = col.models.copy(col.models.by_name("Cloze"))
+    model["name"] = "Cloze (typed)"
+    model["tmpls"][0]["qfmt"] = "{{cloze:Text}}<br>{{type:cloze:Text}}"
+    col.models.update_dict(model)
+
+
 def add(col: Any, type_name: str, deck: str, tags: str = "", **values: str) -> Any:
     note = col.new_note(col.models.by_name(type_name))
     for key, value in values.items():
@@ -36,9 +44,11 @@ def course_collection(folder: Path) -> Any:
     from anki.collection import Collection
 
     col = Collection(str(folder / "course.anki2"))
-    _note_type(col, "Ridge point", ["Front", "Definition", "Source"], "{{Front}}",
+    typed_cloze(col)
+    _note_type(col, "Ridge point", ["Front", "Definition", "Source"],
+               "{{Front}}<br>{{type:Definition}}",
                "{{FrontSide}}<hr id=answer>{{Definition}}<br><i>{{Source}}</i>")
-    _note_type(col, "Claim", ["Claim", "Where", "Answer"], "{{Claim}}{{Where}}?",
+    _note_type(col, "Claim", ["Claim", "Where", "Answer"], "{{Claim}}{{Where}}?{{type:Answer}}",
                "{{FrontSide}}<hr id=answer>{{Answer}}")
     add(col, "Ridge point", "Course::Roofline", "roofline",
         Front="Ridge point of the roofline model", Definition="FLOPS / bandwidth",
@@ -46,7 +56,7 @@ def course_collection(folder: Path) -> Any:
     add(col, "Basic", "Course::Parallelism", "parallelism",
         Front="The three axes of parallelism in training",
         Back="<ul><li>data</li><li>tensor</li><li>pipeline</li></ul>")
-    add(col, "Cloze", "Course::Network", "network collectives",
+    add(col, "Cloze (typed)", "Course::Network", "network collectives",
         Text="Bandwidth-optimal all-reduce and its traffic factor: {{c1::Ring, 2(N-1)/N}}")
     add(col, "Basic", "Course::Roofline", "roofline",
         Front="Arithmetic intensity of a matmul", Back=r"\(\frac{2mnk}{2(mk+kn+mn)}\)")
@@ -55,16 +65,18 @@ def course_collection(folder: Path) -> Any:
     add(col, "Cloze", "Course::Network", "network",
         Text="{{c1::NVLink {{c2::4}}}} gives each H100 900 GB/s",
         Back_Extra="Per direction: 450 GB/s")
-    add(col, "Basic", "Course::Memory", "memory gpu::h100",
+    add(col, "Basic (type in the answer)", "Course::Memory", "memory gpu::h100",
         Front='Which GPU is this? <img src="h100.png">', Back="H100")
     add(col, "Basic", "Course::Memory", "memory",
         Front="Memory of two GPUs",
         Back="<table><tr><th>GPU</th><th>GB</th></tr><tr><td>H100</td><td>80</td></tr></table>")
-    add(col, "Basic", "Course::Chemistry", "", Front="Water", Back="H<sub>2</sub>O")
-    add(col, "Basic", "Course::Chemistry", "", Front="Mass-energy", Back="E = mc<sup>2</sup>")
+    add(col, "Basic (type in the answer)", "Course::Chemistry", "", Front="Water",
+        Back="H<sub>2</sub>O")
+    add(col, "Basic (type in the answer)", "Course::Chemistry", "", Front="Mass-energy",
+        Back="E = mc<sup>2</sup>")
     add(col, "Claim", "Course::Memory", "", Claim="How big is the model that runs",
         Where="PaLM paper", Answer="540B parameters")
-    add(col, "Basic", "Course::Memory", "", Front="Scale-out fabric of NDR",
+    add(col, "Basic (type in the answer)", "Course::Memory", "", Front="Scale-out fabric of NDR",
         Back="InfiniBand / IB")
     occlusion = col.new_note(col.models.by_name("Image Occlusion"))
     occlusion["Occlusion"] = "{{c1::image-occlusion:rect:left=.1:top=.1:width=.2:height=.2}}"

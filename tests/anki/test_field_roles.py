@@ -15,7 +15,7 @@ from studyapp.questions.grading import grade
 from studyapp.questions.model import Kind, Question
 
 pytest.importorskip("anki.collection")
-from anki_fixtures import FORMATS, PNG, add, course_collection, export
+from anki_fixtures import FORMATS, PNG, add, course_collection, export, typed_cloze
 
 
 @pytest.fixture(params=FORMATS)
@@ -116,7 +116,7 @@ def test_no_card_of_the_course_accepts_another_field_or_a_piece_of_its_answer(
         return "".join(text.casefold().split())
 
     typed = [q for q in questions(tmp_path, course).values() if q.kind is Kind.TEXT]
-    assert len(typed) == 10
+    assert len(typed) == 8  # the notes whose type asks to type the answer
     for q in typed:
         own = {normalize_text(str(q.answer)), *(normalize_text(a) for a in q.accept)}
         for answer in WRONG:
@@ -252,8 +252,9 @@ def test_a_cloze_hint_listing_alternatives_accepts_them(tmp_path: Path) -> None:
 
     col = Collection(str(tmp_path / "hint.anki2"))
     try:
-        add(col, "Cloze", "Hints", "", Text="Scale-out fabric: {{c1::IB::IB / InfiniBand}}")
-        add(col, "Cloze", "Hints", "", Text="{{c1::80::GB}} GB on the H100")
+        typed_cloze(col)
+        add(col, "Cloze (typed)", "Hints", "", Text="Scale-out fabric: {{c1::IB::IB / InfiniBand}}")
+        add(col, "Cloze (typed)", "Hints", "", Text="{{c1::80::GB}} GB on the H100")
         package = export(col, tmp_path / "hint.apkg")
     finally:
         col.close()
@@ -264,7 +265,7 @@ def test_a_cloze_hint_listing_alternatives_accepts_them(tmp_path: Path) -> None:
     assert memory.accept == () and not right(memory, "GB")  # a unit hint is no answer
 
 
-def test_a_prose_answer_is_recalled_and_a_short_one_is_typed(tmp_path: Path) -> None:
+def test_a_card_is_typed_only_when_its_note_type_types(tmp_path: Path) -> None:
     from anki.collection import Collection
 
     col = Collection(str(tmp_path / "prose.anki2"))
@@ -273,11 +274,17 @@ def test_a_prose_answer_is_recalled_and_a_short_one_is_typed(tmp_path: Path) -> 
             Back="Because it grows with the batch and with the context length, so many long "
                  "conversations at once need more memory for it than the model itself.")
         add(col, "Basic", "Prose", "", Front="Memory of the H200", Back="HBM3e")
+        add(col, "Basic (type in the answer)", "Prose", "", Front="Memory of the H100",
+            Back="HBM3")
+        add(col, "Cloze", "Prose", "", Text="The H200 has {{c1::141}} GB")
         package = export(col, tmp_path / "prose.apkg")
     finally:
         col.close()
     found = questions(tmp_path, package)
     prose = found["Why can the KV cache outgrow the weights?"]
     assert prose.kind is Kind.RECALL and prose.accept == ()
-    short = found["Memory of the H200"]
-    assert short.kind is Kind.TEXT and right(short, "HBM3e") and not right(short, "HBM3")
+    shown = found["Memory of the H200"]  # Basic shows the answer: the learner rates it
+    assert shown.kind is Kind.RECALL and shown.answer == "HBM3e"
+    short = found["Memory of the H100"]  # the note type asks to type it: typed
+    assert short.kind is Kind.TEXT and right(short, "HBM3") and not right(short, "HBM3e")
+    assert found["The H200 has [...] GB"].kind is Kind.RECALL  # Anki's Cloze types nothing

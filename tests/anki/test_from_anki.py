@@ -44,7 +44,8 @@ def _package(tmp_path: Path) -> Path:
 def test_basic_reversed_and_cloze_notes_become_a_deck_that_validates(tmp_path: Path) -> None:
     conversion = convert_package(_package(tmp_path), language="en", post="h200")
     assert conversion.notes == 4 and conversion.cards == 6
-    assert conversion.media_skipped == 1  # the sound; the image is named in the card
+    assert conversion.media_skipped == 0  # the sound and the image are named in the card
+    assert conversion.sounds == {"course-serving-i-llms-i": ["gpu.mp3"]}
     assert conversion.images == {"course-serving-i-llms-i": ["h200.png"]}
     assert sum(conversion.skipped_notes.values()) == 1  # the note without an answer
     target = tmp_path / "course.yaml"
@@ -62,16 +63,16 @@ def test_basic_reversed_and_cloze_notes_become_a_deck_that_validates(tmp_path: P
     assert by_prompt["400 Gb/s; 50 GB/s"].answer == "InfiniBand NDR per port"  # reversed
     assert by_prompt["HBM"].answer == "High Bandwidth Memory"
     assert "High Bandwidth Memory" not in by_prompt  # the optional reverse was not asked for
-    first = by_prompt["The [...] has 80 GB & a {brace}"]
+    first = by_prompt["The [...] has 80 GB & a {brace} [audio: gpu.mp3]"]
     assert first.answer == "H100"
-    assert first.explanation == "The H100 has 80 GB & a {brace}\nFrom the post"
-    assert by_prompt["The H100 has [GB] GB & a {brace}"].answer == "80"
+    assert first.explanation == "The H100 has 80 GB & a {brace} [audio: gpu.mp3]\nFrom the post"
+    assert by_prompt["The H100 has [GB] GB & a {brace} [audio: gpu.mp3]"].answer == "80"
 
 
 def test_html_is_reduced_to_text() -> None:
     text, media = html_to_text("<div>One&nbsp;<b>two</b></div><div>three<script>x()</script>"
                                "</div><img src=a.png>[sound:b.mp3]")
-    assert (text, media) == ("One two\nthree\n[image: a.png]", 1)
+    assert (text, media) == ("One two\nthree\n[image: a.png] [audio: b.mp3]", 0)
     assert html_to_text("H<sub>2</sub>O, mc<sup>2</sup>, x<sub>ij</sub>")[0] == \
         "H₂O, mc², x_(ij)"
     assert html_to_text("<table><tr><th>GPU</th><th>GB</th></tr>"
@@ -85,7 +86,11 @@ def test_html_is_reduced_to_text() -> None:
     ("NVLink (NVLink 4)", "Back", []),  # an aside is not an alternative
     ("400 Gb/s; 50 GB/s", "Back", []),  # nor are two facts
     ("1,5", "Back", []),  # a decimal comma is not a list
-    ("InfiniBand / IB", "Back", ["InfiniBand", "IB"]),  # an explicit a / b
+    ("InfiniBand / IB", "Back", ["InfiniBand", "IB"]),  # one fabric, named twice
+    ("High Bandwidth Memory / HBM", "Back", ["High Bandwidth Memory", "HBM"]),
+    ("NVLink / NVSwitch", "Back", []),  # two things: the answer is both
+    ("HBM3 / HBM3e", "Back", []),  # two memories, though one name begins the other
+    ("data / tensor", "Back", []),
     ("FLOPS / bandwidth", "Definition", []),  # a division in a definition
     ("Ring, 2(N-1)/N", "Text", []),
     (r"\(x / y\)", "Back", []),  # LaTeX is recalled, not typed
