@@ -89,6 +89,8 @@ class SchedulerSettings:
     new_card_order: str = "mixed"
     """How new cards are gathered: mixed, authored-first, generated-first, random
     (``studyapp.srs.queue.NEW_CARD_ORDERS``)."""
+    deck_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, hash=False)
+    """Deck id → that deck's own options (``studyapp.srs.deck_options``); others follow these."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -97,6 +99,8 @@ class SchedulerSettings:
         for key in ("exam_date", "previous_parameters", "new_per_day_before_exam"):
             if data[key] is None:  # absent until set: older exports stay the same
                 del data[key]
+        if not data["deck_options"]:
+            del data["deck_options"]
         if "previous_parameters" in data:
             data["previous_parameters"] = list(data["previous_parameters"])
         return data
