@@ -22,11 +22,12 @@ from studyapp.srs.scheduler import CardStage, Memory, Rating
 from studyapp.study.changes import Changes, cached_until
 from studyapp.study.held import memory_of, reviewed_state
 from studyapp.study.outage import kept_answers_path
+from studyapp.study.per_deck import PerDeck, leech_met
 
 if TYPE_CHECKING:
     from studyapp.store.cards import StoredCard
     from studyapp.store.held import KeptAnswers
-    from studyapp.store.progress import Answer, StateFor
+    from studyapp.store.progress import Answer, CardRow, NewState, StateFor
     from studyapp.study.ground import StudyGround
     from studyapp.study.host import CardKey
     from studyapp.study.index import CardIndex
@@ -52,11 +53,25 @@ class Answering:
         """Cards' states as last read or written, for the ratings' intervals while away."""
         self._offline: dict[tuple[str, str], Memory] = {}
         """Cards answered while the server was away: their state until the answers are sent."""
+        self._per_deck = PerDeck(ground)
 
-    def _reviewed(self, rating: Rating, at: datetime, reviewed: list[Memory]) -> StateFor:
-        """The new state of a card rated ``rating`` at ``at``, computed inside the write
-        transaction from the card as stored then (kept in ``reviewed`` too)."""
-        return reviewed_state(self._ground.scheduler, rating, at, reviewed)
+    def _reviewed(self, deck_id: str, rating: Rating, at: datetime, reviewed: list[Memory],
+                  leeched: list[bool] | None = None) -> StateFor:
+        """The new state of a card of ``deck_id`` rated ``rating`` at ``at``, with its deck's
+        settings, computed inside the write transaction from the card as stored then (kept
+        in ``reviewed`` too; ``leeched`` says whether this lapse made it a leech)."""
+        scheduler = self._per_deck.scheduler(deck_id)
+        state_for = reviewed_state(scheduler, rating, at, reviewed)
+        if leeched is None:
+            return state_for
+
+        def with_leech(row: CardRow | None) -> NewState:
+            state = state_for(row)
+            lapsed = state.lapses > (0 if row is None else row.lapses)
+            leeched[:] = [lapsed and leech_met(state.lapses, scheduler.settings.leech_lapses)]
+            return state
+
+        return with_leech
 
     # -- what a sitting reads ------------------------------------------------------
 
@@ -96,10 +111,11 @@ class Answering:
                                                    card_key))
         except ServerAway:
             known = self._offline.get(key) or self._known.get(key)
-            return {} if known is None else ground.scheduler.preview(known, ground.now())
+            return ({} if known is None
+                    else self._per_deck.scheduler(deck_id).preview(known, ground.now()))
         memory = self._offline.get(key) or memory_of(row)
         self._known[key] = memory
-        return ground.scheduler.preview(memory, ground.now())
+        return self._per_deck.scheduler(deck_id).preview(memory, ground.now())
 
     def due_times(self, keys: Iterable[CardKey]) -> list[datetime]:
         """The stored due times of these cards (suspended and never answered ones left out)."""
@@ -188,7 +204,9 @@ class Answering:
         if kept_id is not None:
             stored = replace(stored, held_id=None)
         reviewed: list[Memory] = []
-        state_for = self._reviewed(answer.rating, answer.reviewed_at, reviewed)
+        leeched: list[bool] = []
+        state_for = self._reviewed(answer.deck_id, answer.rating, answer.reviewed_at, reviewed,
+                                   leeched)
         try:
             self.send_kept_answers()  # what was kept goes first: the answers stay in order
             log_id = self._reach(lambda attempt: record_answer(
@@ -202,6 +220,9 @@ class Answering:
         if kept_id is not None:
             self._kept.drop(kept_id)
         self._known[(answer.deck_id, answer.card_key)] = reviewed[0]
+        if leeched and leeched[0] and self._per_deck.rules(answer.deck_id).leech_action \
+                == "suspend":  # the deck's leech action (Anki's "suspend card")
+            self.set_suspended(answer.deck_id, answer.card_key, True)
         return log_id, reviewed[0]
 
     def undo_answer(self, log_id: int) -> bool:
@@ -323,7 +344,8 @@ class Answering:
             if answer.rating is not Rating.AGAIN:
                 return Memory(card_id=1, stage=CardStage.REVIEW)
             before = Memory(card_id=1)
-        after = self._ground.scheduler.review(before, answer.rating, answer.reviewed_at)
+        after = self._per_deck.scheduler(answer.deck_id).review(before, answer.rating,
+                                                                answer.reviewed_at)
         self._offline[key] = after
         return after
 
@@ -369,7 +391,7 @@ class Answering:
 
     def _state_of(self, answer: Answer) -> StateFor:
         """How a kept answer's card state is computed inside its write."""
-        return self._reviewed(Rating(answer.rating), answer.reviewed_at, [])
+        return self._reviewed(answer.deck_id, Rating(answer.rating), answer.reviewed_at, [])
 
     def take_notices(self) -> list[str]:
         """The notices not said yet (the server away, kept answers sent), once."""
