@@ -72,8 +72,8 @@ def _legacy_preset(config_id: int, name: str, blob: object) -> dict[str, Any]:
     if isinstance(blob, str) and not blob:
         blob = b""
     if not isinstance(blob, bytes):
-        raise FormatError("its settings are text, not a protobuf blob")
-    message = read_message(blob, "its settings")
+        raise FormatError("its settings blob is text, not a protobuf")
+    message = read_message(blob, "its settings blob")
     preset: dict[str, Any] = {
         "id": config_id, "name": name,
         "new": {"delays": _floats(message, _LEARN_STEPS),

@@ -54,6 +54,8 @@ class Answering:
         self._offline: dict[tuple[str, str], Memory] = {}
         """Cards answered while the server was away: their state until the answers are sent."""
         self._per_deck = PerDeck(ground)
+        self._leech_suspended: dict[int, tuple[str, str]] = {}
+        """Answer (log id) → the card its deck's leech action suspended: undo resumes it."""
 
     def _reviewed(self, deck_id: str, rating: Rating, at: datetime, reviewed: list[Memory],
                   leeched: list[bool] | None = None) -> StateFor:
@@ -223,6 +225,7 @@ class Answering:
         if leeched and leeched[0] and self._per_deck.rules(answer.deck_id).leech_action \
                 == "suspend":  # the deck's leech action (Anki's "suspend card")
             self.set_suspended(answer.deck_id, answer.card_key, True)
+            self._leech_suspended[log_id] = (answer.deck_id, answer.card_key)
         return log_id, reviewed[0]
 
     def undo_answer(self, log_id: int) -> bool:
@@ -241,7 +244,11 @@ class Answering:
             log_id = sent
         ground = self._ground
         try:
-            return self._reach(lambda _: undo_answer(ground.store, ground.profile.id, log_id))
+            undone = self._reach(lambda _: undo_answer(ground.store, ground.profile.id, log_id))
+            suspended = self._leech_suspended.pop(log_id, None)
+            if undone and suspended is not None:  # the lapse taken back: no leech to suspend
+                self.set_suspended(*suspended, False)
+            return undone
         except ServerAway:
             return False
         finally:

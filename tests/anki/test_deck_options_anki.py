@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import zstandard
 from click.testing import CliRunner
 
 from studyapp.anki.anki_collection import read_collection
@@ -264,3 +265,42 @@ def test_an_exported_deck_carries_its_options_as_an_anki_preset(tmp_path: Path) 
         "leech_lapses": 5, "leech_action": 0,
         # the deck holds draws of a generated card: siblings, so burying is on in Anki
         "bury_new": True, "bury_reviews": True, "bury_interday": True}
+
+
+def test_a_malformed_preset_in_the_current_format_is_left_out_and_named(
+        tmp_path: Path) -> None:
+    col = _collection(tmp_path)
+    good = export(col, tmp_path / "good.apkg", history=True, form="anki21b")
+    col.close()
+    with zipfile.ZipFile(good) as source:
+        members = {name: source.read(name) for name in source.namelist()}
+    work = tmp_path / "collection.sqlite"
+    work.write_bytes(zstandard.ZstdDecompressor().decompressobj().decompress(
+        members["collection.anki21b"]))
+    with sqlite3.connect(work) as db:  # a number that never ends: not a protobuf
+        db.execute("UPDATE deck_config SET config = ? WHERE id != 1", (b"\xff",))  # not Default
+    db.close()
+    members["collection.anki21b"] = zstandard.ZstdCompressor().compress(work.read_bytes())
+    evil = tmp_path / "evil.apkg"
+    with zipfile.ZipFile(evil, "w") as out:
+        for name, data in members.items():
+            out.writestr(name, data)
+    collection = read_collection(evil)  # the cards still read
+    found = package_options(collection.deck_configs, collection.deck_names,
+                            {"physics": "Physics", "chemistry": "Chemistry"})
+    assert found.refused == ["Anki preset 'Hard facts': its settings blob is not a valid protobuf: "
+                             "it ends inside a number"]
+    assert list(found.decks) == ["chemistry"]
+
+
+def test_stats_says_each_decks_options_in_a_line(tmp_path: Path) -> None:
+    col = _collection(tmp_path)
+    package = export(col, tmp_path / "options.apkg", history=True)
+    col.close()
+    assert run(tmp_path, "import", str(package))[0] == 0
+    code, output = run(tmp_path, "stats")
+    assert code == 0, output
+    assert "physics (Hard facts): retention 0.95 · steps 2m 15m, relearning 5m · 7 new and " \
+           "150 reviews a day · longest interval 400 d · leech at 5 lapses: suspend · " \
+           "siblings buried: new, interday learning · FSRS parameters: its own" \
+           in " ".join(output.split())

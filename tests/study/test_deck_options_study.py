@@ -33,11 +33,13 @@ def set_options(svc: StudyService, deck_id: str, **options: object) -> None:
     svc.update_settings(deck_options=with_deck_options(svc.settings, deck_id, own).deck_options)
 
 
-def answer(svc: StudyService, clock: Clock, deck: str, card: str, rating: Rating) -> None:
+def answer(svc: StudyService, clock: Clock, deck: str, card: str, rating: Rating) -> int:
+    """Record an answer to a drill card; its log id."""
     question = showing(svc.card(deck, card), 1, "en")
     right = rating is not Rating.AGAIN
-    svc.record_answer(AnsweredCard(deck, card, question, rating, right, clock(),
-                                   "y" if right else "n", "true", 1500, {}, "en"))
+    log_id, _ = svc.record_answer(AnsweredCard(deck, card, question, rating, right, clock(),
+                                               "y" if right else "n", "true", 1500, {}, "en"))
+    return log_id
 
 
 def test_a_card_at_095_retention_comes_back_sooner_than_at_085(tmp_path: Path) -> None:
@@ -100,11 +102,14 @@ def test_a_deck_whose_leech_action_is_suspend_suspends_the_leech(tmp_path: Path)
         for deck in ("hard", "easy"):
             answer(svc, clock, deck, "alone", Rating.EASY)  # straight to review
         clock.advance(days=30)
-        for deck in ("hard", "easy"):
-            answer(svc, clock, deck, "alone", Rating.AGAIN)  # a lapse: the first is a leech
+        for deck in ("easy", "hard"):
+            log_id = answer(svc, clock, deck, "alone", Rating.AGAIN)  # a lapse: a leech
         states = svc.card_states()
         assert states[("hard", "alone")].leech and states[("hard", "alone")].suspended
         assert states[("easy", "alone")].leech and not states[("easy", "alone")].suspended
+        assert svc.undo_answer(log_id)  # the lapse taken back: the card is studied again
+        states = svc.card_states()
+        assert not states[("hard", "alone")].leech and not states[("hard", "alone")].suspended
     finally:
         svc.close()
 
