@@ -89,6 +89,9 @@ def test_a_deck_that_buries_no_new_siblings_asks_them_the_same_day(tmp_path: Pat
         assert "stacked-again" not in {i.card_key for i in svc.plan(SessionKind.DECK,
                                                                      deck="hard")}
         assert "stacked-again" in {i.card_key for i in svc.plan(SessionKind.DECK, deck="easy")}
+        # home holds back only hard's sibling for another day (both decks are of post intro)
+        intro = next(p for p in svc.overview().posts if p.slug == "intro")
+        assert intro.held == 1
     finally:
         svc.close()
 
