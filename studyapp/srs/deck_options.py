@@ -311,17 +311,25 @@ class DeckSchedulers:
         self.profile = Scheduler(settings, zone)
         self._zone = self.profile.zone
         self._built: dict[str, Scheduler] = {}
+        self._rules: dict[str, DeckRules] = {}
+        self._own = stored_options(settings)
+        """Checked once: the queue asks for thousands of cards' rules."""
 
     def __call__(self, deck_id: str) -> Scheduler:
         found = self._built.get(deck_id)
         if found is None:
-            own = deck_settings(self.settings, deck_id)
+            options = self._own.get(deck_id)
+            own = self.settings if options is None else options.applied(self.settings)
             found = self.profile if own is self.settings else Scheduler(own, self._zone)
             self._built[deck_id] = found
         return found
 
     def rules(self, deck_id: str) -> DeckRules:
-        return deck_rules(self.settings, deck_id)
+        found = self._rules.get(deck_id)
+        if found is None:
+            options = self._own.get(deck_id)
+            found = self._rules[deck_id] = PROFILE_RULES if options is None else options.rules()
+        return found
 
 
 __all__ = [
