@@ -304,3 +304,21 @@ def test_stats_says_each_decks_options_in_a_line(tmp_path: Path) -> None:
            "150 reviews a day · longest interval 400 d · leech at 5 lapses: suspend · " \
            "siblings buried: new, interday learning · FSRS parameters: its own" \
            in " ".join(output.split())
+
+
+@pytest.mark.parametrize("legacy", [True, False])
+def test_the_rollover_hour_is_read_from_both_formats(tmp_path: Path, legacy: bool) -> None:
+    col = _collection(tmp_path, rollover=2)
+    package = tmp_path / "whole.colpkg"
+    col.export_collection_package(str(package), include_media=False, legacy=legacy)
+    collection = read_collection(package)
+    found = package_options(collection.deck_configs, collection.deck_names, {},
+                            collection.rollover)
+    assert found.rollover == 2 and found.refused == []
+
+
+@pytest.mark.parametrize("stored", [b"25", b'"4; rm -rf"', b"true", 4.5, b"\xff"])
+def test_a_rollover_that_is_no_hour_is_left_out_with_why(stored: object) -> None:
+    found = package_options({}, {}, {}, stored)
+    assert found.rollover is None
+    assert len(found.refused) == 1 and "is not an hour 0–23" in found.refused[0]
