@@ -205,6 +205,8 @@ class Conversion:
     card_decks: dict[str, str] = field(default_factory=dict)
     """Card id → the id of the studyapp deck it went to."""
     card_posts: dict[str, str] = field(default_factory=dict)
+    anki_decks: dict[str, str] = field(default_factory=dict)
+    """Studyapp deck id → the Anki deck it was made from (its preset becomes its options)."""
     mapped: frozenset[int] = frozenset()
     """Note type ids whose roles came from ``--map``."""
     collection: AnkiCollection | None = None

@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from studyapp.anki.anki21b import ZSTD_MAGIC, FormatError, media_entries, read_message, unzstd
+from studyapp.anki.anki_options import legacy_preset
 from studyapp.decks.media import MAX_IMAGE_BYTES
 from studyapp.files import FileRefused, open_regular
 
@@ -125,10 +126,12 @@ class AnkiCollection:
     media: dict[str, str] = field(default_factory=dict)  # file name → name inside the zip
     deck_names: dict[int, str] = field(default_factory=dict)
     deck_configs: dict[int, dict[str, Any]] = field(default_factory=dict)
-    """Deck id → its options group, as far as the collection has one (schema 18: its id and
-    name only)."""
+    """Deck id → its options group (preset) in schema 11's JSON shape, unchecked
+    (``anki_options.preset_options`` checks it)."""
     media_compressed: bool = False
     """The media files inside the zip are zstd-compressed (Anki's current format)."""
+    rollover: object = None
+    """Anki's ``rollover`` setting as stored, unchecked (``anki_options.rollover_hour``)."""
 
 
 def _collection_name(archive: zipfile.ZipFile) -> str:
@@ -370,14 +373,17 @@ def _rows(connection: sqlite3.Connection, table: str, columns: tuple[str, ...],
 
 
 def _read_collection(connection: sqlite3.Connection) -> AnkiCollection:
-    row = connection.execute("SELECT models, decks, crt, dconf FROM col").fetchone()
+    row = connection.execute("SELECT models, decks, crt, dconf, conf FROM col").fetchone()
     if row is None:
         raise AnkiPackageError("the collection has no header row")
     models_json = _json_column(row[0], "note types")
     decks_json = _json_column(row[1], "decks")
     dconf_json = _json_column(row[3], "deck options")
+    settings = _json_column(row[4], "collection settings")
+    rollover = settings.get("rollover") if isinstance(settings, dict) else None
     if not models_json and _has_schema18(connection):
         models_json, decks_json, dconf_json = _schema18_records(connection)
+        rollover = _schema18_rollover(connection)
     decks = _checked(_DECKS, decks_json, "decks")
     configs = _checked(_DECK_CONFIGS, dconf_json, "deck options")
     if not models_json:
@@ -404,7 +410,7 @@ def _read_collection(connection: sqlite3.Connection) -> AnkiCollection:
                               first, dict(note_decks)))
     reviews = [AnkiReview(*r) for r in _rows(connection, "revlog", _REVIEW_COLUMNS, _REVIEW_ROW)]
     return AnkiCollection(note_types, notes, cards, reviews, int(row[2] or 0),
-                          deck_names=deck_names, deck_configs=deck_configs)
+                          deck_names=deck_names, deck_configs=deck_configs, rollover=rollover)
 
 
 def _has_schema18(connection: sqlite3.Connection) -> bool:
@@ -444,9 +450,19 @@ def _schema18_records(connection: sqlite3.Connection
         conf = read_message(normal, f"the options of deck {did}").signed(1, 1) \
             if normal is not None else 0
         decks[str(did)] = {"name": str(name).replace("\x1f", "::"), "conf": conf}
-    dconf = {str(cid): {"id": cid, "name": name}
-             for cid, name in connection.execute("SELECT id, name FROM deck_config")}
+    dconf = {str(cid): legacy_preset(cid, name, blob)
+             for cid, name, blob in connection.execute("SELECT id, name, config FROM deck_config")}
     return models, decks, dconf
+
+
+def _schema18_rollover(connection: sqlite3.Connection) -> object:
+    """The ``rollover`` of schema 18's ``config`` table (JSON bytes), when it is there."""
+    (count,) = connection.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+                                  "AND name = 'config'").fetchone()
+    if int(count) != 1:
+        return None
+    row = connection.execute("SELECT val FROM config WHERE key = 'rollover'").fetchone()
+    return None if row is None else row[0]
 
 
 def _blob(value: object) -> bytes:

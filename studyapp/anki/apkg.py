@@ -31,19 +31,22 @@ import tempfile
 import time
 import zipfile
 import zlib
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import genanki
 
+from studyapp.anki.anki_presets import anki_preset, export_options
 from studyapp.catalog.errors import UnknownIdError
 from studyapp.catalog.posts import PostError, load_post
 from studyapp.decks.media import IMAGE_MARK, media_folder
 from studyapp.files import replacing
 from studyapp.questions.model import Kind
+from studyapp.srs.deck_options import PROFILE_RULES, DeckRules
+from studyapp.srs.scheduler import SchedulerSettings
 from studyapp.text import explains
 
 if TYPE_CHECKING:
@@ -206,6 +209,8 @@ class ExportSummary:
     skipped: int  # draws that failed (a formula the loader's sample missed)
     stamp: str = ""  # the export's tag: studyapp::export::<stamp>
     repeated: int = 0  # draws left out because an earlier draw of the card was the same
+    presets: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Anki deck id → the preset (deck options) written for it."""
 
 
 class _Sources:
@@ -324,9 +329,15 @@ def select_cards(decks: Iterable[Deck], *, deck_id: str | None = None,
 
 
 def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: str, *,
-                  instances: int = DEFAULT_INSTANCES,
-                  timestamp: float | None = None) -> tuple[genanki.Package, ExportSummary]:
-    """The genanki package for ``selection``, every note in ``lang``."""
+                  instances: int = DEFAULT_INSTANCES, timestamp: float | None = None,
+                  options: Mapping[str, tuple[str, SchedulerSettings, DeckRules]] | None = None
+                  ) -> tuple[genanki.Package, ExportSummary]:
+    """The genanki package for ``selection``, every note in ``lang``.
+
+    ``options`` (deck id → preset name, settings, rules) are the deck options
+    each deck is studied with; every deck gets a preset of its own, with
+    burying of new and review siblings on when it holds draws.
+    """
 
     from studyapp.decks import DeckError, deck_title
 
@@ -339,7 +350,9 @@ def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: st
     anki_decks = []
     media: dict[str, Path] = {}  # Anki's media names are one folder: the first file wins
     notes = static = templates = skipped = repeated = 0
+    presets: dict[int, dict[str, Any]] = {}
     for deck, cards in selection:
+        templates_before = templates
         folder = media_folder(deck.path)
         images = _media_names(folder)
         deck_id = (_stable_id("studyapp-deck", deck.id) if lang == "en"
@@ -396,26 +409,35 @@ def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: st
             notes += 1
         if anki_deck.notes:
             anki_decks.append(anki_deck)
+            name_, settings, rules = (options or {}).get(
+                deck.id, (f"studyapp {deck.id}", SchedulerSettings(), PROFILE_RULES))
+            presets[deck_id] = anki_preset(_stable_id("studyapp-preset", str(deck_id)), name_,
+                                           settings, rules,
+                                           bury_siblings=templates > templates_before)
     package = genanki.Package(anki_decks, media_files=[str(p) for p in media.values()])
     return package, ExportSummary(len(anki_decks), notes, static, templates, skipped, stamp,
-                                  repeated)
+                                  repeated, presets)
 
 
 def write_apkg(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], target: Path, lang: str,
-               *, instances: int = DEFAULT_INSTANCES,
-               timestamp: float | None = None) -> ExportSummary:
+               *, instances: int = DEFAULT_INSTANCES, timestamp: float | None = None,
+               settings: SchedulerSettings | None = None) -> ExportSummary:
     """Write the package to ``target`` atomically (a fresh temporary file, then a rename).
 
     ``timestamp`` is the notes' modification time; Anki updates a note on
-    import when the incoming one is newer, so a later export wins.
+    import when the incoming one is newer, so a later export wins. ``settings``
+    (the profile's) give each deck's options, written as its Anki preset.
     """
-    package, summary = build_package(selection, lang, instances=instances, timestamp=timestamp)
+    options = export_options(settings or SchedulerSettings(), [deck.id for deck, _ in selection])
+    package, summary = build_package(selection, lang, instances=instances, timestamp=timestamp,
+                                     options=options)
     with replacing(target, binary=True) as out:  # O_EXCL: a planted symlink is never followed
-        write_package(package, out, timestamp)
+        write_package(package, out, timestamp, summary.presets)
     return summary
 
 
-def write_package(package: genanki.Package, out: IO[Any], timestamp: float | None) -> None:
+def write_package(package: genanki.Package, out: IO[Any], timestamp: float | None,
+                  presets: Mapping[int, Mapping[str, Any]] | None = None) -> None:
     """The package zipped into ``out``, as ``Package.write_to_file`` writes it.
 
     genanki builds the collection in a temporary file that it never removes;
@@ -427,6 +449,8 @@ def write_package(package: genanki.Package, out: IO[Any], timestamp: float | Non
         conn = sqlite3.connect(collection)
         try:
             package.write_to_db(conn.cursor(), stamp, itertools.count(int(stamp * 1000)))
+            if presets:
+                _write_presets(conn, presets)
             conn.commit()
         finally:
             conn.close()
@@ -436,3 +460,15 @@ def write_package(package: genanki.Package, out: IO[Any], timestamp: float | Non
             outzip.writestr("media", json.dumps({i: os.path.basename(p) for i, p in media.items()}))
             for index, path in media.items():
                 outzip.write(path, str(index))
+
+
+def _write_presets(conn: sqlite3.Connection, presets: Mapping[int, Mapping[str, Any]]) -> None:
+    """Each deck's preset into ``col.dconf``, and the deck set to use it (genanki gives every
+    deck preset 1, which Anki maps to the importing collection's own Default)."""
+    decks_json, dconf_json = conn.execute("SELECT decks, dconf FROM col").fetchone()
+    decks, dconf = json.loads(decks_json), json.loads(dconf_json)
+    for deck_id, preset in presets.items():
+        dconf[str(preset["id"])] = dict(preset)
+        if str(deck_id) in decks:
+            decks[str(deck_id)]["conf"] = preset["id"]
+    conn.execute("UPDATE col SET decks = ?, dconf = ?", (json.dumps(decks), json.dumps(dconf)))

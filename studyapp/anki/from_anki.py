@@ -171,6 +171,7 @@ def convert_package(path: Path, *, language: str, deck_id: str | None = None,
                                 "language": language, "post": post,
                                 "cards": [c.card for c in cards]}
         conversion.decks.append(deck)
+        conversion.anki_decks[deck["deck"]] = name
         for card in cards:
             conversion.card_decks[card.card["id"]] = deck["deck"]
             conversion.card_posts[card.card["id"]] = card.card.get("post", post)

@@ -36,8 +36,9 @@ def export_apkg(ctx: click.Context, output: str | None, deck_ref: str | None,
         if not selection:
             fail(t("tuning.export.nothing", settings.lang))
         target = Path(output)
-        with ending_signals_interrupt():
-            summary = write_apkg(selection, target, settings.lang, instances=instances)
+        with ending_signals_interrupt():  # each deck's options as the profile holds them
+            summary = write_apkg(selection, target, settings.lang, instances=instances,
+                                 settings=service.settings)
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror or exc}")
     finally:
@@ -149,17 +150,14 @@ def import_anki(ctx: click.Context, path: Path) -> None:
 
 
 def _import_history(ctx: click.Context, conversion: Any) -> None:
-    from studyapp.anki.anki_history import import_history
+    from studyapp.anki.anki_presets import import_into_profile
 
     settings = current_settings(ctx)
     service = make_service(settings)
     try:
-        from studyapp.progress.profile_files import answer_replay
-
-        result = import_history(conversion, service.store, service.profile.id,
-                                rollover_hour=service.settings.day_rollover_hour,
-                                replay=answer_replay(service.settings),
-                                parameters=service.settings.parameters)
+        lines, result = import_into_profile(service, conversion)
+        for line in lines:
+            click.echo(line)
     finally:
         service.close()
     click.echo(t("anki.history.done", settings.lang, profile=settings.profile,

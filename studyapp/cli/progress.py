@@ -104,7 +104,7 @@ def _print_stats(data: Any, lang: str) -> None:
         for d in own:
             decks.add_row(Text(visible(d.title)), str(d.total), pct(d.mastery))
         console.print(decks)
-    from studyapp.progress import calendar_lines, forecast_lines
+    from studyapp.progress import calendar_lines, forecast_lines, options_lines
 
     weekdays = t("tui.stats.weekdays", lang).split(",")
     full_weekdays = t("stats.weekdays_short", lang).split(",")
@@ -116,6 +116,10 @@ def _print_stats(data: Any, lang: str) -> None:
     console.print(Text(label["forecast"], style="bold"))
     for line in forecast_lines(data.due_forecast, full_weekdays):
         console.print(Text(line), soft_wrap=True)
+    if data.deck_options:
+        console.print(Text(label["deck_options"], style="bold"))
+        for line in options_lines(data.deck_options, lang):
+            console.print(Text(line), soft_wrap=True)
     for title, cards in (("weakest", data.weakest), ("leeches", data.leeches)):
         console.print(Text(label[title], style="bold"))
         if not cards:

@@ -12,6 +12,7 @@ figures, ``series`` follows them over time (``series_text``: as text tables),
 """
 
 from studyapp.progress.charts import SHADES, calendar_lines, forecast_lines
+from studyapp.progress.options_text import options_lines
 from studyapp.progress.profile_files import (
     BackupError,
     backup_database,
@@ -96,6 +97,7 @@ __all__ = [
     "mastery_age",
     "mastery_places",
     "mastery_share",
+    "options_lines",
     "post_mastery",
     "retrievability",
     "round_or_none",

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -20,6 +21,7 @@ from studyapp.progress.recall import (
 from studyapp.progress.sources import ProgressSource
 from studyapp.questions.misconceptions import misconception_of
 from studyapp.srs.calendar import day_bounds, elapsed_days, study_day
+from studyapp.srs.deck_options import shown_options
 from studyapp.srs.scheduler import SchedulerSettings
 from studyapp.store import stats as db
 from studyapp.store.mastery import MATURE_DAYS, mastered_keys
@@ -181,6 +183,8 @@ class LearnerStats:
     """The wrong ideas the learner's slips show, held ones first (``progress.misconceptions``)."""
     exams: tuple[dict[str, Any], ...] = ()
     """Mock exams handed in, newest first (``study.exam_log``: score, share, per post)."""
+    deck_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Decks with options of their own, each option as the deck uses it (``srs.deck_options``)."""
 
     @property
     def accuracy(self) -> float | None:
@@ -230,6 +234,7 @@ class LearnerStats:
             "misconceptions": [{**m.as_json(), "name": misconception_of(m.key).name("en")}
                                for m in self.misconceptions],
             "exams": [dict(e) for e in self.exams],
+            "deck_options": {deck: dict(options) for deck, options in self.deck_options.items()},
         }
 
 
@@ -398,6 +403,7 @@ def learner_stats(service: ProgressSource, *, top: int = 10) -> LearnerStats:
         decks=tuple(DeckStats(deck_id, title, total, deck_mastered.get(deck_id, 0), kind)
                     for deck_id, title, total, kind in overview.deck_totals),
         families=families, misconceptions=misconceptions, exams=tuple(service.exams()),
+        deck_options=shown_options(settings),
     )
 
 

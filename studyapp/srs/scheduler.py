@@ -127,6 +127,8 @@ class SchedulerSettings:
         if len(self.easy_days) != 7 or any(d not in EasyDay._value2member_map_
                                            for d in self.easy_days):
             raise ValueError("easy_days needs 7 days, each normal, reduced or minimum")
+    deck_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, hash=False)
+    """Deck id → that deck's own options (``studyapp.srs.deck_options``); others follow these."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -136,6 +138,8 @@ class SchedulerSettings:
                     "ignore_reviews_before"):
             if data[key] is None:  # absent until set: older exports stay the same
                 del data[key]
+        if not data["deck_options"]:
+            del data["deck_options"]
         if "previous_parameters" in data:
             data["previous_parameters"] = list(data["previous_parameters"])
         return data

@@ -258,6 +258,21 @@ def answer_counts(store: Store, profile_id: int, start: datetime,
         return int(new or 0), int(reviews or 0), int(total or 0)
 
 
+def answer_counts_by_deck(store: Store, profile_id: int, start: datetime,
+                          end: datetime) -> dict[str, tuple[int, int]]:
+    """Per deck id: (new cards introduced, reviews of review cards) in [start, end), for the
+    decks whose own daily limits are counted apart."""
+    with store.sessions() as session:
+        rows = session.execute(
+            select(CardState.deck_id, func.count(case((ReviewLog.state_before == 0, 1))),
+                   func.count(case((ReviewLog.state_before == 2, 1))))
+            .join(ReviewLog, ReviewLog.card_id == CardState.id)
+            .where(ReviewLog.profile_id == profile_id, ReviewLog.reviewed_at >= start,
+                   ReviewLog.reviewed_at < end)
+            .group_by(CardState.deck_id))
+        return {deck: (int(new or 0), int(reviews or 0)) for deck, new, reviews in rows}
+
+
 def answered_keys_between(store: Store, profile_id: int, start: datetime,
                           end: datetime) -> set[tuple[str, str]]:
     """(deck id, card id) of every card answered in [start, end) (not counted for by a

@@ -18,15 +18,16 @@ from typing import TYPE_CHECKING, TypeVar
 
 from studyapp.i18n import t
 from studyapp.srs.calendar import day_bounds
-from studyapp.srs.scheduler import CardStage, Memory, Rating
+from studyapp.srs.scheduler import CardStage, DueTimes, Memory, Rating
 from studyapp.study.changes import Changes, cached_until
 from studyapp.study.held import memory_of, reviewed_state
 from studyapp.study.outage import kept_answers_path
+from studyapp.study.per_deck import PerDeck, leech_met
 
 if TYPE_CHECKING:
     from studyapp.store.cards import StoredCard
     from studyapp.store.held import KeptAnswers
-    from studyapp.store.progress import Answer, StateFor
+    from studyapp.store.progress import Answer, CardRow, NewState, StateFor
     from studyapp.study.ground import StudyGround
     from studyapp.study.host import CardKey
     from studyapp.study.index import CardIndex
@@ -52,11 +53,31 @@ class Answering:
         """Cards' states as last read or written, for the ratings' intervals while away."""
         self._offline: dict[tuple[str, str], Memory] = {}
         """Cards answered while the server was away: their state until the answers are sent."""
+        self._per_deck = PerDeck(ground)
+        self._leech_suspended: dict[int, tuple[str, str]] = {}
+        """Answer (log id) → the card its deck's leech action suspended: undo resumes it."""
 
-    def _reviewed(self, rating: Rating, at: datetime, reviewed: list[Memory]) -> StateFor:
-        """The new state of a card rated ``rating`` at ``at``, computed inside the write
-        transaction from the card as stored then (kept in ``reviewed`` too)."""
-        return reviewed_state(self._ground.scheduler, rating, at, reviewed)
+    def _reviewed(self, deck_id: str, rating: Rating, at: datetime, reviewed: list[Memory],
+                  leeched: list[bool] | None = None, *, due: DueTimes | None = None
+                  ) -> StateFor:
+        """The new state of a card of ``deck_id`` rated ``rating`` at ``at``, with its deck's
+        settings, computed inside the write transaction from the card as stored then (kept
+        in ``reviewed`` too; ``leeched`` says whether this lapse made it a leech). With
+        ``due``, the interval is balanced against the reviews it reads, read now."""
+        scheduler = self._per_deck.scheduler(deck_id)
+        if due is not None:
+            scheduler = scheduler.with_due_reviews(due, at)
+        state_for = reviewed_state(scheduler, rating, at, reviewed)
+        if leeched is None:
+            return state_for
+
+        def with_leech(row: CardRow | None) -> NewState:
+            state = state_for(row)
+            lapsed = state.lapses > (0 if row is None else row.lapses)
+            leeched[:] = [lapsed and leech_met(state.lapses, scheduler.settings.leech_lapses)]
+            return state
+
+        return with_leech
 
     # -- what a sitting reads ------------------------------------------------------
 
@@ -102,10 +123,11 @@ class Answering:
         try:
             row, scheduler = self._reach(lambda _: (
                 card_state(ground.store, ground.profile.id, deck_id, card_key),
-                ground.scheduler.with_due_reviews(due_reviews, now)))
+                self._per_deck.scheduler(deck_id).with_due_reviews(due_reviews, now)))
         except ServerAway:
             known = self._offline.get(key) or self._known.get(key)
-            return {} if known is None else ground.scheduler.preview(known, now)
+            return ({} if known is None
+                    else self._per_deck.scheduler(deck_id).preview(known, now))
         memory = self._offline.get(key) or memory_of(row)
         self._known[key] = memory
         return scheduler.preview(memory, now)
@@ -200,13 +222,14 @@ class Answering:
         if kept_id is not None:
             stored = replace(stored, held_id=None)
         reviewed: list[Memory] = []
+        leeched: list[bool] = []
 
         def due_reviews(start: datetime, end: datetime) -> list[datetime]:
             return review_due_times(ground.store, ground.profile.id, start, end)
 
         def state_for() -> StateFor:  # the due reviews read before the write (balancing)
-            scheduler = ground.scheduler.with_due_reviews(due_reviews, answer.reviewed_at)
-            return reviewed_state(scheduler, answer.rating, answer.reviewed_at, reviewed)
+            return self._reviewed(answer.deck_id, answer.rating, answer.reviewed_at, reviewed,
+                                  leeched, due=due_reviews)
 
         try:
             self.send_kept_answers()  # what was kept goes first: the answers stay in order
@@ -222,6 +245,10 @@ class Answering:
         if kept_id is not None:
             self._kept.drop(kept_id)
         self._known[(answer.deck_id, answer.card_key)] = reviewed[0]
+        if leeched and leeched[0] and self._per_deck.rules(answer.deck_id).leech_action \
+                == "suspend":  # the deck's leech action (Anki's "suspend card")
+            self.set_suspended(answer.deck_id, answer.card_key, True)
+            self._leech_suspended[log_id] = (answer.deck_id, answer.card_key)
         return log_id, reviewed[0]
 
     def undo_answer(self, log_id: int) -> bool:
@@ -240,7 +267,11 @@ class Answering:
             log_id = sent
         ground = self._ground
         try:
-            return self._reach(lambda _: undo_answer(ground.store, ground.profile.id, log_id))
+            undone = self._reach(lambda _: undo_answer(ground.store, ground.profile.id, log_id))
+            suspended = self._leech_suspended.pop(log_id, None)
+            if undone and suspended is not None:  # the lapse taken back: no leech to suspend
+                self.set_suspended(*suspended, False)
+            return undone
         except ServerAway:
             return False
         finally:
@@ -343,7 +374,8 @@ class Answering:
             if answer.rating is not Rating.AGAIN:
                 return Memory(card_id=1, stage=CardStage.REVIEW)
             before = Memory(card_id=1)
-        after = self._ground.scheduler.review(before, answer.rating, answer.reviewed_at)
+        after = self._per_deck.scheduler(answer.deck_id).review(before, answer.rating,
+                                                                answer.reviewed_at)
         self._offline[key] = after
         return after
 
@@ -389,7 +421,7 @@ class Answering:
 
     def _state_of(self, answer: Answer) -> StateFor:
         """How a kept answer's card state is computed inside its write."""
-        return self._reviewed(Rating(answer.rating), answer.reviewed_at, [])
+        return self._reviewed(answer.deck_id, Rating(answer.rating), answer.reviewed_at, [])
 
     def take_notices(self) -> list[str]:
         """The notices not said yet (the server away, kept answers sent), once."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from studyapp.srs.deck_options import DeckSchedulers
 from studyapp.srs.scheduler import CardStage, Memory, Rating, Scheduler, SchedulerSettings
 
 if TYPE_CHECKING:
@@ -48,13 +49,16 @@ def reviewed_state(scheduler: Scheduler, rating: Rating, at: datetime,
 
 def record_abandoned(store: Store, profile_id: int, scheduler: Scheduler,
                      now: datetime) -> list[str]:
-    """Record the answers this profile's gone apps held; their prompts, oldest first."""
+    """Record the answers this profile's gone apps held; their prompts, oldest first (each
+    card with its deck's options, over ``scheduler``'s settings)."""
     from studyapp.store.held import abandoned_answers  # SQLAlchemy: on first use
     from studyapp.store.progress import record_answer
 
     recorded = []
+    per_deck = DeckSchedulers(scheduler.settings, scheduler.zone)
     for answer in abandoned_answers(store, profile_id, now):
-        state_for = reviewed_state(scheduler, Rating(answer.rating), answer.reviewed_at, [])
+        state_for = reviewed_state(per_deck(answer.deck_id), Rating(answer.rating),
+                                   answer.reviewed_at, [])
         record_answer(store, profile_id, answer, state_for, maybe_recorded=True)
         recorded.append(answer.prompt or f"{answer.deck_id}/{answer.card_key}")
     return recorded

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from studyapp.decks import CardSpec
     from studyapp.questions.model import Question
     from studyapp.questions.scenario import PartVerdict
-    from studyapp.srs.scheduler import Memory, Rating
+    from studyapp.srs.scheduler import Memory, Rating, SchedulerSettings
     from studyapp.study.ladders import Counted
     from studyapp.study.views import AnsweredCard, ComingBack, Overview
 
@@ -113,6 +113,11 @@ class SessionHost(Protocol):
 
     def take_notices(self) -> list[str]:
         """One-line notices not said yet (the server away, kept answers sent), once."""
+        ...
+
+    @property
+    def settings(self) -> SchedulerSettings:
+        """The profile's scheduling settings, each deck's own options among them."""
         ...
 
     # what a face holding only the session reads (the plain loop)

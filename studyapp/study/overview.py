@@ -104,7 +104,8 @@ class StudyOverview:
             row = rows.get(card.key)
             if row is None or (row.stage == CardStage.NEW and not row.suspended):
                 counts["new"] += 1  # stage 0: marked (flagged, buried) or reset, never answered
-                if not sibling_answered(card, buried_facts):
+                if not (self._planner.per_deck.rules(card.deck.id).bury_new
+                        and sibling_answered(card, buried_facts)):  # the deck's bury option
                     new_waiting += 1
                 else:
                     counts["held"] += 1

@@ -26,6 +26,7 @@ from studyapp.srs.queue import (
 from studyapp.srs.scheduler import CardStage
 from studyapp.study.curriculum import CurriculumCard, sibling_answered
 from studyapp.study.ladders import waits_for
+from studyapp.study.per_deck import PerDeck
 from studyapp.study.queue_items import queue_item
 from studyapp.study.views import SessionKind, SessionMix
 
@@ -55,12 +56,26 @@ def one_per_family(cards: Iterable[CurriculumCard]) -> list[CurriculumCard]:
     return kept
 
 
+def _within_limit(left: dict[str, tuple[int, int]], deck_id: str, which: int) -> bool:
+    """Whether a deck with a daily limit of its own (``which``: 0 new, 1 reviews) has room
+    for one more card today; the room is taken when it has."""
+    limits = left.get(deck_id)
+    if limits is None:
+        return True
+    if limits[which] <= 0:
+        return False
+    left[deck_id] = (limits[0] - 1, limits[1]) if which == 0 else (limits[0], limits[1] - 1)
+    return True
+
+
 class SessionPlanner:
     """Today's limits, and what a session of each kind would ask now."""
 
     def __init__(self, ground: StudyGround, index: CardIndex) -> None:
         self._ground = ground
         self._index = index
+        self.per_deck = PerDeck(ground)
+        """Each deck's own scheduler, rules and limits (``srs.deck_options``)."""
 
     # -- the study day and its limits -------------------------------------------
 
@@ -115,8 +130,8 @@ class SessionPlanner:
     def _item(self, card: CurriculumCard, row: CardRow | QueueRow | None, now: datetime,
               retrievability: float | None = None) -> QueueItem:
         if row is not None and retrievability is None:
-            retrievability = self._ground.scheduler.recall_probability(row.stability,
-                                                                       row.last_review, now)
+            retrievability = self.per_deck.scheduler(card.deck.id).recall_probability(
+                row.stability, row.last_review, now)
         return queue_item(card, row, retrievability or 0.0)
 
     def plan(self, kind: SessionKind, *, post: str | None = None, deck: str | None = None,
@@ -164,10 +179,14 @@ class SessionPlanner:
         due = due_cards(ground.store, ground.profile.id, end, now, with_reviews=reviews_left > 0)
         answered = self.facts_answered(start, end)
         by_key = selection.by_key
-        recall = ground.scheduler.recall_curve(now)
-        learning = [self._item(card, row, now, recall(row.stability, row.last_review))
+        recall = self.per_deck.recall_curves(now)  # each deck's own parameters
+        rules = self.per_deck.rules
+        deck_left = dict(self.per_deck.limits_left(start, end))
+        learning = [self._item(card, row, now, recall(key[0])(row.stability, row.last_review))
                     for key, row in due.learning.items()
-                    if (card := by_key.get(key)) is not None]
+                    if (card := by_key.get(key)) is not None
+                    and not (answered and rules(key[0]).bury_interday and row.last_review
+                             and row.last_review < start and sibling_answered(card, answered))]
         # (recall, curriculum order, card, row, last review): the order is unique, so ties
         # end there
         due_reviews: list[tuple[float, tuple[int, int, int], CurriculumCard, DueReview,
@@ -175,15 +194,23 @@ class SessionPlanner:
         if reviews_left > 0:
             for row in due.reviews:
                 card = by_key.get((row.deck_id, row.card_key))
-                if card is None or (answered and sibling_answered(card, answered)):
+                if card is None or (answered and rules(row.deck_id).bury_reviews
+                                    and sibling_answered(card, answered)):
                     continue
                 last = None if row.last_review is None else stored_time(row.last_review)
-                due_reviews.append((recall(row.stability, last), card.order, card, row, last))
+                due_reviews.append((recall(row.deck_id)(row.stability, last), card.order, card,
+                                    row, last))
         taken = {i.fact for i in learning if i.fact}  # facts already in this queue
         # only today's allowance of reviews, the least likely to be recalled first
-        reviews = []
-        for retrievability, _, card, row, last in heapq.nsmallest(reviews_left, due_reviews):
-            if card.fact and card.fact in taken:
+        reviews: list[QueueItem] = []
+        ranked = (sorted(due_reviews) if deck_left  # a deck at its own limit passes its turn
+                  else heapq.nsmallest(reviews_left, due_reviews))
+        for retrievability, _, card, row, last in ranked:
+            if len(reviews) >= reviews_left:
+                break
+            if not _within_limit(deck_left, row.deck_id, 1):
+                continue
+            if card.fact and card.fact in taken and rules(row.deck_id).bury_reviews:
                 continue
             if card.fact:
                 taken.add(card.fact)
@@ -194,14 +221,17 @@ class SessionPlanner:
         seen = not_new_keys(ground.store, ground.profile.id, now) if new_left > 0 else set()
         unseen = selection.keys.difference(seen) if new_left > 0 else frozenset()
         waiting = [card for card in selection.in_order(unseen)
-                   if not (card.fact and card.fact in taken)
-                   and not sibling_answered(card, answered)]
+                   if not rules(card.deck.id).bury_new
+                   or not ((card.fact and card.fact in taken) or sibling_answered(card, answered))]
         if waiting:
             waiting = list(filter(self._ready(seen), waiting))
         for card in self.gathered(one_per_family(waiting)):
             if len(new) >= new_left + SPARE_NEW:
                 break
-            if (card.fact and card.fact in taken) or sibling_answered(card, answered):
+            if rules(card.deck.id).bury_new and (
+                    (card.fact and card.fact in taken) or sibling_answered(card, answered)):
+                continue
+            if not _within_limit(deck_left, card.deck.id, 0):
                 continue
             if card.fact:
                 taken.add(card.fact)

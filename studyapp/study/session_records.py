@@ -16,6 +16,7 @@ from studyapp.questions.grading import Verdict
 from studyapp.questions.misconceptions import misconception_of
 from studyapp.questions.model import Question
 from studyapp.questions.scenario import PartVerdict, step_outcome
+from studyapp.srs.deck_options import deck_rules
 from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import CardStage, Rating
 from studyapp.study.draws import ShownDraws, bring_forward
@@ -224,6 +225,11 @@ class SessionRecords:
         written card on the same figure another day.
         """
         siblings = self.service.siblings(item.deck_id, item.card_key)
+        rules = deck_rules(self.service.settings, item.deck_id)
+        if siblings and not (rules.bury_new and rules.bury_reviews):  # the deck's bury options
+            new = {i.key for i in self.queue.main if i.stage is CardStage.NEW}
+            siblings = {key for key in siblings
+                        if (rules.bury_new if key in new else rules.bury_reviews)}
         if item.generated:
             stated = self.service.given_away(item.deck_id,
                                              (question.prompt, question.explanation), self.lang)

@@ -115,13 +115,14 @@ def test_anki_buries_the_other_draws_of_a_generated_card(tmp_path: Path,
     deck = _deck(tmp_path)
     target = tmp_path / "drill.apkg"
     write_apkg(select_cards([deck]), target, "en", instances=3)
-    _import(collection, target)
+    # Anki's "Import any deck presets": the deck's own preset comes along, burying on
+    collection.import_anki_package(ImportAnkiPackageRequest(  # type: ignore[attr-defined]
+        package_path=str(target), options=ImportAnkiPackageOptions(
+            with_scheduling=False, with_deck_configs=True)))
     col = collection
     drill = col.decks.by_name("studyapp::Drill")["id"]  # type: ignore[attr-defined]
     config = col.decks.config_dict_for_deck_id(drill)  # type: ignore[attr-defined]
-    config["new"]["bury"] = True
-    config["new"]["perDay"] = 100
-    col.decks.update_config(config)  # type: ignore[attr-defined]
+    assert config["new"]["bury"] and config["rev"]["bury"]  # the export's preset, not Default
     col.decks.select(drill)  # type: ignore[attr-defined]
     generated = _notes(col)[draws_guid("export-drill", "gen-fits")]
     seen: list[int] = []

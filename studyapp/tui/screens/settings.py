@@ -1,4 +1,5 @@
-"""Settings: language, theme, daily limits, retention and new-card order, applied at once.
+"""Settings: language, theme, daily limits, retention and new-card order, applied at once;
+below them each deck's own options (from Anki), shown.
 
 Language and theme live in the app's settings file (with key remaps);
 limits and retention belong to the learner's profile in the database,
@@ -26,6 +27,8 @@ from textual.widgets import (
     Static,
 )
 
+from studyapp.progress.options_text import options_lines
+from studyapp.srs.deck_options import shown_options
 from studyapp.srs.queue import DEFAULT_NEW_CARD_ORDER, NEW_CARD_ORDERS
 from studyapp.tui.preferences import preferences_path
 from studyapp.tui.screens.base import StudyScreen
@@ -113,6 +116,8 @@ class SettingsScreen(StudyScreen):
             yield Label(self.tr("tuning.settings.optimize_help"), classes="hint settings-help")
             yield ProgressBar(total=1.0, show_eta=False, id="optimize-progress")
             yield Static("", id="optimize-status")
+            yield Label(self.tr("tui.settings.deck_options"), classes="settings-label")
+            yield Static("", id="deck-options", classes="hint")
             yield Static(Content(self.tr("tui.settings.keymap", path=str(preferences_path()))),
                          id="settings-keymap", classes="hint")
         yield Footer()
@@ -161,6 +166,11 @@ class SettingsScreen(StudyScreen):
         with self.prevent(Input.Changed):
             easy.value = "".join(day[0] for day in settings.easy_days)
         easy.disabled = False
+        # each deck with options of its own (from Anki), as the deck uses them; text from a
+        # package is shown as text, never as markup
+        lines = options_lines(shown_options(settings), self.lang)
+        self.query_one("#deck-options", Static).update(
+            Content("\n".join(lines) or self.tr("tui.settings.deck_options_none")))
         # undo puts back the parameters the last optimize replaced, when it replaced some
         self.query_one("#optimize-undo", Button).disabled = settings.previous_parameters is None
 
