@@ -9,7 +9,7 @@ the session goes on after it. Quiz users ask for it right after a miss
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -36,6 +36,7 @@ class AnotherDraws:
     service: SessionHost
     rng: random.Random
     lang: str
+    stopwatch: Callable[[], float]
     queue: SessionQueue
     reached: int
     _shown: set[tuple[str, str]]
@@ -99,7 +100,7 @@ class AnotherDraws:
             question = showing(spec, self.rng.randrange(2**31), self.lang)
         self._prompts.add(asked(question))
         presented = replace(base.presented, question=question, returning=True, practice=True)
-        self._pending = _Pending(presented, base.item, False, time.monotonic(), extra=True)
+        self._pending = _Pending(presented, base.item, False, self.stopwatch(), extra=True)
         return presented
 
     def _put_back(self, pending: _Pending) -> None:

@@ -404,7 +404,7 @@ class StudyService:
             kind = SessionKind.PRACTICE
         queue = self.session_queue(kind, post=post, deck=deck, limit=limit)
         session = StudySession(self, kind, queue, limit=limit, seed=seed,
-                               lang=lang or self.config.lang)
+                               lang=lang or self.config.lang, stopwatch=self.config.stopwatch)
         session.drawn = ShownDraws.lately(self._draws_owner, self.now())
         self._sessions.add(session)
         return session
@@ -420,7 +420,7 @@ class StudyService:
         queue = drill_queue(self.session_queue(SessionKind.PRACTICE),
                             trap_families(misconception), limit)
         session = StudySession(self, kind, queue, limit=limit, seed=seed,
-                               lang=lang or self.config.lang)
+                               lang=lang or self.config.lang, stopwatch=self.config.stopwatch)
         self._sessions.add(session)
         return session
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import timedelta
 from functools import cached_property
@@ -68,8 +68,10 @@ class StudySession(AnotherDraws, SessionRecords):
 
     def __init__(self, service: SessionHost, kind: SessionKind,
                  queue: SessionQueue | Sequence[QueueItem], *, limit: int | None,
-                 seed: int | None, lang: str) -> None:
+                 seed: int | None, lang: str,
+                 stopwatch: Callable[[], float] = time.monotonic) -> None:
         self.service = service
+        self.stopwatch = stopwatch
         self.kind = kind
         if not isinstance(queue, SessionQueue):
             items = list(queue)
@@ -195,7 +197,7 @@ class StudySession(AnotherDraws, SessionRecords):
                                   early_by=early, flag=self._flags.get(item.key, 0),
                                   place=question.post or self.service.deck_title_of(
                                       item.deck_id, self.lang))
-            self._pending = _Pending(presented, item, first, time.monotonic(), draws=draws)
+            self._pending = _Pending(presented, item, first, self.stopwatch(), draws=draws)
             return presented
 
     def submit(self, response: str) -> Outcome:
@@ -232,7 +234,7 @@ class StudySession(AnotherDraws, SessionRecords):
                 return Outcome(verdict, recorded=False, needs_rating=False)
         pending.response = response
         pending.verdict = verdict
-        pending.duration_ms = int((time.monotonic() - pending.started) * 1000)
+        pending.duration_ms = int((self.stopwatch() - pending.started) * 1000)
         self._overrulable = None
         if not verdict.correct:
             self._overrulable = _Overrulable(pending, None)
@@ -301,7 +303,7 @@ class StudySession(AnotherDraws, SessionRecords):
         question = pending.presented.question
         pending.verdict = scenario_verdict(question, pending.parts, pending.part_responses)
         pending.response = " | ".join(pending.part_responses)
-        pending.duration_ms = int((time.monotonic() - pending.started) * 1000)
+        pending.duration_ms = int((self.stopwatch() - pending.started) * 1000)
 
     def _settle_steps(self, pending: _Pending) -> Rating | None:
         """An unfinished scenario with a wrong step: Again, logged as the steps answered."""

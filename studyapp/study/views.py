@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -35,6 +36,9 @@ class StudyConfig:
     profile: str = "default"
     lang: str = "en"
     clock: Callable[[], datetime] = utc_now
+    stopwatch: Callable[[], float] = time.monotonic
+    """Seconds on a clock that only goes forward: how long an answer took (a still one in
+    tests, so the time studied does not depend on how busy the machine is)."""
     extra_decks: tuple[Path, ...] = ()
 
     @property

@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -81,6 +82,7 @@ class StudyApp(App[None]):
     def __init__(self, settings: Settings, *, preferences: Preferences | None = None,
                  preferences_path: Path | None = None, study: dict[str, Any] | None = None,
                  clock: Callable[[], datetime] | None = None, seed: int | None = None,
+                 stopwatch: Callable[[], float] | None = None,
                  lang_from_command_line: bool = True) -> None:
         super().__init__()
         self.settings = settings
@@ -94,6 +96,7 @@ class StudyApp(App[None]):
         self.study_request = study
         self.seed = seed if seed is not None else (study or {}).get("seed")
         self.clock = clock
+        self.stopwatch = stopwatch
         self.backend = StudyBackend(self._make_service)
         self.fatal_error: str | None = None
         if self.preferences.theme and self.preferences.theme in self.available_themes:
@@ -108,8 +111,9 @@ class StudyApp(App[None]):
         config = StudyConfig(db_url=self.settings.db_url, profile=self.settings.profile,
                              lang=self.lang)
         if self.clock is not None:
-            config = StudyConfig(db_url=config.db_url, profile=config.profile, lang=config.lang,
-                                 clock=self.clock)
+            config = replace(config, clock=self.clock)
+        if self.stopwatch is not None:
+            config = replace(config, stopwatch=self.stopwatch)
         return StudyService(config)
 
     # -- lifecycle -----------------------------------------------------------
@@ -390,10 +394,11 @@ def as_context(app: StudyApp) -> StudyContext:
 
 def make_app(settings: Settings, *, study: dict[str, Any] | None = None,
              clock: Callable[[], datetime] | None = None, seed: int | None = None,
+             stopwatch: Callable[[], float] | None = None,
              preferences_path: Path | None = None,
              lang_from_command_line: bool = True) -> StudyApp:
     """The app for these settings (the command line and the tests use this)."""
-    return StudyApp(settings, study=study, clock=clock, seed=seed,
+    return StudyApp(settings, study=study, clock=clock, seed=seed, stopwatch=stopwatch,
                     preferences_path=preferences_path,
                     lang_from_command_line=lang_from_command_line)
 

@@ -30,6 +30,9 @@ def app_factory(db_path: Path) -> Callable[..., StudyApp]:
         settings = Settings(db_url=f"sqlite:///{db_path}", profile="default", lang=lang)
         kwargs.setdefault("clock", fixed_clock)
         kwargs.setdefault("seed", SEED)
+        # a still stopwatch: the time an answer took (and the summary's time studied) does
+        # not depend on how busy the machine is
+        kwargs.setdefault("stopwatch", lambda: 0.0)
         return make_app(settings, **kwargs)
 
     return build

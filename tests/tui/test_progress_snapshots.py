@@ -58,12 +58,16 @@ async def on_progress(pilot: Pilot[Any]) -> None:
     await pilot.wait_for_scheduled_animations()
     # the page's panels lay out over several frames (the heat map last): the snapshot
     # waits until its height has settled, or the scrollbar is drawn for some runs only
+    # (five frames alike in a row: on a busy machine two alike can still be mid-layout)
     body = app.screen.query_one("#progress-body")
     settled = None
-    for _ in range(60):
+    alike = 0
+    for _ in range(150):
         await pilot.pause(0.1)
+        await app.workers.wait_for_complete()
         now = (body.virtual_size, body.max_scroll_y, body.show_vertical_scrollbar)
-        if now == settled:
+        alike = alike + 1 if now == settled else 0
+        if alike >= 5:
             break
         settled = now
     await pilot.pause(0.2)
