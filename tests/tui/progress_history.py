@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 from datetime import datetime, timedelta
 from pathlib import Path
-from unittest import mock
 
 from tui_helpers import FIXED_NOW, right_answer, wrong_answer
 
@@ -29,12 +28,12 @@ def make_history(db_path: Path, profile: str = "default", *, days: int = 60,
     def clock() -> datetime:
         return moment[0]
 
+    # answer times follow the simulated clock too, so time studied is the same on every run
     service = StudyService(StudyConfig(db_url=f"sqlite:///{db_path}", profile=profile,
-                                       lang="en", clock=clock))
+                                       lang="en", clock=clock,
+                                       stopwatch=lambda: moment[0].timestamp()))
     service.update_settings(new_card_order="authored-first")  # the history these tests know
-    # Answer times follow the simulated clock too, so time studied is the same on every run.
-    with mock.patch("studyapp.study.session.time.monotonic", lambda: moment[0].timestamp()):
-        _study(service, moment, rng, days, skill, per_day)
+    _study(service, moment, rng, days, skill, per_day)
 
 
 def _study(service: StudyService, moment: list[datetime], rng: random.Random, days: int,

@@ -56,6 +56,9 @@ async def on_progress(pilot: Pilot[Any]) -> None:
     await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen)
                      and app.screen.view is not None)
     await pilot.wait_for_scheduled_animations()
+    # the heat map and forecast come last, from the service thread: every panel is there
+    await wait_until(pilot, lambda: all(app.screen.query_one(f"#{panel}").size.height > 0
+                                        for panel in ("heatmap", "forecast", "leeches-table")))
     # the page's panels lay out over several frames (the heat map last): the snapshot
     # waits until its height has settled, or the scrollbar is drawn for some runs only
     # (five frames alike in a row: on a busy machine two alike can still be mid-layout)
@@ -65,7 +68,8 @@ async def on_progress(pilot: Pilot[Any]) -> None:
     for _ in range(150):
         await pilot.pause(0.1)
         await app.workers.wait_for_complete()
-        now = (body.virtual_size, body.max_scroll_y, body.show_vertical_scrollbar)
+        now = (body.virtual_size, body.scroll_y, body.max_scroll_y, body.show_vertical_scrollbar,
+               tuple((t.scroll_y, t.cursor_row) for t in app.screen.query(DataTable)))
         alike = alike + 1 if now == settled else 0
         if alike >= 5:
             break
@@ -77,9 +81,12 @@ async def settled(pilot: Pilot[Any], widget: Any) -> None:
     """Until the page's height stops changing: every part of it drawn (the scroll bar's
     thumb in a snapshot depends on the whole page)."""
     last = None
-    for _ in range(50):
+    alike = 0
+    for _ in range(150):
+        await pilot.app.workers.wait_for_complete()
         size = (widget.virtual_size, widget.scroll_y)
-        if size == last:
+        alike = alike + 1 if size == last else 0
+        if alike >= 5:  # five alike in a row: two can be alike mid-layout on a busy machine
             return
         last = size
         await pilot.pause(0.1)
