@@ -18,6 +18,7 @@ from studyapp.decks.problems import ProblemMessage, problem_message
 _UNQUOTED_COLON = re.compile(
     r"\s*(?:-\s+)?(?P<key>[\w-]+):\s+(?P<value>[^\s\"'{\[|>].*?:\s.*?)\s*$")
 _KEY_LINE = re.compile(r"^\s*(?:-\s+)?[\w-]+:(?:\s|$)")
+_BLOCK_START = re.compile(r":\s+[|>][-+0-9]*\s*(?:#.*)?$")
 _QUOTED_VALUE = re.compile(r"^\s*(?:-\s+)?(?:[\w-]+:\s+)?(?P<open>[\"'])")
 
 
@@ -29,8 +30,12 @@ def open_quote(lines: list[str], last: int) -> tuple[int, int, str] | None:
     """The first value up to line ``last`` (1-based) whose quote is not closed on its line
     and is followed by a line that reads as a key: a quote left open, which the next quote
     in the file then closes (the line, column and quote character)."""
+    block: int | None = None  # the indentation of the key a literal block (| or >) opens
     for number in range(1, min(last, len(lines)) + 1):
         line = lines[number - 1]
+        if block is not None and (not line.strip() or _indent(line) > block):
+            continue  # text of a block: its quotes are words
+        block = _indent(line) if _BLOCK_START.search(line) else None
         match = _QUOTED_VALUE.match(line)
         if match is None or line.lstrip().startswith("#"):
             continue

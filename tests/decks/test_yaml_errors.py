@@ -106,3 +106,15 @@ def test_a_quoted_text_on_two_lines_is_still_yaml(tmp_path: Path) -> None:
     """A quoted value may go on over the next line: it is not a quote left open."""
     text = CARD.replace('"Does the H100 SXM use HBM3?"', '"Does the H100 SXM\n      use HBM3?"')
     assert validate_paths([write(tmp_path, text)]) == []
+
+
+def test_a_quote_in_a_block_of_text_is_not_a_quote_left_open(tmp_path: Path) -> None:
+    """A summary written as a block (``|``) may hold any quote; an error after it is
+    still said where it is."""
+    text = CARD.replace("title: Quotes\n", 'title: Quotes\nsummary: |\n  "Quoted, then\n  more\n')
+    text = text.replace("    answer: true\n    explanation", "      answer: true\n    explanation")
+    path = write(tmp_path, text)
+    [problem] = validate_paths([path])
+    assert problem.render("en") == (f"{path}:12:7: this line starts at column 7, right of "
+                                    "line 11 above it (column 5): the keys of one mapping "
+                                    "start in the same column")
