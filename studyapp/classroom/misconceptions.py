@@ -4,7 +4,7 @@ A student *holds* a misconception when its slips showed at least
 ``HELD_FROM_SLIPS`` times in the last ``HORIZON_DAYS`` on at least two
 different cards (one slip on one card may be a typo; the same idea twice on
 two questions is a pattern). The slips are counted in one SQL query grouped
-by student, slip and card (``store.trap_answers.class_slips``), so the report
+by student and slip (``store.trap_answers.class_slips``), so the report
 stays fast for a large class.
 """
 
@@ -48,16 +48,22 @@ def class_misconceptions(store: Store, now: datetime,
     since = now - timedelta(days=HORIZON_DAYS)
     slips: dict[tuple[int, str], int] = defaultdict(int)
     cards: dict[tuple[int, str], set[int]] = defaultdict(set)
+    spread: set[tuple[int, str]] = set()
     for row in class_slips(store, since, profile_ids):
         # a scenario's slip is "step: key"; the key names the misconception
         key = misconception_of(row.slip.rpartition(": ")[2]).key
         slips[row.profile_id, key] += row.slips
+        # several slips may name one misconception: a slip on one card gives its card's id
+        # (the same card under two slips counts once); a slip on enough cards settles it
         cards[row.profile_id, key].add(row.card_id)
+        if row.cards >= HELD_ON_CARDS:
+            spread.add((row.profile_id, key))
     holders: dict[str, int] = defaultdict(int)
     shown: dict[str, int] = defaultdict(int)
     for (pid, key), n in slips.items():
         shown[key] += n
-        if n >= HELD_FROM_SLIPS and len(cards[pid, key]) >= HELD_ON_CARDS:
+        if n >= HELD_FROM_SLIPS and ((pid, key) in spread
+                                     or len(cards[pid, key]) >= HELD_ON_CARDS):
             holders[key] += 1
     found = [ClassMisconception(key, holders.get(key, 0), n) for key, n in shown.items()]
     found.sort(key=lambda m: (-m.students, -m.slips, m.key))

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from studyapp.i18n import t
-from studyapp.store.regrade import RegradeNotice, take_notices
 from studyapp.text import visible
 
 if TYPE_CHECKING:
+    from studyapp.store.regrade import RegradeNotice
     from studyapp.study.service import StudyService
 
 PROMPT_WIDTH = 60
@@ -27,6 +27,8 @@ def take_regrade_notices(service: StudyService, lang: str) -> list[str]:
     returns none. A read-only profile keeps its notices for a session that can clear them."""
     if service.read_only:
         return []
+    from studyapp.store.regrade import take_notices  # the database, only when it is read
+
     # the same answer to the same card, given again while it was being relearnt: one line
     same: dict[tuple[str, str, str, bool], list[RegradeNotice]] = {}
     for notice in take_notices(service.store, service.profile.id):

@@ -91,3 +91,22 @@ def test_class_report_prints_misconceptions(tmp_path: Path) -> None:
     text = runner.invoke(main, ["--db", db, "class", "report"], env=env)
     assert text.exit_code == 0, text.output
     assert "Misconceptions in the class" in text.output
+
+
+def test_two_slips_of_one_misconception_count_its_cards_once(db_url: str) -> None:
+    """dtype_bytes and dtype_bf16 both name the data type's size: on one card they are
+    one card (not held); on two cards, held."""
+    store = open_store(db_url)
+    try:
+        for name, cards in (("eve", ("w", "w")), ("fay", ("w", "x"))):
+            profile = ensure_profile(store, name, {}, T0)
+            for n, (card, slip) in enumerate(zip(cards, ("dtype_bytes", "dtype_bf16"),
+                                                 strict=True)):
+                record_answer(store, profile.id, replace(
+                    answer("kv-class", card, T0 + timedelta(minutes=n)), response="8",
+                    correct=False, rating=1, params={"answer_slips": [slip]}))
+        report = class_report(store, {"intro": 1}, NOW)
+    finally:
+        store.close()
+    assert [(m.key, m.students, m.slips) for m in report.misconceptions] == [
+        ("dtype_size", 1, 4)]
