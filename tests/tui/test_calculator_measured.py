@@ -3,7 +3,7 @@ theory, in the words ``calc`` prints, and offers its efficiency instead of the t
 
 Figures (content/measurements.yaml):
 - NVIDIA NIM 1.8.0, Llama 3.3 70B FP8 on 2 H100 SXM, one stream, 5,000 tokens in:
-  51.67 tokens/s, shown to three figures as 51.7 (https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance);
+  51.67 tokens/s (https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance);
   the datasheet ceiling the entry reads it against is 94.97 tokens/s.
 - Transformer Engine FP8, GPT-2 XL on one H100 SXM: 490 TFLOPS of the 1,979 dense FP8
   peak (https://github.com/ROCm/TransformerEngine/issues/72).
@@ -24,12 +24,12 @@ from studyapp.tui.screens.home import HomeScreen
 AppFactory = Callable[..., StudyApp]
 
 WORDS = {
-    "en": {"measured": "measured:", "decode": "measured: 51.7 tokens/s — docs.nvidia.com, "
+    "en": {"measured": "measured:", "decode": "measured: 51.67 tokens/s — docs.nvidia.com, "
                                                "2025-06-01",
            "train": "measured: 490 TFLOPS — TransformerEngine#72, 2024-10-17",
            "share": "24.8% of the datasheet's 1,979 TFLOPS",
            "used": "efficiency used: 24.8%, measured (h100-sxm-te-fp8-gpt2xl)"},
-    "es": {"measured": "medido:", "decode": "medido: 51,7 tokens/s — docs.nvidia.com, "
+    "es": {"measured": "medido:", "decode": "medido: 51,67 tokens/s — docs.nvidia.com, "
                                              "2025-06-01",
            "train": "medido: 490 TFLOPS — TransformerEngine#72, 2024-10-17",
            "share": "24,8 % de los 1979 TFLOPS de la ficha técnica",
