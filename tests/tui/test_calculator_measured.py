@@ -83,6 +83,14 @@ async def test_the_panes_show_what_was_measured_on_the_same_setup(app_factory: A
         # the decode step streams at the measured share of the bandwidth (54.4%)
         assert text_of(app, "#decode-result").split("\n")[0] != decode_before
 
+        # vLLM's start-up log for Qwen3 235B-A22B FP8 on 4 H100: 178,880 tokens of KV
+        # cache (https://github.com/vllm-project/vllm/issues/21348)
+        app.screen.query_one("#model", Select).value = "qwen3-235b-a22b"
+        app.screen.query_one("#gpus", Input).value = "4"
+        await wait_until(pilot, lambda: "vllm#21348, 2025-07-22" in text_of(app, "#fit-result"))
+        assert words["measured"] in text_of(app, "#fit-result")
+        assert ("178,880" if lang == "en" else "178\u202f880") in text_of(app, "#fit-result")
+
         app.screen.query_one("#gpus", Input).value = "3"  # no run on 3 GPUs
         await wait_until(pilot, lambda: words["decode"] not in text_of(app, "#decode-result"))
         assert words["measured"] not in text_of(app, "#decode-result")
