@@ -13,7 +13,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from studyapp.i18n import t
-from studyapp.numbers import format_figure
+from studyapp.numbers import format_figure, format_number
+
+PUBLISHED_DIGITS = 6
+"""A measured figure is written as its source gives it (52.85 tokens/s, 3,353.3 TFLOPS),
+not rounded to the three figures of a computed one."""
 
 _GITHUB = re.compile(r"https://github\.com/[^/]+/([^/]+)(?:/(issues|pull)/(\d+))?")
 
@@ -42,11 +46,12 @@ def measured_lines(entry: Mapping[str, Any], lang: str, *, used: bool = False,
         return format_figure(value, lang)
 
     unit = entry["unit"]
+    value = format_number(entry["value"], lang, PUBLISHED_DIGITS)  # as published: 52.85
     if short:
-        lines = [t("calc.measured.line_short", lang, value=fig(entry["value"]), unit=unit,
+        lines = [t("calc.measured.line_short", lang, value=value, unit=unit,
                    source=source_name(entry["source"]), date=entry["date"])]
     else:
-        lines = [t("calc.measured.line", lang, value=fig(entry["value"]), unit=unit,
+        lines = [t("calc.measured.line", lang, value=value, unit=unit,
                    name=entry["name"], date=entry["date"], source=entry["source"])]
     if entry["theory"] is not None:
         lines.append(t("calc.measured.of_theory", lang, share=fig(100 * entry["efficiency"]),

@@ -3,7 +3,7 @@ theory, in the words ``calc`` prints, and offers its efficiency instead of the t
 
 Figures (content/measurements.yaml):
 - NVIDIA NIM 1.8.0, Llama 3.3 70B FP8 on 2 H100 SXM, one stream, 5,000 tokens in:
-  51.67 tokens/s, shown to three figures as 51.7 (https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance);
+  51.67 tokens/s (https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance);
   the datasheet ceiling the entry reads it against is 94.97 tokens/s.
 - Transformer Engine FP8, GPT-2 XL on one H100 SXM: 490 TFLOPS of the 1,979 dense FP8
   peak (https://github.com/ROCm/TransformerEngine/issues/72).
@@ -24,12 +24,12 @@ from studyapp.tui.screens.home import HomeScreen
 AppFactory = Callable[..., StudyApp]
 
 WORDS = {
-    "en": {"measured": "measured:", "decode": "measured: 51.7 tokens/s — docs.nvidia.com, "
+    "en": {"measured": "measured:", "decode": "measured: 51.67 tokens/s — docs.nvidia.com, "
                                                "2025-06-01",
            "train": "measured: 490 TFLOPS — TransformerEngine#72, 2024-10-17",
            "share": "24.8% of the datasheet's 1,979 TFLOPS",
            "used": "efficiency used: 24.8%, measured (h100-sxm-te-fp8-gpt2xl)"},
-    "es": {"measured": "medido:", "decode": "medido: 51,7 tokens/s — docs.nvidia.com, "
+    "es": {"measured": "medido:", "decode": "medido: 51,67 tokens/s — docs.nvidia.com, "
                                              "2025-06-01",
            "train": "medido: 490 TFLOPS — TransformerEngine#72, 2024-10-17",
            "share": "24,8 % de los 1979 TFLOPS de la ficha técnica",
@@ -82,6 +82,14 @@ async def test_the_panes_show_what_was_measured_on_the_same_setup(app_factory: A
         assert text_of(app, "#train-result") != before  # the days follow the measured MFU
         # the decode step streams at the measured share of the bandwidth (54.4%)
         assert text_of(app, "#decode-result").split("\n")[0] != decode_before
+
+        # vLLM's start-up log for Qwen3 235B-A22B FP8 on 4 H100: 178,880 tokens of KV
+        # cache (https://github.com/vllm-project/vllm/issues/21348)
+        app.screen.query_one("#model", Select).value = "qwen3-235b-a22b"
+        app.screen.query_one("#gpus", Input).value = "4"
+        await wait_until(pilot, lambda: "vllm#21348, 2025-07-22" in text_of(app, "#fit-result"))
+        assert words["measured"] in text_of(app, "#fit-result")
+        assert ("178,880" if lang == "en" else "178\u202f880") in text_of(app, "#fit-result")
 
         app.screen.query_one("#gpus", Input).value = "3"  # no run on 3 GPUs
         await wait_until(pilot, lambda: words["decode"] not in text_of(app, "#decode-result"))
