@@ -174,13 +174,13 @@ def sm2_starting_state(first: Entry, parameters: Sequence[float],
                        retention: float = SM2_RETENTION) -> tuple[float, float]:
     """(stability, difficulty) Anki starts an incomplete history from: its first answer's
     SM-2 ease and interval, through fsrs-rs ``memory_state_from_sm2``."""
-    ease = (first.factor or DEFAULT_EASE) / 1000
+    ease = (first.factor if first.factor > 0 else DEFAULT_EASE) / 1000
     state = fsrs_rs.FSRS(list(parameters)).memory_state_from_sm2(
         ease, float(max(first.interval, 1)), retention)
     difficulty = state.difficulty
     if ease <= 1.1:  # an entry FSRS wrote: its "ease" encodes the difficulty
         difficulty = (ease - 0.1) * 9 + 1
-    return float(state.stability), float(difficulty)
+    return float(state.stability), min(10.0, max(1.0, float(difficulty)))
 
 
 def replay(scheduler: Scheduler, card_id: int, entries: Sequence[Entry], *,

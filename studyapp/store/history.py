@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 from typing import Any
 
@@ -83,9 +84,8 @@ def log_rescheduled(store: Store, profile_id: int, at: datetime,
     5, as Anki logs "Reschedule cards on change" in its review log."""
     if not intervals:
         return
-    stamp = int(at.timestamp() * 1000)
-    with store.transaction() as session:
+    with store.transaction() as session:  # a fresh uid: two runs may share one clock time
         session.add_all(ScheduleChange(profile_id=profile_id, card_id=card,
-                                       uid=f"rescheduled-{card}-{stamp}", changed_at=at,
+                                       uid=f"rescheduled-{uuid.uuid4().hex}", changed_at=at,
                                        kind=5, factor=0, interval=days)
                         for card, days in intervals.items())

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from learner_sim import simulate_learner, store_history
-from textual.widgets import Button, Checkbox, ProgressBar, Static
+from textual.widgets import Button, Checkbox, Input, ProgressBar, Static
 from tui_helpers import fixed_clock, wait_until
 
 from studyapp.srs.scheduler import DEFAULT_PARAMETERS
@@ -43,6 +43,27 @@ async def test_optimize_without_history_says_how_many_reviews_are_needed(
         await wait_until(pilot, lambda: "more" in _status(app))
         assert "needs 400: 400 more" in _status(app)
         assert not app.screen.query_one("#optimize", Button).disabled
+
+
+async def test_ignore_reviews_before_is_a_setting_as_in_anki(app_factory: AppFactory,
+                                                             db_path: Path) -> None:
+    """The date `optimize --ignore-before` saves: a past day saved, a future one refused,
+    empty clears it."""
+    app = app_factory()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await _open_settings(pilot, app)
+        field = app.screen.query_one("#ignore_before", Input)
+        field.value = "2999-01-01"
+        await wait_until(pilot, lambda: field.has_class("-invalid"))
+        field.value = "2025-02-15"
+        await wait_until(pilot, lambda: app.screen.scheduler_settings is not None  # type: ignore[attr-defined]
+                         and app.screen.scheduler_settings.ignore_reviews_before == "2025-02-15")
+        assert not field.has_class("-invalid")
+    service = StudyService(StudyConfig(db_url=f"sqlite:///{db_path}"))
+    try:
+        assert service.settings.ignore_reviews_before == "2025-02-15"
+    finally:
+        service.close()
 
 
 async def test_optimize_shows_progress_then_saves(app_factory: AppFactory, db_path: Path,

@@ -8,6 +8,7 @@ saved through the study service. Nothing is written unless it changed.
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -105,6 +106,8 @@ class SettingsScreen(StudyScreen):
             yield from self.field("easy_days", Input("", id="easy_days", compact=True,
                                                      disabled=True))
             yield Static("", id="settings-status")
+            yield from self.field("ignore_before", Input(
+                "", id="ignore_before", placeholder="YYYY-MM-DD", compact=True, disabled=True))
             with Horizontal(classes="settings-field"):
                 yield Label(self.tr("tuning.settings.optimize"), classes="settings-label")
                 yield Button(self.tr("tuning.settings.optimize_button"), id="optimize",
@@ -152,6 +155,10 @@ class SettingsScreen(StudyScreen):
             with self.prevent(Input.Changed):
                 field.value = value
             field.disabled = False
+        ignore = self.query_one("#ignore_before", Input)
+        with self.prevent(Input.Changed):
+            ignore.value = settings.ignore_reviews_before or ""
+        ignore.disabled = False
         order = self.query_one("#new_card_order", Select)
         with self.prevent(Select.Changed):
             order.value = (settings.new_card_order if settings.new_card_order in NEW_CARD_ORDERS
@@ -239,6 +246,28 @@ class SettingsScreen(StudyScreen):
         self.query_one("#settings-status", Static).update("")
         if changes:
             self.save(changes)
+
+    @on(Input.Changed, "#ignore_before")
+    def on_ignore_before(self, event: Input.Changed) -> None:
+        """Anki's "Ignore cards reviewed before": a past date, or empty for none."""
+        current = self.scheduler_settings
+        if current is None:
+            return
+        text = event.value.strip()
+        try:
+            day = date.fromisoformat(text) if text else None
+            if day is not None and day > date.today():
+                raise ValueError(text)
+        except ValueError:
+            event.input.add_class("-invalid")
+            self.query_one("#settings-status", Static).update(
+                self.tr("tui.settings.invalid", field=self.tr("tui.settings.ignore_before")))
+            return
+        event.input.remove_class("-invalid")
+        self.query_one("#settings-status", Static).update("")
+        value = day.isoformat() if day is not None else None
+        if value != current.ignore_reviews_before:
+            self.save({"ignore_reviews_before": value})
 
     @work(exclusive=True, group="save-settings", exit_on_error=False)
     async def save(self, changes: dict[str, Any]) -> None:
