@@ -208,9 +208,9 @@ class SessionPlanner:
         for retrievability, _, card, row, last in ranked:
             if len(reviews) >= reviews_left:
                 break
-            if not _within_limit(deck_left, row.deck_id, 1):
-                continue
             if card.fact and card.fact in taken and rules(row.deck_id).bury_reviews:
+                continue
+            if not _within_limit(deck_left, row.deck_id, 1):
                 continue
             if card.fact:
                 taken.add(card.fact)

@@ -132,3 +132,21 @@ def test_options_stored_are_read_back_by_a_new_service(tmp_path: Path) -> None:
         assert again.intervals("easy", "alone")[Rating.AGAIN] == timedelta(minutes=1)
     finally:
         again.close()
+
+
+def test_a_deck_keeps_to_its_own_daily_review_limit(tmp_path: Path) -> None:
+    clock = Clock()
+    svc = two_decks(tmp_path, clock)
+    try:
+        set_options(svc, "hard", reviews_per_day=1)
+        for deck in ("hard", "easy"):
+            for card in ("alone", "stacked"):
+                answer(svc, clock, deck, card, Rating.EASY)  # straight to review
+        clock.advance(days=60)  # both long due
+        reviews = {deck: [i.card_key for i in svc.plan(SessionKind.REVIEW, deck=deck)]
+                   for deck in ("hard", "easy")}
+        assert len(reviews["hard"]) == 1 and sorted(reviews["easy"]) == ["alone", "stacked"]
+        answer(svc, clock, "hard", reviews["hard"][0], Rating.GOOD)
+        assert svc.plan(SessionKind.REVIEW, deck="hard") == []  # its one review is done
+    finally:
+        svc.close()
