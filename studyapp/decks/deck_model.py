@@ -169,6 +169,10 @@ class CardSpec:
     """Siblings share a fact (``fact:`` in the file; a generated card inherits its family's)."""
     parts: tuple[PartSpec, ...] = ()
     """A scenario's steps, in order."""
+    anki_guid: str | None = None
+    """The guid of the Anki note the card came from (``anki: {guid}``), kept on export."""
+    anki_cloze: str | None = None
+    """That note's cloze text, when it was a cloze note: its cards go back as one note."""
     path: Path = Path()
     line: int = 1
     col: int = 1
