@@ -330,6 +330,8 @@ class NoteConverter:
             made = self.card(f"note-{note.id}-{number}", prompt, answer, explanation,
                              answer_fields[0] if answer_fields else "", typed=typed)
             if made is not None:
+                if 0 < len(note.guid) <= 64:
+                    made["anki"] = {"guid": note.guid}
                 made_cards.append(MadeCard(made, note.deck_of(number - 1), images, note.tags))
         return made_cards
 
@@ -363,6 +365,8 @@ class NoteConverter:
             made = self.card(f"note-{note.id}-c{number}", self.text(prompt_html, images), answer,
                              explanation, cloze_field, hints, typed=types_answer(front))
             if made is not None:
+                if 0 < len(note.guid) <= 64:  # one note in Anki: it goes back as one note
+                    made["anki"] = {"guid": note.guid, "cloze": to_text(source).text}
                 cards.append(MadeCard(made, note.deck_of(number - 1), images, note.tags))
         return cards
 

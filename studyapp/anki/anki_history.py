@@ -175,6 +175,7 @@ def history_export(collection: AnkiCollection, decks: Mapping[str, str],
     """
     models = {m.id: m for m in collection.note_types}
     note_models = {n.id: n.model_id for n in collection.notes}
+    leeches = {n.id for n in collection.notes if "leech" in (t.casefold() for t in n.tags)}
     keys: dict[int, tuple[str, str, str]] = {}  # Anki card id → (deck id, card key, post)
     for card in collection.cards:
         if returning and card.note_id in returning:
@@ -247,6 +248,7 @@ def history_export(collection: AnkiCollection, decks: Mapping[str, str],
         record.update({"deck_id": deck_id, "card_key": key, "post": post,
                        "last_review": last_review, "reps": card.reps, "lapses": card.lapses,
                        "suspended": suspended, "flag": flag,
+                       "leech": card.note_id in leeches,  # the tag Anki adds to a leech
                        "created_at": min(_moment(card.note_id / 1000), limit)})
         export.cards.append(validate_record("card", record, f"Anki card {card.id}"))
         export.reviews += _answers(logs, deck_id, key, post, limit)

@@ -21,7 +21,7 @@ import yaml
 
 from studyapp.anki.anki_cards import Conversion
 from studyapp.decks.deck_loader import read_deck_bytes
-from studyapp.decks.library import DeckListing
+from studyapp.decks.library import DeckListing, discover_decks
 from studyapp.decks.problems import DeckError
 
 _NOTE_CARD = re.compile(r"^note-(\d+)-")
@@ -92,8 +92,11 @@ def compare(deck_id: str, path: Path, installed: Iterable[Mapping[str, Any]],
     return update
 
 
-def plan_import(conversion: Conversion, listings: Iterable[DeckListing]) -> ImportPlan:
-    """Which decks of the conversion update an installed deck, which clash with one."""
+def plan_import(conversion: Conversion,
+                listings: Iterable[DeckListing] | None = None) -> ImportPlan:
+    """Which decks of the conversion update an installed deck (``listings``: the decks
+    here, all of them by default), which clash with one."""
+    listings = discover_decks() if listings is None else listings
     installed = {listing.deck.id: listing.path for listing in listings
                  if listing.source == "user" and listing.deck is not None}
     plan = ImportPlan()

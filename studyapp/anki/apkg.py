@@ -360,6 +360,7 @@ def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: st
         title = deck_title(deck, lang).replace(" › ", "::")  # a deck from Anki nests again
         name = f"studyapp::{title}" if lang == "en" else f"studyapp::{lang}::{title}"
         anki_deck = genanki.Deck(deck_id, name)
+        clozes: set[str] = set()  # Anki cloze notes already written (their cards are one note)
         for card in cards:
             key = html.escape(note_key(deck.id, card.id, lang), quote=False)
             if not card.is_template:
@@ -369,13 +370,23 @@ def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: st
                 except (DeckError, LookupError, ValueError, ArithmeticError):
                     skipped += 1
                     continue
-                fields = _fields(question, sources.back(card.post), images)
-                fields[0] = key
+                from_anki = card.anki_guid is not None and lang == card.language
+                tags = [*_tags(deck, card, question), f"{TAG_PREFIX}::export::{stamp}"]
                 _add_media(media, folder, images, question)
+                if from_anki and card.anki_cloze is not None:
+                    if card.anki_guid not in clozes:  # the note back, once, with its deletions
+                        clozes.add(str(card.anki_guid))
+                        anki_deck.add_note(genanki.Note(
+                            model=genanki.CLOZE_MODEL, guid=card.anki_guid, tags=tags,
+                            fields=[_html(card.anki_cloze, images), ""]))
+                        notes += 1
+                    continue
+                # a card from Anki carries its own sources: no post's are added to it
+                fields = _fields(question, "" if from_anki else sources.back(card.post), images)
+                fields[0] = key
                 anki_deck.add_note(genanki.Note(
-                    model=models[question.kind], fields=fields,
-                    tags=[*_tags(deck, card, question), f"{TAG_PREFIX}::export::{stamp}"],
-                    guid=note_guid(deck.id, card.id, 0, lang)))
+                    model=models[question.kind], fields=fields, tags=tags,
+                    guid=card.anki_guid if from_anki else note_guid(deck.id, card.id, 0, lang)))
                 notes += 1
                 continue
             templates += 1

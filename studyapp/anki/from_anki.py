@@ -70,16 +70,17 @@ from studyapp.anki.anki_collection import (
     read_package,
 )
 from studyapp.anki.anki_text import html_to_text, is_audio, template_fields, to_text
+from studyapp.anki.anki_update import apply_kept, plan_import
 from studyapp.decks.media import MediaRefused, check_image
 from studyapp.files import replacing
 from studyapp.i18n import t
 
 __all__ = [
     "MAX_PACKAGE_BYTES", "AnkiCard", "AnkiCollection", "AnkiNote", "AnkiPackageError",
-    "Conversion", "NoteType", "accepted_answers", "convert_package", "copy_images",
-    "copy_sounds", "deck_yaml",
-    "dry_run_lines", "html_to_text", "parse_field_map", "read_collection", "read_package",
-    "slug", "template_fields",
+    "Conversion", "NoteType", "accepted_answers", "apply_kept", "convert_package",
+    "copy_images", "copy_sounds", "deck_yaml", "dry_run_lines", "html_to_text",
+    "parse_field_map", "plan_import", "read_collection", "read_package", "slug",
+    "template_fields",
 ]
 
 

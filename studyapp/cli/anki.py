@@ -108,18 +108,22 @@ def deck_from_anki(ctx: click.Context, file: str, output: str | None, post: str,
 def import_anki(ctx: click.Context, path: Path) -> None:
     """``studyapp import FILE.apkg``: install its decks and bring its history along."""
     from studyapp.anki.anki_history import install_conversion, installed_cards
-    from studyapp.anki.anki_update import apply_kept, plan_import
-    from studyapp.anki.from_anki import AnkiPackageError, convert_package, copy_sounds
+    from studyapp.anki.from_anki import (
+        AnkiPackageError,
+        apply_kept,
+        convert_package,
+        copy_sounds,
+        plan_import,
+    )
     from studyapp.catalog.posts import POST_SLUGS
     from studyapp.decks import DeckError
-    from studyapp.decks.library import discover_decks
 
     lang = current_settings(ctx).lang
     try:  # notes studyapp exported from decks here bring their answers back to those decks
         conversion = convert_package(path, language=lang, posts=POST_SLUGS,
                                      installed=installed_cards())
         # a deck installed from an earlier package of the same collection is updated in place
-        plan = plan_import(conversion, discover_decks())
+        plan = plan_import(conversion)
         for deck_id, other in plan.clashes:
             fail(t("anki.import.clash", lang, id=deck_id, other=other, file=path))
         apply_kept(conversion, plan)

@@ -173,6 +173,8 @@ class DeckCheck(ScenarioChecks):
             "post": model.post or deck_post or _family_post(raw),
             "fact": model.fact,
             "tags": tuple(model.tags),
+            "anki_guid": model.anki.guid if model.anki else None,
+            "anki_cloze": model.anki.cloze if model.anki else None,
             "deck": deck_id,
             "language": language,
             "languages": self.languages,

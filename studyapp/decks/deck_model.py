@@ -176,6 +176,10 @@ class CardSpec:
     by_language: frozenset[str] = frozenset()
     """The prompts written by language: ``""`` for the card's, a step's name for a step's
     (a plain string is in the deck's language by choice, and gets no note)."""
+    anki_guid: str | None = None
+    """The guid of the Anki note the card came from (``anki: {guid}``), kept on export."""
+    anki_cloze: str | None = None
+    """That note's cloze text, when it was a cloze note: its cards go back as one note."""
     path: Path = Path()
     line: int = 1
     col: int = 1

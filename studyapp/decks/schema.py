@@ -128,8 +128,19 @@ ParamSpecModel = Annotated[
 TAG_PATTERN = r"^\S+$"
 
 
+class AnkiOrigin(_Strict):
+    """The Anki note a card was converted from: an export gives the note back its guid, and
+    a cloze note's cards go back as one note."""
+
+    guid: StrictStr = Field(min_length=1, max_length=64)
+    cloze: StrictStr | None = Field(None, max_length=100_000,
+                                    description="A cloze note's text, its deletions marked")
+
+
 class _CardBase(_Strict):
     id: str = Field(pattern=ID_PATTERN, max_length=100)
+    anki: AnkiOrigin | None = Field(
+        None, description="The Anki note the card came from (`deck from-anki` writes it)")
     post: StrictStr | None = None
     fact: str | None = Field(
         None, pattern=ID_PATTERN, max_length=100,

@@ -110,3 +110,20 @@ def test_another_collection_with_the_same_deck_name_names_only_real_options(
     assert code == 1
     assert "--replace" not in output
     assert "deck from-anki" in output and "--id" in output
+
+
+def test_a_card_anki_tagged_leech_is_a_leech_here(tmp_path: Path) -> None:
+    col = studied_collection(tmp_path, cards=4, answers=8)
+    try:
+        studied = [col.get_note(n) for n in col.find_notes("")
+                   if col.get_note(n).cards()[0].reps > 0]
+        studied[0].tags.append("leech")
+        col.update_note(studied[0])
+        package = export(col, tmp_path / "leech.apkg", history=True)
+    finally:
+        col.close()
+    assert run(tmp_path, "import", str(package))[0] == 0
+    with sqlite3.connect(tmp_path / "study.sqlite3") as db:
+        leeches = {key for key, leech in db.execute("SELECT card_key, leech FROM card_states")
+                   if leech}
+    assert leeches == {f"note-{studied[0].id}-1"}

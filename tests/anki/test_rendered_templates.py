@@ -56,3 +56,23 @@ def test_a_lapis_style_note_asks_what_anki_asks(tmp_path: Path) -> None:
     assert sentence.kind is Kind.RECALL
     assert sentence.answer == "勉強(べんきょう)\nstudy"
     assert "勉強" not in found
+
+
+def test_untrusted_note_text_is_read_as_text_never_run_or_styled(tmp_path: Path) -> None:
+    from anki.collection import Collection
+
+    from studyapp.tui.text import plain
+
+    col = Collection(str(tmp_path / "hostile.anki2"))
+    try:
+        add(col, "Basic", "Hostile", "",
+            Front="[bold red]Danger[/] <script>alert(1)</script><img src=x onerror=alert(2)>",
+            Back="{{Front}} [sound:a.mp3] <b>[link=http://x]y[/link]</b>")
+        package = export(col, tmp_path / "hostile.apkg")
+    finally:
+        col.close()
+    (question,) = questions(tmp_path, package).values()
+    assert question.prompt == "[bold red]Danger[/] [image: x]"  # the script never a word
+    assert question.answer == "{{Front}} [audio: a.mp3] [link=http://x]y[/link]"
+    shown = plain(question.prompt)  # the app shows it as it is, not as Rich markup
+    assert str(shown) == question.prompt
