@@ -20,7 +20,7 @@ from studyapp.i18n import t
 from studyapp.srs.calendar import day_bounds
 from studyapp.srs.scheduler import CardStage, Memory, Rating
 from studyapp.study.changes import Changes, cached_until
-from studyapp.study.held import memory_of, reviewed_state
+from studyapp.study.held import memory_of, new_card_id, reviewed_state
 from studyapp.study.outage import kept_answers_path
 
 if TYPE_CHECKING:
@@ -52,11 +52,6 @@ class Answering:
         """Cards' states as last read or written, for the ratings' intervals while away."""
         self._offline: dict[tuple[str, str], Memory] = {}
         """Cards answered while the server was away: their state until the answers are sent."""
-
-    def _reviewed(self, rating: Rating, at: datetime, reviewed: list[Memory]) -> StateFor:
-        """The new state of a card rated ``rating`` at ``at``, computed inside the write
-        transaction from the card as stored then (kept in ``reviewed`` too)."""
-        return reviewed_state(self._ground.scheduler, rating, at, reviewed)
 
     # -- what a sitting reads ------------------------------------------------------
 
@@ -106,7 +101,7 @@ class Answering:
         except ServerAway:
             known = self._offline.get(key) or self._known.get(key)
             return {} if known is None else ground.scheduler.preview(known, now)
-        memory = self._offline.get(key) or memory_of(row)
+        memory = self._offline.get(key) or memory_of(row, new_card_id(deck_id, card_key))
         self._known[key] = memory
         return scheduler.preview(memory, now)
 
@@ -206,7 +201,8 @@ class Answering:
 
         def state_for() -> StateFor:  # the due reviews read before the write (balancing)
             scheduler = ground.scheduler.with_due_reviews(due_reviews, answer.reviewed_at)
-            return reviewed_state(scheduler, answer.rating, answer.reviewed_at, reviewed)
+            return reviewed_state(scheduler, answer.rating, answer.reviewed_at, reviewed,
+                                  new_card_id(answer.deck_id, answer.card_key))
 
         try:
             self.send_kept_answers()  # what was kept goes first: the answers stay in order
@@ -389,7 +385,8 @@ class Answering:
 
     def _state_of(self, answer: Answer) -> StateFor:
         """How a kept answer's card state is computed inside its write."""
-        return self._reviewed(Rating(answer.rating), answer.reviewed_at, [])
+        return reviewed_state(self._ground.scheduler, Rating(answer.rating), answer.reviewed_at,
+                              [], new_card_id(answer.deck_id, answer.card_key))
 
     def take_notices(self) -> list[str]:
         """The notices not said yet (the server away, kept answers sent), once."""
