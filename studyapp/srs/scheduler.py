@@ -124,8 +124,7 @@ class SchedulerSettings:
     """Monday to Sunday: normal, reduced or minimum reviews (Anki's easy days)."""
 
     def __post_init__(self) -> None:
-        if len(self.easy_days) != 7 or any(d not in EasyDay._value2member_map_
-                                           for d in self.easy_days):
+        if len(self.easy_days) != 7 or not set(self.easy_days) <= {d.value for d in EasyDay}:
             raise ValueError("easy_days needs 7 days, each normal, reduced or minimum")
     deck_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, hash=False)
     """Deck id → that deck's own options (``studyapp.srs.deck_options``); others follow these."""
@@ -238,7 +237,7 @@ class Scheduler:
         """
         if not (self.settings.fuzz and self.settings.load_balancing):
             return self
-        start = self.day_end(now) - timedelta(days=1)
+        start = day_bounds(now, self.settings.day_rollover_hour, self.zone)[0]
         due = list(read(start, days_later(start, MAX_BALANCED_INTERVAL + 12, self.zone)))
         return self.balanced_by(lambda first, last: [t for t in due if first <= t < last])
 

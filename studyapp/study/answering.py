@@ -20,7 +20,7 @@ from studyapp.i18n import t
 from studyapp.srs.calendar import day_bounds
 from studyapp.srs.scheduler import CardStage, DueTimes, Memory, Rating
 from studyapp.study.changes import Changes, cached_until
-from studyapp.study.held import memory_of, reviewed_state
+from studyapp.study.held import memory_of, new_card_id, reviewed_state
 from studyapp.study.outage import kept_answers_path
 from studyapp.study.per_deck import PerDeck, leech_met
 
@@ -57,9 +57,9 @@ class Answering:
         self._leech_suspended: dict[int, tuple[str, str]] = {}
         """Answer (log id) → the card its deck's leech action suspended: undo resumes it."""
 
-    def _reviewed(self, deck_id: str, rating: Rating, at: datetime, reviewed: list[Memory],
-                  leeched: list[bool] | None = None, *, due: DueTimes | None = None
-                  ) -> StateFor:
+    def _reviewed(self, deck_id: str, card_key: str, rating: Rating, at: datetime,
+                  reviewed: list[Memory], leeched: list[bool] | None = None, *,
+                  due: DueTimes | None = None) -> StateFor:
         """The new state of a card of ``deck_id`` rated ``rating`` at ``at``, with its deck's
         settings, computed inside the write transaction from the card as stored then (kept
         in ``reviewed`` too; ``leeched`` says whether this lapse made it a leech). With
@@ -67,7 +67,8 @@ class Answering:
         scheduler = self._per_deck.scheduler(deck_id)
         if due is not None:
             scheduler = scheduler.with_due_reviews(due, at)
-        state_for = reviewed_state(scheduler, rating, at, reviewed)
+        state_for = reviewed_state(scheduler, rating, at, reviewed,
+                                   new_card_id(deck_id, card_key))
         if leeched is None:
             return state_for
 
@@ -128,7 +129,7 @@ class Answering:
             known = self._offline.get(key) or self._known.get(key)
             return ({} if known is None
                     else self._per_deck.scheduler(deck_id).preview(known, now))
-        memory = self._offline.get(key) or memory_of(row)
+        memory = self._offline.get(key) or memory_of(row, new_card_id(deck_id, card_key))
         self._known[key] = memory
         return scheduler.preview(memory, now)
 
@@ -228,8 +229,8 @@ class Answering:
             return review_due_times(ground.store, ground.profile.id, start, end)
 
         def state_for() -> StateFor:  # the due reviews read before the write (balancing)
-            return self._reviewed(answer.deck_id, answer.rating, answer.reviewed_at, reviewed,
-                                  leeched, due=due_reviews)
+            return self._reviewed(answer.deck_id, answer.card_key, answer.rating,
+                                  answer.reviewed_at, reviewed, leeched, due=due_reviews)
 
         try:
             self.send_kept_answers()  # what was kept goes first: the answers stay in order
@@ -421,7 +422,8 @@ class Answering:
 
     def _state_of(self, answer: Answer) -> StateFor:
         """How a kept answer's card state is computed inside its write."""
-        return self._reviewed(answer.deck_id, Rating(answer.rating), answer.reviewed_at, [])
+        return self._reviewed(answer.deck_id, answer.card_key, Rating(answer.rating),
+                              answer.reviewed_at, [])
 
     def take_notices(self) -> list[str]:
         """The notices not said yet (the server away, kept answers sent), once."""

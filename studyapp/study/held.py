@@ -11,6 +11,7 @@ report count it at once, not only after the learner's next session.
 
 from __future__ import annotations
 
+import zlib
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -31,14 +32,21 @@ def memory_of(row: CardRow | None, card_id: int = 0) -> Memory:
                   last_review=row.last_review, reps=row.reps, lapses=row.lapses)
 
 
+def new_card_id(deck_id: str, card_key: str) -> int:
+    """A card never answered has no row id yet: this stands in for it, the same for the
+    same card, so its fuzz (seeded from the id) differs from its batch-mates'."""
+    return zlib.crc32(f"{deck_id}\x1f{card_key}".encode()) or 1
+
+
 def reviewed_state(scheduler: Scheduler, rating: Rating, at: datetime,
-                   reviewed: list[Memory]) -> StateFor:
+                   reviewed: list[Memory], new_id: int = 0) -> StateFor:
     """The new state of a card rated ``rating`` at ``at``, computed inside the write
-    transaction from the card as stored then (kept in ``reviewed`` too)."""
+    transaction from the card as stored then (kept in ``reviewed`` too); ``new_id``
+    stands in for the id of a card never answered (``new_card_id``)."""
     from studyapp.store.progress import NewState  # SQLAlchemy: on first use
 
     def state_for(row: CardRow | None) -> NewState:
-        after = scheduler.review(memory_of(row), rating, at)
+        after = scheduler.review(memory_of(row, new_id), rating, at)
         reviewed[:] = [after]
         return NewState(int(after.stage), after.step, after.stability, after.difficulty,
                         after.due or at, after.last_review or at, after.reps,
@@ -58,7 +66,8 @@ def record_abandoned(store: Store, profile_id: int, scheduler: Scheduler,
     per_deck = DeckSchedulers(scheduler.settings, scheduler.zone)
     for answer in abandoned_answers(store, profile_id, now):
         state_for = reviewed_state(per_deck(answer.deck_id), Rating(answer.rating),
-                                   answer.reviewed_at, [])
+                                   answer.reviewed_at, [],
+                                   new_card_id(answer.deck_id, answer.card_key))
         record_answer(store, profile_id, answer, state_for, maybe_recorded=True)
         recorded.append(answer.prompt or f"{answer.deck_id}/{answer.card_key}")
     return recorded
@@ -93,4 +102,5 @@ def record_abandoned_in(store: Store, now: datetime) -> None:
             return
 
 
-__all__ = ["memory_of", "record_abandoned", "record_abandoned_in", "reviewed_state"]
+__all__ = ["memory_of", "new_card_id", "record_abandoned", "record_abandoned_in",
+           "reviewed_state"]

@@ -138,3 +138,22 @@ def test_settings_json_is_backward_compatible() -> None:
     with pytest.raises(ValueError):
         SchedulerSettings(easy_days=("normal",) * 6 + ("sometimes",))
     assert datetime.now(UTC)  # aware clock for the module's other tests
+
+
+def test_due_reviews_are_read_once_from_the_start_of_today() -> None:
+    calls: list[tuple[datetime, datetime]] = []
+
+    def read(start: datetime, end: datetime) -> list[datetime]:
+        calls.append((start, end))
+        return [NOW + timedelta(days=d) for d in (-1, 3, 120)]
+
+    scheduler = Scheduler(SchedulerSettings(), zone=ZONE).with_due_reviews(read, NOW)
+    assert len(calls) == 1
+    start, end = calls[0]
+    assert start.astimezone(ZONE) == datetime(2026, 5, 4, 4, tzinfo=ZONE)  # the rollover
+    assert (end - start).days >= 100  # past the 90 days balanced, and their fuzz
+    scheduler.review(_review_card(1, 8.0), Rating.GOOD, NOW)
+    preview = scheduler.preview(_review_card(1, 8.0), NOW)
+    assert len(calls) == 1 and preview
+    off = Scheduler(SchedulerSettings(load_balancing=False), zone=ZONE)
+    assert off.with_due_reviews(read, NOW) is off and len(calls) == 1
