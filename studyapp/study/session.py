@@ -260,7 +260,9 @@ class StudySession(AnotherDraws, SessionRecords):
     def _hold(self, pending: _Pending) -> None:
         """Keep the right answer in the store until it is rated, so no way out loses it."""
         answer = self._answer(pending, min(Rating.GOOD, self.max_rating), self.service.now())
-        pending.held_id = self.service.hold_answer(answer)
+        before, pending.held_id = pending.held_id, self.service.hold_answer(answer)
+        if before is not None:  # a scenario's steps held as Again since a wrong step
+            self.service.release_answer(before)
 
     def settle(self) -> Rating | None:
         """What the learner said about the question on screen is recorded as they leave it.
