@@ -28,6 +28,7 @@ from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import Rating
 from studyapp.study.another import AnotherDraws
 from studyapp.study.draws import ShownDraws, kept_seed
+from studyapp.study.drill import tells
 from studyapp.study.phrases import coming_back_text
 from studyapp.study.session_records import SessionRecords, _Overrulable, _Pending
 from studyapp.study.showing import asked, showing, shuffle_choices
@@ -87,6 +88,7 @@ class StudySession(AnotherDraws, SessionRecords):
         self._prompts: set[tuple[str, frozenset[str]]] = set()
         """Prompts asked this sitting: a drawn card is not asked with the same numbers twice."""
         self.drawn = ShownDraws()
+        self.drill_slips: frozenset[str] = frozenset()  # a drill's slip keys (study.drill)
         """Exercises shown this sitting and (set by the service) this past week."""
         self.answered = 0
         self.correct = 0
@@ -175,7 +177,8 @@ class StudySession(AnotherDraws, SessionRecords):
                 seed = seed if aside is None else aside[1]
                 for _ in range(REDRAWS if spec.is_template and kept is None and aside is None
                                else 0):
-                    if asked(question) not in self._prompts and not self.drawn.repeats(question):
+                    if (asked(question) not in self._prompts and not self.drawn.repeats(question)
+                            and tells(question, self.drill_slips)):  # a drill: its trap named
                         break
                     seed = self.rng.randrange(2**31)  # asked already (this week): other numbers
                     question = showing(spec, seed, self.lang)
