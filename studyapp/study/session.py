@@ -258,6 +258,7 @@ class StudySession(AnotherDraws, SessionRecords):
         return Outcome(verdict, recorded=False, needs_rating=True,
                        intervals=intervals, max_rating=self.max_rating, part=part,
                        capped_by_step=pending.step_missed and not pending.looked_at_post,
+                       capped_by_method=bool(pending.hinted),
                        counted=pending.counted)
 
     def _hold(self, pending: _Pending) -> None:

@@ -269,3 +269,31 @@ def test_a_scenario_rated_after_a_wrong_step_leaves_no_held_copy(tmp_path: Path)
         assert db.execute("SELECT count(*) FROM held_answers").fetchone() == (0,)
     assert [(r, c) for r, c, _, _ in logs(tmp_path)] == [(int(Rating.HARD), 1)]
     svc.close()
+
+
+def test_a_step_shown_and_a_step_missed_say_why_hard_is_the_best(tmp_path: Path) -> None:
+    """After "?" on one step and a miss on another, the cap is the method's, not "you
+    opened the post" (the post was never opened)."""
+    svc, session, q = scenario_session(tmp_path)
+    kv = q.parts[1].question.answer
+    assert isinstance(kv, float)
+    session.submit(right(q, 0))
+    session.submit(f"{kv * 1000:.5g} GB")  # a wrong step
+    assert session.show_method() == q.parts[2].method
+    outcome = submit_right_from(session, q, 2)
+    assert outcome.max_rating is Rating.HARD
+    assert outcome.capped_by_method and not outcome.capped_by_step
+    session.rate(Rating.HARD)
+    svc.close()
+
+
+def test_a_step_missed_without_the_method_says_the_step_went_wrong(tmp_path: Path) -> None:
+    svc, session, q = scenario_session(tmp_path)
+    kv = q.parts[1].question.answer
+    assert isinstance(kv, float)
+    session.submit(right(q, 0))
+    session.submit(f"{kv * 1000:.5g} GB")
+    outcome = submit_right_from(session, q, 2)
+    assert outcome.capped_by_step and not outcome.capped_by_method
+    session.rate(Rating.HARD)
+    svc.close()
