@@ -344,7 +344,8 @@ def _rate(session: StudySession, outcome: Outcome, say: Callable[..., None],
     say(t("anki.recall.rate" if recall else "plain.rate", lang, options=options,
           default=default_name))
     if outcome.max_rating < Rating.EASY:
-        say(t("plain.rate_capped_by_step" if outcome.capped_by_step else "plain.rate_capped",
+        say(t("plain.rate_capped_by_step" if outcome.capped_by_step
+              else "plain.rate_capped_step" if outcome.capped_by_method else "plain.rate_capped",
               lang))
     while True:
         line = read("> ")

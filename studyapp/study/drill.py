@@ -8,8 +8,12 @@ per family, the least recalled first.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
+from studyapp.questions.diagnosis import matched_slip, slip_candidates, target_of
 from studyapp.questions.generators import registered_families
 from studyapp.questions.misconceptions import MISCONCEPTIONS, Misconception, misconception
+from studyapp.questions.model import Question
 from studyapp.srs.queue import SessionQueue
 
 DRILL_LIMIT = 8
@@ -45,6 +49,21 @@ def drill_queue(queue: SessionQueue, families: frozenset[str], limit: int) -> Se
     return SessionQueue(main[:limit], [], cutoff=queue.cutoff)
 
 
+def tells(question: Question, slips: Collection[str]) -> bool:
+    """Whether the trap's slip, made on ``question``, would be named: on a draw where another
+    slip gives the same number (K only on a BF16 cache = values counted as bytes) the
+    learner could slip and hear nothing of it, so a drill draws other numbers."""
+    mine = [c for c in slip_candidates(question)[0] if c.key in slips]
+    if not mine:
+        return True
+    value = target_of(question).value
+    for candidate in mine:
+        found = matched_slip(question, value * candidate.ratio)
+        if found is not None and found.key in slips:
+            return True
+    return False
+
+
 def drill_misconception(key: str) -> Misconception:
     """The misconception ``key`` names (UnknownMisconception otherwise)."""
     found = misconception(key)
@@ -54,4 +73,4 @@ def drill_misconception(key: str) -> Misconception:
 
 
 __all__ = ["DRILL_LIMIT", "UnknownMisconception", "drill_misconception", "drill_queue",
-           "trap_families"]
+           "tells", "trap_families"]

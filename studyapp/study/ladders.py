@@ -136,6 +136,8 @@ def counted_line(counted: Iterable[Counted], now: datetime, lang: str) -> str:
     items = []
     for c in counted:
         key = "study.counted.right" if c.right else "study.counted.wrong"
+        if c.due <= now:  # already due, not "next in 0s"
+            key = "study.counted.due"
         items.append(t(key, lang, name=short_name(c.family, lang),
                        interval=format_interval(c.due - now, lang)))
     return t("study.counted.for", lang, cards="; ".join(items)) if items else ""

@@ -26,7 +26,7 @@ from studyapp.study import exam_log
 from studyapp.study.answering import Answering
 from studyapp.study.changes import Changes, cached_until, forget
 from studyapp.study.draws import ShownDraws
-from studyapp.study.drill import DRILL_LIMIT, drill_queue, trap_families
+from studyapp.study.drill import DRILL_LIMIT, drill_misconception, drill_queue, trap_families
 from studyapp.study.exam import ExamResult, ExamSheet, draw_paper
 from studyapp.study.held import record_abandoned
 from studyapp.study.index import CardIndex
@@ -413,14 +413,13 @@ class StudyService:
               practice: bool = True, lang: str | None = None) -> StudySession:
         """A short sitting on the cards that set ``misconception``'s trap, one per family,
         the least recalled first; practice (nothing rescheduled) unless ``practice`` is False.
-
-        UnknownMisconception for a name that is not a misconception.
-        """
+        UnknownMisconception for a name that is not a misconception."""
         kind = SessionKind.PRACTICE if practice or self.read_only else SessionKind.DECK
         queue = drill_queue(self.session_queue(SessionKind.PRACTICE),
                             trap_families(misconception), limit)
         session = StudySession(self, kind, queue, limit=limit, seed=seed,
                                lang=lang or self.config.lang, stopwatch=self.config.stopwatch)
+        session.drill_slips = frozenset(drill_misconception(misconception).slips)
         self._sessions.add(session)
         return session
 

@@ -28,6 +28,7 @@ from studyapp.srs.queue import QueueItem, SessionQueue
 from studyapp.srs.scheduler import Rating
 from studyapp.study.another import AnotherDraws
 from studyapp.study.draws import ShownDraws, kept_seed
+from studyapp.study.drill import tells
 from studyapp.study.phrases import coming_back_text
 from studyapp.study.session_records import SessionRecords, _Overrulable, _Pending
 from studyapp.study.showing import asked, showing, shuffle_choices
@@ -87,6 +88,7 @@ class StudySession(AnotherDraws, SessionRecords):
         self._prompts: set[tuple[str, frozenset[str]]] = set()
         """Prompts asked this sitting: a drawn card is not asked with the same numbers twice."""
         self.drawn = ShownDraws()
+        self.drill_slips: frozenset[str] = frozenset()  # a drill's slip keys (study.drill)
         """Exercises shown this sitting and (set by the service) this past week."""
         self.answered = 0
         self.correct = 0
@@ -175,7 +177,8 @@ class StudySession(AnotherDraws, SessionRecords):
                 seed = seed if aside is None else aside[1]
                 for _ in range(REDRAWS if spec.is_template and kept is None and aside is None
                                else 0):
-                    if asked(question) not in self._prompts and not self.drawn.repeats(question):
+                    if (asked(question) not in self._prompts and not self.drawn.repeats(question)
+                            and tells(question, self.drill_slips)):  # a drill: its trap named
                         break
                     seed = self.rng.randrange(2**31)  # asked already (this week): other numbers
                     question = showing(spec, seed, self.lang)
@@ -255,12 +258,15 @@ class StudySession(AnotherDraws, SessionRecords):
         return Outcome(verdict, recorded=False, needs_rating=True,
                        intervals=intervals, max_rating=self.max_rating, part=part,
                        capped_by_step=pending.step_missed and not pending.looked_at_post,
+                       capped_by_method=bool(pending.hinted),
                        counted=pending.counted)
 
     def _hold(self, pending: _Pending) -> None:
         """Keep the right answer in the store until it is rated, so no way out loses it."""
         answer = self._answer(pending, min(Rating.GOOD, self.max_rating), self.service.now())
-        pending.held_id = self.service.hold_answer(answer)
+        before, pending.held_id = pending.held_id, self.service.hold_answer(answer)
+        if before is not None:  # a scenario's steps held as Again since a wrong step
+            self.service.release_answer(before)
 
     def settle(self) -> Rating | None:
         """What the learner said about the question on screen is recorded as they leave it.

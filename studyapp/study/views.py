@@ -211,6 +211,8 @@ class Outcome:
     """The best rating offered: Hard once the post was opened during the question."""
     capped_by_step: bool = False
     """Hard is the best rating because a scenario step went wrong (not the post opened)."""
+    capped_by_method: bool = False
+    """Hard is the best rating because a scenario step's method was shown (``?``)."""
     can_overrule: bool = False
     """A wrong verdict the learner may overrule ("I was right")."""
     part: PartVerdict | None = None

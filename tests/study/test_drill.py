@@ -10,7 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from studyapp.cli import main
+from studyapp.questions.diagnosis import slip_candidates, target_of
 from studyapp.questions.generators import get_family
+from studyapp.questions.grading import grade
 from studyapp.questions.misconceptions import misconception
 from studyapp.study import StudyConfig, StudyService
 from studyapp.study.drill import UnknownMisconception, trap_families
@@ -56,3 +58,20 @@ def test_an_unknown_misconception_is_named(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["study", "--plain", "--misconception", "counts-v-only"])
     assert result.exit_code == 2
     assert "unknown misconception 'counts-v-only'; one of: k_only" in result.output
+
+
+@pytest.mark.parametrize("seed", [1, 5, 9])
+def test_a_k_only_answer_in_the_drill_is_named_as_k_only(tmp_path: Path, seed: int) -> None:
+    """On a BF16 cache half the bytes is also "values counted as one byte each", so the
+    grader names neither; a K-only drill draws numbers where the slip it drills is named."""
+    svc = service(tmp_path)
+    session = svc.drill("k_only", seed=seed)
+    named = []
+    while (presented := session.next()) is not None:
+        question = presented.question
+        [k_only] = [c.ratio for c in slip_candidates(question)[0] if c.key == "kv_pair"]
+        answer = f"{target_of(question).value * k_only:.6g}"  # K counted, V left out
+        named.append(grade(question, answer).slips)
+        session.submit(answer)
+    assert named and all(slips[:1] == ("kv_pair",) for slips in named), named
+    svc.close()

@@ -15,7 +15,7 @@ from studyapp.questions.scenario import PartVerdict
 from studyapp.srs import Rating
 from studyapp.srs.calendar import day_bounds
 from studyapp.study import SessionKind, StudyConfig, StudyService
-from studyapp.study.ladders import step_families
+from studyapp.study.ladders import Counted, counted_line, step_families
 from studyapp.study.session import StudySession
 
 DAY_ONE = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -235,3 +235,15 @@ def test_a_scenario_waits_until_the_families_it_chains_are_seen(tmp_path: Path) 
     # min-gpus, which the scenario also chains, is in none of this learner's decks
     assert "min-gpus" in get_family("scenario-serving").prerequisites
     svc.close()
+
+
+def test_a_counted_card_already_due_reads_due_now_not_in_0s() -> None:
+    """A card due before the scenario ends is not moved (answered today, or already due
+    when a step went wrong): the line says it is due, not "next in 0s"."""
+    now = datetime(2026, 12, 9, 10, 0, tzinfo=UTC)
+    counted = [Counted("kv-cache-per-token", "hbm", "kv", False, now - timedelta(days=2)),
+               Counted("min-gpus", "hbm", "gpus", True, now + timedelta(days=10))]
+    line = counted_line(counted, now, "en")
+    assert line == ("Counted for: KV cache per token (due now); "
+                    "Fewest GPUs that hold the weights and KV cache (next in 10d)")
+    assert "(ya toca repasarla)" in counted_line(counted[:1], now, "es")

@@ -252,3 +252,48 @@ def test_stats_card_lists_each_step_of_a_scenario_answer(tmp_path: Path) -> None
     [last] = json.loads(result.output)["last"]
     assert [s["correct"] for s in last["params"][SCENARIO_PARTS]][:2] == [True, False]
     assert last["params"][SCENARIO_PARTS][1]["slips"] == ["prefix"]
+
+
+def test_a_scenario_rated_after_a_wrong_step_leaves_no_held_copy(tmp_path: Path) -> None:
+    """The steps' Again copy, held from the wrong step on, goes when the passed scenario is
+    held for its rating: left over, it was later recorded as a second answer (Again) of
+    the same card the next time the profile's progress was read."""
+    svc, session, q = scenario_session(tmp_path)
+    kv = q.parts[1].question.answer
+    assert isinstance(kv, float)
+    session.submit(right(q, 0))
+    session.submit(f"{kv * 1000:.5g} GB")  # a wrong step: the steps are held as Again
+    submit_right_from(session, q, 2)
+    session.rate(Rating.GOOD)
+    with sqlite3.connect(tmp_path / "study.sqlite3") as db:
+        assert db.execute("SELECT count(*) FROM held_answers").fetchone() == (0,)
+    assert [(r, c) for r, c, _, _ in logs(tmp_path)] == [(int(Rating.HARD), 1)]
+    svc.close()
+
+
+def test_a_step_shown_and_a_step_missed_say_why_hard_is_the_best(tmp_path: Path) -> None:
+    """After "?" on one step and a miss on another, the cap is the method's, not "you
+    opened the post" (the post was never opened)."""
+    svc, session, q = scenario_session(tmp_path)
+    kv = q.parts[1].question.answer
+    assert isinstance(kv, float)
+    session.submit(right(q, 0))
+    session.submit(f"{kv * 1000:.5g} GB")  # a wrong step
+    assert session.show_method() == q.parts[2].method
+    outcome = submit_right_from(session, q, 2)
+    assert outcome.max_rating is Rating.HARD
+    assert outcome.capped_by_method and not outcome.capped_by_step
+    session.rate(Rating.HARD)
+    svc.close()
+
+
+def test_a_step_missed_without_the_method_says_the_step_went_wrong(tmp_path: Path) -> None:
+    svc, session, q = scenario_session(tmp_path)
+    kv = q.parts[1].question.answer
+    assert isinstance(kv, float)
+    session.submit(right(q, 0))
+    session.submit(f"{kv * 1000:.5g} GB")
+    outcome = submit_right_from(session, q, 2)
+    assert outcome.capped_by_step and not outcome.capped_by_method
+    session.rate(Rating.HARD)
+    svc.close()

@@ -127,6 +127,7 @@ class AnswerBar(Vertical):
         self.query_one("#continue", Button).display = not outcome.needs_rating
         capped = self.query_one("#rating-capped", Label)
         capped.update(t("tui.question.capped_by_step" if outcome.capped_by_step
+                        else "tui.question.capped_by_method" if outcome.capped_by_method
                         else "tui.question.capped", lang))
         capped.display = outcome.needs_rating and outcome.max_rating < Rating.GOOD
         self.display = True
