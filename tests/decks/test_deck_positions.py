@@ -57,8 +57,8 @@ def test_problems_deep_in_a_card_land_on_their_value(tmp_path: Path) -> None:
 def test_an_unknown_key_is_reported_at_the_key(tmp_path: Path) -> None:
     text = HEADER + "  - id: a\n    type: truefalse\n    prompt: P\n    answer: true\n    hint: h\n"
     assert _messages(tmp_path, text) == [
-        "10:5: unknown key 'hint' (expected: id, post, fact, tags, prompt, explanation, params, "
-        "type, answer)",
+        "10:5: unknown key 'hint' (expected: id, anki, post, fact, tags, prompt, explanation, "
+        "params, type, answer)",
     ]
 
 

@@ -56,9 +56,10 @@ async def on_progress(pilot: Pilot[Any]) -> None:
     await wait_until(pilot, lambda: isinstance(app.screen, ProgressScreen)
                      and app.screen.view is not None)
     await pilot.wait_for_scheduled_animations()
-    # the heat map and forecast come last, from the service thread: every panel is there
-    await wait_until(pilot, lambda: all(app.screen.query_one(f"#{panel}").size.height > 0
-                                        for panel in ("heatmap", "forecast", "leeches-table")))
+    # the panels are filled at once and laid out over the next frames: their titles are
+    # drawn once the heat map and forecast are (both titles say something even when empty)
+    await wait_until(pilot, lambda: all(app.screen.query_one(f"#{title}").size.height > 0
+                                        for title in ("heatmap-title", "forecast-title")))
     # the page's panels lay out over several frames (the heat map last): the snapshot
     # waits until its height has settled, or the scrollbar is drawn for some runs only
     # (five frames alike in a row: on a busy machine two alike can still be mid-layout)
