@@ -3,18 +3,24 @@
 ``studyapp study --misconception NAME`` and the progress screen's key start
 it: a short practice sitting (nothing rescheduled unless asked) over the
 generated cards whose family declares a slip of that misconception, one card
-per family, the least recalled first.
+per family, the least recalled first. Outside a drill, the families that set
+the trap of a misconception the learner holds come first among new cards and
+in practice (``targeted_families``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
+from typing import TYPE_CHECKING
 
 from studyapp.questions.diagnosis import matched_slip, slip_candidates, target_of
 from studyapp.questions.generators import registered_families
 from studyapp.questions.misconceptions import MISCONCEPTIONS, Misconception, misconception
 from studyapp.questions.model import Question
 from studyapp.srs.queue import SessionQueue
+
+if TYPE_CHECKING:
+    from studyapp.progress.misconceptions import MisconceptionEstimate
 
 DRILL_LIMIT = 8
 """Cards in a drill: long enough to meet the trap several times, short enough to do now."""
@@ -64,6 +70,13 @@ def tells(question: Question, slips: Collection[str]) -> bool:
     return False
 
 
+def targeted_families(held: Iterable[MisconceptionEstimate]) -> frozenset[str]:
+    """The families whose questions set the trap of a misconception the learner holds now
+    (held, not fading): their cards come sooner in the new-card and practice order."""
+    return frozenset().union(*(trap_families(m.key) for m in held
+                               if m.held and not m.faded and misconception(m.key)))
+
+
 def drill_misconception(key: str) -> Misconception:
     """The misconception ``key`` names (UnknownMisconception otherwise)."""
     found = misconception(key)
@@ -73,4 +86,4 @@ def drill_misconception(key: str) -> Misconception:
 
 
 __all__ = ["DRILL_LIMIT", "UnknownMisconception", "drill_misconception", "drill_queue",
-           "tells", "trap_families"]
+           "targeted_families", "tells", "trap_families"]

@@ -25,6 +25,7 @@ from studyapp.srs.queue import (
 )
 from studyapp.srs.scheduler import CardStage
 from studyapp.study.curriculum import CurriculumCard, sibling_answered
+from studyapp.study.drill import targeted_families
 from studyapp.study.ladders import waits_for
 from studyapp.study.per_deck import PerDeck
 from studyapp.study.queue_items import queue_item
@@ -168,7 +169,9 @@ class SessionPlanner:
                       if r.suspended or (r.buried_until is not None and r.buried_until > now)}
             items = [self._item(c, rows.get(c.key), now) for c in selection.cards
                      if c.key not in hidden]
-            items.sort(key=lambda i: (i.stage != CardStage.NEW, i.retrievability, i.order))
+            targeted = self.targeted()
+            items.sort(key=lambda i: (i.stage != CardStage.NEW, i.template not in targeted,
+                                      i.retrievability, i.order))
             planned = interleave_templates_only(items)
             return SessionQueue(planned[:limit] if limit else planned, [], cutoff=end)
         from studyapp.store.progress import QueueRow, due_cards, not_new_keys, stored_time
@@ -225,7 +228,10 @@ class SessionPlanner:
                    or not ((card.fact and card.fact in taken) or sibling_answered(card, answered))]
         if waiting:
             waiting = list(filter(self._ready(seen), waiting))
-        for card in self.gathered(one_per_family(waiting)):
+        targeted = self.targeted() if waiting else frozenset()
+        gathered = self.gathered(one_per_family(waiting))
+        gathered.sort(key=lambda c: c.template not in targeted)  # stable: order kept within
+        for card in gathered:
             if len(new) >= new_left + SPARE_NEW:
                 break
             if rules(card.deck.id).bury_new and (
@@ -243,6 +249,17 @@ class SessionPlanner:
         reserve = (main[limit:] if limit else []) + spare
         return SessionQueue(main[:limit] if limit else main, learning, cutoff=end,
                             reserve=reserve)
+
+    def targeted(self) -> frozenset[str]:
+        """The families that set the trap of a misconception the learner holds now."""
+        from studyapp.progress.misconceptions import (  # SQLAlchemy: on first use
+            learner_misconceptions,
+        )
+
+        ground = self._ground
+        rollover = ground.settings.day_rollover_hour
+        return targeted_families(learner_misconceptions(
+            ground.store, ground.profile.id, ground.now(), lambda at: study_day(at, rollover)))
 
     def _ready(self, seen: set[tuple[str, str]]) -> Callable[[CurriculumCard], bool]:
         """Whether a new card may be asked: a scenario waits until the learner has seen a
