@@ -45,7 +45,6 @@ _EPOCH_SECONDS = 1_000_000_000
 _STAGE = {1: 1, 2: 2, 3: 3}  # Anki card type → studyapp stage (learning, review, relearning)
 _REVLOG_STATE = {0: 1, 1: 2, 2: 3, 3: 2}  # revlog type → the stage answered in
 _CHANGES = (EntryKind.MANUAL, EntryKind.RESCHEDULED)  # revlog types that are no answer
-_MANUAL = 4  # revlog type of a reschedule by hand (reset to new, set due date)
 
 
 def card_key(model: NoteType, note_id: int, ordinal: int, mapped: bool = False) -> str | None:
@@ -110,7 +109,7 @@ def _answers(logs: list[Any], deck_id: str, key: str, post: str,
         if review.ease not in (1, 2, 3, 4) or review.type not in _REVLOG_STATE:
             # manual reschedules and "set due date" are no answers; "reset to new" (a
             # manual entry with no interval) makes the next answer a new card's again
-            first = first or (review.type == _MANUAL and review.interval == 0)
+            first = first or (review.type == EntryKind.MANUAL and review.interval == 0)
             continue
         answered = _moment(review.id / 1000)
         if answered > limit:
