@@ -180,6 +180,13 @@ def test_control_bytes_in_headers_and_raw_paths_log_one_printable_line_each(
     assert "\\x1b]0;PWNED\\x07" in logged
 
 
+def environ_of(pid: int) -> set[bytes]:
+    try:
+        return set(Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"))
+    except OSError:
+        return set()
+
+
 def rss_kib(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -196,10 +203,12 @@ def test_tabs_past_the_cap_get_a_page_and_each_tab_is_bounded(server: Server) ->
                                             "&width=20000&height=20000") for _ in range(2)]
             assert wait_for(lambda: len(server.children()) == 2)
             children = server.children()
+            # a child is first the server's own fork and takes its bounded
+            # environment when it execs the app, so wait for the exec
+            bounded = {f"COLUMNS={MAX_COLUMNS}".encode(), f"ROWS={MAX_ROWS}".encode()}
             for pid in children:
-                environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-                assert f"COLUMNS={MAX_COLUMNS}".encode() in environ
-                assert f"ROWS={MAX_ROWS}".encode() in environ
+                assert wait_for(lambda pid=pid: bounded <= environ_of(pid), timeout=20), (
+                    environ_of(pid))
             await asyncio.sleep(3)  # the apps draw their first screen
             sizes = sorted(rss_kib(pid) for pid in children)
             print(f"\nmemory per tab (RSS): {', '.join(f'{k / 1024:.0f} MiB' for k in sizes)}")
