@@ -2,8 +2,8 @@
 
 Learning cards by due time, then reviews (the least likely recalled first) and
 new cards within the day's limits, one card per fact and one new card per
-generator family. Reads the card index and the database; it caches nothing of
-its own.
+generator family. Reads the card index and the database; of its own it caches
+only the families the learner's held misconceptions bring forward (``targeted``).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from studyapp.srs.queue import (
     new_card_order,
 )
 from studyapp.srs.scheduler import CardStage
+from studyapp.study.changes import Changes, cached_until
 from studyapp.study.curriculum import CurriculumCard, sibling_answered
 from studyapp.study.drill import targeted_families
 from studyapp.study.ladders import waits_for
@@ -251,7 +252,23 @@ class SessionPlanner:
                             reserve=reserve)
 
     def targeted(self) -> frozenset[str]:
-        """The families that set the trap of a misconception the learner holds now."""
+        """The families that set the trap of a misconception the learner holds now: read
+        once a study day, and again when an answer is recorded or taken back."""
+        day = self.today()
+        by_day = self._targeted_by_day
+        found = by_day.get(day)
+        if found is None:
+            by_day.clear()  # one day is kept: a new day may fade what was held
+            found = by_day[day] = self._read_targeted()
+        return found
+
+    @cached_until(Changes.SCHEDULE | Changes.CONFIG)
+    def _targeted_by_day(self) -> dict[str, frozenset[str]]:
+        """The targeted families by study day; dropped when answers are recorded or taken
+        back (``SCHEDULE``) or the day's rollover hour changes (``CONFIG``)."""
+        return {}
+
+    def _read_targeted(self) -> frozenset[str]:
         from studyapp.progress.misconceptions import (  # SQLAlchemy: on first use
             learner_misconceptions,
         )

@@ -6,9 +6,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
+from studyapp.progress import misconceptions
 from studyapp.questions.diagnosis import slip_candidates, target_of
 from studyapp.questions.misconceptions import misconception
 from studyapp.srs.queue import QueueItem
+from studyapp.store.trap_answers import trap_rows
 from studyapp.study import SessionKind, StudyConfig, StudyService
 from studyapp.study.drill import trap_families
 
@@ -77,3 +81,29 @@ def test_practice_puts_the_trap_families_first_among_new_cards(tmp_path: Path) -
     new = [i for i in items if i.stage.name == "NEW"]
     flags = [i.template in traps for i in new]
     assert any(flags) and flags == sorted(flags, reverse=True)  # every trap card first
+
+
+def test_the_held_misconceptions_are_read_once_until_an_answer_is_recorded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every plan sorts by the held misconceptions; their answers are read again only when
+    an operation reports that the schedule changed (an answer recorded)."""
+    reads: list[int] = []
+
+    def counted(*args: object, **kwargs: object) -> object:
+        reads.append(1)
+        return trap_rows(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(misconceptions, "trap_rows", counted)
+    now = [START]
+    learner = _service(tmp_path, now)
+    try:
+        learner.plan(SessionKind.POST, post=POST)
+        learner.plan(SessionKind.PRACTICE, post=POST)
+        assert len(reads) == 1
+        _slip(learner, cards=2)  # answers recorded: the schedule changed
+        now[0] = START + timedelta(hours=2)
+        assert learner.planner.targeted() == trap_families(MISCONCEPTION)
+        learner.plan(SessionKind.POST, post=POST)
+        assert len(reads) == 2
+    finally:
+        learner.close()
