@@ -21,6 +21,7 @@ from typing import Any
 
 from studyapp.i18n import t
 from studyapp.numbers import format_number
+from studyapp.questions.generators import registered_families
 from studyapp.questions.grading import Verdict, grade
 from studyapp.questions.misconceptions import misconception_of
 from studyapp.questions.model import Kind, Question
@@ -70,42 +71,64 @@ def role_of(card: CurriculumCard, question: Question) -> str:
     return FACT
 
 
+def planned_role(card: CurriculumCard) -> str | None:
+    """The role ``card``'s questions take, known from the card alone (its family's kind or
+    its type): None for a self-graded card, or one whose family is not loaded."""
+    kind: Kind | None = card.spec.kind
+    if kind is None:  # generated: the family says what its questions are
+        family = registered_families().get(card.template)
+        if family is None:
+            return None
+        kind = family.kind
+    if kind is Kind.RECALL:
+        return None  # self-graded: nothing to grade at the end
+    if kind is Kind.SCENARIO:
+        return SCENARIO
+    return METHOD if card.generated and not card.fact else FACT
+
+
 def draw_paper(cards: Iterable[CurriculumCard], posts: Sequence[str], *, count: int,
                seed: int, lang: str) -> list[ExamItem]:
     """Up to ``count`` questions over ``posts``: one scenario first when any exists, then the
     posts in turn, each giving a method and a fact alternately; one card per family or fact.
 
-    Fewer come back when the posts hold fewer different cards.
+    Cards are sorted into roles without drawing them; only the questions the paper
+    takes are drawn. Fewer come back when the posts hold fewer different cards.
     """
     rng = random.Random(f"exam/{seed}")
-    by_post: dict[str, dict[str, list[ExamItem]]] = {p: defaultdict(list) for p in posts}
+    by_post: dict[str, dict[str, list[tuple[int, CurriculumCard]]]] = {
+        p: defaultdict(list) for p in posts}
     for n, card in enumerate(sorted(cards, key=lambda c: c.order)):
-        post = card.spec.post
-        if post not in by_post:
-            continue
-        draw = random.Random(f"exam/{seed}/{n}").getrandbits(63)
-        try:
-            question = showing(card.spec, draw, lang)
-        except Exception:  # a card that cannot be drawn stays off the paper, as in a session
-            continue
-        if question.kind is Kind.RECALL:
-            continue  # self-graded: nothing to grade at the end
-        by_post[post][role_of(card, question)].append(
-            ExamItem(card.key, post, role_of(card, question), question, draw))
+        pools = by_post.get(card.spec.post)
+        role = planned_role(card) if pools is not None else None
+        if pools is not None and role is not None:
+            pools[role].append((n, card))
     for pools in by_post.values():
         for pool in pools.values():
             rng.shuffle(pool)
     paper: list[ExamItem] = []
     used: set[str] = set()
 
+    def drawn(n: int, card: CurriculumCard, post: str) -> ExamItem | None:
+        draw = random.Random(f"exam/{seed}/{n}").getrandbits(63)
+        try:
+            question = showing(card.spec, draw, lang)
+        except Exception:  # a card that cannot be drawn stays off the paper, as in a session
+            return None
+        if question.kind is Kind.RECALL:
+            return None
+        return ExamItem(card.key, post, role_of(card, question), question, draw)
+
     def take(post: str, role: str) -> bool:
         pool = by_post[post][role]
         while pool:
-            item = pool.pop()
-            family = _family(item)
-            if family in used:
+            n, card = pool.pop()
+            if card.template in used:  # a family, or an authored card, asked already
                 continue
-            used.add(family)
+            item = drawn(n, card, post)
+            if item is None or _family(item) in used:
+                continue
+            used.update((card.template, _family(item)))
             paper.append(item)
             return True
         return False
@@ -340,6 +363,6 @@ def result_lines(result: ExamResult, lang: str) -> list[str]:
 
 __all__ = [
     "DEFAULT_COUNT", "DEFAULT_MINUTES", "FACT", "METHOD", "ROLES", "SCENARIO", "ExamItem",
-    "ExamResult", "ExamSheet", "ItemMark", "Score", "TimeUp", "draw_paper", "result_lines",
-    "role_of",
+    "ExamResult", "ExamSheet", "ItemMark", "Score", "TimeUp", "draw_paper", "planned_role",
+    "result_lines", "role_of",
 ]

@@ -8,10 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from studyapp.catalog.posts import POST_SLUGS
+from studyapp.decks import CardSpec
 from studyapp.questions.grading import grade
 from studyapp.questions.model import Kind, Question
-from studyapp.study import StudyConfig, StudyService
-from studyapp.study.exam import FACT, METHOD, SCENARIO, ExamSheet, TimeUp
+from studyapp.study import StudyConfig, StudyService, exam
+from studyapp.study.exam import FACT, METHOD, SCENARIO, ExamSheet, TimeUp, role_of
+from studyapp.study.showing import showing
 
 START = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 POSTS = ("hbm-kv-cache", "hgx", "nvlink-infiniband")
@@ -195,3 +198,25 @@ def test_handing_in_leaves_the_schedule_unless_asked_to_count_the_answers(
     # new cards, scheduled as in a session: the missed one comes back first (Again's step)
     right_card = counted.marks[0].item.key
     assert clock.now < states[missed.item.key].due < states[right_card].due
+
+
+def test_the_paper_draws_only_the_questions_it_asks(
+        service: StudyService, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Roles come from the cards (a family's kind, a card's type): a 20-question paper over
+    every post draws its 20 questions, not the built-in decks' hundreds of cards."""
+    drawn: list[tuple[str, str]] = []
+
+    def counted(card: CardSpec, seed: int, lang: str) -> Question:
+        drawn.append((card.deck, card.id))
+        return showing(card, seed, lang)
+
+    monkeypatch.setattr(exam, "showing", counted)
+    for seed in (1, 2, 3):
+        drawn.clear()
+        sheet = service.exam(POST_SLUGS, count=20, minutes=30, seed=seed)
+        assert len(sheet.items) == 20
+        assert drawn == [item.key for item in sheet.items]
+        assert [item.role for item in sheet.items].count(SCENARIO) == 1
+        cards = service.index.by_key
+        assert all(item.role == role_of(cards[item.key], item.question)
+                   for item in sheet.items)
