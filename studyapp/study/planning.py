@@ -156,6 +156,33 @@ class SessionPlanner:
         with collector_paused():
             return self._session_queue(kind, post, deck, limit)
 
+    def practice_queue(self, families: frozenset[str], *, post: str | None = None,
+                       deck: str | None = None) -> SessionQueue:
+        """The practice queue over the cards of ``families`` only (a drill): the cards are
+        narrowed before they are ranked, in the order the whole practice queue gives them."""
+        now = self._ground.now()
+        _, end = day_bounds(now, self._ground.settings.day_rollover_hour)
+        cards = [c for c in self._index.session_cards(deck, post).cards
+                 if c.template in families]
+        return self._practice(cards, now, end, None)
+
+    def _practice(self, cards: Iterable[CurriculumCard], now: datetime, end: datetime,
+                  limit: int | None) -> SessionQueue:
+        """Every card not suspended or buried, new cards first (those a held misconception
+        targets leading), then the least likely recalled; nothing is rescheduled."""
+        from studyapp.store.progress import card_states  # SQLAlchemy: on first use
+
+        ground = self._ground
+        rows = card_states(ground.store, ground.profile.id)
+        hidden = {key for key, r in rows.items()
+                  if r.suspended or (r.buried_until is not None and r.buried_until > now)}
+        items = [self._item(c, rows.get(c.key), now) for c in cards if c.key not in hidden]
+        targeted = self.targeted()
+        items.sort(key=lambda i: (i.stage != CardStage.NEW, i.template not in targeted,
+                                  i.retrievability, i.order))
+        planned = interleave_templates_only(items)
+        return SessionQueue(planned[:limit] if limit else planned, [], cutoff=end)
+
     def _session_queue(self, kind: SessionKind, post: str | None, deck: str | None,
                        limit: int | None) -> SessionQueue:
         ground = self._ground
@@ -163,18 +190,7 @@ class SessionPlanner:
         start, end = day_bounds(now, ground.settings.day_rollover_hour)
         selection = self._index.session_cards(deck, post)
         if kind is SessionKind.PRACTICE:
-            from studyapp.store.progress import card_states  # SQLAlchemy: on first use
-
-            rows = card_states(ground.store, ground.profile.id)
-            hidden = {key for key, r in rows.items()
-                      if r.suspended or (r.buried_until is not None and r.buried_until > now)}
-            items = [self._item(c, rows.get(c.key), now) for c in selection.cards
-                     if c.key not in hidden]
-            targeted = self.targeted()
-            items.sort(key=lambda i: (i.stage != CardStage.NEW, i.template not in targeted,
-                                      i.retrievability, i.order))
-            planned = interleave_templates_only(items)
-            return SessionQueue(planned[:limit] if limit else planned, [], cutoff=end)
+            return self._practice(selection.cards, now, end, limit)
         from studyapp.store.progress import QueueRow, due_cards, not_new_keys, stored_time
 
         new_left, reviews_left = self.limits_left()

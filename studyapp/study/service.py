@@ -415,8 +415,8 @@ class StudyService:
         the least recalled first; practice (nothing rescheduled) unless ``practice`` is False.
         UnknownMisconception for a name that is not a misconception."""
         kind = SessionKind.PRACTICE if practice or self.read_only else SessionKind.DECK
-        queue = drill_queue(self.session_queue(SessionKind.PRACTICE),
-                            trap_families(misconception), limit)
+        families = trap_families(misconception)
+        queue = drill_queue(self.planner.practice_queue(families), families, limit)
         session = StudySession(self, kind, queue, limit=limit, seed=seed,
                                lang=lang or self.config.lang, stopwatch=self.config.stopwatch)
         session.drill_slips = frozenset(drill_misconception(misconception).slips)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -14,8 +15,11 @@ from studyapp.questions.diagnosis import slip_candidates, target_of
 from studyapp.questions.generators import get_family
 from studyapp.questions.grading import grade
 from studyapp.questions.misconceptions import misconception
-from studyapp.study import StudyConfig, StudyService
-from studyapp.study.drill import UnknownMisconception, trap_families
+from studyapp.srs.queue import QueueItem
+from studyapp.study import SessionKind, StudyConfig, StudyService, planning
+from studyapp.study.curriculum import CurriculumCard
+from studyapp.study.drill import DRILL_LIMIT, UnknownMisconception, drill_queue, trap_families
+from studyapp.study.queue_items import queue_item
 
 NOW = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
@@ -74,4 +78,26 @@ def test_a_k_only_answer_in_the_drill_is_named_as_k_only(tmp_path: Path, seed: i
         named.append(grade(question, answer).slips)
         session.submit(answer)
     assert named and all(slips[:1] == ("kv_pair",) for slips in named), named
+    svc.close()
+
+
+@pytest.mark.parametrize("key", ["k_only", "bits_as_bytes"])
+def test_the_drill_makes_queue_items_only_for_the_trap_families(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str) -> None:
+    """The drill narrows the cards before it ranks them, and asks what narrowing the
+    whole practice queue would have asked."""
+    svc = service(tmp_path)
+    families = trap_families(key)
+    whole = drill_queue(svc.session_queue(SessionKind.PRACTICE), families, DRILL_LIMIT)
+    made: list[str] = []
+
+    def counted(card: CurriculumCard, *args: Any) -> QueueItem:
+        made.append(card.template)
+        return queue_item(card, *args)
+
+    monkeypatch.setattr(planning, "queue_item", counted)
+    session = svc.drill(key)
+    assert made and set(made) <= families
+    assert len(made) == sum(c.template in families for c in svc.index.active_cards)
+    assert [i.key for i in session.queue.main] == [i.key for i in whole.main]
     svc.close()
