@@ -41,7 +41,7 @@ CARD_FIELDS = ("deck_id", "card_key", "post", "family", "stage", "step", "stabil
                "created_at", "flag")
 REVIEW_FIELDS = ("uid", "deck_id", "card_key", "post", "reviewed_at", "rating", "correct",
                  "duration_ms", "state_before", "seed", "lang", "params", "prompt", "response",
-                 "expected", "previous", "overridden", "looked_at_post", "anki")
+                 "expected", "previous", "overridden", "looked_at_post", "anki", "implicit")
 READ_FIELDS = ("post", "first_read_at", "last_read_at", "times")
 CHANGE_FIELDS = ("uid", "deck_id", "card_key", "changed_at", "kind", "factor", "interval")
 CSV_FIELDS = ("record", *dict.fromkeys(CARD_FIELDS + REVIEW_FIELDS + READ_FIELDS
@@ -51,7 +51,7 @@ _TIMES = {"due", "last_review", "created_at", "reviewed_at", "first_read_at", "l
 _INTS = {"stage", "step", "reps", "lapses", "rating", "duration_ms", "state_before", "seed",
          "times", "flag", "kind", "factor", "interval"}
 _FLOATS = {"stability", "difficulty"}
-_BOOLS = {"suspended", "leech", "correct", "overridden", "looked_at_post"}
+_BOOLS = {"suspended", "leech", "correct", "overridden", "looked_at_post", "implicit"}
 _JSON = {"params", "previous", "anki"}
 MAX_IMPORT_BYTES = 200_000_000
 """200 MB; a larger export is refused unread (parsing takes several times its size)."""
@@ -146,6 +146,9 @@ class ReviewRecord(_Record):
     looked_at_post: StrictBool = False
     anki: AnkiEntry | None = None
     """An answer imported from Anki: what Anki's FSRS reads of its revlog entry."""
+    implicit: StrictBool = False
+    """A review a scenario's step gave a one-step card, no answer to it (``Answer.implicit``);
+    files written before it was exported have none: their reviews are answers."""
 
 
 class ReadRecord(_Record):

@@ -79,7 +79,8 @@ def iter_records(store: Store, profile_id: int) -> Iterator[tuple[str, dict[str,
                    ReviewLog.correct, ReviewLog.duration_ms, ReviewLog.state_before,
                    ReviewLog.seed, ReviewLog.lang, ReviewLog.params, ReviewLog.prompt,
                    ReviewLog.response, ReviewLog.expected, ReviewLog.previous,
-                   ReviewLog.overridden, ReviewLog.looked_at_post, ReviewLog.anki]
+                   ReviewLog.overridden, ReviewLog.looked_at_post, ReviewLog.anki,
+                   ReviewLog.implicit]
         rows = session.execute(select(*columns).where(ReviewLog.profile_id == profile_id)
                                .order_by(ReviewLog.reviewed_at, ReviewLog.id)
                                .execution_options(yield_per=BATCH))
@@ -93,7 +94,7 @@ def iter_records(store: Store, profile_id: int) -> Iterator[tuple[str, dict[str,
                 "params": row.params, "prompt": row.prompt, "response": row.response,
                 "expected": row.expected, "previous": row.previous,
                 "overridden": bool(row.overridden), "looked_at_post": bool(row.looked_at_post),
-                "anki": row.anki}
+                "anki": row.anki, "implicit": bool(row.implicit)}
         for change in session.scalars(select(ScheduleChange)
                                       .where(ScheduleChange.profile_id == profile_id)
                                       .order_by(ScheduleChange.changed_at, ScheduleChange.id)):
@@ -229,7 +230,7 @@ def import_progress(store: Store, profile_id: int, export: Export,
                 "expected": record.get("expected"), "previous": record.get("previous"),
                 "overridden": bool(record.get("overridden")),
                 "looked_at_post": bool(record.get("looked_at_post")),
-                "anki": record.get("anki"),
+                "anki": record.get("anki"), "implicit": bool(record.get("implicit")),
                 **answer_marks(bool(record["correct"]), record.get("params"))})
         for chunk in _chunks(rows, BATCH):
             session.execute(insert(ReviewLog), chunk)

@@ -3,6 +3,8 @@ reads a shared database and exported files alike."""
 
 from __future__ import annotations
 
+import csv
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -182,3 +184,61 @@ def test_class_report_from_database_and_from_files(db_url: str, tmp_path: Path) 
         {"ana": 6, "ben": 6, "eva": 6}
     rows = from_files.csv_rows()
     assert len(rows) == 3 * len(TOTALS) and rows[0]["student"] == "ana"
+
+
+def _implicit_flags(store) -> dict[str, bool]:  # type: ignore[no-untyped-def]
+    from sqlalchemy import select
+
+    from studyapp.store.tables import CardState, ReviewLog
+
+    with store.sessions() as session:
+        return {key: bool(flag) for key, flag in session.execute(
+            select(CardState.card_key, ReviewLog.implicit)
+            .join(CardState, CardState.id == ReviewLog.card_id))}
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_a_review_a_scenario_step_gave_stays_implicit_through_a_round_trip(
+        tmp_path: Path, fmt: str) -> None:
+    """A one-step card's review counted from a scenario's step is no answer to that card
+    (no stage of its own, not in the answer counts): imported, it must stay so. A file
+    written before the flag was exported imports its reviews as answers, as they were."""
+    from dataclasses import replace
+
+    source = open_store(f"sqlite:///{tmp_path / 'source.sqlite3'}")
+    target = open_store(f"sqlite:///{tmp_path / 'target.sqlite3'}")
+    older = open_store(f"sqlite:///{tmp_path / 'older.sqlite3'}")
+    try:
+        profile = ensure_profile(source, "ana", {}, T0)
+        record_answer(source, profile.id, answer("deck", "asked", T0))
+        record_answer(source, profile.id, replace(
+            answer("deck", "stepped", T0 + timedelta(minutes=1)), implicit=True))
+        path = tmp_path / f"ana.{fmt}"
+        with path.open("w", encoding="utf-8", newline="") as fh:
+            (write_json(source, profile, fh, T0 + timedelta(hours=1)) if fmt == "json"
+             else write_csv(source, profile, fh))
+        import_progress(target, ensure_profile(target, "ana", {}, T0).id, read_export(path))
+        assert _implicit_flags(target) == _implicit_flags(source) == {
+            "asked": False, "stepped": True}
+        # the same file as an older studyapp wrote it: no implicit field at all
+        text = path.read_text(encoding="utf-8")
+        if fmt == "json":
+            data = json.loads(text)
+            for review in data["reviews"]:
+                del review["implicit"]
+            path.write_text(json.dumps(data), encoding="utf-8")
+        else:
+            rows = list(csv.DictReader(text.splitlines()))
+            fields = [f for f in rows[0] if f != "implicit"]
+            with path.open("w", encoding="utf-8", newline="") as fh:
+                writer = csv.DictWriter(fh, fields, extrasaction="ignore")
+                writer.writeheader()
+                writer.writerows(rows)
+        result = import_progress(older, ensure_profile(older, "ana", {}, T0).id,
+                                 read_export(path))
+        assert result.reviews_added == 2
+        assert _implicit_flags(older) == {"asked": False, "stepped": False}
+    finally:
+        source.close()
+        target.close()
+        older.close()
