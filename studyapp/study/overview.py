@@ -41,7 +41,8 @@ if TYPE_CHECKING:
     from studyapp.study.index import CardIndex
     from studyapp.study.planning import SessionPlanner
 
-EMPTY_COUNTS = {"total": 0, "new": 0, "learning": 0, "review": 0, "due": 0, "held": 0}
+EMPTY_COUNTS = {"total": 0, "new": 0, "learning": 0, "review": 0, "due": 0, "held": 0,
+                "waiting": 0}
 
 
 class StudyOverview:
@@ -83,6 +84,7 @@ class StudyOverview:
         from studyapp.store.progress import (  # SQLAlchemy: on first use
             answer_counts,
             card_summaries,
+            not_new_keys,
             posts_read,
         )
 
@@ -93,6 +95,7 @@ class StudyOverview:
         rows = card_summaries(ground.store, ground.profile.id, end, now)
         live = index.active_keys
         buried_facts = self._planner.facts_answered(start, end)
+        ready = self._planner.ready(not_new_keys(ground.store, ground.profile.id, now))
         new_waiting = 0
         per_post: dict[str, dict[str, int]] = {}
         per_deck: dict[str, int] = {}
@@ -104,11 +107,13 @@ class StudyOverview:
             row = rows.get(card.key)
             if row is None or (row.stage == CardStage.NEW and not row.suspended):
                 counts["new"] += 1  # stage 0: marked (flagged, buried) or reset, never answered
-                if not (self._planner.per_deck.rules(card.deck.id).bury_new
+                if (self._planner.per_deck.rules(card.deck.id).bury_new
                         and sibling_answered(card, buried_facts)):  # the deck's bury option
-                    new_waiting += 1
-                else:
                     counts["held"] += 1
+                elif not ready(card):  # a scenario before the families it chains are seen
+                    counts["waiting"] += 1
+                else:
+                    new_waiting += 1
                 continue
             if row.suspended:
                 continue
@@ -148,7 +153,7 @@ class StudyOverview:
         post = next((p for p in overview.posts if p.slug == slug), None)
         if post is None:
             return PostOffer(False, 0, None)
-        return PostOffer(overview.new_left == 0 and post.new - post.held > 0, post.held,
+        return PostOffer(overview.new_left == 0 and post.offered > 0, post.held,
                          self._planner.next_session_mix(slug))
 
     def new_limit_blocks(self, deck_id: str) -> bool:

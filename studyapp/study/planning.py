@@ -244,7 +244,7 @@ class SessionPlanner:
                    if not rules(card.deck.id).bury_new
                    or not ((card.fact and card.fact in taken) or sibling_answered(card, answered))]
         if waiting:
-            waiting = list(filter(self._ready(seen), waiting))
+            waiting = list(filter(self.ready(seen), waiting))
         targeted = self.targeted() if waiting else frozenset()
         gathered = self.gathered(one_per_family(waiting))
         gathered.sort(key=lambda c: c.template not in targeted)  # stable: order kept within
@@ -294,7 +294,7 @@ class SessionPlanner:
         return targeted_families(learner_misconceptions(
             ground.store, ground.profile.id, ground.now(), lambda at: study_day(at, rollover)))
 
-    def _ready(self, seen: set[tuple[str, str]]) -> Callable[[CurriculumCard], bool]:
+    def ready(self, seen: set[tuple[str, str]]) -> Callable[[CurriculumCard], bool]:
         """Whether a new card may be asked: a scenario waits until the learner has seen a
         card of each family it chains that their decks hold (``ladders.waits_for``)."""
         cards = self._index.active_cards

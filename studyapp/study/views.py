@@ -84,10 +84,18 @@ class HomeCounts:
     read: bool
     held: int = 0
     """New cards that wait for another day: each tests a fact answered today (siblings)."""
+    waiting: int = 0
+    """New cards that wait for the learner to see a card of each family they build on (a
+    scenario, until the families its steps chain are seen: ``study.ladders.waits_for``)."""
 
     @property
     def seen(self) -> int:
         return self.total - self.new
+
+    @property
+    def offered(self) -> int:
+        """The new cards a session would ask (limits aside): none held or waiting."""
+        return self.new - self.held - self.waiting
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from studyapp.questions.model import Kind, Question
 from studyapp.questions.scenario import PartVerdict
 from studyapp.srs import Rating
 from studyapp.srs.calendar import day_bounds
+from studyapp.srs.scheduler import CardStage
 from studyapp.study import SessionKind, StudyConfig, StudyService
 from studyapp.study.ladders import Counted, counted_line, step_families
 from studyapp.study.session import StudySession
@@ -234,6 +235,30 @@ def test_a_scenario_waits_until_the_families_it_chains_are_seen(tmp_path: Path) 
     assert "serve" in new_cards()
     # min-gpus, which the scenario also chains, is in none of this learner's decks
     assert "min-gpus" in get_family("scenario-serving").prerequisites
+    svc.close()
+
+
+def test_home_counts_a_waiting_scenario_as_new_only_once_a_session_offers_it(
+        tmp_path: Path) -> None:
+    """The post's line on home and today's "new cards wait" say what a session asks: the
+    scenario is not counted while it waits for the families it chains."""
+    clock = Clock()
+    svc = service(tmp_path, clock)
+
+    def offered() -> list[str]:
+        return [i.card_key for i in svc.plan(SessionKind.POST, post="hgx")
+                if i.stage is CardStage.NEW]
+
+    def home() -> tuple[int, int]:
+        overview = svc.overview()
+        return overview.new_waiting, {p.slug: p for p in overview.posts}["hgx"].offered
+
+    assert sorted(offered()) == ["kv", "weights"]
+    assert svc.overview().new_waiting == 2
+    assert home() == (2, 2)
+    learn_the_families(svc)
+    assert offered() == ["serve"]
+    assert home() == (1, 1)
     svc.close()
 
 

@@ -71,8 +71,9 @@ class PostRow(Widget, can_focus=True):
             return ""
         if progress.total == 0:
             return t("tui.home.no_cards", self.lang)
-        # new cards held back as siblings are not offered today: not counted as new
-        new = progress.new - progress.held
+        # new cards held back as siblings, or waiting for what they build on, are not
+        # offered today: not counted as new
+        new = progress.offered
         counts = t("tui.home.counts_one_new" if new == 1 else "tui.home.counts", self.lang,
                    new=new, due=progress.due)
         mastery = self.mastery_text()
