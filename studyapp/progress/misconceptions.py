@@ -7,7 +7,7 @@ so an old slip counts less than last week's (evidence orders the list and
 gives its trend). A misconception is *held* from ``HELD_FROM_SLIPS`` slips in
 the last ``HORIZON_DAYS``, and *fades* once its traps are answered right on
 ``FADES_AFTER_CARDS`` different cards over at least ``FADES_AFTER_DAYS``
-study days since its last slip.
+study days since its last slip; a faded one's trend is ``falling``.
 
 ``estimate`` is pure: the answers come in as :class:`TrapAnswer` rows and the
 study day of an instant from the caller (the profile's rollover hour and time
@@ -65,7 +65,7 @@ class MisconceptionEstimate:
     last_seen: datetime | None
     """The last slip."""
     trend: str
-    """``rising``, ``falling`` or ``steady`` over the last week."""
+    """``rising``, ``falling`` or ``steady`` over the last week; ``falling`` once faded."""
     held: bool
     faded: bool
 
@@ -113,7 +113,9 @@ def estimate(answers: Iterable[TrapAnswer], now: datetime,
         faded = len(right_cards) >= FADES_AFTER_CARDS and len(right_days) >= FADES_AFTER_DAYS
         evidence = _evidence(rows, now)
         before = _evidence(rows, now - timedelta(days=TREND_DAYS))
-        trend = ("rising" if evidence > before + TREND_STEP
+        # faded: only right answers since the last slip, so it is going away, whatever last
+        # week's slips still weigh against the week before them
+        trend = ("falling" if faded else "rising" if evidence > before + TREND_STEP
                  else "falling" if evidence < before - TREND_STEP else "steady")
         held = not faded and len(recent) >= HELD_FROM_SLIPS
         out.append(MisconceptionEstimate(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -56,6 +57,33 @@ def test_right_answers_to_its_traps_on_three_cards_over_two_days_let_it_fade() -
     answers += [k_only(day(12), "f", True)]
     (back,) = estimate(answers, day(12), study_day)
     assert back.right_since == 0 and not back.faded  # a new slip starts the count again
+
+
+def test_a_faded_misconception_is_falling_never_rising() -> None:
+    """Faded means its traps were answered right on three cards over two days since the last
+    slip: the evidence only went down since, even when last week's slips still outweigh
+    what there was a week ago. ``stats --json`` must not say faded and rising at once."""
+    answers = [k_only(day(0), "a", True), k_only(day(1), "b", True),
+               k_only(day(2), "c", False), k_only(day(2), "d", False),
+               k_only(day(3), "e", False)]
+    (faded,) = estimate(answers, day(3), study_day)
+    assert faded.faded
+    assert faded.trend == "falling"
+    assert faded.as_json()["trend"] == "falling"
+    # weeks on, with no answer since, it stays falling (its evidence keeps halving)
+    (later,) = estimate(answers, day(40), study_day)
+    assert later.faded and later.trend == "falling"
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_faded_and_trend_agree_over_random_histories(seed: int) -> None:
+    rng = random.Random(seed)
+    answers = [k_only(day(rng.uniform(0, 30)), f"card-{rng.randrange(6)}", rng.random() < 0.4)
+               for _ in range(rng.randrange(3, 25))]
+    for now in (day(10), day(20), day(31), day(45)):
+        for found in estimate(answers, now, study_day):
+            assert not (found.faded and found.trend != "falling"), (found, now)
+            assert not (found.held and found.faded)
 
 
 def test_one_card_answered_right_again_and_again_does_not_fade_it() -> None:
