@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from studyapp.classroom.item_stats import CHECK_KEY, RETEACH, ItemStats, flags, stats_from_sums
 from studyapp.progress import round_or_none
+from studyapp.questions.formatting import unit_after
 from studyapp.store.item_answers import ResponseCount, StepsAnswer, UnnamedWrong
 from studyapp.store.item_figures import ItemSums, MarkSums
 from studyapp.store.verdicts import RIGHT
@@ -241,7 +242,7 @@ def _answer_label(spec: Any, given: ResponseCount) -> str:
         value = value_in_unit(unit, typed, lang)
         if value is not None and math.isfinite(value):
             shown = format_number(value, "en", sig=6, grouping=False)
-            return f"{shown} {unit}" if unit else shown
+            return f"{shown} {unit_after(shown, unit, 'en')}" if unit else shown
     if spec.type == "truefalse":
         from studyapp.questions.grading import grade
 
@@ -265,7 +266,7 @@ def _key_label(spec: Any) -> str:
         from studyapp.numbers import format_number
 
         shown = format_number(float(question.answer), "en", sig=6, grouping=False)
-        return f"{shown} {spec.unit}" if spec.unit else shown
+        return f"{shown} {unit_after(shown, spec.unit, 'en')}" if spec.unit else shown
     if spec.type == "choice":
         return _key_text(spec, spec.language) or ""
     from studyapp.questions.grading import expected_display

@@ -19,6 +19,7 @@ from studyapp.decks.formula import FormulaError, Value, evaluate, format_value, 
 from studyapp.decks.problems import ProblemMessage, problem_message
 from studyapp.decks.schema import PartSlip
 from studyapp.numbers import format_number
+from studyapp.questions.formatting import unit_after
 from studyapp.questions.model import Tolerance
 
 SAME_FACTOR = 1e-6
@@ -35,7 +36,7 @@ class SlipAt:
 
 def _figure(value: float, unit: str | None) -> str:
     shown = format_number(value, "en", sig=4, grouping=False)
-    return f"{shown} {unit}" if unit else shown
+    return f"{shown} {unit_after(shown, unit, 'en')}" if unit else shown
 
 
 def _factor(value: float) -> str:

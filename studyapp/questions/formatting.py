@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from studyapp.i18n import unit_label
+from studyapp.i18n import strings, t, unit_label
 from studyapp.numbers import THIN_SPACE, format_number
 from studyapp.questions.units import COUNT, COUNT_DIMENSIONS, UnitError, resolve_unit
 
@@ -25,6 +25,8 @@ _UNIT_NAMES = {
         "weeks": "semanas",
         "years": "años",
         "parameters": "parámetros",
+        "users": "usuarios",
+        "requests": "peticiones",
     },
     "en": {
         "días": "days",
@@ -35,6 +37,8 @@ _UNIT_NAMES = {
         "semanas": "weeks",
         "años": "years",
         "parámetros": "parameters",
+        "usuarios": "users",
+        "peticiones": "requests",
     },
 }
 
@@ -53,6 +57,17 @@ def display_unit(unit: str, lang: str) -> str:
     except UnitError:
         return unit_label(unit, lang)  # a counted noun: "8 nodos"
     return unit
+
+
+def unit_after(number: str, unit: str, lang: str) -> str:
+    """``unit`` as written after ``number`` (a number as shown): the singular after exactly
+    one ("1 GPU", "1 día"), the plural otherwise ("2 GPUs"; in Spanish "2 GPU", an acronym
+    Spain leaves unchanged in the plural). ``unit.one.<unit>`` keys, by the English plural."""
+    shown = display_unit(unit, lang)
+    if number.lstrip("-−") != "1":
+        return shown
+    key = f"unit.one.{_UNIT_NAMES['en'].get(unit, unit)}"
+    return t(key, lang) if key in strings(lang) else shown
 
 
 def _is_count_unit(unit: str | None) -> bool:
@@ -83,7 +98,7 @@ def format_quantity(
     number = format_number(value, lang, sig) + suffix
     if not unit:
         return number
-    return f"{number} {display_unit(unit, lang)}"
+    return f"{number} {unit_after(number, unit, lang)}"
 
 
-__all__ = ["THIN_SPACE", "display_unit", "format_number", "format_quantity"]
+__all__ = ["THIN_SPACE", "display_unit", "format_number", "format_quantity", "unit_after"]

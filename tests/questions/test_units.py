@@ -9,6 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from studyapp.questions.formatting import THIN_SPACE, format_number, format_quantity
+from studyapp.questions.grading import grade
+from studyapp.questions.model import Kind, Question
 from studyapp.questions.units import (
     AmbiguousUnit,
     DimensionMismatch,
@@ -276,3 +278,60 @@ def test_junk_raises_only_unit_errors(text: str, lang: str) -> None:
         except UnitError:
             continue
         assert math.isfinite(q.value)
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "lang", "text"),
+    [
+        (1, "GPUs", "en", "1 GPU"),
+        (2, "GPUs", "en", "2 GPUs"),
+        (1.5, "GPUs", "en", "1.5 GPUs"),
+        # Spain writes an acronym the same in the plural: "2 GPU" (RAE, "siglas")
+        (1, "GPUs", "es", "1 GPU"),
+        (2, "GPUs", "es", "2 GPU"),
+        (1, "days", "en", "1 day"),
+        (1, "days", "es", "1 día"),
+        (1, "días", "en", "1 day"),
+        (1.5, "days", "es", "1,5 días"),
+        (1, "tokens", "en", "1 token"),
+        (1, "sequences", "es", "1 secuencia"),
+        (3, "sequences", "es", "3 secuencias"),
+        (1, "nodes", "es", "1 nodo"),
+        (1, "users", "es", "1 usuario"),
+        (64, "users", "es", "64 usuarios"),
+        (-1, "hours", "en", "-1 hour"),
+        (1e6, "tokens", "en", "1M tokens"),
+        (1, "GB", "en", "1 GB"),
+        (1, "x", "es", "1 x"),
+    ],
+)
+def test_a_unit_agrees_with_the_number_before_it(
+        value: float, unit: str, lang: str, text: str) -> None:
+    """"Your answer: 1 GPUs" reads wrong: one takes the singular, every other number the
+    plural, in English and as Spanish is written in Spain."""
+    assert format_quantity(value, unit, lang) == text
+
+
+@pytest.mark.parametrize("unit", ["GPUs", "days", "tokens", "sequences", "nodes", "users",
+                                  "hours", "params", "layers"])
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_one_of_a_unit_reads_back_as_one(unit: str, lang: str) -> None:
+    question = Question(kind=Kind.NUMERIC, post="h200", prompt="?", explanation="", answer=1,
+                        unit=unit, lang=lang)
+    shown = format_quantity(1, unit, lang)
+    verdict = grade(question, shown)
+    assert verdict.correct is True, (shown, verdict)
+    assert verdict.given == verdict.expected == shown
+
+
+@pytest.mark.parametrize(("lang", "given", "expected"), [("en", "1 GPU", "4 GPUs"),
+                                                         ("es", "1 GPU", "4 GPU")])
+def test_feedback_words_the_answer_with_its_unit_agreeing(
+        lang: str, given: str, expected: str) -> None:
+    """The feedback's "Your answer: 1 GPU" and "the answer is 4 GPUs" (a scenario's fewest-
+    GPUs step asks in GPUs)."""
+    question = Question(kind=Kind.NUMERIC, post="h200", prompt="?", explanation="", answer=4,
+                        unit="GPUs", lang=lang)
+    verdict = grade(question, "1")
+    assert (verdict.given, verdict.expected) == (given, expected)
+    assert expected in verdict.message
