@@ -12,14 +12,15 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from studyapp.catalog.posts import list_posts
+from studyapp.catalog.posts import POST_SLUGS, list_posts
 from studyapp.decks import deck_title
 from studyapp.decks.deck_model import summary_key
 from studyapp.decks.text import markdown_line
 from studyapp.srs.calendar import day_bounds
 from studyapp.srs.scheduler import CardStage
-from studyapp.study.curriculum import deck_kind, sibling_answered
+from studyapp.study.curriculum import CurriculumCard, deck_kind, sibling_answered
 from studyapp.study.index import deck_files
+from studyapp.study.planning import one_per_family
 from studyapp.study.views import (
     SOON,
     ComingBack,
@@ -99,9 +100,11 @@ class StudyOverview:
         new_waiting = 0
         per_post: dict[str, dict[str, int]] = {}
         per_deck: dict[str, int] = {}
+        fresh: dict[str, list[CurriculumCard]] = {}  # new, not held: what a session may ask
+        taken: dict[str, set[str]] = {}  # facts a due card puts in the session first
         for card in index.active_cards:
             per_deck[card.deck.id] = per_deck.get(card.deck.id, 0) + 1
-            place = card.spec.post if card.deck.post is not None else f"deck:{card.deck.id}"
+            place = card.spec.post if card.deck.post is not None else summary_key(card.deck.id)
             counts = per_post.setdefault(place, dict(EMPTY_COUNTS))
             counts["total"] += 1
             row = rows.get(card.key)
@@ -110,9 +113,9 @@ class StudyOverview:
                 if (self._planner.per_deck.rules(card.deck.id).bury_new
                         and sibling_answered(card, buried_facts)):  # the deck's bury option
                     counts["held"] += 1
-                elif not ready(card):  # a scenario before the families it chains are seen
-                    counts["waiting"] += 1
-                else:
+                    continue
+                fresh.setdefault(place, []).append(card)
+                if ready(card):  # not a scenario before the families it chains are seen
                     new_waiting += 1
                 continue
             if row.suspended:
@@ -120,6 +123,12 @@ class StudyOverview:
             counts["review" if row.stage == CardStage.REVIEW else "learning"] += 1
             if row.due:
                 counts["due"] += 1
+                if card.fact:
+                    taken.setdefault(place, set()).add(card.fact)
+        for place, cards in fresh.items():
+            offered = self._offered(place, cards, taken.get(place, set()), ready)
+            counts = per_post[place]
+            counts["waiting"] = counts["new"] - counts["held"] - offered
         due_today = sum(1 for key, r in rows.items()
                         if key in live and not r.suspended and r.due)
         new_done, _, answers = answer_counts(ground.store, ground.profile.id, start, end)
@@ -145,6 +154,29 @@ class StudyOverview:
                                                              c.title.casefold()))),
                         tuple((d.id, deck_title(d, lang), per_deck[d.id], deck_kind(d))
                               for d in index.decks if d.id in per_deck))
+
+    def _offered(self, place: str, cards: list[CurriculumCard], taken: set[str],
+                 ready: Callable[[CurriculumCard], bool]) -> int:
+        """How many of a post's (or course deck's) new cards its session asks, limits aside:
+        as ``SessionPlanner.session_queue`` takes them, those its post teaches, ready, one per
+        generator family and one per fact (a fact a due card asks already waits)."""
+        index = self._index
+        post = place if place in POST_SLUGS else None
+        deck = None if post is not None else place.removeprefix(summary_key(""))
+        scope = index.session_cards(deck, post).keys
+        rules = self._planner.per_deck.rules
+        asked = one_per_family(
+            c for c in cards if c.key in scope and ready(c)
+            and not (rules(c.deck.id).bury_new and c.fact and c.fact in taken))
+        facts = set(taken)
+        offered = 0
+        for card in asked:
+            if card.fact and rules(card.deck.id).bury_new:
+                if card.fact in facts:
+                    continue
+                facts.add(card.fact)
+            offered += 1
+        return offered
 
     def post_offer(self, slug: str) -> PostOffer:
         """What the post screen offers: more new cards when today's are done while the

@@ -85,8 +85,9 @@ class HomeCounts:
     held: int = 0
     """New cards that wait for another day: each tests a fact answered today (siblings)."""
     waiting: int = 0
-    """New cards that wait for the learner to see a card of each family they build on (a
-    scenario, until the families its steps chain are seen: ``study.ladders.waits_for``)."""
+    """New cards a session over it does not ask now: a scenario before the learner has seen
+    the families it chains (``study.ladders.waits_for``), a card its post has not taught
+    yet, a second card of a fact or generator family the session asks already."""
 
     @property
     def seen(self) -> int:

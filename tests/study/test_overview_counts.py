@@ -11,6 +11,7 @@ from test_service import Clock
 from studyapp.catalog import UnknownIdError
 from studyapp.srs import Rating
 from studyapp.srs.scheduler import CardStage
+from studyapp.study import SessionKind, StudyConfig, StudyService
 
 
 def test_home_counts_follow_what_was_answered(tmp_path: Path) -> None:
@@ -71,5 +72,36 @@ def test_a_post_read_is_remembered_and_a_deck_summary_comes_first(tmp_path: Path
         assert not svc.overviews.summary_first("drill")  # no summary: nothing to read first
         view = svc.overviews.course_view("drill", "en")
         assert (view.title, view.course, view.summary) == ("Drill", "Drill", "")
+    finally:
+        svc.close()
+
+
+def test_each_posts_new_count_on_home_is_what_its_session_asks(tmp_path: Path) -> None:
+    """Home's "N new" for a post is the new cards a session over it asks (the day's limit
+    aside): not a card its post has not taught yet, a second card of a fact or generator
+    family the session already asks, nor a scenario waiting for what it chains."""
+    clock = Clock()
+    svc = StudyService(StudyConfig(db_url=f"sqlite:///{tmp_path / 'study.sqlite3'}",
+                                   profile="ana", lang="en", clock=clock))
+    try:
+        svc.update_settings(new_per_day=10_000)
+
+        def counts() -> dict[str, tuple[int, int]]:
+            return {p.slug: (p.offered, sum(i.stage is CardStage.NEW for i in svc.plan(
+                SessionKind.POST, post=p.slug))) for p in svc.overview().posts}
+
+        fresh = counts()
+        assert all(home == asked for home, asked in fresh.values()), fresh
+        intro = {p.slug: p for p in svc.overview().posts}["intro"]
+        assert intro.offered < intro.new  # siblings of one fact: one of them is asked
+        session = svc.start(SessionKind.POST, post="intro", seed=1)
+        for _ in range(5):  # answered wrong: learning cards due today, their facts taken
+            if session.next() is None:
+                break
+            if session.submit("1").needs_rating:
+                session.rate(Rating.GOOD)
+        after = counts()
+        assert after["intro"] != fresh["intro"]
+        assert all(home == asked for home, asked in after.values()), after
     finally:
         svc.close()
