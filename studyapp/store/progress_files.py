@@ -287,14 +287,18 @@ def _replay_cards(session: Session, cards: Mapping[tuple[str, str], CardState],
     """Rebuild the state of each touched card from all its answers; how many changed.
 
     A card marked new again (reset in the card browser, stage 0) keeps that mark:
-    the answers before a reset are history, not schedule.
+    the answers before a reset are history, not schedule. A scenario's wrong step (an
+    implicit Again) is left out: it moved its card sooner, it was no lapse.
     """
     by_id = {card.id: card for card in cards.values() if card.id in touched and card.state}
     history: dict[int, list[tuple[datetime, int]]] = {card_id: [] for card_id in by_id}
+    # a scenario's wrong step only moved its card sooner: no lapse to replay (as the
+    # optimizer reads the log, ``history.review_history``)
+    moved_only = ReviewLog.implicit.is_(True) & (ReviewLog.rating == 1)
     for chunk in _chunks(sorted(by_id)):
         for card_id, at, rating in session.execute(
                 select(ReviewLog.card_id, ReviewLog.reviewed_at, ReviewLog.rating)
-                .where(ReviewLog.card_id.in_(chunk))
+                .where(ReviewLog.card_id.in_(chunk), ~moved_only)
                 .order_by(ReviewLog.card_id, ReviewLog.reviewed_at, ReviewLog.id)):
             history[card_id].append((at, int(rating)))
     changed = 0
