@@ -7,7 +7,7 @@ new cards are done. Reads the card index, session planning and the database.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -160,13 +160,17 @@ class StudyOverview:
         """How many of a post's (or course deck's) new cards its session asks, limits aside:
         as ``SessionPlanner.session_queue`` takes them, those its post teaches, ready, one per
         generator family and one per fact (a fact a due card asks already waits)."""
-        index = self._index
-        post = place if place in POST_SLUGS else None
-        deck = None if post is not None else place.removeprefix(summary_key(""))
-        scope = index.session_cards(deck, post).keys
+        course = summary_key("")
+        if place in POST_SLUGS:
+            scope: Collection[tuple[str, str]] | None = self._index.session_cards(
+                None, place).keys
+        elif place.startswith(course):
+            scope = self._index.session_cards(place.removeprefix(course), None).keys
+        else:  # a deck filed under a post this version does not know: all its cards
+            scope = None
         rules = self._planner.per_deck.rules
         asked = one_per_family(
-            c for c in cards if c.key in scope and ready(c)
+            c for c in cards if (scope is None or c.key in scope) and ready(c)
             and not (rules(c.deck.id).bury_new and c.fact and c.fact in taken))
         facts = set(taken)
         offered = 0
