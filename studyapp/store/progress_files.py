@@ -190,6 +190,8 @@ def import_progress(store: Store, profile_id: int, export: Export,
                 cards[key] = card
                 added += 1
             elif not _newer(record.get("last_review"), card.last_review):
+                if record.get("leech"):  # a leech mark made since (Anki's tag) is kept
+                    card.leech = True
                 continue
             else:
                 updated += 1
