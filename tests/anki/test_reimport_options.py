@@ -1,4 +1,4 @@
-"""A newer package of the same collection updates notes' tags in place.
+"""A newer package of the same collection updates each deck's options and notes' tags in place.
 
 The packages are made by Anki itself (the ``anki`` package, 26.9.3): a preset
 changed in Anki between two exports, a note Anki tagged ``leech`` with nothing
@@ -42,6 +42,53 @@ def studied_options(tmp_path: Path) -> dict[str, object]:
 def _preset(col: object) -> dict[str, object]:
     studied = col.decks.get(col.decks.id("Studied"))  # type: ignore[attr-defined]
     return col.decks.get_config(studied["conf"])  # type: ignore[attr-defined,no-any-return]
+
+
+@pytest.mark.parametrize("form", FORMATS)
+def test_a_newer_package_updates_each_decks_options_and_says_what_changed(
+        tmp_path: Path, form: str) -> None:
+    col = studied_collection(tmp_path, cards=4, answers=6)
+    try:
+        first = export(col, tmp_path / "first.apkg", history=True, form=form)
+        preset = _preset(col)
+        preset["desiredRetention"] = 0.93
+        preset["fsrsParams6"] = PARAMS6
+        preset["new"].update(delays=[3.0, 20.0], perDay=9)  # type: ignore[attr-defined]
+        preset["rev"].update(perDay=120, maxIvl=500)  # type: ignore[attr-defined]
+        preset["lapse"].update(leechFails=6, leechAction=0)  # type: ignore[attr-defined]
+        preset["new"]["bury"] = True  # type: ignore[index]
+        preset["buryInterdayLearning"] = True
+        col.decks.update_config(preset)
+        second = export(col, tmp_path / "second.apkg", history=True, form=form)
+    finally:
+        col.close()
+    code, output = run(tmp_path, "import", str(first))
+    assert code == 0, output
+    before = studied_options(tmp_path)
+    assert before["desired_retention"] == 0.9 and before["new_per_day"] == 20
+    code, output = run(tmp_path, "import", str(second))
+    assert code == 0, output
+    after = studied_options(tmp_path)
+    assert after["desired_retention"] == 0.93
+    assert after["parameters"] == pytest.approx(PARAMS6)
+    assert after["learning_steps_s"] == [180, 1200]
+    assert (after["new_per_day"], after["reviews_per_day"]) == (9, 120)
+    assert after["maximum_interval_days"] == 500
+    assert (after["leech_lapses"], after["leech_action"]) == (6, "suspend")
+    assert (after["bury_new"], after["bury_interday"]) == (True, True)
+    changed = next(line for line in output.splitlines() if "options changed" in line)
+    for said in ("desired retention 0.9 → 0.93", "new per day 20 → 9",
+                 "reviews per day 200 → 120", "maximum interval (days) 36500 → 500",
+                 "leech threshold 8 → 6", "leech action mark only → suspend",
+                 "learning steps (s) 60, 600 → 180, 1200", "FSRS parameters refitted",
+                 "bury new no → yes", "bury interday learning no → yes"):
+        assert said in changed, (said, changed)
+    assert "relearning" not in changed  # unchanged in Anki: not listed
+    # (an .apkg carries no rollover hour; a .colpkg's is the profile's first, then only
+    # named: test_deck_options_anki.py)
+    code, output = run(tmp_path, "import", str(second))
+    assert code == 0, output
+    assert "options changed" not in output  # the same package again changes nothing
 
 
 @pytest.mark.parametrize("form", FORMATS)
