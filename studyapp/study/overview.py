@@ -7,7 +7,7 @@ new cards are done. Reads the card index, session planning and the database.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -94,6 +94,7 @@ class StudyOverview:
         live = index.active_keys
         buried_facts = self._planner.facts_answered(start, end)
         new_waiting = 0
+        waiting_by_deck: dict[str, int] = {}
         per_post: dict[str, dict[str, int]] = {}
         per_deck: dict[str, int] = {}
         for card in index.active_cards:
@@ -107,6 +108,7 @@ class StudyOverview:
                 if not (self._planner.per_deck.rules(card.deck.id).bury_new
                         and sibling_answered(card, buried_facts)):  # the deck's bury option
                     new_waiting += 1
+                    waiting_by_deck[card.deck.id] = waiting_by_deck.get(card.deck.id, 0) + 1
                 else:
                     counts["held"] += 1
                 continue
@@ -133,13 +135,30 @@ class StudyOverview:
             courses.append(CourseProgress(deck.id, view.title, view.course, tagline,
                                           read=summary_key(deck.id) in read, **found))
         streak = self._streak() if with_streak else 0
-        return Overview(tuple(posts), due_today,
-                        max(0, self._planner.new_limit_today() - new_done), answers, new_done,
+        new_left = self._new_left(max(0, self._planner.new_limit_today() - new_done),
+                                  per_deck, waiting_by_deck, start, end)
+        return Overview(tuple(posts), due_today, new_left, answers, new_done,
                         streak, new_waiting, self.coming_back(),
                         tuple(sorted(courses, key=lambda c: (c.course.casefold(),
                                                              c.title.casefold()))),
                         tuple((d.id, deck_title(d, lang), per_deck[d.id], deck_kind(d))
                               for d in index.decks if d.id in per_deck))
+
+    def _new_left(self, left: int, decks: Iterable[str], waiting: Mapping[str, int],
+                  start: datetime, end: datetime) -> int:
+        """New cards a session can still bring today: the profile's limit, and within it
+        each deck with a limit of its own at most that limit's room and its waiting new
+        cards, as the session's queue keeps them (``SessionPlanner.session_queue``)."""
+        own = self._planner.per_deck.limits_left(start, end)
+        if not own:
+            return left
+        room = 0
+        for deck_id in decks:
+            limits = own.get(deck_id)
+            if limits is None:  # the profile's limit alone: it may take all the room
+                return left
+            room += min(limits[0], waiting.get(deck_id, 0))
+        return min(left, room)
 
     def post_offer(self, slug: str) -> PostOffer:
         """What the post screen offers: more new cards when today's are done while the

@@ -150,3 +150,29 @@ def test_a_deck_keeps_to_its_own_daily_review_limit(tmp_path: Path) -> None:
         assert svc.plan(SessionKind.REVIEW, deck="hard") == []  # its one review is done
     finally:
         svc.close()
+
+
+def test_home_counts_the_new_cards_each_decks_own_limit_lets_the_session_bring(
+        tmp_path: Path) -> None:
+    clock = Clock()
+    svc = two_decks(tmp_path, clock)
+    try:
+        decks = {deck_id for deck_id, _, _, _ in svc.overview("en").deck_totals}
+        for deck_id in decks:  # every deck studied has a daily new limit of its own
+            set_options(svc, deck_id, new_per_day=0)
+        set_options(svc, "hard", new_per_day=1)
+        assert svc.settings.new_per_day == 20  # the profile's limit: far above the decks'
+
+        def session_new() -> int:
+            return sum(1 for item in svc.plan(SessionKind.DUE) if item.stage is CardStage.NEW)
+
+        home = svc.overview("en")
+        assert home.new_left == session_new() == 1
+        answer(svc, clock, "hard", "alone", Rating.EASY)
+        home = svc.overview("en")
+        assert home.new_left == session_new() == 0
+        assert home.new_limit_reached  # more wait: home offers more today, or practice
+        set_options(svc, "easy", new_per_day=2)
+        assert svc.overview("en").new_left == session_new() == 2
+    finally:
+        svc.close()
