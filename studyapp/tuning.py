@@ -28,7 +28,7 @@ from studyapp.srs.optimize import (
     entries_by_card,
     optimize,
 )
-from studyapp.srs.revlog import KIND_OF_STAGE, EntryKind, ignore_before_moment, replay
+from studyapp.srs.revlog import ignore_before_setting, replay
 from studyapp.srs.scheduler import CardStage, Memory
 
 if TYPE_CHECKING:
@@ -112,27 +112,12 @@ def review_events(service: StudyService) -> list[ReviewEvent]:
     answer imported from Anki keeps its revlog entry's, one given here its stage's."""
     from studyapp.store.history import review_log
 
-    events = []
-    for card, when, rating, stage, anki in review_log(service.store, service.profile.id):
-        kind: EntryKind | None = None
-        factor, interval = 0, 1
-        if isinstance(anki, dict) and isinstance(anki.get("type"), int) \
-                and 0 <= anki["type"] <= 5:
-            kind = EntryKind(anki["type"])
-            factor, interval = int(anki.get("factor") or 0), int(anki.get("ivl") or 0)
-        elif stage is not None:
-            kind = KIND_OF_STAGE.get(stage)
-        events.append(ReviewEvent(card, when, rating, kind, factor, interval))
-    return events
+    return [ReviewEvent.logged(*row) for row in review_log(service.store, service.profile.id)]
 
 
 def ignore_before(service: StudyService) -> datetime | None:
     """The profile's "ignore reviews before" date as the instant Anki cuts at (None: all)."""
-    saved = service.settings.ignore_reviews_before
-    try:
-        return ignore_before_moment(date.fromisoformat(saved)) if saved else None
-    except ValueError:  # a hand-edited setting: nothing ignored rather than a traceback
-        return None
+    return ignore_before_setting(service.settings.ignore_reviews_before)
 
 
 def recompute_memory_states(service: StudyService, *, reschedule: bool = False) -> int:
