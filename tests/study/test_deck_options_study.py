@@ -14,6 +14,7 @@ from studyapp.srs.scheduler import CardStage
 from studyapp.study import SessionKind, StudyConfig, StudyService
 from studyapp.study.session import showing
 from studyapp.study.views import AnsweredCard
+from studyapp.tuning import exam_plan
 
 
 def two_decks(tmp_path: Path, clock: Clock) -> RecordingService:
@@ -174,5 +175,22 @@ def test_home_counts_the_new_cards_each_decks_own_limit_lets_the_session_bring(
         assert home.new_limit_reached  # more wait: home offers more today, or practice
         set_options(svc, "easy", new_per_day=2)
         assert svc.overview("en").new_left == session_new() == 2
+    finally:
+        svc.close()
+
+
+def test_the_exam_plan_keeps_to_each_decks_own_new_limit(tmp_path: Path) -> None:
+    clock = Clock()
+    svc = two_decks(tmp_path, clock)
+    try:
+        decks = {deck_id for deck_id, _, _, _ in svc.overview("en").deck_totals}
+        for deck_id in decks:
+            set_options(svc, deck_id, new_per_day=0)
+        set_options(svc, "hard", new_per_day=1)
+        new_left = len(svc.studied_keys())  # nothing answered yet
+        plan = exam_plan(svc, (clock() + timedelta(days=2)).date())
+        assert plan.days_left == 2
+        # one card of hard a day, as the session gives it; every other waits
+        assert plan.new_unreached == new_left - 2
     finally:
         svc.close()
