@@ -43,6 +43,7 @@ from studyapp.srs.fuzz import (
     unit_draw,
 )
 from studyapp.srs.load_balancer import (
+    BALANCED_DAYS,
     MAX_BALANCED_INTERVAL,
     NORMAL_WEEK,
     EasyDay,
@@ -335,12 +336,15 @@ class Scheduler:
             if seed is not None and settings.load_balancing and self.due_times is not None:
                 if load is None:
                     load = self._load(today, today + timedelta(days=MAX_BALANCED_INTERVAL + 10))
-                siblings = {study_day(due, settings.day_rollover_hour, self.zone)
-                            for due in self.sibling_dues}
-                balanced = balanced_interval(interval, floor, longest, today, load, week, seed,
-                                             siblings)
-                if balanced is not None:
-                    return balanced
+                # Anki's balancer holds only presets with a card due in its window: with
+                # none, fuzz alone places the card (``days_by_preset.get(..)?``)
+                if any(0 <= (day - today).days < BALANCED_DAYS for day in load):
+                    siblings = {study_day(due, settings.day_rollover_hour, self.zone)
+                                for due in self.sibling_dues}
+                    balanced = balanced_interval(interval, floor, longest, today, load, week,
+                                                 seed, siblings)
+                    if balanced is not None:
+                        return balanced
             return fuzzed_interval(factor, interval, floor, longest)
 
         return place

@@ -7,6 +7,7 @@ touches only that profile's rows.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -301,14 +302,20 @@ def learning_due_times(store: Store, profile_id: int,
     return [((d, k), stored_time(due)) for d, k, due in rows]
 
 
-def review_due_times(store: Store, profile_id: int, start: datetime,
-                     end: datetime) -> list[datetime]:
+def review_due_times(store: Store, profile_id: int, start: datetime, end: datetime,
+                     decks: Collection[str] | None = None,
+                     without: Collection[str] = ()) -> list[datetime]:
     """Due times in [start, end) of the profile's review cards: the load that load
     balancing weighs. Suspended and buried cards count too, as Anki counts every
-    card due on a day."""
+    card due on a day. ``decks``: of those decks only; ``without``: not of these (Anki
+    weighs the cards of one preset)."""
     query = select(CardState.due).where(
         CardState.profile_id == profile_id, CardState.state == REVIEW_STAGE,
         CardState.due >= start, CardState.due < end)
+    if decks is not None:
+        query = query.where(CardState.deck_id.in_(sorted(decks)))
+    if without:
+        query = query.where(CardState.deck_id.not_in(sorted(without)))
     with store.engine.connect() as conn:
         rows = conn.execute(query).cursor.fetchall()
     return [stored_time(due) for (due,) in rows]

@@ -134,7 +134,8 @@ class Answering:
         now = ground.now()
 
         def due_reviews(start: datetime, end: datetime) -> list[datetime]:
-            return review_due_times(ground.store, ground.profile.id, start, end)
+            return review_due_times(ground.store, ground.profile.id, start, end,
+                                    *self._per_deck.balanced_with(deck_id))
 
         try:
             row, scheduler = self._reach(lambda _: (
@@ -243,7 +244,8 @@ class Answering:
         leeched: list[bool] = []
 
         def due_reviews(start: datetime, end: datetime) -> list[datetime]:
-            return review_due_times(ground.store, ground.profile.id, start, end)
+            return review_due_times(ground.store, ground.profile.id, start, end,
+                                    *self._per_deck.balanced_with(answer.deck_id))
 
         def state_for() -> StateFor:  # the due reviews read before the write (balancing)
             return self._reviewed(answer.deck_id, answer.card_key, answer.rating,

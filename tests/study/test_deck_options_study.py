@@ -194,3 +194,22 @@ def test_the_exam_plan_keeps_to_each_decks_own_new_limit(tmp_path: Path) -> None
         assert plan.new_unreached == new_left - 2
     finally:
         svc.close()
+
+
+def test_load_balancing_weighs_the_decks_of_the_cards_preset(tmp_path: Path) -> None:
+    """As Anki's balancer counts the cards of one preset (test_anki_preset_balance.py)."""
+    clock = Clock()
+    svc = two_decks(tmp_path, clock)
+    try:
+        per_deck = svc.planner.per_deck
+        assert per_deck.balanced_with("hard") == (None, frozenset())  # one profile: all
+        set_options(svc, "hard", preset="Hard facts", desired_retention=0.95)
+        set_options(svc, "easy", preset="Hard facts", desired_retention=0.85)
+        assert per_deck.balanced_with("hard") == (frozenset({"hard", "easy"}), frozenset())
+        set_options(svc, "easy", desired_retention=0.85)  # set here: a preset of its own
+        assert per_deck.balanced_with("easy") == (frozenset({"easy"}), frozenset())
+        assert per_deck.balanced_with("hard") == (frozenset({"hard"}), frozenset())
+        # a deck on the profile's options weighs every deck without options of its own
+        assert per_deck.balanced_with("intro") == (None, frozenset({"hard", "easy"}))
+    finally:
+        svc.close()
