@@ -274,17 +274,18 @@ def answer_counts_by_deck(store: Store, profile_id: int, start: datetime,
         return {deck: (int(new or 0), int(reviews or 0)) for deck, new, reviews in rows}
 
 
-def answered_keys_between(store: Store, profile_id: int, start: datetime,
-                          end: datetime) -> set[tuple[str, str]]:
+def answered_keys_between(store: Store, profile_id: int, start: datetime, end: datetime,
+                          stages: Collection[int] | None = None) -> set[tuple[str, str]]:
     """(deck id, card id) of every card answered in [start, end) (not counted for by a
-    scenario's step: ``implicit``)."""
+    scenario's step: ``implicit``); ``stages``: answered in one of these stages only."""
+    query = (select(CardState.deck_id, CardState.card_key).distinct()
+             .join(ReviewLog, ReviewLog.card_id == CardState.id)
+             .where(ReviewLog.profile_id == profile_id, ReviewLog.reviewed_at >= start,
+                    ReviewLog.reviewed_at < end, ReviewLog.implicit.is_(False)))
+    if stages is not None:
+        query = query.where(ReviewLog.state_before.in_(sorted(stages)))
     with store.sessions() as session:
-        rows = session.execute(
-            select(CardState.deck_id, CardState.card_key).distinct()
-            .join(ReviewLog, ReviewLog.card_id == CardState.id)
-            .where(ReviewLog.profile_id == profile_id, ReviewLog.reviewed_at >= start,
-                   ReviewLog.reviewed_at < end, ReviewLog.implicit.is_(False)))
-        return {(d, k) for d, k in rows}
+        return {(d, k) for d, k in session.execute(query)}
 
 
 def learning_due_times(store: Store, profile_id: int,
