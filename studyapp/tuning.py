@@ -6,12 +6,14 @@ A service beside ``study``: the faces call these functions with a
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from studyapp.i18n import t
 from studyapp.srs.calendar import local_zone
+from studyapp.srs.deck_options import stored_options
 from studyapp.srs.exam_plan import (
     CRAM_EXAM_RECALL,
     CRAM_KEPT_RECALL,
@@ -28,7 +30,7 @@ from studyapp.srs.optimize import (
     entries_by_card,
     optimize,
 )
-from studyapp.srs.revlog import KIND_OF_STAGE, EntryKind, ignore_before_moment, replay
+from studyapp.srs.revlog import ignore_before_setting, replay
 from studyapp.srs.scheduler import CardStage, Memory
 
 if TYPE_CHECKING:
@@ -112,27 +114,12 @@ def review_events(service: StudyService) -> list[ReviewEvent]:
     answer imported from Anki keeps its revlog entry's, one given here its stage's."""
     from studyapp.store.history import review_log
 
-    events = []
-    for card, when, rating, stage, anki in review_log(service.store, service.profile.id):
-        kind: EntryKind | None = None
-        factor, interval = 0, 1
-        if isinstance(anki, dict) and isinstance(anki.get("type"), int) \
-                and 0 <= anki["type"] <= 5:
-            kind = EntryKind(anki["type"])
-            factor, interval = int(anki.get("factor") or 0), int(anki.get("ivl") or 0)
-        elif stage is not None:
-            kind = KIND_OF_STAGE.get(stage)
-        events.append(ReviewEvent(card, when, rating, kind, factor, interval))
-    return events
+    return [ReviewEvent.logged(*row) for row in review_log(service.store, service.profile.id)]
 
 
 def ignore_before(service: StudyService) -> datetime | None:
     """The profile's "ignore reviews before" date as the instant Anki cuts at (None: all)."""
-    saved = service.settings.ignore_reviews_before
-    try:
-        return ignore_before_moment(date.fromisoformat(saved)) if saved else None
-    except ValueError:  # a hand-edited setting: nothing ignored rather than a traceback
-        return None
+    return ignore_before_setting(service.settings.ignore_reviews_before)
 
 
 def recompute_memory_states(service: StudyService, *, reschedule: bool = False) -> int:
@@ -207,24 +194,31 @@ def undo_optimize(service: StudyService, *, reschedule: bool = False) -> int | N
     return recompute_memory_states(service, reschedule=reschedule)
 
 
-def _memories_and_new(service: StudyService) -> tuple[list[Memory], int]:
+def _memories_and_new(service: StudyService
+                      ) -> tuple[list[Memory], int, list[tuple[int, int]]]:
     """Seen, unsuspended cards of the decks switched on, as scheduler memories; the count
-    still new (a deck switched off, like the examples at first, is not planned for)."""
+    still new (a deck switched off, like the examples at first, is not planned for); and
+    (new cards, daily new limit) of each deck with a limit of its own."""
     rows = service.card_states()
     keys = service.studied_keys()
     memories = [Memory(card_id=row.id, stage=CardStage(row.stage), step=row.step,
                        stability=row.stability, difficulty=row.difficulty, due=row.due,
                        last_review=row.last_review, reps=row.reps, lapses=row.lapses)
                 for key, row in rows.items() if key in keys and not row.suspended]
-    return memories, sum(1 for key in keys if key not in rows)
+    new = Counter(deck_id for deck_id, card_key in keys if (deck_id, card_key) not in rows)
+    limits = [(new[deck_id], options.new_per_day)
+              for deck_id, options in sorted(stored_options(service.settings).items())
+              if options.new_per_day is not None and new[deck_id]]
+    return memories, sum(new.values()), limits
 
 
 def exam_plan(service: StudyService, exam: date | datetime, *,
               apply: bool = False) -> ExamPlan:
     """The plan for ``exam`` (a date, or a local date and time); ``apply`` saves the exam
     and the daily new-card limit, keeping the limit it replaces for ``clear_exam_plan``."""
-    memories, new_left = _memories_and_new(service)
-    plan = plan_exam(exam, service.now(), service.scheduler, memories, new_left)
+    memories, new_left, limits = _memories_and_new(service)
+    plan = plan_exam(exam, service.now(), service.scheduler, memories, new_left,
+                     deck_limits=limits)
     if apply:
         settings = service.settings
         limit = plan.new_per_day or settings.new_per_day  # nothing new: keep it

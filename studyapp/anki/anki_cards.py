@@ -229,6 +229,15 @@ _NUMERIC = re.compile(r"^(?P<n>[0-9][0-9,.]*(?:e[-+]?\d+)?)\s*(?P<unit>[^\s(±]+
                       r"(?:\s*\(±(?P<tol>[0-9.]+)\s*(?P<pct>%|[^\s)]*)\))?$", re.IGNORECASE)
 
 
+def _siblings(note: AnkiNote, cards: list[MadeCard]) -> list[MadeCard]:
+    """The cards of one note (both ways of a reversed note, a cloze's deletions) share a
+    fact, as Anki's siblings share a note: burying and load balancing see them as one."""
+    if len(cards) > 1:
+        for made in cards:
+            made.card["fact"] = f"note-{note.id}"
+    return cards
+
+
 class NoteConverter:
     def __init__(self, conversion: Conversion, roles: Mapping[int, Mapping[str, str]],
                  language: str = "en") -> None:
@@ -333,7 +342,7 @@ class NoteConverter:
                 if 0 < len(note.guid) <= 64:
                     made["anki"] = {"guid": note.guid}
                 made_cards.append(MadeCard(made, note.deck_of(number - 1), images, note.tags))
-        return made_cards
+        return _siblings(note, made_cards)
 
     @staticmethod
     def _url_only(text: str) -> bool:
@@ -368,7 +377,7 @@ class NoteConverter:
                 if 0 < len(note.guid) <= 64:  # one note in Anki: it goes back as one note
                     made["anki"] = {"guid": note.guid, "cloze": to_text(source).text}
                 cards.append(MadeCard(made, note.deck_of(number - 1), images, note.tags))
-        return cards
+        return _siblings(note, cards)
 
     # -- studyapp's own export -------------------------------------------------------
 

@@ -19,7 +19,14 @@ from studyapp.anki.anki_history import import_history
 from studyapp.anki.anki_options import LEECH_ACTION, package_options
 from studyapp.i18n import t
 from studyapp.progress.profile_files import answer_replay
-from studyapp.srs.deck_options import DeckRules, deck_rules, deck_settings, options_of, preset_name
+from studyapp.srs.deck_options import (
+    DeckOptions,
+    DeckRules,
+    deck_rules,
+    deck_settings,
+    options_of,
+    preset_name,
+)
 from studyapp.srs.deck_options import with_deck_options as _with
 from studyapp.srs.scheduler import SchedulerSettings
 from studyapp.store.card_reads import review_count
@@ -53,6 +60,12 @@ def apply_presets(service: StudyService, conversion: Conversion) -> list[str]:
                            here=settings.day_rollover_hour))
     updated = settings
     for deck_id, options in found.decks.items():
+        before = options_of(settings, deck_id)
+        if before is not None:  # a newer package of the same collection: what it changes
+            changed = option_changes(before, options, settings, lang)
+            if changed:
+                lines.append(t("anki.options.changed", lang, deck=deck_id,
+                               preset=options.preset or "-", changes="; ".join(changed)))
         updated = _with(updated, deck_id, options)
     if found.decks:
         changes["deck_options"] = updated.deck_options
@@ -63,6 +76,35 @@ def apply_presets(service: StudyService, conversion: Conversion) -> list[str]:
         lines.append(t("anki.options.done", lang, decks=len(found.decks),
                        presets=", ".join(presets[:5]) or "-"))
     return lines
+
+
+_COMPARED = ("desired_retention", "learning_steps_s", "relearning_steps_s", "new_per_day",
+             "reviews_per_day", "maximum_interval_days", "leech_lapses", "leech_action",
+             "bury_new", "bury_reviews", "bury_interday")
+
+
+def _value(name: str, value: Any, lang: str) -> str:
+    """One option's value as a line shows it (steps as a list, flags as yes or no)."""
+    if isinstance(value, bool):
+        return t("anki.options.yes" if value else "anki.options.no", lang)
+    if name == "leech_action":
+        return t(f"stats.deck_options.leech_{value}", lang)
+    if isinstance(value, list):
+        return ", ".join(f"{v:g}" for v in value) or "-"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def option_changes(before: DeckOptions, after: DeckOptions, settings: SchedulerSettings,
+                   lang: str) -> list[str]:
+    """What a deck's options become, each as "option old → new", as the deck uses them
+    (a field a preset leaves unset is the profile's); the FSRS parameters only named."""
+    old, new = before.full(settings), after.full(settings)
+    changes = [f"{t(f'anki.options.label.{name}', lang)} {_value(name, old[name], lang)} → "
+               f"{_value(name, new[name], lang)}"
+               for name in _COMPARED if old[name] != new[name]]
+    if old["parameters"] != new["parameters"]:
+        changes.append(t("anki.options.parameters_changed", lang))
+    return changes
 
 
 def import_into_profile(service: StudyService, conversion: Conversion
@@ -130,4 +172,4 @@ def preset_fields(preset: Mapping[str, Any]) -> dict[str, Any]:
 
 
 __all__ = ["anki_preset", "apply_presets", "export_options", "import_into_profile",
-           "preset_fields"]
+           "option_changes", "preset_fields"]

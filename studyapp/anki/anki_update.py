@@ -43,6 +43,28 @@ class DeckUpdate:
     cards_added: int = 0
     kept: list[dict[str, Any]] = field(default_factory=list)
     """Installed cards the newer package lacks: kept, as Anki keeps notes."""
+    tags: list[TagChange] = field(default_factory=list)
+    """Cards whose tags the newer package changes (Anki's own ``leech`` among them)."""
+
+    @property
+    def notes_tagged(self) -> int:
+        """How many notes those cards are (a cloze note's cards share its tags)."""
+        return len({note_of(change.card_id) or change.card_id for change in self.tags})
+
+
+@dataclass(frozen=True)
+class TagChange:
+    """The tags one card gains and loses: a note's tags alone may change (Anki tags a
+    leech by itself), and that change is named, not lost among the notes updated."""
+
+    card_id: str
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+
+    def shown(self) -> str:
+        """``note-1-1 (+leech, -old)``: the card, then what its tags gained and lost."""
+        marks = [f"+{tag}" for tag in self.added] + [f"-{tag}" for tag in self.removed]
+        return f"{self.card_id} ({', '.join(marks)})"
 
 
 @dataclass
@@ -71,6 +93,20 @@ def _as_written(card: Mapping[str, Any]) -> Any:
     return yaml.safe_load(yaml.safe_dump(dict(card), allow_unicode=True))
 
 
+def _tags(card: Mapping[str, Any]) -> list[str]:
+    tags = card.get("tags")
+    return [str(tag) for tag in tags] if isinstance(tags, list) else []
+
+
+def tag_change(card_id: str, old: Mapping[str, Any], new: Mapping[str, Any]
+               ) -> TagChange | None:
+    """What the tags of one card gain and lose, or None when they stay."""
+    before, after = _tags(old), _tags(new)
+    added = tuple(tag for tag in after if tag not in before)
+    removed = tuple(tag for tag in before if tag not in after)
+    return TagChange(card_id, added, removed) if added or removed else None
+
+
 def compare(deck_id: str, path: Path, installed: Iterable[Mapping[str, Any]],
             cards: Iterable[Mapping[str, Any]]) -> DeckUpdate | None:
     """The update of an installed deck by the package's deck of the same id; None when no
@@ -87,6 +123,9 @@ def compare(deck_id: str, path: Path, installed: Iterable[Mapping[str, Any]],
             update.cards_added += 1
         elif _as_written(card) != _as_written(old[card_id]):
             changed.add(note_of(card_id) or card_id)
+            tags = tag_change(card_id, old[card_id], card)
+            if tags is not None:
+                update.tags.append(tags)
     update.notes_updated = len(changed)
     update.kept = [dict(c) for i, c in old.items() if i not in new]
     return update

@@ -147,6 +147,10 @@ def import_anki(ctx: click.Context, path: Path) -> None:
         else:
             click.echo(t("anki.import.updated", lang, deck=deck_id, notes=update.notes_updated,
                          added=update.cards_added, kept=len(update.kept)))
+            if update.tags:  # Anki tags a leech by itself: a change of tags alone is named
+                shown = ", ".join(one_line(c.shown()) for c in update.tags[:5])
+                click.echo(t("anki.import.tags", lang, deck=deck_id, count=update.notes_tagged,
+                             cards=shown + (", …" if len(update.tags) > 5 else "")))
     _report_left_out(conversion, lang)
     if conversion.returning:
         click.echo(t("anki.history.returning", lang, count=len(conversion.returning)))

@@ -166,6 +166,8 @@ def plan_cmd(ctx: click.Context, exam: datetime | None, apply: bool, clear: bool
         click.echo(f"{label:<{width}}  {value}")
     if plan.too_close:
         click.echo(t("tuning.plan.too_close", lang, new=plan.new_per_day, recall=recall))
+    if plan.new_unreached:
+        click.echo(t("tuning.plan.unreached", lang, count=plan.new_unreached))
     if plan.cramming:
         click.echo(cramming_text(plan, lang))
     if apply:

@@ -5,17 +5,20 @@ from __future__ import annotations
 import sqlite3
 import sys
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import tzinfo
 from pathlib import Path
 from typing import IO, Literal
 
 from studyapp.files import open_regular, replacing
 from studyapp.progress.sources import ProgressSource
-from studyapp.srs.scheduler import Memory, Rating, Scheduler, SchedulerSettings
+from studyapp.srs.optimize import ReviewEvent, entries_by_card
+from studyapp.srs.revlog import ignore_before_setting, replay
+from studyapp.srs.scheduler import Scheduler, SchedulerSettings
 from studyapp.store.backup import backup_sqlite
 from studyapp.store.progress import NewState
 from studyapp.store.progress_files import (
     ImportResult,
+    LogRow,
     Replay,
     import_progress,
     read_export,
@@ -61,20 +64,24 @@ def import_file(service: ProgressSource, path: Path) -> ImportResult:
                            answer_replay(service.settings))
 
 
-def answer_replay(settings: SchedulerSettings) -> Replay:
-    """A card's state rebuilt from all its answers in time order, with this scheduler."""
-    scheduler = Scheduler(settings)
+def answer_replay(settings: SchedulerSettings, zone: tzinfo | None = None) -> Replay:
+    """A card's state rebuilt from its whole log in time order, with this scheduler, read
+    as Anki's FSRS reads it and as ``optimize`` and the recompute read it
+    (``srs.revlog.replay``): cram answers, Forget and Set due date are no answers, a Forget
+    cuts what came before, and so does the profile's "ignore reviews before" date."""
+    scheduler = Scheduler(settings, zone)
+    cutoff = ignore_before_setting(settings.ignore_reviews_before)
 
-    def replay(card_id: int, answers: Sequence[tuple[datetime, int]]) -> NewState:
-        memory = Memory(card_id=card_id)
-        for at, rating in answers:
-            memory = scheduler.review(memory, Rating(rating), at)
-        last = answers[-1][0]
+    def replay_card(card_id: int, log: Sequence[LogRow]) -> NewState | None:
+        entries = entries_by_card(ReviewEvent.logged(card_id, *row) for row in log)
+        memory = replay(scheduler, card_id, entries.get(card_id, []), ignore_before=cutoff)
+        if memory is None or memory.last_review is None:
+            return None
         return NewState(int(memory.stage), memory.step, memory.stability, memory.difficulty,
-                        memory.due or last, memory.last_review or last, memory.reps,
+                        memory.due or memory.last_review, memory.last_review, memory.reps,
                         memory.lapses, scheduler.is_leech(memory))
 
-    return replay
+    return replay_card
 
 
 class BackupError(Exception):

@@ -324,6 +324,11 @@ class DeckSchedulers:
             self._built[deck_id] = found
         return found
 
+    @property
+    def own(self) -> Mapping[str, DeckOptions]:
+        """Every deck's own options, as checked once."""
+        return self._own
+
     def rules(self, deck_id: str) -> DeckRules:
         found = self._rules.get(deck_id)
         if found is None:

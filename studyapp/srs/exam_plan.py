@@ -76,6 +76,9 @@ class ExamPlan:
     recall_month_after: float | None = None
     """Mean recall ``KEEP_DAYS`` after the exam, the cards' stability as the plan leaves
     it and no review after the exam (None when there is nothing to study)."""
+    new_unreached: int = 0
+    """New cards of decks with a daily new limit of their own that the limit leaves unseen
+    by the exam (counted with recall 0: never learnt)."""
 
     @property
     def cramming(self) -> bool:
@@ -94,6 +97,7 @@ class ExamPlan:
                 "recall_month_after": (None if self.recall_month_after is None
                                        else recall_floor(self.recall_month_after, 3)),
                 "recall_after_days": KEEP_DAYS, "cramming": self.cramming,
+                "new_unreached": self.new_unreached,
                 "cramming_rule": {"recall_at_exam_at_least": CRAM_EXAM_RECALL,
                                   "recall_month_after_below": CRAM_KEPT_RECALL}}
 
@@ -129,11 +133,33 @@ def learn_days(days_left: int, buffer_days: int = BUFFER_DAYS) -> int:
     return days_left - buffer_days
 
 
+def daily_new(per_day: int, days: int, new_left: int,
+              deck_limits: Sequence[tuple[int, int]] = ()) -> list[int]:
+    """New cards introduced on each of ``days`` days: ``per_day`` in all, as the session
+    takes them, and each deck with a limit of its own (``deck_limits``: its new cards and
+    that limit) at most its limit a day; the other decks' cards fill the rest."""
+    capped = [[count, limit] for count, limit in deck_limits]
+    free = max(0, new_left - sum(count for count, _ in deck_limits))
+    plan = []
+    for _ in range(days):
+        budget = per_day
+        for deck in capped:
+            take = min(deck[0], deck[1], budget)
+            deck[0] -= take
+            budget -= take
+        take = min(free, budget)
+        free -= take
+        plan.append(per_day - budget + take)
+    return plan
+
+
 def plan_exam(exam: date | datetime, now: datetime, scheduler: Scheduler,
               cards: Sequence[Memory], new_left: int, *, zone: tzinfo | None = None,
-              buffer_days: int = BUFFER_DAYS) -> ExamPlan:
+              buffer_days: int = BUFFER_DAYS,
+              deck_limits: Sequence[tuple[int, int]] = ()) -> ExamPlan:
     """The plan for ``exam`` (a date, at ``EXAM_HOUR``, or a local time) from the cards
-    already seen and the count still new."""
+    already seen and the count still new (``deck_limits``: the new cards and daily new
+    limit of each deck with a limit of its own, which the session keeps to)."""
     zone = zone or scheduler.zone or local_zone()
     rollover = scheduler.settings.day_rollover_hour
     if isinstance(exam, datetime):
@@ -201,18 +227,21 @@ def plan_exam(exam: date | datetime, now: datetime, scheduler: Scheduler,
         walk(memory, first)
         counted += 1
     introduced = 0
-    for day in range(days_left):
-        for _ in range(min(per_day, new_left - introduced)):
+    for day, count in enumerate(daily_new(per_day, days_left, new_left, deck_limits)):
+        for _ in range(count):
             walk(Memory(card_id=introduced + 1), day)
             introduced += 1
             counted += 1
+    unreached = new_left - introduced
+    counted += unreached  # never seen by the exam: recall 0 then and a month later
     mean_load = sum(loads) / days_left
     return ExamPlan(exam=exam_day, today=today, days_left=days_left, new_left=new_left,
                     new_per_day=per_day, learn_days=learn_days(days_left, buffer_days),
                     reviews_per_day=mean_load, peak_reviews=max(loads, default=0.0),
                     predicted_recall=recall_sum / counted if counted else None,
                     daily_reviews=tuple(loads), too_close=new_left > 0 and days_left <= buffer_days,
-                    exam_at=exam_at, recall_month_after=kept_sum / counted if counted else None)
+                    exam_at=exam_at, recall_month_after=kept_sum / counted if counted else None,
+                    new_unreached=unreached)
 
 
 def _next_day(memory: Memory, day: int, day_of: Callable[[datetime], int]) -> int:

@@ -26,7 +26,7 @@ from datetime import datetime, tzinfo
 import fsrs_rs_python as fsrs_rs
 
 from studyapp.srs.fit_health import HealthCheck, health_check
-from studyapp.srs.revlog import Entry, EntryKind, reviews_for_fsrs
+from studyapp.srs.revlog import KIND_OF_STAGE, Entry, EntryKind, reviews_for_fsrs
 from studyapp.srs.scheduler import DEFAULT_PARAMETERS, clamp_parameters
 
 MIN_ITEMS = 400
@@ -50,6 +50,18 @@ class ReviewEvent:
     kind: EntryKind | None = None  # None: the card's first answer learns, later ones review
     factor: int = 0  # Anki's ease factor (permille) of an answer imported from Anki
     interval: int = 1  # Anki's interval after it: days, or -seconds for a step
+
+    @classmethod
+    def logged(cls, card_id: int, at: datetime, rating: int, stage: int | None,
+               anki: object) -> ReviewEvent:
+        """A stored log entry with the kind FSRS reads it as: an answer imported from Anki
+        keeps its revlog entry's (cram, Forget and Set due date among them), one given
+        here its stage's. Every replay reads the log through this and ``revlog.replay``."""
+        if isinstance(anki, dict) and isinstance(anki.get("type"), int) \
+                and 0 <= anki["type"] <= 5:
+            return cls(card_id, at, rating, EntryKind(anki["type"]),
+                       int(anki.get("factor") or 0), int(anki.get("ivl") or 0))
+        return cls(card_id, at, rating, KIND_OF_STAGE.get(stage) if stage is not None else None)
 
 
 def entries_by_card(events: Iterable[ReviewEvent]) -> dict[int, list[Entry]]:

@@ -51,6 +51,17 @@ def ignore_before_moment(day: date) -> datetime:
     return datetime(day.year, day.month, day.day, tzinfo=UTC)
 
 
+def ignore_before_setting(saved: object) -> datetime | None:
+    """A profile's "ignore reviews before" date (ISO text) as the instant Anki cuts at;
+    None when unset, or not a date (a hand-edited setting: nothing is ignored)."""
+    if not isinstance(saved, str) or not saved:
+        return None
+    try:
+        return ignore_before_moment(date.fromisoformat(saved))
+    except ValueError:
+        return None
+
+
 class EntryKind(IntEnum):
     """Anki's revlog ``type`` (``RevlogReviewKind``)."""
 

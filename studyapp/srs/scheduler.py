@@ -43,6 +43,7 @@ from studyapp.srs.fuzz import (
     unit_draw,
 )
 from studyapp.srs.load_balancer import (
+    BALANCED_DAYS,
     MAX_BALANCED_INTERVAL,
     NORMAL_WEEK,
     EasyDay,
@@ -220,6 +221,9 @@ class Scheduler:
         """The learner's time zone: where the study day rolls over."""
         self.due_times = due_times
         """Where load balancing reads the profile's due reviews (None: fuzz alone)."""
+        self.sibling_dues: tuple[datetime, ...] = ()
+        """When the answered card and its siblings are due, as stored before the answer:
+        set (``with_due_reviews``) when the card's deck buries review siblings."""
         self._fsrs = self.settings.fsrs_scheduler()
 
     def balanced_by(self, due_times: DueTimes | None) -> Scheduler:
@@ -228,18 +232,23 @@ class Scheduler:
         other.due_times = due_times
         return other
 
-    def with_due_reviews(self, read: DueTimes, now: datetime) -> Scheduler:
+    def with_due_reviews(self, read: DueTimes, now: datetime,
+                         siblings: Iterable[datetime] = ()) -> Scheduler:
         """This scheduler balancing against the reviews ``read`` gives, read once, now,
         for every day a balanced interval can reach (itself when balancing is off).
 
         Read before an answer's write transaction and before its buttons are
         shown, so both weigh the same load and the button shows the day applied.
+        ``siblings``: when the card and its siblings are due, for a deck that buries
+        review siblings (Anki's balancer then keeps them off each other's days).
         """
         if not (self.settings.fuzz and self.settings.load_balancing):
             return self
         start = day_bounds(now, self.settings.day_rollover_hour, self.zone)[0]
         due = list(read(start, days_later(start, MAX_BALANCED_INTERVAL + 12, self.zone)))
-        return self.balanced_by(lambda first, last: [t for t in due if first <= t < last])
+        other = self.balanced_by(lambda first, last: [t for t in due if first <= t < last])
+        other.sibling_dues = tuple(siblings)
+        return other
 
     def day_end(self, now: datetime) -> datetime:
         """When the study day containing ``now`` ends (UTC)."""
@@ -327,9 +336,15 @@ class Scheduler:
             if seed is not None and settings.load_balancing and self.due_times is not None:
                 if load is None:
                     load = self._load(today, today + timedelta(days=MAX_BALANCED_INTERVAL + 10))
-                balanced = balanced_interval(interval, floor, longest, today, load, week, seed)
-                if balanced is not None:
-                    return balanced
+                # Anki's balancer holds only presets with a card due in its window: with
+                # none, fuzz alone places the card (``days_by_preset.get(..)?``)
+                if any(0 <= (day - today).days < BALANCED_DAYS for day in load):
+                    siblings = {study_day(due, settings.day_rollover_hour, self.zone)
+                                for due in self.sibling_dues}
+                    balanced = balanced_interval(interval, floor, longest, today, load, week,
+                                                 seed, siblings)
+                    if balanced is not None:
+                        return balanced
             return fuzzed_interval(factor, interval, floor, longest)
 
         return place

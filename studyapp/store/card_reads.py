@@ -7,6 +7,7 @@ touches only that profile's rows.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -273,17 +274,18 @@ def answer_counts_by_deck(store: Store, profile_id: int, start: datetime,
         return {deck: (int(new or 0), int(reviews or 0)) for deck, new, reviews in rows}
 
 
-def answered_keys_between(store: Store, profile_id: int, start: datetime,
-                          end: datetime) -> set[tuple[str, str]]:
+def answered_keys_between(store: Store, profile_id: int, start: datetime, end: datetime,
+                          stages: Collection[int] | None = None) -> set[tuple[str, str]]:
     """(deck id, card id) of every card answered in [start, end) (not counted for by a
-    scenario's step: ``implicit``)."""
+    scenario's step: ``implicit``); ``stages``: answered in one of these stages only."""
+    query = (select(CardState.deck_id, CardState.card_key).distinct()
+             .join(ReviewLog, ReviewLog.card_id == CardState.id)
+             .where(ReviewLog.profile_id == profile_id, ReviewLog.reviewed_at >= start,
+                    ReviewLog.reviewed_at < end, ReviewLog.implicit.is_(False)))
+    if stages is not None:
+        query = query.where(ReviewLog.state_before.in_(sorted(stages)))
     with store.sessions() as session:
-        rows = session.execute(
-            select(CardState.deck_id, CardState.card_key).distinct()
-            .join(ReviewLog, ReviewLog.card_id == CardState.id)
-            .where(ReviewLog.profile_id == profile_id, ReviewLog.reviewed_at >= start,
-                   ReviewLog.reviewed_at < end, ReviewLog.implicit.is_(False)))
-        return {(d, k) for d, k in rows}
+        return {(d, k) for d, k in session.execute(query)}
 
 
 def learning_due_times(store: Store, profile_id: int,
@@ -301,14 +303,20 @@ def learning_due_times(store: Store, profile_id: int,
     return [((d, k), stored_time(due)) for d, k, due in rows]
 
 
-def review_due_times(store: Store, profile_id: int, start: datetime,
-                     end: datetime) -> list[datetime]:
+def review_due_times(store: Store, profile_id: int, start: datetime, end: datetime,
+                     decks: Collection[str] | None = None,
+                     without: Collection[str] = ()) -> list[datetime]:
     """Due times in [start, end) of the profile's review cards: the load that load
     balancing weighs. Suspended and buried cards count too, as Anki counts every
-    card due on a day."""
+    card due on a day. ``decks``: of those decks only; ``without``: not of these (Anki
+    weighs the cards of one preset)."""
     query = select(CardState.due).where(
         CardState.profile_id == profile_id, CardState.state == REVIEW_STAGE,
         CardState.due >= start, CardState.due < end)
+    if decks is not None:
+        query = query.where(CardState.deck_id.in_(sorted(decks)))
+    if without:
+        query = query.where(CardState.deck_id.not_in(sorted(without)))
     with store.engine.connect() as conn:
         rows = conn.execute(query).cursor.fetchall()
     return [stored_time(due) for (due,) in rows]

@@ -213,8 +213,13 @@ class ImportResult:
     """Cards whose state was rebuilt from the merged answers (both copies had answers)."""
 
 
-Replay = Callable[[int, Sequence[tuple[datetime, int]]], NewState]
-"""A card's state after its answers (time, rating) in order: the scheduler, passed in."""
+LogRow = tuple[datetime, int, int | None, dict[str, Any] | None]
+"""One entry of a card's log as stored: (time, rating 1-4 or 0 for a change of schedule that
+was no answer, stage before the answer, Anki's revlog entry {"type", "factor", "ivl"})."""
+
+Replay = Callable[[int, Sequence[LogRow]], NewState | None]
+"""A card's state after its log in time order (None: no answer counts, the state stays):
+the scheduler, passed in, reads the log as FSRS does."""
 
 
 @dataclass

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from studyapp.store.database import Store
 from studyapp.store.tables import ReviewLog, ScheduleChange
+
+_CHUNK = 500
+"""Card ids per ``IN (...)``: well under SQLite's and PostgreSQL's bound parameters."""
 
 
 def review_history(store: Store, profile_id: int) -> list[tuple[int, datetime, int]]:
@@ -55,26 +60,46 @@ def save_memory_states(store: Store, profile_id: int,
     return changed
 
 
-def review_log(store: Store, profile_id: int
-               ) -> list[tuple[int, datetime, int, int | None, dict[str, Any] | None]]:
+CardLogRow = tuple[int, datetime, int, int | None, dict[str, Any] | None]
+"""(card row id, time, rating or 0, stage before, Anki entry or None)."""
+
+
+def review_log(store: Store, profile_id: int) -> list[CardLogRow]:
     """(card row id, answered at, rating, stage before, Anki entry or None) of every answer,
     and (card row id, changed at, 0, None, {"type", "factor", "ivl"}) of every change of
     schedule that was no answer (Forget, Set due date), in time order: what FSRS reads."""
     with store.transaction() as session:
-        rows: list[tuple[int, datetime, int, int | None, dict[str, Any] | None]] = [
-            (int(card), when, int(rating), state, anki) for card, when, rating, state, anki
-            in session.execute(
-                select(ReviewLog.card_id, ReviewLog.reviewed_at, ReviewLog.rating,
-                       ReviewLog.state_before, ReviewLog.anki)
-                .where(ReviewLog.profile_id == profile_id)
-                .order_by(ReviewLog.reviewed_at, ReviewLog.id))]
+        return card_logs(session, profile_id)
+
+
+def card_logs(session: Session, profile_id: int,
+              card_ids: Collection[int] | None = None) -> list[CardLogRow]:
+    """``review_log`` within an open session, of the given cards only (None: every card):
+    the one reading of the log every replay of memory states starts from."""
+    # a scenario's wrong step only moved its card sooner: no lapse to replay
+    moved_only = ReviewLog.implicit.is_(True) & (ReviewLog.rating == 1)
+    answers = select(ReviewLog.card_id, ReviewLog.reviewed_at, ReviewLog.rating,
+                     ReviewLog.state_before, ReviewLog.anki).where(
+        ReviewLog.profile_id == profile_id, ~moved_only)
+    changes = select(ScheduleChange.card_id, ScheduleChange.changed_at, ScheduleChange.kind,
+                     ScheduleChange.factor, ScheduleChange.interval).where(
+        ScheduleChange.profile_id == profile_id)
+    chunks: list[list[int] | None] = [None]
+    if card_ids is not None:
+        ids = sorted(card_ids)
+        chunks = [ids[i:i + _CHUNK] for i in range(0, len(ids), _CHUNK)]
+    rows: list[CardLogRow] = []
+    for chunk in chunks:
+        found_answers, found_changes = answers, changes
+        if chunk is not None:
+            found_answers = answers.where(ReviewLog.card_id.in_(chunk))
+            found_changes = changes.where(ScheduleChange.card_id.in_(chunk))
+        rows += [(int(card), when, int(rating), state, anki) for card, when, rating, state, anki
+                 in session.execute(found_answers.order_by(ReviewLog.reviewed_at,
+                                                           ReviewLog.id))]
         rows += [(int(card), when, 0, None, {"type": kind, "factor": factor, "ivl": interval})
-                 for card, when, kind, factor, interval in session.execute(
-                     select(ScheduleChange.card_id, ScheduleChange.changed_at,
-                            ScheduleChange.kind, ScheduleChange.factor,
-                            ScheduleChange.interval)
-                     .where(ScheduleChange.profile_id == profile_id))]
-    rows.sort(key=lambda row: (row[1], row[2] == 0))
+                 for card, when, kind, factor, interval in session.execute(found_changes)]
+    rows.sort(key=lambda row: (row[1], row[2] == 0))  # stable: answers keep their id order
     return rows
 
 

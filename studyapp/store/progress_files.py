@@ -34,19 +34,21 @@ from studyapp.store.export_format import (
     VERSION,
     Export,
     ImportResult,
+    LogRow,
     Replay,
     json_depth,
     read_export,
     validate_record,
 )
+from studyapp.store.history import card_logs
 from studyapp.store.profiles import ProfileInfo
 from studyapp.store.tables import CardState, PostRead, ReviewLog, ScheduleChange
 from studyapp.store.verdicts import answer_marks
 from studyapp.text import csv_cell
 
 __all__ = [
-    "MAX_IMPORT_BYTES", "Export", "ImportResult", "Replay", "import_progress", "iter_records",
-    "json_depth", "read_export", "validate_record", "write_csv", "write_json",
+    "MAX_IMPORT_BYTES", "Export", "ImportResult", "LogRow", "Replay", "import_progress",
+    "iter_records", "json_depth", "read_export", "validate_record", "write_csv", "write_json",
 ]
 
 BATCH = 5000
@@ -191,6 +193,8 @@ def import_progress(store: Store, profile_id: int, export: Export,
                 cards[key] = card
                 added += 1
             elif not _newer(record.get("last_review"), card.last_review):
+                if record.get("leech"):  # a leech mark made since (Anki's tag) is kept
+                    card.leech = True
                 continue
             else:
                 updated += 1
@@ -284,28 +288,24 @@ def _add_schedule_changes(session: Session, profile_id: int,
 
 def _replay_cards(session: Session, cards: Mapping[tuple[str, str], CardState],
                   touched: set[int], replay: Replay) -> int:
-    """Rebuild the state of each touched card from all its answers; how many changed.
+    """Rebuild the state of each touched card from its whole log; how many changed.
 
     A card marked new again (reset in the card browser, stage 0) keeps that mark:
-    the answers before a reset are history, not schedule. A scenario's wrong step (an
-    implicit Again) is left out: it moved its card sooner, it was no lapse.
+    the answers before a reset are history, not schedule. What counts as an answer
+    is the replay's to say (FSRS leaves out cram answers and what a Forget cut); a
+    scenario's wrong step (an implicit Again) is no answer: it moved its card sooner.
     """
     by_id = {card.id: card for card in cards.values() if card.id in touched and card.state}
-    history: dict[int, list[tuple[datetime, int]]] = {card_id: [] for card_id in by_id}
-    # a scenario's wrong step only moved its card sooner: no lapse to replay (as the
-    # optimizer reads the log, ``history.review_history``)
-    moved_only = ReviewLog.implicit.is_(True) & (ReviewLog.rating == 1)
-    for chunk in _chunks(sorted(by_id)):
-        for card_id, at, rating in session.execute(
-                select(ReviewLog.card_id, ReviewLog.reviewed_at, ReviewLog.rating)
-                .where(ReviewLog.card_id.in_(chunk), ~moved_only)
-                .order_by(ReviewLog.card_id, ReviewLog.reviewed_at, ReviewLog.id)):
-            history[card_id].append((at, int(rating)))
+    history: dict[int, list[LogRow]] = {card_id: [] for card_id in by_id}
+    profiles = {card.profile_id for card in by_id.values()}
+    for profile_id in profiles:
+        for card_id, at, rating, stage, anki in card_logs(session, profile_id, by_id):
+            history[card_id].append((at, rating, stage, anki))
     changed = 0
-    for card_id, answers in history.items():
-        if not answers:
+    for card_id, log in history.items():
+        state = replay(card_id, log) if log else None
+        if state is None:
             continue
-        state = replay(card_id, answers)
         card = by_id[card_id]
         before = (card.reps, card.stability, card.due)
         card.state, card.step = state.stage, state.step

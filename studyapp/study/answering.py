@@ -26,6 +26,7 @@ from studyapp.study.per_deck import PerDeck, leech_met
 
 if TYPE_CHECKING:
     from studyapp.store.cards import StoredCard
+    from studyapp.store.database import Store
     from studyapp.store.held import KeptAnswers
     from studyapp.store.progress import Answer, CardRow, NewState, StateFor
     from studyapp.study.ground import StudyGround
@@ -59,14 +60,15 @@ class Answering:
 
     def _reviewed(self, deck_id: str, card_key: str, rating: Rating, at: datetime,
                   reviewed: list[Memory], leeched: list[bool] | None = None, *,
-                  due: DueTimes | None = None) -> StateFor:
+                  due: DueTimes | None = None, siblings: Iterable[datetime] = ()) -> StateFor:
         """The new state of a card of ``deck_id`` rated ``rating`` at ``at``, with its deck's
         settings, computed inside the write transaction from the card as stored then (kept
         in ``reviewed`` too; ``leeched`` says whether this lapse made it a leech). With
-        ``due``, the interval is balanced against the reviews it reads, read now."""
+        ``due``, the interval is balanced against the reviews it reads, read now, and kept
+        off the days ``siblings`` are due."""
         scheduler = self._per_deck.scheduler(deck_id)
         if due is not None:
-            scheduler = scheduler.with_due_reviews(due, at)
+            scheduler = scheduler.with_due_reviews(due, at, siblings)
         state_for = reviewed_state(scheduler, rating, at, reviewed,
                                    new_card_id(deck_id, card_key))
         if leeched is None:
@@ -79,6 +81,19 @@ class Answering:
             return state
 
         return with_leech
+
+    def _sibling_dues(self, deck_id: str, card_key: str,
+                      read: Callable[[Store, int, str, str], CardRow | None]) -> list[datetime]:
+        """When the card and its siblings in review are due (suspended and buried ones too,
+        as Anki's balancer counts them), for a deck that buries review siblings; none
+        for another deck, as Anki passes the note to its balancer only then. ``read``:
+        the store's ``card_state``."""
+        if not self._per_deck.rules(deck_id).bury_reviews:
+            return []
+        ground = self._ground
+        rows = (read(ground.store, ground.profile.id, *key)
+                for key in {(deck_id, card_key), *self._index.siblings(deck_id, card_key)})
+        return [row.due for row in rows if row is not None and row.stage == CardStage.REVIEW]
 
     # -- what a sitting reads ------------------------------------------------------
 
@@ -119,12 +134,14 @@ class Answering:
         now = ground.now()
 
         def due_reviews(start: datetime, end: datetime) -> list[datetime]:
-            return review_due_times(ground.store, ground.profile.id, start, end)
+            return review_due_times(ground.store, ground.profile.id, start, end,
+                                    *self._per_deck.balanced_with(deck_id))
 
         try:
             row, scheduler = self._reach(lambda _: (
                 card_state(ground.store, ground.profile.id, deck_id, card_key),
-                self._per_deck.scheduler(deck_id).with_due_reviews(due_reviews, now)))
+                self._per_deck.scheduler(deck_id).with_due_reviews(
+                    due_reviews, now, self._sibling_dues(deck_id, card_key, card_state))))
         except ServerAway:
             known = self._offline.get(key) or self._known.get(key)
             return ({} if known is None
@@ -213,6 +230,7 @@ class Answering:
         """
         from studyapp.store import ServerAway
         from studyapp.store.progress import (  # SQLAlchemy: on first use
+            card_state,
             record_answer,
             review_due_times,
         )
@@ -226,11 +244,14 @@ class Answering:
         leeched: list[bool] = []
 
         def due_reviews(start: datetime, end: datetime) -> list[datetime]:
-            return review_due_times(ground.store, ground.profile.id, start, end)
+            return review_due_times(ground.store, ground.profile.id, start, end,
+                                    *self._per_deck.balanced_with(answer.deck_id))
 
         def state_for() -> StateFor:  # the due reviews read before the write (balancing)
             return self._reviewed(answer.deck_id, answer.card_key, answer.rating,
-                                  answer.reviewed_at, reviewed, leeched, due=due_reviews)
+                                  answer.reviewed_at, reviewed, leeched, due=due_reviews,
+                                  siblings=self._sibling_dues(answer.deck_id, answer.card_key,
+                                                              card_state))
 
         try:
             self.send_kept_answers()  # what was kept goes first: the answers stay in order

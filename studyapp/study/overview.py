@@ -7,7 +7,7 @@ new cards are done. Reads the card index, session planning and the database.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -98,6 +98,7 @@ class StudyOverview:
         buried_facts = self._planner.facts_answered(start, end)
         ready = self._planner.ready(not_new_keys(ground.store, ground.profile.id, now))
         new_waiting = 0
+        waiting_by_deck: dict[str, int] = {}
         per_post: dict[str, dict[str, int]] = {}
         per_deck: dict[str, int] = {}
         fresh: dict[str, list[CurriculumCard]] = {}  # new, not held: what a session may ask
@@ -117,6 +118,7 @@ class StudyOverview:
                 fresh.setdefault(place, []).append(card)
                 if ready(card):  # not a scenario before the families it chains are seen
                     new_waiting += 1
+                    waiting_by_deck[card.deck.id] = waiting_by_deck.get(card.deck.id, 0) + 1
                 continue
             if row.suspended:
                 continue
@@ -147,13 +149,30 @@ class StudyOverview:
             courses.append(CourseProgress(deck.id, view.title, view.course, tagline,
                                           read=summary_key(deck.id) in read, **found))
         streak = self._streak() if with_streak else 0
-        return Overview(tuple(posts), due_today,
-                        max(0, self._planner.new_limit_today() - new_done), answers, new_done,
+        new_left = self._new_left(max(0, self._planner.new_limit_today() - new_done),
+                                  per_deck, waiting_by_deck, start, end)
+        return Overview(tuple(posts), due_today, new_left, answers, new_done,
                         streak, new_waiting, self.coming_back(),
                         tuple(sorted(courses, key=lambda c: (c.course.casefold(),
                                                              c.title.casefold()))),
                         tuple((d.id, deck_title(d, lang), per_deck[d.id], deck_kind(d))
                               for d in index.decks if d.id in per_deck))
+
+    def _new_left(self, left: int, decks: Iterable[str], waiting: Mapping[str, int],
+                  start: datetime, end: datetime) -> int:
+        """New cards a session can still bring today: the profile's limit, and within it
+        each deck with a limit of its own at most that limit's room and its waiting new
+        cards, as the session's queue keeps them (``SessionPlanner.session_queue``)."""
+        own = self._planner.per_deck.limits_left(start, end)
+        if not own:
+            return left
+        room = 0
+        for deck_id in decks:
+            limits = own.get(deck_id)
+            if limits is None:  # the profile's limit alone: it may take all the room
+                return left
+            room += min(limits[0], waiting.get(deck_id, 0))
+        return min(left, room)
 
     def _offered(self, place: str, cards: list[CurriculumCard], taken: set[str],
                  ready: Callable[[CurriculumCard], bool]) -> int:

@@ -3,7 +3,8 @@
 A card is scheduled with its deck's settings (retention, steps, maximum
 interval, parameters, leech threshold); the queue keeps each deck within its
 own daily limits as well as the profile's; a deck's bury rules say which
-siblings of an answered card wait for the next day; a deck whose leech action
+siblings of an answered card wait for the next day; load balancing weighs the
+reviews of the decks of the card's preset, as Anki does; a deck whose leech action
 is "suspend" suspends a card the lapse it becomes a leech, as Anki does.
 Built again whenever the profile's settings change (their identity does).
 """
@@ -51,6 +52,20 @@ class PerDeck:
 
     def rules(self, deck_id: str) -> DeckRules:
         return self.schedulers.rules(deck_id)
+
+    def balanced_with(self, deck_id: str) -> tuple[frozenset[str] | None, frozenset[str]]:
+        """The decks whose reviews load balancing weighs for a card of ``deck_id``, as
+        (only these, or None for all; not these): Anki weighs the cards of the card's
+        preset only. Decks from one Anki preset weigh together, a deck with options set
+        here alone, and the decks without options of their own (the profile's) together."""
+        own = self.schedulers.own
+        options = own.get(deck_id)
+        if options is None:
+            return None, frozenset(own)
+        if options.preset:
+            return frozenset(d for d, o in own.items() if o.preset == options.preset), \
+                frozenset()
+        return frozenset({deck_id}), frozenset()
 
     def recall_curves(self, now: datetime) -> Callable[[str], Recall]:
         """Each deck's forgetting curve at ``now`` (its own parameters' decay), built once."""

@@ -9,7 +9,7 @@ only the families the learner's held misconceptions bring forward (``targeted``)
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -70,6 +70,13 @@ def _within_limit(left: dict[str, tuple[int, int]], deck_id: str, which: int) ->
     return True
 
 
+BURIES_REVIEWS = frozenset({1, 2, 3})
+"""Stages whose answer buries review siblings: not a new card's (Anki gathers reviews before
+new cards, ``exclude_earlier_gathered_queues`` in rslib/src/scheduler/bury_and_suspend.rs)."""
+BURIES_LEARNING = frozenset({1, 3})
+"""Stages whose answer buries interday-learning siblings: a (re)learning card's only."""
+
+
 class SessionPlanner:
     """Today's limits, and what a session of each kind would ask now."""
 
@@ -113,15 +120,17 @@ class SessionPlanner:
         return (max(0, self.new_limit_today() - new_done),
                 max(0, ground.settings.reviews_per_day - reviews_done))
 
-    def facts_answered(self, start: datetime, end: datetime) -> dict[str, set[tuple[str, str]]]:
+    def facts_answered(self, start: datetime, end: datetime,
+                       stages: Collection[int] | None = None) -> dict[str, set[tuple[str, str]]]:
         """Facts of the cards answered in [start, end), with those cards: their siblings
-        are buried (a card is not its own sibling: reset, it may come back new)."""
+        are buried (a card is not its own sibling: reset, it may come back new).
+        ``stages``: answers given in one of these stages only (``BURIES_REVIEWS``...)."""
         from studyapp.store.progress import answered_keys_between  # SQLAlchemy: on first use
 
         cards = self._index.by_key
         facts: dict[str, set[tuple[str, str]]] = {}
         for key in answered_keys_between(self._ground.store, self._ground.profile.id,
-                                         start, end):
+                                         start, end, stages):
             card = cards.get(key)
             if card is not None and card.fact:
                 facts.setdefault(card.fact, set()).add(key)
@@ -198,6 +207,10 @@ class SessionPlanner:
             new_left = 0
         due = due_cards(ground.store, ground.profile.id, end, now, with_reviews=reviews_left > 0)
         answered = self.facts_answered(start, end)
+        # Anki buries only the siblings of queues gathered after the answered card's: a new
+        # card's answer buries new siblings, a review's reviews too, a learning card's all
+        buries_reviews = self.facts_answered(start, end, BURIES_REVIEWS) if answered else {}
+        buries_learning = self.facts_answered(start, end, BURIES_LEARNING) if answered else {}
         by_key = selection.by_key
         recall = self.per_deck.recall_curves(now)  # each deck's own parameters
         rules = self.per_deck.rules
@@ -205,8 +218,9 @@ class SessionPlanner:
         learning = [self._item(card, row, now, recall(key[0])(row.stability, row.last_review))
                     for key, row in due.learning.items()
                     if (card := by_key.get(key)) is not None
-                    and not (answered and rules(key[0]).bury_interday and row.last_review
-                             and row.last_review < start and sibling_answered(card, answered))]
+                    and not (buries_learning and rules(key[0]).bury_interday
+                             and row.last_review and row.last_review < start
+                             and sibling_answered(card, buries_learning))]
         # (recall, curriculum order, card, row, last review): the order is unique, so ties
         # end there
         due_reviews: list[tuple[float, tuple[int, int, int], CurriculumCard, DueReview,
@@ -214,8 +228,8 @@ class SessionPlanner:
         if reviews_left > 0:
             for row in due.reviews:
                 card = by_key.get((row.deck_id, row.card_key))
-                if card is None or (answered and rules(row.deck_id).bury_reviews
-                                    and sibling_answered(card, answered)):
+                if card is None or (buries_reviews and rules(row.deck_id).bury_reviews
+                                    and sibling_answered(card, buries_reviews)):
                     continue
                 last = None if row.last_review is None else stored_time(row.last_review)
                 due_reviews.append((recall(row.deck_id)(row.stability, last), card.order, card,

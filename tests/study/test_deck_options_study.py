@@ -14,6 +14,7 @@ from studyapp.srs.scheduler import CardStage
 from studyapp.study import SessionKind, StudyConfig, StudyService
 from studyapp.study.session import showing
 from studyapp.study.views import AnsweredCard
+from studyapp.tuning import exam_plan
 
 
 def two_decks(tmp_path: Path, clock: Clock) -> RecordingService:
@@ -148,5 +149,67 @@ def test_a_deck_keeps_to_its_own_daily_review_limit(tmp_path: Path) -> None:
         assert len(reviews["hard"]) == 1 and sorted(reviews["easy"]) == ["alone", "stacked"]
         answer(svc, clock, "hard", reviews["hard"][0], Rating.GOOD)
         assert svc.plan(SessionKind.REVIEW, deck="hard") == []  # its one review is done
+    finally:
+        svc.close()
+
+
+def test_home_counts_the_new_cards_each_decks_own_limit_lets_the_session_bring(
+        tmp_path: Path) -> None:
+    clock = Clock()
+    svc = two_decks(tmp_path, clock)
+    try:
+        decks = {deck_id for deck_id, _, _, _ in svc.overview("en").deck_totals}
+        for deck_id in decks:  # every deck studied has a daily new limit of its own
+            set_options(svc, deck_id, new_per_day=0)
+        set_options(svc, "hard", new_per_day=1)
+        assert svc.settings.new_per_day == 20  # the profile's limit: far above the decks'
+
+        def session_new() -> int:
+            return sum(1 for item in svc.plan(SessionKind.DUE) if item.stage is CardStage.NEW)
+
+        home = svc.overview("en")
+        assert home.new_left == session_new() == 1
+        answer(svc, clock, "hard", "alone", Rating.EASY)
+        home = svc.overview("en")
+        assert home.new_left == session_new() == 0
+        assert home.new_limit_reached  # more wait: home offers more today, or practice
+        set_options(svc, "easy", new_per_day=2)
+        assert svc.overview("en").new_left == session_new() == 2
+    finally:
+        svc.close()
+
+
+def test_the_exam_plan_keeps_to_each_decks_own_new_limit(tmp_path: Path) -> None:
+    clock = Clock()
+    svc = two_decks(tmp_path, clock)
+    try:
+        decks = {deck_id for deck_id, _, _, _ in svc.overview("en").deck_totals}
+        for deck_id in decks:
+            set_options(svc, deck_id, new_per_day=0)
+        set_options(svc, "hard", new_per_day=1)
+        new_left = len(svc.studied_keys())  # nothing answered yet
+        plan = exam_plan(svc, (clock() + timedelta(days=2)).date())
+        assert plan.days_left == 2
+        # one card of hard a day, as the session gives it; every other waits
+        assert plan.new_unreached == new_left - 2
+    finally:
+        svc.close()
+
+
+def test_load_balancing_weighs_the_decks_of_the_cards_preset(tmp_path: Path) -> None:
+    """As Anki's balancer counts the cards of one preset (test_anki_preset_balance.py)."""
+    clock = Clock()
+    svc = two_decks(tmp_path, clock)
+    try:
+        per_deck = svc.planner.per_deck
+        assert per_deck.balanced_with("hard") == (None, frozenset())  # one profile: all
+        set_options(svc, "hard", preset="Hard facts", desired_retention=0.95)
+        set_options(svc, "easy", preset="Hard facts", desired_retention=0.85)
+        assert per_deck.balanced_with("hard") == (frozenset({"hard", "easy"}), frozenset())
+        set_options(svc, "easy", desired_retention=0.85)  # set here: a preset of its own
+        assert per_deck.balanced_with("easy") == (frozenset({"easy"}), frozenset())
+        assert per_deck.balanced_with("hard") == (frozenset({"hard"}), frozenset())
+        # a deck on the profile's options weighs every deck without options of its own
+        assert per_deck.balanced_with("intro") == (None, frozenset({"hard", "easy"}))
     finally:
         svc.close()
