@@ -15,7 +15,15 @@ from typing import Any
 
 import pytest
 from backends import PG_URL, fresh_pg_schema
+from hypothesis import settings
 from zones import local_time_zone
+
+# Property tests draw the same examples on every run, so a red run is the code's doing
+# and can be repeated; no deadline, as a loaded machine is not a slow function.
+# ``HYPOTHESIS_PROFILE=explore`` draws new and more examples when looking for bugs.
+settings.register_profile("repeatable", derandomize=True, deadline=None)
+settings.register_profile("explore", max_examples=2000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 PERF = Path(__file__).parent / "perf"
 STORE_TESTS = Path(__file__).parent / "store"
