@@ -22,7 +22,7 @@ import zipfile
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -409,8 +409,19 @@ def _read_collection(connection: sqlite3.Connection) -> AnkiCollection:
         notes.append(AnkiNote(nid, guid, mid, tuple(flds.split("\x1f")), tuple(tags.split()),
                               first, dict(note_decks)))
     reviews = [AnkiReview(*r) for r in _rows(connection, "revlog", _REVIEW_COLUMNS, _REVIEW_ROW)]
+    if not _has_schema18(connection) and isinstance(settings, dict) \
+            and settings.get("schedVer", 1) == 1:  # v1: learning had 3 buttons (Good was 2)
+        reviews = [_v2_ease(r) for r in reviews]
     return AnkiCollection(note_types, notes, cards, reviews, int(row[2] or 0),
                           deck_names=deck_names, deck_configs=deck_configs, rollover=rollover)
+
+
+def _v2_ease(review: AnkiReview) -> AnkiReview:
+    """A v1 scheduler's learning or relearning answer with the button the 4-button scale
+    gives it (Good 2 → 3, Easy 3 → 4), as Anki remaps the log when it leaves v1."""
+    if review.type in (0, 2) and review.ease in (2, 3):
+        return replace(review, ease=review.ease + 1)
+    return review
 
 
 def _has_schema18(connection: sqlite3.Connection) -> bool:
