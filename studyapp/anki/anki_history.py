@@ -29,12 +29,15 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import select
+
 from studyapp.anki.anki_cards import Conversion
 from studyapp.anki.anki_collection import AnkiCard, AnkiCollection, NoteType
 from studyapp.srs.calendar import day_start, local_zone
 from studyapp.srs.revlog import Entry, EntryKind, replay, sm2_starting_state
 from studyapp.srs.scheduler import DEFAULT_PARAMETERS, Scheduler, SchedulerSettings
 from studyapp.store.progress_files import Export, ImportResult, Replay, validate_record
+from studyapp.store.tables import CardState, ReviewLog
 
 if TYPE_CHECKING:
     from studyapp.store.database import Store
@@ -301,6 +304,7 @@ def import_history(conversion: Conversion, store: Store, profile_id: int,
     if replay is None or not conversion.returning:
         return import_progress(store, profile_id, export)
     back = {(deck, card) for deck, card, _ in conversion.returning.values()}
+    export.reviews = _not_known(store, profile_id, back, export.reviews)
 
     def part(returning: bool) -> Export:
         return Export(cards=[c for c in export.cards
@@ -314,3 +318,32 @@ def import_history(conversion: Conversion, store: Store, profile_id: int,
     first = import_progress(store, profile_id, part(False))
     second = import_progress(store, profile_id, part(True), replay)
     return ImportResult(*(a + b for a, b in zip(astuple(first), astuple(second), strict=True)))
+
+
+def _millis(moment: datetime) -> int:
+    return int((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp() * 1000)
+
+
+def _not_known(store: Store, profile_id: int, back: set[tuple[str, str]],
+               reviews: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The answers of cards exported from here that are not already here.
+
+    ``export --with-history`` writes a card's answers into the package as
+    revlog rows, each with its time in milliseconds as id; coming back, such a
+    row is the answer given here at that moment, not a second one.
+    """
+    known: dict[tuple[str, str], set[int]] = defaultdict(set)
+    with store.sessions() as session:
+        for deck_id, key, at in session.execute(
+                select(CardState.deck_id, CardState.card_key, ReviewLog.reviewed_at)
+                .join(ReviewLog, ReviewLog.card_id == CardState.id)
+                .where(CardState.profile_id == profile_id)):
+            if (deck_id, key) in back:
+                known[deck_id, key].add(_millis(at))
+    kept = []
+    for review in reviews:
+        moments = known.get((review["deck_id"], review["card_key"]), set())
+        millis = _millis(review["reviewed_at"])
+        if not moments & {millis - 1, millis, millis + 1}:
+            kept.append(review)
+    return kept
