@@ -42,6 +42,7 @@ from studyapp.anki.apkg_notes import (
     SharedNotes,
     anki_ordinal,
     cards_model,
+    cloze_ordinal,
     shared_guids,
 )
 from studyapp.anki.apkg_progress import Progress as Progress  # for the export command
@@ -386,7 +387,7 @@ def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: st
                 _add_media(media, folder, images, question)
                 if from_anki and card.anki_cloze is not None:
                     placed.setdefault(str(card.anki_guid), []).append(
-                        (int(card.id.rpartition("-c")[2] or 1) - 1, deck.id, card.id))
+                        (cloze_ordinal(card.id), deck.id, card.id))
                     if card.anki_guid not in clozes:  # the note back, once, with its deletions
                         clozes.add(str(card.anki_guid))
                         anki_deck.add_note(genanki.Note(

@@ -32,12 +32,19 @@ MAX_SLOTS = 10
 CARDS_NOTE_TYPE = "studyapp cards"
 
 _ORDINAL = re.compile(r"^note-\d+-(\d+)$")
+_CLOZE_ORDINAL = re.compile(r"^note-\d+-c(\d+)$")
 
 
 def anki_ordinal(card_id: str) -> int | None:
     """The Anki card ordinal of a card ``deck from-anki`` made (``note-<id>-<n>``)."""
     match = _ORDINAL.match(card_id)
     return int(match.group(1)) - 1 if match else None
+
+
+def cloze_ordinal(card_id: str) -> int:
+    """The Anki card ordinal of a cloze deletion's card (``note-<id>-c<n>``; 0 if renamed)."""
+    match = _CLOZE_ORDINAL.match(card_id)
+    return max(0, int(match.group(1)) - 1) if match else 0
 
 
 def shared_guids(cards: Iterable[CardSpec], lang: str) -> set[str]:
@@ -114,4 +121,4 @@ class SharedNotes:
 
 
 __all__ = ["CARDS_NOTE_TYPE", "MAX_SLOTS", "SLOT_FIELDS", "SharedNotes", "anki_ordinal",
-           "cards_model", "shared_guids"]
+           "cards_model", "cloze_ordinal", "shared_guids"]
