@@ -33,7 +33,7 @@ from sqlalchemy import select
 
 from studyapp.anki.anki_cards import Conversion
 from studyapp.anki.anki_collection import AnkiCard, AnkiCollection, NoteType
-from studyapp.srs.calendar import day_start, local_zone
+from studyapp.srs.calendar import day_start, local_zone, study_day
 from studyapp.srs.revlog import Entry, EntryKind, replay, sm2_starting_state
 from studyapp.srs.scheduler import DEFAULT_PARAMETERS, Scheduler, SchedulerSettings
 from studyapp.store.progress_files import Export, ImportResult, Replay, validate_record
@@ -304,7 +304,7 @@ def import_history(conversion: Conversion, store: Store, profile_id: int,
     if replay is None or not conversion.returning:
         return import_progress(store, profile_id, export)
     back = {(deck, card) for deck, card, _ in conversion.returning.values()}
-    export.reviews = _not_known(store, profile_id, back, export.reviews)
+    export.reviews = _not_known(store, profile_id, back, export.reviews, rollover_hour, zone)
 
     def part(returning: bool) -> Export:
         return Export(cards=[c for c in export.cards
@@ -325,12 +325,18 @@ def _millis(moment: datetime) -> int:
 
 
 def _not_known(store: Store, profile_id: int, back: set[tuple[str, str]],
-               reviews: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The answers of cards exported from here that are not already here.
+               reviews: list[dict[str, Any]], rollover_hour: int = 4,
+               zone: tzinfo | None = None) -> list[dict[str, Any]]:
+    """The answers of cards exported from here that are not already here, each read as an
+    answer to the one card here.
 
     ``export --with-history`` writes a card's answers into the package as
     revlog rows, each with its time in milliseconds as id; coming back, such a
-    row is the answer given here at that moment, not a second one.
+    row is the answer given here at that moment, not a second one. A draw of a
+    generated card that Anki showed as new logs its first answers as learning;
+    on a card answered here (or in another draw) on an earlier day they are
+    reviews of that card, else a recomputation would start its memory over
+    there, as Anki does for a card relearnt from new.
     """
     known: dict[tuple[str, str], set[int]] = defaultdict(set)
     with store.sessions() as session:
@@ -346,4 +352,20 @@ def _not_known(store: Store, profile_id: int, back: set[tuple[str, str]],
         millis = _millis(review["reviewed_at"])
         if not moments & {millis - 1, millis, millis + 1}:
             kept.append(review)
+    first: dict[tuple[str, str], int] = {card: min(moments) for card, moments in known.items()}
+    for review in reviews:
+        card = (review["deck_id"], review["card_key"])
+        first[card] = min(first.get(card, _millis(review["reviewed_at"])),
+                          _millis(review["reviewed_at"]))
+
+    def day(millis: int) -> Any:
+        return study_day(_moment(millis / 1000), rollover_hour, zone)
+
+    for review in kept:
+        anki = review.get("anki")
+        card = (review["deck_id"], review["card_key"])
+        if anki and anki["type"] == EntryKind.LEARNING and card in first \
+                and day(_millis(review["reviewed_at"])) > day(first[card]):
+            review["anki"] = {**anki, "type": int(EntryKind.REVIEW)}
+            review["state_before"] = 2
     return kept

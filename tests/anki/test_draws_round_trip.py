@@ -93,9 +93,11 @@ def study_for_weeks(tmp_path: Path) -> int:
     return answered
 
 
-def through_anki(tmp_path: Path, package: Path, *, studied: int = 0) -> tuple[Path, list[Any]]:
-    """The package imported in Anki with its progress, ``studied`` cards answered Good there,
-    exported again with its scheduling; and each draw card's (ord, reviews, memory)."""
+def through_anki(tmp_path: Path, package: Path, *, studied: int = 0,
+                 new_draw: bool = False) -> tuple[Path, list[Any]]:
+    """The package imported in Anki with its progress, ``studied`` cards answered Good there
+    (with ``new_draw``, the second draw too, new in Anki: Again, then Good), exported again
+    with its scheduling; and each draw card's (ord, reviews, memory)."""
     from anki.collection import Collection, ExportAnkiPackageOptions
     from anki.import_export_pb2 import ImportAnkiPackageOptions, ImportAnkiPackageRequest
 
@@ -112,6 +114,13 @@ def through_anki(tmp_path: Path, package: Path, *, studied: int = 0) -> tuple[Pa
                 break
             shown.start_timer()
             col.sched.answerCard(shown, 3)
+        if new_draw:
+            second = col.find_cards("card:2")[0]
+            col.sched.unbury_cards([second])
+            for ease in (1, 3):
+                drawn = col.get_card(second)
+                drawn.start_timer()
+                col.sched.answerCard(drawn, ease)
         draws = []
         for card_id in col.find_cards(""):
             drawn = col.get_card(card_id)
@@ -178,3 +187,29 @@ def test_a_draw_answered_in_anki_continues_the_card_and_no_draw_restarts_it(
     assert after["reps"] == before["reps"] + in_anki
     assert after["stability"] == pytest.approx(first[2][0], rel=0.01)
     assert after["difficulty"] == pytest.approx(first[2][1], rel=0.01)
+
+
+def test_a_new_draw_answered_in_anki_does_not_start_the_card_over(
+        tmp_path: Path, studied: tuple[dict[str, Any], Path]) -> None:
+    """The second draw is new in Anki: its answers are logged as learning. Here they are
+    answers to a card learnt in spring, so working its memory out again from its log (as
+    ``optimize`` does) gives the state the import gave, not a card learnt today."""
+    from studyapp.tuning import recompute_memory_states
+
+    before, package = studied
+    back, draws = through_anki(tmp_path, package, studied=1, new_draw=True)
+    assert [reviews for _, reviews, _ in draws][:2] == [before["answers"] + 1, 2]
+    code, output = run(tmp_path, "import", str(back))
+    assert code == 0, output
+    after = card(tmp_path)
+    assert after["answers"] == before["answers"] + 3
+    service = StudyService(StudyConfig(db_url=f"sqlite:///{tmp_path / 'study.sqlite3'}",
+                                       profile="default", lang="en"))
+    try:
+        recompute_memory_states(service)
+    finally:
+        service.close()
+    again = card(tmp_path)
+    assert again["stability"] == pytest.approx(after["stability"], rel=0.01)
+    assert again["difficulty"] == pytest.approx(after["difficulty"], rel=0.01)
+    assert again["stability"] > 1  # a card learnt today would hold a day or less
