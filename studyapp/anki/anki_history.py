@@ -29,15 +29,13 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
-
 from studyapp.anki.anki_cards import Conversion
 from studyapp.anki.anki_collection import AnkiCard, AnkiCollection, NoteType
 from studyapp.srs.calendar import day_start, local_zone, study_day
 from studyapp.srs.revlog import Entry, EntryKind, replay, sm2_starting_state
 from studyapp.srs.scheduler import DEFAULT_PARAMETERS, Scheduler, SchedulerSettings
+from studyapp.store.history import answer_moments
 from studyapp.store.progress_files import Export, ImportResult, Replay, validate_record
-from studyapp.store.tables import CardState, ReviewLog
 
 if TYPE_CHECKING:
     from studyapp.store.database import Store
@@ -338,14 +336,8 @@ def _not_known(store: Store, profile_id: int, back: set[tuple[str, str]],
     reviews of that card, else a recomputation would start its memory over
     there, as Anki does for a card relearnt from new.
     """
-    known: dict[tuple[str, str], set[int]] = defaultdict(set)
-    with store.sessions() as session:
-        for deck_id, key, at in session.execute(
-                select(CardState.deck_id, CardState.card_key, ReviewLog.reviewed_at)
-                .join(ReviewLog, ReviewLog.card_id == CardState.id)
-                .where(CardState.profile_id == profile_id)):
-            if (deck_id, key) in back:
-                known[deck_id, key].add(_millis(at))
+    known = {card: {_millis(at) for at in moments}
+             for card, moments in answer_moments(store, profile_id, back).items()}
     kept = []
     for review in reviews:
         moments = known.get((review["deck_id"], review["card_key"]), set())

@@ -42,6 +42,7 @@ from studyapp.anki.apkg_notes import (
     SharedNotes,
     anki_ordinal,
     cards_model,
+    cloze_cards,
     cloze_ordinal,
     shared_guids,
 )
@@ -390,9 +391,12 @@ def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: st
                         (cloze_ordinal(card.id), deck.id, card.id))
                     if card.anki_guid not in clozes:  # the note back, once, with its deletions
                         clozes.add(str(card.anki_guid))
-                        anki_deck.add_note(genanki.Note(
+                        cloze = genanki.Note(  # Back Extra: what the card explains
                             model=genanki.CLOZE_MODEL, guid=card.anki_guid, tags=tags,
-                            fields=[_html(card.anki_cloze, images), ""]))
+                            fields=[_html(card.anki_cloze, images),
+                                    _html(question.explanation, images)])
+                        cloze.cards = cloze_cards(card.anki_cloze)  # nested ones too
+                        anki_deck.add_note(cloze)
                         notes += 1
                     continue
                 ordinal = anki_ordinal(card.id)

@@ -41,6 +41,13 @@ def anki_ordinal(card_id: str) -> int | None:
     return int(match.group(1)) - 1 if match else None
 
 
+def cloze_cards(text: str) -> list[genanki.Card]:
+    """A cloze note's cards, one per deletion number, a nested deletion's too (genanki
+    finds only the outer one of ``{{c1::NVLink {{c2::4}}}}``; Anki makes both)."""
+    numbers = {int(n) for n in re.findall(r"\{\{c(\d+)::", text) if int(n) > 0}
+    return [genanki.Card(n - 1) for n in sorted(numbers or {1})]
+
+
 def cloze_ordinal(card_id: str) -> int:
     """The Anki card ordinal of a cloze deletion's card (``note-<id>-c<n>``; 0 if renamed)."""
     match = _CLOZE_ORDINAL.match(card_id)
@@ -121,4 +128,4 @@ class SharedNotes:
 
 
 __all__ = ["CARDS_NOTE_TYPE", "MAX_SLOTS", "SLOT_FIELDS", "SharedNotes", "anki_ordinal",
-           "cards_model", "cloze_ordinal", "shared_guids"]
+           "cards_model", "cloze_cards", "cloze_ordinal", "shared_guids"]

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import select
 
 from studyapp.store.database import Store
-from studyapp.store.tables import ReviewLog, ScheduleChange
+from studyapp.store.tables import CardState, ReviewLog, ScheduleChange
 
 
 def review_history(store: Store, profile_id: int) -> list[tuple[int, datetime, int]]:
@@ -89,3 +89,18 @@ def log_rescheduled(store: Store, profile_id: int, at: datetime,
                                        uid=f"rescheduled-{uuid.uuid4().hex}", changed_at=at,
                                        kind=5, factor=0, interval=days)
                         for card, days in intervals.items())
+
+
+def answer_moments(store: Store, profile_id: int, cards: set[tuple[str, str]]
+                   ) -> dict[tuple[str, str], list[datetime]]:
+    """When each of ``cards`` (deck id, card key) was answered, for telling an answer that
+    comes back from Anki from a new one."""
+    moments: dict[tuple[str, str], list[datetime]] = {}
+    with store.sessions() as session:
+        for deck_id, key, at in session.execute(
+                select(CardState.deck_id, CardState.card_key, ReviewLog.reviewed_at)
+                .join(ReviewLog, ReviewLog.card_id == CardState.id)
+                .where(CardState.profile_id == profile_id)):
+            if (deck_id, key) in cards:
+                moments.setdefault((deck_id, key), []).append(at)
+    return moments

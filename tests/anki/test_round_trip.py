@@ -89,3 +89,30 @@ def test_a_note_with_two_cards_goes_back_as_one_note_with_both(tmp_path: Path) -
         assert reviews == {0: 0, 1: 1}
     finally:
         col.close()
+
+
+def test_a_nested_cloze_keeps_both_cards_and_its_back_extra(tmp_path: Path) -> None:
+    from anki.collection import Collection
+    from anki.import_export_pb2 import ImportAnkiPackageOptions, ImportAnkiPackageRequest
+
+    col = Collection(str(tmp_path / "nested.anki2"))
+    try:
+        note = add(col, "Cloze", "Nested", "", Text="{{c1::NVLink {{c2::4}}}} links H100s",
+                   Back_Extra="900 GB/s both directions")
+        assert len(note.cards()) == 2
+        package = export(col, tmp_path / "nested.apkg")
+    finally:
+        col.close()
+    assert run(tmp_path, "import", str(package))[0] == 0
+    back = tmp_path / "back.apkg"
+    assert run(tmp_path, "export", "--format", "apkg", "-o", str(back), "--deck", "nested")[0] == 0
+    col = Collection(str(tmp_path / "again.anki2"))
+    try:
+        col.import_anki_package(ImportAnkiPackageRequest(
+            package_path=str(back), options=ImportAnkiPackageOptions()))
+        again = col.get_note(col.find_notes("")[0])
+        assert again.guid == note.guid
+        assert sorted(c.ord for c in again.cards()) == [0, 1]
+        assert "900 GB/s both directions" in again["Back Extra"]
+    finally:
+        col.close()
