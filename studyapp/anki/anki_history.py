@@ -25,7 +25,7 @@ import tempfile
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import astuple
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,21 +66,35 @@ def _moment(seconds: float) -> datetime:
 
 
 def anki_due(card: AnkiCard, created: int, rollover_hour: int = 4,
-             zone: tzinfo | None = None) -> datetime:
+             zone: tzinfo | None = None, creation_offset: object = None) -> datetime:
     """When Anki shows the card next (the original deck's due for a filtered-deck card).
 
     A day number counts calendar days from the collection's first day (``crt``
     falls on its rollover hour, local time), so it is the start of that day
     here, not ``crt`` plus so many times 24 hours: across a change to or from
     summer time those differ by an hour, enough to put a card in the day before.
+    ``crt``'s day is the one of the zone the collection was made in (its
+    ``creationOffset``, minutes west of UTC) when the package says it: in a zone
+    hours away from it, ``crt`` can fall on another date.
     """
 
     due = card.original_due if card.original_deck else card.due
     if due > _EPOCH_SECONDS:
         return _moment(due)
     zone = zone or local_zone()
-    first_day = _moment(created).astimezone(zone).date()
+    first_day = _moment(created).astimezone(_made_in(creation_offset) or zone).date()
     return day_start(first_day + timedelta(days=due), rollover_hour, zone)
+
+
+def _made_in(offset: object) -> tzinfo | None:
+    """The zone of Anki's ``creationOffset`` (minutes west of UTC; JSON bytes in schema 18)."""
+    try:
+        minutes = json.loads(offset) if isinstance(offset, bytes | str) else offset
+    except ValueError:
+        return None
+    if isinstance(minutes, int) and not isinstance(minutes, bool) and abs(minutes) <= 24 * 60:
+        return timezone(timedelta(minutes=-minutes))
+    return None
 
 
 def _memory(card: AnkiCard) -> dict[str, Any]:
@@ -229,7 +243,8 @@ def history_export(collection: AnkiCollection, decks: Mapping[str, str],
             if not (suspended or flag or logs):
                 continue
             record: dict[str, Any] = {"stage": 0, "due": anki_due(card, collection.created,
-                                                                  rollover_hour, zone)
+                                                                  rollover_hour, zone,
+                                                                  collection.creation_offset)
                                       if card.due > _EPOCH_SECONDS else _moment(collection.created)}
         else:
             stability = memory.get("s")
@@ -238,7 +253,7 @@ def history_export(collection: AnkiCollection, decks: Mapping[str, str],
                     or not isinstance(difficulty, int | float):
                 stability, difficulty = sm2_memory(card, logs, scheduler) or (None, None)
             record = {"stage": stage, "due": anki_due(card, collection.created, rollover_hour,
-                                                      zone),
+                                                      zone, collection.creation_offset),
                       "stability": stability,
                       "difficulty": min(10.0, max(1.0, float(difficulty)))
                       if difficulty is not None else None,

@@ -181,6 +181,10 @@ def write_progress(conn: sqlite3.Connection,
     crt = int(day_start(writer.today, settings.day_rollover_hour, zone).timestamp())
     conf = json.loads(conn.execute("SELECT conf FROM col").fetchone()[0])
     conf["schedVer"] = 2  # without it Anki reads the log as v1's and moves Good to Easy
+    # Anki counts the package's days in the zone it was made in, from its rollover hour
+    offset = datetime.fromtimestamp(crt, UTC).astimezone(zone).utcoffset()
+    conf["creationOffset"] = -int(offset.total_seconds() // 60) if offset is not None else 0
+    conf["rollover"] = settings.day_rollover_hour
     conn.execute("UPDATE col SET crt = ?, conf = ?", (crt, json.dumps(conf)))
     notes = dict(conn.execute("SELECT guid, id FROM notes").fetchall())
     taken = set(notes.values())

@@ -24,7 +24,7 @@ from click.testing import CliRunner
 from studyapp.cli import main
 
 pytest.importorskip("anki.collection")
-from anki_compare import card_views, compare
+from anki_compare import card_views, compare, fields_kept
 
 DECK = Path(__file__).parent / "data" / "category-theory.apkg"
 
@@ -106,3 +106,40 @@ def test_the_community_deck_comes_back_to_anki_card_by_card(tmp_path: Path, way:
     assert dict(result.differences) == {}, result.examples
     assert result.identical == 11
     assert {after[key].deck for key in before} == {"studyapp::Category Theory"}
+
+
+def test_learning_suspended_and_flagged_cards_go_back_as_they_were(tmp_path: Path) -> None:
+    """Anki's own studied collection (``make_anki_history.py``): a card in learning, one
+    suspended, one flagged, a nested cloze; each comes back with its queue, flag and stage.
+    The two that differ differ only in how studyapp reads HTML as text (a list, ``<sub>``)."""
+    package = Path(__file__).parent / "data" / "studied-days-anki21b.apkg"
+    src = anki_collection(tmp_path / "source.anki2", package)
+    try:
+        before, before_computed = card_views(src), card_views(src, computed=True)
+        states = {(src.get_card(c).note().guid, src.get_card(c).ord): (
+            src.get_card(c).type, src.get_card(c).queue, src.get_card(c).flags)
+            for c in src.find_cards("")}
+    finally:
+        src.close()
+    assert {state[:2] for state in states.values()} >= {(1, 1), (2, -1), (2, 2)}
+    assert any(flags for _, _, flags in states.values())
+    assert run(tmp_path, "import", str(package))[0] == 0
+    back = tmp_path / "back.apkg"
+    code, output = run(tmp_path, "export", "--format", "apkg", "--with-history", "-o",
+                       str(back))
+    assert code == 0, output
+    dst = anki_collection(tmp_path / "back.anki2", back)
+    try:
+        after, after_computed = card_views(dst), card_views(dst, computed=True)
+        returned = {(dst.get_card(c).note().guid, dst.get_card(c).ord): (
+            dst.get_card(c).type, dst.get_card(c).queue, dst.get_card(c).flags)
+            for c in dst.find_cards("")}
+    finally:
+        dst.close()
+    assert {key: returned.get(key) for key in states} == states
+    result = compare(before, before_computed, after, after_computed)
+    assert result.compared == 9 and result.identical == 7
+    assert dict(result.differences) == {"fields": 2}
+    for key, view in before.items():
+        if "<sub>" in " ".join(view.fields.values()) or "<li>" in " ".join(view.fields.values()):
+            assert not fields_kept(view, after[key])
