@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from studyapp.anki.anki_cards import Conversion
 from studyapp.anki.anki_collection import AnkiCard, AnkiCollection, NoteType
+from studyapp.anki.apkg_notes import CARDS_NOTE_TYPE
 from studyapp.srs.calendar import day_start, local_zone, study_day
 from studyapp.srs.revlog import Entry, EntryKind, replay, sm2_starting_state
 from studyapp.srs.scheduler import DEFAULT_PARAMETERS, Scheduler, SchedulerSettings
@@ -193,7 +194,11 @@ def history_export(collection: AnkiCollection, decks: Mapping[str, str],
     keys: dict[int, tuple[str, str, str]] = {}  # Anki card id → (deck id, card key, post)
     for card in collection.cards:
         if returning and card.note_id in returning:
-            keys[card.id] = returning[card.note_id]
+            home, first, post = returning[card.note_id]
+            model = models.get(note_models.get(card.note_id, -1))
+            if model is not None and model.name == CARDS_NOTE_TYPE:  # each card at its ordinal
+                first = f"{first.rpartition('-')[0]}-{card.ordinal + 1}"
+            keys[card.id] = (home, first, post)
             continue
         model = models.get(note_models.get(card.note_id, -1))
         if model is None:

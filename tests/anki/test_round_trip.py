@@ -3,6 +3,7 @@ and each card keeps its own sources."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -55,7 +56,7 @@ def test_guids_and_cloze_notes_survive_the_round_trip(tmp_path: Path) -> None:
 def test_a_note_with_two_cards_goes_back_as_one_note_with_both(tmp_path: Path) -> None:
     """Basic (and reversed card): two studyapp cards, one Anki note again, each card at its
     ordinal with its answers; before, both went as notes with one guid and Anki kept one."""
-    from anki.collection import Collection
+    from anki.collection import Collection, ExportAnkiPackageOptions
     from anki.import_export_pb2 import ImportAnkiPackageOptions, ImportAnkiPackageRequest
 
     col = Collection(str(tmp_path / "two.anki2"))
@@ -87,8 +88,20 @@ def test_a_note_with_two_cards_goes_back_as_one_note_with_both(tmp_path: Path) -
         reviews = {o: col.db.scalar("SELECT count() FROM revlog WHERE cid = ?", c.id)
                    for o, c in cards.items()}
         assert reviews == {0: 0, 1: 1}
+        again_package = tmp_path / "again.apkg"
+        col.export_anki_package(out_path=str(again_package), limit=None,
+                                options=ExportAnkiPackageOptions(legacy=True,
+                                                                 with_scheduling=True))
     finally:
         col.close()
+    # back here: each card's answers to that card, none twice
+    code, output = run(tmp_path, "import", str(again_package))
+    assert code == 0, output
+    with sqlite3.connect(tmp_path / "study.sqlite3") as db:
+        reps = dict(db.execute("SELECT card_key, reps FROM card_states"))
+        answers = db.execute("SELECT count() FROM review_logs").fetchone()[0]
+    assert answers == 1
+    assert reps == {f"note-{note.id}-2": 1}
 
 
 def test_a_nested_cloze_keeps_both_cards_and_its_back_extra(tmp_path: Path) -> None:
