@@ -22,7 +22,7 @@ import zipfile
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +132,7 @@ class AnkiCollection:
     """The media files inside the zip are zstd-compressed (Anki's current format)."""
     rollover: object = None
     """Anki's ``rollover`` setting as stored, unchecked (``anki_options.rollover_hour``)."""
+    creation_offset: object = None  # ``creationOffset``: minutes west of UTC, unchecked
 
 
 def _collection_name(archive: zipfile.ZipFile) -> str:
@@ -381,9 +382,10 @@ def _read_collection(connection: sqlite3.Connection) -> AnkiCollection:
     dconf_json = _json_column(row[3], "deck options")
     settings = _json_column(row[4], "collection settings")
     rollover = settings.get("rollover") if isinstance(settings, dict) else None
+    offset = settings.get("creationOffset") if isinstance(settings, dict) else None
     if not models_json and _has_schema18(connection):
         models_json, decks_json, dconf_json = _schema18_records(connection)
-        rollover = _schema18_rollover(connection)
+        rollover, offset = (_schema18_config(connection, k) for k in ("rollover", "creationOffset"))
     decks = _checked(_DECKS, decks_json, "decks")
     configs = _checked(_DECK_CONFIGS, dconf_json, "deck options")
     if not models_json:
@@ -409,8 +411,19 @@ def _read_collection(connection: sqlite3.Connection) -> AnkiCollection:
         notes.append(AnkiNote(nid, guid, mid, tuple(flds.split("\x1f")), tuple(tags.split()),
                               first, dict(note_decks)))
     reviews = [AnkiReview(*r) for r in _rows(connection, "revlog", _REVIEW_COLUMNS, _REVIEW_ROW)]
+    if not _has_schema18(connection) and isinstance(settings, dict) \
+            and settings.get("schedVer", 1) == 1:  # v1: learning had 3 buttons (Good was 2)
+        reviews = [_v2_ease(r) for r in reviews]
     return AnkiCollection(note_types, notes, cards, reviews, int(row[2] or 0),
-                          deck_names=deck_names, deck_configs=deck_configs, rollover=rollover)
+                          deck_names=deck_names, deck_configs=deck_configs, rollover=rollover,
+                          creation_offset=offset)
+
+
+def _v2_ease(review: AnkiReview) -> AnkiReview:
+    """A v1 learning answer on Anki's 4 buttons (Good 2 → 3, Easy 3 → 4), as Anki remaps it."""
+    if review.type in (0, 2) and review.ease in (2, 3):
+        return replace(review, ease=review.ease + 1)
+    return review
 
 
 def _has_schema18(connection: sqlite3.Connection) -> bool:
@@ -455,13 +468,13 @@ def _schema18_records(connection: sqlite3.Connection
     return models, decks, dconf
 
 
-def _schema18_rollover(connection: sqlite3.Connection) -> object:
-    """The ``rollover`` of schema 18's ``config`` table (JSON bytes), when it is there."""
+def _schema18_config(connection: sqlite3.Connection, key: str) -> object:
+    """A value of schema 18's ``config`` table (JSON bytes), when it is there."""
     (count,) = connection.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' "
                                   "AND name = 'config'").fetchone()
     if int(count) != 1:
         return None
-    row = connection.execute("SELECT val FROM config WHERE key = 'rollover'").fetchone()
+    row = connection.execute("SELECT val FROM config WHERE key = ?", (key,)).fetchone()
     return None if row is None else row[0]
 
 

@@ -25,15 +25,17 @@ import tempfile
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import astuple
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from studyapp.anki.anki_cards import Conversion
 from studyapp.anki.anki_collection import AnkiCard, AnkiCollection, NoteType
-from studyapp.srs.calendar import day_start, local_zone
+from studyapp.anki.apkg_notes import CARDS_NOTE_TYPE
+from studyapp.srs.calendar import day_start, local_zone, study_day
 from studyapp.srs.revlog import Entry, EntryKind, replay, sm2_starting_state
 from studyapp.srs.scheduler import DEFAULT_PARAMETERS, Scheduler, SchedulerSettings
+from studyapp.store.history import answer_moments
 from studyapp.store.progress_files import Export, ImportResult, Replay, validate_record
 
 if TYPE_CHECKING:
@@ -65,21 +67,35 @@ def _moment(seconds: float) -> datetime:
 
 
 def anki_due(card: AnkiCard, created: int, rollover_hour: int = 4,
-             zone: tzinfo | None = None) -> datetime:
+             zone: tzinfo | None = None, creation_offset: object = None) -> datetime:
     """When Anki shows the card next (the original deck's due for a filtered-deck card).
 
     A day number counts calendar days from the collection's first day (``crt``
     falls on its rollover hour, local time), so it is the start of that day
     here, not ``crt`` plus so many times 24 hours: across a change to or from
     summer time those differ by an hour, enough to put a card in the day before.
+    ``crt``'s day is the one of the zone the collection was made in (its
+    ``creationOffset``, minutes west of UTC) when the package says it: in a zone
+    hours away from it, ``crt`` can fall on another date.
     """
 
     due = card.original_due if card.original_deck else card.due
     if due > _EPOCH_SECONDS:
         return _moment(due)
     zone = zone or local_zone()
-    first_day = _moment(created).astimezone(zone).date()
+    first_day = _moment(created).astimezone(_made_in(creation_offset) or zone).date()
     return day_start(first_day + timedelta(days=due), rollover_hour, zone)
+
+
+def _made_in(offset: object) -> tzinfo | None:
+    """The zone of Anki's ``creationOffset`` (minutes west of UTC; JSON bytes in schema 18)."""
+    try:
+        minutes = json.loads(offset) if isinstance(offset, bytes | str) else offset
+    except ValueError:
+        return None
+    if isinstance(minutes, int) and not isinstance(minutes, bool) and abs(minutes) <= 24 * 60:
+        return timezone(timedelta(minutes=-minutes))
+    return None
 
 
 def _memory(card: AnkiCard) -> dict[str, Any]:
@@ -178,7 +194,11 @@ def history_export(collection: AnkiCollection, decks: Mapping[str, str],
     keys: dict[int, tuple[str, str, str]] = {}  # Anki card id → (deck id, card key, post)
     for card in collection.cards:
         if returning and card.note_id in returning:
-            keys[card.id] = returning[card.note_id]
+            home, first, post = returning[card.note_id]
+            model = models.get(note_models.get(card.note_id, -1))
+            if model is not None and model.name == CARDS_NOTE_TYPE:  # each card at its ordinal
+                first = f"{first.rpartition('-')[0]}-{card.ordinal + 1}"
+            keys[card.id] = (home, first, post)
             continue
         model = models.get(note_models.get(card.note_id, -1))
         if model is None:
@@ -228,7 +248,8 @@ def history_export(collection: AnkiCollection, decks: Mapping[str, str],
             if not (suspended or flag or logs):
                 continue
             record: dict[str, Any] = {"stage": 0, "due": anki_due(card, collection.created,
-                                                                  rollover_hour, zone)
+                                                                  rollover_hour, zone,
+                                                                  collection.creation_offset)
                                       if card.due > _EPOCH_SECONDS else _moment(collection.created)}
         else:
             stability = memory.get("s")
@@ -237,7 +258,7 @@ def history_export(collection: AnkiCollection, decks: Mapping[str, str],
                     or not isinstance(difficulty, int | float):
                 stability, difficulty = sm2_memory(card, logs, scheduler) or (None, None)
             record = {"stage": stage, "due": anki_due(card, collection.created, rollover_hour,
-                                                      zone),
+                                                      zone, collection.creation_offset),
                       "stability": stability,
                       "difficulty": min(10.0, max(1.0, float(difficulty)))
                       if difficulty is not None else None,
@@ -301,6 +322,7 @@ def import_history(conversion: Conversion, store: Store, profile_id: int,
     if replay is None or not conversion.returning:
         return import_progress(store, profile_id, export)
     back = {(deck, card) for deck, card, _ in conversion.returning.values()}
+    export.reviews = _not_known(store, profile_id, back, export.reviews, rollover_hour, zone)
 
     def part(returning: bool) -> Export:
         return Export(cards=[c for c in export.cards
@@ -314,3 +336,48 @@ def import_history(conversion: Conversion, store: Store, profile_id: int,
     first = import_progress(store, profile_id, part(False))
     second = import_progress(store, profile_id, part(True), replay)
     return ImportResult(*(a + b for a, b in zip(astuple(first), astuple(second), strict=True)))
+
+
+def _millis(moment: datetime) -> int:
+    return int((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp() * 1000)
+
+
+def _not_known(store: Store, profile_id: int, back: set[tuple[str, str]],
+               reviews: list[dict[str, Any]], rollover_hour: int = 4,
+               zone: tzinfo | None = None) -> list[dict[str, Any]]:
+    """The answers of cards exported from here that are not already here, each read as an
+    answer to the one card here.
+
+    ``export --with-history`` writes a card's answers into the package as
+    revlog rows, each with its time in milliseconds as id; coming back, such a
+    row is the answer given here at that moment, not a second one. A draw of a
+    generated card that Anki showed as new logs its first answers as learning;
+    on a card answered here (or in another draw) on an earlier day they are
+    reviews of that card, else a recomputation would start its memory over
+    there, as Anki does for a card relearnt from new.
+    """
+    known = {card: {_millis(at) for at in moments}
+             for card, moments in answer_moments(store, profile_id, back).items()}
+    kept = []
+    for review in reviews:
+        moments = known.get((review["deck_id"], review["card_key"]), set())
+        millis = _millis(review["reviewed_at"])
+        if not moments & {millis - 1, millis, millis + 1}:
+            kept.append(review)
+    first: dict[tuple[str, str], int] = {card: min(moments) for card, moments in known.items()}
+    for review in reviews:
+        card = (review["deck_id"], review["card_key"])
+        first[card] = min(first.get(card, _millis(review["reviewed_at"])),
+                          _millis(review["reviewed_at"]))
+
+    def day(millis: int) -> Any:
+        return study_day(_moment(millis / 1000), rollover_hour, zone)
+
+    for review in kept:
+        anki = review.get("anki")
+        card = (review["deck_id"], review["card_key"])
+        if anki and anki["type"] == EntryKind.LEARNING and card in first \
+                and day(_millis(review["reviewed_at"])) > day(first[card]):
+            review["anki"] = {**anki, "type": int(EntryKind.REVIEW)}
+            review["state_before"] = 2
+    return kept

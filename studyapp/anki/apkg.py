@@ -23,23 +23,31 @@ folder, and an explanation that only repeats the answer is left empty.
 from __future__ import annotations
 
 import html
-import itertools
-import json
-import os
 import sqlite3
-import tempfile
 import time
-import zipfile
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 import genanki
 
 from studyapp.anki.anki_presets import anki_preset, export_options
+from studyapp.anki.apkg_file import write_package
+from studyapp.anki.apkg_notes import (
+    MAX_SLOTS,
+    SLOT_FIELDS,
+    SharedNotes,
+    anki_ordinal,
+    cards_model,
+    cloze_cards,
+    cloze_ordinal,
+    shared_guids,
+)
+from studyapp.anki.apkg_progress import Progress as Progress  # for the export command
+from studyapp.anki.apkg_progress import write_progress
 from studyapp.catalog.errors import UnknownIdError
 from studyapp.catalog.posts import PostError, load_post
 from studyapp.decks.media import IMAGE_MARK, media_folder
@@ -83,8 +91,7 @@ _FIELDS: dict[Kind, tuple[str, ...]] = {
 }
 """A scenario is one note: its steps on the front, each step's answer and the worked
 chain on the back."""
-_DRAW_FIELDS = ("Prompt", "Choices", "Answer", "Accepted", "Explanation")
-"""Fields of each draw in a generated card's note (``Prompt 1``, ``Choices 1``...)."""
+_DRAW_FIELDS = SLOT_FIELDS  # each draw's fields in a generated card's note (``Prompt 1``...)
 
 _BACK = ('{{FrontSide}}<hr id="answer"><div class="answer">{{Answer}}</div>'
          '{{#Accepted}}<div class="accepted">{{Accepted}}</div>{{/Accepted}}'
@@ -211,6 +218,9 @@ class ExportSummary:
     repeated: int = 0  # draws left out because an earlier draw of the card was the same
     presets: dict[int, dict[str, Any]] = field(default_factory=dict)
     """Anki deck id → the preset (deck options) written for it."""
+    placed: dict[str, list[tuple[int, str, str]]] = field(default_factory=dict)
+    """Note guid → (card ordinal, deck id, card key) of the studyapp cards it holds."""
+    history: tuple[int, int] = (0, 0)  # cards given their study, answers written
 
 
 class _Sources:
@@ -351,6 +361,8 @@ def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: st
     media: dict[str, Path] = {}  # Anki's media names are one folder: the first file wins
     notes = static = templates = skipped = repeated = 0
     presets: dict[int, dict[str, Any]] = {}
+    placed: dict[str, list[tuple[int, str, str]]] = {}
+    shared_notes = SharedNotes(cards_model(_CSS))  # an Anki note with several cards
     for deck, cards in selection:
         templates_before = templates
         folder = media_folder(deck.path)
@@ -361,6 +373,7 @@ def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: st
         name = f"studyapp::{title}" if lang == "en" else f"studyapp::{lang}::{title}"
         anki_deck = genanki.Deck(deck_id, name)
         clozes: set[str] = set()  # Anki cloze notes already written (their cards are one note)
+        shared = shared_guids(cards, lang)
         for card in cards:
             key = html.escape(note_key(deck.id, card.id, lang), quote=False)
             if not card.is_template:
@@ -374,19 +387,31 @@ def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: st
                 tags = [*_tags(deck, card, question), f"{TAG_PREFIX}::export::{stamp}"]
                 _add_media(media, folder, images, question)
                 if from_anki and card.anki_cloze is not None:
+                    placed.setdefault(str(card.anki_guid), []).append(
+                        (cloze_ordinal(card.id), deck.id, card.id))
                     if card.anki_guid not in clozes:  # the note back, once, with its deletions
                         clozes.add(str(card.anki_guid))
-                        anki_deck.add_note(genanki.Note(
+                        cloze = genanki.Note(  # Back Extra: what the card explains
                             model=genanki.CLOZE_MODEL, guid=card.anki_guid, tags=tags,
-                            fields=[_html(card.anki_cloze, images), ""]))
+                            fields=[_html(card.anki_cloze, images),
+                                    _html(question.explanation, images)])
+                        cloze.cards = cloze_cards(card.anki_cloze)  # nested ones too
+                        anki_deck.add_note(cloze)
                         notes += 1
+                    continue
+                ordinal = anki_ordinal(card.id)
+                if from_anki and card.anki_guid in shared and ordinal is not None \
+                        and ordinal < MAX_SLOTS:  # back as one note with its sibling cards
+                    shared_notes.add(str(card.anki_guid), ordinal, deck.id, card.id, key,
+                                     _draw_fields(question, images), tags)
                     continue
                 # a card from Anki carries its own sources: no post's are added to it
                 fields = _fields(question, "" if from_anki else sources.back(card.post), images)
                 fields[0] = key
-                anki_deck.add_note(genanki.Note(
-                    model=models[question.kind], fields=fields, tags=tags,
-                    guid=card.anki_guid if from_anki else note_guid(deck.id, card.id, 0, lang)))
+                guid = card.anki_guid if from_anki else note_guid(deck.id, card.id, 0, lang)
+                anki_deck.add_note(genanki.Note(model=models[question.kind], fields=fields,
+                                                tags=tags, guid=guid))
+                placed[str(guid)] = [(0, deck.id, card.id)]
                 notes += 1
                 continue
             templates += 1
@@ -407,6 +432,8 @@ def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: st
                     continue
                 seen.add(tuple(drawn))
                 _add_media(media, folder, images, question)
+                if first is None:  # its first draw holds the card's progress
+                    placed[draws_guid(deck.id, card.id, lang)] = [(n, deck.id, card.id)]
                 first = first or question
                 values += drawn
             if first is None:
@@ -418,6 +445,7 @@ def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: st
                 tags=[*_tags(deck, card, first), f"{TAG_PREFIX}::export::{stamp}"],
                 guid=draws_guid(deck.id, card.id, lang)))
             notes += 1
+        notes += shared_notes.write(anki_deck, placed)
         if anki_deck.notes:
             anki_decks.append(anki_deck)
             name_, settings, rules = (options or {}).get(
@@ -427,59 +455,33 @@ def build_package(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], lang: st
                                            bury_siblings=templates > templates_before)
     package = genanki.Package(anki_decks, media_files=[str(p) for p in media.values()])
     return package, ExportSummary(len(anki_decks), notes, static, templates, skipped, stamp,
-                                  repeated, presets)
+                                  repeated, presets, placed)
 
 
 def write_apkg(selection: Sequence[tuple[Deck, Sequence[CardSpec]]], target: Path, lang: str,
                *, instances: int = DEFAULT_INSTANCES, timestamp: float | None = None,
-               settings: SchedulerSettings | None = None) -> ExportSummary:
+               settings: SchedulerSettings | None = None, progress: Progress | None = None,
+               now: datetime | None = None) -> ExportSummary:
     """Write the package to ``target`` atomically (a fresh temporary file, then a rename).
 
     ``timestamp`` is the notes' modification time; Anki updates a note on
     import when the incoming one is newer, so a later export wins. ``settings``
-    (the profile's) give each deck's options, written as its Anki preset.
+    (the profile's) give each deck's options, written as its Anki preset; the
+    cards take their study from ``progress`` (``apkg_progress``), due days
+    counted from ``now``.
     """
-    options = export_options(settings or SchedulerSettings(), [deck.id for deck, _ in selection])
+    settings = settings or SchedulerSettings()
+    options = export_options(settings, [deck.id for deck, _ in selection])
     package, summary = build_package(selection, lang, instances=instances, timestamp=timestamp,
                                      options=options)
+    written = [0, 0]
+
+    def fill(conn: sqlite3.Connection) -> None:
+        assert progress is not None
+        written[:] = write_progress(conn, summary.placed, progress, settings,
+                                    now or datetime.now(UTC))
+
     with replacing(target, binary=True) as out:  # O_EXCL: a planted symlink is never followed
-        write_package(package, out, timestamp, summary.presets)
-    return summary
-
-
-def write_package(package: genanki.Package, out: IO[Any], timestamp: float | None,
-                  presets: Mapping[int, Mapping[str, Any]] | None = None) -> None:
-    """The package zipped into ``out``, as ``Package.write_to_file`` writes it.
-
-    genanki builds the collection in a temporary file that it never removes;
-    here it lives in a temporary folder that goes whatever happens.
-    """
-    stamp = time.time() if timestamp is None else timestamp
-    with tempfile.TemporaryDirectory(prefix="studyapp-apkg-") as folder:
-        collection = os.path.join(folder, "collection.anki2")
-        conn = sqlite3.connect(collection)
-        try:
-            package.write_to_db(conn.cursor(), stamp, itertools.count(int(stamp * 1000)))
-            if presets:
-                _write_presets(conn, presets)
-            conn.commit()
-        finally:
-            conn.close()
-        media = dict(enumerate(package.media_files))
-        with zipfile.ZipFile(out, "w") as outzip:
-            outzip.write(collection, "collection.anki2")
-            outzip.writestr("media", json.dumps({i: os.path.basename(p) for i, p in media.items()}))
-            for index, path in media.items():
-                outzip.write(path, str(index))
-
-
-def _write_presets(conn: sqlite3.Connection, presets: Mapping[int, Mapping[str, Any]]) -> None:
-    """Each deck's preset into ``col.dconf``, and the deck set to use it (genanki gives every
-    deck preset 1, which Anki maps to the importing collection's own Default)."""
-    decks_json, dconf_json = conn.execute("SELECT decks, dconf FROM col").fetchone()
-    decks, dconf = json.loads(decks_json), json.loads(dconf_json)
-    for deck_id, preset in presets.items():
-        dconf[str(preset["id"])] = dict(preset)
-        if str(deck_id) in decks:
-            decks[str(deck_id)]["conf"] = preset["id"]
-    conn.execute("UPDATE col SET decks = ?, dconf = ?", (json.dumps(decks), json.dumps(dconf)))
+        write_package(package, out, timestamp, summary.presets,
+                      None if progress is None else fill)
+    return replace(summary, history=(written[0], written[1]))

@@ -17,9 +17,10 @@ from studyapp.text import one_line
 
 
 def export_apkg(ctx: click.Context, output: str | None, deck_ref: str | None,
-                post: str | None, instances: int) -> None:
-    """Write the authored cards (one deck, one post, or all) as an Anki package."""
-    from studyapp.anki.apkg import select_cards, write_apkg
+                post: str | None, instances: int, with_history: bool = False) -> None:
+    """Write the authored cards (one deck, one post, or all) as an Anki package, with the
+    profile's study of them when ``with_history``."""
+    from studyapp.anki.apkg import Progress, select_cards, write_apkg
     from studyapp.catalog.posts import POST_SLUGS
 
     settings = current_settings(ctx)
@@ -36,9 +37,12 @@ def export_apkg(ctx: click.Context, output: str | None, deck_ref: str | None,
         if not selection:
             fail(t("tuning.export.nothing", settings.lang))
         target = Path(output)
+        progress = (Progress.of_profile(service.store, service.profile.id)
+                    if with_history else None)
         with ending_signals_interrupt():  # each deck's options as the profile holds them
             summary = write_apkg(selection, target, settings.lang, instances=instances,
-                                 settings=service.settings)
+                                 settings=service.settings, progress=progress,
+                                 now=service.now())
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror or exc}")
     finally:
@@ -46,6 +50,9 @@ def export_apkg(ctx: click.Context, output: str | None, deck_ref: str | None,
     click.echo(t("tuning.export.done", settings.lang, notes=summary.notes,
                  static=summary.static_cards, templates=summary.template_cards,
                  instances=instances, decks=summary.decks, path=target), err=True)
+    if with_history:
+        click.echo(t("anki.export.history", settings.lang, cards=summary.history[0],
+                     reviews=summary.history[1]), err=True)
     if summary.skipped:
         click.echo(t("tuning.export.skipped", settings.lang, count=summary.skipped), err=True)
     if summary.repeated:

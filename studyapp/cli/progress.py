@@ -287,17 +287,19 @@ def stats(ctx: click.Context, as_json: bool, card_ref: str | None, plot: bool,
 @click.option("--instances", type=click.IntRange(min=1, max=10), default=5, show_default=True,
               help="apkg: draws of each generated or template card (one note holds them, "
                    "at most 10).")
+@click.option("--with-history", is_flag=True,
+              help="apkg: also this profile's review log, memory states and due dates.")
 @click.pass_context
 def export_cmd(ctx: click.Context, fmt: str, output: str | None, deck_ref: str | None,
-               post: str | None, instances: int) -> None:
+               post: str | None, instances: int, with_history: bool) -> None:
     """Write a profile's progress as CSV or JSON, or the cards as an Anki package (apkg)."""
     if fmt == "apkg":
         from studyapp.cli.anki import export_apkg  # genanki: only for this format
 
-        export_apkg(ctx, output, deck_ref, post, instances)
+        export_apkg(ctx, output, deck_ref, post, instances, with_history)
         return
-    if deck_ref or post:
-        fail("--deck and --post choose cards for --format apkg", code=2)
+    if deck_ref or post or with_history:
+        fail("--deck, --post and --with-history are for --format apkg", code=2)
     # loaded when the command runs, so that --help stays fast
     from studyapp.progress import export_file, export_progress
 

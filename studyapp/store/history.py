@@ -11,7 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from studyapp.store.database import Store
-from studyapp.store.tables import ReviewLog, ScheduleChange
+from studyapp.store.tables import CardState, ReviewLog, ScheduleChange
 
 _CHUNK = 500
 """Card ids per ``IN (...)``: well under SQLite's and PostgreSQL's bound parameters."""
@@ -114,3 +114,18 @@ def log_rescheduled(store: Store, profile_id: int, at: datetime,
                                        uid=f"rescheduled-{uuid.uuid4().hex}", changed_at=at,
                                        kind=5, factor=0, interval=days)
                         for card, days in intervals.items())
+
+
+def answer_moments(store: Store, profile_id: int, cards: set[tuple[str, str]]
+                   ) -> dict[tuple[str, str], list[datetime]]:
+    """When each of ``cards`` (deck id, card key) was answered, for telling an answer that
+    comes back from Anki from a new one."""
+    moments: dict[tuple[str, str], list[datetime]] = {}
+    with store.sessions() as session:
+        for deck_id, key, at in session.execute(
+                select(CardState.deck_id, CardState.card_key, ReviewLog.reviewed_at)
+                .join(ReviewLog, ReviewLog.card_id == CardState.id)
+                .where(CardState.profile_id == profile_id)):
+            if (deck_id, key) in cards:
+                moments.setdefault((deck_id, key), []).append(at)
+    return moments
