@@ -105,7 +105,16 @@ class ClassReport:
         the first suspect."""
         return flagged(self.items, CHECK_KEY)
 
+    @property
+    def posts(self) -> tuple[str, ...]:
+        """The posts the class studies, in the students' order (catalogue order): the per-post
+        rows of every face (text grid, ``--json``, CSV, TUI), none at 0 for a post a
+        course-deck class never opened."""
+        return studied_posts(self, list(dict.fromkeys(
+            post for s in self.students for post, _ in s.mastery)))
+
     def as_json(self, lang: str = "en") -> dict[str, Any]:
+        studied = set(self.posts)
         return {
             "generated_at": self.generated_at.isoformat(),
             "source": self.source,
@@ -114,7 +123,7 @@ class ClassReport:
                 "cards_seen": s.cards_seen, "overdue": s.overdue,
                 "time_s": round(s.time_ms / 1000, 1),
                 "last_review": s.last_review.isoformat() if s.last_review else None,
-                "mastery": {post: round(m, 4) for post, m in s.mastery},
+                "mastery": {post: round(m, 4) for post, m in s.mastery if post in studied},
                 "decks": {deck: round(m, 4) for deck, m in s.decks},
                 "study_days_last_week": s.study_days, "days_since_activity": s.away_days,
                 "absent": s.absent,
@@ -159,7 +168,7 @@ class ClassReport:
         """One row per student and post the class studies (the mastery grid, as the text
         report shows it: no rows of 0% for posts a course-deck class never opened)."""
         rows = []
-        studied = set(studied_posts(self, [post for s in self.students for post, _ in s.mastery]))
+        studied = set(self.posts)
         for s in self.students:
             places = [(post, "", m) for post, m in s.mastery if post in studied] + [
                 ("", d, m) for d, m in s.decks]
