@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from studyapp import locations
 from studyapp.catalog.posts import POST_SLUGS
@@ -217,6 +217,14 @@ def studied_deck_totals(decks: Sequence[Deck], choices: Mapping[str, bool] | Non
             if deck_kind(deck) != "post"}
 
 
+class _Plan(NamedTuple):
+    """What a set of deck choices studies: each card's place, cards per post and per deck."""
+
+    places: dict[tuple[str, str], tuple[str | None, str]]
+    post_totals: dict[str, int]
+    deck_totals: dict[str, int]
+
+
 def class_report(store: Store, totals: dict[str, int], now: datetime, *, source: str = "database",
                  top: int = 20, decks: Sequence[Deck] | None = None,
                  only: Sequence[str] = (), exclude: Sequence[str] = ()) -> ClassReport:
@@ -254,14 +262,22 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
             keys.update(mastered_keys(store, [p for p, a in ages.items() if a == age], now,
                                       age, deck_ids={deck.id for deck in decks}))
         choices = item_answers.deck_choices_by_profile(store)
+        # a class shares a few sets of deck choices: each set's decks, places and totals
+        # are worked out once (a deck's kind resolves its path), not once per student
+        plans: dict[frozenset[tuple[str, bool]], _Plan] = {}
         for row in rows:
-            studied = _studied(decks, choices.get(row.profile_id, {}))
-            per_post, per_deck = count_mastered(keys.get(row.profile_id, ()),
-                                                mastery_places(studied))
+            own = choices.get(row.profile_id, {})
+            plan = plans.get(frozenset(own.items()))
+            if plan is None:
+                studied = _studied(decks, own)
+                plan = plans[frozenset(own.items())] = _Plan(
+                    mastery_places(studied), studied_card_totals(studied, None),
+                    studied_deck_totals(studied, None))
+            per_post, per_deck = count_mastered(keys.get(row.profile_id, ()), plan.places)
             mastery = tuple((post, per_post.get(post, 0) / total if total else 0.0)
-                            for post, total in studied_card_totals(studied, None).items())
+                            for post, total in plan.post_totals.items())
             deck_mastery = tuple((deck, per_deck.get(deck, 0) / total if total else 0.0)
-                                 for deck, total in studied_deck_totals(studied, None).items())
+                                 for deck, total in plan.deck_totals.items())
             students.append(StudentReport(row.name, row.reviews, row.correct, row.cards_seen,
                                           row.overdue, row.time_ms, row.last_review, mastery,
                                           deck_mastery, row.study_days,
