@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from studyapp import locations
 from studyapp.catalog.posts import POST_SLUGS
@@ -105,7 +105,16 @@ class ClassReport:
         the first suspect."""
         return flagged(self.items, CHECK_KEY)
 
+    @property
+    def posts(self) -> tuple[str, ...]:
+        """The posts the class studies, in the students' order (catalogue order): the per-post
+        rows of every face (text grid, ``--json``, CSV, TUI), none at 0 for a post a
+        course-deck class never opened."""
+        return studied_posts(self, list(dict.fromkeys(
+            post for s in self.students for post, _ in s.mastery)))
+
     def as_json(self, lang: str = "en") -> dict[str, Any]:
+        studied = set(self.posts)
         return {
             "generated_at": self.generated_at.isoformat(),
             "source": self.source,
@@ -114,7 +123,7 @@ class ClassReport:
                 "cards_seen": s.cards_seen, "overdue": s.overdue,
                 "time_s": round(s.time_ms / 1000, 1),
                 "last_review": s.last_review.isoformat() if s.last_review else None,
-                "mastery": {post: round(m, 4) for post, m in s.mastery},
+                "mastery": {post: round(m, 4) for post, m in s.mastery if post in studied},
                 "decks": {deck: round(m, 4) for deck, m in s.decks},
                 "study_days_last_week": s.study_days, "days_since_activity": s.away_days,
                 "absent": s.absent,
@@ -159,7 +168,7 @@ class ClassReport:
         """One row per student and post the class studies (the mastery grid, as the text
         report shows it: no rows of 0% for posts a course-deck class never opened)."""
         rows = []
-        studied = set(studied_posts(self, [post for s in self.students for post, _ in s.mastery]))
+        studied = set(self.posts)
         for s in self.students:
             places = [(post, "", m) for post, m in s.mastery if post in studied] + [
                 ("", d, m) for d, m in s.decks]
@@ -208,6 +217,14 @@ def studied_deck_totals(decks: Sequence[Deck], choices: Mapping[str, bool] | Non
             if deck_kind(deck) != "post"}
 
 
+class _Plan(NamedTuple):
+    """What a set of deck choices studies: each card's place, cards per post and per deck."""
+
+    places: dict[tuple[str, str], tuple[str | None, str]]
+    post_totals: dict[str, int]
+    deck_totals: dict[str, int]
+
+
 def class_report(store: Store, totals: dict[str, int], now: datetime, *, source: str = "database",
                  top: int = 20, decks: Sequence[Deck] | None = None,
                  only: Sequence[str] = (), exclude: Sequence[str] = ()) -> ClassReport:
@@ -245,14 +262,22 @@ def class_report(store: Store, totals: dict[str, int], now: datetime, *, source:
             keys.update(mastered_keys(store, [p for p, a in ages.items() if a == age], now,
                                       age, deck_ids={deck.id for deck in decks}))
         choices = item_answers.deck_choices_by_profile(store)
+        # a class shares a few sets of deck choices: each set's decks, places and totals
+        # are worked out once (a deck's kind resolves its path), not once per student
+        plans: dict[frozenset[tuple[str, bool]], _Plan] = {}
         for row in rows:
-            studied = _studied(decks, choices.get(row.profile_id, {}))
-            per_post, per_deck = count_mastered(keys.get(row.profile_id, ()),
-                                                mastery_places(studied))
+            own = choices.get(row.profile_id, {})
+            plan = plans.get(frozenset(own.items()))
+            if plan is None:
+                studied = _studied(decks, own)
+                plan = plans[frozenset(own.items())] = _Plan(
+                    mastery_places(studied), studied_card_totals(studied, None),
+                    studied_deck_totals(studied, None))
+            per_post, per_deck = count_mastered(keys.get(row.profile_id, ()), plan.places)
             mastery = tuple((post, per_post.get(post, 0) / total if total else 0.0)
-                            for post, total in studied_card_totals(studied, None).items())
+                            for post, total in plan.post_totals.items())
             deck_mastery = tuple((deck, per_deck.get(deck, 0) / total if total else 0.0)
-                                 for deck, total in studied_deck_totals(studied, None).items())
+                                 for deck, total in plan.deck_totals.items())
             students.append(StudentReport(row.name, row.reviews, row.correct, row.cards_seen,
                                           row.overdue, row.time_ms, row.last_review, mastery,
                                           deck_mastery, row.study_days,

@@ -50,25 +50,40 @@ def _if(condition: Any) -> Any:
 
 def response_counts(store: Store, profile_ids: Collection[int] | None = None
                     ) -> list[ResponseCount]:
-    """Every distinct wrong answer given to each card (read through the partial index of
-    wrong answers, revision 0010), and every answer with a carried-forward step, with its
-    verdict, slip and count. Right answers are counted per card (``item_figures.item_sums``)."""
-    typed = case((CardState.family.is_(None), ReviewLog.response), else_=None)
-    carried = ReviewLog.carried > 0
-    keys = (CardState.deck_id, CardState.card_key, typed, ReviewLog.lang, ReviewLog.verdict,
-            ReviewLog.slip, carried, ReviewLog.answer)
-    wrong = and_(ReviewLog.correct == False,  # noqa: E712 -- the partial index's predicate
-                 ReviewLog.response.is_not(None))
+    """Every distinct wrong answer given to each card, and every answer with a
+    carried-forward step, with its verdict, slip and count. Right answers are counted per
+    card (``item_figures.item_sums``).
+
+    The wrong answers are read from their covering index (revision 0019) alone, counted
+    per card row in the index's order as they are read, and only those counts (a few per
+    student and card) are matched to their decks and cards and counted again.
+    """
+    log = ReviewLog
+    marks = (log.card_id, log.verdict, log.slip, log.lang, log.response, log.answer,
+             log.carried)
+    wrong = and_(log.correct == False,  # noqa: E712 -- the partial index's predicate
+                 log.response.is_not(None), _within(log.profile_id, profile_ids))
+    counted = (select(*marks, func.count().label("n")).where(wrong).group_by(*marks)
+               .subquery("counted"))
+    c = counted.c
+    typed = case((CardState.family.is_(None), c.response), else_=None)
+    keys = (CardState.deck_id, CardState.card_key, typed, c.lang, c.verdict, c.slip,
+            c.carried > 0, c.answer)
+    statements = [select(*keys, func.sum(c.n)).join(CardState, CardState.id == c.card_id)
+                  .group_by(*keys)]
+    typed = case((CardState.family.is_(None), log.response), else_=None)
+    flagged = (CardState.deck_id, CardState.card_key, typed, log.lang, log.verdict, log.slip,
+               log.carried > 0, log.answer)
+    statements.append(select(*flagged, func.count()).join(CardState, CardState.id == log.card_id)
+                      .where(log.carried > 0, log.correct.is_(True),
+                             _within(log.profile_id, profile_ids)).group_by(*flagged))
     found = []
     with store.sessions() as session:
-        for where in (wrong, and_(carried, ReviewLog.correct.is_(True))):
-            rows = session.execute(
-                select(*keys, func.count()).join(CardState, CardState.id == ReviewLog.card_id)
-                .where(where, _within(ReviewLog.profile_id, profile_ids)).group_by(*keys))
+        for statement in statements:
             found += [ResponseCount(deck, key, response, lang, verdict, slip,
                                     bool(was_carried), picked, _n(n))
                       for deck, key, response, lang, verdict, slip, was_carried, picked, n
-                      in rows]
+                      in session.execute(statement)]
     return found
 
 

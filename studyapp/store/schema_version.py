@@ -26,6 +26,7 @@ REVISIONS: tuple[str, ...] = (
     "0015_regrade_notices",
     "0017_implicit_reviews",
     "0018_anki_revlog",
+    "0019_class_report_indexes",
 )
 
 HEAD = REVISIONS[-1]

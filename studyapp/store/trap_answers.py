@@ -51,7 +51,7 @@ def class_slips(store: Store, since: datetime, profile_ids: Collection[int] | No
     """Every student's named slips since ``since``, grouped by student and slip in one
     query: the class report counts who holds which misconception from a few rows per
     student, without reading answers."""
-    named = sa.text("(slip IS NOT NULL AND slip <> '')")  # the partial index's own terms
+    named = sa.text("(slip IS NOT NULL AND slip <> '')")  # ix_review_logs_slips's terms (0019)
     query = (sa.select(ReviewLog.profile_id, ReviewLog.slip, sa.func.count(),
                        sa.func.count(sa.func.distinct(ReviewLog.card_id)),
                        sa.func.min(ReviewLog.card_id))

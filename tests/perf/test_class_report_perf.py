@@ -1,18 +1,39 @@
 """Benchmark: the class report over 200 students x 2,000 answers (400,000) on PostgreSQL,
 beside ``SELECT count(*)`` of the same review logs.
 
-The report counts the answers by the verdicts and slips stored with them (revision 0012),
-and the database computes each card's statistics (facility, SD, discrimination, the sorted
-pairing of discriminative efficiency) from ``card_stats`` (``store.item_figures``): a few
-grouped statements whatever the class's size, one row per card back. Run with
-``python -m pytest tests/perf/test_class_report_perf.py -s`` for full size and the printed
-``[perf]`` figures (a hundredth of the data otherwise, as a smoke test).
+The report counts the answers by the verdicts and slips stored with them (revision 0012);
+each card's wrong answers and each student's slips are read from covering partial indexes
+(revision 0019), and the database computes each card's statistics (facility, SD,
+discrimination, the sorted pairing of discriminative efficiency) on first and on all
+attempts from ``card_stats`` in one statement (``store.item_figures``): the class's
+(student, card) rows read once, ranked once per set, sorted by card once; one row per card
+back whatever the class's size. Run with
+``python -m pytest tests/perf/test_class_report_perf.py -s`` for full size, the printed
+``[perf]`` figures and the command timed end to end in a new process (a hundredth of the
+data otherwise, as a smoke test).
+
+Measured on 2 cores shared with other work (December 2026; each figure the median of 3 warm
+reports, three runs; ``load`` is the 1-minute load average):
+
+- before (three marks statements, wrong answers and slips read from the log rows):
+  1,734 ms beside 77 ms for count(*) (22.4x, load 6.5-7.9); 1,207 / 71 ms (17.0x, load
+  5-6); 688 / 44 ms (15.6x, load 3.5-4).
+- after: 690 / 103 ms (6.7x, load 6.1); 491 / 80 ms (6.2x, load 6.1); 540 / 77 ms (7.0x,
+  load 6.6); 430 / 46 ms (9.4x, load 1.7). ``studyapp class report --json`` in a new
+  process (start-up, imports, decks, report): 4.4, 4.1, 2.2 and 1.9 s wall at those loads,
+  about 1.3 s of processor (1.5-2.6 s before each set of deck choices was worked out once
+  for the class, not per student).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
+import shutil
+import statistics
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -25,6 +46,7 @@ from backends import PG_URL, fresh_pg_schema
 from sqlalchemy import insert, select, text
 from test_stats_perf import NOW, figure, full_size, report, timed
 
+from studyapp import locations
 from studyapp.decks import load_deck
 from studyapp.srs.scheduler import SchedulerSettings
 from studyapp.store import Store, open_store
@@ -157,7 +179,13 @@ def test_class_report_200_students_by_2000_answers(pg_bench: str, tmp_path: Path
         store.close()
     report(f"postgresql: class report, {STUDENTS} students x {ANSWERS:,} answers: {ms:.0f} ms; "
            f"SELECT count(*) {count_ms:.0f} ms ({ms / max(count_ms, 0.1):.1f}x); "
-           f"loaded in {load_s:.1f} s; misconceptions (one grouped query) {held_ms:.0f} ms")
+           f"loaded in {load_s:.1f} s; misconceptions (one grouped query) {held_ms:.0f} ms; "
+           f"load average {os.getloadavg()[0]:.1f}")
+    if full_size():  # the command as an instructor runs it: start-up, imports, decks, report
+        command_ms, items = _command(pg_bench, deck.path)
+        report(f"postgresql: studyapp class report --json, a new process each time: "
+               f"{command_ms:.0f} ms (median of 3)")
+        assert items == CARDS
     if full_size():
         figure("class-report-200x2000-pg-ms", ms, "ms", "<= 1000 ms on PostgreSQL")
         assert ms < 5000, "the class report is back to grading answers one at a time"
@@ -169,3 +197,21 @@ def test_class_report_200_students_by_2000_answers(pg_bench: str, tmp_path: Path
     assert {r.answer for i in numeric for r in i.responses} == {"16 GB", "128 GB", "8 GB",
                                                                   "17.5 GB"}
     assert {s for i in numeric for s, _ in i.slips} <= {"bits", "forgot-v"}
+
+
+def _command(url: str, deck: Path) -> tuple[float, int]:
+    """Median wall time in ms of ``studyapp class report --json`` over 3 runs, the deck
+    installed as a file (no regrade), and the items the last run listed."""
+    decks = locations.user_decks_dir()
+    decks.mkdir(parents=True, exist_ok=True)
+    shutil.copy(deck, decks / deck.name)
+    env = {**os.environ, "STUDYAPP_DB": url}
+    times, items = [], 0
+    for _ in range(3):
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "studyapp", "class", "report", "--json"],
+                              env=env, capture_output=True, text=True, check=False)
+        times.append((time.perf_counter() - start) * 1000)
+        assert done.returncode == 0, done.stderr
+        items = len(json.loads(done.stdout)["items"])
+    return statistics.median(times), items

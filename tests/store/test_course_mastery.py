@@ -67,3 +67,31 @@ def test_stats_and_the_class_report_count_mastery_per_deck(tmp_path: Path) -> No
     assert all("" not in s["mastery"] for s in report["students"])
     text = _cli(home, "--db", url, "class", "report")
     assert "Mastery per deck" in text and "serving-course" in text
+
+
+def test_a_course_deck_class_lists_no_post_it_never_studied(tmp_path: Path) -> None:
+    """A class that studies only an instructor's deck: ``--json`` and the CSV give each
+    student's mastery on the posts the class studies (as the text grid does), not a 0 for
+    every post of the blog."""
+    home = tmp_path / "home"
+    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    source = tmp_path / "course.yaml"
+    source.write_text(COURSE, encoding="utf-8")
+    _cli(home, "--db", url, "deck", "add", str(source))
+    now = datetime.now(UTC)
+    store = open_store(url)
+    try:
+        for name, card, post in (("ana", "kv-grows", ""), ("bo", "hbm-h200", "h200")):
+            profile = ensure_profile(store, name, {}, now)
+            record_answer(store, profile.id, answer(
+                "serving-course", card, now - timedelta(hours=1), post=post,
+                stability=30.0, due_in=timedelta(days=30)))
+    finally:
+        store.close()
+    report = json.loads(_cli(home, "--db", url, "class", "report", "--json"))
+    # the one post a card of the class was answered under; a course card counts in its deck
+    assert [s["mastery"] for s in report["students"]] == [{"h200": 0.0}, {"h200": 0.0}]
+    text = _cli(home, "--db", url, "class", "report")
+    assert "h200" in text and "hbm-kv-cache" not in text
+    rows = _cli(home, "--db", url, "class", "report", "--csv").splitlines()
+    assert not any(",hbm-kv-cache," in row for row in rows)
