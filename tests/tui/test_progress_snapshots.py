@@ -69,9 +69,14 @@ async def on_progress(pilot: Pilot[Any]) -> None:
     for _ in range(150):
         await pilot.pause(0.1)
         await app.workers.wait_for_complete()
+        tables = list(app.screen.query(DataTable))
         now = (body.virtual_size, body.scroll_y, body.max_scroll_y, body.show_vertical_scrollbar,
-               tuple((t.scroll_y, t.cursor_row) for t in app.screen.query(DataTable)))
-        alike = alike + 1 if now == settled else 0
+               tuple((t.scroll_y, t.cursor_row) for t in tables))
+        # a table measures its rows when idle: on a busy machine the page can hold still
+        # for a while with a filled table still zero rows high
+        measured = all(not t.display or t.virtual_size.height >= t.row_count + t.show_header
+                       for t in tables)
+        alike = alike + 1 if now == settled and measured else 0
         if alike >= 5:
             break
         settled = now
@@ -86,7 +91,9 @@ async def settled(pilot: Pilot[Any], widget: Any) -> None:
     for _ in range(150):
         await pilot.app.workers.wait_for_complete()
         size = (widget.virtual_size, widget.scroll_y)
-        alike = alike + 1 if size == last else 0
+        measured = all(not t.display or t.virtual_size.height >= t.row_count + t.show_header
+                       for t in pilot.app.screen.query(DataTable))
+        alike = alike + 1 if size == last and measured else 0
         if alike >= 5:  # five alike in a row: two can be alike mid-layout on a busy machine
             return
         last = size
