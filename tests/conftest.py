@@ -29,6 +29,13 @@ PERF = Path(__file__).parent / "perf"
 STORE_TESTS = Path(__file__).parent / "store"
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """Two test processes a core for ``-n auto``: the terminal, browser and server tests
+    spend much of their time waiting on a child process or a redraw, and a second process
+    uses that time. ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still sets the number."""
+    return 2 * len(os.sched_getaffinity(0))
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """Skip tests/perf unless a command-line argument points into it."""
     if collection_path == PERF or PERF in collection_path.parents:
