@@ -3,6 +3,11 @@
 Shared by the kill tests (one file each, so a parallel run gives each its own worker).
 Each kill lands in its own slice of the time a whole run takes (stratified, with the
 moment within the slice random), so every part of the run gets a kill.
+
+Every run is a real process killed with SIGKILL, but the imports (0.7 s of CPU each,
+most of a first run's cost) are paid once: a parent process imports the store and then
+forks one child per run, which starts its database work at once. The kill lands only in
+that work, as before, and the parent reaps each child and reports how it ended.
 """
 
 from __future__ import annotations
@@ -13,40 +18,86 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 TRIALS = 24
-# imports first, then "ready", then the work the kill should land in
-OPEN = ("import sys; import alembic.command; from studyapp.store import open_store; "
-        "import studyapp.store.backup; print('ready', flush=True); "
-        "open_store(sys.argv[1]).close()")
+# imports once; then, for each URL read, a forked child opens it while the parent reports
+# the child's pid, then how it ended (the exit code, or minus the signal that killed it)
+FORK_PER_URL = """\
+import os, sys, traceback
+import alembic.command
+from studyapp.store import open_store
+import studyapp.store.backup
+for line in sys.stdin:
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            open_store(line.strip()).close()
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+        sys.stderr.flush()
+        os._exit(code)
+    print(pid, flush=True)
+    _, status = os.waitpid(pid, 0)
+    print(os.waitstatus_to_exitcode(status), flush=True)
+"""
 
 
-def _run(url: str) -> subprocess.Popen[bytes]:
-    """The process, once its imports are done and its database work begins."""
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).parents[2]))
-    proc = subprocess.Popen([sys.executable, "-c", OPEN, url], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert proc.stdout is not None
-    assert proc.stdout.readline() == b"ready\n"
-    return proc
+class Runs:
+    """Starts runs of ``open_store`` as forked children of one process that has imported it."""
+
+    def __init__(self) -> None:
+        env = dict(os.environ, PYTHONPATH=str(Path(__file__).parents[2]))
+        self._parent = subprocess.Popen([sys.executable, "-c", FORK_PER_URL], env=env,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True)
+
+    def _start(self, url: str) -> int:
+        """The pid of a child that has just begun opening ``url``."""
+        assert self._parent.stdin is not None and self._parent.stdout is not None
+        self._parent.stdin.write(url + "\n")
+        self._parent.stdin.flush()
+        return int(self._parent.stdout.readline())
+
+    def _ended(self) -> int:
+        """The last child's exit code (negative: the signal that killed it)."""
+        assert self._parent.stdout is not None
+        return int(self._parent.stdout.readline())
+
+    def timed_run(self, url: str) -> float:
+        """Seconds the database work of a whole run takes (imports excluded)."""
+        self._start(url)
+        start = time.monotonic()
+        code = self._ended()
+        assert code == 0, f"a whole run failed with {code}"
+        return time.monotonic() - start
+
+    def kill_after(self, url: str, delay: float) -> None:
+        """A run killed with SIGKILL ``delay`` seconds into its database work."""
+        pid = self._start(url)
+        time.sleep(delay)
+        with suppress(ProcessLookupError):  # it finished first: a kill after the end
+            os.kill(pid, signal.SIGKILL)
+        self._ended()
+
+    def close(self) -> None:
+        assert self._parent.stdin is not None
+        self._parent.stdin.close()
+        assert self._parent.wait(timeout=60) == 0
 
 
-def timed_run(url: str) -> float:
-    """Seconds the database work of a whole run takes (imports excluded)."""
-    proc = _run(url)
-    start = time.monotonic()
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 0, err.decode()
-    return time.monotonic() - start
-
-
-def kill_after(url: str, delay: float) -> None:
-    """A run killed with SIGKILL ``delay`` seconds into its database work."""
-    proc = _run(url)
-    time.sleep(delay)
-    proc.send_signal(signal.SIGKILL)
-    proc.communicate(timeout=60)
+@contextmanager
+def forked_runs() -> Iterator[Runs]:
+    """Runs whose parent process is ended when the test is."""
+    runs = Runs()
+    try:
+        yield runs
+    finally:
+        runs.close()
 
 
 def kill_moments(whole: float, seed: int, trials: int = TRIALS) -> list[float]:

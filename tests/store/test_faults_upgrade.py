@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from kill_runs import TRIALS, kill_after, kill_moments, timed_run
+from kill_runs import TRIALS, forked_runs, kill_moments
 from store_answers import FIRST_SCHEMA, old_database
 
 from studyapp.store import HEAD, open_store
@@ -39,31 +39,32 @@ def test_upgrade_killed_at_random_points_is_retried_cleanly(tmp_path: Path) -> N
     old_database(template, REVIEWS)
     timing = tmp_path / "timing.sqlite3"
     shutil.copy(template, timing)
-    whole = timed_run(f"sqlite:///{timing}")
-    killed_during_upgrade = 0
-    for trial, moment in enumerate(kill_moments(whole, seed=17)):
-        folder = tmp_path / f"t{trial}"
-        folder.mkdir()
-        path = folder / "studyapp.sqlite3"
-        shutil.copy(template, path)
-        url = f"sqlite:///{path}"
-        kill_after(url, moment)
-        killed_during_upgrade += list(folder.glob("*.bak")) != [] or any(
-            folder.glob(".*.partial"))
-        store = open_store(url)  # the retry
-        try:
-            assert current_revision(store.engine) == HEAD, trial
-        finally:
-            store.close()
-        assert _reviews(path) == REVIEWS, trial
-        backups = list(folder.glob("*.bak"))
-        assert [b.name for b in backups] == [f"studyapp.sqlite3.{OLD}.bak"], trial
-        assert not list(folder.glob(".*.partial")), trial
-        assert _reviews(backups[0]) == REVIEWS, trial
-        conn = sqlite3.connect(backups[0])
-        assert conn.execute("SELECT version_num FROM alembic_version").fetchone()[0] == OLD
-        conn.close()
-        shutil.rmtree(folder)
+    with forked_runs() as runs:
+        whole = runs.timed_run(f"sqlite:///{timing}")
+        killed_during_upgrade = 0
+        for trial, moment in enumerate(kill_moments(whole, seed=17)):
+            folder = tmp_path / f"t{trial}"
+            folder.mkdir()
+            path = folder / "studyapp.sqlite3"
+            shutil.copy(template, path)
+            url = f"sqlite:///{path}"
+            runs.kill_after(url, moment)
+            killed_during_upgrade += list(folder.glob("*.bak")) != [] or any(
+                folder.glob(".*.partial"))
+            store = open_store(url)  # the retry
+            try:
+                assert current_revision(store.engine) == HEAD, trial
+            finally:
+                store.close()
+            assert _reviews(path) == REVIEWS, trial
+            backups = list(folder.glob("*.bak"))
+            assert [b.name for b in backups] == [f"studyapp.sqlite3.{OLD}.bak"], trial
+            assert not list(folder.glob(".*.partial")), trial
+            assert _reviews(backups[0]) == REVIEWS, trial
+            conn = sqlite3.connect(backups[0])
+            assert conn.execute("SELECT version_num FROM alembic_version").fetchone()[0] == OLD
+            conn.close()
+            shutil.rmtree(folder)
     assert killed_during_upgrade >= TRIALS // 4  # the kills did land inside the upgrade
 
 
