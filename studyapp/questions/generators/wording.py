@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 from studyapp.i18n import t
 from studyapp.questions.formatting import format_number
@@ -24,8 +25,11 @@ def significant(value: float, digits: int = 6) -> float:
     return round(value, decimals)
 
 
+@lru_cache(maxsize=8192)
 def num(value: float, lang: str, digits: int = 3) -> str:
-    """``value`` to ``digits`` significant figures (integer digits kept), no trailing zeros."""
+    """``value`` to ``digits`` significant figures (integer digits kept), no trailing zeros.
+
+    Remembered: draws write the same catalog figures over and over."""
     if value == 0:
         return "0"
     magnitude = math.floor(math.log10(abs(value)))
