@@ -7,7 +7,6 @@ so the same seed gives the same question in any process. Nothing here uses
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import math
 import random
@@ -20,7 +19,7 @@ from typing import Any, TypeVar
 from studyapp.catalog import Table
 from studyapp.catalog.entry import Entry
 from studyapp.catalog.loader import one_catalog
-from studyapp.questions.generators.context import GenerateFn
+from studyapp.questions.generators.context import GenerateFn, revised
 from studyapp.questions.model import Kind, Question
 
 T = TypeVar("T")
@@ -223,6 +222,6 @@ def without_echo(generate: GenerateFn) -> GenerateFn:
                 question = generate(chosen, "en", options)
             if lang != "en":
                 question = generate(chosen, lang, options)
-        return dataclasses.replace(question, seed=seed)
+        return revised(question, seed=seed)
 
     return wrapped
