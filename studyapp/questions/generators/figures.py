@@ -38,16 +38,18 @@ class Flagged:
     status: str
 
 
-def _ids(value: Any) -> Iterator[str]:
-    """Every string in a question's params, however nested (ids of what it drew)."""
+def _ids(value: Any, found: list[str] | None = None) -> list[str]:
+    """Every string in a question's params, however nested (ids of what it drew), in order."""
+    found = [] if found is None else found
     if isinstance(value, str):
-        yield value
+        found.append(value)
     elif isinstance(value, dict):
         for item in value.values():
-            yield from _ids(item)
+            _ids(item, found)
     elif isinstance(value, list | tuple):
         for item in value:
-            yield from _ids(item)
+            _ids(item, found)
+    return found
 
 
 _BY_ID: dict[int, tuple[Catalog, dict[str, tuple[Entry, ...]]]] = {}

@@ -72,11 +72,12 @@ def join_steps(*parts: str) -> str:
     return "\n".join(part for part in parts if part)
 
 
+@lru_cache(maxsize=8192)
 def shown(value: float, lang: str) -> str:
     """A final answer as the grader shows it (three significant figures), for explanations.
 
     Rounded first as ``significant`` rounds the stored answer, so 505.4999… ms shows
-    as the grader's "506 ms", not "505 ms"."""
+    as the grader's "506 ms", not "505 ms". Remembered, as ``num`` is."""
     return format_number(significant(value), lang, 3).replace("\u202f", NBSP)
 
 
