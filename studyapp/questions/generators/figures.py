@@ -96,17 +96,36 @@ def _numbers(entry: Entry) -> Iterator[tuple[str, float]]:
             yield field, float(value)
 
 
+_FIGURES: dict[int, tuple[Entry, list[Flagged], list[float]]] = {}
+
+
+def _entry_figures(entry: Entry) -> tuple[list[Flagged], list[float]]:
+    """The flagged figures and the fact values of one entry, read once an entry."""
+    known = _FIGURES.get(id(entry))
+    if known is not None and known[0] is entry:
+        return known[1], known[2]
+    flagged: list[Flagged] = []
+    facts: list[float] = []
+    for field, value in _numbers(entry):
+        if entry.is_fact(field):
+            facts.append(value)
+        else:
+            flagged.append(Flagged(entry, field, value, entry.figure_status(field)))
+    if len(_FIGURES) > 4096:  # a few catalogs' worth
+        _FIGURES.clear()
+    _FIGURES[id(entry)] = (entry, flagged, facts)
+    return flagged, facts
+
+
 def flagged_figures(entries: list[Entry]) -> tuple[list[Flagged], list[float]]:
     """The announced and estimated figures of ``entries``, and the values of their facts
     (a value two figures share needs the entry's name in its label)."""
     flagged: list[Flagged] = []
     facts: list[float] = []
     for entry in entries:
-        for field, value in _numbers(entry):
-            if entry.is_fact(field):
-                facts.append(value)
-            else:
-                flagged.append(Flagged(entry, field, value, entry.figure_status(field)))
+        entry_flagged, entry_facts = _entry_figures(entry)
+        flagged.extend(entry_flagged)
+        facts.extend(entry_facts)
     return flagged, facts
 
 
