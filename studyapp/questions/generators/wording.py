@@ -92,10 +92,13 @@ def model_label(name: str) -> str:
     return name.replace(" (", " ").replace(")", "")
 
 
+_ALIAS = re.compile(r"\s*\([^)]*\)")
+
+
 def label(name: str) -> str:
     """A chip or system name without its parenthesised alias: ``Google TPU7x (Ironwood)``
     reads ``Google TPU7x`` where a figure follows in parentheses."""
-    return re.sub(r"\s*\([^)]*\)", "", name).strip()
+    return _ALIAS.sub("", name).strip()
 
 
 def result(value: float, lang: str) -> str:
