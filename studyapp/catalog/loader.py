@@ -9,7 +9,9 @@ in the reader's language, for ``studyapp catalog validate`` and every command.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -381,11 +383,34 @@ def _paths(home: str | None) -> tuple[Path, Path]:
     return locations.content_dir(), user_catalog_path()
 
 
+_PINNED: ContextVar[Catalog | None] = ContextVar("pinned_catalog", default=None)
+
+
+@contextmanager
+def one_catalog() -> Iterator[Catalog]:
+    """Within the block, ``load_catalog`` gives this catalog without looking for the user's
+    catalog.yaml again: a question is drawn from one catalog, and a draw asks for it often
+    (one file-system look-up a draw instead of one a call)."""
+    pinned = _PINNED.get()
+    if pinned is not None:
+        yield pinned
+        return
+    catalog = load_catalog()
+    token = _PINNED.set(catalog)
+    try:
+        yield catalog
+    finally:
+        _PINNED.reset(token)
+
+
 def load_catalog() -> Catalog:
     """The shipped catalog plus the user's catalog.yaml, parsed once per process.
 
     Every user folder without a catalog.yaml shares one parse of the shipped files.
     """
+    pinned = _PINNED.get()
+    if pinned is not None:
+        return pinned
     content, user_file = _paths(os.environ.get("STUDYAPP_HOME"))
     return _load(content, user_file if user_file.exists() else None)
 

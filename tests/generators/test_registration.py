@@ -8,6 +8,7 @@ call takes the language (the context's formatters are bound to it).
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ import pytest
 
 from studyapp.questions import generators
 from studyapp.questions.generators import Family, get_family, register, registered_families
-from studyapp.questions.generators.context import DrawContext, drawn
+from studyapp.questions.generators.context import DrawContext, drawn, revised
 from studyapp.questions.generators.drawing import instance_seed
 from studyapp.questions.generators.wording import bytes_per, num, pct, result, sci, shown, yes_no
 from studyapp.questions.model import Kind, Part, Question
@@ -124,3 +125,13 @@ def test_no_import_circle_in_the_questions_package() -> None:
     """TYPE_CHECKING imports included: the registry and the draw helpers import one way."""
     graph = grimp.build_graph("studyapp", exclude_type_checking_imports=False)
     assert _circles(graph, "studyapp.questions") == []
+
+
+def test_revised_equals_a_replaced_question_and_refuses_unknown_fields() -> None:
+    """``context.revised`` is ``dataclasses.replace`` made cheaper: same value, same refusal."""
+    question = get_family("fits-on-gpu").generate(3, "es", {})
+    changed = revised(question, post="other", seed=7)
+    assert changed == dataclasses.replace(question, post="other", seed=7)
+    assert (changed.post, changed.seed, question.post) == ("other", 7, question.post)
+    with pytest.raises(TypeError):
+        revised(question, postt="other")

@@ -19,7 +19,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from studyapp.catalog.errors import UnknownIdError
-from studyapp.questions.generators.context import DrawContext, DrawFn, GenerateFn, drawn
+from studyapp.questions.generators.context import (
+    DrawContext,
+    DrawFn,
+    GenerateFn,
+    drawn,
+    revised,
+)
 from studyapp.questions.generators.drawing import without_echo
 from studyapp.questions.generators.figures import label_figures
 from studyapp.questions.model import Kind, Question, Slip
@@ -84,9 +90,9 @@ def _declaring(family: Family) -> GenerateFn:
                       if s is not None)
         parts = tuple(
             part if (part.question.post, part.question.family) == (post, name)
-            else replace(part, question=replace(part.question, post=post, family=name))
+            else revised(part, question=revised(part.question, post=post, family=name))
             for part in question.parts)
-        return replace(question, post=post, family=name, parts=parts,
+        return revised(question, post=post, family=name, parts=parts,
                        slips=question.slips + slips,
                        conversion=question.conversion or family.conversion)
 

@@ -11,12 +11,34 @@ every caller uses.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields, replace
+from typing import Any, TypeVar
 
 from studyapp.i18n import t
 from studyapp.questions.generators import wording
-from studyapp.questions.model import Question
+from studyapp.questions.model import Part, Question
+
+Q = TypeVar("Q", Question, Part)
+
+_FIELDS = {kind: frozenset(f.name for f in fields(kind)) for kind in (Question, Part)}
+
+
+def revised(value: Q, **changes: Any) -> Q:
+    """``dataclasses.replace`` for a question or a scenario's part, without running
+    ``__init__`` again: neither has ``__post_init__`` nor a field outside ``__init__``, so
+    copying the fields gives the same value, several times cheaper (every draw revises
+    its question a few times: labels, name and post, seed)."""
+    names = _FIELDS.get(type(value))
+    if names is None:  # a subclass may check its fields in __post_init__
+        return replace(value, **changes)
+    unknown = changes.keys() - names
+    if unknown:
+        raise TypeError(f"{type(value).__name__} has no field {sorted(unknown)}")
+    new = object.__new__(type(value))
+    new.__dict__.update(value.__dict__)
+    new.__dict__.update(changes)
+    return new
+
 
 GenerateFn = Callable[[int, str, Mapping[str, Any]], Question]
 """``generate(seed, lang, options) -> Question``: what a registered family offers."""

@@ -7,7 +7,6 @@ so the same seed gives the same question in any process. Nothing here uses
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import math
 import random
@@ -19,7 +18,8 @@ from typing import Any, TypeVar
 
 from studyapp.catalog import Table
 from studyapp.catalog.entry import Entry
-from studyapp.questions.generators.context import GenerateFn
+from studyapp.catalog.loader import one_catalog
+from studyapp.questions.generators.context import GenerateFn, revised
 from studyapp.questions.model import Kind, Question
 
 T = TypeVar("T")
@@ -159,9 +159,13 @@ _NUMBER = {
 def number_spans(text: str, lang: str) -> list[tuple[int, int, float]]:
     """Each number written in a text, read the way ``lang`` writes them: (start, end, value)."""
     found = []
-    for match in _NUMBER["es" if lang == "es" else "en"].finditer(text):
-        raw = re.sub(r"[\u00a0\u202f ]", "", match.group(0))
-        raw = raw.replace(",", ".") if lang == "es" else raw.replace(",", "")
+    spanish = lang == "es"
+    for match in _NUMBER["es" if spanish else "en"].finditer(text):
+        raw = match.group(0)
+        if spanish:  # grouped by (no-break) spaces, decimal comma
+            raw = raw.replace("\u00a0", "").replace("\u202f", "").replace(",", ".")
+        else:  # grouped by commas
+            raw = raw.replace(",", "")
         try:
             found.append((match.start(), match.end(), float(raw)))
         except ValueError:
@@ -208,15 +212,16 @@ def without_echo(generate: GenerateFn) -> GenerateFn:
 
     def wrapped(seed: int, lang: str, options: Mapping[str, Any]) -> Question:
         # decided on the English text, so both languages ask the same question
-        chosen = seed
-        question = generate(seed, "en", options)
-        for attempt in range(1, ECHO_REDRAWS):
-            if not echoing_parts(question):
-                break
-            chosen = instance_seed(seed, -attempt)
-            question = generate(chosen, "en", options)
-        if lang != "en":
-            question = generate(chosen, lang, options)
-        return dataclasses.replace(question, seed=seed)
+        with one_catalog():
+            chosen = seed
+            question = generate(seed, "en", options)
+            for attempt in range(1, ECHO_REDRAWS):
+                if not echoing_parts(question):
+                    break
+                chosen = instance_seed(seed, -attempt)
+                question = generate(chosen, "en", options)
+            if lang != "en":
+                question = generate(chosen, lang, options)
+        return revised(question, seed=seed)
 
     return wrapped

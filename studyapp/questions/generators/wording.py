@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 from studyapp.i18n import t
 from studyapp.questions.formatting import format_number
@@ -24,8 +25,11 @@ def significant(value: float, digits: int = 6) -> float:
     return round(value, decimals)
 
 
+@lru_cache(maxsize=8192)
 def num(value: float, lang: str, digits: int = 3) -> str:
-    """``value`` to ``digits`` significant figures (integer digits kept), no trailing zeros."""
+    """``value`` to ``digits`` significant figures (integer digits kept), no trailing zeros.
+
+    Remembered: draws write the same catalog figures over and over."""
     if value == 0:
         return "0"
     magnitude = math.floor(math.log10(abs(value)))
@@ -68,11 +72,12 @@ def join_steps(*parts: str) -> str:
     return "\n".join(part for part in parts if part)
 
 
+@lru_cache(maxsize=8192)
 def shown(value: float, lang: str) -> str:
     """A final answer as the grader shows it (three significant figures), for explanations.
 
     Rounded first as ``significant`` rounds the stored answer, so 505.4999… ms shows
-    as the grader's "506 ms", not "505 ms"."""
+    as the grader's "506 ms", not "505 ms". Remembered, as ``num`` is."""
     return format_number(significant(value), lang, 3).replace("\u202f", NBSP)
 
 
@@ -87,10 +92,13 @@ def model_label(name: str) -> str:
     return name.replace(" (", " ").replace(")", "")
 
 
+_ALIAS = re.compile(r"\s*\([^)]*\)")
+
+
 def label(name: str) -> str:
     """A chip or system name without its parenthesised alias: ``Google TPU7x (Ironwood)``
     reads ``Google TPU7x`` where a figure follows in parentheses."""
-    return re.sub(r"\s*\([^)]*\)", "", name).strip()
+    return _ALIAS.sub("", name).strip()
 
 
 def result(value: float, lang: str) -> str:
