@@ -8,6 +8,7 @@ from the same code that records a learner's answers.
 from __future__ import annotations
 
 import hashlib
+import os
 import random
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -24,6 +25,10 @@ _MADE: dict[tuple[object, ...], bytes] = {}
 from. Made again it is the same history (a fixed clock and seeds; only the random ids of
 answers and draws differ), and making one takes seconds of study through the service."""
 
+SHARED: Path | None = None
+"""A folder every worker of a parallel test run shares (tests/tui/conftest.py sets it):
+a history one worker made, the others copy instead of studying it again."""
+
 
 def make_history(db_path: Path, profile: str = "default", *, days: int = 60,
                  skill: float = 0.75, per_day: int = 12, seed: int = 1) -> None:
@@ -33,8 +38,25 @@ def make_history(db_path: Path, profile: str = "default", *, days: int = 60,
     if key in _MADE:
         db_path.write_bytes(_MADE[key])
         return
+    name = hashlib.sha256(repr(key).encode()).hexdigest()
+    shared = None if SHARED is None else SHARED / f"{name}.sqlite3"
+    if shared is not None and shared.exists():
+        _MADE[key] = shared.read_bytes()
+        db_path.write_bytes(_MADE[key])
+        return
     _make(db_path, profile, days, skill, per_day, seed)
     _MADE[key] = db_path.read_bytes()
+    if shared is not None:
+        _share(shared, _MADE[key])
+
+
+def _share(path: Path, made: bytes) -> None:
+    """Leave a history for the run's other workers, whole or not at all (a worker that
+    finds none makes its own)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f"{path.name}.{os.getpid()}.part")
+    partial.write_bytes(made)
+    os.replace(partial, path)
 
 
 def _make(db_path: Path, profile: str, days: int, skill: float, per_day: int,
