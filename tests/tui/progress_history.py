@@ -10,11 +10,13 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from tui_helpers import FIXED_NOW, right_answer, wrong_answer
 
+from studyapp import locations
 from studyapp.srs.scheduler import Rating
 from studyapp.study import SessionKind, StudyConfig, StudyService
 
@@ -34,7 +36,7 @@ def make_history(db_path: Path, profile: str = "default", *, days: int = 60,
                  skill: float = 0.75, per_day: int = 12, seed: int = 1) -> None:
     """Study on most of the last ``days`` days, right with probability ``skill``."""
     before = db_path.read_bytes() if db_path.exists() else b""
-    key = (profile, days, skill, per_day, seed, hashlib.sha256(before).digest())
+    key = (profile, days, skill, per_day, seed, hashlib.sha256(before).digest(), _world())
     if key in _MADE:
         db_path.write_bytes(_MADE[key])
         return
@@ -48,6 +50,15 @@ def make_history(db_path: Path, profile: str = "default", *, days: int = 60,
     _MADE[key] = db_path.read_bytes()
     if shared is not None:
         _share(shared, _MADE[key])
+
+
+def _world() -> tuple[object, ...]:
+    """What else shapes a history: the built-in decks studied (snapshot tests use their
+    own), the user's decks and the time zone that cuts study days."""
+    user = locations.user_decks_dir()
+    user_decks = sorted((p.name, p.stat().st_size) for p in user.iterdir()) if user.is_dir() else []
+    return (str(locations.builtin_decks_dir()), tuple(user_decks), os.environ.get("TZ"),
+            time.tzname)
 
 
 def _share(path: Path, made: bytes) -> None:
