@@ -6,15 +6,27 @@ The user folder (STUDYAPP_HOME) is already temporary for every test
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import progress_history
 import pytest
 from tui_helpers import SEED, fixed_clock
 
 from studyapp.config import Settings
 from studyapp.tui.app import StudyApp, make_app
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_histories(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """In a parallel run, the workers share the study histories they make: the run's
+    temporary folder (one per run, so never a history from older code) holds them."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        progress_history.SHARED = tmp_path_factory.getbasetemp().parent / "study-histories"
+    yield
+    progress_history.SHARED = None
 
 
 @pytest.fixture

@@ -8,12 +8,15 @@ from the same code that records a learner's answers.
 from __future__ import annotations
 
 import hashlib
+import os
 import random
+import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from tui_helpers import FIXED_NOW, right_answer, wrong_answer
 
+from studyapp import locations
 from studyapp.srs.scheduler import Rating
 from studyapp.study import SessionKind, StudyConfig, StudyService
 
@@ -24,17 +27,47 @@ _MADE: dict[tuple[object, ...], bytes] = {}
 from. Made again it is the same history (a fixed clock and seeds; only the random ids of
 answers and draws differ), and making one takes seconds of study through the service."""
 
+SHARED: Path | None = None
+"""A folder every worker of a parallel test run shares (tests/tui/conftest.py sets it):
+a history one worker made, the others copy instead of studying it again."""
+
 
 def make_history(db_path: Path, profile: str = "default", *, days: int = 60,
                  skill: float = 0.75, per_day: int = 12, seed: int = 1) -> None:
     """Study on most of the last ``days`` days, right with probability ``skill``."""
     before = db_path.read_bytes() if db_path.exists() else b""
-    key = (profile, days, skill, per_day, seed, hashlib.sha256(before).digest())
+    key = (profile, days, skill, per_day, seed, hashlib.sha256(before).digest(), _world())
     if key in _MADE:
+        db_path.write_bytes(_MADE[key])
+        return
+    name = hashlib.sha256(repr(key).encode()).hexdigest()
+    shared = None if SHARED is None else SHARED / f"{name}.sqlite3"
+    if shared is not None and shared.exists():
+        _MADE[key] = shared.read_bytes()
         db_path.write_bytes(_MADE[key])
         return
     _make(db_path, profile, days, skill, per_day, seed)
     _MADE[key] = db_path.read_bytes()
+    if shared is not None:
+        _share(shared, _MADE[key])
+
+
+def _world() -> tuple[object, ...]:
+    """What else shapes a history: the built-in decks studied (snapshot tests use their
+    own), the user's decks and the time zone that cuts study days."""
+    user = locations.user_decks_dir()
+    user_decks = sorted((p.name, p.stat().st_size) for p in user.iterdir()) if user.is_dir() else []
+    return (str(locations.builtin_decks_dir()), tuple(user_decks), os.environ.get("TZ"),
+            time.tzname)
+
+
+def _share(path: Path, made: bytes) -> None:
+    """Leave a history for the run's other workers, whole or not at all (a worker that
+    finds none makes its own)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f"{path.name}.{os.getpid()}.part")
+    partial.write_bytes(made)
+    os.replace(partial, path)
 
 
 def _make(db_path: Path, profile: str, days: int, skill: float, per_day: int,

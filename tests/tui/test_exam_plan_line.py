@@ -19,12 +19,22 @@ from studyapp.tuning import exam_plan
 AppFactory = Callable[..., StudyApp]
 
 
+_SAVED: dict[date, bytes] = {}
+"""The new database with each exam saved, once per test process: the fixed clock makes
+the plan the same every time, and walking it card by card takes seconds."""
+
+
 def save_exam(db_path: Path, exam: date) -> None:
+    """As ``exam-plan --apply``: the exam and the plan's daily new-card limit saved."""
+    if exam in _SAVED:
+        db_path.write_bytes(_SAVED[exam])
+        return
     service = StudyService(StudyConfig(db_url=f"sqlite:///{db_path}", clock=fixed_clock))
     try:
         exam_plan(service, exam, apply=True)
     finally:
         service.close()
+    _SAVED[exam] = db_path.read_bytes()
 
 
 @pytest.mark.utc_days
