@@ -45,6 +45,7 @@ from studyapp.anki.apkg_notes import (
     cloze_cards,
     cloze_ordinal,
     shared_guids,
+    slot_templates,
 )
 from studyapp.anki.apkg_progress import Progress as Progress  # for the export command
 from studyapp.anki.apkg_progress import write_progress
@@ -131,16 +132,7 @@ def draws_model(draws: int = MAX_DRAWS) -> genanki.Model:
     """The note type of a generated card: ``draws`` sets of fields, one card template each."""
     fields = ["Key", *(f"{name} {n}" for n in range(1, draws + 1) for name in _DRAW_FIELDS),
               "Source"]
-    templates = []
-    for n in range(1, draws + 1):
-        front = (f'{{{{#Prompt {n}}}}}<div class="prompt">{{{{Prompt {n}}}}}</div>'
-                 f'{{{{#Choices {n}}}}}<div class="choices">{{{{Choices {n}}}}}</div>'
-                 f'{{{{/Choices {n}}}}}{{{{/Prompt {n}}}}}')
-        back = (f'{{{{FrontSide}}}}<hr id="answer"><div class="answer">{{{{Answer {n}}}}}</div>'
-                f'{{{{#Accepted {n}}}}}<div class="accepted">{{{{Accepted {n}}}}}</div>'
-                f'{{{{/Accepted {n}}}}}<div class="explanation">{{{{Explanation {n}}}}}</div>'
-                '<div class="source">{{Source}}</div>')
-        templates.append({"name": f"Draw {n}", "qfmt": front, "afmt": back})
+    templates = slot_templates(draws, "Draw")
     return genanki.Model(
         _stable_id("studyapp-draws", *fields), "studyapp draws",
         fields=[{"name": name} for name in fields], templates=templates, css=_CSS,

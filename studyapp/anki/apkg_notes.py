@@ -70,13 +70,11 @@ def shared_guids(cards: Iterable[CardSpec], lang: str) -> set[str]:
     return {guid for guid, n in counts.items() if n > 1} | later
 
 
-def cards_model(css: str) -> genanki.Model:
-    """The note type of a note with several cards: one set of fields and one template per
-    slot; a template whose prompt is empty makes no card."""
-    fields = ["Key", *(f"{name} {n}" for n in range(1, MAX_SLOTS + 1) for name in SLOT_FIELDS),
-              "Source"]
+def slot_templates(slots: int, name: str) -> list[dict[str, str]]:
+    """One card template per slot of ``SLOT_FIELDS`` (``Prompt 1``...): a slot whose
+    prompt is empty makes no card, as Anki skips a template whose front is empty."""
     templates = []
-    for n in range(1, MAX_SLOTS + 1):
+    for n in range(1, slots + 1):
         front = (f'{{{{#Prompt {n}}}}}<div class="prompt">{{{{Prompt {n}}}}}</div>'
                  f'{{{{#Choices {n}}}}}<div class="choices">{{{{Choices {n}}}}}</div>'
                  f'{{{{/Choices {n}}}}}{{{{/Prompt {n}}}}}')
@@ -84,7 +82,16 @@ def cards_model(css: str) -> genanki.Model:
                 f'{{{{#Accepted {n}}}}}<div class="accepted">{{{{Accepted {n}}}}}</div>'
                 f'{{{{/Accepted {n}}}}}<div class="explanation">{{{{Explanation {n}}}}}</div>'
                 '<div class="source">{{Source}}</div>')
-        templates.append({"name": f"Card {n}", "qfmt": front, "afmt": back})
+        templates.append({"name": f"{name} {n}", "qfmt": front, "afmt": back})
+    return templates
+
+
+def cards_model(css: str) -> genanki.Model:
+    """The note type of a note with several cards: one set of fields and one template per
+    slot; a template whose prompt is empty makes no card."""
+    fields = ["Key", *(f"{name} {n}" for n in range(1, MAX_SLOTS + 1) for name in SLOT_FIELDS),
+              "Source"]
+    templates = slot_templates(MAX_SLOTS, "Card")
     model_id = (1 << 30) + zlib.crc32("\x1f".join(["studyapp-cards", *fields]).encode()) % (
         1 << 30)
     return genanki.Model(model_id, CARDS_NOTE_TYPE, fields=[{"name": n} for n in fields],
