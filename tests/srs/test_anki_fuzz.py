@@ -20,9 +20,6 @@ the six are answers whose fuzz range ends within 0.02 day of a rounding edge.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -31,6 +28,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from anki_recording import record_again, stored
 
 from studyapp.srs import CardStage, Memory, Rating, Scheduler, SchedulerSettings
 from studyapp.srs import format_interval as shown_as
@@ -166,31 +164,9 @@ def test_fuzz_spreads_cards_learned_together() -> None:
     assert max(len(days) for days in first_intervals.values()) >= 3
 
 
-def _libfaketime() -> Path | None:
-    found = sorted(Path("/usr/lib").glob("*/faketime/libfaketime.so.1"))
-    return found[0] if found else None
-
-
 @pytest.mark.slow
 def test_the_fixture_is_what_anki_records(tmp_path: Path) -> None:
     """The stored answers are Anki's own: recorded again with the installed ``anki``
     package under faketime, every due day and button comes out the same."""
-    pytest.importorskip("anki")
-    library = _libfaketime()
-    if library is None:
-        pytest.skip("recording needs libfaketime (apt-get install faketime)")
-    clock, out = tmp_path / "clock", tmp_path / "replay.json"
-    clock.write_text("@2026-03-02 12:00:00\n")
-    root = Path(__file__).resolve().parents[2]
-    env = {k: v for k, v in os.environ.items() if k != "ANKI_TEST_MODE"}
-    env.update({"TZ": DATA["zone"], "FAKETIME_NO_CACHE": "1",
-                "FAKETIME_TIMESTAMP_FILE": str(clock), "LD_PRELOAD": str(library),
-                "PYTHONPATH": str(root)})
-    subprocess.run([sys.executable, str(Path(__file__).with_name("make_anki_fuzz_replay.py")),
-                    str(clock), str(out)], env=env, check=True, timeout=600,
-                   capture_output=True)
-    recorded = json.loads(out.read_text())
-    recorded.pop("anki")
-    stored = dict(DATA)
-    stored.pop("anki")
-    assert recorded == stored
+    recorded = record_again("make_anki_fuzz_replay.py", tmp_path, DATA["zone"])
+    assert recorded == stored(DATA)

@@ -13,15 +13,12 @@ the import and ``optimize`` use; stability and difficulty agree within 1%.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from anki_recording import record_again, stored
 
 from studyapp.anki.anki_collection import AnkiCard, AnkiReview
 from studyapp.anki.anki_history import revlog_entries, sm2_memory
@@ -130,30 +127,9 @@ def test_ignore_reviews_before_cuts_the_log_where_anki_cuts_it() -> None:
     assert differ >= 6  # the cut changes most cards' states
 
 
-def _libfaketime() -> Path | None:
-    found = sorted(Path("/usr/lib").glob("*/faketime/libfaketime.so.1"))
-    return found[0] if found else None
-
-
 @pytest.mark.slow
 def test_the_fixture_is_what_anki_records(tmp_path: Path) -> None:
     """Recorded again with the installed ``anki`` package (under faketime, as
     make_anki_memory.py says), the same log and the same memory states come out."""
-    pytest.importorskip("anki")
-    library = _libfaketime()
-    if library is None:
-        pytest.skip("recording needs libfaketime (apt-get install faketime)")
-    clock, out = tmp_path / "clock", tmp_path / "memory.json"
-    clock.write_text("@2026-03-02 12:00:00\n")
-    root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "TZ": DATA["zone"], "ANKI_TEST_MODE": "1", "FAKETIME_NO_CACHE": "1",
-           "FAKETIME_TIMESTAMP_FILE": str(clock), "LD_PRELOAD": str(library),
-           "PYTHONPATH": str(root)}
-    subprocess.run([sys.executable, str(Path(__file__).with_name("make_anki_memory.py")),
-                    str(clock), str(out)], env=env, check=True, timeout=300,
-                   capture_output=True)
-    recorded: dict[str, Any] = json.loads(out.read_text())
-    recorded.pop("anki")  # the version that recorded it may be a later 26.x
-    stored = dict(DATA)
-    stored.pop("anki")
-    assert recorded == stored
+    recorded = record_again("make_anki_memory.py", tmp_path, DATA["zone"], test_mode=True)
+    assert recorded == stored(DATA)

@@ -15,9 +15,6 @@ the reviews due of the decks of the card's preset; the due day must be Anki's.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import cache
@@ -25,6 +22,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from anki_recording import record_again, stored
 
 from studyapp.srs import CardStage, Memory, Rating, Scheduler, SchedulerSettings
 from studyapp.srs.calendar import study_day
@@ -94,31 +92,9 @@ def test_weighing_every_decks_reviews_together_misses_ankis_days() -> None:
     assert total - agree >= 20
 
 
-def _libfaketime() -> Path | None:
-    found = sorted(Path("/usr/lib").glob("*/faketime/libfaketime.so.1"))
-    return found[0] if found else None
-
-
 @pytest.mark.slow
 def test_the_fixture_is_what_anki_records(tmp_path: Path) -> None:
     """Recorded again with the installed ``anki`` package under faketime, the same answers
     and due days come out."""
-    pytest.importorskip("anki")
-    library = _libfaketime()
-    if library is None:
-        pytest.skip("recording needs libfaketime (apt-get install faketime)")
-    clock, out = tmp_path / "clock", tmp_path / "presets.json"
-    clock.write_text("@2026-03-02 12:00:00\n")
-    root = Path(__file__).resolve().parents[2]
-    env = {k: v for k, v in os.environ.items() if k != "ANKI_TEST_MODE"}
-    env.update({"TZ": DATA["zone"], "FAKETIME_NO_CACHE": "1",
-                "FAKETIME_TIMESTAMP_FILE": str(clock), "LD_PRELOAD": str(library),
-                "PYTHONPATH": str(root)})
-    script = Path(__file__).with_name("make_anki_preset_balance.py")
-    subprocess.run([sys.executable, str(script), str(clock), str(out)], env=env, check=True,
-                   timeout=600, capture_output=True)
-    recorded = json.loads(out.read_text())
-    recorded.pop("anki")
-    stored = dict(DATA)
-    stored.pop("anki")
-    assert recorded == stored
+    recorded = record_again("make_anki_preset_balance.py", tmp_path, DATA["zone"])
+    assert recorded == stored(DATA)

@@ -11,15 +11,13 @@ same instant; stability must agree within 1% and the due day exactly.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from anki_recording import record_again, stored
 
 from studyapp.srs import Memory, Rating, Scheduler, SchedulerSettings, format_interval
 from studyapp.srs.calendar import study_day
@@ -119,31 +117,10 @@ def test_the_next_morning_is_the_next_study_day(hour: int, minute: int) -> None:
     assert after.stability == pytest.approx(record["stability"], rel=0.01)
 
 
-def _libfaketime() -> Path | None:
-    found = sorted(Path("/usr/lib").glob("*/faketime/libfaketime.so.1"))
-    return found[0] if found else None
-
-
 @pytest.mark.slow
 def test_the_fixture_is_what_anki_records(tmp_path: Path) -> None:
     """The stored history is Anki's own, not a copy of our answers: recorded again with
     the installed ``anki`` package (under faketime, as make_anki_replay.py says), every
     review, button and stability comes out the same."""
-    pytest.importorskip("anki")
-    library = _libfaketime()
-    if library is None:
-        pytest.skip("recording needs libfaketime (apt-get install faketime)")
-    clock, out = tmp_path / "clock", tmp_path / "replay.json"
-    clock.write_text("@2026-03-02 12:00:00\n")
-    root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "TZ": DATA["zone"], "ANKI_TEST_MODE": "1", "FAKETIME_NO_CACHE": "1",
-           "FAKETIME_TIMESTAMP_FILE": str(clock), "LD_PRELOAD": str(library),
-           "PYTHONPATH": str(root)}
-    subprocess.run([sys.executable, str(Path(__file__).with_name("make_anki_replay.py")),
-                    str(clock), str(out)], env=env, check=True, timeout=300,
-                   capture_output=True)
-    recorded = json.loads(out.read_text())
-    recorded.pop("anki")  # the version that recorded it may be a later 26.x
-    stored = dict(DATA)
-    stored.pop("anki")
-    assert recorded == stored
+    recorded = record_again("make_anki_replay.py", tmp_path, DATA["zone"], test_mode=True)
+    assert recorded == stored(DATA)

@@ -14,9 +14,6 @@ sibling are due; the due day must be Anki's.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import cache
@@ -24,6 +21,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from anki_recording import record_again, stored
 
 from studyapp.srs import CardStage, Memory, Rating, Scheduler, SchedulerSettings
 from studyapp.srs.calendar import day_start, study_day
@@ -93,31 +91,9 @@ def test_without_the_sibling_rule_many_days_are_not_ankis() -> None:
     assert total - agree >= 50
 
 
-def _libfaketime() -> Path | None:
-    found = sorted(Path("/usr/lib").glob("*/faketime/libfaketime.so.1"))
-    return found[0] if found else None
-
-
 @pytest.mark.slow
 def test_the_fixture_is_what_anki_records(tmp_path: Path) -> None:
     """Recorded again with the installed ``anki`` package under faketime, the same answers
     and due days come out."""
-    pytest.importorskip("anki")
-    library = _libfaketime()
-    if library is None:
-        pytest.skip("recording needs libfaketime (apt-get install faketime)")
-    clock, out = tmp_path / "clock", tmp_path / "siblings.json"
-    clock.write_text("@2026-03-02 12:00:00\n")
-    root = Path(__file__).resolve().parents[2]
-    env = {k: v for k, v in os.environ.items() if k != "ANKI_TEST_MODE"}
-    env.update({"TZ": DATA["zone"], "FAKETIME_NO_CACHE": "1",
-                "FAKETIME_TIMESTAMP_FILE": str(clock), "LD_PRELOAD": str(library),
-                "PYTHONPATH": str(root)})
-    script = Path(__file__).with_name("make_anki_sibling_replay.py")
-    subprocess.run([sys.executable, str(script), str(clock), str(out)], env=env, check=True,
-                   timeout=600, capture_output=True)
-    recorded = json.loads(out.read_text())
-    recorded.pop("anki")
-    stored = dict(DATA)
-    stored.pop("anki")
-    assert recorded == stored
+    recorded = record_again("make_anki_sibling_replay.py", tmp_path, DATA["zone"])
+    assert recorded == stored(DATA)
