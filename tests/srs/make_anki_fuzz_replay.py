@@ -33,6 +33,8 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -59,6 +61,40 @@ def sitting_start(day: int, rng: random.Random) -> datetime:
     hour, minute = rng.choice(HOURS)
     when = START + timedelta(days=day, hours=hour, minutes=minute)
     return when + timedelta(days=1) if hour < 4 else when  # after midnight: the day before's
+
+
+@dataclass
+class Sitting:
+    """Answers given in Anki at a set clock time, each recorded as [card index, minutes
+    since START, rating, due day from today or None, the buttons' intervals shown]."""
+
+    col: Collection
+    ids: list[int]
+    set_clock: Callable[[datetime], None]
+    records: list[list[object]] = field(default_factory=list)
+
+    def rebuild_queues(self) -> None:
+        self.col.load_balancer_enabled = False  # a toggle drops the study queues
+        self.col.load_balancer_enabled = True
+
+    def answer(self, index: int, when: datetime, rating: int) -> None:
+        col = self.col
+        self.set_clock(when)
+        self.rebuild_queues()
+        col.sched.get_queued_cards()  # and the balancer, from the cards as stored
+        card = col.get_card(self.ids[index])
+        card.start_timer()
+        states = col._backend.get_scheduling_states(card.id)
+        shown = [s.replace("\u2068", "").replace("\u2069", "")
+                 for s in col.sched.describe_next_states(states)]
+        self.rebuild_queues()  # answered off the queue (it is not at its top)
+        col.sched.answer_card(col.sched.build_answer(card=card, states=states,
+                                                     rating=RATINGS[rating]))
+        card = col.get_card(self.ids[index])
+        assert card.queue in (1, 2), "no learning step may cross the rollover"
+        due = card.due - col.sched.today if card.queue == 2 else None
+        minutes = int((when - START).total_seconds() // 60)
+        self.records.append([index, minutes, rating, due, shown])
 
 
 def main(clock: Path, out: Path) -> None:
@@ -103,29 +139,8 @@ def main(clock: Path, out: Path) -> None:
 
     rng = random.Random(26)
     learned = 0
-    records: list[list[object]] = []
-
-    def rebuild_queues() -> None:
-        col.load_balancer_enabled = False  # a toggle drops the study queues
-        col.load_balancer_enabled = True
-
-    def answer(index: int, when: datetime, rating: int) -> None:
-        set_clock(when)
-        rebuild_queues()
-        col.sched.get_queued_cards()  # and the balancer, from the cards as stored
-        card = col.get_card(ids[index])
-        card.start_timer()
-        states = col._backend.get_scheduling_states(card.id)
-        shown = [s.replace("\u2068", "").replace("\u2069", "")
-                 for s in col.sched.describe_next_states(states)]
-        rebuild_queues()  # answered off the queue (it is not at its top)
-        col.sched.answer_card(col.sched.build_answer(card=card, states=states,
-                                                     rating=RATINGS[rating]))
-        card = col.get_card(ids[index])
-        assert card.queue in (1, 2), "no learning step may cross the rollover"
-        due = card.due - col.sched.today if card.queue == 2 else None
-        minutes = int((when - START).total_seconds() // 60)
-        records.append([index, minutes, rating, due, shown])
+    sitting = Sitting(col, ids, set_clock)
+    records, answer = sitting.records, sitting.answer
 
     for day in range(DAYS):
         when = sitting_start(day, rng)

@@ -33,7 +33,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from anki.collection import Collection
-from make_anki_fuzz_replay import FIRST_ID, RATINGS, START, ZONE, sitting_start
+from make_anki_fuzz_replay import FIRST_ID, START, ZONE, Sitting, sitting_start
 
 from studyapp.srs.scheduler import DEFAULT_PARAMETERS
 
@@ -91,29 +91,8 @@ def main(clock: Path, out: Path) -> None:
 
     rng = random.Random(26)
     learned = 0
-    records: list[list[object]] = []
-
-    def rebuild_queues() -> None:
-        col.load_balancer_enabled = False  # a toggle drops the study queues
-        col.load_balancer_enabled = True
-
-    def answer(index: int, when: datetime, rating: int) -> None:
-        set_clock(when)
-        rebuild_queues()
-        col.sched.get_queued_cards()  # and the balancer, from the cards as stored
-        card = col.get_card(ids[index])
-        card.start_timer()
-        states = col._backend.get_scheduling_states(card.id)
-        shown = [s.replace("\u2068", "").replace("\u2069", "")
-                 for s in col.sched.describe_next_states(states)]
-        rebuild_queues()
-        col.sched.answer_card(col.sched.build_answer(card=card, states=states,
-                                                     rating=RATINGS[rating]))
-        card = col.get_card(ids[index])
-        assert card.queue in (1, 2), "no learning step may cross the rollover"
-        due = card.due - col.sched.today if card.queue == 2 else None
-        minutes = int((when - START).total_seconds() // 60)
-        records.append([index, minutes, rating, due, shown])
+    sitting = Sitting(col, ids, set_clock)
+    records, answer = sitting.records, sitting.answer
 
     for day in range(DAYS):
         when = sitting_start(day, rng)
