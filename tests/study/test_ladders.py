@@ -8,6 +8,8 @@ import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from studyapp.questions.generators import get_family
 from studyapp.questions.grading import Verdict
 from studyapp.questions.model import Kind, Question
@@ -20,6 +22,9 @@ from studyapp.study.ladders import Counted, counted_line, step_families
 from studyapp.study.session import StudySession
 
 DAY_ONE = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+# the clock is fixed in UTC and a study day is read in UTC: 09:00 and 11:00 are one day
+# (in a zone six hours west, 09:00 UTC is before the 04:00 rollover and 11:00 after it)
+pytestmark = pytest.mark.utc_days
 
 DECK = """deck: ladder
 title: Ladder

@@ -72,10 +72,10 @@ async def on_progress(pilot: Pilot[Any]) -> None:
         tables = list(app.screen.query(DataTable))
         now = (body.virtual_size, body.scroll_y, body.max_scroll_y, body.show_vertical_scrollbar,
                tuple((t.scroll_y, t.cursor_row) for t in tables))
-        # a table measures its rows when idle: on a busy machine the page can hold still
-        # for a while with a filled table still zero rows high
-        measured = all(not t.display or t.virtual_size.height >= t.row_count + t.show_header
-                       for t in tables)
+        # a table measures its rows when idle, and the page lays it out after: on a busy
+        # machine the page can hold still for a while with a filled table zero rows high
+        measured = all(not t.display or min(t.virtual_size.height, t.size.height)
+                       >= t.row_count + t.show_header for t in tables)
         alike = alike + 1 if now == settled and measured else 0
         if alike >= 5:
             break
@@ -91,8 +91,8 @@ async def settled(pilot: Pilot[Any], widget: Any) -> None:
     for _ in range(150):
         await pilot.app.workers.wait_for_complete()
         size = (widget.virtual_size, widget.scroll_y)
-        measured = all(not t.display or t.virtual_size.height >= t.row_count + t.show_header
-                       for t in pilot.app.screen.query(DataTable))
+        measured = all(not t.display or min(t.virtual_size.height, t.size.height)
+                       >= t.row_count + t.show_header for t in pilot.app.screen.query(DataTable))
         alike = alike + 1 if size == last and measured else 0
         if alike >= 5:  # five alike in a row: two can be alike mid-layout on a busy machine
             return
