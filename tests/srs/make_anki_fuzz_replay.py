@@ -96,6 +96,21 @@ class Sitting:
         minutes = int((when - START).total_seconds() // 60)
         self.records.append([index, minutes, rating, due, shown])
 
+    def learn(self, steps: list[tuple[datetime, int]], when: datetime,
+              rng: random.Random) -> datetime:
+        """Answer learning and relearning steps, each at its due time (or when the sitting
+        gets to it), until none is left today; when the sitting ends."""
+        while steps:
+            steps.sort()
+            at, index = steps.pop(0)
+            at = max(at, when)
+            self.answer(index, at, rng.choices([1, 2, 3, 4], weights=[2, 2, 5, 1])[0])
+            when = at + timedelta(seconds=30)
+            card = self.col.get_card(self.ids[index])
+            if card.queue == 1:
+                steps.append((datetime.fromtimestamp(card.due, ZONE), index))
+        return when
+
 
 def main(clock: Path, out: Path) -> None:
     def set_clock(moment: datetime) -> None:
@@ -158,16 +173,7 @@ def main(clock: Path, out: Path) -> None:
         for index in due_cards:
             if col.get_card(ids[index]).queue == 1:
                 steps.append((when, index))
-        while steps:  # learning and relearning steps, each at its due time
-            steps.sort()
-            at, index = steps.pop(0)
-            at = max(at, when)
-            rating = rng.choices([1, 2, 3, 4], weights=[2, 2, 5, 1])[0]
-            answer(index, at, rating)
-            when = at + timedelta(seconds=30)
-            card = col.get_card(ids[index])
-            if card.queue == 1:
-                steps.append((datetime.fromtimestamp(card.due, ZONE), index))
+        when = sitting.learn(steps, when, rng)
     col.close()
     head = json.dumps({
         "anki": __import__("anki.buildinfo").buildinfo.version,

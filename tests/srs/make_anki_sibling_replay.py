@@ -106,15 +106,7 @@ def main(clock: Path, out: Path) -> None:
         for index in due_cards:
             if col.get_card(ids[index]).queue == 1:
                 steps.append((when, index))
-        while steps:  # learning and relearning steps, each at its due time
-            steps.sort()
-            at, index = steps.pop(0)
-            at = max(at, when)
-            answer(index, at, rng.choices([1, 2, 3, 4], weights=[2, 2, 5, 1])[0])
-            when = at + timedelta(seconds=30)
-            card = col.get_card(ids[index])
-            if card.queue == 1:
-                steps.append((datetime.fromtimestamp(card.due, ZONE), index))
+        when = sitting.learn(steps, when, rng)
     col.close()
     head = json.dumps({
         "anki": __import__("anki.buildinfo").buildinfo.version,
