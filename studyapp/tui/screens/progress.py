@@ -163,9 +163,6 @@ class ProgressScreen(StudyScreen):
         self.fill_cards("weakest-table", list(stats.weakest))
         self.fill_cards("leeches-table", list(stats.leeches))
         self.fill_misconceptions(stats)
-        # a table measures its new rows when it is next idle; lay the page out once more
-        # after that, or a filled table can stay zero rows high until the next resize
-        self.call_after_refresh(self.refresh, layout=True)
 
     def summary_text(self, stats: LearnerStats) -> str:
         tr, lang = self.tr, self.lang

@@ -11,6 +11,7 @@ from typing import ClassVar
 
 from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
+from textual.geometry import Size
 from textual.widgets import DataTable
 
 
@@ -22,6 +23,22 @@ class PageTable(DataTable[object]):
     and the page when the table is shown whole. Without this the focused table
     kept every scroll key and the rest of the page was out of reach until Tab.
     """
+
+    def watch_virtual_size(self, old: Size, new: Size) -> None:
+        """Ask for one more layout once the table has measured its rows.
+
+        A table measures new rows when it is next idle, and the layout request that
+        measuring makes is folded into the one adding the rows made. Textual keeps each
+        widget's box model until its layout count changes, so when the page was laid out
+        in between (another table's rows, a busy machine) it kept this table zero rows
+        high until the next resize. A request made after this refresh counts anew.
+        """
+        if old.height != new.height:
+            self.call_after_refresh(self._lay_out_again)
+
+    def _lay_out_again(self) -> None:
+        if self.is_attached:
+            self.refresh(layout=True)
 
     def _first_row(self) -> bool:
         return self.row_count == 0 or self.cursor_row <= 0
