@@ -123,11 +123,13 @@ def fuzz_delta(interval: float) -> float:
     return delta
 
 
+@lru_cache(maxsize=1 << 16)
 def fuzz_bounds(interval: float, minimum: int, maximum: int) -> tuple[int, int]:
     """The first and last day the interval may land on, inside ``minimum``-``maximum``.
 
     A range of one day grows to two when the bounds allow and it is over 2 days
-    (Anki's ``constrained_fuzz_bounds``).
+    (Anki's ``constrained_fuzz_bounds``). Cached: an exam plan asks the same few
+    thousand intervals tens of thousands of times.
     """
     minimum = min(minimum, maximum)
     interval = min(max(interval, float(minimum)), float(maximum))
