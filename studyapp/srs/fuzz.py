@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Sequence
+from functools import lru_cache
 
 _MASK32 = 0xFFFFFFFF
 _MASK64 = 0xFFFFFFFFFFFFFFFF
@@ -30,9 +31,16 @@ FUZZ_BANDS: tuple[tuple[float, float, float], ...] = (
 """(from, to, share of those days) per band: Anki's ``FUZZ_RANGES``."""
 
 
+_FLOAT32 = struct.Struct("<f")
+
+
 def f32(value: float) -> float:
     """``value`` rounded to float32, as Rust's f32 arithmetic keeps it."""
-    return float(struct.unpack("<f", struct.pack("<f", value))[0])
+    return float(_FLOAT32.unpack(_FLOAT32.pack(value))[0])
+
+
+_FUZZ_BANDS_F32 = tuple((start, end, f32(share)) for start, end, share in FUZZ_BANDS)
+"""``FUZZ_BANDS`` with each share as the float32 Anki multiplies by."""
 
 
 def round_half_away(value: float) -> int:
@@ -51,37 +59,47 @@ def _pcg32_words(state: int, count: int) -> list[int]:
     return words
 
 
-def _rotl(value: int, bits: int) -> int:
-    return ((value << bits) | (value >> (32 - bits))) & _MASK32
+def _quarter(a: int, b: int, c: int, d: int) -> tuple[int, int, int, int]:
+    """One ChaCha quarter round, the rotations written out (a call per rotation was
+    most of the time of a draw)."""
+    a = (a + b) & _MASK32
+    d ^= a
+    d = ((d << 16) | (d >> 16)) & _MASK32
+    c = (c + d) & _MASK32
+    b ^= c
+    b = ((b << 12) | (b >> 20)) & _MASK32
+    a = (a + b) & _MASK32
+    d ^= a
+    d = ((d << 8) | (d >> 24)) & _MASK32
+    c = (c + d) & _MASK32
+    b ^= c
+    b = ((b << 7) | (b >> 25)) & _MASK32
+    return a, b, c, d
 
 
+def _chacha12_first(x: list[int]) -> int:
+    """Six ChaCha double rounds (ChaCha12) over the state ``x``; its first word."""
+    x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15 = x
+    for _ in range(6):
+        x0, x4, x8, x12 = _quarter(x0, x4, x8, x12)
+        x1, x5, x9, x13 = _quarter(x1, x5, x9, x13)
+        x2, x6, x10, x14 = _quarter(x2, x6, x10, x14)
+        x3, x7, x11, x15 = _quarter(x3, x7, x11, x15)
+        x0, x5, x10, x15 = _quarter(x0, x5, x10, x15)
+        x1, x6, x11, x12 = _quarter(x1, x6, x11, x12)
+        x2, x7, x8, x13 = _quarter(x2, x7, x8, x13)
+        x3, x4, x9, x14 = _quarter(x3, x4, x9, x14)
+    return x0
+
+
+@lru_cache(maxsize=1 << 16)
 def first_word(seed: int) -> int:
     """The first 32-bit output of Rust's ``StdRng::seed_from_u64(seed)`` (ChaCha12,
-    counter and stream 0)."""
-    key = _pcg32_words(seed & _MASK64, 8)
-    start = [0x61707865, 0x3320646E, 0x79622D32, 0x6B206574, *key, 0, 0, 0, 0]
-    x = list(start)
-
-    def quarter(a: int, b: int, c: int, d: int) -> None:
-        x[a] = (x[a] + x[b]) & _MASK32
-        x[d] = _rotl(x[d] ^ x[a], 16)
-        x[c] = (x[c] + x[d]) & _MASK32
-        x[b] = _rotl(x[b] ^ x[c], 12)
-        x[a] = (x[a] + x[b]) & _MASK32
-        x[d] = _rotl(x[d] ^ x[a], 8)
-        x[c] = (x[c] + x[d]) & _MASK32
-        x[b] = _rotl(x[b] ^ x[c], 7)
-
-    for _ in range(6):  # 12 rounds: 6 double rounds
-        quarter(0, 4, 8, 12)
-        quarter(1, 5, 9, 13)
-        quarter(2, 6, 10, 14)
-        quarter(3, 7, 11, 15)
-        quarter(0, 5, 10, 15)
-        quarter(1, 6, 11, 12)
-        quarter(2, 7, 8, 13)
-        quarter(3, 4, 9, 14)
-    return (x[0] + start[0]) & _MASK32
+    counter and stream 0). Cached: a card's seed is its id plus its answers, so the
+    same few seeds come back in every preview, review and exam-plan walk."""
+    start = [0x61707865, 0x3320646E, 0x79622D32, 0x6B206574,
+             *_pcg32_words(seed & _MASK64, 8), 0, 0, 0, 0]
+    return (_chacha12_first(start) + start[0]) & _MASK32
 
 
 def unit_draw(seed: int) -> float:
@@ -99,17 +117,19 @@ def fuzz_delta(interval: float) -> float:
     if interval < 2.5:
         return 0.0
     delta = 1.0
-    for start, end, share in FUZZ_BANDS:
+    for start, end, share in _FUZZ_BANDS_F32:
         span = max(0.0, f32(min(interval, end) - start))
-        delta = f32(delta + f32(f32(share) * span))
+        delta = f32(delta + f32(share * span))
     return delta
 
 
+@lru_cache(maxsize=1 << 16)
 def fuzz_bounds(interval: float, minimum: int, maximum: int) -> tuple[int, int]:
     """The first and last day the interval may land on, inside ``minimum``-``maximum``.
 
     A range of one day grows to two when the bounds allow and it is over 2 days
-    (Anki's ``constrained_fuzz_bounds``).
+    (Anki's ``constrained_fuzz_bounds``). Cached: an exam plan asks the same few
+    thousand intervals tens of thousands of times.
     """
     minimum = min(minimum, maximum)
     interval = min(max(interval, float(minimum)), float(maximum))

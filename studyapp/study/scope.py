@@ -200,12 +200,18 @@ def _entry_matches(option: str, entry_id: str, where: Mapping[str, Any]) -> bool
 
 
 @cache
+def _family(name: str) -> Any:
+    from studyapp.questions.generators import get_family
+
+    return get_family(name)
+
+
+@cache
 def _family_pools(family: str) -> Mapping[str, tuple[Any, ...]]:
     """What each option of ``family`` draws from by default (read from its draws)."""
-    from studyapp.questions.generators import get_family
     from studyapp.questions.generators.options import defaults
 
-    return {key: tuple(pool) for key, pool in defaults(get_family(family)).items()}
+    return {key: tuple(pool) for key, pool in defaults(_family(family)).items()}
 
 
 def _pool(spec: CardSpec, option: str) -> tuple[Any, ...]:
@@ -213,6 +219,8 @@ def _pool(spec: CardSpec, option: str) -> tuple[Any, ...]:
     if given is not None:
         return tuple(given) if isinstance(given, list | tuple) else (given,)
     assert spec.generator is not None
+    if option not in _family(spec.generator).options:
+        return ()  # drawing the family's defaults (tens of draws) could only find nothing
     return _family_pools(spec.generator).get(option, ())
 
 

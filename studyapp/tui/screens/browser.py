@@ -25,12 +25,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.markup import escape
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Input, Label, Static
+from textual.widgets import DataTable, Input, Label, Static
 
 from studyapp.text import visible
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.card_detail import RATINGS, local_time, params_text
 from studyapp.tui.text import fit
+from studyapp.tui.widgets.footer import SteadyFooter
 from studyapp.tui.widgets.row_table import PageTable
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ class BrowserScreen(StudyScreen):
         yield table
         with VerticalScroll(id="browser-detail"):
             yield Static("", id="browser-card", markup=False)
-        yield Footer(compact=True)
+        yield SteadyFooter(compact=True)
 
     def on_mount(self) -> None:
         super().on_mount()

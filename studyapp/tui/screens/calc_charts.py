@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from studyapp.infra.calc import DeviceInput, ModelInput
 from studyapp.infra.calc_chart_text import chart_lines, chart_title
@@ -31,6 +31,7 @@ from studyapp.infra.calc_charts import (
 from studyapp.infra.measured import measured_marks
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.widgets.calc_plot import CalcPlot
+from studyapp.tui.widgets.footer import SteadyFooter
 
 if TYPE_CHECKING:
     from studyapp.catalog.measurements import Measurement
@@ -125,7 +126,7 @@ class CalcChartsScreen(StudyScreen):
         with VerticalScroll(id="chart-text"):
             yield Static("", id="chart-table")
         yield Static("", id="chart-note")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         super().on_mount()

@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.events import Resize
-from textual.widgets import Footer, Input, Label, Select, Static
+from textual.widgets import Input, Label, Select, Static
 
 from studyapp.infra.calc import (
     DeviceInput,
@@ -37,6 +37,7 @@ from studyapp.infra.measured import CalcSetup, measured_entry, pick
 from studyapp.infra.measured_text import measured_lines, source_name
 from studyapp.numbers import format_count, format_figure
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.widgets.footer import SteadyFooter
 from studyapp.tui.widgets.share_bar import ShareBar
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ class CalculatorScreen(StudyScreen):
                 yield Static("", id="decode-result")
                 yield Label(self.tr("tui.calc.train_heading"), classes="subheading")
                 yield Static("", id="train-result")
-        yield Footer()
+        yield SteadyFooter()
 
     def field(self, name: str, widget: Any) -> ComposeResult:
         with Horizontal(classes="calc-field"):

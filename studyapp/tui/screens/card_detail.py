@@ -18,12 +18,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.markup import escape
-from textual.widgets import Footer, Label, Static
+from textual.widgets import Label, Static
 
 from studyapp.text import visible
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.progress_format import CSS, card_name, card_state_text
 from studyapp.tui.text import plain
+from studyapp.tui.widgets.footer import SteadyFooter
 from studyapp.tui.widgets.progress_plot import Palette, ProgressPlot, draw_curve
 
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ class CardDetailScreen(StudyScreen):
             yield ProgressPlot(id="card-curve")
             yield Label(self.tr("tui.card.answers"), classes="subheading")
             yield Static("", id="card-answers", markup=False)
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         super().on_mount()

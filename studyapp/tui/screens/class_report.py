@@ -19,7 +19,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import DataTable, Footer, Label, Static
+from textual.widgets import DataTable, Label, Static
 
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.progress_format import (
@@ -30,6 +30,7 @@ from studyapp.tui.screens.progress_format import (
     scroll_row_into_view,
 )
 from studyapp.tui.text import plain
+from studyapp.tui.widgets.footer import SteadyFooter
 from studyapp.tui.widgets.row_table import PageTable
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ class ClassReportScreen(StudyScreen):
             yield PageTable(id="class-hardest", cursor_type="row", zebra_stripes=True)
             yield Label(self.tr("tui.class.overdue"), classes="subheading")
             yield PageTable(id="class-overdue", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         super().on_mount()

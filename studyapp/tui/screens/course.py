@@ -15,9 +15,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Label, Markdown
+from textual.widgets import Label, Markdown
 
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.widgets.footer import SteadyFooter
 
 
 class CourseScreen(StudyScreen):
@@ -47,7 +48,7 @@ class CourseScreen(StudyScreen):
             yield Label(self.tr("tui.post.read_first"), id="read-first")
         with VerticalScroll(id="post-body"):
             yield Markdown("", id="summary", open_links=False)
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         super().on_mount()

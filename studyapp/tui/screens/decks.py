@@ -17,10 +17,11 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Footer, Label, Static
+from textual.widgets import DataTable, Label, Static
 
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.text import plain
+from studyapp.tui.widgets.footer import SteadyFooter
 from studyapp.tui.widgets.row_table import PageTable
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ class DecksScreen(StudyScreen):
         yield PageTable(id="decks-table", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="deck-detail"):
             yield Static(self.tr("tui.decks.loading"), id="deck-info")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         super().on_mount()

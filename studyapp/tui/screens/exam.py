@@ -19,12 +19,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from studyapp.questions.model import Kind
 from studyapp.study.exam import DEFAULT_COUNT, DEFAULT_MINUTES, TimeUp, result_lines
 from studyapp.text import visible
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.widgets.footer import SteadyFooter
 
 if TYPE_CHECKING:
     from studyapp.questions.model import Question
@@ -63,7 +64,7 @@ class ExamScreen(StudyScreen):
             yield Static("", id="exam-prompt", markup=False)
         yield Static("", id="exam-message", markup=False)
         yield Input(id="exam-answer", placeholder=self.tr("tui.exam.placeholder"))
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         super().on_mount()

@@ -8,11 +8,12 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable, Footer, Label
+from textual.widgets import DataTable, Label
 
 from studyapp.catalog.glossary import LANGS, load_glossary, word
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.text import plain
+from studyapp.tui.widgets.footer import SteadyFooter
 from studyapp.tui.widgets.row_table import PageTable
 
 
@@ -28,7 +29,7 @@ class GlossaryScreen(StudyScreen):
         yield Label(self.tr("tui.glossary.title"), classes="screen-title")
         yield Label(self.tr("tui.glossary.intro"), classes="hint")
         yield PageTable(id="glossary-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         super().on_mount()

@@ -11,10 +11,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.dom import DOMNode
-from textual.widgets import Footer, Label, Static
+from textual.widgets import Label, Static
 
 from studyapp.tui import registry
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.widgets.footer import SteadyFooter
 
 
 def screens_with_keys() -> list[tuple[str, type[DOMNode] | None]]:
@@ -62,7 +63,7 @@ class HelpScreen(StudyScreen):
                 if screen is None:  # the scroll keys of every screen (page_keys.py)
                     yield Label(self.tr("tui.help.scroll_keys"), classes="hint")
             yield Label(self.tr("tui.help.palette"), classes="hint")
-        yield Footer()
+        yield SteadyFooter()
 
     def key_table(self, bindings: list[BindingType]) -> Content:
         remaps = self.study_app.preferences.keymap

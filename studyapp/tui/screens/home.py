@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Label, Static
+from textual.widgets import Label, Static
 
 from studyapp.text import visible
 from studyapp.tui.messages import OverviewLoaded
@@ -22,6 +22,7 @@ from studyapp.tui.post_index import post_headings, sections
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.study_context import MORE_NEW
 from studyapp.tui.text import fit
+from studyapp.tui.widgets.footer import SteadyFooter
 from studyapp.tui.widgets.post_row import CourseRow, PostRow
 
 PREVIEW_LINES = 2
@@ -87,7 +88,7 @@ class HomeScreen(StudyScreen):
                 for post in in_section:
                     yield PostRow(post, self.lang)
         yield Static("", id="preview")
-        yield Footer(compact=True)
+        yield SteadyFooter(compact=True)
 
     def on_mount(self) -> None:
         super().on_mount()

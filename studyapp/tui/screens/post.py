@@ -16,12 +16,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import DataTable, Footer, Label, Markdown, Static
+from textual.widgets import DataTable, Label, Markdown, Static
 
 from studyapp.catalog.posts import load_post
 from studyapp.i18n import t
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.study_context import MORE_NEW
+from studyapp.tui.widgets.footer import SteadyFooter
 
 FIGURE_FIELDS = (
     "name", "vendor", "year", "memory_gb", "memory_type", "memory_bandwidth_tb_s",
@@ -144,7 +145,7 @@ class PostScreen(StudyScreen):
                 yield Static("", id="figures-stacked")
             yield Label(self.tr("tui.post.sources"), classes="subheading")
             yield Static(Content("\n".join(f"• {url}" for url in post.sources)), id="sources")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         super().on_mount()

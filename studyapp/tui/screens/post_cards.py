@@ -17,7 +17,7 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
 from textual.markup import escape
-from textual.widgets import DataTable, Footer, Label, Static
+from textual.widgets import DataTable, Label, Static
 
 from studyapp.text import visible
 from studyapp.tui.screens.base import StudyScreen
@@ -28,6 +28,7 @@ from studyapp.tui.screens.progress_format import (
     card_state_text,
 )
 from studyapp.tui.text import plain
+from studyapp.tui.widgets.footer import SteadyFooter
 from studyapp.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ class PostCardsScreen(StudyScreen):
                     markup=False)
         yield Static(self.tr("tui.stats.loading"), id="cards-summary", markup=False)
         yield RowTable(id="cards-table")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         super().on_mount()

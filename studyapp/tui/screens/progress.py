@@ -18,7 +18,7 @@ from textual.containers import VerticalScroll
 from textual.coordinate import Coordinate
 from textual.markup import escape
 from textual.widget import Widget
-from textual.widgets import DataTable, Footer, Label, Static
+from textual.widgets import DataTable, Label, Static
 
 from studyapp.progress import AUTHORED, MASTERY_DEFINITION
 from studyapp.text import visible
@@ -39,6 +39,7 @@ from studyapp.tui.screens.progress_format import (
     shown_misconceptions,
 )
 from studyapp.tui.text import fit, plain
+from studyapp.tui.widgets.footer import SteadyFooter
 from studyapp.tui.widgets.forecast import DueForecast
 from studyapp.tui.widgets.heatmap import ReviewHeatmap
 from studyapp.tui.widgets.row_table import RowTable
@@ -115,7 +116,7 @@ class ProgressScreen(StudyScreen):
             yield RowTable(id=MISCONCEPTIONS)
             yield Static(self.tr("tui.stats.misconceptions_hint"), id="misconceptions-hint",
                          classes="hint", markup=False)
-        yield Footer()
+        yield SteadyFooter()
 
     def card_panel(self, name: str) -> Iterable[Widget]:
         yield Label(self.tr(f"tui.stats.{name}"), classes="subheading")

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, Label, Static, TabbedContent, TabPane
+from textual.widgets import Label, Static, TabbedContent, TabPane
 
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.progress_format import CSS, percent
+from studyapp.tui.widgets.footer import SteadyFooter
 from studyapp.tui.widgets.progress_plot import (
     Palette,
     ProgressPlot,
@@ -52,7 +53,7 @@ class ProgressChartsScreen(StudyScreen):
             for name in CHARTS:
                 with TabPane(self.tab_title(name), id=f"chart-{name}"):
                     yield ProgressPlot(id=f"plot-{name}", classes="progress-chart")
-        yield Footer()
+        yield SteadyFooter()
 
     def tab_title(self, name: str) -> str:
         return self.tr(f"chart.{name}.tab")

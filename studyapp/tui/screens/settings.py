@@ -20,7 +20,6 @@ from textual.content import Content
 from textual.widgets import (
     Button,
     Checkbox,
-    Footer,
     Input,
     Label,
     ProgressBar,
@@ -33,6 +32,7 @@ from studyapp.srs.deck_options import shown_options
 from studyapp.srs.queue import DEFAULT_NEW_CARD_ORDER, NEW_CARD_ORDERS
 from studyapp.tui.preferences import preferences_path
 from studyapp.tui.screens.base import StudyScreen
+from studyapp.tui.widgets.footer import SteadyFooter
 
 if TYPE_CHECKING:
     from studyapp.srs.scheduler import SchedulerSettings
@@ -123,7 +123,7 @@ class SettingsScreen(StudyScreen):
             yield Static("", id="deck-options", classes="hint")
             yield Static(Content(self.tr("tui.settings.keymap", path=str(preferences_path()))),
                          id="settings-keymap", classes="hint")
-        yield Footer()
+        yield SteadyFooter()
 
     def field(self, name: str, widget: Any) -> ComposeResult:
         with Horizontal(classes="settings-field"):

@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Button, Footer, Label, Static
+from textual.widgets import Button, Label, Static
 
 from studyapp.study.phrases import slips_text, wait_text
 from studyapp.tui.screens.base import StudyScreen
 from studyapp.tui.screens.progress_format import duration
+from studyapp.tui.widgets.footer import SteadyFooter
 
 if TYPE_CHECKING:
     from studyapp.study import SessionTally
@@ -69,7 +70,7 @@ class SummaryScreen(StudyScreen):
                              id="summary-profile")
             yield Button(self.tr("tui.summary.home_button"), id="summary-home", variant="primary",
                          compact=True)
-        yield Footer()
+        yield SteadyFooter()
 
     def comes_back_text(self) -> str:
         """This session's cards only, by when they are due (the profile's are apart)."""
