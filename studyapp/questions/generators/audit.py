@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from studyapp.questions.formatting import format_number
@@ -93,18 +95,39 @@ def _plain(text: str) -> str:
     return text.replace("\u00a0", " ").replace("\u202f", " ")
 
 
-def _numbers(text: str, lang: str) -> list[float]:
-    return prompt_numbers(text, lang)
+_REL = 1e-9
+"""How close a written number must be to a figure to state it (``math.isclose``)."""
+
+
+@lru_cache(maxsize=4096)
+def _written(text: str, lang: str) -> tuple[float, ...]:
+    """The numbers a text writes, sorted: read once per text, however many figures it states."""
+    return tuple(sorted(prompt_numbers(text, lang)))
+
+
+def _writes(written: Sequence[float], figure: float) -> bool:
+    """Some number in sorted ``written`` is ``math.isclose`` to ``figure``.
+
+    Only the numbers within ``2 * _REL * |figure|`` can be close to it, so a bisection
+    finds them instead of comparing every number a long prompt writes."""
+    if not math.isfinite(figure):
+        return any(math.isclose(w, figure, rel_tol=_REL) for w in written)
+    reach = 2 * _REL * abs(figure)
+    start = bisect_left(written, figure - reach)
+    for w in written[start:]:
+        if w > figure + reach:
+            return False
+        if math.isclose(w, figure, rel_tol=_REL):
+            return True
+    return False
 
 
 def states(prompt: str, value: float, lang: str) -> bool:
     """The prompt writes ``value`` (to 3-6 significant figures, or as a percentage)."""
-    written = _numbers(prompt, lang)
-    candidates = [value, value * 100]
-    return any(
-        math.isclose(w, c, rel_tol=1e-9) or math.isclose(w, float(f"{c:.{d}g}"), rel_tol=1e-9)
-        for w in written for c in candidates for d in range(2, 7)
-    )
+    written = _written(prompt, lang)
+    return any(_writes(written, figure)
+               for c in (value, value * 100)
+               for figure in (c, *(float(f"{c:.{d}g}") for d in range(2, 7))))
 
 
 # ---------------------------------------------------------------- measuring
