@@ -45,6 +45,14 @@ def deck_paths() -> list[Path]:
     return sorted(locations.builtin_decks_dir().rglob("*.yaml"))
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _forget_decks() -> Iterator[None]:
+    """The module's decks are let go when it ends: kept alive, the rest of the test process
+    would scan them at every full garbage collection."""
+    yield
+    builtin_decks.cache_clear()
+
+
 @functools.cache
 def builtin_decks() -> tuple[tuple[Path, Deck], ...]:
     """Every built-in deck, loaded once for the module (the tests only read them)."""
