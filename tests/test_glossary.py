@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from studyapp.decks import load_deck
+from studyapp.decks.deck_model import Deck
 from studyapp.questions.generators import registered_families
 from studyapp.questions.generators.drawing import instance_seed
 
@@ -58,9 +59,21 @@ def _localized(value: Any, lang: str) -> str:
     return ""
 
 
+@cache
+def decks() -> tuple[tuple[Path, Deck], ...]:
+    """The built-in decks, loaded once for both languages (the tests only read them)."""
+    return tuple((path, load_deck(path)) for path in sorted((ROOT / "decks").glob("*/*.yaml")))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_decks() -> Iterator[None]:
+    """The decks are let go when the module ends, not kept for the rest of the process."""
+    yield
+    decks.cache_clear()
+
+
 def deck_texts(lang: str) -> Iterator[tuple[str, str]]:
-    for path in sorted((ROOT / "decks").glob("*/*.yaml")):
-        deck = load_deck(path)
+    for path, deck in decks():
         for card in deck.cards:
             parts = [_localized(card.prompt, lang), _localized(card.explanation, lang)]
             parts += [_localized(choice, lang) for choice in card.choices]

@@ -16,6 +16,7 @@ family that asks a choice, in both languages:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from studyapp.decks.cues import (
     lone_qualifier,
     longest_rate,
 )
+from studyapp.decks.deck_model import Deck
 from studyapp.decks.deck_report import validation_report
 from studyapp.questions.generators import registered_families
 from studyapp.questions.model import Kind
@@ -43,9 +45,23 @@ def deck_paths() -> list[Path]:
     return sorted(locations.builtin_decks_dir().rglob("*.yaml"))
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _forget_decks() -> Iterator[None]:
+    """The module's decks are let go when it ends: kept alive, the rest of the test process
+    would scan them at every full garbage collection."""
+    yield
+    builtin_decks.cache_clear()
+
+
+@functools.cache
+def builtin_decks() -> tuple[tuple[Path, Deck], ...]:
+    """Every built-in deck, loaded once for the module (the tests only read them)."""
+    return tuple((path, load_deck(path)) for path in deck_paths())
+
+
 def authored_choices(lang: str) -> Iterator[tuple[str, list[str], int]]:
-    for path in deck_paths():
-        for card in load_deck(path).cards:
+    for path, deck in builtin_decks():
+        for card in deck.cards:
             texts = choice_texts(card, lang)
             if texts is not None:
                 yield f"{path.name}:{card.id}", *texts
@@ -54,8 +70,8 @@ def authored_choices(lang: str) -> Iterator[tuple[str, list[str], int]]:
 def generated_choices(lang: str) -> Iterator[tuple[str, list[str], int]]:
     """Every choice family, with its default options and with each deck card's options."""
     option_sets: dict[str, list[dict[str, object]]] = {}
-    for path in deck_paths():
-        for card in load_deck(path).cards:
+    for _, deck in builtin_decks():
+        for card in deck.cards:
             if card.generator:
                 option_sets.setdefault(card.generator, [{}]).append(dict(card.options))
     for name, family in registered_families().items():
@@ -97,7 +113,7 @@ def test_qualifiers_only_in_the_right_option_are_named() -> None:
 
 def test_no_card_gives_another_cards_answer_away() -> None:
     found = [f"{path.name}: {g.giver.id} ({g.field}, {g.lang}) gives {g.taker.id} "
-             f"({g.answer!r})" for path in deck_paths() for g in give_aways(load_deck(path))]
+             f"({g.answer!r})" for path, deck in builtin_decks() for g in give_aways(deck)]
     assert not found, found
 
 

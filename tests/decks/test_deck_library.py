@@ -14,10 +14,10 @@ from studyapp.decks import DeckError, discover_decks, find_deck, install_deck
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "home"
-    monkeypatch.setenv("STUDYAPP_HOME", str(folder))
-    return folder
+def home(_isolated_home: Path) -> Path:
+    """The test's own user folder (tests/conftest.py), its cache holding the built-in decks
+    already checked as checking them gives: the tests are about listing and installing."""
+    return _isolated_home
 
 
 def test_builtin_examples_are_discovered(home: Path) -> None:

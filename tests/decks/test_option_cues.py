@@ -32,6 +32,7 @@ import pytest
 from studyapp import locations
 from studyapp.decks import load_deck
 from studyapp.decks.cues import choice_texts
+from studyapp.decks.deck_model import Deck
 from studyapp.decks.option_cues import (
     MARKS,
     central_bounds,
@@ -57,11 +58,27 @@ def deck_paths() -> list[Path]:
     return sorted(locations.builtin_decks_dir().rglob("*.yaml"))
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _forget_decks() -> Iterator[None]:
+    """The module's decks are let go when it ends: kept alive, the rest of the test process
+    would scan them at every full garbage collection."""
+    yield
+    builtin_decks.cache_clear()
+    authored.cache_clear()
+    generated.cache_clear()
+
+
+@functools.cache
+def builtin_decks() -> tuple[tuple[Path, Deck], ...]:
+    """Every built-in deck, loaded once for the module (the tests only read them)."""
+    return tuple((path, load_deck(path)) for path in deck_paths())
+
+
 @functools.cache
 def authored(lang: str) -> list[Card]:
     found: list[Card] = []
-    for path in deck_paths():
-        for card in load_deck(path).cards:
+    for path, deck in builtin_decks():
+        for card in deck.cards:
             texts = choice_texts(card, lang)
             if texts is not None:
                 found.append((f"{path.name}:{card.id}", *texts))
@@ -70,8 +87,8 @@ def authored(lang: str) -> list[Card]:
 
 def _generated(lang: str) -> Iterator[Card]:
     option_sets: dict[str, list[dict[str, object]]] = {}
-    for path in deck_paths():
-        for card in load_deck(path).cards:
+    for _, deck in builtin_decks():
+        for card in deck.cards:
             if card.generator:
                 option_sets.setdefault(card.generator, [{}]).append(dict(card.options))
     for name, family in sorted(registered_families().items()):

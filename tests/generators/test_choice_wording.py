@@ -8,6 +8,7 @@ learnt nothing about the hardware. Checked in both languages over many draws.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import cache
 
 import pytest
@@ -23,6 +24,14 @@ CHOICE_FAMILIES = [name for name, family in registered_families().items()
                    if family.kind is Kind.CHOICE]
 WORD = re.compile(r"[^\W\d_]{4,}")
 COMMON = {"para", "with", "that", "this", "what", "which", "más", "menos", "cuál", "cuáles"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_draws() -> Iterator[None]:
+    """The module's draws are let go when it ends: kept alive, the rest of the test process
+    would scan them at every full garbage collection."""
+    yield
+    draws.cache_clear()
 
 
 @cache

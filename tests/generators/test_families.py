@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from typing import Any
 
@@ -62,6 +62,14 @@ GB, TB = 1e9, 1e12
 SPANISH_INSTANCES = 250
 """Draws compared across languages (the language never changes a draw): a quarter of
 the English ones, which are all checked; the quality gate reads Spanish draws too."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_draws() -> Iterator[None]:
+    """The module's draws are let go when it ends: kept alive, the rest of the test process
+    would scan them at every full garbage collection."""
+    yield
+    instances.cache_clear()
 
 
 @cache

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 
 import pytest
 
@@ -47,6 +48,14 @@ def _texts(question: Question) -> list[str]:
     for part in question.parts:
         texts += [part.question.prompt, part.question.explanation or "", part.method or ""]
     return [t for t in texts if t]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_draws() -> Iterator[None]:
+    """The module's draws are let go when it ends: kept alive, the rest of the test process
+    would scan them at every full garbage collection."""
+    yield
+    _drawn.cache_clear()
 
 
 @functools.cache

@@ -7,6 +7,7 @@ figures below are recomputed here and looked for in the text.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import cache
 
 import pytest
@@ -22,6 +23,14 @@ from studyapp.questions.model import Question
 
 LANGS = ("es", "en")
 RUNS = 200
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_draws() -> Iterator[None]:
+    """The module's draws are let go when it ends: kept alive, the rest of the test process
+    would scan them at every full garbage collection."""
+    yield
+    run.cache_clear()
 
 
 @cache

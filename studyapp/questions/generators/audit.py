@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from studyapp.catalog.loader import one_catalog
 from studyapp.questions.formatting import format_number
 from studyapp.questions.generators import Family, registered_families
 from studyapp.questions.generators.drawing import (
@@ -57,15 +60,18 @@ def _catalog() -> Catalog:
     return load_catalog()
 
 
-_compiled: list[tuple[Catalog, dict[str, re.Pattern[str]]]] = []
+_compiled: list[tuple[Catalog, dict[str, re.Pattern[str]], dict[str, frozenset[str]]]] = []
+_NAMED_KEPT = 4096
+"""Texts whose named chips are kept: an audit asks again for every repeated prompt."""
 
 
-def _patterns(catalog: Catalog) -> dict[str, re.Pattern[str]]:
-    """Each chip's compiled pattern, compiled once per loaded catalog."""
+def _patterns(catalog: Catalog) -> tuple[dict[str, re.Pattern[str]], dict[str, frozenset[str]]]:
+    """Each chip's compiled pattern, compiled once per loaded catalog, and the chips
+    recent texts named under that catalog."""
     if not _compiled or _compiled[0][0] is not catalog:
         _compiled[:] = [(catalog, {chip: re.compile(rf"\b(?:{rx})\b")
-                                   for chip, rx in catalog.chip_patterns().items()})]
-    return _compiled[0][1]
+                                   for chip, rx in catalog.chip_patterns().items()}, {})]
+    return _compiled[0][1], _compiled[0][2]
 
 
 def post_subjects() -> Mapping[str, frozenset[str]]:
@@ -77,7 +83,14 @@ def post_subjects() -> Mapping[str, frozenset[str]]:
 def chips_named(text: str) -> set[str]:
     """Accelerator ids a text names (each chip's ``name_pattern`` in the catalog; a name
     inside a system's, as HGX H100 names the H100, counts)."""
-    return {chip for chip, rx in _patterns(_catalog()).items() if rx.search(text)}
+    patterns, named = _patterns(_catalog())
+    found = named.get(text)
+    if found is None:
+        if len(named) >= _NAMED_KEPT:
+            named.clear()
+        found = named[text] = frozenset(chip for chip, rx in patterns.items()
+                                        if rx.search(text))
+    return set(found)
 
 
 def on_topic(prompt: str, post: str) -> bool:
@@ -93,18 +106,39 @@ def _plain(text: str) -> str:
     return text.replace("\u00a0", " ").replace("\u202f", " ")
 
 
-def _numbers(text: str, lang: str) -> list[float]:
-    return prompt_numbers(text, lang)
+_REL = 1e-9
+"""How close a written number must be to a figure to state it (``math.isclose``)."""
+
+
+@lru_cache(maxsize=4096)
+def _written(text: str, lang: str) -> tuple[float, ...]:
+    """The numbers a text writes, sorted: read once per text, however many figures it states."""
+    return tuple(sorted(prompt_numbers(text, lang)))
+
+
+def _writes(written: Sequence[float], figure: float) -> bool:
+    """Some number in sorted ``written`` is ``math.isclose`` to ``figure``.
+
+    Only the numbers within ``2 * _REL * |figure|`` can be close to it, so a bisection
+    finds them instead of comparing every number a long prompt writes."""
+    if not math.isfinite(figure):
+        return any(math.isclose(w, figure, rel_tol=_REL) for w in written)
+    reach = 2 * _REL * abs(figure)
+    start = bisect_left(written, figure - reach)
+    for w in written[start:]:
+        if w > figure + reach:
+            return False
+        if math.isclose(w, figure, rel_tol=_REL):
+            return True
+    return False
 
 
 def states(prompt: str, value: float, lang: str) -> bool:
     """The prompt writes ``value`` (to 3-6 significant figures, or as a percentage)."""
-    written = _numbers(prompt, lang)
-    candidates = [value, value * 100]
-    return any(
-        math.isclose(w, c, rel_tol=1e-9) or math.isclose(w, float(f"{c:.{d}g}"), rel_tol=1e-9)
-        for w in written for c in candidates for d in range(2, 7)
-    )
+    written = _written(prompt, lang)
+    return any(_writes(written, figure)
+               for c in (value, value * 100)
+               for figure in (c, *(float(f"{c:.{d}g}") for d in range(2, 7))))
 
 
 # ---------------------------------------------------------------- measuring
@@ -168,8 +202,15 @@ def measure(label: str, family: Family, options: Mapping[str, Any], post: str | 
 
     ``post`` is the post deck's post: its cards must stay on topic. A family on
     its own (``post`` None) keeps the open pools drill decks use, so its
-    on-topic share is reported against the family's post but not judged.
+    on-topic share is reported against the family's post but not judged. The whole
+    measure reads one catalog (``one_catalog``), as each draw does.
     """
+    with one_catalog():
+        return _measure(label, family, options, post, draws, lang, seed, pool)
+
+
+def _measure(label: str, family: Family, options: Mapping[str, Any], post: str | None,
+             draws: int, lang: str, seed: int, pool: bool) -> Row:
     judge_topic = post is not None
     post = post or family.post
     questions: list[Question] = []

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from studyapp.catalog import Table
@@ -158,6 +159,13 @@ _NUMBER = {
 
 def number_spans(text: str, lang: str) -> list[tuple[int, int, float]]:
     """Each number written in a text, read the way ``lang`` writes them: (start, end, value)."""
+    return list(_number_spans(text, lang))
+
+
+@lru_cache(maxsize=4096)
+def _number_spans(text: str, lang: str) -> tuple[tuple[int, int, float], ...]:
+    """:func:`number_spans`, read once per text: drawing, labelling and auditing a card
+    each read the same Given block and prompt again."""
     found = []
     spanish = lang == "es"
     for match in _NUMBER["es" if spanish else "en"].finditer(text):
@@ -170,7 +178,7 @@ def number_spans(text: str, lang: str) -> list[tuple[int, int, float]]:
             found.append((match.start(), match.end(), float(raw)))
         except ValueError:
             continue
-    return found
+    return tuple(found)
 
 
 def prompt_numbers(text: str, lang: str) -> list[float]:
