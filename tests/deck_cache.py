@@ -14,10 +14,34 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
 
-def with_checked_decks(home: Path) -> Path:
-    """``home``, its deck cache holding the checked built-in decks (unless it has a cache)."""
-    warm = Path(os.environ["STUDYAPP_HOME"]) / "cache"
+
+def with_checked_decks(home: Path, warm: Path | None = None) -> Path:
+    """``home``, its deck cache holding the checked built-in decks (unless it has a cache):
+    a copy of ``warm``, by default the test's own folder's cache."""
+    warm = warm or Path(os.environ["STUDYAPP_HOME"]) / "cache"
     if warm.is_dir() and warm != home / "cache" and not (home / "cache").exists():
         shutil.copytree(warm, home / "cache")
     return home
+
+
+def seed_new_caches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every user folder a test switches to in this process (``STUDYAPP_HOME`` set for
+    one command) gets the checked built-in decks in its deck cache the first time a deck
+    is looked up there, as the test's own folder has them."""
+    from studyapp.decks import cache
+
+    warm = Path(os.environ["STUDYAPP_HOME"]) / "cache"
+    folder_of = cache.cache_folder
+    seeded: set[Path] = set()
+
+    def cache_folder() -> Path:
+        folder = folder_of()
+        if folder not in seeded:
+            seeded.add(folder)
+            if folder.is_absolute() and folder.parent.name == "cache" and not folder.exists():
+                with_checked_decks(folder.parent.parent, warm)
+        return folder
+
+    monkeypatch.setattr(cache, "cache_folder", cache_folder)
