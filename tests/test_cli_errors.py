@@ -104,3 +104,36 @@ def test_output_piped_into_a_reader_that_stops_ends_quietly(
     proc.wait(timeout=60)
     assert stderr == "", stderr
     assert proc.returncode == 1
+
+
+LOADS_OF_A_FAILED_CALC = """\
+import sys
+from studyapp.cli import main
+for args in (["calc", "--help"], ["stats", "--help"],
+             ["--lang", "en", "calc", "kv", "--model", "no-such-model", "--tokens", "8192"]):
+    try:
+        main(args)
+    except SystemExit as ended:
+        print("exit", ended.code)
+print("loaded", sorted(m for m in ("sqlalchemy", "studyapp.store", "studyapp.decks",
+                                   "studyapp.study") if m in sys.modules))
+"""
+
+
+def test_help_and_a_calculators_error_load_neither_the_store_nor_the_decks(
+        tmp_path: Path) -> None:
+    """A command's ``--help`` (click ends it with ``Exit``) and a user's error met by the
+    calculator are worded without importing the store, the decks or the study service,
+    which took a second of CPU before the first line."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "STUDYAPP_HOME": str(tmp_path / "home")}
+    done = subprocess.run([sys.executable, "-c", LOADS_OF_A_FAILED_CALC], env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    lines = done.stdout.splitlines()
+    assert [line for line in lines if line.startswith("exit ")] == ["exit 0", "exit 0",
+                                                                   "exit 1"], done.stderr
+    assert "no-such-model" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert lines[-1] == "loaded []", lines[-1]

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from deck_cache import with_checked_decks
 
 
 def run(home: Path, encoding: str, *args: str,
@@ -24,8 +25,9 @@ def run(home: Path, encoding: str, *args: str,
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("home")
+def home(tmp_path_factory: pytest.TempPathFactory, _checked_builtin_decks: Path) -> Path:
+    # the built-in decks already checked, as every test's own folder has them
+    folder = with_checked_decks(tmp_path_factory.mktemp("home"), _checked_builtin_decks)
     done = run(folder, "utf-8", "study", "--post", "h200", "--plain", "--limit", "2",
                stdin="1\n\n2\n\n")
     assert done.returncode == 0, done.stderr

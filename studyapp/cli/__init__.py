@@ -102,23 +102,35 @@ def make_service(settings: Settings, extra_decks: tuple[str, ...] = ()) -> Study
                                     extra_decks=tuple(Path(p) for p in extra_decks)))
 
 
-def user_errors() -> tuple[type[Exception], ...]:
-    """Exceptions that are the user's input, reported in one line."""
-    # called only once a command has failed: the store and the decks are loaded by then
-    from studyapp.catalog import CatalogError, UnknownIdError
-    from studyapp.catalog.hf_config import HFConfigError
-    from studyapp.decks import DeckError
-    from studyapp.study import StoreError
+USER_ERRORS: tuple[tuple[str, str], ...] = (
+    ("studyapp.store.reconnect", "StoreError"),
+    ("studyapp.catalog.errors", "UnknownIdError"),
+    ("studyapp.decks.problems", "DeckError"),
+    ("studyapp.catalog.loader", "CatalogError"),
+    ("studyapp.catalog.hf_config", "HFConfigError"),
+)
+"""Module and name of each exception that is the user's input, besides ``FileRefused``."""
 
-    return (StoreError, UnknownIdError, DeckError, CatalogError, HFConfigError, FileRefused)
+DATABASE_MODULES = ("studyapp.store", "sqlite3", "psycopg")
+"""Where a database failure can come from: none loaded, none was met."""
+
+
+def user_errors() -> tuple[type[Exception], ...]:
+    """Exceptions that are the user's input, reported in one line.
+
+    Only those whose module is loaded: an exception of a class never imported cannot
+    have been raised, and importing the store and the decks to learn that cost a
+    failed ``calc`` half a second.
+    """
+    return (FileRefused, *(getattr(sys.modules[module], name)
+                           for module, name in USER_ERRORS if module in sys.modules))
 
 
 def user_error_text(exc: Exception, lang: str) -> str:
     """One of ``user_errors()`` in words; a deck's or catalog's problems in the reader's
     language, a catalog's at file:line:col."""
-    from studyapp.catalog import CatalogError
-
-    if isinstance(exc, CatalogError):
+    loader = sys.modules.get("studyapp.catalog.loader")  # a CatalogError has loaded it
+    if loader is not None and isinstance(exc, loader.CatalogError):
         from studyapp.decks.catalog_check import catalog_error_text
 
         return catalog_error_text(exc, lang)
@@ -135,12 +147,13 @@ def _one_line(exc: Exception, lang: str = "en") -> str | None:
     """
     if isinstance(exc, user_errors()):
         return user_error_text(exc, lang)
-    # the service stays out of --help and the app's start; a failed command has it loaded
-    from studyapp.study import describe_failure
+    if any(module in sys.modules for module in DATABASE_MODULES):
+        # the service stays out of --help and the app's start; a failed command has it loaded
+        from studyapp.study import describe_failure
 
-    described = describe_failure(exc, lang)
-    if described is not None:
-        return described
+        described = describe_failure(exc, lang)
+        if described is not None:
+            return described
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
         return f"{where}{exc.strerror or exc}"
@@ -185,7 +198,8 @@ class LazyGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except click.ClickException:
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            # a usage error, ``--help`` or ``ctx.exit()``: click's own, and no failure to word
             raise
         except BrokenPipeError:
             # the reader went away (``studyapp deck list | head``): nothing more to say, and

@@ -217,11 +217,26 @@ def due_cards(store: Store, profile_id: int, due_before: datetime, now: datetime
 
 
 def card_state(store: Store, profile_id: int, deck_id: str, card_key: str) -> CardRow | None:
-    with store.sessions() as session:
-        card = session.scalar(select(CardState).where(
+    """One stored card, read as its columns (no ORM object: read before every answer)."""
+    with store.engine.connect() as conn:
+        row = conn.execute(select(*ROW_COLUMNS).where(
             CardState.profile_id == profile_id, CardState.deck_id == deck_id,
-            CardState.card_key == card_key))
-        return _row(card) if card else None
+            CardState.card_key == card_key)).first()
+    return None if row is None else CardRow(*tuple(row))
+
+
+def review_dues(store: Store, profile_id: int,
+                keys: Collection[tuple[str, str]]) -> list[datetime]:
+    """When those of these cards that are in review are due (suspended and buried ones
+    too), in one query: a card's siblings are read before each of its answers."""
+    if not keys:
+        return []
+    wanted = set(keys)
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(CardState.deck_id, CardState.card_key, CardState.due).where(
+            CardState.profile_id == profile_id, CardState.state == REVIEW_STAGE,
+            CardState.card_key.in_(sorted({key for _, key in wanted})))).all()
+    return [due for deck_id, card_key, due in rows if (deck_id, card_key) in wanted]
 
 
 def last_seed(store: Store, profile_id: int, deck_id: str, card_key: str) -> int | None:

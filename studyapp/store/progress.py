@@ -37,6 +37,7 @@ from studyapp.store.card_reads import (
     not_new_keys,
     review_count,
     review_due_times,
+    review_dues,
     stored_time,
 )
 from studyapp.store.database import Store
@@ -59,8 +60,8 @@ __all__ = [
     "answered_keys_between", "bury_cards", "card_state", "card_states", "card_summaries",
     "deck_choices", "delete_profile_data", "due_cards", "ensure_profile",
     "learning_due_times", "mark_post_read", "not_new_keys", "posts_read", "record_answer",
-    "review_count", "review_due_times", "save_profile_settings", "set_deck_choice", "set_suspended",
-    "stored_time", "undo_answer",
+    "review_count", "review_due_times", "review_dues", "save_profile_settings",
+    "set_deck_choice", "set_suspended", "stored_time", "undo_answer",
 ]
 
 

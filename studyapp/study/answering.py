@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, TypeVar
@@ -83,17 +83,17 @@ class Answering:
         return with_leech
 
     def _sibling_dues(self, deck_id: str, card_key: str,
-                      read: Callable[[Store, int, str, str], CardRow | None]) -> list[datetime]:
+                      read: Callable[[Store, int, Collection[CardKey]], list[datetime]]
+                      ) -> list[datetime]:
         """When the card and its siblings in review are due (suspended and buried ones too,
         as Anki's balancer counts them), for a deck that buries review siblings; none
         for another deck, as Anki passes the note to its balancer only then. ``read``:
-        the store's ``card_state``."""
+        the store's ``review_dues``."""
         if not self._per_deck.rules(deck_id).bury_reviews:
             return []
         ground = self._ground
-        rows = (read(ground.store, ground.profile.id, *key)
-                for key in {(deck_id, card_key), *self._index.siblings(deck_id, card_key)})
-        return [row.due for row in rows if row is not None and row.stage == CardStage.REVIEW]
+        return read(ground.store, ground.profile.id,
+                    {(deck_id, card_key), *self._index.siblings(deck_id, card_key)})
 
     # -- what a sitting reads ------------------------------------------------------
 
@@ -127,6 +127,7 @@ class Answering:
         from studyapp.store.progress import (  # SQLAlchemy: on first use
             card_state,
             review_due_times,
+            review_dues,
         )
 
         ground = self._ground
@@ -141,7 +142,7 @@ class Answering:
             row, scheduler = self._reach(lambda _: (
                 card_state(ground.store, ground.profile.id, deck_id, card_key),
                 self._per_deck.scheduler(deck_id).with_due_reviews(
-                    due_reviews, now, self._sibling_dues(deck_id, card_key, card_state))))
+                    due_reviews, now, self._sibling_dues(deck_id, card_key, review_dues))))
         except ServerAway:
             known = self._offline.get(key) or self._known.get(key)
             return ({} if known is None
@@ -230,9 +231,9 @@ class Answering:
         """
         from studyapp.store import ServerAway
         from studyapp.store.progress import (  # SQLAlchemy: on first use
-            card_state,
             record_answer,
             review_due_times,
+            review_dues,
         )
 
         ground = self._ground
@@ -251,7 +252,7 @@ class Answering:
             return self._reviewed(answer.deck_id, answer.card_key, answer.rating,
                                   answer.reviewed_at, reviewed, leeched, due=due_reviews,
                                   siblings=self._sibling_dues(answer.deck_id, answer.card_key,
-                                                              card_state))
+                                                              review_dues))
 
         try:
             self.send_kept_answers()  # what was kept goes first: the answers stay in order

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from deck_cache import with_checked_decks
 from store_answers import write_deck
 
 from studyapp.store import open_store
@@ -79,7 +80,7 @@ def test_two_processes_on_one_sqlite_file_lose_nothing(tmp_path: Path) -> None:
     db = tmp_path / "shared.sqlite3"
     url = f"sqlite:///{db}"
     open_store(url).close()
-    env = dict(os.environ, STUDYAPP_HOME=str(tmp_path / "home"))
+    env = dict(os.environ, STUDYAPP_HOME=str(with_checked_decks(tmp_path / "home")))
     command = [*_studyapp(), "--db", url, "--lang", "en", "study", "--plain", "--deck",
                str(deck), "--limit", "120"]
     procs = [subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -104,7 +105,8 @@ def test_two_processes_on_one_sqlite_file_lose_nothing(tmp_path: Path) -> None:
 def test_sigkill_keeps_exactly_the_answers_given(tmp_path: Path, k: int) -> None:
     deck = write_deck(tmp_path)
     url = f"sqlite:///{tmp_path / 'killed.sqlite3'}"
-    env = dict(os.environ, STUDYAPP_HOME=str(tmp_path / "home"), PYTHONUNBUFFERED="1")
+    env = dict(os.environ, STUDYAPP_HOME=str(with_checked_decks(tmp_path / "home")),
+               PYTHONUNBUFFERED="1")
     proc = subprocess.Popen([*_studyapp(), "--db", url, "--lang", "en", "study", "--plain",
                              "--deck", str(deck)], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from deck_cache import with_checked_decks
 from sqlalchemy import text
 from store_answers import course_deck
 from test_card_stats import downgrade
@@ -242,7 +243,8 @@ def test_two_machines_publishing_a_new_deck_at_once_get_one_version_1(
     for name in ("ana", "bo"):
         source = _file(tmp_path / name, "course-kv.yaml",
                        COURSE.replace("KV fact 0 holds.", f"{name}'s fact."))
-        env = {**os.environ, "STUDYAPP_HOME": str(tmp_path / name), "STUDYAPP_DB": db_url}
+        env = {**os.environ, "STUDYAPP_HOME": str(with_checked_decks(tmp_path / name)),
+               "STUDYAPP_DB": db_url}
         runs.append(subprocess.Popen(
             [sys.executable, "-m", "studyapp", "--lang", "en", "--profile", name, "deck",
              "publish", str(source)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

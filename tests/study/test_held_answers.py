@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from deck_cache import with_checked_decks
 
 from studyapp.store import open_store
 from studyapp.store.held import abandoned_answers
@@ -128,8 +129,8 @@ def read_until(proc: subprocess.Popen[bytes], marker: bytes, timeout: float = 60
 def test_sigkill_with_the_answer_shown_but_not_rated_loses_nothing(tmp_path: Path,
                                                                    deck: Path) -> None:
     url = f"sqlite:///{tmp_path / 'h.sqlite3'}"
-    env = os.environ | {"STUDYAPP_HOME": str(tmp_path / "home"), "PYTHONUNBUFFERED": "1",
-                        "PYTHONPATH": str(Path(__file__).parents[2])}
+    env = os.environ | {"STUDYAPP_HOME": str(with_checked_decks(tmp_path / "home")),
+                        "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(Path(__file__).parents[2])}
     proc = subprocess.Popen(
         [sys.executable, "-m", "studyapp", "--db", url, "--lang", "en", "study", "--plain",
          "--deck", str(deck)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -14,6 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "store"))
+from deck_cache import with_checked_decks  # noqa: E402
 from store_answers import write_deck  # noqa: E402
 
 
@@ -65,7 +66,7 @@ def test_another_applications_sqlite_file_is_refused_untouched(tmp_path: Path) -
 
 
 def test_a_corrupt_page_is_one_line(tmp_path: Path) -> None:
-    home = tmp_path / "home"
+    home = with_checked_decks(tmp_path / "home")
     studyapp("study", "--plain", "--limit", "15", "--seed", "1", home=home, stdin="1\n" * 40)
     path = home / "data" / "studyapp.sqlite3"
     conn = sqlite3.connect(path)
@@ -95,25 +96,26 @@ def test_the_terminal_app_without_a_terminal_points_to_plain_mode(tmp_path: Path
 
 def test_plain_mode_writes_what_an_ascii_output_can_carry(tmp_path: Path) -> None:
     result = studyapp("--lang", "es", "study", "--plain", "--post", "intro", "--limit", "3",
-                      "--seed", "1", home=tmp_path, stdin="1\n" * 10, PYTHONIOENCODING="ascii")
+                      "--seed", "1", home=with_checked_decks(tmp_path), stdin="1\n" * 10,
+                      PYTHONIOENCODING="ascii")
     assert result.returncode == 0, result.stderr
     assert re.search(r"^sesi.n: 3 respondidas", result.stdout, re.M), result.stdout[-300:]
 
 
 def test_end_of_input_at_the_rating_records_good(tmp_path: Path) -> None:
     deck = write_deck(tmp_path)
-    result = studyapp("study", "--plain", "--deck", str(deck), home=tmp_path / "home",
-                      stdin="y\n")
+    home = with_checked_decks(tmp_path / "home")
+    result = studyapp("study", "--plain", "--deck", str(deck), home=home, stdin="y\n")
     assert result.returncode == 0, result.stderr
     assert "End of input: rated Good" in result.stdout
     assert "session: 1 answered, 1 correct" in result.stdout
-    stats = studyapp("stats", "--json", home=tmp_path / "home")
+    stats = studyapp("stats", "--json", home=home)
     assert '"reviews_total": 1' in stats.stdout
 
 
 def test_a_writer_waits_for_another_and_says_so(tmp_path: Path) -> None:
     """The lock is held until the writer says it waits, then let go: no race with start-up."""
-    home = tmp_path / "home"
+    home = with_checked_decks(tmp_path / "home")
     deck = write_deck(tmp_path)
     assert studyapp("stats", home=home).returncode == 0  # the database exists
     holder = sqlite3.connect(home / "data" / "studyapp.sqlite3", isolation_level=None,
@@ -160,7 +162,7 @@ def test_a_read_only_database_reads_and_studies_as_practice(
 
     from studyapp.cli import main
 
-    home = tmp_path / "home"
+    home = with_checked_decks(tmp_path / "home")
     deck = write_deck(tmp_path)
     studyapp("study", "--plain", "--deck", str(deck), "--limit", "2", home=home,
              stdin="n\nn\n")

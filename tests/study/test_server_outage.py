@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from deck_cache import with_checked_decks
 
 from studyapp.i18n import t
 from studyapp.store.database import PROBE_EVERY
@@ -141,8 +142,9 @@ class Plain:
 
     def __init__(self, url: str, deck: Path, home: Path, limit: int) -> None:
         # the URL (with its password) in the environment: --db refuses a password
-        env = os.environ | {"STUDYAPP_HOME": str(home), "PYTHONUNBUFFERED": "1",
-                            "PYTHONPATH": str(Path(__file__).parents[2]), "STUDYAPP_DB": url}
+        env = os.environ | {"STUDYAPP_HOME": str(with_checked_decks(home)),
+                            "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(Path(__file__).parents[2]),
+                            "STUDYAPP_DB": url}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "studyapp", "--lang", "en", "study", "--plain",
              "--deck", str(deck), "--limit", str(limit)],
