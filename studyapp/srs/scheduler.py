@@ -21,6 +21,7 @@ from copy import copy
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from enum import IntEnum
+from functools import lru_cache
 from typing import Any
 
 import fsrs
@@ -205,6 +206,22 @@ def _as_fsrs(memory: Memory, now: datetime, elapsed: int) -> fsrs.Card:
     )
 
 
+@lru_cache(maxsize=1 << 14)
+def _fuzz_draw(seed: int) -> float:
+    """``unit_draw`` kept by seed: a card's buttons, its answer and an exam plan's walk meet
+    the same seed again, and each draw is twelve ChaCha rounds in Python."""
+    return unit_draw(seed)
+
+
+@lru_cache(maxsize=64)
+def _interval_factors(decay: float, desired_retention: float) -> tuple[float, float]:
+    """The float32 factors of fsrs-rs's ``next_interval`` for a decay and a retention."""
+    exponent = f32(1 / f32(-decay))
+    factor = f32(f32(f32(0.9) ** exponent) - 1)
+    retention = f32(f32(f32(desired_retention) ** exponent) - 1)
+    return factor, retention
+
+
 def _utc(moment: datetime) -> datetime:
     if moment.tzinfo is None:
         raise ValueError("scheduling needs aware UTC datetimes")
@@ -272,7 +289,7 @@ class Scheduler:
             now = memory.last_review
         if rating is Rating.AGAIN:
             return self._answer(memory, rating, now)
-        return self._passing(memory, now, upto=rating)[rating]
+        return self._passing(memory, now, upto=rating, every=False)[rating]
 
     def _answer(self, memory: Memory, rating: Rating, now: datetime) -> Memory:
         """The state fsrs gives for ``rating`` at ``now``, elapsed time in study days."""
@@ -314,9 +331,8 @@ class Scheduler:
     def raw_interval(self, stability: float) -> float:
         """Days until recall falls to the desired retention, unrounded, in float32 as
         fsrs-rs gives Anki (``next_interval``): what fuzz and rounding start from."""
-        exponent = f32(1 / f32(-self.settings.parameters[20]))
-        factor = f32(f32(f32(0.9) ** exponent) - 1)
-        retention = f32(f32(f32(self.settings.desired_retention) ** exponent) - 1)
+        factor, retention = _interval_factors(self.settings.parameters[20],
+                                              self.settings.desired_retention)
         return f32(f32(f32(stability) / factor) * retention)
 
     def _placer(self, memory: Memory, now: datetime) -> Callable[[float, int], int]:
@@ -325,15 +341,17 @@ class Scheduler:
         settings = self.settings
         longest = max(settings.maximum_interval_days, 1)
         seed = fuzz_seed(memory.card_id, memory.reps) if settings.fuzz else None
-        factor = None if seed is None else unit_draw(seed)
-        today = study_day(now, settings.day_rollover_hour, self.zone)
+        balancing = seed is not None and settings.load_balancing and self.due_times is not None
+        if balancing:  # the day, the week and the load only matter to the balancer
+            today = study_day(now, settings.day_rollover_hour, self.zone)
+            week = tuple(EasyDay(d) for d in settings.easy_days)
         load: dict[date, int] | None = None
-        week = tuple(EasyDay(d) for d in settings.easy_days)
 
         def place(interval: float, floor: int) -> int:
             nonlocal load
             floor = min(max(floor, 1), longest)
-            if seed is not None and settings.load_balancing and self.due_times is not None:
+            if balancing:
+                assert seed is not None
                 if load is None:
                     load = self._load(today, today + timedelta(days=MAX_BALANCED_INTERVAL + 10))
                 # Anki's balancer holds only presets with a card due in its window: with
@@ -345,7 +363,8 @@ class Scheduler:
                                                  seed, siblings)
                     if balanced is not None:
                         return balanced
-            return fuzzed_interval(factor, interval, floor, longest)
+            return fuzzed_interval(None if seed is None else _fuzz_draw(seed), interval, floor,
+                                   longest)
 
         return place
 
@@ -358,9 +377,10 @@ class Scheduler:
         return dict(Counter(study_day(due, rollover, self.zone)
                             for due in self.due_times(start, end)))
 
-    def _passing(self, memory: Memory, now: datetime,
-                 upto: Rating = Rating.EASY) -> dict[Rating, Memory]:
-        """Hard, then Good, then Easy, up to ``upto``, on the days Anki gives them.
+    def _passing(self, memory: Memory, now: datetime, upto: Rating = Rating.EASY,
+                 every: bool = True) -> dict[Rating, Memory]:
+        """Hard, then Good, then Easy, up to ``upto``, on the days Anki gives them
+        (``every=False``: ``upto``'s at least, the others only where it depends on them).
 
         Anki (rslib/src/scheduler/states/review.rs, ``passing_fsrs_review_intervals``)
         fuzzes each review interval with a floor: at least the previous interval
@@ -382,6 +402,8 @@ class Scheduler:
             previous = self.interval_days(memory, memory.last_review)
         before = 0  # days of the previous rating
         for passing in (Rating.HARD, Rating.GOOD, Rating.EASY):
+            if not every and passing is Rating.HARD and previous is None and upto > passing:
+                continue  # Good and Easy start from their own intervals here, not Hard's days
             after = self._answer(memory, passing, now)
             if after.stage is CardStage.REVIEW and after.stability is not None:
                 interval = self.raw_interval(after.stability)

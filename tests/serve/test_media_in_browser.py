@@ -12,8 +12,6 @@ under its Content-Security-Policy without a violation.
 from __future__ import annotations
 
 import http.server
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -25,7 +23,7 @@ import pytest
 pytest.importorskip("playwright.sync_api")
 from media_samples import MARKER, html, svg
 from recall_decks import PNG
-from test_serve_in_browser import CHROMIUM, VIEWPORT, Screen, Served, browser, serve
+from test_serve_in_browser import CHROMIUM, VIEWPORT, Screen, Served, browser, serve, studyapp
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(CHROMIUM is None, reason="no Chromium here")]
@@ -79,15 +77,6 @@ def beacon() -> Iterator[tuple[str, list[str]]]:
         server.server_close()
 
 
-def cli(tmp_path: Path, *args: str) -> str:
-    env = {"STUDYAPP_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-m", "studyapp", "--db",
-                           f"sqlite:///{tmp_path / 'study.sqlite3'}", "--profile", "ana", *args],
-                          check=True, capture_output=True, text=True, env=env,
-                          cwd=Path(__file__).parents[2])
-    return done.stdout
-
-
 def open_watched_tab(browser: Any, url: str) -> tuple[Any, Screen, list[str]]:
     """A tab on the app, with every Content-Security-Policy complaint of its console kept
     from the first request on."""
@@ -127,8 +116,8 @@ def test_hostile_svg_and_html_cards_run_no_script_and_start_no_app(
     deck.write_text(HOSTILE_DECK, encoding="utf-8")
     (tmp_path / "hostile.media").mkdir()
     (tmp_path / "hostile.media" / "h100.png").write_bytes(PNG)
-    cli(tmp_path, "deck", "add", str(deck))
-    cli(tmp_path, "deck", "disable", "post-intro")
+    studyapp(tmp_path, "deck", "add", str(deck))
+    studyapp(tmp_path, "deck", "disable", "post-intro")
     installed, = (tmp_path / "home").rglob("hostile.media")
     (installed / "chip.svg").write_bytes(svg(beacon_url))  # behind deck add's back
     (installed / "board.png").write_bytes(html(beacon_url))

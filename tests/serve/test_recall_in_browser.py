@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ from test_serve_in_browser import (
     open_tab,
     review_rows,
     serve,
+    studyapp,
     wait_until,
 )
 
@@ -26,18 +25,11 @@ pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(CHROMIUM is None, reason="no Chromium here")]
 __all__ = ["browser", "serve"]  # fixtures, used by name
 
-def cli(tmp_path: Path, *args: str) -> None:
-    env = {"STUDYAPP_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin"}
-    subprocess.run([sys.executable, "-m", "studyapp", "--db",
-                    f"sqlite:///{tmp_path / 'study.sqlite3'}", "--profile", "ana", *args],
-                   check=True, capture_output=True, env=env, cwd=Path(__file__).parents[2])
-
-
 def test_a_recall_card_is_shown_then_rated_in_the_browser(
         tmp_path: Path, serve: Callable[..., Served], browser: Any) -> None:
     deck = write_recall_deck(tmp_path)
-    cli(tmp_path, "deck", "add", str(deck))
-    cli(tmp_path, "deck", "disable", "post-intro")  # the recall card is the post's only card
+    studyapp(tmp_path, "deck", "add", str(deck))
+    studyapp(tmp_path, "deck", "disable", "post-intro")  # the recall card is the post's only card
     server = serve()
     page, screen = open_tab(browser, server.url)
     screen.wait_for("Reviewed today")
@@ -60,8 +52,8 @@ def test_a_recall_card_shown_then_its_tab_closed_records_nothing(
     from test_serve_in_browser import running
 
     deck = write_recall_deck(tmp_path)
-    cli(tmp_path, "deck", "add", str(deck))
-    cli(tmp_path, "deck", "disable", "post-intro")
+    studyapp(tmp_path, "deck", "add", str(deck))
+    studyapp(tmp_path, "deck", "disable", "post-intro")
     server = serve()
     page, screen = open_tab(browser, server.url)
     screen.wait_for("Reviewed today")
@@ -80,8 +72,8 @@ def test_a_recall_card_shown_then_its_tab_closed_records_nothing(
 def test_a_card_image_opens_in_a_tab_of_the_browser_face(
         tmp_path: Path, serve: Callable[..., Served], browser: Any) -> None:
     deck = write_pictures_deck(tmp_path)
-    cli(tmp_path, "deck", "add", str(deck))
-    cli(tmp_path, "deck", "disable", "post-intro")
+    studyapp(tmp_path, "deck", "add", str(deck))
+    studyapp(tmp_path, "deck", "disable", "post-intro")
     server = serve()
     page, screen = open_tab(browser, server.url)
     screen.wait_for("Reviewed today")

@@ -26,7 +26,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from serve_processes import child_pids, interrupt
+
+from studyapp.cli import main
 
 CHROMIUM = next((path for name in ("chromium", "chromium-browser")
                  if (path := shutil.which(name))), None)
@@ -83,9 +86,24 @@ class Served:
         return self.process.returncode, out, err
 
 
+def studyapp(folder: Path, *args: str) -> str:
+    """A set-up command on the served database and home (``deck add``, ``deck disable``...),
+    run in this process: the tests are about the served app, not these commands' processes.
+    Its output, after a check that it succeeded."""
+    result = CliRunner().invoke(
+        main, ["--db", f"sqlite:///{folder / 'study.sqlite3'}", "--profile", "ana", *args],
+        env={"STUDYAPP_HOME": str(folder / "home"), "STUDYAPP_DB": None})
+    assert result.exit_code == 0, (args, result.output, result.exception)
+    return result.output
+
+
 @pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
+def serve(tmp_path: Path, _checked_builtin_decks: Path) -> Iterator[Callable[..., Served]]:
+    """Start ``studyapp serve`` on ``tmp_path``'s database and home, whose deck cache holds
+    the built-in decks already checked (as every test's home does)."""
     started: list[Served] = []
+    if not (tmp_path / "home" / "cache").exists():
+        shutil.copytree(_checked_builtin_decks, tmp_path / "home" / "cache")
 
     def start(*args: str, token: str | None = None) -> Served:
         server = Served(tmp_path / "home", tmp_path / "study.sqlite3", *args, token=token)
@@ -359,9 +377,7 @@ def test_a_right_answer_shown_but_not_rated_is_kept_as_good(
         server.process.kill()  # the server dies at once; its app sees its input end
     wait_until(lambda: not any(running(pid) for pid in apps), timeout=30)
     if leave == "SIGKILL":  # the answer is held in the database: the next opening records it
-        subprocess.run([sys.executable, "-m", "studyapp", "--db", f"sqlite:///{server.db}",
-                        "--profile", "ana", "stats"], check=True, capture_output=True,
-                       env=os.environ | {"STUDYAPP_HOME": str(server.db.parent / "home")})
+        studyapp(server.db.parent, "stats")
     rows = review_rows(server.db)
     assert [rating for _, _, rating, _ in rows] == [1] * (given - 1) + [3], (leave, rows)
     if not page.is_closed():

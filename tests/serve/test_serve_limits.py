@@ -238,10 +238,11 @@ def test_a_tab_flooding_its_app_with_input_takes_its_app_along_when_it_closes(
             tab = await client.ws_connect(f"{server.base}/ws?token={server.token}"
                                           "&width=80&height=24")
             assert wait_for(lambda: len(server.children()) == 1)
-            await asyncio.sleep(3)
+            await tab.receive(timeout=30)  # the app has started and drawn
             for _ in range(1000):
                 await tab.send_str('["stdin", "' + "x" * 3_000 + '"]')
-            await asyncio.sleep(1)
+            assert wait_for(lambda: "dropping input from a tab"  # the flood has reached it
+                            in server.log.read_text("utf-8", "replace"))
             closed = time.monotonic()
             await tab.close()
             assert wait_for(lambda: not server.children(), timeout=60)

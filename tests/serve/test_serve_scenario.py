@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,6 +21,7 @@ from test_serve_in_browser import (  # noqa: F401  (fixtures)
     open_tab,
     pytestmark,
     serve,
+    studyapp,
     wait_until,
 )
 
@@ -50,14 +48,6 @@ cards:
         answer: "ceil((weights + kv) / (gpu.memory_gb * 0.9))"
         tolerance: 0
 """
-
-
-def studyapp(tmp_path: Path, *args: str) -> None:
-    env = os.environ | {"STUDYAPP_HOME": str(tmp_path / "home")}
-    env.pop("STUDYAPP_DB", None)
-    subprocess.run([sys.executable, "-m", "studyapp", "--db",
-                    f"sqlite:///{tmp_path / 'study.sqlite3'}", "--profile", "ana", *args],
-                   check=True, capture_output=True, env=env)
 
 
 def test_a_scenario_in_the_browser(serve: Callable[..., Served], browser: Any,  # noqa: F811

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,11 @@ import pytest
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 START = "@2026-03-02 12:00:00"
-"""The fixtures' first moment, as libfaketime reads its clock file."""
+"""The fixtures' first moment, as libfaketime reads ``FAKETIME``."""
+MEMORY_FOLDER = Path("/dev/shm")
+"""Where the recorder's collection is kept when this machine has it: Anki syncs its
+database to disk after every answer, and in memory that costs nothing (the answers and
+the days recorded are the same)."""
 
 
 def libfaketime() -> Path | None:
@@ -38,15 +43,17 @@ def record_again(script: str, tmp_path: Path, zone: str, *, test_mode: bool = Fa
     library = libfaketime()
     if library is None:
         pytest.skip("recording needs libfaketime (apt-get install faketime)")
-    clock, out = tmp_path / "clock", tmp_path / "recorded.json"
-    clock.write_text(f"{START}\n")
-    env = {k: v for k, v in os.environ.items() if k != "ANKI_TEST_MODE"}
+    out = tmp_path / "recorded.json"
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("ANKI_TEST_MODE", "FAKETIME_TIMESTAMP_FILE")}
     if test_mode:
         env["ANKI_TEST_MODE"] = "1"
-    env.update({"TZ": zone, "FAKETIME_NO_CACHE": "1", "FAKETIME_TIMESTAMP_FILE": str(clock),
-                "LD_PRELOAD": str(library), "PYTHONPATH": str(ROOT)})
-    subprocess.run([sys.executable, str(HERE / script), str(clock), str(out)], env=env,
-                   check=True, timeout=timeout, capture_output=True)
+    with tempfile.TemporaryDirectory(dir=MEMORY_FOLDER if MEMORY_FOLDER.is_dir() else None,
+                                     prefix="anki-recording-") as folder:
+        env.update({"TZ": zone, "FAKETIME_NO_CACHE": "1", "FAKETIME": START,
+                    "LD_PRELOAD": str(library), "PYTHONPATH": str(ROOT), "TMPDIR": folder})
+        subprocess.run([sys.executable, str(HERE / script), str(out)], env=env,
+                       check=True, timeout=timeout, capture_output=True)
     recorded: dict[str, Any] = json.loads(out.read_text())
     recorded.pop("anki")
     return recorded

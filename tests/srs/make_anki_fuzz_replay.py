@@ -5,10 +5,9 @@ Run under faketime, which moves the clock of Anki's backend to each answer's
 time (Anki takes "now" from the system clock); without ANKI_TEST_MODE, so
 Anki fuzzes::
 
-    echo "@2026-03-02 12:00:00" > /tmp/anki-clock
-    TZ=Europe/Madrid FAKETIME_NO_CACHE=1 FAKETIME_TIMESTAMP_FILE=/tmp/anki-clock \\
+    TZ=Europe/Madrid FAKETIME_NO_CACHE=1 FAKETIME="@2026-03-02 12:00:00" \\
     LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 \\
-    python tests/srs/make_anki_fuzz_replay.py /tmp/anki-clock tests/srs/data/anki_fuzz_replay.json
+    python tests/srs/make_anki_fuzz_replay.py tests/srs/data/anki_fuzz_replay.json
 
 The collection has FSRS on, studyapp's default parameters, learning steps
 1m 10m, relearning 10m, the day rolling over at 04:00, load balancing on and
@@ -32,7 +31,6 @@ import json
 import random
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -41,6 +39,7 @@ from zoneinfo import ZoneInfo
 
 from anki.collection import Collection
 from anki.scheduler_pb2 import CardAnswer
+from anki_clock import clock_in
 
 from studyapp.srs.scheduler import DEFAULT_PARAMETERS
 
@@ -112,11 +111,8 @@ class Sitting:
         return when
 
 
-def main(clock: Path, out: Path) -> None:
-    def set_clock(moment: datetime) -> None:
-        # faketime reads the clock file in the local time zone (TZ)
-        clock.write_text(moment.astimezone(ZONE).strftime("@%Y-%m-%d %H:%M:%S") + "\n")
-        time.sleep(0.005)
+def main(out: Path) -> None:
+    set_clock = clock_in(ZONE)
 
     set_clock(START - timedelta(hours=12))  # the collection is made the day before
     col = Collection(str(Path(tempfile.mkdtemp()) / "fuzz.anki2"))
@@ -190,4 +186,4 @@ def main(clock: Path, out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2]))
+    main(Path(sys.argv[1]))

@@ -3,11 +3,10 @@
 Run under faketime, as ``make_anki_replay.py`` (Anki takes "now" from the
 system clock)::
 
-    echo "@2026-03-02 12:00:00" > /tmp/anki-clock
     TZ=Europe/Madrid ANKI_TEST_MODE=1 FAKETIME_NO_CACHE=1 \
-    FAKETIME_TIMESTAMP_FILE=/tmp/anki-clock \
+    FAKETIME="@2026-03-02 12:00:00" \
     LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 \
-    python tests/srs/make_anki_memory.py /tmp/anki-clock tests/srs/data/anki_memory.json
+    python tests/srs/make_anki_memory.py tests/srs/data/anki_memory.json
 
 Sixty days with SM-2 (FSRS off): cards learnt and reviewed at varied hours,
 one forgotten ("Forget") and learnt again, one given a due date, one crammed
@@ -33,6 +32,7 @@ from zoneinfo import ZoneInfo
 
 from anki.collection import Collection
 from anki.scheduler_pb2 import CardAnswer
+from anki_clock import clock_in
 
 from studyapp.srs.scheduler import DEFAULT_PARAMETERS
 
@@ -90,7 +90,7 @@ def timeline() -> list[tuple[datetime, str, str, int]]:
 
 def _revlog(col: Collection, cid: int) -> list[list[int]]:
     """(id, type, ease, factor, ivl, lastIvl); the id (a time in milliseconds) to the
-    second, as the clock file sets it: the milliseconds are the recorder's own delay."""
+    second, as the recorder sets the clock: the milliseconds are its own delay."""
     return [[row[0] // 1000 * 1000, *row[1:]] for row in col.db.all(
         "select id, type, ease, factor, ivl, lastIvl from revlog where cid = ? order by id",
         cid)]
@@ -138,10 +138,8 @@ def _computed(col: Collection, cards: dict[str, int]) -> dict[str, Any]:
     return out
 
 
-def main(clock: Path, out: Path) -> None:
-    def set_clock(moment: datetime) -> None:
-        clock.write_text(moment.astimezone(ZONE).strftime("@%Y-%m-%d %H:%M:%S") + "\n")
-        time.sleep(0.01)
+def main(out: Path) -> None:
+    set_clock = clock_in(ZONE)
 
     set_clock(START - timedelta(hours=12))
     folder = Path(tempfile.mkdtemp())
@@ -215,4 +213,4 @@ def main(clock: Path, out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2]))
+    main(Path(sys.argv[1]))

@@ -4,10 +4,9 @@
 Run under faketime, as ``make_anki_fuzz_replay.py`` is (without ANKI_TEST_MODE,
 so Anki fuzzes)::
 
-    echo "@2026-03-02 12:00:00" > /tmp/anki-clock
-    TZ=Europe/Madrid FAKETIME_NO_CACHE=1 FAKETIME_TIMESTAMP_FILE=/tmp/anki-clock \\
+    TZ=Europe/Madrid FAKETIME_NO_CACHE=1 FAKETIME="@2026-03-02 12:00:00" \\
     LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 \\
-    python tests/srs/make_anki_preset_balance.py /tmp/anki-clock \\
+    python tests/srs/make_anki_preset_balance.py \\
         tests/srs/data/anki_preset_balance.json
 
 The fuzz recorder's collection (FSRS on, studyapp's default parameters, steps
@@ -28,11 +27,11 @@ import json
 import random
 import sys
 import tempfile
-import time
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 from anki.collection import Collection
+from anki_clock import clock_in
 from make_anki_fuzz_replay import FIRST_ID, START, ZONE, Sitting, sitting_start
 
 from studyapp.srs.scheduler import DEFAULT_PARAMETERS
@@ -45,10 +44,8 @@ BATCHES = {0: ("Alpha", 6), 2: ("Beta", 8), 3: ("Alpha", 8), 5: ("Gamma", 8),
 """Study day → (deck, cards) learned together at that day's sitting."""
 
 
-def main(clock: Path, out: Path) -> None:
-    def set_clock(moment: datetime) -> None:
-        clock.write_text(moment.astimezone(ZONE).strftime("@%Y-%m-%d %H:%M:%S") + "\n")
-        time.sleep(0.005)
+def main(out: Path) -> None:
+    set_clock = clock_in(ZONE)
 
     set_clock(START - timedelta(hours=12))
     col = Collection(str(Path(tempfile.mkdtemp()) / "presets.anki2"))
@@ -124,4 +121,4 @@ def main(clock: Path, out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2]))
+    main(Path(sys.argv[1]))

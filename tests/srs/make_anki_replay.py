@@ -3,11 +3,10 @@
 Run under faketime, which moves the clock of Anki's backend to each review's
 time (Anki takes "now" from the system clock)::
 
-    echo "@2026-03-02 12:00:00" > /tmp/anki-clock
     TZ=Europe/Madrid ANKI_TEST_MODE=1 FAKETIME_NO_CACHE=1 \
-    FAKETIME_TIMESTAMP_FILE=/tmp/anki-clock \
+    FAKETIME="@2026-03-02 12:00:00" \
     LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 \
-    python tests/srs/make_anki_replay.py /tmp/anki-clock tests/srs/data/anki_replay.json
+    python tests/srs/make_anki_replay.py tests/srs/data/anki_replay.json
 
 ANKI_TEST_MODE turns Anki's interval fuzz off. The collection has FSRS on,
 studyapp's default parameters, learning steps 1m 10m, relearning 10m, the
@@ -21,13 +20,13 @@ import json
 import random
 import sys
 import tempfile
-import time
 from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from anki.collection import Collection
 from anki.scheduler_pb2 import CardAnswer
+from anki_clock import clock_in
 
 from studyapp.srs.scheduler import DEFAULT_PARAMETERS
 
@@ -71,11 +70,8 @@ def history() -> list[tuple[str, datetime, int]]:
     return reviews
 
 
-def main(clock: Path, out: Path) -> None:
-    def set_clock(moment: datetime) -> None:
-        # faketime reads the clock file in the local time zone (TZ)
-        clock.write_text(moment.astimezone(ZONE).strftime("@%Y-%m-%d %H:%M:%S") + "\n")
-        time.sleep(0.01)
+def main(out: Path) -> None:
+    set_clock = clock_in(ZONE)
 
     set_clock(START - timedelta(hours=12))  # the collection is made the day before
     folder = Path(tempfile.mkdtemp())
@@ -159,4 +155,4 @@ def main(clock: Path, out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2]))
+    main(Path(sys.argv[1]))
