@@ -26,6 +26,9 @@ from studyapp.study import SessionKind, StudyConfig, StudyService
 from studyapp.study.draws import REPEAT_WINDOW, ShownDraws, draw_marks, repeated
 
 START = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+# sittings at 12:00 and 20:00 UTC on UTC study days, whatever hour the suite runs at
+# (in a zone eight hours west the morning sitting fell on the 04:00 rollover)
+pytestmark = pytest.mark.utc_days
 
 DRILL = """deck: week-drill
 title: Week drill
