@@ -37,7 +37,33 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return 2 * len(os.sched_getaffinity(0))
 
 
+MEMORY = Path("/dev/shm")
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    """Test folders in memory, and compiled modules kept between processes."""
+    _folders_in_memory(config)
+    _keep_compiled_modules()
+
+
+def _folders_in_memory(config: pytest.Config) -> None:
+    """Every test's folders under ``/dev/shm`` where the machine has it.
+
+    Tests write SQLite databases and Anki collections, and each commit waits for the
+    disk to sync: on a busy disk one Anki health check waited 24 s while computing for
+    one. In memory the same files are written and read back the same way. The run's
+    own folder (workers of a parallel run get theirs inside it) is removed at the end;
+    ``--basetemp`` still chooses another place.
+    """
+    if config.option.basetemp or hasattr(config, "workerinput") or not MEMORY.is_dir() \
+            or not os.access(MEMORY, os.W_OK | os.X_OK):
+        return
+    config.option.basetemp = tempfile.mkdtemp(dir=MEMORY, prefix="studyapp-pytest-")
+    config.add_cleanup(lambda: shutil.rmtree(config.option.basetemp, ignore_errors=True))
+
+
+def _keep_compiled_modules() -> None:
     """Compiled modules are kept between processes even where bytecode is not written.
 
     Many tests start ``studyapp`` as a child process; under PYTHONDONTWRITEBYTECODE each
