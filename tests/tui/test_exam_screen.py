@@ -8,11 +8,16 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import Input, Static
 from tui_helpers import FIXED_NOW, footer_label, right_answer, wait_until, wrong_answer
 
 from studyapp.tui.app import StudyApp
 from studyapp.tui.screens.exam import ExamScreen
+
+# FIXED_NOW is a UTC moment: study days and dates are read in UTC, whatever hour the
+# suite runs at (a zone ten hours west showed the day before)
+pytestmark = pytest.mark.utc_days
 
 AppFactory = Callable[..., StudyApp]
 REQUEST = {"posts": ("hbm-kv-cache", "hgx"), "minutes": 10, "count": 4, "seed": 3}

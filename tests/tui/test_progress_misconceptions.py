@@ -7,6 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_progress_screens import open_progress, table
 from textual.widgets import Static
 from tui_helpers import FIXED_NOW, wait_until
@@ -14,6 +15,10 @@ from tui_helpers import FIXED_NOW, wait_until
 from studyapp.questions.model import Question
 from studyapp.study import SessionKind, StudyConfig, StudyService
 from studyapp.tui.screens.question import QuestionScreen
+
+# FIXED_NOW is a UTC moment: study days and dates are read in UTC, whatever hour the
+# suite runs at (a zone ten hours west showed the day before)
+pytestmark = pytest.mark.utc_days
 
 FAMILIES = ("kv-cache-per-token", "kv-cache-total", "max-context-that-fits")
 DECK = "deck: k-only\ntitle: K and V\nlanguage: en\npost: hbm-kv-cache\ncards:\n" + "".join(

@@ -24,6 +24,10 @@ from studyapp.tui.screens.home import HomeScreen
 from studyapp.tui.screens.question import QuestionScreen
 from studyapp.tui.screens.summary import SummaryScreen
 
+# FIXED_NOW is a UTC moment: study days and dates are read in UTC, whatever hour the
+# suite runs at (a zone ten hours west showed the day before)
+pytestmark = pytest.mark.utc_days
+
 AppFactory = Callable[..., StudyApp]
 
 DECK = """deck: one
