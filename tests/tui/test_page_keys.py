@@ -21,7 +21,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, DataTable, Input, Markdown, Select, Static
-from tui_helpers import wait_until
+from tui_helpers import settled, wait_until, wait_up_to
 
 from studyapp import locations
 from studyapp.study.views import SessionTally
@@ -131,14 +131,16 @@ def place(pane: Widget, focused: Widget | None) -> tuple[object, ...]:
     return pane.scroll_y, focused, cursor, pane_cursor
 
 
-async def settle(pilot: Pilot[Any], widget: Widget) -> None:
+async def settle(pilot: Pilot[Any], widget: Widget, step: float | None = 0.1) -> None:
+    """Until the widget's size and scroll stay the same over ``step`` seconds (None: over
+    the app's next idle moment, when nothing it started is still running)."""
     last = None
     for _ in range(40):
         now = (widget.virtual_size, widget.max_scroll_y, widget.scroll_y)
         if now == last:
             return
         last = now
-        await pilot.pause(0.1)
+        await pilot.pause(step)
 
 
 async def own_key_works(app: StudyApp, pilot: Pilot[Any], screen: Screen[Any]) -> None:
@@ -146,7 +148,7 @@ async def own_key_works(app: StudyApp, pilot: Pilot[Any], screen: Screen[Any]) -
     home."""
     for _ in range(2):
         await pilot.press("enter" if isinstance(screen, HomeScreen) else "escape")
-        await pilot.pause(0.2)
+        await wait_up_to(pilot, 0.2, lambda: app.screen is not screen)
         if app.screen is not screen:
             return
     await wait_until(pilot, lambda: app.screen is not screen)
@@ -162,15 +164,16 @@ async def check_scroll_keys(app: StudyApp, pilot: Pilot[Any], name: str) -> bool
         await pilot.press("down", "pagedown", "end", "home", "pageup", "up")
         assert app.screen is screen and screen.focused is focused, name
         return False
-    await settle(pilot, pane)
+    await settle(pilot, pane, step=None)  # the screen has settled(): no timer moves it
     pane.scroll_home(animate=False, immediate=True)  # a dialog opens on its button, below
-    await pilot.pause(0.05)
+    await pilot.wait_for_scheduled_animations()
+    await wait_up_to(pilot, 1.0, lambda: pane.scroll_y == 0)
     for key in ("end", "home", "pagedown", "pageup", "down", "up"):
         if field_uses(focused, key):
             continue
         before = place(pane, screen.focused)
         await pilot.press(key)
-        await pilot.pause(0.05)
+        await wait_up_to(pilot, 1.0, lambda was=before: place(pane, screen.focused) != was)
         await pilot.wait_for_scheduled_animations()
         assert app.screen is screen, f"{key} left {name}"
         assert place(pane, screen.focused) != before, f"{key} did nothing on {name}"
@@ -197,11 +200,13 @@ async def test_every_screen_scrolls_with_its_keys_from_the_first_focus(
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen)
                          and app.screen.overview is not None)
         for entry in registry.SCREENS:
+            popped = app.screen_stack[1:]
             app.go_home()
-            await wait_until(pilot, lambda: len(app.screen_stack) == 1)
-            await pilot.pause(0.3)  # the screens popped are removed
+            await wait_until(pilot, lambda: len(app.screen_stack) == 1
+                             and not any(gone.is_attached for gone in popped))  # noqa: B023
+            await settled(pilot)
             await OPENERS[entry.id](app, pilot)
-            await pilot.pause(0.3)
+            await settled(pilot)
             screen = app.screen
             if await check_scroll_keys(app, pilot, entry.id):
                 scrolled.add(entry.id)
@@ -252,16 +257,18 @@ async def test_a_click_on_text_keeps_the_keys_working(app_factory: AppFactory,
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen)
                          and app.screen.overview is not None)
         await OPENERS[name](app, pilot)
-        await pilot.pause(0.3)
+        await settled(pilot)
         screen = app.screen
         for selector in CLICKS[name]:
             target = screen.query(selector).first()
             assert not target.focusable
             await pilot.click(target)
-            await pilot.pause(0.1)
+            await settled(pilot)  # the focus is given back after the next refresh
+            await wait_up_to(pilot, 1.0, lambda: screen.focused is not None)
             assert screen.focused is not None, f"a click on {selector} left no focus"
         await pilot.click(offset=(SIZE[0] - 1, 0))  # the top line's far end
-        await pilot.pause(0.1)
+        await settled(pilot)
+        await wait_up_to(pilot, 1.0, lambda: screen.focused is not None)
         assert screen.focused is not None
         await own_key_works(app, pilot, screen)
 

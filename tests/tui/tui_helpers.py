@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import time
 from collections.abc import Callable
@@ -36,6 +37,25 @@ async def wait_until(pilot: Pilot[Any], condition: Callable[[], object],
                                  f"{app.screen_stack}; notifications: "
                                  f"{[n.message for n in app._notifications]}")
         await pilot.pause(0.02)
+
+
+async def wait_up_to(pilot: Pilot[Any], seconds: float, condition: Callable[[], object]) -> None:
+    """Let the app run until ``condition()`` holds or ``seconds`` pass; the test's own
+    assertion (with its message) then says whether it held."""
+    end = time.monotonic() + seconds
+    while not condition() and time.monotonic() < end:
+        await asyncio.sleep(0.01)  # the app runs meanwhile; no redraw forced per look
+
+
+async def settled(pilot: Pilot[Any]) -> None:
+    """Let the app finish what it started: every worker done (loads run on the service
+    thread, and one may start another), every message handled and the loop idle."""
+    app = pilot.app
+    while True:
+        await pilot.pause()
+        if all(worker.is_finished for worker in app.workers):
+            return
+        await wait_until(pilot, lambda: all(worker.is_finished for worker in app.workers))
 
 
 async def click_when_drawn(pilot: Pilot[Any], widget: Widget) -> None:
