@@ -87,9 +87,19 @@ def _day_start(day: date, rollover_hour: int, zone: tzinfo) -> datetime:
 def day_bounds(moment: datetime, rollover_hour: int = 4,
                zone: tzinfo | None = None) -> tuple[datetime, datetime]:
     """Start and end (UTC) of the study day containing ``moment``."""
+    if moment.tzinfo is UTC:
+        return _cached_day_bounds(moment, rollover_hour, zone or local_zone())
+    return _day_bounds(moment, rollover_hour, zone)
+
+
+def _day_bounds(moment: datetime, rollover_hour: int,
+                zone: tzinfo | None) -> tuple[datetime, datetime]:
     day = study_day(moment, rollover_hour, zone)
     return (day_start(day, rollover_hour, zone),
             day_start(day + timedelta(days=1), rollover_hour, zone))
+
+
+_cached_day_bounds = lru_cache(maxsize=_CACHED)(_day_bounds)
 
 
 DAY = timedelta(days=1)
