@@ -49,24 +49,57 @@ def _zone_name(tz_variable: str | None) -> str | None:
     return name if found and name else None
 
 
+# An exam plan asks for the same few hundred days and moments tens of thousands of
+# times (one walk per card, every branch on the same study hours). Each answer is a
+# pure function of an instant (or a day), the rollover hour and the zone, so it is
+# kept for UTC moments (what the scheduler passes). Other moments are not: a naive one
+# is read in the system's zone, which may change, and two local times of one zone
+# compare by wall clock, so the two 01:30 of a clock change would share an entry.
+_CACHED = 1 << 14
+
+
 def study_day(moment: datetime, rollover_hour: int = 4, zone: tzinfo | None = None) -> date:
     """The study day ``moment`` belongs to."""
-    local = moment.astimezone(zone or local_zone())
+    if moment.tzinfo is not UTC:
+        return _study_day(moment, rollover_hour, zone or local_zone())
+    return _cached_study_day(moment, rollover_hour, zone or local_zone())
+
+
+def _study_day(moment: datetime, rollover_hour: int, zone: tzinfo) -> date:
+    local = moment.astimezone(zone)
     return (local - timedelta(hours=rollover_hour)).date()
+
+
+_cached_study_day = lru_cache(maxsize=_CACHED)(_study_day)
 
 
 def day_start(day: date, rollover_hour: int = 4, zone: tzinfo | None = None) -> datetime:
     """When study day ``day`` starts, in UTC."""
-    local = datetime.combine(day, time(hour=rollover_hour), tzinfo=zone or local_zone())
+    return _day_start(day, rollover_hour, zone or local_zone())
+
+
+@lru_cache(maxsize=_CACHED)
+def _day_start(day: date, rollover_hour: int, zone: tzinfo) -> datetime:
+    local = datetime.combine(day, time(hour=rollover_hour), tzinfo=zone)
     return local.astimezone(UTC)
 
 
 def day_bounds(moment: datetime, rollover_hour: int = 4,
                zone: tzinfo | None = None) -> tuple[datetime, datetime]:
     """Start and end (UTC) of the study day containing ``moment``."""
+    if moment.tzinfo is UTC:
+        return _cached_day_bounds(moment, rollover_hour, zone or local_zone())
+    return _day_bounds(moment, rollover_hour, zone)
+
+
+def _day_bounds(moment: datetime, rollover_hour: int,
+                zone: tzinfo | None) -> tuple[datetime, datetime]:
     day = study_day(moment, rollover_hour, zone)
     return (day_start(day, rollover_hour, zone),
             day_start(day + timedelta(days=1), rollover_hour, zone))
+
+
+_cached_day_bounds = lru_cache(maxsize=_CACHED)(_day_bounds)
 
 
 DAY = timedelta(days=1)
@@ -92,5 +125,14 @@ def elapsed_to(last_review: datetime, day_end: datetime) -> int:
 
 def days_later(moment: datetime, days: int, zone: tzinfo | None = None) -> datetime:
     """``moment`` moved ``days`` study days on, at the same local time (UTC)."""
-    local = moment.astimezone(zone or local_zone())
+    if moment.tzinfo is not UTC:
+        return _days_later(moment, days, zone or local_zone())
+    return _cached_days_later(moment, days, zone or local_zone())
+
+
+def _days_later(moment: datetime, days: int, zone: tzinfo) -> datetime:
+    local = moment.astimezone(zone)
     return (local + timedelta(days=days)).astimezone(UTC)
+
+
+_cached_days_later = lru_cache(maxsize=_CACHED)(_days_later)

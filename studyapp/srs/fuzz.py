@@ -32,11 +32,14 @@ FUZZ_BANDS: tuple[tuple[float, float, float], ...] = (
 
 
 _FLOAT32 = struct.Struct("<f")
+_PACK32 = _FLOAT32.pack
+_UNPACK32 = _FLOAT32.unpack
 
 
 def f32(value: float) -> float:
     """``value`` rounded to float32, as Rust's f32 arithmetic keeps it."""
-    return float(_FLOAT32.unpack(_FLOAT32.pack(value))[0])
+    result: float = _UNPACK32(_PACK32(value))[0]  # a float already: "f" unpacks to one
+    return result
 
 
 _FUZZ_BANDS_F32 = tuple((start, end, f32(share)) for start, end, share in FUZZ_BANDS)
