@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
+from module_caches import let_go_at_module_end
 
 from studyapp.decks import load_deck
 from studyapp.decks.deck_model import Deck
@@ -65,13 +66,6 @@ def decks() -> tuple[tuple[Path, Deck], ...]:
     return tuple((path, load_deck(path)) for path in sorted((ROOT / "decks").glob("*/*.yaml")))
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _forget_decks() -> Iterator[None]:
-    """The decks are let go when the module ends, not kept for the rest of the process."""
-    yield
-    decks.cache_clear()
-
-
 def deck_texts(lang: str) -> Iterator[tuple[str, str]]:
     for path, deck in decks():
         for card in deck.cards:
@@ -115,3 +109,6 @@ def test_a_variant_is_caught_and_a_gloss_is_allowed() -> None:
     assert not problems("el punto de equilibrio (ridge point) y un lote", "es")
     assert problems("1 billones de tokens", "es")
     assert not problems("15 billones de tokens", "es")
+
+
+_forget_decks = let_go_at_module_end(decks)

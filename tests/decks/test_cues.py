@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from module_caches import let_go_at_module_end
 
 from studyapp import locations
 from studyapp.decks import load_deck
@@ -43,14 +44,6 @@ SEEDS = range(60)
 
 def deck_paths() -> list[Path]:
     return sorted(locations.builtin_decks_dir().rglob("*.yaml"))
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _forget_decks() -> Iterator[None]:
-    """The module's decks are let go when it ends: kept alive, the rest of the test process
-    would scan them at every full garbage collection."""
-    yield
-    builtin_decks.cache_clear()
 
 
 @functools.cache
@@ -173,3 +166,6 @@ def test_deck_validate_warns_an_instructor_at_the_card(tmp_path: Path) -> None:
         "answer: true", "answer: true\n    fact: h200-memory"), encoding="utf-8")
     lines, _ = validation_report([path], "en")
     assert not any("gives away" in line for line in lines), lines
+
+
+_forget_decks = let_go_at_module_end(builtin_decks)

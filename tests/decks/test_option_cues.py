@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from module_caches import let_go_at_module_end
 
 from studyapp import locations
 from studyapp.decks import load_deck
@@ -56,16 +57,6 @@ Card = tuple[str, list[str], int]
 
 def deck_paths() -> list[Path]:
     return sorted(locations.builtin_decks_dir().rglob("*.yaml"))
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _forget_decks() -> Iterator[None]:
-    """The module's decks are let go when it ends: kept alive, the rest of the test process
-    would scan them at every full garbage collection."""
-    yield
-    builtin_decks.cache_clear()
-    authored.cache_clear()
-    generated.cache_clear()
 
 
 @functools.cache
@@ -187,3 +178,6 @@ def test_a_lone_figure_and_a_lone_plural_are_marks() -> None:
 def test_grammatical_number_reads_the_first_noun(text: str, lang: str,
                                                  number: str | None) -> None:
     assert grammatical_number(text, lang) == number
+
+
+_forget_decks = let_go_at_module_end(builtin_decks, authored, generated)

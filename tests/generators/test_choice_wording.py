@@ -8,10 +8,10 @@ learnt nothing about the hardware. Checked in both languages over many draws.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from functools import cache
 
 import pytest
+from module_caches import let_go_at_module_end
 
 from studyapp.catalog import load_catalog
 from studyapp.questions.generators import registered_families
@@ -24,14 +24,6 @@ CHOICE_FAMILIES = [name for name, family in registered_families().items()
                    if family.kind is Kind.CHOICE]
 WORD = re.compile(r"[^\W\d_]{4,}")
 COMMON = {"para", "with", "that", "this", "what", "which", "más", "menos", "cuál", "cuáles"}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _forget_draws() -> Iterator[None]:
-    """The module's draws are let go when it ends: kept alive, the rest of the test process
-    would scan them at every full garbage collection."""
-    yield
-    draws.cache_clear()
 
 
 @cache
@@ -78,3 +70,6 @@ def test_figures_among_the_choices_are_written_alike(name: str, lang: str) -> No
             continue
         decimals = {mark in f.group(0).rstrip(".,") for f in figures if f}
         assert len(decimals) == 1, q.choices
+
+
+_forget_draws = let_go_at_module_end(draws)

@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
 import pytest
+from module_caches import let_go_at_module_end
 
 from studyapp.catalog import load_catalog
 from studyapp.infra import (
@@ -62,14 +63,6 @@ GB, TB = 1e9, 1e12
 SPANISH_INSTANCES = 250
 """Draws compared across languages (the language never changes a draw): a quarter of
 the English ones, which are all checked; the quality gate reads Spanish draws too."""
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _forget_draws() -> Iterator[None]:
-    """The module's draws are let go when it ends: kept alive, the rest of the test process
-    would scan them at every full garbage collection."""
-    yield
-    instances.cache_clear()
 
 
 @cache
@@ -333,3 +326,5 @@ def test_weights_load_time_matches_the_storage_post() -> None:
     assert seen[40.0] == pytest.approx(3.53, abs=0.01)
     assert seen[13.0] == pytest.approx(10.85, abs=0.01)
 
+
+_forget_draws = let_go_at_module_end(instances)

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
 
 import pytest
+from module_caches import let_go_at_module_end
 
 from studyapp.catalog.posts import figures_rows, list_posts, load_post
 from studyapp.i18n import field_labels
@@ -48,14 +48,6 @@ def _texts(question: Question) -> list[str]:
     for part in question.parts:
         texts += [part.question.prompt, part.question.explanation or "", part.method or ""]
     return [t for t in texts if t]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _forget_draws() -> Iterator[None]:
-    """The module's draws are let go when it ends: kept alive, the rest of the test process
-    would scan them at every full garbage collection."""
-    yield
-    _drawn.cache_clear()
 
 
 @functools.cache
@@ -116,3 +108,6 @@ def test_the_checks_catch_what_they_name() -> None:
     assert not BILLIONS.search("46,7 mil millones × 2 B = 93,4 GB")
     assert not BILLIONS.search(_product_free("Llama 3.1 70B (70,55 mil millones de parámetros)"))
     assert ONE_PLURAL.search("hace el prefill de 1 prompts") and not ONE_PLURAL.search("11 GPUs")
+
+
+_forget_draws = let_go_at_module_end(_drawn)

@@ -7,10 +7,10 @@ figures below are recomputed here and looked for in the text.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from functools import cache
 
 import pytest
+from module_caches import let_go_at_module_end
 
 from studyapp.catalog import load_catalog
 from studyapp.infra import kv_bytes_per_token, usable_bytes, weights_bytes
@@ -23,14 +23,6 @@ from studyapp.questions.model import Question
 
 LANGS = ("es", "en")
 RUNS = 200
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _forget_draws() -> Iterator[None]:
-    """The module's draws are let go when it ends: kept alive, the rest of the test process
-    would scan them at every full garbage collection."""
-    yield
-    run.cache_clear()
 
 
 @cache
@@ -281,3 +273,6 @@ def test_kv_per_token_reads_alike_in_prompt_and_solution(name: str, lang: str) -
         in_prompt = KV_FIGURE.findall(q.prompt)
         assert len(in_prompt) == 1, q.prompt
         assert f"= {in_prompt[0]} KB" in q.explanation, (q.prompt, q.explanation)
+
+
+_forget_draws = let_go_at_module_end(run)
