@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from alembic import op
 
+from studyapp.store.migrations.statistics import refresh_statistics
+
 revision = "0002_stats_indexes"
 down_revision = "0001_initial"
 branch_labels = None
@@ -21,8 +23,7 @@ depends_on = None
 def upgrade() -> None:
     op.create_index("ix_review_logs_profile_card", "review_logs",
                     ["profile_id", "card_id", "correct", "duration_ms", "state_before"])
-    # statistics for every index, so no planner judges the new one on old numbers
-    op.execute("ANALYZE")
+    refresh_statistics()
 
 
 def downgrade() -> None:

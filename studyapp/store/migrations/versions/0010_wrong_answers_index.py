@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from alembic import op
 
+from studyapp.store.migrations.statistics import refresh_statistics
+
 revision = "0010_wrong_answers_index"
 down_revision = "0009_published_decks"
 branch_labels = None
@@ -31,7 +33,7 @@ def upgrade() -> None:
         op.execute("CREATE INDEX ix_review_logs_wrong ON review_logs "
                    "(card_id, response, params, seed, lang) "
                    "WHERE correct = 0 AND response IS NOT NULL")
-    op.execute("ANALYZE")
+    refresh_statistics()
 
 
 def downgrade() -> None:
