@@ -29,9 +29,6 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 PERF = Path(__file__).parent / "perf"
 STORE_TESTS = Path(__file__).parent / "store"
-# folders whose tests switch to other user folders in-process (tests/deck_cache.py)
-SEEDED_TESTS = tuple(Path(__file__).parent / name for name in ("stats", "store", "study",
-                                                                 "tuning"))
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
@@ -133,11 +130,10 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
 @pytest.fixture(autouse=True)
 def _checked_decks_in_every_home(_isolated_home: Path, request: pytest.FixtureRequest,
                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """In the folders that switch users, a user folder a test switches to starts with the
-    checked built-in decks, as the test's own folder does (tests/deck_cache.py); not for
-    tests of the cache itself."""
-    if any(folder in request.path.parents for folder in SEEDED_TESTS) \
-            and not request.node.get_closest_marker("cold_deck_cache"):
+    """A user folder a test switches to in-process starts with the checked built-in
+    decks, as the test's own folder does (tests/deck_cache.py); not for tests of the
+    cache itself."""
+    if not request.node.get_closest_marker("cold_deck_cache"):
         seed_new_caches(monkeypatch)
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from deck_cache import with_checked_decks
 
 from studyapp.cli import main
 
@@ -95,7 +96,7 @@ def test_output_piped_into_a_reader_that_stops_ends_quietly(
     import subprocess
     import sys
 
-    env = {**__import__("os").environ, "STUDYAPP_HOME": str(tmp_path / "home")}
+    env = {**__import__("os").environ, "STUDYAPP_HOME": str(with_checked_decks(tmp_path / "home"))}
     proc = subprocess.Popen([sys.executable, "-m", "studyapp", "--lang", "en", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     assert proc.stdout is not None and proc.stderr is not None

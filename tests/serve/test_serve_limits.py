@@ -21,6 +21,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from deck_cache import with_checked_decks
 from serve_processes import child_pids, interrupt
 
 from studyapp.tui.serve import share_url
@@ -93,7 +94,8 @@ class Server:
     def __init__(self, tmp_path: Path, *args: str) -> None:
         self.port = free_port()
         self.log = tmp_path / "serve.log"
-        env = os.environ | {"STUDYAPP_HOME": str(tmp_path / "home"), "PYTHONUNBUFFERED": "1"}
+        home = with_checked_decks(tmp_path / "home")  # the built-in decks checked, as in every home
+        env = os.environ | {"STUDYAPP_HOME": str(home), "PYTHONUNBUFFERED": "1"}
         env.pop("STUDYAPP_DB", None)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "studyapp", "--db", f"sqlite:///{tmp_path / 's.sqlite3'}",

@@ -18,6 +18,7 @@ from urllib.parse import unquote, urlsplit
 import aiohttp
 import pytest
 from backends import PG_URL
+from deck_cache import with_checked_decks
 from serve_processes import child_pids, interrupt
 
 from studyapp.tui.serve_door import Throttle, derived_key
@@ -33,7 +34,8 @@ class Server:
 
     def __init__(self, tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> None:
         self.out, self.err = tmp_path / "serve.out", tmp_path / "serve.err"
-        environment = os.environ | {"STUDYAPP_HOME": str(tmp_path / "home"),
+        home = with_checked_decks(tmp_path / "home")  # the built-in decks checked, as in every home
+        environment = os.environ | {"STUDYAPP_HOME": str(home),
                                     "PYTHONUNBUFFERED": "1"} | (env or {})
         environment.setdefault("STUDYAPP_DB", f"sqlite:///{tmp_path / 's.sqlite3'}")
         if not env or "STUDYAPP_TOKEN" not in env:
@@ -81,6 +83,8 @@ def raw(port: int, target: str, headers: dict[str, str] | None = None,
         chunks = []
         while chunk := conn.recv(65536):
             chunks.append(chunk)
+            if b"".join(chunks).startswith(b"HTTP/1.1 101 ") and b"\r\n\r\n" in b"".join(chunks):
+                break  # an opened WebSocket stays open: its head is the whole answer
     head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
     status_line, *header_lines = head.decode("latin-1").split("\r\n")
     found: dict[str, list[str]] = {}
