@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from backends import PG_URL, fresh_pg_schema
+from compiled_modules import keep_compiled_modules
 from deck_cache import seed_new_caches
 from hypothesis import settings
 from zones import local_time_zone
@@ -45,7 +46,7 @@ MEMORY = Path("/dev/shm")
 def pytest_configure(config: pytest.Config) -> None:
     """Test folders in memory, and compiled modules kept between processes."""
     _folders_in_memory(config)
-    _keep_compiled_modules()
+    keep_compiled_modules(config)
 
 
 def _folders_in_memory(config: pytest.Config) -> None:
@@ -62,25 +63,6 @@ def _folders_in_memory(config: pytest.Config) -> None:
         return
     config.option.basetemp = tempfile.mkdtemp(dir=MEMORY, prefix="studyapp-pytest-")
     config.add_cleanup(lambda: shutil.rmtree(config.option.basetemp, ignore_errors=True))
-
-
-def _keep_compiled_modules() -> None:
-    """Compiled modules are kept between processes even where bytecode is not written.
-
-    Many tests start ``studyapp`` as a child process; under PYTHONDONTWRITEBYTECODE each
-    one compiled every module it imports again (0.1 s of CPU for ``calc``, more for the
-    store's commands). The test run keeps them in a folder of its own instead (never in
-    the source tree), which later processes and later runs read.
-    """
-    if not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX"):
-        return
-    getuid = getattr(os, "getuid", None)
-    folder = Path(tempfile.gettempdir()) / f"studyapp-test-pycache-{getuid() if getuid else 0}"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    if getuid is not None and folder.stat().st_uid != getuid():
-        return  # someone else's folder: compile as before
-    os.environ["PYTHONPYCACHEPREFIX"] = str(folder)
-    del os.environ["PYTHONDONTWRITEBYTECODE"]
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
