@@ -218,15 +218,16 @@ def _print_card(detail: Any, lang: str) -> None:
 def stats(ctx: click.Context, as_json: bool, card_ref: str | None, plot: bool,
           plain: bool) -> None:
     """Progress of one profile: posts, retention, calendar, forecast, weak cards."""
-    # loaded when the command runs, so that --help stays fast
-    from studyapp.progress import card_drilldown, learner_stats
-    from studyapp.progress.series import card_curve, progress_series
-    from studyapp.study.regraded import take_regrade_notices
-
     plot = plot or plain
 
     settings = current_settings(ctx)
     service = make_service(settings)
+    # loaded when the command runs, so that --help stays fast, and once the store is
+    # open, so that a bad database URL is told without loading them
+    from studyapp.progress import card_drilldown, learner_stats
+    from studyapp.progress.series import card_curve, progress_series
+    from studyapp.study.regraded import take_regrade_notices
+
     try:
         if card_ref:
             deck_id, sep, card_key = card_ref.rpartition("/")
