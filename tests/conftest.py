@@ -33,12 +33,12 @@ STORE_TESTS = Path(__file__).parent / "store"
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """One test process more than the cores for ``-n auto``: the terminal, browser and
-    server tests spend some of their time waiting on a child process or a redraw, and the
-    extra process uses that time. More cost more than they gain (each collects the whole
-    suite and readies its own fixtures, and they crowd each other's caches): on two cores
-    the suite took 423 s with two processes, 328 s with three and 357-385 s with four."""
-    return len(os.sched_getaffinity(0)) + 1
+    """Two test processes a core for ``-n auto``: the terminal, browser and server tests
+    spend much of their time waiting on a child process or a redraw, and a second process
+    uses that time. On two cores, in ``.ci/run``, the suite took 356-365 s with four
+    processes and 378 s with three (twice); 423 s with two.
+    ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still sets the number."""
+    return 2 * len(os.sched_getaffinity(0))
 
 
 MEMORY = Path("/dev/shm")
