@@ -7,8 +7,10 @@ count study days.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
+from typing import Any, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 
@@ -57,20 +59,28 @@ def _zone_name(tz_variable: str | None) -> str | None:
 # compare by wall clock, so the two 01:30 of a clock change would share an entry.
 _CACHED = 1 << 14
 
+_Answer = TypeVar("_Answer")
+
+
+def _kept_for_utc(work: Callable[..., _Answer]) -> Callable[..., _Answer]:
+    """``work(moment, *rest)``, its answers kept for UTC moments only (see above)."""
+    kept = lru_cache(maxsize=_CACHED)(work)
+
+    def answer(moment: datetime, *rest: Any) -> _Answer:
+        return kept(moment, *rest) if moment.tzinfo is UTC else work(moment, *rest)
+
+    return answer
+
 
 def study_day(moment: datetime, rollover_hour: int = 4, zone: tzinfo | None = None) -> date:
     """The study day ``moment`` belongs to."""
-    if moment.tzinfo is not UTC:
-        return _study_day(moment, rollover_hour, zone or local_zone())
-    return _cached_study_day(moment, rollover_hour, zone or local_zone())
+    return _study_day(moment, rollover_hour, zone or local_zone())
 
 
+@_kept_for_utc
 def _study_day(moment: datetime, rollover_hour: int, zone: tzinfo) -> date:
     local = moment.astimezone(zone)
     return (local - timedelta(hours=rollover_hour)).date()
-
-
-_cached_study_day = lru_cache(maxsize=_CACHED)(_study_day)
 
 
 def day_start(day: date, rollover_hour: int = 4, zone: tzinfo | None = None) -> datetime:
@@ -87,19 +97,15 @@ def _day_start(day: date, rollover_hour: int, zone: tzinfo) -> datetime:
 def day_bounds(moment: datetime, rollover_hour: int = 4,
                zone: tzinfo | None = None) -> tuple[datetime, datetime]:
     """Start and end (UTC) of the study day containing ``moment``."""
-    if moment.tzinfo is UTC:
-        return _cached_day_bounds(moment, rollover_hour, zone or local_zone())
-    return _day_bounds(moment, rollover_hour, zone)
+    return _day_bounds(moment, rollover_hour, zone or local_zone())
 
 
+@_kept_for_utc
 def _day_bounds(moment: datetime, rollover_hour: int,
-                zone: tzinfo | None) -> tuple[datetime, datetime]:
+                zone: tzinfo) -> tuple[datetime, datetime]:
     day = study_day(moment, rollover_hour, zone)
     return (day_start(day, rollover_hour, zone),
             day_start(day + timedelta(days=1), rollover_hour, zone))
-
-
-_cached_day_bounds = lru_cache(maxsize=_CACHED)(_day_bounds)
 
 
 DAY = timedelta(days=1)
@@ -125,14 +131,10 @@ def elapsed_to(last_review: datetime, day_end: datetime) -> int:
 
 def days_later(moment: datetime, days: int, zone: tzinfo | None = None) -> datetime:
     """``moment`` moved ``days`` study days on, at the same local time (UTC)."""
-    if moment.tzinfo is not UTC:
-        return _days_later(moment, days, zone or local_zone())
-    return _cached_days_later(moment, days, zone or local_zone())
+    return _days_later(moment, days, zone or local_zone())
 
 
+@_kept_for_utc
 def _days_later(moment: datetime, days: int, zone: tzinfo) -> datetime:
     local = moment.astimezone(zone)
     return (local + timedelta(days=days)).astimezone(UTC)
-
-
-_cached_days_later = lru_cache(maxsize=_CACHED)(_days_later)
