@@ -24,6 +24,7 @@ import os
 import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
@@ -46,13 +47,12 @@ def keep_compiled_modules(config: pytest.Config) -> None:
     os.environ["PYTHONPYCACHEPREFIX"] = str(folder)
     del os.environ["PYTHONDONTWRITEBYTECODE"]
     if not hasattr(config, "workerinput") and getattr(config.option, "numprocesses", 0):
-        _prepare(folder)
-        _rewrite_tests(config)
+        _prepare(folder, config)
 
 
-def _prepare(folder: Path) -> None:
-    """Link the compiled files installed beside their sources into ``folder`` and compile
-    the project there, once, for the workers to read."""
+def _prepare(folder: Path, config: pytest.Config) -> None:
+    """Link the compiled files installed beside their sources into ``folder``, compile
+    the project there and rewrite the test modules, once, for the workers to read."""
     sys.pycache_prefix = str(folder)  # cache_from_source now names files in ``folder``
     tops = [top for entry in dict.fromkeys(sys.path) if (top := Path(entry or ".").resolve())
             .is_dir() and top != ROOT and ROOT not in top.parents]
@@ -64,9 +64,15 @@ def _prepare(folder: Path) -> None:
             _link_compiled(top)
         done.touch()
     compileall.compile_dir(ROOT / "studyapp", quiet=2, workers=0)
-    for helper in (ROOT / "tests").rglob("*.py"):  # test modules are rewritten instead
-        if not helper.name.startswith("test_") and helper.name != "conftest.py":
-            compileall.compile_file(helper, quiet=2)
+    patterns = config.getini("python_files")
+    rewritten = []
+    for module in sorted((ROOT / "tests").rglob("*.py")):
+        # pytest rewrites the asserts of test modules and conftests as it imports them
+        if module.name == "conftest.py" or any(fnmatch(module.name, p) for p in patterns):
+            rewritten.append(module)
+        else:
+            compileall.compile_file(module, quiet=2)
+    _rewrite_tests(config, rewritten)
 
 
 def _link_compiled(top: Path) -> None:
@@ -86,20 +92,18 @@ def _link_compiled(top: Path) -> None:
                 linked.symlink_to(installed)
 
 
-def _rewrite_tests(config: pytest.Config) -> None:
-    """The test modules with their asserts rewritten, as pytest keeps them, so that the
+def _rewrite_tests(config: pytest.Config, modules: list[Path]) -> None:
+    """``modules`` with their asserts rewritten, as pytest keeps them, so that the
     workers read them instead of each rewriting every one (with pytest's own functions:
     where they are not as this pytest has them, each worker rewrites, as before)."""
+    perf = ROOT / "tests" / "perf"  # not collected unless asked for
     try:
-        from _pytest.assertion.rewrite import PYC_TAIL, _read_pyc, get_cache_dir
-    except ImportError:
+        from _pytest.assertion.rewrite import _read_pyc
+
+        stale = [module for module in modules if perf not in module.parents
+                 and _read_pyc(module, _rewritten_pyc(module)) is None]
+    except (ImportError, TypeError):
         return
-    perf = ROOT / "tests" / "perf"
-    stale = [module for module in sorted((ROOT / "tests").rglob("*.py"))
-             if perf not in module.parents
-             and (module.name.startswith("test_") or module.name == "conftest.py")
-             and _read_pyc(module, get_cache_dir(module) / (module.name[:-3] + PYC_TAIL))
-             is None]
     if not stale:
         return
     global _CONFIG
@@ -118,20 +122,21 @@ _CONFIG: pytest.Config | None = None
 """The run's configuration, for the forked processes that rewrite test modules."""
 
 
+def _rewritten_pyc(module: Path) -> Path:
+    """Where pytest keeps ``module`` with its asserts rewritten."""
+    from _pytest.assertion.rewrite import PYC_TAIL, get_cache_dir
+
+    return get_cache_dir(module) / (module.name[:-3] + PYC_TAIL)
+
+
 def _rewrite(modules: list[Path]) -> None:
     try:
-        from _pytest.assertion.rewrite import (
-            PYC_TAIL,
-            _rewrite_test,
-            _write_pyc,
-            assertstate_key,
-            get_cache_dir,
-        )
+        from _pytest.assertion.rewrite import _rewrite_test, _write_pyc, assertstate_key
 
         assert _CONFIG is not None
         state = _CONFIG.stash[assertstate_key]
         for module in modules:
-            pyc = get_cache_dir(module) / (module.name[:-3] + PYC_TAIL)
+            pyc = _rewritten_pyc(module)
             pyc.parent.mkdir(parents=True, exist_ok=True)
             source_stat, code = _rewrite_test(module, _CONFIG)
             _write_pyc(state, code, source_stat, pyc)
