@@ -10,15 +10,8 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-import yaml
-
-from studyapp import locations
+from studyapp import content_cache, locations
 from studyapp.config import LANGS, default_lang
-
-try:  # the C loader is much faster; both are safe loaders
-    from yaml import CSafeLoader as _SafeLoader
-except ImportError:  # pragma: no cover - PyYAML without libyaml
-    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
 
 __all__ = ["LANGS", "default_lang", "field_labels", "i18n_dir", "strings", "t", "unit_label"]
 
@@ -29,11 +22,23 @@ def i18n_dir() -> Path:
 
 @cache
 def strings(lang: str) -> dict[str, str]:
-    """All UI strings for ``lang``, merged from every area file."""
+    """All UI strings for ``lang``, merged from every area file (kept as JSON between
+    starts: ``content_cache``)."""
+    paths = sorted(i18n_dir().glob(f"*.{lang}.yaml"))
+    return content_cache.kept(f"strings.{lang}", paths, lambda: read_strings(paths),
+                              to_json=dict, from_json=content_cache.string_table)
+
+
+def read_strings(paths: list[Path]) -> dict[str, str]:
+    """The area files ``paths`` merged into one table, later files winning."""
+    # PyYAML costs 10 ms of the app's start, which reads the strings' JSON copy instead
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader when libyaml is there
     merged: dict[str, str] = {}
-    for path in sorted(i18n_dir().glob(f"*.{lang}.yaml")):
+    for path in paths:
         with path.open("rb") as fh:
-            data = yaml.load(fh, Loader=_SafeLoader) or {}
+            data = yaml.load(fh, Loader=loader) or {}
         for key, value in data.items():
             merged[str(key)] = str(value)
     return merged

@@ -47,6 +47,10 @@ DEFERRED: dict[str, str] = {
     "markdown_it": "0.08 s, only for the post reader's Markdown",
     "platformdirs": "0.06 s, only when no STUDYAPP_HOME says where the user's files go",
     "plotext": "the terminal charts' drawing, only for --plot",
+    "yaml": "PyYAML costs 10 ms of the app's start, whose strings and post headings come "
+            "from their JSON copy (studyapp.content_cache)",
+    "importlib.metadata": "9 ms of the app's start (email, zipfile): only to name the "
+                          "installed versions in a failure",
     "textual_plotext": "textual-plotext's figure (Textual beneath it), only for --plot",
 }
 """Imported module (or package) -> why it waits for first use."""

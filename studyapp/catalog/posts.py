@@ -18,19 +18,12 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import yaml
-
 from studyapp import locations
 from studyapp.catalog.errors import UnknownIdError
 from studyapp.i18n import strings
 
 if TYPE_CHECKING:
     from studyapp.catalog.loader import Catalog
-
-try:  # the C loader is much faster; both are safe loaders
-    from yaml import CSafeLoader as SafeLoader
-except ImportError:  # pragma: no cover - pure-Python PyYAML
-    from yaml import SafeLoader  # type: ignore[assignment]
 
 SECTIONS: tuple[str, ...] = ("intro", "memory", "accelerators", "systems", "network", "storage")
 """Section ids in reading order (docs/architecture.md)."""
@@ -154,9 +147,13 @@ def _figures(value: object, where: str) -> FigureTable | None:
 def parse_post(text: str, slug: str, lang: str) -> Post:
     """Build a Post from a file's text (no disk access; used by tests too)."""
     where = f"{slug}.{lang}.md"
+    # PyYAML costs 10 ms of the app's start, which reads the headings' JSON copy instead
+    import yaml
+
     head, body = split_front_matter(text)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # safe_load, in C when available
     try:
-        data = yaml.load(head, Loader=SafeLoader)  # SafeLoader: safe_load, in C when available
+        data = yaml.load(head, Loader=loader)
     except yaml.YAMLError as exc:
         raise PostError(f"{where}: front matter is not valid YAML: {exc}") from exc
     if not isinstance(data, dict):

@@ -16,7 +16,6 @@ failure naming the installed versions.
 from __future__ import annotations
 
 import re
-from importlib.metadata import version
 from types import ModuleType
 
 import rich._wrap
@@ -57,4 +56,7 @@ def applied() -> bool:
 
 def versions() -> str:
     """The installed versions the patch met, for the failure message."""
+    # importlib.metadata costs 9 ms of the app's start (email, zipfile): only for this message
+    from importlib.metadata import version
+
     return f"rich {version('rich')}, textual {version('textual')}"
