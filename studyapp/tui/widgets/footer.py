@@ -131,7 +131,12 @@ class SteadyFooter(Footer):
             return
         if self.is_attached and screen is self.screen and not self._pending:
             self._pending = True
-            self.call_later(self._update_keys)  # in the frame the key changes are seen
+            if self._plan is None:
+                # the first keys after the screen's first frame, as Textual's footer draws
+                # them: drawing them before it made the home screen paint 16 ms later
+                self.call_after_refresh(self._update_keys)
+            else:
+                self.call_later(self._update_keys)  # in the frame the key changes are seen
 
     async def _update_keys(self) -> None:
         """Show and hide the keys drawn; draw afresh only when a key is new."""
