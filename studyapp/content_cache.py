@@ -26,10 +26,10 @@ from studyapp.files import FileRefused, read_regular, write_text_replacing
 T = TypeVar("T")
 
 FORMAT = 1
-"""Raised when what a copy holds changes shape, so copies of the old shape are not read."""
+"""Bumped when what a copy holds changes shape, so copies of the old shape are not read."""
 
 MOST_BYTES = 4 * 1024 * 1024
-"""A copy larger than this is not read (the strings of both languages take about 0.4 MB)."""
+"""A copy larger than this is not read (the strings of one language take about 0.2 MB)."""
 
 
 def folder() -> Path:
