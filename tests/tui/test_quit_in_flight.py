@@ -141,3 +141,36 @@ async def test_an_answer_a_killed_app_held_is_recorded_and_said_on_home(
         assert said.endswith("…") and len(said) < 200  # the card named, not a screenful
     (deck, card, rating, correct, _), = review_rows(db_path)
     assert (deck, card, rating, correct) == ("post-intro", "gen-x", 3, 1)
+
+
+async def test_quitting_while_the_summary_screen_mounts_raises_nothing(
+        app_factory: AppFactory) -> None:
+    """Esc on the last feedback pushes the summary as the app may be quitting: the screen
+    must not query widgets that quitting has already removed."""
+    from datetime import timedelta
+
+    from studyapp.study import SessionTally
+    from studyapp.tui.screens.summary import SummaryScreen
+
+    app = app_factory()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        app.push_screen(SummaryScreen(SessionTally(2, 1, timedelta(minutes=1), (), False)))
+        app.exit()
+    assert app.return_code == 0
+
+
+async def test_the_summary_screen_focuses_its_home_button(app_factory: AppFactory) -> None:
+    from datetime import timedelta
+
+    from textual.widgets import Button
+
+    from studyapp.study import SessionTally
+    from studyapp.tui.screens.summary import SummaryScreen
+
+    app = app_factory()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        app.push_screen(SummaryScreen(SessionTally(2, 1, timedelta(minutes=1), (), False)))
+        await wait_until(pilot, lambda: isinstance(app.focused, Button))
+        assert app.focused is not None and app.focused.id == "summary-home"

@@ -39,6 +39,9 @@ class SummaryScreen(StudyScreen):
         Binding("enter,escape", "home", "tui.key.home", id="summary.home"),
         Binding("r", "review", "tui.key.review", id="summary.review"),
     ]
+    # Textual focuses it once the screen is shown: a query in on_mount failed when the app
+    # quit while the screen was still being mounted (its widgets already gone)
+    AUTO_FOCUS = "#summary-home"
 
     def __init__(self, tally: SessionTally) -> None:
         super().__init__(id="summary-screen")
@@ -83,10 +86,6 @@ class SummaryScreen(StudyScreen):
         for index in sorted(counts):
             lines.append(self.tr(f"tui.summary.bucket{index}", count=counts[index]))
         return "\n".join(lines)
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.query_one("#summary-home", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_home()
