@@ -98,6 +98,12 @@ async def test_ctrl_q_with_an_answer_typed_asks_first(app_factory: AppFactory) -
         await pilot.press("ctrl+q")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         assert app.is_running
+        await wait_until(pilot, lambda: app.focused is not None and app.focused.id == "confirm-no")
+        await pilot.press("enter")  # the focused No: keep answering
+        await wait_until(pilot, lambda: phase(app) == "asking")
+        assert app.screen.query_one("#response", Input).value == "12"
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("escape")  # keep answering
         await wait_until(pilot, lambda: phase(app) == "asking")
         assert app.screen.query_one("#response", Input).value == "12"

@@ -95,6 +95,7 @@ class ConfirmScreen(StudyModal):
         Binding("y,s", "answer(True)", "tui.key.yes", id="confirm.yes"),
         Binding("escape,n", "answer(False)", "tui.key.no", id="confirm.no"),
     ]
+    AUTO_FOCUS = "#confirm-no"  # Enter keeps the typed answer (focused once the dialog shows)
 
     def __init__(self, text: str, yes: str, no: str) -> None:
         super().__init__(id="confirm-screen")
@@ -108,9 +109,6 @@ class ConfirmScreen(StudyModal):
             with Horizontal(id="confirm-buttons"):
                 yield Button(self.no, id="confirm-no", variant="primary", compact=True)
                 yield Button(self.yes, id="confirm-yes", variant="error", compact=True)
-
-    def on_mount(self) -> None:
-        self.query_one("#confirm-no", Button).focus()  # Enter keeps the typed answer
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "confirm-yes")
