@@ -16,7 +16,7 @@ from functools import cache
 
 from studyapp import content_cache
 from studyapp.catalog.errors import UnknownIdError
-from studyapp.catalog.posts import POST_LANGS, POST_SLUGS, PostError, load_post, post_path
+from studyapp.catalog.posts import POST_SLUGS, PostError, load_post, post_path
 
 
 @dataclass(frozen=True)
@@ -32,10 +32,9 @@ class PostHeading:
 
 @cache
 def post_headings(lang: str) -> tuple[PostHeading, ...]:
-    """Every post in ``lang`` that reads, in reading order; a broken file is left out."""
-    if lang not in POST_LANGS:
-        return read_headings(lang)  # every post is unknown: nothing to keep
-    paths = [path for path in (post_path(slug, lang) for slug in POST_SLUGS) if path.exists()]
+    """Every post in ``lang`` that reads, in reading order; a broken file is left out (a
+    missing one, or an unknown language, leaves nothing to key a copy by: read each time)."""
+    paths = [post_path(slug, lang) for slug in POST_SLUGS]
     return content_cache.kept(f"headings.{lang}", paths, lambda: read_headings(lang),
                               to_json=lambda headings: [list(astuple(h)) for h in headings],
                               from_json=headings_from_json)
