@@ -54,7 +54,6 @@ def copy_path() -> Path:
 
 
 def test_a_copy_is_read_back_while_its_files_are_unchanged(sources: list[Path]) -> None:
-    locations.cache_dir().mkdir(parents=True, exist_ok=True)
     reader = Reader(sources)
     first = reader.kept()
     assert first == {"home.title": "Home", "home.quit": "Leave"}  # the later file wins
@@ -64,7 +63,6 @@ def test_a_copy_is_read_back_while_its_files_are_unchanged(sources: list[Path]) 
 
 
 def test_an_edited_or_added_file_is_read_again(sources: list[Path]) -> None:
-    locations.cache_dir().mkdir(parents=True, exist_ok=True)
     reader = Reader(sources)
     reader.kept()
     sources[1].write_text("home.quit: Go\n", encoding="utf-8")  # same size, newer
@@ -85,7 +83,6 @@ def test_an_edited_or_added_file_is_read_again(sources: list[Path]) -> None:
     b"[]",
 ])
 def test_a_damaged_or_foreign_copy_is_replaced(sources: list[Path], damage: bytes) -> None:
-    locations.cache_dir().mkdir(parents=True, exist_ok=True)
     reader = Reader(sources)
     reader.kept()
     stored = json.loads(copy_path().read_bytes())
@@ -110,7 +107,6 @@ def test_help_still_writes_nothing(tmp_path: Path) -> None:
 
 
 def test_the_shipped_strings_and_headings_read_back_as_their_files_say() -> None:
-    locations.cache_dir().mkdir(parents=True, exist_ok=True)
     for lang in ("en", "es"):
         paths = sorted((locations.content_dir() / "i18n").glob(f"*.{lang}.yaml"))
         assert strings.__wrapped__(lang) == read_strings(paths)
@@ -139,7 +135,6 @@ def test_a_heading_row_of_the_wrong_shape_discards_the_copy(row: object) -> None
 def test_the_app_paints_its_home_screen_without_pyyaml() -> None:
     """Once the copies exist, the strings and headings the home screen shows load no YAML
     parser (it cost 10 ms of the start)."""
-    locations.cache_dir().mkdir(parents=True, exist_ok=True)
     warm = ("from studyapp.i18n import strings\n"
             "from studyapp.tui.post_index import post_headings\n"
             "strings('en'); post_headings('en')\n")
